@@ -1,0 +1,178 @@
+// Command weft model-checks real, unmodified distributed-system
+// implementations and turns the results into evidence.
+//
+// Each subcommand lives in its own file and registers itself with
+// register in an init function, so commands can be added without touching
+// this file.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by every command (ARCHITECTURE.md, CLI contract).
+const (
+	exitHolds    = 0 // the property holds / the command succeeded
+	exitViolated = 1 // an invariant was violated / a replay diverged
+	exitUsage    = 2 // usage or tool error
+	exitInvalid  = 3 // the run broke a fault precondition
+)
+
+// command is one weft subcommand.
+type command struct {
+	name    string
+	usage   string // e.g. "check MODEL [--variant V]"
+	summary string // one line for the command list
+	// flags declares the command's flags on fs.
+	flags func(fs *flag.FlagSet)
+	// run executes the command with the positional arguments that remain
+	// after flag parsing. It returns the process exit code; an error is
+	// printed to stderr and yields exitUsage unless it is an *exitError.
+	run func(args []string) (int, error)
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("weft: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// exitError carries a specific exit code together with a message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c, stdout)
+				fs.Usage()
+				return exitHolds
+			}
+		}
+		printCommands(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitHolds
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, "weft", Version)
+		return exitHolds
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "weft: unknown command %q (run 'weft --help' for the list)\n", args[0])
+		return exitUsage
+	}
+	fs := newFlagSet(c, stderr)
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitHolds
+	}
+	if err != nil {
+		return exitUsage // flag package already printed the error and usage
+	}
+	code, err := c.run(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "weft %s: %v\n", c.name, err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		if code == exitHolds {
+			code = exitUsage
+		}
+	}
+	return code
+}
+
+// Version is the tool version written into recordings and manifests.
+var Version = "0.1.0-dev"
+
+func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("weft "+c.name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: weft %s\n\n%s\n", c.usage, c.summary)
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(w, "\nflags (before or after the arguments):")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseInterspersed parses flags that may appear before or after
+// positional arguments. "--" ends flag parsing; everything after it is
+// positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		// fs.Parse stops at the first non-flag or after "--".
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "weft: model-check real distributed-system implementations")
+	fmt.Fprintln(w, "\nusage: weft COMMAND [flags] [args]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'weft COMMAND --help' for a command's flags.")
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
