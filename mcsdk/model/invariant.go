@@ -1,0 +1,225 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Invariant is one entry of [invariants]: an expression, or a Go function
+// referenced as "go:NAME" and supplied through Model.Bind.
+type Invariant struct {
+	Name string
+	Src  string // the expression (or "go:NAME") as written
+	Pos  Pos    // position of Src's first character in the model file
+	Go   string // NAME for a "go:NAME" invariant, else ""
+
+	expr *Expr
+	fn   GoFunc
+	m    *Model
+}
+
+// GoFunc is an invariant written in Go. It reports whether s satisfies it
+// and, when it does not, why.
+type GoFunc func(s State) (ok bool, why string)
+
+// Registry maps the NAME of "go:NAME" invariants to their functions.
+type Registry map[string]GoFunc
+
+// Bind attaches Go invariants from r to every "go:NAME" invariant of m. It
+// reports every go: invariant without a function in r, positioned. Entries of
+// r that m does not reference are ignored.
+func (m *Model) Bind(r Registry) error {
+	var errs []error
+	for _, inv := range m.Invariants {
+		if inv.Go == "" {
+			continue
+		}
+		fn, ok := r[inv.Go]
+		if !ok {
+			errs = append(errs, errorf(inv.Pos, "invariant %s: no Go invariant registered as %q%s", inv.Name, inv.Go, registered(r)))
+			continue
+		}
+		inv.fn = fn
+	}
+	return joinErrors(errs)
+}
+
+func registered(r Registry) string {
+	names := make([]string, 0, len(r))
+	for k := range r {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return " (registry is empty)"
+	}
+	return " (registered: " + strings.Join(names, ", ") + ")"
+}
+
+// Expr returns the invariant's expression, or nil for a Go invariant.
+func (inv *Invariant) Expr() *Expr { return inv.expr }
+
+// Check evaluates the invariant on s. ok=false means violated, and why
+// explains it with the values that break it, e.g.
+// "r = {src: 0, val: 5}: r.val = 5 not in node[1] = [0]". err reports an
+// evaluation error (e.g. an index out of range), positioned; then ok is
+// false and why is empty. Check is safe for concurrent use.
+func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
+	if inv.Go != "" {
+		if inv.fn == nil {
+			return false, "", errorf(inv.Pos, "invariant %s: Go invariant %q is not bound (call Model.Bind)", inv.Name, inv.Go)
+		}
+		ok, why = inv.fn(s)
+		return ok, why, nil
+	}
+	e := inv.expr
+	c := &evalCtx{e: e, s: s, env: e.env}
+	holds, err := c.boolOf(e.root)
+	if err != nil {
+		return false, "", e.posErr(err)
+	}
+	if holds {
+		return true, "", nil
+	}
+	return false, c.explain(e.root, false), nil
+}
+
+// scope is what a model lets an expression name.
+type scope struct {
+	m     *Model
+	bound []string
+}
+
+// compile parses src with the position mapping at and checks its names
+// against m.
+func (m *Model) compile(src string, at func(int) Pos) (*Expr, error) {
+	e, err := parseExpr(src, at)
+	if err != nil {
+		return nil, err
+	}
+	e.env, e.order, e.logs = m.env, m.order, map[string]bool{}
+	if m.Client != nil {
+		e.logs[m.Client.Log] = true
+	}
+	sc := &scope{m: m}
+	if err := sc.check(e.root, false); err != nil {
+		return nil, e.posErr(err)
+	}
+	return e, nil
+}
+
+// CompileExpr parses an expression whose first character is at pos (see
+// ParseExpr) and checks its names against m: ghost logs, state fields,
+// environment names and constant node indices. The expression evaluates
+// with m's environment.
+func (m *Model) CompileExpr(pos Pos, src string) (*Expr, error) {
+	e, err := ParseExpr(pos.File, pos, src)
+	if err != nil {
+		return nil, err
+	}
+	return m.compile(src, e.at)
+}
+
+// ExprAt compiles the string value at [section].key of the model file (e.g.
+// a precondition), with exact file positions, like CompileExpr.
+func (m *Model) ExprAt(section, key string) (*Expr, error) {
+	t, ok := m.Raw(section)
+	if !ok {
+		return nil, fmt.Errorf("model %s has no [%s] section", m.Path, section)
+	}
+	path := section + "." + key
+	src, ok := t[key].(string)
+	if !ok {
+		if _, present := t[key]; present {
+			return nil, errorf(m.loc.valPos(path), "%s must be a string expression, not %s", path, tomlType(t[key]))
+		}
+		return nil, errorf(m.loc.keyPos(section), "[%s] has no key %s", section, key)
+	}
+	return m.compile(src, m.stringPos(path))
+}
+
+func (sc *scope) isBound(name string) bool {
+	for _, b := range sc.bound {
+		if b == name {
+			return true
+		}
+	}
+	return false
+}
+
+// check resolves names in n; list says n stands where a list is expected
+// (a quantifier domain or len argument), which words errors as logs.
+func (sc *scope) check(n *node, list bool) error {
+	switch n.op {
+	case "ident":
+		return sc.ident(n, list)
+	case "nodefield":
+		if sc.m.stateVar(n.sval) == nil {
+			return &exprError{n.aux, fmt.Sprintf("unknown state field %q%s", n.sval, sc.m.declared())}
+		}
+	case "all", "some", "count":
+		if err := sc.check(n.kids[0], true); err != nil {
+			return err
+		}
+		sc.bound = append(sc.bound, n.sval)
+		defer func() { sc.bound = sc.bound[:len(sc.bound)-1] }()
+		return sc.check(n.kids[1], false)
+	case "len":
+		return sc.check(n.kids[0], true)
+	}
+	if n.op == "node" || n.op == "nodefield" || n.op == "alive" {
+		if k := n.kids[0]; k.op == "int" && (k.ival < 0 || k.ival >= int64(sc.m.Nodes)) {
+			return &exprError{k.off, fmt.Sprintf("node index %d out of range 0..%d", k.ival, sc.m.Nodes-1)}
+		}
+	}
+	for _, k := range n.kids {
+		if err := sc.check(k, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sc *scope) ident(n *node, list bool) error {
+	name := n.sval
+	if sc.isBound(name) {
+		return nil
+	}
+	if _, ok := sc.m.env[name]; ok {
+		return nil
+	}
+	if sc.m.Client != nil && sc.m.Client.Log == name {
+		return nil
+	}
+	logs := "none"
+	if sc.m.Client != nil {
+		logs = sc.m.Client.Log
+	}
+	if list {
+		return &exprError{n.off, fmt.Sprintf("unknown log %q (logs: %s)", name, logs)}
+	}
+	env := make([]string, 0, len(sc.m.env))
+	for k := range sc.m.env {
+		env = append(env, k)
+	}
+	sort.Strings(env)
+	return &exprError{n.off, fmt.Sprintf("unknown name %q (not a bound variable, log (%s) or environment name (%s))",
+		name, logs, strings.Join(env, ", "))}
+}
+
+func (m *Model) stateVar(name string) *StateVar {
+	for i := range m.State {
+		if m.State[i].Name == name {
+			return &m.State[i]
+		}
+	}
+	return nil
+}
+
+func (m *Model) declared() string {
+	if len(m.order) == 0 {
+		return " (no [state] declared)"
+	}
+	return " (declared: " + strings.Join(m.order, ", ") + ")"
+}

@@ -1,0 +1,296 @@
+// Package model parses weft model files (TOML) and evaluates the invariant
+// expression language over observed run states.
+//
+// A model names the target (nodes, C source or binary, arguments), its
+// compile variants, the declared node globals that make up observable state,
+// the environment (constants, DFS depth, the client) and the invariants.
+// Every parse or validation problem is an *Error carrying the file position
+// of the offending token, including tokens inside invariant strings.
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Pos is a position in a model file: 1-based line and byte column.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// String renders the position as "file:line:col".
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// Error is a positioned parse, validation or evaluation error.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+// Error renders the error as "file:line:col: msg".
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+func errorf(p Pos, format string, args ...any) *Error {
+	return &Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Model is a parsed and validated model file.
+type Model struct {
+	Path string // the name given to Parse or Load
+	Dir  string // filepath.Dir(Path)
+	Hash string // sha256 hex of the file bytes
+
+	Nodes    int
+	Source   string   // absolute path of the C source, or ""
+	Binary   string   // absolute path of a prebuilt binary, or ""
+	Args     []string // per-node arguments with {placeholders}; see NodeArgs
+	CFlags   string   // compiler flags common to every variant
+	BasePort int      // node i listens on BasePort+i
+
+	Variants []Variant // file order; never empty
+	State    []StateVar
+
+	Env    map[string]int64  // integer scalars of [environment]
+	EnvStr map[string]string // string scalars of [environment]
+	Depth  int               // DFS depth bound, environment.depth (default 10)
+
+	Client     *Client // nil if the model has none
+	Invariants []*Invariant
+
+	src   []byte
+	loc   *locator
+	top   map[string]any
+	env   map[string]Value
+	order []string // declared state names
+}
+
+// Variant is one build of the target: extra compiler flags.
+type Variant struct {
+	Name   string
+	CFlags string
+}
+
+// StateVar is a declared global of the target, read from every node.
+type StateVar struct {
+	Name string
+	Type Type
+	Pos  Pos
+}
+
+// Client is the environment's client: it sends requests to nodes and logs
+// every reply line matching Reply as a record in the ghost log Log.
+type Client struct {
+	Log      string
+	Reply    *regexp.Regexp
+	Requests []Request
+}
+
+// Request is one client request: Send (environment values substituted) is
+// written to a connection to node Node.
+type Request struct {
+	Node int
+	Send string
+}
+
+// Defaults used when the model leaves them out.
+const (
+	DefaultDepth    = 10
+	DefaultBasePort = 7000
+	DefaultLog      = "replies"
+	DefaultReply    = `ACK (?P<val>-?\d+)`
+	DefaultSend     = "WRITE {client_val}\n"
+)
+
+// RawSections lists the top-level sections that Parse accepts without
+// interpreting them; read them with Model.Raw or Model.Decode.
+func RawSections() []string { return []string{"campaign", "faults", "network", "preconditions"} }
+
+// Load reads and parses the model file at path.
+func Load(path string) (*Model, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, src)
+}
+
+// Parse parses and validates model source. name is used in positions and to
+// resolve relative paths (Dir = filepath.Dir(name)); referenced files such
+// as the C source must exist.
+func Parse(name string, src []byte) (*Model, error) {
+	sum := sha256.Sum256(src)
+	m := &Model{Path: name, Dir: filepath.Dir(name), Hash: hex.EncodeToString(sum[:]), src: src}
+	md, err := toml.Decode(string(src), &m.top)
+	if err != nil {
+		return nil, tomlError(name, err)
+	}
+	m.loc = newLocator(name, src)
+	p := &parser{m: m, md: md, loc: m.loc}
+	p.parse()
+	if len(p.errs) > 0 {
+		return nil, joinErrors(p.errs)
+	}
+	return m, nil
+}
+
+func tomlError(name string, err error) error {
+	if pe, ok := err.(toml.ParseError); ok {
+		return errorf(Pos{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, "%s", pe.Message)
+	}
+	return errorf(Pos{File: name, Line: 1, Col: 1}, "%v", err)
+}
+
+// Variant returns the variant called name; "" selects the first variant.
+func (m *Model) Variant(name string) (Variant, error) {
+	if name == "" {
+		return m.Variants[0], nil
+	}
+	names := make([]string, len(m.Variants))
+	for i, v := range m.Variants {
+		if v.Name == name {
+			return v, nil
+		}
+		names[i] = v.Name
+	}
+	return Variant{}, fmt.Errorf("model %s has no variant %q (variants: %s)", m.Path, name, strings.Join(names, ", "))
+}
+
+// NodeArgs returns Args with placeholders substituted for node id: {id},
+// {nodes}, {base_port}, {port} (= BasePort+id) and environment names.
+func (m *Model) NodeArgs(id int) []string {
+	vals := m.placeholders(id)
+	out := make([]string, len(m.Args))
+	for i, a := range m.Args {
+		out[i], _ = substitute(a, vals)
+	}
+	return out
+}
+
+func (m *Model) placeholders(id int) map[string]string {
+	vals := map[string]string{}
+	for k, v := range m.env {
+		if s, ok := v.AsStr(); ok {
+			vals[k] = s
+		} else {
+			vals[k] = v.String()
+		}
+	}
+	vals["id"] = fmt.Sprint(id)
+	vals["nodes"] = fmt.Sprint(m.Nodes)
+	vals["base_port"] = fmt.Sprint(m.BasePort)
+	vals["port"] = fmt.Sprint(m.BasePort + id)
+	return vals
+}
+
+// substitute replaces {name} by vals[name]. It returns the byte offset of
+// the first unknown placeholder's name, or -1.
+func substitute(s string, vals map[string]string) (string, int) {
+	var b strings.Builder
+	bad := -1
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '{')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		j += i
+		k := strings.IndexByte(s[j:], '}')
+		if k < 0 || !isIdent(s[j+1:j+k]) {
+			b.WriteString(s[i : j+1])
+			i = j + 1
+			continue
+		}
+		k += j
+		b.WriteString(s[i:j])
+		if v, ok := vals[s[j+1:k]]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(s[j : k+1])
+			if bad < 0 {
+				bad = j + 1
+			}
+		}
+		i = k + 1
+	}
+	return b.String(), bad
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Raw returns the undecoded contents of a top-level section, as decoded by
+// the TOML library into map[string]any (integers are int64).
+func (m *Model) Raw(section string) (map[string]any, bool) {
+	t, ok := m.top[section].(map[string]any)
+	return t, ok
+}
+
+// Decode decodes a top-level section into v with the TOML library's rules.
+// Keys of the section that v does not take are errors, positioned.
+// A missing section leaves v unchanged.
+func (m *Model) Decode(section string, v any) error {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(string(m.src), &top)
+	if err != nil {
+		return tomlError(m.Path, err)
+	}
+	prim, ok := top[section]
+	if !ok {
+		return nil
+	}
+	if err := md.PrimitiveDecode(prim, v); err != nil {
+		if pe, ok := err.(toml.ParseError); ok {
+			return errorf(m.loc.valPos(pe.LastKey), "%s", pe.Message)
+		}
+		return errorf(m.loc.keyPos(section), "[%s]: %v", section, err)
+	}
+	var errs []error
+	for _, k := range md.Undecoded() {
+		if len(k) > 1 && k[0] == section {
+			errs = append(errs, errorf(m.loc.keyPos(k.String()), "unknown key %s in [%s]", k[len(k)-1], section))
+		}
+	}
+	return joinErrors(errs)
+}
+
+// ParseReply matches one complete line (without its newline) that node src
+// sent back to the client against c.Reply. On a match it returns the ghost
+// log record {src: SRC, name: value…} with one field per named group, in
+// group order; values that parse as decimal integers become integers.
+func (c *Client) ParseReply(src int, line string) (Value, bool) {
+	match := c.Reply.FindStringSubmatch(line)
+	if match == nil {
+		return Value{}, false
+	}
+	fields := []Field{{Name: "src", Value: Int(int64(src))}}
+	for i, name := range c.Reply.SubexpNames() {
+		if name == "" || name == "src" {
+			continue
+		}
+		if n, err := strconv.ParseInt(match[i], 10, 64); err == nil {
+			fields = append(fields, Field{Name: name, Value: Int(n)})
+		} else {
+			fields = append(fields, Field{Name: name, Value: Str(match[i])})
+		}
+	}
+	return Record(fields), true
+}
