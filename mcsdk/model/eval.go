@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -197,7 +198,11 @@ func (c *evalCtx) index(n *node) (Value, error) {
 		return Value{}, err
 	}
 	if i < 0 || i >= int64(len(v.list)) {
-		return Value{}, c.errf(n.kids[1], "index %s = %d out of range for %s (length %d)", c.text(n.kids[1]), i, c.text(n.kids[0]), len(v.list))
+		idx := c.text(n.kids[1])
+		if !isLiteral(n.kids[1]) {
+			idx += " = " + strconv.FormatInt(i, 10)
+		}
+		return Value{}, c.errf(n.kids[1], "index %s out of range for %s (length %d)", idx, c.text(n.kids[0]), len(v.list))
 	}
 	return v.list[i], nil
 }
@@ -208,7 +213,7 @@ func (c *evalCtx) field(n *node) (Value, error) {
 		return v, err
 	}
 	if v.kind != RecordValue {
-		return Value{}, c.errf(n, "%s is %s %s, not a record with field %s", c.text(n.kids[0]), v.kind, v, n.sval)
+		return Value{}, &exprError{n.aux, fmt.Sprintf("%s is %s %s, not a record with field %s", c.text(n.kids[0]), v.kind, v, n.sval)}
 	}
 	f, ok := v.Field(n.sval)
 	if !ok {
@@ -216,7 +221,7 @@ func (c *evalCtx) field(n *node) (Value, error) {
 		for i, fl := range v.fields {
 			names[i] = fl.Name
 		}
-		return Value{}, c.errf(n, "%s = %s has no field %s (fields: %s)", c.text(n.kids[0]), v, n.sval, strings.Join(names, ", "))
+		return Value{}, &exprError{n.aux, fmt.Sprintf("%s = %s has no field %s (fields: %s)", c.text(n.kids[0]), v, n.sval, strings.Join(names, ", "))}
 	}
 	return f, nil
 }

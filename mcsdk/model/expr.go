@@ -19,7 +19,7 @@ type node struct {
 	off, end int // byte span in the expression source
 	ival     int64
 	sval     string // string literal, identifier, field or bound name
-	aux      int    // nodefield: offset of the field name
+	aux      int    // nodefield, field: offset of the field name
 	kids     []*node
 }
 
@@ -251,7 +251,7 @@ func (p *exprParser) parsePostfix() (*node, error) {
 				return nil, &exprError{t.off, fmt.Sprintf("expected field name after '.', found %s", t)}
 			}
 			x = p.mk("field", x.off, x)
-			x.sval = t.text
+			x.sval, x.aux = t.text, t.off
 		case p.is("["):
 			p.next()
 			var i *node

@@ -192,20 +192,24 @@ func (sc *scope) ident(n *node, list bool) error {
 	if sc.m.Client != nil && sc.m.Client.Log == name {
 		return nil
 	}
-	logs := "none"
-	if sc.m.Client != nil {
-		logs = sc.m.Client.Log
-	}
 	if list {
-		return &exprError{n.off, fmt.Sprintf("unknown log %q (logs: %s)", name, logs)}
+		if sc.m.Client == nil {
+			return &exprError{n.off, fmt.Sprintf("unknown log %q (the model has no client, so no ghost logs)", name)}
+		}
+		return &exprError{n.off, fmt.Sprintf("unknown log %q (logs: %s)", name, sc.m.Client.Log)}
 	}
-	env := make([]string, 0, len(sc.m.env))
+	known := append([]string(nil), sc.bound...)
 	for k := range sc.m.env {
-		env = append(env, k)
+		known = append(known, k)
 	}
-	sort.Strings(env)
-	return &exprError{n.off, fmt.Sprintf("unknown name %q (not a bound variable, log (%s) or environment name (%s))",
-		name, logs, strings.Join(env, ", "))}
+	if sc.m.Client != nil {
+		known = append(known, sc.m.Client.Log)
+	}
+	if len(known) == 0 {
+		return &exprError{n.off, fmt.Sprintf("unknown name %q (no environment names, logs or bound variables in scope)", name)}
+	}
+	sort.Strings(known)
+	return &exprError{n.off, fmt.Sprintf("unknown name %q (in scope: %s)", name, strings.Join(known, ", "))}
 }
 
 func (m *Model) stateVar(name string) *StateVar {

@@ -43,6 +43,17 @@ func (l *locator) pos(off int) Pos {
 	return Pos{File: l.name, Line: line + 1, Col: off - l.lines[line] + 1}
 }
 
+// posIn converts a byte offset of src to a position without scanning keys.
+func (l *locator) posIn(src []byte, off int) Pos {
+	line, start := 1, 0
+	for i := 0; i < off && i < len(src); i++ {
+		if src[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return Pos{File: l.name, Line: line, Col: off - start + 1}
+}
+
 // keyPos is the position of the key at path, or of its nearest enclosing
 // table; keyPos of an unknown top-level path is 1:1.
 func (l *locator) keyPos(path string) Pos { return l.pos(l.find(path).key) }

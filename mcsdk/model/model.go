@@ -131,22 +131,30 @@ func Parse(name string, src []byte) (*Model, error) {
 	m := &Model{Path: name, Dir: filepath.Dir(name), Hash: hex.EncodeToString(sum[:]), src: src}
 	md, err := toml.Decode(string(src), &m.top)
 	if err != nil {
-		return nil, tomlError(name, err)
+		return nil, tomlError(name, src, err)
 	}
 	m.loc = newLocator(name, src)
 	p := &parser{m: m, md: md, loc: m.loc}
 	p.parse()
 	if len(p.errs) > 0 {
+		sortErrors(p.errs)
 		return nil, joinErrors(p.errs)
 	}
 	return m, nil
 }
 
-func tomlError(name string, err error) error {
-	if pe, ok := err.(toml.ParseError); ok {
-		return errorf(Pos{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, "%s", pe.Message)
+// tomlError positions a TOML syntax error. The library's line is off by one
+// when the error is at a newline, so the byte offset is preferred.
+func tomlError(name string, src []byte, err error) error {
+	pe, ok := err.(toml.ParseError)
+	if !ok {
+		return errorf(Pos{File: name, Line: 1, Col: 1}, "%v", err)
 	}
-	return errorf(Pos{File: name, Line: 1, Col: 1}, "%v", err)
+	p := Pos{File: name, Line: pe.Position.Line, Col: pe.Position.Col}
+	if pe.Position.Start > 0 && pe.Position.Start <= len(src) {
+		p = newLocator(name, nil).posIn(src, pe.Position.Start)
+	}
+	return errorf(p, "%s", pe.Message)
 }
 
 // Variant returns the variant called name; "" selects the first variant.
@@ -251,17 +259,14 @@ func (m *Model) Decode(section string, v any) error {
 	var top map[string]toml.Primitive
 	md, err := toml.Decode(string(m.src), &top)
 	if err != nil {
-		return tomlError(m.Path, err)
+		return tomlError(m.Path, m.src, err)
 	}
 	prim, ok := top[section]
 	if !ok {
 		return nil
 	}
 	if err := md.PrimitiveDecode(prim, v); err != nil {
-		if pe, ok := err.(toml.ParseError); ok {
-			return errorf(m.loc.valPos(pe.LastKey), "%s", pe.Message)
-		}
-		return errorf(m.loc.keyPos(section), "[%s]: %v", section, err)
+		return m.decodeError(section, err)
 	}
 	var errs []error
 	for _, k := range md.Undecoded() {
@@ -293,4 +298,21 @@ func (c *Client) ParseReply(src int, line string) (Value, bool) {
 		}
 	}
 	return Record(fields), true
+}
+
+// decodeError positions an error of the TOML decoder, which names the key
+// only inside its message: `toml: line 46 (last key "network.order"): …`.
+func (m *Model) decodeError(section string, err error) error {
+	msg := err.Error()
+	if pe, ok := err.(toml.ParseError); ok {
+		return errorf(m.loc.valPos(pe.LastKey), "%s", pe.Message)
+	}
+	const marker = `(last key "`
+	i := strings.Index(msg, marker)
+	if i < 0 {
+		return errorf(m.loc.keyPos(section), "[%s]: %s", section, strings.TrimPrefix(msg, "toml: "))
+	}
+	key, rest, _ := strings.Cut(msg[i+len(marker):], `")`)
+	rest = strings.TrimPrefix(rest, ": ")
+	return errorf(m.loc.valPos(key), "%s: %s", key, rest)
 }

@@ -31,6 +31,14 @@ func joinErrors(errs []error) error {
 	return errors.Join(errs...)
 }
 
+// sortErrors orders positioned errors by line and column (stable).
+func sortErrors(errs []error) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].(*Error), errs[j].(*Error)
+		return a.Pos.Line < b.Pos.Line || a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col
+	})
+}
+
 func (p *parser) errAt(pos Pos, format string, args ...any) {
 	p.errs = append(p.errs, errorf(pos, format, args...))
 }

@@ -1,0 +1,368 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustLoad(t *testing.T, path string) *Model {
+	t.Helper()
+	m, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	return m
+}
+
+func abs(t *testing.T, path string) string {
+	t.Helper()
+	a, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestParseSeed: the seed's repl.model (process-mode M4, verbatim) parses
+// unchanged, with the defaults the seed's repl.c relies on.
+func TestParseSeed(t *testing.T) {
+	const path = "testdata/repl.model"
+	m := mustLoad(t, path)
+	src, _ := os.ReadFile(path)
+	sum := sha256.Sum256(src)
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"Path", m.Path, path},
+		{"Dir", m.Dir, "testdata"},
+		{"Hash", m.Hash, hex.EncodeToString(sum[:])},
+		{"Nodes", m.Nodes, 2},
+		{"Source", m.Source, abs(t, "testdata/repl.c")},
+		{"Binary", m.Binary, ""},
+		{"Args", m.Args, []string(nil)},
+		{"BasePort", m.BasePort, 7000},
+		{"Variants", m.Variants, []Variant{{Name: "default"}}},
+		{"State", m.State, []StateVar(nil)},
+		{"Env", m.Env, map[string]int64{"client_val": 5, "depth": 6}},
+		{"EnvStr", m.EnvStr, map[string]string{}},
+		{"Depth", m.Depth, 6},
+		{"Client.Log", m.Client.Log, "replies"},
+		{"Client.Reply", m.Client.Reply.String(), `ACK (?P<val>-?\d+)`},
+		{"Client.Requests", m.Client.Requests, []Request{{Node: 0, Send: "WRITE 5\n"}}},
+		{"len(Invariants)", len(m.Invariants), 1},
+		{"Invariant.Name", m.Invariants[0].Name, "agree_on_ack"},
+		{"Invariant.Src", m.Invariants[0].Src, "all r in replies : r.val in node[1]"},
+		{"Invariant.Pos", m.Invariants[0].Pos.String(), "testdata/repl.model:7:17"},
+		{"Invariant.Go", m.Invariants[0].Go, ""},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestParseFull checks every field of the full form.
+func TestParseFull(t *testing.T) {
+	m := mustLoad(t, "testdata/full.model")
+	invPos := func(i int) string { return m.Invariants[i].Pos.String() }
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"Nodes", m.Nodes, 3},
+		{"Source", m.Source, abs(t, "testdata/repl.c")},
+		{"Args", m.Args, []string{"{id}", "{nodes}", "{base_port}", "--port={port}", "--mode={mode}"}},
+		{"NodeArgs(2)", m.NodeArgs(2), []string{"2", "3", "7100", "--port=7102", "--mode=fast"}},
+		{"CFlags", m.CFlags, "-O1"},
+		{"BasePort", m.BasePort, 7100},
+		{"Variants (file order)", m.Variants, []Variant{{"correct", ""}, {"bug", "-DBUG"}, {"alpha", "-DALPHA -DBUG"}}},
+		{"State", m.State, []StateVar{
+			{Name: "stored", Type: Type{Kind: Int32}, Pos: Pos{"testdata/full.model", 15, 1}},
+			{Name: "log", Type: Type{Kind: Uint8, Len: 4}, Pos: Pos{"testdata/full.model", 16, 1}},
+		}},
+		{"Env", m.Env, map[string]int64{"client_val": 5, "depth": 6}},
+		{"EnvStr", m.EnvStr, map[string]string{"mode": "fast"}},
+		{"Depth", m.Depth, 6},
+		{"Client.Log", m.Client.Log, "acks"},
+		{"Client.Reply", m.Client.Reply.String(), `ACK (?P<val>-?\d+) (?P<who>\w+)`},
+		{"Client.Requests", m.Client.Requests, []Request{{0, "WRITE 5\n"}, {2, "READ fast\n"}}},
+		{"invariant names", invNames(m), []string{"agree_on_ack", "escaped", "literal", "multi", "ring"}},
+		{"escaped Src", m.Invariants[1].Src, `node[0].stored != "q" or true`},
+		{"multi Src", m.Invariants[3].Src, "some r in acks :\n    r.who == mode"},
+		{"agree_on_ack Pos", invPos(0), "testdata/full.model:36:17"},
+		{"escaped Pos", invPos(1), "testdata/full.model:37:12"},
+		{"literal Pos", invPos(2), "testdata/full.model:38:12"},
+		{"multi Pos (after the opening newline)", invPos(3), "testdata/full.model:40:1"},
+		{"ring Go", m.Invariants[4].Go, "ring"},
+		{"ring Expr", m.Invariants[4].Expr() == nil, true},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func invNames(m *Model) []string {
+	var out []string
+	for _, inv := range m.Invariants {
+		out = append(out, inv.Name)
+	}
+	return out
+}
+
+func TestParseBinary(t *testing.T) {
+	src := "[target]\nnodes = 1\nbinary = \"repl.c\"\n"
+	m, err := Parse("testdata/bin.model", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Binary != abs(t, "testdata/repl.c") || m.Source != "" || m.Client != nil || m.Depth != DefaultDepth {
+		t.Errorf("Binary %q Source %q Client %v Depth %d", m.Binary, m.Source, m.Client, m.Depth)
+	}
+}
+
+// TestBadModels asserts the exact message of every malformed model,
+// including file:line:col, and that each position points at the named token
+// in the file.
+func TestBadModels(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // one per error, in order
+		at   []string // the text each error's position must point at
+	}{
+		{"syntax", []string{"4:13: expected '.' or ']' to end table name, but got '\\n' instead"}, []string{"\n"}},
+		{"unknown_key", []string{"4:1: unknown key node in [target] (allowed: nodes, source, binary, args, cflags, base_port)"}, []string{"node ="}},
+		{"wrong_type", []string{"2:9: target.nodes must be an integer, not a string"}, []string{`"2"`}},
+		{"bad_syntax", []string{`5:27: expected ":" after the domain of all, found "r"`}, []string{"r.val"}},
+		{"bad_token", []string{"5:10: unexpected '=' (use == to compare)"}, []string{"= 1\""}},
+		{"unknown_env", []string{`9:25: unknown name "client_vall" (in scope: client_val, replies)`}, []string{"client_vall"}},
+		{"unknown_field", []string{`7:16: unknown state field "stord" (declared: stored)`}, []string{"stord"}},
+		{"unknown_log", []string{`7:17: unknown log "replys" (logs: replies)`}, []string{"replys"}},
+		{"escaped", []string{`7:36: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
+		{"literal_string", []string{`7:38: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
+		{"multiline", []string{`9:19: unknown name "bogus" (in scope: client_val, r, replies)`}, []string{"bogus"}},
+		{"node_range", []string{"7:13: node index 2 out of range 0..1"}, []string{"2]"}},
+		{"bad_state", []string{`5:10: state.stored: unknown type "int33" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`}, []string{`"int33"`}},
+		{"state_int", []string{"8:5: state.s must be a string, not an integer"}, []string{"3"}},
+		{"nodes0", []string{"2:9: target.nodes must be between 1 and 1024, not 0"}, []string{"0"}},
+		{"no_source", []string{"1:1: missing source: set target.source or target.binary (default testdata/bad/no_source.c does not exist)"}, []string{"[target]"}},
+		{"missing_file", []string{"3:10: source file testdata/bad/nope.c does not exist"}, []string{`"nope.c"`}},
+		{"source_and_binary", []string{"4:1: target.source and target.binary are exclusive"}, []string{"binary"}},
+		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, invariants, campaign, faults, network, preconditions)"}, []string{"[invariant]"}},
+		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port)"}, []string{"valu}"}},
+		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
+		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
+		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port and environment names)"}, []string{`["{id}"`}},
+		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
+		{"env_type", []string{"5:8: environment.rate must be an integer or a string, not a float"}, []string{"0.5"}},
+		{"client_unknown_key", []string{
+			"7:1: client.request[1].send is required",
+			"9:1: unknown key sned in [client.request] (allowed: node, send)",
+		}, []string{"[[client.request]]\nnode = 1", "sned"}},
+		{"several", []string{
+			"2:9: target.nodes must be between 1 and 1024, not 0",
+			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, cflags, base_port)",
+			`6:5: state.x: unknown type "float" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`,
+			"8:9: expected an operand, found end of expression",
+			`9:9: invalid Go invariant name ""`,
+		}, []string{"0", "extra", `"float"`, `"` + "\n", `"` + "\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := "testdata/bad/" + tt.file + ".model"
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(path)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			errs := splitErrors(err)
+			if len(errs) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(errs), len(tt.want), err)
+			}
+			for i, e := range errs {
+				var pe *Error
+				if !errors.As(e, &pe) {
+					t.Fatalf("error %d is %T, want *Error: %v", i, e, e)
+				}
+				if got, want := e.Error(), path+":"+tt.want[i]; got != want {
+					t.Errorf("error %d:\n got %s\nwant %s", i, got, want)
+				}
+				if got := textAt(src, pe.Pos); !strings.HasPrefix(got, tt.at[i]) {
+					t.Errorf("error %d position %s points at %q, want %q", i, pe.Pos, got, tt.at[i])
+				}
+			}
+		})
+	}
+}
+
+// splitErrors undoes errors.Join.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// textAt returns the source text from pos to the end of the file.
+func textAt(src []byte, pos Pos) string {
+	lines := strings.SplitAfter(string(src), "\n")
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return ""
+	}
+	rest := strings.Join(lines[pos.Line-1:], "")
+	if pos.Col-1 > len(rest) {
+		return ""
+	}
+	return rest[pos.Col-1:]
+}
+
+func TestRawAndDecode(t *testing.T) {
+	m := mustLoad(t, "testdata/full.model")
+	net, ok := m.Raw("network")
+	want := map[string]any{"latency": "uniform:1000-60000", "order": "bag", "drop": 0.01}
+	if !ok || !reflect.DeepEqual(net, want) {
+		t.Errorf("Raw(network) = %v, %v; want %v", net, ok, want)
+	}
+	if _, ok := m.Raw("faults"); ok {
+		t.Error("Raw(faults) reports a section the file does not have")
+	}
+	var camp struct{ Seeds, Ticks int }
+	if err := m.Decode("campaign", &camp); err != nil || camp.Seeds != 100 || camp.Ticks != 5000 {
+		t.Errorf("Decode(campaign) = %+v, %v", camp, err)
+	}
+	var partial struct{ Seeds int }
+	err := m.Decode("campaign", &partial)
+	if got, want := errString(err), "testdata/full.model:51:1: unknown key ticks in [campaign]"; got != want {
+		t.Errorf("Decode with a missing field: %s, want %s", got, want)
+	}
+	var wrong struct{ Order int }
+	err = m.Decode("network", &wrong)
+	wantErr := "testdata/full.model:46:9: network.order: incompatible types: TOML value has type string; destination has type integer"
+	if got := errString(err); got != wantErr {
+		t.Errorf("Decode with a wrong type:\n got %s\nwant %s", got, wantErr)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+func TestVariant(t *testing.T) {
+	m := mustLoad(t, "testdata/full.model")
+	tests := []struct {
+		name, want, err string
+	}{
+		{"", "correct", ""},
+		{"bug", "bug", ""},
+		{"alpha", "alpha", ""},
+		{"nope", "", `model testdata/full.model has no variant "nope" (variants: correct, bug, alpha)`},
+	}
+	for _, tt := range tests {
+		v, err := m.Variant(tt.name)
+		if v.Name != tt.want || (err != nil || tt.err != "") && errString(err) != tt.err {
+			t.Errorf("Variant(%q) = %v, %v; want %s, %s", tt.name, v, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	m := mustLoad(t, "testdata/full.model")
+	tests := []struct {
+		src  int
+		line string
+		want string // "" = no match
+	}{
+		{1, "ACK 5 bob", `{src: 1, val: 5, who: "bob"}`},
+		{0, "ACK -12 x", `{src: 0, val: -12, who: "x"}`},
+		{0, "NAK 5 bob", ""},
+	}
+	for _, tt := range tests {
+		v, ok := m.Client.ParseReply(tt.src, tt.line)
+		if got := v.String(); ok != (tt.want != "") || ok && got != tt.want {
+			t.Errorf("ParseReply(%d, %q) = %s, %v; want %q", tt.src, tt.line, got, ok, tt.want)
+		}
+	}
+}
+
+func TestBind(t *testing.T) {
+	m := mustLoad(t, "testdata/bad/go_unbound.model")
+	inv := m.Invariants[0]
+	s := State{Nodes: []NodeState{{Alive: true}, {Alive: false}}}
+	if _, _, err := inv.Check(s); errString(err) != `testdata/bad/go_unbound.model:5:9: invariant ring: Go invariant "ring" is not bound (call Model.Bind)` {
+		t.Errorf("Check before Bind: %v", err)
+	}
+	err := m.Bind(Registry{"other": nil})
+	if want := `testdata/bad/go_unbound.model:5:9: invariant ring: no Go invariant registered as "ring" (registered: other)`; errString(err) != want {
+		t.Errorf("Bind without ring: %v, want %s", err, want)
+	}
+	ring := func(s State) (bool, string) {
+		if !s.Nodes[1].Alive {
+			return false, "node[1] is not in the ring"
+		}
+		return true, ""
+	}
+	if err := m.Bind(Registry{"ring": ring}); err != nil {
+		t.Fatal(err)
+	}
+	ok, why, err := inv.Check(s)
+	if ok || why != "node[1] is not in the ring" || err != nil {
+		t.Errorf("Check = %v, %q, %v", ok, why, err)
+	}
+}
+
+func TestNodeArgsSubstitution(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"{id}", "1"},
+		{"x{id}y{nodes}", "x1y3"},
+		{"{port}", "7101"},
+		{"{ id }", "{ id }"},      // not a placeholder: left alone
+		{"{", "{"},                // unterminated brace
+		{"{{id}}", "{1}"},         // inner placeholder
+		{"{mode}-{id}", "fast-1"}, // environment string
+		{"{client_val}", "5"},     // environment integer
+	}
+	m := mustLoad(t, "testdata/full.model")
+	for _, tt := range tests {
+		got, bad := substitute(tt.in, m.placeholders(1))
+		if got != tt.want || bad >= 0 {
+			t.Errorf("substitute(%q) = %q, %d; want %q", tt.in, got, bad, tt.want)
+		}
+	}
+}
+
+func TestExprAt(t *testing.T) {
+	m := mustLoad(t, "testdata/full.model")
+	e, err := m.ExprAt("preconditions", "quorum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := State{Nodes: []NodeState{{Alive: true}, {Alive: false}, {Alive: true}}}
+	if v, err := e.Eval(s, nil); err != nil || v.String() != "true" {
+		t.Errorf("quorum = %v, %v", v, err)
+	}
+	s.Nodes[2].Alive = false
+	if v, err := e.Eval(s, nil); err != nil || v.String() != "false" {
+		t.Errorf("quorum with one node = %v, %v", v, err)
+	}
+	if _, err := m.ExprAt("preconditions", "missing"); errString(err) != "testdata/full.model:53:1: [preconditions] has no key missing" {
+		t.Errorf("ExprAt missing key: %v", err)
+	}
+	if _, err := m.ExprAt("network", "drop"); errString(err) != "testdata/full.model:47:8: network.drop must be a string expression, not a float" {
+		t.Errorf("ExprAt float: %v", err)
+	}
+}
