@@ -409,15 +409,15 @@ static void expire(int64_t now)
 static void accept_one(void)
 {
 	struct conn *c = free_conn();
-	int fd = accept(listen_fd, NULL, NULL);
+	int fd;
 
+	if (c == NULL)
+		return; /* the caller waits in the backlog until a slot frees */
+	fd = accept(listen_fd, NULL, NULL);
 	if (fd < 0)
 		return;
-	if (c == NULL) {
-		close(fd);
-		return;
-	}
-	*c = (struct conn){.fd = fd, .serial = ++next_serial, .deadline_us = now_us() + REQUEST_TIMEOUT_TICKS * cfg.tick_us};
+	*c = (struct conn){.fd = fd, .serial = ++next_serial,
+			   .deadline_us = now_us() + REQUEST_TIMEOUT_TICKS * cfg.tick_us};
 }
 
 /* Reads what has arrived on c; acts once a whole line is there. */
@@ -459,7 +459,9 @@ static int wait_events(int64_t next_tick)
 	int n = 0, timeout_ms, ready;
 	int64_t wait = next_tick - now_us();
 
-	pfd[n] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+	/* With every slot taken, leave callers in the backlog rather than
+	 * accept and drop them: a dropped caller would think this node dead. */
+	pfd[n] = (struct pollfd){.fd = free_conn() ? listen_fd : -1, .events = POLLIN};
 	owner[n++] = NULL;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		if (conns[i].fd < 0)
