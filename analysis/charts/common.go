@@ -1,6 +1,8 @@
 package charts
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -55,7 +57,8 @@ func checkRate(what string, rate, lo, hi float64, k, n int) error {
 	return nil
 }
 
-// optionOf validates a go-echarts chart and returns its option map.
+// optionOf validates a go-echarts chart and returns its option map, with
+// custom series (error bars) raised above the bars they annotate.
 func optionOf(c interface {
 	Validate()
 	JSON() map[string]any
@@ -63,7 +66,30 @@ func optionOf(c interface {
 	c.Validate()
 	m := c.JSON()
 	delete(m, "toolbox")
+	series := seriesMaps(m["series"])
+	for _, s := range series {
+		if s["type"] == "custom" {
+			s["z"] = 10
+		}
+	}
+	m["series"] = series
 	return m
+}
+
+// seriesMaps turns go-echarts' typed series into plain maps, so options it
+// does not model can be added. Numbers keep their exact text.
+func seriesMaps(series any) []map[string]any {
+	b, err := json.Marshal(series)
+	if err != nil {
+		panic("charts: marshalling series: " + err.Error())
+	}
+	var out []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		panic("charts: decoding series: " + err.Error())
+	}
+	return out
 }
 
 // base returns the global options every chart shares: a legend at the

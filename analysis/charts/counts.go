@@ -126,9 +126,9 @@ func outcomesOption(rows []Outcome) map[string]any {
 	hm := ec.NewHeatMap()
 	hm.SetGlobalOptions(base(opts.Tooltip{Trigger: "item"})...)
 	hm.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "seed", Type: "category", SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		ec.WithYAxisOpts(opts.YAxis{Name: "variant", Type: "category", Data: variants.keys, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}))
-	hm.SetXAxis(labels).AddSeries("verdict", data)
+		ec.WithXAxisOpts(opts.XAxis{Name: "seed", Type: "category", Data: labels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		ec.WithYAxisOpts(opts.YAxis{Name: "variant", Type: "category", Data: variants.keys, Inverse: opts.Bool(true), SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}))
+	hm.AddSeries("verdict", data) // (HeatMap.Validate ignores SetXAxis; the labels are in the axis options)
 	m := optionOf(hm)
 	m["tooltip"] = map[string]any{"trigger": "item", "formatter": fn("name-tip")}
 	m["legend"] = map[string]any{"show": false}

@@ -1,0 +1,275 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// watchJS runs before any page script: it records Content-Security-Policy
+// violations (every blocked fetch) so they are reported even if the browser
+// logs them nowhere else.
+const watchJS = `window.__weftViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__weftViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "(inline)"));
+});`
+
+// probeJS reports every container matching %s: canvases, svgs and whether
+// anything was painted.
+const probeJS = `(function () {
+  var out = [];
+  var els = document.querySelectorAll(%s);
+  for (var i = 0; i < els.length; i++) {
+    var el = els[i], painted = false;
+    var cs = el.querySelectorAll("canvas"), svgs = el.querySelectorAll("svg");
+    for (var j = 0; j < cs.length && !painted; j++) {
+      try {
+        var c = cs[j], ctx = c.getContext("2d");
+        if (ctx && c.width > 0 && c.height > 0) {
+          var d = ctx.getImageData(0, 0, c.width, c.height).data;
+          for (var k = 3; k < d.length; k += 4) { if (d[k] !== 0) { painted = true; break; } }
+        }
+      } catch (e) {}
+    }
+    for (var j = 0; j < svgs.length && !painted; j++) {
+      if (svgs[j].querySelector("path,rect,text,line,circle,polyline,polygon")) { painted = true; }
+    }
+    out.push({ID: el.id, Kind: el.getAttribute("data-weft-chart") || "", Canvases: cs.length, SVGs: svgs.length, Painted: painted});
+  }
+  return {url: location.href, ready: document.readyState, containers: out, violations: window.__weftViolations || []};
+})()`
+
+type probe struct {
+	URL        string      `json:"url"`
+	Ready      string      `json:"ready"`
+	Containers []Container `json:"containers"`
+	Violations []string    `json:"violations"`
+}
+
+func (b *browser) visit(ctx context.Context, pageURL string, o Options) (*Result, error) {
+	b.mu.Lock()
+	b.pageURL = pageURL
+	b.mu.Unlock()
+	session, err := b.attach(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.navigating = true
+	b.mu.Unlock()
+	if err := b.conn.call(ctx, session, "Page.navigate", map[string]any{"url": pageURL}, nil); err != nil {
+		return nil, err
+	}
+	select {
+	case <-b.loaded:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("browsertest: %s never fired its load event: %w", pageURL, ctx.Err())
+	}
+	p, err := b.waitPainted(ctx, session, o.Selector, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	if o.Screenshot != "" {
+		if err := b.screenshot(ctx, session, o.Screenshot); err != nil {
+			return nil, err
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	res := &Result{URL: pageURL, Containers: p.Containers, Requests: b.requests}
+	res.Errors = append(append(res.Errors, b.errs...), prefixAll("CSP violation: ", p.Violations)...)
+	return res, nil
+}
+
+// attach opens a page target and enables the domains whose events we record.
+func (b *browser) attach(ctx context.Context, o Options) (string, error) {
+	var target struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := b.conn.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+		return "", err
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := b.conn.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
+		return "", err
+	}
+	s := att.SessionID
+	steps := []struct {
+		method string
+		params any
+	}{
+		{"Runtime.enable", nil}, {"Log.enable", nil}, {"Network.enable", nil}, {"Page.enable", nil},
+		{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": watchJS}},
+		{"Emulation.setDeviceMetricsOverride", map[string]any{"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false}},
+	}
+	for _, st := range steps {
+		if err := b.conn.call(ctx, s, st.method, st.params, nil); err != nil {
+			return "", err
+		}
+	}
+	return s, nil
+}
+
+// waitPainted polls the page until every container painted or ctx ends; the
+// last probe is returned either way.
+func (b *browser) waitPainted(ctx context.Context, session, selector, want string) (*probe, error) {
+	expr := fmt.Sprintf(probeJS, strconv.Quote(selector))
+	for {
+		var out struct {
+			Result struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"result"`
+			ExceptionDetails *struct {
+				Text string `json:"text"`
+			} `json:"exceptionDetails"`
+		}
+		err := b.conn.call(ctx, session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &out)
+		if err != nil {
+			return nil, err
+		}
+		if out.ExceptionDetails != nil {
+			return nil, fmt.Errorf("browsertest: probe failed: %s", out.ExceptionDetails.Text)
+		}
+		var p probe
+		if err := json.Unmarshal(out.Result.Value, &p); err != nil {
+			return nil, fmt.Errorf("browsertest: probe result: %w", err)
+		}
+		if p.URL == want && p.Ready == "complete" && len(p.Containers) > 0 && allPainted(p.Containers) {
+			return &p, nil
+		}
+		select {
+		case <-ctx.Done():
+			return &p, nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func allPainted(cs []Container) bool {
+	for _, c := range cs {
+		if !c.Painted {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *browser) screenshot(ctx context.Context, session, path string) error {
+	var shot struct {
+		Data string `json:"data"`
+	}
+	params := map[string]any{"format": "png", "captureBeyondViewport": true}
+	var metrics struct {
+		CSSContentSize struct {
+			Width, Height float64
+		} `json:"cssContentSize"`
+	}
+	if err := b.conn.call(ctx, session, "Page.getLayoutMetrics", nil, &metrics); err == nil && metrics.CSSContentSize.Height > 0 {
+		params["clip"] = map[string]any{"x": 0, "y": 0, "width": metrics.CSSContentSize.Width, "height": metrics.CSSContentSize.Height, "scale": 1}
+	}
+	if err := b.conn.call(ctx, session, "Page.captureScreenshot", params, &shot); err != nil {
+		return err
+	}
+	png, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		return fmt.Errorf("browsertest: screenshot: %w", err)
+	}
+	return os.WriteFile(path, png, 0o644)
+}
+
+// event records what the page reports: errors, requests and its load.
+func (b *browser) event(method, session string, params json.RawMessage) {
+	switch method {
+	case "Page.loadEventFired":
+		b.mu.Lock()
+		nav := b.navigating
+		b.mu.Unlock()
+		if nav {
+			b.loadOnce.Do(func() { close(b.loaded) })
+		}
+	case "Network.requestWillBeSent":
+		var p struct {
+			Request struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			b.request(p.Request.URL)
+		}
+	case "Runtime.consoleAPICalled":
+		b.console(params)
+	case "Runtime.exceptionThrown":
+		var p struct {
+			Details struct {
+				Text      string `json:"text"`
+				Exception struct {
+					Description string `json:"description"`
+				} `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			b.addError("uncaught: " + p.Details.Text + " " + p.Details.Exception.Description)
+		}
+	case "Log.entryAdded":
+		var p struct {
+			Entry struct {
+				Level, Source, Text, URL string
+			} `json:"entry"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.Entry.Level == "error" {
+			b.addError(fmt.Sprintf("log (%s): %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL))
+		}
+	}
+}
+
+func (b *browser) console(params json.RawMessage) {
+	var p struct {
+		Type string `json:"type"`
+		Args []struct {
+			Value       any    `json:"value"`
+			Description string `json:"description"`
+		} `json:"args"`
+	}
+	if json.Unmarshal(params, &p) != nil || (p.Type != "error" && p.Type != "assert") {
+		return
+	}
+	var parts []string
+	for _, a := range p.Args {
+		if a.Description != "" {
+			parts = append(parts, a.Description)
+		} else {
+			parts = append(parts, fmt.Sprint(a.Value))
+		}
+	}
+	b.addError("console." + p.Type + ": " + strings.Join(parts, " "))
+}
+
+func (b *browser) request(u string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if u == b.pageURL || strings.HasPrefix(u, "data:") || strings.HasPrefix(u, "blob:") {
+		return
+	}
+	b.requests = append(b.requests, u)
+}
+
+func (b *browser) addError(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errs = append(b.errs, s)
+}
+
+func prefixAll(prefix string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = prefix + x
+	}
+	return out
+}
