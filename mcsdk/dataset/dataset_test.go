@@ -1,0 +1,117 @@
+package dataset
+
+import (
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	tests := []struct {
+		name  string
+		rows  int
+		flush int
+		files int
+	}{
+		{"empty", 0, 10, 0},
+		{"one", 1, 10, 1},
+		{"exact flush", 20, 10, 2},
+		{"partial last file", 25, 10, 3},
+		{"default flush", 1000, DefaultFlushRows, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := sampleRows(tc.rows, "run1")
+			dir := writeDataset(t, testManifest(int64(tc.rows)), want, FlushEvery(tc.flush))
+			d, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(d.Files()); got != tc.files {
+				t.Errorf("files = %d, want %d", got, tc.files)
+			}
+			got, err := ReadRows(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("rows differ:\n got %+v\nwant %+v", first(got), first(want))
+			}
+		})
+	}
+}
+
+func first(rows []Row) any {
+	if len(rows) == 0 {
+		return nil
+	}
+	return rows[0]
+}
+
+func TestManifestRoundTrip(t *testing.T) {
+	m := testManifest(10)
+	dir := writeDataset(t, m, sampleRows(10, "run1"))
+	got, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.FormatVersion != Version || got.End.IsZero() || len(got.Machines) != 1 || got.Machines[0].CPUs < 1 {
+		t.Errorf("manifest not completed by the writer: %+v", got)
+	}
+	got.FormatVersion, got.End, got.Machines = 0, m.End, nil
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("manifest = %+v\nwant %+v", got, m)
+	}
+	if _, err := os.Stat(dir + "/" + RecordingsDir); err != nil {
+		t.Errorf("recordings dir: %v", err)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	rows := append(sampleRows(40, "run1"), sampleRows(40, "run2")...)
+	m := testManifest(40)
+	m.Runs = []string{"run1", "run2"}
+	dir := writeDataset(t, m, rows, FlushEvery(16))
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    Filter
+	}{
+		{"all", Filter{}},
+		{"variant", Filter{Variants: []string{"bug"}}},
+		{"run", Filter{Runs: []string{"run2"}}},
+		{"verdict", Filter{Verdicts: []string{Violated, Error}}},
+		{"all three", Filter{Variants: []string{"correct"}, Runs: []string{"run1"}, Verdicts: []string{Holds}}},
+		{"no match", Filter{Variants: []string{"nonexistent"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []Row
+			for i := range rows {
+				if tc.f.match(&rows[i]) {
+					want = append(want, rows[i])
+				}
+			}
+			got, err := d.Rows(tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Fatalf("%d rows, want %d", len(got), len(want))
+			}
+			tbl, err := d.Table(memory.DefaultAllocator, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tbl.Release()
+			if tbl.NumRows() != int64(len(want)) {
+				t.Errorf("table has %d rows, want %d", tbl.NumRows(), len(want))
+			}
+		})
+	}
+}

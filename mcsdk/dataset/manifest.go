@@ -1,0 +1,192 @@
+package dataset
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// ManifestName is the manifest's file name inside a dataset directory.
+const ManifestName = "manifest.json"
+
+// ErrNewerVersion is wrapped by the errors reporting a dataset, manifest or
+// file written by a newer format version than this package reads.
+var ErrNewerVersion = errors.New("written by a newer weft; upgrade weft to read it")
+
+// Manifest describes a dataset: what was run, where and when. It is stored
+// as manifest.json and replaced atomically.
+type Manifest struct {
+	// FormatVersion is the dataset format version; Create sets it.
+	FormatVersion int `json:"format_version"`
+	// CampaignID identifies the campaign (a merged dataset joins its
+	// inputs' ids with ",").
+	CampaignID string `json:"campaign_id"`
+	// ModelPath is the model file as given on the command line.
+	ModelPath string `json:"model_path"`
+	// ModelHash is the hex sha256 of the model file.
+	ModelHash string `json:"model_hash"`
+	// Variants lists every variant rows may name, with its binary's hash.
+	Variants []Variant `json:"variants"`
+	// Seeds are the seed ranges the campaign covers.
+	Seeds []SeedRange `json:"seeds"`
+	// Runs lists the run ids, when known in advance.
+	Runs []string `json:"runs,omitempty"`
+	// ToolVersion is the weft version that wrote the dataset.
+	ToolVersion string `json:"tool_version"`
+	// Start and End bound the campaign's wall-clock time. Create sets
+	// Start when zero; Close sets End.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
+	// Machines lists where the rows were produced (several after Merge).
+	Machines []Machine `json:"machines"`
+	// MergedFrom lists the input directories of a merged dataset.
+	MergedFrom []string `json:"merged_from,omitempty"`
+}
+
+// Variant is one build of the model under test.
+type Variant struct {
+	Name       string `json:"name"`
+	BinaryHash string `json:"binary_hash"`
+}
+
+// SeedRange is the half-open seed interval [Lo, Hi).
+type SeedRange struct {
+	Lo int64 `json:"lo"`
+	Hi int64 `json:"hi"`
+}
+
+// Machine describes the computer a campaign ran on.
+type Machine struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+}
+
+// HostMachine describes the machine this process runs on.
+func HostMachine() Machine {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "unknown"
+	}
+	return Machine{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+}
+
+// VariantNames returns the names of m's variants in manifest order.
+func (m *Manifest) VariantNames() []string {
+	out := make([]string, len(m.Variants))
+	for i, v := range m.Variants {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// binaryHash returns the recorded binary hash of variant name.
+func (m *Manifest) binaryHash(name string) (string, bool) {
+	for _, v := range m.Variants {
+		if v.Name == name {
+			return v.BinaryHash, true
+		}
+	}
+	return "", false
+}
+
+func (m *Manifest) check() error {
+	seen := map[string]bool{}
+	for _, v := range m.Variants {
+		if v.Name == "" {
+			return errors.New("dataset: manifest has a variant without a name")
+		}
+		if seen[v.Name] {
+			return fmt.Errorf("dataset: manifest lists variant %q twice", v.Name)
+		}
+		seen[v.Name] = true
+	}
+	if len(m.Variants) == 0 {
+		return errors.New("dataset: manifest lists no variants")
+	}
+	return nil
+}
+
+// ReadManifest reads and checks dir's manifest.
+func ReadManifest(dir string) (Manifest, error) {
+	var m Manifest
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return m, fmt.Errorf("dataset: %s is not a dataset (no %s)", dir, ManifestName)
+		}
+		return m, fmt.Errorf("dataset: %w", err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	switch {
+	case m.FormatVersion > Version:
+		return m, fmt.Errorf("dataset: %s has format version %d, this weft reads up to %d: %w", path, m.FormatVersion, Version, ErrNewerVersion)
+	case m.FormatVersion < 1:
+		return m, fmt.Errorf("dataset: %s has no valid format_version", path)
+	}
+	if err := m.check(); err != nil {
+		return m, fmt.Errorf("%w (%s)", err, path)
+	}
+	return m, nil
+}
+
+// writeManifest replaces dir's manifest atomically.
+func writeManifest(dir string, m *Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("dataset: encoding manifest: %w", err)
+	}
+	return writeAtomic(dir, ManifestName, func(f *os.File) error {
+		_, err := f.Write(append(data, '\n'))
+		return err
+	})
+}
+
+// writeAtomic writes name in dir through write: to a hidden temporary file
+// in dir, fsync'd, renamed over name, then dir is fsync'd. A crash leaves
+// the old file or the new one, never a part.
+func writeAtomic(dir, name string, write func(f *os.File) error) (err error) {
+	tmp, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("dataset: writing %s: %w", filepath.Join(dir, name), err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("dataset: fsync %s: %w", dir, err)
+	}
+	return nil
+}
