@@ -1,0 +1,216 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// Shared helpers for handlers: target memory, descriptors, addresses.
+
+func (c *call) read(addr uint64, n int) ([]byte, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if n < 0 || n > 64<<20 {
+		return nil, unix.EINVAL
+	}
+	buf := make([]byte, n)
+	k, err := readMem(c.n.pid, uintptr(addr), buf)
+	if err != nil || k != n {
+		return nil, unix.EFAULT
+	}
+	return buf, nil
+}
+
+func (c *call) write(addr uint64, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	k, err := writeMem(c.n.pid, uintptr(addr), b)
+	if err != nil || k != len(b) {
+		return unix.EFAULT
+	}
+	return nil
+}
+
+func (c *call) readU32(addr uint64) (uint32, error) {
+	b, err := c.read(addr, 4)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+func (c *call) writeU32(addr uint64, v uint32) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return c.write(addr, b[:])
+}
+
+// vsock returns the virtual socket behind the target's fd, or nil.
+func (c *call) vsock(fd uint64) *vfd { return c.n.fds[int(int32(fd))] }
+
+// nonblocking reports O_NONBLOCK on the shared file description.
+func (v *vfd) nonblocking() bool {
+	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_NONBLOCK != 0
+}
+
+// installSocket gives the target a new descriptor for sock: one end of a
+// socketpair, injected with SECCOMP_ADDFD_FLAG_SEND as the call's result.
+// close, fcntl and fstat then behave natively; weft serves the data calls.
+func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return errno(unix.ENFILE)
+	}
+	unix.Close(pair[1])
+	ours := pair[0]
+	if flags&unix.SOCK_NONBLOCK != 0 {
+		unix.SetNonblock(ours, true)
+	}
+	fd, err := addFDSend(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
+	if err != nil {
+		unix.Close(ours)
+		if err == unix.ENOENT {
+			return done() // the target died meanwhile
+		}
+		return failf("injecting a descriptor: %v", err)
+	}
+	if old := c.n.fds[fd]; old != nil { // cannot happen: the fd was free
+		unix.Close(old.ours)
+	}
+	c.n.fds[fd] = &vfd{sock: sock, ours: ours}
+	return done()
+}
+
+// readSockaddr decodes a struct sockaddr_in (ip(7)).
+func (c *call) readSockaddr(addr, length uint64) (netsim.Addr, unix.Errno) {
+	if length < 16 {
+		return netsim.Addr{}, unix.EINVAL
+	}
+	b, err := c.read(addr, 16)
+	if err != nil {
+		return netsim.Addr{}, unix.EFAULT
+	}
+	if fam := binary.LittleEndian.Uint16(b); fam != unix.AF_INET {
+		return netsim.Addr{}, unix.EAFNOSUPPORT
+	}
+	var a netsim.Addr
+	a.Port = binary.BigEndian.Uint16(b[2:])
+	copy(a.IP[:], b[4:8])
+	return a, 0
+}
+
+// writeSockaddr stores a at addr with the value-result length at lenp, as
+// accept(2), getsockname(2) and recvfrom(2) do: truncate to the caller's
+// buffer, report the full length.
+func (c *call) writeSockaddr(addr, lenp uint64, a netsim.Addr) unix.Errno {
+	if addr == 0 || lenp == 0 {
+		return 0
+	}
+	have, err := c.readU32(lenp)
+	if err != nil {
+		return unix.EFAULT
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint16(b[:], unix.AF_INET)
+	binary.BigEndian.PutUint16(b[2:], a.Port)
+	copy(b[4:8], a.IP[:])
+	if err := c.write(addr, b[:min(int(have), 16)]); err != nil {
+		return unix.EFAULT
+	}
+	if err := c.writeU32(lenp, 16); err != nil {
+		return unix.EFAULT
+	}
+	return 0
+}
+
+// sysErrno maps a netsim error to the Linux errno.
+func sysErrno(e netsim.Errno) unix.Errno {
+	switch e {
+	case netsim.OK:
+		return 0
+	case netsim.EADDRINUSE:
+		return unix.EADDRINUSE
+	case netsim.EINVAL:
+		return unix.EINVAL
+	case netsim.ENOTCONN:
+		return unix.ENOTCONN
+	case netsim.EISCONN:
+		return unix.EISCONN
+	case netsim.ECONNREFUSED:
+		return unix.ECONNREFUSED
+	case netsim.ECONNRESET:
+		return unix.ECONNRESET
+	case netsim.EPIPE:
+		return unix.EPIPE
+	case netsim.EAGAIN:
+		return unix.EAGAIN
+	case netsim.EDESTADDRREQ:
+		return unix.EDESTADDRREQ
+	case netsim.EOPNOTSUPP:
+		return unix.EOPNOTSUPP
+	}
+	panic(fmt.Sprintf("supervisor: unmapped netsim errno %d", e))
+}
+
+// iovec is struct iovec.
+type iovec struct{ base, len uint64 }
+
+func (c *call) readIovecs(addr, count uint64) ([]iovec, error) {
+	if count > 1024 {
+		return nil, unix.EINVAL
+	}
+	b, err := c.read(addr, int(count)*16)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]iovec, count)
+	for i := range v {
+		v[i] = iovec{binary.LittleEndian.Uint64(b[16*i:]), binary.LittleEndian.Uint64(b[16*i+8:])}
+	}
+	return v, nil
+}
+
+// gather reads the bytes an iovec array describes.
+func (c *call) gather(v []iovec) ([]byte, error) {
+	var out []byte
+	for _, e := range v {
+		b, err := c.read(e.base, int(e.len))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// scatter writes data across an iovec array.
+func (c *call) scatter(v []iovec, data []byte) error {
+	for _, e := range v {
+		if len(data) == 0 {
+			return nil
+		}
+		k := min(int(e.len), len(data))
+		if err := c.write(e.base, data[:k]); err != nil {
+			return err
+		}
+		data = data[k:]
+	}
+	return nil
+}
+
+func iovLen(v []iovec) int {
+	n := 0
+	for _, e := range v {
+		n += int(e.len)
+	}
+	return n
+}

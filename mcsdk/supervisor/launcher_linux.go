@@ -1,0 +1,345 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
+const addrNoRandomize = 0x0040000
+
+// launchArg marks a re-execution of the current binary as a node launcher.
+const launchArg = "__weft_launch__"
+
+// readyFD is the launcher's end of the pipe that tells the supervisor the
+// filter is about to be loaded.
+const readyFD = 3
+
+// The launcher runs before main, from package initialisation, so every
+// binary that links the supervisor (weft, its tests, the kernel) can launch
+// nodes without cooperation from its main function.
+func init() {
+	if len(os.Args) >= 3 && os.Args[1] == launchArg {
+		runtime.LockOSThread() // init runs on the main thread: keep it there
+		launcherMain(os.Args[2], os.Args[2:])
+	}
+}
+
+// launcherMain loads the seccomp filter on this thread only and execs the
+// target. It never returns.
+func launcherMain(path string, argv []string) {
+	fail := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "weft launcher: "+format+"\n", a...)
+		os.Exit(127)
+	}
+	prog, err := buildFilter()
+	if err != nil {
+		fail("building seccomp filter: %v", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		fail("no_new_privs: %v", err)
+	}
+	// ASLR off so that equal states have equal bytes (ARCHITECTURE.md).
+	if _, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, addrNoRandomize, 0, 0); e != 0 {
+		fail("personality: %v", e)
+	}
+	if _, err := unix.FcntlInt(readyFD, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+		fail("ready fd: %v", err)
+	}
+	env := os.Environ()
+	argv0, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		fail("%v", err)
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		fail("%v", err)
+	}
+	envp, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		fail("%v", err)
+	}
+	if _, err := unix.Write(readyFD, []byte{1}); err != nil {
+		fail("ready: %v", err)
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	// Raw seccomp(2), not libseccomp's Load: Load forces TSYNC, which would
+	// put the Go runtime's other threads under the filter (ARCHITECTURE.md).
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		fail("seccomp: %v", e)
+	}
+	// From here on every intercepted syscall waits for the supervisor. The
+	// execve is its first notification; the listener fd is O_CLOEXEC.
+	unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	unix.RawSyscall(unix.SYS_EXIT_GROUP, 126, 0, 0) // the supervisor reports why
+}
+
+// launchRequest asks the launch thread to start one node.
+type launchRequest struct {
+	path   string
+	args   []string
+	env    []string
+	dir    string
+	random [16]byte // bytes for the target's AT_RANDOM
+	reply  chan launchResult
+}
+
+type launchResult struct {
+	pid      int
+	pidfd    int
+	listener int
+	err      error
+}
+
+// launcher owns the one locked OS thread that forks every node: ptrace
+// requires all requests to come from the tracer thread, and PR_SET_PDEATHSIG
+// fires when the forking thread exits, so this thread never exits.
+type launcher struct{ reqs chan launchRequest }
+
+var theLauncher struct {
+	once sync.Once
+	l    *launcher
+}
+
+func getLauncher() *launcher {
+	theLauncher.once.Do(func() {
+		l := &launcher{reqs: make(chan launchRequest)}
+		go l.loop()
+		theLauncher.l = l
+	})
+	return theLauncher.l
+}
+
+func (l *launcher) loop() {
+	runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+	for r := range l.reqs {
+		r.reply <- launchOne(r)
+	}
+}
+
+func (l *launcher) launch(r launchRequest) launchResult {
+	r.reply = make(chan launchResult, 1)
+	l.reqs <- r
+	return <-r.reply
+}
+
+// launchOne starts one node up to the first instruction of the target:
+// fork the launcher, fetch its seccomp listener, let its execve through
+// under ptrace, patch the auxiliary vector (vDSO off, AT_RANDOM seeded),
+// detach.
+func launchOne(r launchRequest) (res launchResult) {
+	self, err := os.Executable()
+	if err != nil {
+		return launchResult{err: err}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return launchResult{err: err}
+	}
+	defer pr.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		pw.Close()
+		return launchResult{err: err}
+	}
+	defer null.Close()
+	attr := &os.ProcAttr{
+		Dir:   r.dir,
+		Env:   r.env,
+		Files: []*os.File{null, null, null, pw},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
+	}
+	argv := append([]string{self, launchArg, r.path}, r.args...)
+	p, err := os.StartProcess(self, argv, attr)
+	pw.Close()
+	if err != nil {
+		return launchResult{err: err}
+	}
+	pid := p.Pid
+	p.Release()
+	res.pid, res.pidfd, res.listener = pid, -1, -1
+	defer func() {
+		if res.err != nil {
+			unix.Kill(pid, unix.SIGKILL)
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WALL, nil)
+			if res.pidfd >= 0 {
+				unix.Close(res.pidfd)
+			}
+			if res.listener >= 0 {
+				unix.Close(res.listener)
+			}
+		}
+	}()
+	var b [1]byte
+	if n, _ := pr.Read(b[:]); n != 1 {
+		return fail(res, "launcher for %s died before loading its filter", r.path)
+	}
+	if res.pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
+		return fail(res, "pidfd_open: %v", err)
+	}
+	if res.listener, err = fetchListener(pid, res.pidfd); err != nil {
+		return fail(res, "%v", err)
+	}
+	if err := setSyncWakeUp(res.listener); err != nil {
+		return fail(res, "SET_FLAGS: %v", err)
+	}
+	var n notif
+	if err := recvNotif(res.listener, &n); err != nil {
+		return fail(res, "first notification: %v", err)
+	}
+	if n.Data.Nr != unix.SYS_EXECVE {
+		return fail(res, "launcher made syscall %d before execve", n.Data.Nr)
+	}
+	// Seize before letting execve through, so the exec stop is ours.
+	opts := uintptr(unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL)
+	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, opts, 0, 0); e != 0 {
+		return fail(res, "ptrace seize: %v", e)
+	}
+	if err := sendResp(res.listener, &notifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+		return fail(res, "continue execve: %v", err)
+	}
+	for {
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return fail(res, "wait4: %v", err)
+		}
+		if ws.Exited() || ws.Signaled() {
+			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws))
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		if ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_EXEC {
+			break
+		}
+		sig := 0
+		if ws.TrapCause() == 0 && ws.StopSignal() != unix.SIGTRAP {
+			sig = int(ws.StopSignal())
+		}
+		unix.PtraceCont(pid, sig)
+	}
+	if err := patchAuxv(pid, r.random); err != nil {
+		return fail(res, "patching auxv: %v", err)
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		return fail(res, "ptrace detach: %v", err)
+	}
+	return res
+}
+
+func fail(res launchResult, format string, a ...any) launchResult {
+	res.err = fmt.Errorf(format, a...)
+	return res
+}
+
+// fetchListener finds the seccomp listener among the launcher's fds and
+// duplicates it into the supervisor with pidfd_getfd(2).
+func fetchListener(pid, pidfd int) (int, error) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			link, err := os.Readlink(filepath.Join(dir, e.Name()))
+			if err != nil || !strings.Contains(link, "seccomp notify") {
+				continue
+			}
+			var fd int
+			fmt.Sscan(e.Name(), &fd)
+			lfd, err := unix.PidfdGetfd(pidfd, fd, 0)
+			if err != nil {
+				return -1, fmt.Errorf("pidfd_getfd: %v", err)
+			}
+			return lfd, nil
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+	return -1, fmt.Errorf("launcher %d never loaded its seccomp filter", pid)
+}
+
+// Auxiliary vector types (elf.h).
+const (
+	atNull        = 0
+	atIgnore      = 1
+	atRandom      = 25
+	atSysinfoEhdr = 33
+)
+
+// patchAuxv rewrites the new image's auxiliary vector at the exec stop:
+// AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO and makes real
+// (intercepted) syscalls for time; the 16 AT_RANDOM bytes (stack protector,
+// pointer guard) are replaced by the scheduler's, so memory is a function
+// of the run's choices.
+func patchAuxv(pid int, random [16]byte) error {
+	var regs unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
+		return err
+	}
+	sp := uintptr(regs.Rsp)
+	// Read page by page up to the end of the stack mapping.
+	var buf []byte
+	page := make([]byte, 4096)
+	for chunk := 4096 - int(sp%4096); len(buf) < 256<<10; chunk = 4096 {
+		n, err := readMem(pid, sp+uintptr(len(buf)), page[:chunk])
+		if n <= 0 || err != nil {
+			break
+		}
+		buf = append(buf, page[:n]...)
+	}
+	if len(buf) < 8 {
+		return fmt.Errorf("cannot read the initial stack at %#x", sp)
+	}
+	buf = buf[:len(buf)&^7]
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[8*i:]) }
+	words := len(buf) / 8
+	i := 1 + int(word(0)) + 1 // argc, argv..., NULL
+	for i < words && word(i) != 0 {
+		i++ // envp...
+	}
+	i++
+	for ; i+1 < words; i += 2 {
+		typ := word(i)
+		switch typ {
+		case atNull:
+			return nil
+		case atSysinfoEhdr:
+			var w [8]byte
+			binary.LittleEndian.PutUint64(w[:], atIgnore)
+			if _, err := writeMem(pid, sp+uintptr(8*i), w[:]); err != nil {
+				return err
+			}
+		case atRandom:
+			if _, err := writeMem(pid, uintptr(word(i+1)), random[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
+}
+
+func describeWait(ws unix.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return fmt.Sprintf("exited with status %d", ws.ExitStatus())
+	case ws.Signaled():
+		return "killed by " + unix.SignalName(ws.Signal())
+	}
+	return fmt.Sprintf("wait status %#x", uint32(ws))
+}

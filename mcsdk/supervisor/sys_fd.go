@@ -1,0 +1,221 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// Read implements read(2): a receive on virtual sockets; the kernel runs it
+// for every other descriptor.
+func sysRead(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return cont()
+	}
+	data, _, r, ok := receive(c, v, int(c.arg(2)), 0)
+	if !ok {
+		return r
+	}
+	if err := c.write(c.arg(1), data); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(int64(len(data)))
+}
+
+// Write implements write(2): a send on virtual sockets. Writes to stdout
+// and stderr are captured by weft, so node output interleaves in the
+// scheduler's order rather than the host's.
+func sysWrite(c *call) result {
+	fd := c.arg(0)
+	v := c.vsock(fd)
+	if v == nil && fd != 1 && fd != 2 {
+		return cont()
+	}
+	data, err := c.read(c.arg(1), int(c.arg(2)))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if v == nil {
+		c.w.nodeOutput(c.n, data)
+		return ret(int64(len(data)))
+	}
+	n, e := c.w.net.Send(v.sock, data, nil)
+	return netResult(e, int64(n))
+}
+
+// Readv implements readv(2).
+func sysReadv(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return cont()
+	}
+	iov, err := c.readIovecs(c.arg(1), c.arg(2))
+	if err != nil {
+		return errno(unix.EINVAL)
+	}
+	data, _, r, ok := receive(c, v, iovLen(iov), 0)
+	if !ok {
+		return r
+	}
+	if err := c.scatter(iov, data); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(int64(len(data)))
+}
+
+// Writev implements writev(2).
+func sysWritev(c *call) result {
+	fd := c.arg(0)
+	v := c.vsock(fd)
+	if v == nil && fd != 1 && fd != 2 {
+		return cont()
+	}
+	iov, err := c.readIovecs(c.arg(1), c.arg(2))
+	if err != nil {
+		return errno(unix.EINVAL)
+	}
+	data, err := c.gather(iov)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if v == nil {
+		c.w.nodeOutput(c.n, data)
+		return ret(int64(len(data)))
+	}
+	n, e := c.w.net.Send(v.sock, data, nil)
+	return netResult(e, int64(n))
+}
+
+// Pread implements pread64(2) and pwrite64(2): sockets are not seekable.
+func sysPread(c *call) result {
+	if c.vsock(c.arg(0)) != nil {
+		return errno(unix.ESPIPE)
+	}
+	return cont()
+}
+
+// Close implements close(2). The kernel closes the target's descriptor;
+// weft closes the virtual socket when its last descriptor goes.
+func sysClose(c *call) result {
+	c.n.dropFD(int(int32(c.arg(0))), c.w)
+	return cont()
+}
+
+// dropFD forgets a target descriptor and closes its socket if no other
+// descriptor refers to it.
+func (n *node) dropFD(fd int, w *World) {
+	v := n.fds[fd]
+	if v == nil {
+		return
+	}
+	delete(n.fds, fd)
+	unix.Close(v.ours)
+	for _, o := range n.fds {
+		if o.sock == v.sock {
+			return
+		}
+	}
+	w.net.Close(v.sock, false)
+}
+
+// Dup implements dup(2) on virtual sockets by injecting the same file
+// description again.
+func sysDup(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return cont()
+	}
+	return c.dupTo(v, -1, false)
+}
+
+// Dup2 implements dup2(2).
+func sysDup2(c *call) result { return dup3(c, 0) }
+
+// Dup3 implements dup3(2).
+func sysDup3(c *call) result { return dup3(c, c.arg(2)) }
+
+func dup3(c *call, flags uint64) result {
+	oldfd, newfd := int(int32(c.arg(0))), int(int32(c.arg(1)))
+	v := c.n.fds[oldfd]
+	if v == nil {
+		if c.n.fds[newfd] != nil {
+			c.n.dropFD(newfd, c.w) // the kernel will close it
+		}
+		return cont()
+	}
+	if oldfd == newfd {
+		return ret(int64(newfd))
+	}
+	c.n.dropFD(newfd, c.w)
+	return c.dupTo(v, newfd, flags&unix.O_CLOEXEC != 0)
+}
+
+// dupTo installs a copy of v's description at newfd (-1: lowest free).
+func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
+	ours, err := unix.Dup(v.ours)
+	if err != nil {
+		return errno(unix.EMFILE)
+	}
+	a := notifAddfd{ID: c.req.ID, SrcFD: uint32(ours)}
+	if cloexec {
+		a.NewFDFlags = unix.O_CLOEXEC
+	}
+	var fd int
+	if newfd >= 0 {
+		a.Flags = unix.SECCOMP_ADDFD_FLAG_SETFD
+		a.NewFD = uint32(newfd)
+		fd, err = addFD(c.n.listener, &a)
+		if err == nil {
+			c.n.fds[fd] = &vfd{sock: v.sock, ours: ours}
+			return ret(int64(fd))
+		}
+	} else {
+		fd, err = addFDSend(c.n.listener, c.req.ID, ours, cloexec)
+		if err == nil {
+			c.n.fds[fd] = &vfd{sock: v.sock, ours: ours}
+			return done()
+		}
+	}
+	unix.Close(ours)
+	return errno(errnoOf(err))
+}
+
+// Fcntl implements fcntl(2): F_DUPFD and F_DUPFD_CLOEXEC on virtual
+// sockets are served; everything else (F_GETFL, F_SETFL with O_NONBLOCK…)
+// runs natively on the injected description, which weft shares.
+func sysFcntl(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return cont()
+	}
+	switch c.arg(1) {
+	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
+		// The minimum fd argument is approximated by the lowest free fd.
+		return c.dupTo(v, -1, c.arg(1) == unix.F_DUPFD_CLOEXEC)
+	}
+	return cont()
+}
+
+// Ioctl implements ioctl(2) on virtual sockets for FIONREAD and FIONBIO.
+func sysIoctl(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return cont()
+	}
+	switch c.arg(1) {
+	case unix.TIOCINQ: // FIONREAD
+		return errno(errnoOf(c.writeU32(c.arg(2), uint32(v.sock.Pending()))))
+	case fionbio:
+		on, err := c.readU32(c.arg(2))
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		unix.SetNonblock(v.ours, on != 0)
+		return ret(0)
+	}
+	return failf("ioctl request %#x on a socket is not modelled", c.arg(1))
+}
+
+// fionbio is FIONBIO (asm-generic/ioctls.h).
+const fionbio = 0x5421

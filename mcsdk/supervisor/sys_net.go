@@ -1,0 +1,308 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// Linux msg flags (socket.h) that change weft's behaviour.
+const (
+	msgPeek     = unix.MSG_PEEK
+	msgDontwait = unix.MSG_DONTWAIT
+	msgWaitall  = unix.MSG_WAITALL
+)
+
+// Socket implements socket(2) for AF_INET stream and datagram sockets.
+func sysSocket(c *call) result {
+	domain, typ := c.arg(0), c.arg(1)
+	if domain != unix.AF_INET {
+		return failf("socket domain %d is not modelled (only AF_INET)", domain)
+	}
+	var kind netsim.Kind
+	switch typ &^ (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC) {
+	case unix.SOCK_STREAM:
+		kind = netsim.Stream
+	case unix.SOCK_DGRAM:
+		kind = netsim.Dgram
+	default:
+		return failf("socket type %d is not modelled (only SOCK_STREAM, SOCK_DGRAM)", typ)
+	}
+	return c.installSocket(c.w.net.NewSocket(c.n.id, kind), typ)
+}
+
+// Bind implements bind(2).
+func sysBind(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	a, e := c.readSockaddr(c.arg(1), c.arg(2))
+	if e != 0 {
+		return errno(e)
+	}
+	return netResult(c.w.net.Bind(v.sock, a.Port), 0)
+}
+
+// Listen implements listen(2).
+func sysListen(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	return netResult(c.w.net.Listen(v.sock), 0)
+}
+
+// Accept implements accept(2).
+func sysAccept(c *call) result { return accept(c, 0) }
+
+// Accept4 implements accept4(2).
+func sysAccept4(c *call) result { return accept(c, c.arg(3)) }
+
+func accept(c *call, flags uint64) result {
+	v := c.vsock(c.arg(0))
+	switch {
+	case v == nil:
+		return errno(unix.ENOTSOCK)
+	case !v.sock.Listening():
+		return errno(unix.EINVAL)
+	case !v.sock.Readable():
+		if v.nonblocking() {
+			return errno(unix.EAGAIN)
+		}
+		return park()
+	}
+	s, _ := c.w.net.Accept(v.sock)
+	if e := c.writeSockaddr(c.arg(1), c.arg(2), s.Peer); e != 0 {
+		return errno(e)
+	}
+	return c.installSocket(s, flags)
+}
+
+// Connect implements connect(2). A stream connection is established at
+// once when a listener exists. Before every node has started, a connect to
+// a port nobody listens on yet waits (startup order is not a behaviour
+// worth reporting); afterwards it is refused.
+func sysConnect(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	a, e := c.readSockaddr(c.arg(1), c.arg(2))
+	if e != 0 {
+		return errno(e)
+	}
+	if v.sock.Kind == netsim.Stream && !c.w.net.HasListener(a.Port) && !c.w.allStarted {
+		return park()
+	}
+	return netResult(c.w.net.Connect(v.sock, a), 0)
+}
+
+// Sendto implements sendto(2) and send(2).
+func sysSendto(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	data, err := c.read(c.arg(1), int(c.arg(2)))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	var dst *netsim.Addr
+	if c.arg(4) != 0 && v.sock.Kind == netsim.Dgram {
+		a, e := c.readSockaddr(c.arg(4), c.arg(5))
+		if e != 0 {
+			return errno(e)
+		}
+		dst = &a
+	}
+	n, e2 := c.w.net.Send(v.sock, data, dst)
+	return netResult(e2, int64(n))
+}
+
+// Recvfrom implements recvfrom(2) and recv(2).
+func sysRecvfrom(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	data, from, r, ok := receive(c, v, int(c.arg(2)), c.arg(3))
+	if !ok {
+		return r
+	}
+	if err := c.write(c.arg(1), data); err != nil {
+		return errno(unix.EFAULT)
+	}
+	if v.sock.Kind == netsim.Dgram {
+		if e := c.writeSockaddr(c.arg(4), c.arg(5), from); e != 0 {
+			return errno(e)
+		}
+	}
+	return ret(int64(len(data)))
+}
+
+// receive is the one receive path (recv, recvfrom, recvmsg, read, readv):
+// ok=false means r is the answer (park, EAGAIN, an error).
+func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.Addr, r result, ok bool) {
+	if max == 0 && v.sock.Kind == netsim.Stream {
+		return nil, netsim.Addr{}, ret(0), false
+	}
+	if flags&msgWaitall != 0 && flags&msgPeek == 0 && v.sock.Kind == netsim.Stream &&
+		v.sock.Pending() < max && !v.sock.Hup() && v.sock.Connected() && !c.timedOut {
+		if probe, _, _, _ := c.w.net.Recv(v.sock, max, true); probe != nil || !v.sock.Readable() {
+			return nil, netsim.Addr{}, c.block(v, flags), false
+		}
+	}
+	data, from, e, ok := c.w.net.Recv(v.sock, max, flags&msgPeek != 0)
+	if !ok {
+		return nil, netsim.Addr{}, c.block(v, flags), false
+	}
+	if e != netsim.OK {
+		return nil, netsim.Addr{}, errno(sysErrno(e)), false
+	}
+	return data, from, result{}, true
+}
+
+// block answers a call that has nothing to return: EAGAIN when
+// non-blocking, otherwise park (with SO_RCVTIMEO's deadline if set).
+func (c *call) block(v *vfd, flags uint64) result {
+	if flags&msgDontwait != 0 || v.nonblocking() {
+		return errno(unix.EAGAIN)
+	}
+	if c.timedOut {
+		return errno(unix.EAGAIN)
+	}
+	if !c.started {
+		c.started = true
+		c.deadline = -1
+		if t := c.n.rcvTimeout(v); t > 0 {
+			c.deadline = c.w.now + t
+		}
+	}
+	return park()
+}
+
+// Sendmsg implements sendmsg(2) without ancillary data.
+func sysSendmsg(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	h, err := c.readMsghdr(c.arg(1))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if h.controllen != 0 {
+		return failf("sendmsg with ancillary data is not modelled")
+	}
+	data, err := c.gather(h.iov)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	var dst *netsim.Addr
+	if h.name != 0 && v.sock.Kind == netsim.Dgram {
+		a, e := c.readSockaddr(h.name, uint64(h.namelen))
+		if e != 0 {
+			return errno(e)
+		}
+		dst = &a
+	}
+	n, e := c.w.net.Send(v.sock, data, dst)
+	return netResult(e, int64(n))
+}
+
+// Recvmsg implements recvmsg(2); no ancillary data is ever returned.
+func sysRecvmsg(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	h, err := c.readMsghdr(c.arg(1))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	data, from, r, ok := receive(c, v, iovLen(h.iov), c.arg(2))
+	if !ok {
+		return r
+	}
+	if err := c.scatter(h.iov, data); err != nil {
+		return errno(unix.EFAULT)
+	}
+	if h.name != 0 && v.sock.Kind == netsim.Dgram {
+		if e := c.writeSockaddr(h.name, c.arg(1)+8, from); e != 0 {
+			return errno(e)
+		}
+	}
+	// msg_controllen = 0, msg_flags = 0
+	var zero [8]byte
+	c.write(c.arg(1)+40, zero[:])
+	c.write(c.arg(1)+48, zero[:4])
+	return ret(int64(len(data)))
+}
+
+// msghdr is the part of struct msghdr weft reads (x86-64 layout).
+type msghdr struct {
+	name       uint64
+	namelen    uint32
+	iov        []iovec
+	controllen uint64
+}
+
+func (c *call) readMsghdr(addr uint64) (msghdr, error) {
+	b, err := c.read(addr, 56)
+	if err != nil {
+		return msghdr{}, err
+	}
+	h := msghdr{
+		name:       binary.LittleEndian.Uint64(b[0:]),
+		namelen:    binary.LittleEndian.Uint32(b[8:]),
+		controllen: binary.LittleEndian.Uint64(b[40:]),
+	}
+	h.iov, err = c.readIovecs(binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:]))
+	return h, err
+}
+
+// Shutdown implements shutdown(2); SHUT_RD only stops reads locally.
+func sysShutdown(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	how := c.arg(1)
+	if how > unix.SHUT_RDWR {
+		return errno(unix.EINVAL)
+	}
+	return netResult(c.w.net.Shutdown(v.sock, how != unix.SHUT_RD), 0)
+}
+
+// Getsockname implements getsockname(2).
+func sysGetsockname(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock.Local))
+}
+
+// Getpeername implements getpeername(2).
+func sysGetpeername(c *call) result {
+	v := c.vsock(c.arg(0))
+	if v == nil {
+		return errno(unix.ENOTSOCK)
+	}
+	if !v.sock.Connected() {
+		return errno(unix.ENOTCONN)
+	}
+	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock.Peer))
+}
+
+func netResult(e netsim.Errno, v int64) result {
+	if e != netsim.OK {
+		return errno(sysErrno(e))
+	}
+	return ret(v)
+}

@@ -1,0 +1,195 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// Poll implements poll(2) over virtual sockets; a positive timeout is a
+// virtual-time deadline.
+func sysPoll(c *call) result {
+	timeout := int64(int32(c.arg(2)))
+	if timeout >= 0 {
+		timeout *= 1e6
+	}
+	return pollCommon(c, c.arg(0), c.arg(1), timeout)
+}
+
+// Ppoll implements ppoll(2); the signal mask is ignored (weft delivers no
+// signals to parked nodes).
+func sysPpoll(c *call) result {
+	timeout := int64(-1)
+	if c.arg(2) != 0 {
+		ns, err := c.readTimespec(c.arg(2))
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		timeout = ns
+	}
+	return pollCommon(c, c.arg(0), c.arg(1), timeout)
+}
+
+// pollCommon evaluates readiness for nfds pollfds at addr; timeout is in
+// nanoseconds, negative for none.
+func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
+	if nfds > 4096 {
+		return errno(unix.EINVAL)
+	}
+	b, err := c.read(addr, int(nfds)*8)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	ready := 0
+	for i := 0; i < int(nfds); i++ {
+		p := b[8*i:]
+		fd := int32(binary.LittleEndian.Uint32(p))
+		events := binary.LittleEndian.Uint16(p[4:])
+		var rev uint16
+		if fd >= 0 {
+			v := c.n.fds[int(fd)]
+			if v == nil {
+				return failf("poll on fd %d, which is not a virtual socket, is not modelled", fd)
+			}
+			rev = readiness(v) & (events | unix.POLLHUP | unix.POLLERR)
+		}
+		binary.LittleEndian.PutUint16(p[6:], rev)
+		if rev != 0 {
+			ready++
+		}
+	}
+	if ready == 0 {
+		if r, wait := c.wait(timeout); wait {
+			return r
+		}
+	}
+	if err := c.write(addr, b); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(int64(ready))
+}
+
+// readiness is the poll(2) event mask of a virtual socket.
+func readiness(v *vfd) uint16 {
+	var ev uint16
+	s := v.sock
+	if s.Readable() {
+		ev |= unix.POLLIN | pollRdnorm
+	}
+	if s.Writable() {
+		ev |= unix.POLLOUT | pollWrnorm
+	}
+	if s.Hup() {
+		ev |= unix.POLLHUP
+	}
+	return ev
+}
+
+// wait decides what a call with nothing ready does: wait=false means the
+// caller should answer now (timeout 0, or the deadline passed); otherwise
+// r is park.
+func (c *call) wait(timeout int64) (r result, wait bool) {
+	if timeout == 0 || c.timedOut {
+		return result{}, false
+	}
+	if !c.started {
+		c.started = true
+		c.deadline = -1
+		if timeout > 0 {
+			c.deadline = c.w.now + timeout
+		}
+	}
+	return park(), true
+}
+
+// Select implements select(2) over virtual sockets.
+func sysSelect(c *call) result {
+	timeout := int64(-1)
+	if c.arg(4) != 0 {
+		b, err := c.read(c.arg(4), 16)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		timeout = int64(binary.LittleEndian.Uint64(b))*1e9 + int64(binary.LittleEndian.Uint64(b[8:]))*1e3
+	}
+	return selectCommon(c, timeout)
+}
+
+// Pselect6 implements pselect6(2); the signal mask is ignored.
+func sysPselect6(c *call) result {
+	timeout := int64(-1)
+	if c.arg(4) != 0 {
+		ns, err := c.readTimespec(c.arg(4))
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		timeout = ns
+	}
+	return selectCommon(c, timeout)
+}
+
+func selectCommon(c *call, timeout int64) result {
+	nfds := int(int32(c.arg(0)))
+	if nfds < 0 || nfds > 1024 {
+		return errno(unix.EINVAL)
+	}
+	size := (nfds + 63) / 64 * 8
+	sets := [3][]byte{}
+	for i := range sets {
+		if a := c.arg(1 + i); a != 0 {
+			b, err := c.read(a, size)
+			if err != nil {
+				return errno(unix.EFAULT)
+			}
+			sets[i] = b
+		}
+	}
+	masks := [3]uint16{unix.POLLIN | unix.POLLHUP, unix.POLLOUT, unix.POLLPRI}
+	out := [3][]byte{make([]byte, size), make([]byte, size), make([]byte, size)}
+	ready := 0
+	for fd := 0; fd < nfds; fd++ {
+		for i, set := range sets {
+			if set == nil || set[fd/8]&(1<<(fd%8)) == 0 {
+				continue
+			}
+			v := c.n.fds[fd]
+			if v == nil {
+				return failf("select on fd %d, which is not a virtual socket, is not modelled", fd)
+			}
+			if readiness(v)&masks[i] != 0 {
+				out[i][fd/8] |= 1 << (fd % 8)
+				ready++
+			}
+		}
+	}
+	if ready == 0 {
+		if r, wait := c.wait(timeout); wait {
+			return r
+		}
+	}
+	for i, set := range sets {
+		if set != nil {
+			if err := c.write(c.arg(1+i), out[i]); err != nil {
+				return errno(unix.EFAULT)
+			}
+		}
+	}
+	return ret(int64(ready))
+}
+
+// readTimespec reads a struct timespec as nanoseconds.
+func (c *call) readTimespec(addr uint64) (int64, error) {
+	b, err := c.read(addr, 16)
+	if err != nil {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint64(b))*1e9 + int64(binary.LittleEndian.Uint64(b[8:])), nil
+}
+
+// POLLRDNORM and POLLWRNORM (asm-generic/poll.h).
+const (
+	pollRdnorm = 0x040
+	pollWrnorm = 0x100
+)

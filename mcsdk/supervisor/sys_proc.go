@@ -1,0 +1,18 @@
+//go:build linux
+
+package supervisor
+
+// Nodes see virtual process ids, so nothing about the host's pid
+// allocation reaches them: node i is pid 100+i, and its parent is pid 1.
+const virtualPidBase = 100
+
+// Getpid implements getpid(2) and gettid(2).
+func sysGetpid(c *call) result { return ret(int64(virtualPidBase + c.n.id)) }
+
+// Getppid implements getppid(2).
+func sysGetppid(c *call) result { return ret(1) }
+
+// SetTidAddress implements set_tid_address(2) for single-threaded nodes:
+// it returns the virtual tid (glibc stores it in the thread descriptor,
+// which would otherwise make memory differ between runs).
+func sysSetTidAddress(c *call) result { return ret(int64(virtualPidBase + c.n.id)) }

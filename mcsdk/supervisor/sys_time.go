@@ -1,0 +1,122 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// Every clock reads the world's one virtual clock, which only the
+// scheduler moves (a timer action, or a message's arrival time). Realtime
+// clocks start at startTime; monotonic, boot and CPU clocks count from the
+// start of the run, offset so they are never zero.
+const monotonicOffset = int64(1000) * 1e9
+
+func (w *World) clockNow(clock uint64) (int64, bool) {
+	switch clock {
+	case unix.CLOCK_REALTIME, unix.CLOCK_REALTIME_COARSE, unix.CLOCK_REALTIME_ALARM, unix.CLOCK_TAI:
+		return w.now, true
+	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
+		unix.CLOCK_BOOTTIME, unix.CLOCK_BOOTTIME_ALARM,
+		unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
+		return w.now - startTime + monotonicOffset, true
+	}
+	return 0, false
+}
+
+func timespecBytes(ns int64) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, uint64(ns/1e9))
+	return binary.LittleEndian.AppendUint64(b, uint64(ns%1e9))
+}
+
+// ClockGettime implements clock_gettime(2) for every clock id.
+func sysClockGettime(c *call) result {
+	now, ok := c.w.clockNow(c.arg(0))
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	return errno(errnoOf(c.write(c.arg(1), timespecBytes(now))))
+}
+
+// ClockGetres implements clock_getres(2): virtual clocks tick in
+// nanoseconds.
+func sysClockGetres(c *call) result {
+	if _, ok := c.w.clockNow(c.arg(0)); !ok {
+		return errno(unix.EINVAL)
+	}
+	if c.arg(1) == 0 {
+		return ret(0)
+	}
+	return errno(errnoOf(c.write(c.arg(1), timespecBytes(1))))
+}
+
+// Gettimeofday implements gettimeofday(2); the timezone is UTC.
+func sysGettimeofday(c *call) result {
+	if c.arg(0) != 0 {
+		b := binary.LittleEndian.AppendUint64(nil, uint64(c.w.now/1e9))
+		b = binary.LittleEndian.AppendUint64(b, uint64(c.w.now%1e9/1e3))
+		if err := c.write(c.arg(0), b); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	if c.arg(1) != 0 {
+		if err := c.write(c.arg(1), make([]byte, 8)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	return ret(0)
+}
+
+// Time implements time(2).
+func sysTime(c *call) result {
+	sec := c.w.now / 1e9
+	if c.arg(0) != 0 {
+		if err := c.write(c.arg(0), binary.LittleEndian.AppendUint64(nil, uint64(sec))); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	return ret(sec)
+}
+
+// Nanosleep implements nanosleep(2): the node parks until the scheduler
+// fires its timer.
+func sysNanosleep(c *call) result {
+	ns, err := c.readTimespec(c.arg(0))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	return sleep(c, c.w.now+ns, c.arg(1))
+}
+
+// ClockNanosleep implements clock_nanosleep(2), relative or TIMER_ABSTIME.
+func sysClockNanosleep(c *call) result {
+	now, ok := c.w.clockNow(c.arg(0))
+	if !ok {
+		return ret(int64(unix.EINVAL)) // clock_nanosleep returns the error
+	}
+	ns, err := c.readTimespec(c.arg(2))
+	if err != nil {
+		return ret(int64(unix.EFAULT))
+	}
+	deadline := c.w.now + ns
+	if c.arg(1)&unix.TIMER_ABSTIME != 0 {
+		deadline = c.w.now + (ns - now)
+	}
+	return sleep(c, deadline, c.arg(3))
+}
+
+func sleep(c *call, deadline int64, rem uint64) result {
+	if !c.started {
+		c.started = true
+		c.deadline = deadline
+	}
+	if !c.timedOut && c.deadline > c.w.now {
+		return park()
+	}
+	if rem != 0 {
+		c.write(rem, make([]byte, 16))
+	}
+	return ret(0)
+}

@@ -1,0 +1,215 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// NodeSpec says how to start one node.
+type NodeSpec struct {
+	Path string   // executable
+	Args []string // argv[1:]
+	Env  []string // the complete environment
+	Dir  string   // working directory ("" = the supervisor's)
+}
+
+// ClientRequest is one request the environment's client may send: it
+// connects to the node's port and sends Data.
+type ClientRequest struct {
+	Node int
+	Data []byte
+}
+
+// Config describes one world.
+type Config struct {
+	Nodes    []NodeSpec
+	BasePort int // node i listens on BasePort+i
+	Client   []ClientRequest
+	// Bag makes every in-flight message deliverable, not only each
+	// channel's head (FIFO, the TCP default).
+	Bag bool
+	// Seed feeds every random byte a node sees (AT_RANDOM, getrandom,
+	// /dev/urandom).
+	Seed uint64
+	// Watchdog bounds the wall time a node may run without parking.
+	Watchdog time.Duration
+	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
+	OutputLimit int
+	// OnOutput, if set, receives node output as it is written, in order.
+	OnOutput func(node int, data []byte)
+}
+
+// World is one run of the system under test: its node processes, the
+// virtual network between them, the virtual clock and the environment.
+// A World is used from one goroutine.
+type World struct {
+	cfg        Config
+	nodes      []*node
+	net        *netsim.Network
+	rand       *randStream
+	now        int64 // virtual time, ns since the Unix epoch
+	steps      int
+	allStarted bool
+	failure    *Failure
+	clientSent []bool
+	envBuf     map[int][]byte
+	envNode    map[int]int
+	replies    []Reply
+}
+
+// startTime is the virtual wall clock at the start of every run:
+// 2026-01-01T00:00:00Z. Monotonic clocks read the time since the run began.
+const startTime = int64(1767225600) * int64(time.Second)
+
+// Reply is one line the environment's client received from a node, or a
+// refused connection.
+type Reply struct {
+	Node int
+	Line string
+	Err  string
+	Step int
+}
+
+// node is one node process.
+type node struct {
+	id       int
+	pid      int
+	pidfd    int
+	listener int
+	running  bool
+	exited   bool
+	killed   bool
+	status   unixWaitStatus
+	parked   *call
+	fds      map[int]*vfd
+	base     uintptr
+	opts     map[optKey][]byte
+	output   bytes.Buffer
+}
+
+// vfd is a target descriptor weft serves: a virtual socket. ours is the
+// supervisor's copy of the injected file description (a socketpair end),
+// which shares O_NONBLOCK with the target's descriptor.
+type vfd struct {
+	sock *netsim.Socket
+	ours int
+}
+
+// call is one intercepted syscall, possibly parked.
+type call struct {
+	w        *World
+	n        *node
+	req      notif
+	deadline int64 // virtual time at which a parked call times out; -1 none
+	timedOut bool
+	started  bool // the handler has initialised deadline
+}
+
+func (c *call) arg(i int) uint64 { return c.req.Data.Args[i] }
+
+// resultKind says how a handler answered.
+type resultKind int
+
+const (
+	rReturn   resultKind = iota // answer with val or errno
+	rContinue                   // let the kernel perform the call
+	rPark                       // nothing to return yet: defer the answer
+	rDone                       // the handler answered itself (ADDFD)
+	rFail                       // end the run with verdict error
+)
+
+type result struct {
+	kind  resultKind
+	val   int64
+	errno uintptrErrno
+	msg   string
+}
+
+// handler serves one syscall.
+type handler func(c *call) result
+
+func ret(v int64) result { return result{kind: rReturn, val: v} }
+func errno(e uintptrErrno) result {
+	return result{kind: rReturn, errno: e}
+}
+func cont() result { return result{kind: rContinue} }
+func park() result { return result{kind: rPark} }
+func done() result { return result{kind: rDone} }
+func failf(format string, a ...any) result {
+	return result{kind: rFail, msg: fmt.Sprintf(format, a...)}
+}
+
+// ActionKind is the kind of a scheduler choice.
+type ActionKind int
+
+// Action kinds.
+const (
+	Deliver ActionKind = iota // deliver a message in flight
+	Client                    // the environment's client sends a request
+	Timer                     // a parked call's timeout fires
+	Crash                     // kill a node (SIGKILL)
+)
+
+var actionNames = [...]string{"deliver", "client", "timer", "crash"}
+
+func (k ActionKind) String() string { return actionNames[k] }
+
+// Action is one choice of the scheduler at a quiescent point.
+type Action struct {
+	Kind  ActionKind
+	Chan  int // Deliver: channel
+	Index int // Deliver: message index within the channel
+	Node  int // Timer, Crash
+	Req   int // Client: request index
+}
+
+// String is the action's stable text form, used in recordings.
+func (a Action) String() string {
+	switch a.Kind {
+	case Deliver:
+		return fmt.Sprintf("deliver %d.%d", a.Chan, a.Index)
+	case Client:
+		return fmt.Sprintf("client %d", a.Req)
+	case Timer:
+		return fmt.Sprintf("timer %d", a.Node)
+	case Crash:
+		return fmt.Sprintf("crash %d", a.Node)
+	}
+	return fmt.Sprintf("action(%d)", a.Kind)
+}
+
+// ParseAction parses the text form written by Action.String.
+func ParseAction(s string) (Action, error) {
+	var a Action
+	var kind string
+	var rest string
+	if _, err := fmt.Sscanf(s, "%s %s", &kind, &rest); err != nil {
+		return a, fmt.Errorf("bad action %q", s)
+	}
+	var err error
+	switch kind {
+	case "deliver":
+		a.Kind = Deliver
+		_, err = fmt.Sscanf(rest, "%d.%d", &a.Chan, &a.Index)
+	case "client":
+		a.Kind = Client
+		_, err = fmt.Sscanf(rest, "%d", &a.Req)
+	case "timer":
+		a.Kind = Timer
+		_, err = fmt.Sscanf(rest, "%d", &a.Node)
+	case "crash":
+		a.Kind = Crash
+		_, err = fmt.Sscanf(rest, "%d", &a.Node)
+	default:
+		err = fmt.Errorf("unknown kind")
+	}
+	if err != nil {
+		return Action{}, fmt.Errorf("bad action %q: %v", s, err)
+	}
+	return a, nil
+}

@@ -1,0 +1,601 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// Start launches every node of cfg, one at a time, and runs the world to
+// its first quiescent point. The caller must Close the world.
+func Start(cfg Config) (*World, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("supervisor: no nodes")
+	}
+	if cfg.Watchdog == 0 {
+		cfg.Watchdog = 10 * time.Second
+	}
+	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), now: startTime,
+		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}}
+	w.net.OnEnvData = w.envData
+	w.net.OnEnvClose = func(*netsim.Socket) {}
+	for i := range cfg.Nodes {
+		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
+	}
+	for _, n := range w.nodes {
+		if err := w.launch(n); err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.settle()
+	}
+	w.allStarted = true
+	w.settle()
+	return w, nil
+}
+
+func (w *World) launch(n *node) error {
+	spec := w.cfg.Nodes[n.id]
+	var random [16]byte
+	w.rand.Read(random[:])
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random})
+	if res.err != nil {
+		return fmt.Errorf("node %d: %w", n.id, res.err)
+	}
+	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
+	n.running = true
+	w.runNode(n)
+	return nil
+}
+
+// Close kills every node and releases every descriptor. It is safe to call
+// more than once.
+func (w *World) Close() {
+	for _, n := range w.nodes {
+		w.kill(n)
+	}
+}
+
+func (w *World) kill(n *node) {
+	if n.pid > 0 && !n.exited {
+		unix.Kill(n.pid, unix.SIGKILL)
+		var ws unix.WaitStatus
+		unix.Wait4(n.pid, &ws, unix.WALL, nil)
+		n.exited, n.killed = true, true
+	}
+	n.release()
+}
+
+func (n *node) release() {
+	for fd, v := range n.fds {
+		if v.ours >= 0 {
+			unix.Close(v.ours)
+			v.ours = -1
+		}
+		delete(n.fds, fd)
+	}
+	if n.listener >= 0 {
+		unix.Close(n.listener)
+		n.listener = -1
+	}
+	if n.pidfd >= 0 {
+		unix.Close(n.pidfd)
+		n.pidfd = -1
+	}
+	n.parked = nil
+}
+
+// runNode lets node n run until it parks in a deferred call, exits, or
+// fails. Only one node runs at any moment; that is what makes a run a pure
+// function of the scheduler's choices.
+func (w *World) runNode(n *node) {
+	for w.failure == nil && !n.exited {
+		ev, err := w.waitEvent(n)
+		if err != nil {
+			w.fail(n, "", err.Error())
+			return
+		}
+		if ev == evExit {
+			w.reap(n)
+			return
+		}
+		c := &call{w: w, n: n, deadline: -1}
+		if err := recvNotif(n.listener, &c.req); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // the target died while we looked
+			}
+			w.fail(n, "", fmt.Sprintf("receiving notification: %v", err))
+			return
+		}
+		if w.dispatch(c) == parked {
+			n.parked = c
+			return
+		}
+	}
+}
+
+type event int
+
+const (
+	evNotif event = iota
+	evExit
+)
+
+// waitEvent waits for node n's next notification or its death. The
+// watchdog reports a node that neither parks nor exits (a busy loop).
+func (w *World) waitEvent(n *node) (event, error) {
+	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}, {Fd: int32(n.pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(w.cfg.Watchdog)
+	for {
+		ms := int(time.Until(deadline).Milliseconds())
+		if ms <= 0 {
+			return 0, fmt.Errorf("watchdog: node never parked or exited within %v (a busy loop, or a blocking call weft does not see)", w.cfg.Watchdog)
+		}
+		k, err := unix.Poll(fds, ms)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if k == 0 {
+			continue
+		}
+		if fds[0].Revents&unix.POLLIN != 0 {
+			return evNotif, nil
+		}
+		if fds[1].Revents != 0 || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 {
+			return evExit, nil
+		}
+	}
+}
+
+func (w *World) reap(n *node) {
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(n.pid, &ws, unix.WALL, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	n.exited = true
+	n.status = ws
+	w.net.CloseNode(n.id, false)
+	n.release()
+}
+
+// dispatch runs the table entry for c and answers the node unless the call
+// parks.
+func (w *World) dispatch(c *call) outcome {
+	nr := int(c.req.Data.Nr)
+	e, ok := syscallTable[nr]
+	if !ok {
+		w.fail(c.n, sysName(nr), "intercepted but not in the syscall table")
+		return failed
+	}
+	if e.decision == unsupported {
+		w.fail(c.n, e.name, e.note)
+		return failed
+	}
+	r := e.handler(c)
+	switch r.kind {
+	case rPark:
+		return parked
+	case rFail:
+		w.fail(c.n, e.name, r.msg)
+		return failed
+	case rDone:
+		return answered
+	case rContinue:
+		w.respond(c, notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
+	default:
+		resp := notifResp{ID: c.req.ID, Val: r.val}
+		if r.errno != 0 {
+			resp.Val, resp.Error = -1, -int32(r.errno)
+		}
+		w.respond(c, resp)
+	}
+	return answered
+}
+
+func (w *World) respond(c *call, r notifResp) {
+	if err := sendResp(c.n.listener, &r); err != nil {
+		w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering: %v", err))
+	}
+}
+
+type outcome int
+
+const (
+	answered outcome = iota
+	parked
+	failed
+)
+
+// fail ends the run with verdict error.
+func (w *World) fail(n *node, syscall, msg string) {
+	if w.failure != nil {
+		return
+	}
+	w.failure = &Failure{Node: n.id, Syscall: syscall, Msg: msg}
+}
+
+// settle retries parked calls until no node can make progress: the world
+// is then quiescent. Nodes are retried in index order, so the result is
+// deterministic.
+func (w *World) settle() {
+	for progress := true; progress && w.failure == nil; {
+		progress = false
+		for _, n := range w.nodes {
+			if w.failure != nil {
+				return
+			}
+			c := n.parked
+			if c == nil || n.exited {
+				continue
+			}
+			if w.dispatch(c) == parked {
+				continue
+			}
+			n.parked = nil
+			w.runNode(n)
+			progress = true
+		}
+	}
+}
+
+// Failure is why a run ended with verdict error: an unsupported syscall, a
+// watchdog expiry, or a supervisor fault. It names the node and syscall.
+type Failure struct {
+	Node    int
+	Syscall string
+	Msg     string
+}
+
+func (f *Failure) Error() string {
+	if f.Syscall != "" {
+		return fmt.Sprintf("node %d: unsupported or failed syscall %s: %s", f.Node, f.Syscall, f.Msg)
+	}
+	return fmt.Sprintf("node %d: %s", f.Node, f.Msg)
+}
+
+// Failure returns why the run failed, or nil.
+func (w *World) Failure() *Failure { return w.failure }
+
+// envData receives bytes a node sent to the environment's client.
+func (w *World) envData(env *netsim.Socket, data []byte) {
+	w.envBuf[env.ID] = append(w.envBuf[env.ID], data...)
+	for {
+		buf := w.envBuf[env.ID]
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return
+		}
+		w.replies = append(w.replies, Reply{Node: w.envNode[env.ID], Line: string(buf[:i]), Step: w.steps})
+		w.envBuf[env.ID] = buf[i+1:]
+	}
+}
+
+// Apply performs one action and runs the world to its next quiescent point.
+func (w *World) Apply(a Action) error {
+	if w.failure != nil {
+		return w.failure
+	}
+	w.steps++
+	switch a.Kind {
+	case Deliver:
+		m, to, err := w.net.Deliver(netsim.Delivery{Chan: a.Chan, Index: a.Index})
+		if err != nil {
+			return err
+		}
+		if m.Due > w.now {
+			w.now = m.Due
+		}
+		_ = to
+	case Client:
+		if a.Req < 0 || a.Req >= len(w.cfg.Client) || w.clientSent[a.Req] {
+			return fmt.Errorf("supervisor: client request %d is not enabled", a.Req)
+		}
+		w.clientSent[a.Req] = true
+		r := w.cfg.Client[a.Req]
+		env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + r.Node))
+		if e != netsim.OK {
+			w.replies = append(w.replies, Reply{Node: r.Node, Err: e.String(), Step: w.steps})
+			break
+		}
+		w.envNode[env.ID] = r.Node
+		w.net.InjectEnv(env, r.Data)
+	case Timer:
+		n := w.nodes[a.Node]
+		if n.parked == nil || n.parked.deadline < 0 {
+			return fmt.Errorf("supervisor: node %d has no pending timer", a.Node)
+		}
+		if n.parked.deadline > w.now {
+			w.now = n.parked.deadline
+		}
+		n.parked.timedOut = true
+	case Crash:
+		n := w.nodes[a.Node]
+		w.kill(n)
+		w.net.CloseNode(n.id, true)
+	default:
+		return fmt.Errorf("supervisor: unknown action %v", a)
+	}
+	w.settle()
+	if w.failure != nil {
+		return w.failure
+	}
+	return nil
+}
+
+// Enabled lists the actions possible at this quiescent point, in canonical
+// order: client requests, deliveries (by channel), then the earliest
+// timers.
+func (w *World) Enabled() []Action {
+	if w.failure != nil {
+		return nil
+	}
+	var acts []Action
+	for i := range w.cfg.Client {
+		if !w.clientSent[i] {
+			acts = append(acts, Action{Kind: Client, Req: i})
+		}
+	}
+	for _, d := range w.net.Deliverable(!w.cfg.Bag) {
+		acts = append(acts, Action{Kind: Deliver, Chan: d.Chan, Index: d.Index})
+	}
+	earliest := int64(-1)
+	for _, n := range w.nodes {
+		if c := n.parked; c != nil && c.deadline >= 0 && (earliest < 0 || c.deadline < earliest) {
+			earliest = c.deadline
+		}
+	}
+	for _, n := range w.nodes {
+		if c := n.parked; c != nil && c.deadline >= 0 && c.deadline == earliest {
+			acts = append(acts, Action{Kind: Timer, Node: n.id})
+		}
+	}
+	return acts
+}
+
+// Describe renders an action for people: which node sends what to whom.
+func (w *World) Describe(a Action) string {
+	switch a.Kind {
+	case Deliver:
+		if a.Chan < len(w.net.Channels) {
+			c := w.net.Channels[a.Chan]
+			if a.Index < len(c.Msgs) {
+				m := c.Msgs[a.Index]
+				what := fmt.Sprintf("%q", truncate(m.Data, 40))
+				if m.FIN {
+					what = "FIN"
+				} else if m.RST {
+					what = "RST"
+				}
+				return fmt.Sprintf("deliver n%d→n%d %s (chan %d)", c.FromNode, c.ToNode, what, a.Chan)
+			}
+		}
+	case Client:
+		r := w.cfg.Client[a.Req]
+		return fmt.Sprintf("client → n%d %q", r.Node, truncate(r.Data, 40))
+	case Timer:
+		return fmt.Sprintf("timer fires on n%d", a.Node)
+	case Crash:
+		return fmt.Sprintf("crash n%d", a.Node)
+	}
+	return a.String()
+}
+
+func truncate(b []byte, n int) string {
+	s := string(b)
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// Replies returns the lines the environment's client has received.
+func (w *World) Replies() []Reply { return w.replies }
+
+// Steps is the number of actions applied.
+func (w *World) Steps() int { return w.steps }
+
+// Now is the virtual time in nanoseconds since the run's epoch.
+func (w *World) Now() int64 { return w.now - startTime }
+
+// NodeStatus describes one node at a quiescent point.
+type NodeStatus struct {
+	Alive    bool
+	Exited   bool
+	Killed   bool   // killed by the scheduler (a crash action)
+	ExitCode int    // when exited normally
+	Signal   string // when killed by a signal it did not get from weft
+	Syscall  string // the call it is parked in
+}
+
+// Status reports node i.
+func (w *World) Status(i int) NodeStatus {
+	n := w.nodes[i]
+	st := NodeStatus{Alive: !n.exited, Exited: n.exited, Killed: n.killed}
+	if n.exited && !n.killed {
+		if n.status.Signaled() {
+			st.Signal = unix.SignalName(n.status.Signal())
+		} else {
+			st.ExitCode = n.status.ExitStatus()
+		}
+	}
+	if n.parked != nil {
+		st.Syscall = sysName(int(n.parked.req.Data.Nr))
+	}
+	return st
+}
+
+// ReadGlobal reads size bytes of the global symbol at addr (already
+// relocated for the node) from node i's memory.
+func (w *World) ReadMem(i int, addr uintptr, size int) ([]byte, error) {
+	n := w.nodes[i]
+	if n.exited {
+		return nil, fmt.Errorf("node %d has exited", i)
+	}
+	buf := make([]byte, size)
+	k, err := readMem(n.pid, addr, buf)
+	if err != nil {
+		return nil, err
+	}
+	if k != size {
+		return nil, fmt.Errorf("node %d: short read at %#x", i, addr)
+	}
+	return buf, nil
+}
+
+// LoadBase returns the address at which node i's executable was mapped
+// (for relocating PIE symbols), read from /proc/PID/maps.
+func (w *World) LoadBase(i int) (uintptr, error) {
+	n := w.nodes[i]
+	if n.exited {
+		return 0, fmt.Errorf("node %d has exited", i)
+	}
+	if n.base != 0 {
+		return n.base, nil
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	if err != nil {
+		return 0, err
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n.pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 6 && f[5] == exe && f[2] == "00000000" {
+			var lo uint64
+			fmt.Sscanf(f[0], "%x-", &lo)
+			n.base = uintptr(lo)
+			return n.base, nil
+		}
+	}
+	return 0, fmt.Errorf("node %d: executable %s not found in its memory map", i, exe)
+}
+
+// HashMemory writes a hash of node i's writable memory to h: every
+// private writable mapping, byte for byte. With ASLR off and AT_RANDOM
+// seeded, equal histories give equal bytes.
+func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) error {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 64<<10)
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
+			continue
+		}
+		var lo, hi uint64
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
+			continue
+		}
+		for a := lo; a < hi; {
+			k := min(uint64(len(buf)), hi-a)
+			got, _ := readMem(n.pid, uintptr(a), buf[:k])
+			if got <= 0 {
+				break
+			}
+			h.Write(buf[:got])
+			a += uint64(got)
+		}
+	}
+	return nil
+}
+
+// Hash returns a canonical hash of the world at a quiescent point: each
+// node's liveness, the call it is parked in, its memory (HashMemory) or
+// only the given extra bytes (HashGlobals), the network, the environment
+// and the clock.
+func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
+	h := sha256.New()
+	var b [8]byte
+	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
+	for _, n := range w.nodes {
+		if n.exited {
+			put(1)
+			put(uint64(n.status))
+			continue
+		}
+		put(0)
+		if c := n.parked; c != nil {
+			put(uint64(c.req.Data.Nr))
+			put(c.req.Data.InstructionPointer)
+			for _, a := range c.req.Data.Args {
+				put(a)
+			}
+			put(uint64(c.deadline))
+		}
+		if mode == HashMemory {
+			if err := w.hashMemory(n, h); err != nil {
+				return [32]byte{}, err
+			}
+		}
+	}
+	h.Write(extra)
+	w.net.Hash(h)
+	for i, sent := range w.clientSent {
+		if sent {
+			put(uint64(i))
+		}
+	}
+	for _, r := range w.replies {
+		put(uint64(r.Node))
+		h.Write([]byte(r.Line))
+		h.Write([]byte(r.Err))
+	}
+	put(uint64(w.now))
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
+}
+
+// HashMode selects what Hash covers.
+type HashMode int
+
+// Hash modes.
+const (
+	// HashMemory hashes every node's writable memory: sound, since two
+	// states merge only if nothing a node can later observe differs.
+	HashMemory HashMode = iota
+	// HashGlobals hashes only the declared globals the caller passes: a
+	// coarser abstraction that may merge states a node can tell apart.
+	HashGlobals
+)
+
+// Output returns what node i wrote to stdout and stderr, in order.
+func (w *World) Output(i int) []byte { return w.nodes[i].output.Bytes() }
+
+// Network exposes the virtual network (read-only use).
+func (w *World) Network() *netsim.Network { return w.net }
+
+// nodeOutput keeps what a node wrote to stdout or stderr.
+func (w *World) nodeOutput(n *node, data []byte) {
+	limit := w.cfg.OutputLimit
+	if limit == 0 {
+		limit = 1 << 20
+	}
+	if n.output.Len()+len(data) <= limit {
+		n.output.Write(data)
+	}
+	if w.cfg.OnOutput != nil {
+		w.cfg.OnOutput(n.id, data)
+	}
+}
