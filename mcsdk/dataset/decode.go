@@ -39,8 +39,8 @@ type intFn func(i int) (int64, bool)
 
 type columns struct {
 	campaign, run, model, binary, variant, verdict, recording, detail strFn
-	seed, firstStep, firstTime, steps, states, virtual, wall        intFn
-	violated                                                         func(i int) []string
+	seed, firstStep, firstTime, steps, states, virtual, wall          intFn
+	violated                                                          func(i int) []string
 }
 
 func newColumns(rec arrow.RecordBatch) (*columns, error) {

@@ -71,7 +71,9 @@ type Key struct {
 func (r *Row) Key() Key { return Key{Variant: r.Variant, Seed: r.Seed, Run: r.RunID} }
 
 // String formats the key as "variant/seed/run" for messages.
-func (k Key) String() string { return fmt.Sprintf("variant %q seed %d run %q", k.Variant, k.Seed, k.Run) }
+func (k Key) String() string {
+	return fmt.Sprintf("variant %q seed %d run %q", k.Variant, k.Seed, k.Run)
+}
 
 // Column names of the verdict schema, in schema order.
 const (
