@@ -138,9 +138,9 @@ type Network struct {
 	// OnEnvClose is called when a node closes its end of an environment
 	// connection.
 	OnEnvClose func(env *Socket)
-	listeners map[uint16]*Socket
-	dgramPort map[uint16]*Socket
-	ephemeral uint16
+	listeners  map[uint16]*Socket
+	dgramPort  map[uint16]*Socket
+	ephemeral  uint16
 }
 
 // New returns an empty network.
