@@ -1,0 +1,445 @@
+// Package engine evaluates Go cells for weft's Jupyter kernel with the
+// yaegi interpreter. State persists from cell to cell. The engine never
+// touches sockets: each Execute gets a Publisher for the cell's streams
+// and displays.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/weft-mc/weft/kernel/display"
+)
+
+// DisplayPath is the import path of weft's display package.
+const DisplayPath = "github.com/weft-mc/weft/kernel/display"
+
+// Publisher receives what a running cell produces.
+type Publisher interface {
+	// Stream sends text written to "stdout" or "stderr".
+	Stream(name, text string)
+	// Display and Update send display_data and update_display_data.
+	display.Output
+	// Input asks the front end for a line of input (without the newline);
+	// it fails if the front end does not allow input.
+	Input(prompt string, password bool) (string, error)
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Symbols are extra compiled packages to bind, e.g. symbols.Exports().
+	// The standard library and the display package are always bound.
+	Symbols []interp.Exports
+	// GoPath is where yaegi looks for source packages; "" disables that.
+	GoPath string
+	_      struct{}
+}
+
+// Engine is one interpreter session. Execute calls are serialised.
+type Engine struct {
+	mu       sync.Mutex // held by Execute
+	in       *interp.Interpreter
+	io       *cellIO
+	imported map[string]string // bound package name -> canonical path
+	names    map[string]bool   // names declared by cells
+	packages map[string]bool   // every bound import path
+}
+
+// Result is what a cell evaluated to.
+type Result struct {
+	// HasValue is false when the cell's last statement is not an
+	// expression with one non-nil value.
+	HasValue bool
+	Data     display.Data
+}
+
+// Error is a failed cell: the protocol's ename, evalue and traceback.
+type Error struct {
+	Name      string
+	Value     string
+	Traceback []string
+}
+
+func (e *Error) Error() string { return e.Name + ": " + e.Value }
+
+// New starts an interpreter with the standard library, the display package
+// (importable as "display", gophernotes-style, and by its full path, and
+// imported by default) and opts.Symbols bound.
+func New(opts Options) (*Engine, error) {
+	e := &Engine{
+		imported: map[string]string{},
+		names:    map[string]bool{},
+		packages: map[string]bool{},
+	}
+	e.io = newCellIO()
+	e.in = interp.New(interp.Options{
+		GoPath: opts.GoPath,
+		Stdout: e.io.stdout, Stderr: e.io.stderr, Stdin: e.io.stdin,
+	})
+	tables := append(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), e.displayExports())
+	for _, t := range tables {
+		if err := e.in.Use(t); err != nil {
+			return nil, fmt.Errorf("engine: bind symbols: %w", err)
+		}
+		for k := range t {
+			if i := strings.LastIndex(k, "/"); i > 0 {
+				e.packages[k[:i]] = true
+			}
+		}
+	}
+	if _, err := e.in.Eval(prelude); err != nil {
+		return nil, fmt.Errorf("engine: prelude: %w", err)
+	}
+	e.imported["display"] = DisplayPath
+	e.imported["_weft_display"] = DisplayPath
+	return e, nil
+}
+
+// prelude imports display and defines the renderer of last values: type
+// switches run inside the interpreter, where methods of interpreted types
+// are visible. yaegi v0.16.1 gets comma-ok tests right but panics
+// when it converts an interpreted value to an interpreted interface in an
+// assertion, and its type switches match too loosely; a comma-ok test
+// guarding a one-case type switch works.
+const prelude = `import (
+	"display"
+	_weft_fmt "fmt"
+	_weft_display "github.com/weft-mc/weft/kernel/display"
+)
+
+type (
+	_weft_Render interface{ Render() _weft_display.Data }
+	_weft_SimpleRender interface{ SimpleRender() map[string]interface{} }
+	_weft_HTML interface{ HTML() string }
+	_weft_Markdown interface{ Markdown() string }
+	_weft_SVG interface{ SVG() string }
+	_weft_Latex interface{ Latex() string }
+	_weft_JavaScript interface{ JavaScript() string }
+	_weft_PNG interface{ PNG() []byte }
+	_weft_JPEG interface{ JPEG() []byte }
+	_weft_PDF interface{ PDF() []byte }
+	_weft_JSON interface{ JSON() map[string]interface{} }
+)
+
+func _weft_render(v interface{}, text string) _weft_display.Data {
+	if v == nil {
+		return _weft_display.Data{}
+	}
+	switch d := v.(type) {
+	case _weft_display.Data:
+		return _weft_display.Auto(d)
+	}
+	parts := []_weft_display.Data{{Data: map[string]interface{}{"text/plain": text}}}
+	if _, ok := v.(_weft_Render); ok {
+		switch x := v.(type) {
+		case _weft_Render:
+			parts = append(parts, x.Render())
+		}
+	}
+	if _, ok := v.(_weft_SimpleRender); ok {
+		switch x := v.(type) {
+		case _weft_SimpleRender:
+			parts = append(parts, _weft_display.Data{Data: x.SimpleRender()})
+		}
+	}
+	if _, ok := v.(_weft_HTML); ok {
+		switch x := v.(type) {
+		case _weft_HTML:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"text/html": x.HTML()}})
+		}
+	}
+	if _, ok := v.(_weft_Markdown); ok {
+		switch x := v.(type) {
+		case _weft_Markdown:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"text/markdown": x.Markdown()}})
+		}
+	}
+	if _, ok := v.(_weft_SVG); ok {
+		switch x := v.(type) {
+		case _weft_SVG:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"image/svg+xml": x.SVG()}})
+		}
+	}
+	if _, ok := v.(_weft_Latex); ok {
+		switch x := v.(type) {
+		case _weft_Latex:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"text/latex": x.Latex()}})
+		}
+	}
+	if _, ok := v.(_weft_JavaScript); ok {
+		switch x := v.(type) {
+		case _weft_JavaScript:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"application/javascript": x.JavaScript()}})
+		}
+	}
+	if _, ok := v.(_weft_PNG); ok {
+		switch x := v.(type) {
+		case _weft_PNG:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"image/png": x.PNG()}})
+		}
+	}
+	if _, ok := v.(_weft_JPEG); ok {
+		switch x := v.(type) {
+		case _weft_JPEG:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"image/jpeg": x.JPEG()}})
+		}
+	}
+	if _, ok := v.(_weft_PDF); ok {
+		switch x := v.(type) {
+		case _weft_PDF:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"application/pdf": x.PDF()}})
+		}
+	}
+	if _, ok := v.(_weft_JSON); ok {
+		switch x := v.(type) {
+		case _weft_JSON:
+			parts = append(parts, _weft_display.Data{Data: map[string]interface{}{"application/json": x.JSON()}})
+		}
+	}
+	return _weft_display.Merge(v, parts...)
+}`
+
+// displayExports binds the display package under both import paths, with
+// its output functions bound to whichever cell is running.
+func (e *Engine) displayExports() interp.Exports {
+	full := DisplayPath + "/display"
+	syms := map[string]reflect.Value{}
+	for k, v := range displaySymbols() {
+		syms[k] = v
+	}
+	f := display.Bind(e.io)
+	syms["Display"] = reflect.ValueOf(f.Display)
+	syms["Update"] = reflect.ValueOf(f.Update)
+	syms["Show"] = reflect.ValueOf(f.Show)
+	syms["NewProgress"] = reflect.ValueOf(f.NewProgress)
+	return interp.Exports{full: syms, "display/display": syms}
+}
+
+// Execute evaluates code. Output goes to pub while the cell runs. A
+// cancelled ctx interrupts the cell (an *Error named "Interrupted"); the
+// engine stays usable. Errors in the cell are *Error values.
+func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.io.attach(pub)
+	defer e.io.detach()
+	items := e.filterImports(splitCell(code))
+	if len(items) == 0 {
+		return Result{}, nil
+	}
+	var last *item
+	if it := items[len(items)-1]; it.kind == stmtItem && isExpr(it.text) {
+		last, items = &it, items[:len(items)-1]
+	}
+	for _, g := range groups(items) {
+		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
+			return Result{}, e.cellError(ctx, err)
+		}
+		e.noteGroup(g)
+	}
+	if last == nil {
+		return Result{}, nil
+	}
+	return e.evalLast(ctx, *last)
+}
+
+// evalLast evaluates the cell's final expression and renders its value.
+// If the expression has no single value (a call of a function returning
+// nothing or several values), it runs for its effects only.
+func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
+	if isNil(it.text) || e.arity(it.text) != 1 {
+		_, err := e.in.EvalWithContext(ctx, group{text: it.text, line: it.line}.source())
+		return Result{}, e.cellError(ctx, err)
+	}
+	// The value is bound to a typed variable first: formatted through an
+	// interface{} parameter, interpreted values print as yaegi's wrappers.
+	g := group{text: "_weft_v := " + it.text + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
+	prog, err := e.compile(g.source())
+	if err != nil {
+		// yaegi cannot compile some forms (generic calls in :=): evaluate
+		// the expression alone and render its value host-side.
+		v, err := e.in.EvalWithContext(ctx, group{text: it.text, line: it.line}.source())
+		if err != nil {
+			return Result{}, e.cellError(ctx, err)
+		}
+		return hostResult(v), nil
+	}
+	v, err := e.in.ExecuteWithContext(ctx, prog)
+	if err != nil {
+		return Result{}, e.cellError(ctx, err)
+	}
+	d, ok := v.Interface().(display.Data)
+	if !ok || len(d.Data) == 0 {
+		return Result{}, nil
+	}
+	return Result{HasValue: true, Data: d}, nil
+}
+
+// compile compiles src, turning yaegi's panics into errors.
+func (e *Engine) compile(src string) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("engine: compile: %v", r)
+		}
+	}()
+	return e.in.Compile(src)
+}
+
+// hostResult renders a value returned by the interpreter on the host side.
+func hostResult(v reflect.Value) Result {
+	if !v.IsValid() || !v.CanInterface() {
+		return Result{}
+	}
+	x := v.Interface()
+	if x == nil {
+		return Result{}
+	}
+	return Result{HasValue: true, Data: display.Auto(x)}
+}
+
+// arity returns how many values the expression yields: that of the called
+// function for calls of named functions, methods and builtins, else 1.
+// yaegi does not check assignment counts, so the engine does.
+func (e *Engine) arity(text string) int {
+	x, err := parser.ParseExpr(text)
+	if err != nil {
+		return 1
+	}
+	call, ok := x.(*ast.CallExpr)
+	if !ok {
+		return 1
+	}
+	if id, ok := call.Fun.(*ast.Ident); ok && voidBuiltins[id.Name] && !e.names[id.Name] {
+		return 0
+	}
+	fun, ok := selectorChain(call.Fun)
+	if !ok {
+		return 1
+	}
+	v, err := e.eval(fun) // a name or selector chain: no side effects
+	if err != nil || !v.IsValid() || v.Kind() != reflect.Func {
+		return 1
+	}
+	return v.Type().NumOut()
+}
+
+// eval evaluates src, turning yaegi's panics into errors.
+func (e *Engine) eval(src string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("engine: eval: %v", r)
+		}
+	}()
+	return e.in.Eval(src)
+}
+
+// voidBuiltins are the builtins that return nothing.
+var voidBuiltins = map[string]bool{"print": true, "println": true, "panic": true, "close": true, "delete": true, "clear": true}
+
+// selectorChain returns the source of x if it is a name or a chain of
+// selectors on a name (a.b.c), the only forms safe to evaluate twice.
+func selectorChain(x ast.Expr) (string, bool) {
+	switch x := x.(type) {
+	case *ast.Ident:
+		return x.Name, true
+	case *ast.SelectorExpr:
+		s, ok := selectorChain(x.X)
+		return s + "." + x.Sel.Name, ok
+	}
+	return "", false
+}
+
+// isNil reports whether the expression is the literal nil.
+func isNil(text string) bool { return strings.TrimSpace(text) == "nil" }
+
+// filterImports drops imports already bound under the same name (so
+// re-running a cell works) and records the names declared.
+func (e *Engine) filterImports(items []item) []item {
+	out := items[:0:0]
+	for _, it := range items {
+		if it.kind != importItem {
+			out = append(out, it)
+			continue
+		}
+		specs := parseImports(it.text)
+		if specs == nil {
+			out = append(out, it)
+			continue
+		}
+		var fresh []importSpec
+		for _, s := range specs {
+			if e.imported[s.name] != canonical(s.path) {
+				fresh = append(fresh, s)
+			}
+		}
+		if len(fresh) > 0 {
+			it.text = importText(fresh)
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// canonical maps the gophernotes path "display" to weft's display package.
+func canonical(path string) string {
+	if path == "display" {
+		return DisplayPath
+	}
+	return path
+}
+
+// noteGroup records what a successfully evaluated run declared.
+func (e *Engine) noteGroup(g group) {
+	if !g.decl {
+		return
+	}
+	for _, it := range splitCell(g.text) {
+		switch it.kind {
+		case importItem:
+			for _, s := range parseImports(it.text) {
+				e.imported[s.name] = canonical(s.path)
+			}
+		case declItem:
+			for _, n := range declaredNames(it.text) {
+				e.names[n] = true
+			}
+		}
+	}
+}
+
+// cellError converts an interpreter error into an *Error.
+func (e *Engine) cellError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var p interp.Panic
+	var sl scanner.ErrorList
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return &Error{Name: "Interrupted", Value: "execution interrupted", Traceback: []string{"Interrupted: execution interrupted"}}
+	case errors.As(err, &p):
+		v := fmt.Sprint(p.Value)
+		return &Error{Name: "panic", Value: v, Traceback: []string{"panic: " + v}}
+	case errors.As(err, &sl):
+		return &Error{Name: "SyntaxError", Value: sl.Error(), Traceback: lines("SyntaxError", sl.Error())}
+	}
+	return &Error{Name: "Error", Value: err.Error(), Traceback: lines("Error", err.Error())}
+}
+
+func lines(name, msg string) []string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		out = append(out, name+": "+l)
+	}
+	return out
+}

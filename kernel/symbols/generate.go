@@ -1,0 +1,3 @@
+package symbols
+
+//go:generate ../gen_symbols.sh
