@@ -11,13 +11,13 @@ type Relation string
 
 // The relations of a claim.
 const (
-	Below      Relation = "<"
-	AtMost     Relation = "<="
-	Above      Relation = ">"
-	AtLeast    Relation = ">="
-	Equal      Relation = "=="
-	NotEqual   Relation = "!="
-	defaultAlpha        = 0.05
+	Below        Relation = "<"
+	AtMost       Relation = "<="
+	Above        Relation = ">"
+	AtLeast      Relation = ">="
+	Equal        Relation = "=="
+	NotEqual     Relation = "!="
+	defaultAlpha          = 0.05
 )
 
 // ordered reports whether r is one of <, <=, >, >=.

@@ -44,7 +44,7 @@ func invariantsOption(rows []InvariantCount) map[string]any {
 	bar.SetGlobalOptions(base(opts.Tooltip{Trigger: "axis"})...)
 	bar.SetGlobalOptions(
 		ec.WithYAxisOpts(opts.YAxis{Name: "violating runs", Min: 0, MinInterval: 1}),
-		ec.WithXAxisOpts(opts.XAxis{Name: "variant"}))
+		ec.WithXAxisOpts(opts.XAxis{Name: "variant", NameLocation: "middle", NameGap: 30}))
 	bar.SetXAxis(variants.keys)
 	for i, inv := range invariants.keys {
 		data := make([]opts.BarData, len(variants.keys))
@@ -126,7 +126,7 @@ func outcomesOption(rows []Outcome) map[string]any {
 	hm := ec.NewHeatMap()
 	hm.SetGlobalOptions(base(opts.Tooltip{Trigger: "item"})...)
 	hm.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "seed", Type: "category", Data: labels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		ec.WithXAxisOpts(opts.XAxis{Name: "seed", NameLocation: "middle", NameGap: 30, Type: "category", Data: labels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		ec.WithYAxisOpts(opts.YAxis{Name: "variant", Type: "category", Data: variants.keys, Inverse: opts.Bool(true), SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}))
 	hm.AddSeries("verdict", data) // (HeatMap.Validate ignores SetXAxis; the labels are in the axis options)
 	m := optionOf(hm)

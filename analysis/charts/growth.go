@@ -47,7 +47,7 @@ func growthOption(rows []DepthCount) map[string]any {
 	line := ec.NewLine()
 	line.SetGlobalOptions(base(opts.Tooltip{Trigger: "axis"})...)
 	line.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "depth", Type: "value", MinInterval: 1}),
+		ec.WithXAxisOpts(opts.XAxis{Name: "depth", NameLocation: "middle", NameGap: 30, Type: "value", MinInterval: 1}),
 		ec.WithYAxisOpts(opts.YAxis{Name: "distinct states", Type: yType}))
 	for vi, v := range variants.keys {
 		var data []opts.LineData
@@ -108,7 +108,7 @@ func throughputOption(points []ThroughputPoint) map[string]any {
 	line := ec.NewLine()
 	line.SetGlobalOptions(base(opts.Tooltip{Trigger: "axis"})...)
 	line.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "elapsed (s)", Type: "value"}),
+		ec.WithXAxisOpts(opts.XAxis{Name: "elapsed (s)", NameLocation: "middle", NameGap: 30, Type: "value"}),
 		ec.WithYAxisOpts(opts.YAxis{Name: "runs/s", Type: "value", Min: 0}))
 	line.ExtendYAxis(opts.YAxis{Name: "runs done", Type: "value", Min: 0, Position: "right"})
 	line.AddSeries("runs/s", rate,

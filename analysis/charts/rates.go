@@ -93,7 +93,7 @@ func driftOption(rows []RunRate) map[string]any {
 	line.SetGlobalOptions(base(opts.Tooltip{Trigger: "axis"})...)
 	line.SetGlobalOptions(
 		ec.WithYAxisOpts(opts.YAxis{Name: "violation rate", Min: 0}),
-		ec.WithXAxisOpts(opts.XAxis{Name: "run", Type: "category"}))
+		ec.WithXAxisOpts(opts.XAxis{Name: "run", NameLocation: "middle", NameGap: 30, Type: "category"}))
 	line.SetXAxis(runs.keys)
 	for vi, v := range variants.keys {
 		points := make([]opts.LineData, len(runs.keys))

@@ -109,7 +109,7 @@ func timelineOption(events []TraceEvent) map[string]any {
 	line := ec.NewLine()
 	line.SetGlobalOptions(base(opts.Tooltip{Trigger: "item"})...)
 	line.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "step", Type: "value", MinInterval: 1, Min: 0}),
+		ec.WithXAxisOpts(opts.XAxis{Name: "step", NameLocation: "middle", NameGap: 30, Type: "value", MinInterval: 1, Min: 0}),
 		ec.WithYAxisOpts(opts.YAxis{Name: "declared value", Type: "value"}),
 		ec.WithDataZoomOpts(opts.DataZoom{Type: "inside"}))
 	for i, s := range series {
