@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -24,7 +26,8 @@ const (
 	// FormatArrow is one Arrow IPC file (Feather v2) with the verdict schema.
 	FormatArrow Format = "arrow"
 	// FormatParquet is Parquet (Snappy) with the Arrow schema stored, so
-	// Arrow-based readers restore dictionaries and durations.
+	// Arrow-based readers restore the dictionaries. Parquet has no duration
+	// type: durations are int64 microseconds (field metadata weft.unit=us).
 	FormatParquet Format = "parquet"
 	// FormatCSV is CSV with a header of column names. Durations are whole
 	// microseconds, violated invariants are joined with ";", and null is
@@ -93,13 +96,18 @@ func writeArrow(w io.Writer, r *Reader) (int64, error) {
 
 func writeParquet(w io.Writer, r *Reader) (int64, error) {
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
-	pw, err := pqarrow.NewFileWriter(Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	schema := parquetSchema()
+	// The struct hides w's Close: pqarrow closes its sink, the caller owns it.
+	pw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return 0, err
 	}
 	var n int64
 	for r.Next() {
-		if err := pw.Write(r.RecordBatch()); err != nil {
+		rec := durationsAsInt64(schema, r.RecordBatch())
+		err := pw.Write(rec)
+		rec.Release()
+		if err != nil {
 			pw.Close()
 			return n, err
 		}
@@ -158,4 +166,39 @@ func csvRecord(r *Row) []string {
 	return []string{r.CampaignID, r.RunID, r.ModelHash, r.BinaryHash, r.Variant, i(r.Seed), r.Verdict,
 		strings.Join(r.ViolatedInvariants, ";"), step, at, i(r.Steps), i(r.DistinctStates),
 		i(int64(toMicros(r.VirtualDuration))), i(int64(toMicros(r.WallTime))), r.RecordingPath, r.Detail}
+}
+
+// parquetSchema is Schema with every duration column as int64 microseconds.
+func parquetSchema() *arrow.Schema {
+	fs := fields()
+	for i, f := range fs {
+		if f.Type.ID() == arrow.DURATION {
+			fs[i].Type = arrow.PrimitiveTypes.Int64
+			fs[i].Metadata = arrow.NewMetadata([]string{"weft.unit"}, []string{"us"})
+		}
+	}
+	md := Schema().Metadata()
+	return arrow.NewSchema(fs, &md)
+}
+
+// durationsAsInt64 returns rec under schema, its duration columns viewed as
+// int64 (same buffers, no copy); the caller releases it.
+func durationsAsInt64(schema *arrow.Schema, rec arrow.RecordBatch) arrow.RecordBatch {
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		if c.DataType().ID() != arrow.DURATION {
+			cols[i] = c
+			c.Retain()
+			continue
+		}
+		d := c.Data()
+		data := array.NewData(arrow.PrimitiveTypes.Int64, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		cols[i] = array.MakeFromData(data)
+		data.Release()
+	}
+	out := array.NewRecordBatch(schema, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
 }

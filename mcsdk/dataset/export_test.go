@@ -1,0 +1,207 @@
+package dataset
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// readBack reads an exported file of any format back into rows: Arrow and
+// Parquet through arrow-go, CSV through encoding/csv.
+func readBack(t *testing.T, path string, format Format) []Row {
+	t.Helper()
+	switch format {
+	case FormatArrow:
+		return readArrowFile(t, path)
+	case FormatParquet:
+		return readParquetFile(t, path)
+	default:
+		return readCSVFile(t, path)
+	}
+}
+
+func readArrowFile(t *testing.T, path string) []Row {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Schema().Equal(Schema()) {
+		t.Errorf("exported schema %v, want %v", r.Schema(), Schema())
+	}
+	var rows []Row
+	for i := 0; i < r.NumRecords(); i++ {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, mustDecode(t, rec)...)
+	}
+	return rows
+}
+
+func readParquetFile(t *testing.T, path string) []Row {
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	for _, name := range []string{ColVariant, ColVerdict, ColVirtualDuration, ColViolatedInvariants} {
+		idx := tbl.Schema().FieldIndices(name)
+		want := parquetSchema().Field(Schema().FieldIndices(name)[0]).Type
+		if len(idx) != 1 || !arrow.TypeEqual(tbl.Schema().Field(idx[0]).Type, want) {
+			t.Errorf("parquet column %s: schema %v, want type %v", name, tbl.Schema(), want)
+		}
+	}
+	tr := array.NewTableReader(tbl, 1<<16)
+	defer tr.Release()
+	var rows []Row
+	for tr.Next() {
+		rows = append(rows, mustDecode(t, tr.RecordBatch())...)
+	}
+	return rows
+}
+
+func mustDecode(t *testing.T, rec arrow.RecordBatch) []Row {
+	t.Helper()
+	rows, err := decodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func readCSVFile(t *testing.T, path string) []Row {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recs[0], CSVHeader()) {
+		t.Fatalf("csv header %q", recs[0])
+	}
+	rows := make([]Row, 0, len(recs)-1)
+	for _, rec := range recs[1:] {
+		rows = append(rows, parseCSVRow(t, rec))
+	}
+	return rows
+}
+
+func parseCSVRow(t *testing.T, c []string) Row {
+	num := func(s string) int64 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("csv number %q: %v", s, err)
+		}
+		return n
+	}
+	us := func(s string) time.Duration { return time.Duration(num(s)) * time.Microsecond }
+	r := Row{CampaignID: c[0], RunID: c[1], ModelHash: c[2], BinaryHash: c[3], Variant: c[4], Seed: num(c[5]),
+		Verdict: c[6], Steps: num(c[10]), DistinctStates: num(c[11]), VirtualDuration: us(c[12]),
+		WallTime: us(c[13]), RecordingPath: c[14], Detail: c[15]}
+	if c[7] != "" {
+		r.ViolatedInvariants = strings.Split(c[7], ";")
+	}
+	if c[8] != "" {
+		v := num(c[8])
+		r.FirstViolationStep = &v
+	}
+	if c[9] != "" {
+		v := us(c[9])
+		r.FirstViolationTime = &v
+	}
+	return r
+}
+
+func TestExportRoundTrip(t *testing.T) {
+	rows := sampleRows(300, "run1")
+	dir := writeDataset(t, testManifest(300), rows, FlushEvery(64))
+	bugOnly := Filter{Variants: []string{"bug"}}
+	var bugRows []Row
+	for _, r := range rows {
+		if r.Variant == "bug" {
+			bugRows = append(bugRows, r)
+		}
+	}
+	tests := []struct {
+		format Format
+		filter Filter
+		want   []Row
+	}{
+		{FormatArrow, Filter{}, rows},
+		{FormatParquet, Filter{}, rows},
+		{FormatCSV, Filter{}, rows},
+		{FormatArrow, bugOnly, bugRows},
+		{FormatParquet, bugOnly, bugRows},
+		{FormatCSV, bugOnly, bugRows},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.format)+"/"+strings.Join(tc.filter.Variants, ","), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out."+string(tc.format))
+			n, err := Export(out, tc.format, tc.filter, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(len(tc.want)) {
+				t.Errorf("Export wrote %d rows, want %d", n, len(tc.want))
+			}
+			got := readBack(t, out, tc.format)
+			if len(got) != len(tc.want) {
+				t.Fatalf("read back %d rows, want %d", len(got), len(tc.want))
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i], tc.want[i]) {
+					t.Fatalf("row %d:\n got %+v\nwant %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Format
+		ok   bool
+	}{
+		{"parquet", FormatParquet, true}, {"ARROW", FormatArrow, true}, {"csv", FormatCSV, true},
+		{"json", "", false}, {"", "", false},
+	}
+	for _, tc := range tests {
+		got, err := ParseFormat(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseFormat(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+}
