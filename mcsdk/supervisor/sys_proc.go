@@ -2,6 +2,8 @@
 
 package supervisor
 
+import "golang.org/x/sys/unix"
+
 // Nodes see virtual process ids, so nothing about the host's pid
 // allocation reaches them: node i is pid 100+i, and its parent is pid 1.
 const virtualPidBase = 100
@@ -16,3 +18,8 @@ func sysGetppid(c *call) result { return ret(1) }
 // it returns the virtual tid (glibc stores it in the thread descriptor,
 // which would otherwise make memory differ between runs).
 func sysSetTidAddress(c *call) result { return ret(int64(virtualPidBase + c.n.id)) }
+
+// Rseq implements rseq(2) by refusing it: a registered rseq area holds the
+// CPU the thread last ran on, which the kernel rewrites on every return to
+// user space. glibc falls back to not using rseq.
+func sysRseq(c *call) result { return errno(unix.ENOSYS) }

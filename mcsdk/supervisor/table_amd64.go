@@ -81,6 +81,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETTID:          served("gettid", sysGetpid),
 	unix.SYS_GETPPID:         served("getppid", sysGetppid),
 	unix.SYS_SET_TID_ADDRESS: servedPartly("set_tid_address", sysSetTidAddress, "single-threaded: the clear-child-tid address is not registered"),
+	unix.SYS_RSEQ:            servedPartly("rseq", sysRseq, "refused with ENOSYS: the kernel would write the CPU id into node memory"),
 	unix.SYS_CLONE:           notModelled("clone", "threads and child processes are not scheduled yet: targets must be single-threaded and must not fork"),
 	unix.SYS_CLONE3:          notModelled("clone3", "threads and child processes are not scheduled yet: targets must be single-threaded and must not fork"),
 	unix.SYS_FORK:            notModelled("fork", "child processes are not scheduled yet: targets must not fork"),

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+func init() {
+	var (
+		variant     string
+		depth       int
+		abstraction string
+		save        string
+		asJSON      bool
+	)
+	register(&command{
+		name:    "check",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--save FILE] [--json]",
+		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
+			fs.IntVar(&depth, "depth", 0, "depth bound in actions (default: the model's environment.depth)")
+			fs.StringVar(&abstraction, "abstraction", "memory", "state identity: memory (sound) or globals (coarse)")
+			fs.StringVar(&save, "save", "", "where to save a violating path (default MODEL-VARIANT.weftpath in the current directory)")
+			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) != 1 {
+				return exitUsage, fmt.Errorf("want exactly one MODEL, got %d arguments", len(args))
+			}
+			m, err := model.Load(args[0])
+			if err != nil {
+				return exitUsage, err
+			}
+			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction), Registry: registry()})
+			if err != nil {
+				return exitUsage, err
+			}
+			if res.Violation != nil {
+				if save == "" {
+					save = strings.TrimSuffix(baseName(args[0]), ".model") + "-" + res.Variant + ".weftpath"
+				}
+				if err := mcsdk.SavePath(save, m, res); err != nil {
+					return exitUsage, err
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return res.Verdict.ExitCode(), enc.Encode(res)
+			}
+			printCheck(res, save)
+			return res.Verdict.ExitCode(), nil
+		},
+	})
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func printCheck(res *mcsdk.CheckResult, saved string) {
+	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s)\n", res.Model, res.Variant, res.Depth, res.Abstraction)
+	switch res.Verdict {
+	case mcsdk.Holds:
+		for _, inv := range res.Invariants {
+			fmt.Printf("%s holds over %d distinct states\n", inv, res.States)
+		}
+	case mcsdk.Violated:
+		v := res.Violation
+		fmt.Printf("violated: %s\n  %s\n", v.Invariant, v.Why)
+		if v.Summary != "" {
+			fmt.Printf("  state: %s\n", v.Summary)
+		}
+		fmt.Printf("  path (%d actions):\n", len(v.Path))
+		for i, s := range v.Steps {
+			fmt.Printf("    %d. %s\n", i+1, s)
+		}
+		for i, out := range v.Output {
+			for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+				if line != "" {
+					fmt.Printf("  n%d| %s\n", i, line)
+				}
+			}
+		}
+		fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
+	case mcsdk.Error:
+		fmt.Printf("error: %s\n", res.Failure)
+	}
+	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
+		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
+}

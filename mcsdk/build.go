@@ -1,0 +1,105 @@
+package mcsdk
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// Binary is a built (or prebuilt) target executable for one variant.
+type Binary struct {
+	Variant string
+	Path    string
+	Hash    string // sha256 of the executable's bytes
+}
+
+// CacheDir is where weft keeps built targets: $WEFT_CACHE, else
+// $XDG_CACHE_HOME/weft, else ~/.cache/weft.
+func CacheDir() string {
+	if d := os.Getenv("WEFT_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "weft")
+	}
+	return filepath.Join(os.TempDir(), "weft-cache")
+}
+
+// Build returns the executable for variant of m: the model's prebuilt
+// binary, or its C source compiled with cc and the variant's flags. Builds
+// are cached by the hash of source, flags and compiler, one binary per
+// variant, so a rebuilt binary always reflects the current source.
+func Build(m *model.Model, variant string) (Binary, error) {
+	v, err := m.Variant(variant)
+	if err != nil {
+		return Binary{}, err
+	}
+	if m.Binary != "" {
+		h, err := fileHash(m.Binary)
+		return Binary{Variant: v.Name, Path: m.Binary, Hash: h}, err
+	}
+	if m.Source == "" {
+		return Binary{}, fmt.Errorf("%s: the model names neither a source nor a binary", m.Path)
+	}
+	src, err := os.ReadFile(m.Source)
+	if err != nil {
+		return Binary{}, err
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	flags := append(strings.Fields(m.CFlags), strings.Fields(v.CFlags)...)
+	key := sha256.New()
+	fmt.Fprintf(key, "weft-build-v1\x00%s\x00%s\x00%s\x00", cc, strings.Join(flags, "\x00"), filepath.Base(m.Source))
+	key.Write(src)
+	// Local headers next to the source take part in the build too.
+	if hs, _ := filepath.Glob(filepath.Join(filepath.Dir(m.Source), "*.h")); hs != nil {
+		for _, h := range hs {
+			b, _ := os.ReadFile(h)
+			fmt.Fprintf(key, "\x00%s\x00", filepath.Base(h))
+			key.Write(b)
+		}
+	}
+	dir := filepath.Join(CacheDir(), "bin")
+	out := filepath.Join(dir, hex.EncodeToString(key.Sum(nil))[:24]+"-"+v.Name)
+	if _, err := os.Stat(out); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return Binary{}, err
+		}
+		tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
+		args := append([]string{"-o", tmp}, flags...)
+		args = append(args, m.Source)
+		cmd := exec.Command(cc, args...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			return Binary{}, fmt.Errorf("building %s (variant %s): %s %s: %v\n%s", m.Source, v.Name, cc, strings.Join(args, " "), err, msg)
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			os.Remove(tmp)
+			return Binary{}, err
+		}
+	}
+	h, err := fileHash(out)
+	return Binary{Variant: v.Name, Path: out, Hash: h}, err
+}
+
+func fileHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

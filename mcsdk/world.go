@@ -1,0 +1,159 @@
+package mcsdk
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
+)
+
+// defaultArgs are the node arguments when a model gives none.
+var defaultArgs = []string{"{id}", "{nodes}", "{base_port}"}
+
+// target is a model bound to one variant's binary: everything needed to
+// start identical worlds again and again.
+type target struct {
+	m    *model.Model
+	bin  Binary
+	syms *symbolTable
+	cfg  supervisor.Config
+}
+
+func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration) (*target, error) {
+	bin, err := Build(m, variant)
+	if err != nil {
+		return nil, err
+	}
+	syms, err := readSymbols(bin.Path, m.State)
+	if err != nil {
+		return nil, err
+	}
+	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog}
+	for i := 0; i < m.Nodes; i++ {
+		args := m.NodeArgs(i)
+		if len(m.Args) == 0 {
+			args = substituteDefault(i, m)
+		}
+		cfg.Nodes = append(cfg.Nodes, supervisor.NodeSpec{
+			Path: bin.Path,
+			Args: args,
+			Env:  []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", fmt.Sprintf("WEFT_NODE=%d", i)},
+			Dir:  m.Dir,
+		})
+	}
+	if m.Client != nil {
+		for _, r := range m.Client.Requests {
+			cfg.Client = append(cfg.Client, supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)})
+		}
+	}
+	return &target{m: m, bin: bin, syms: syms, cfg: cfg}, nil
+}
+
+func substituteDefault(id int, m *model.Model) []string {
+	return []string{fmt.Sprint(id), fmt.Sprint(m.Nodes), fmt.Sprint(m.BasePort)}
+}
+
+// start launches a fresh world.
+func (t *target) start() (*supervisor.World, error) { return supervisor.Start(t.cfg) }
+
+// replay launches a fresh world and applies path.
+func (t *target) replay(path []Action) (*supervisor.World, error) {
+	w, err := t.start()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range path {
+		if err := w.Apply(a); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// observation is what the checker sees at a quiescent point.
+type observation struct {
+	state   model.State
+	globals []byte // the declared globals' raw bytes, for coarse hashing
+}
+
+// observe reads every live node's declared globals by ELF symbol
+// (relocated by the load base for PIE executables) and the ghost logs.
+// A dead node keeps the values it had when last seen.
+func (t *target) observe(w *supervisor.World, last *model.State) (observation, error) {
+	var ob observation
+	ob.state.Nodes = make([]model.NodeState, t.m.Nodes)
+	for i := range ob.state.Nodes {
+		st := w.Status(i)
+		ns := model.NodeState{Alive: st.Alive, Vars: map[string]model.Value{}}
+		if !st.Alive {
+			if last != nil && i < len(last.Nodes) {
+				ns.Vars = last.Nodes[i].Vars
+			}
+			ob.state.Nodes[i] = ns
+			continue
+		}
+		var base uintptr
+		if t.syms.pie {
+			b, err := w.LoadBase(i)
+			if err != nil {
+				return ob, err
+			}
+			base = b
+		}
+		for _, s := range t.syms.syms {
+			b, err := w.ReadMem(i, base+uintptr(s.addr), s.size)
+			if err != nil {
+				return ob, fmt.Errorf("node %d: reading %s: %v", i, s.v.Name, err)
+			}
+			ob.globals = append(ob.globals, b...)
+			ns.Vars[s.v.Name] = s.v.Type.Decode(b)
+		}
+		ob.state.Nodes[i] = ns
+	}
+	if c := t.m.Client; c != nil {
+		ob.state.Logs = map[string][]model.Value{c.Log: nil}
+		for _, r := range w.Replies() {
+			if rec, ok := c.ParseReply(r.Node, r.Line); ok {
+				ob.state.Logs[c.Log] = append(ob.state.Logs[c.Log], rec)
+			}
+		}
+	}
+	return ob, nil
+}
+
+// Violation describes a broken invariant and how to reach it.
+type Violation struct {
+	Invariant string   // its name
+	Why       string   // the values that break it
+	Summary   string   // every node's declared state and the ghost logs
+	Path      []Action // the choices that reach it from the initial state
+	Steps     []string // the same, described for people
+	Output    []string // each node's output up to the violation
+}
+
+// checkInvariants evaluates every invariant, and the built-in rule that no
+// node crashes, in model order; it returns the first violation.
+func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violation, error) {
+	for i := 0; i < t.m.Nodes; i++ {
+		st := w.Status(i)
+		if st.Exited && !st.Killed && (st.Signal != "" || st.ExitCode != 0) {
+			why := fmt.Sprintf("node %d exited with status %d", i, st.ExitCode)
+			if st.Signal != "" {
+				why = fmt.Sprintf("node %d was killed by %s", i, st.Signal)
+			}
+			return &Violation{Invariant: "no_node_crash", Why: why}, nil
+		}
+	}
+	for _, inv := range t.m.Invariants {
+		ok, why, err := inv.Check(ob.state)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return &Violation{Invariant: inv.Name, Why: why, Summary: ob.state.Summary(t.m)}, nil
+		}
+	}
+	return nil, nil
+}
