@@ -106,7 +106,7 @@ func pct(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 func ivPct(iv Interval) string { return fmt.Sprintf("%.2f–%.2f%%", 100*iv.Lower, 100*iv.Upper) }
 
 // ivNum formats an interval of ratios.
-func ivNum(iv Interval) string { return fmt.Sprintf("%.3g–%.3g", iv.Lower, iv.Upper) }
+func ivNum(iv Interval) string { return fmt.Sprintf("%#.3g–%#.3g", iv.Lower, iv.Upper) }
 
 // pp formats a difference of proportions in percentage points.
 func pp(e Estimate) string {
@@ -129,7 +129,7 @@ func ratio(e *Estimate) string {
 	if e == nil {
 		return "n/a (zero cell)"
 	}
-	return fmt.Sprintf("%.3g (%s)", e.Value, ivNum(e.Interval))
+	return fmt.Sprintf("%#.3g (%s)", e.Value, ivNum(e.Interval))
 }
 
 func level(l float64) string { return fmt.Sprintf("%g%%", math.Round(l*1000)/10) }
@@ -150,7 +150,7 @@ func (s Summary) tables() []table {
 		ts = append(ts, s.rateTable("Violation rates by run", s.RunRates))
 	}
 	if h := s.Homogeneity; h != nil {
-		ts = append(ts, chiTable("Homogeneity across groups (Pearson χ², no continuity correction)", "all", *h))
+		ts = append(ts, chiTable("Homogeneity across groups (Pearson χ², no continuity correction; the drift test when the groups are runs)", "all", *h))
 	}
 	if tr := s.Trend; tr != nil {
 		ts = append(ts, table{

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -196,4 +197,27 @@ func RateDifference(a, b string) func([]Outcome) float64 {
 		}
 		return d
 	}
+}
+
+// Reorder returns t with the variants named in order first, in that order,
+// followed by the others in their current order; runs follow their
+// variants. Names not in t are ignored. Use it to give the trend test the
+// manifest's variant order.
+func (t Table) Reorder(order []string) Table {
+	rank := map[string]int{}
+	for _, n := range order {
+		if _, dup := rank[n]; !dup {
+			rank[n] = len(rank)
+		}
+	}
+	for _, r := range t.Variants {
+		if _, ok := rank[r.Variant]; !ok {
+			rank[r.Variant] = len(rank)
+		}
+	}
+	out := Table{Variants: slices.Clone(t.Variants), Runs: slices.Clone(t.Runs)}
+	by := func(a, b TallyRow) int { return rank[a.Variant] - rank[b.Variant] }
+	slices.SortStableFunc(out.Variants, by)
+	slices.SortStableFunc(out.Runs, by)
+	return out
 }

@@ -64,3 +64,21 @@ func TestTableFromCounts(t *testing.T) {
 		}
 	}
 }
+
+func TestReorder(t *testing.T) {
+	tab, _ := TableFromCounts([]Count{{"b@1", 1, 2}, {"a@1", 1, 3}, {"c", 0, 4}, {"b@2", 2, 5}})
+	got := tab.Reorder([]string{"c", "a", "zzz", "a"})
+	var names []string
+	for _, r := range got.Variants {
+		names = append(names, r.Name())
+	}
+	for _, r := range got.Runs {
+		names = append(names, r.Name())
+	}
+	if want := []string{"c", "a", "b", "a@1", "b@1", "b@2"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("Reorder = %v, want %v", names, want)
+	}
+	if tab.Variants[0].Variant != "b" {
+		t.Error("Reorder changed its receiver")
+	}
+}

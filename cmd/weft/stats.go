@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+)
+
+func init() {
+	o := &statsOptions{}
+	register(&command{
+		name:    "stats",
+		usage:   "stats DATASET… | stats --counts NAME=X/N,… [--claim C]… [--claims FILE] [--json]",
+		summary: "rates, intervals and tests across variants and runs; evaluate falsification claims",
+		flags:   o.declare,
+		run:     func(args []string) (int, error) { return o.run(args, os.Stdout) },
+	})
+}
+
+// statsOptions are the flags of weft stats.
+type statsOptions struct {
+	counts     string
+	claims     claimFlags
+	claimsFile string
+	json       bool
+	format     string
+	level      float64
+	power      float64
+	detect     float64
+}
+
+// claimFlags collects repeated --claim flags.
+type claimFlags []string
+
+func (c *claimFlags) String() string     { return strings.Join(*c, "; ") }
+func (c *claimFlags) Set(s string) error { *c = append(*c, s); return nil }
+
+func (o *statsOptions) declare(fs *flag.FlagSet) {
+	fs.StringVar(&o.counts, "counts", "", "counts instead of datasets: `NAME=X/N,…` (violations/valid runs; NAME may be variant@run)")
+	fs.Var(&o.claims, "claim", "a claim to evaluate, e.g. \"rate(fix1) < rate(orig)\" (repeatable)")
+	fs.StringVar(&o.claimsFile, "claims", "", "`FILE` of claims, one per line (# comments)")
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	fs.StringVar(&o.format, "format", "text", "output format: text, markdown or html")
+	fs.Float64Var(&o.level, "level", 0.95, "confidence level of intervals (tests use α = 1 − level)")
+	fs.Float64Var(&o.power, "power", 0.8, "target power of the power table")
+	fs.Float64Var(&o.detect, "detect", 0, "also report each comparison's power to detect a drop of this size (e.g. 0.05)")
+}
+
+// statsOutput is the JSON form of weft stats.
+type statsOutput struct {
+	Summary analysis.Summary      `json:"summary"`
+	Claims  *analysis.ClaimReport `json:"claims,omitempty"`
+}
+
+// run executes weft stats with the positional arguments args.
+func (o *statsOptions) run(args []string, w io.Writer) (int, error) {
+	if err := o.check(args); err != nil {
+		return exitUsage, err
+	}
+	claims, err := o.readClaims()
+	if err != nil {
+		return exitUsage, err
+	}
+	tab, err := o.table(args)
+	if err != nil {
+		return exitUsage, err
+	}
+	out := statsOutput{}
+	if out.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: o.level, Power: o.power, Difference: o.detect}); err != nil {
+		return exitUsage, err
+	}
+	if len(claims) > 0 {
+		rep, err := analysis.EvaluateClaims(claims, tab)
+		if err != nil {
+			return exitUsage, err
+		}
+		out.Claims = &rep
+	}
+	return exitHolds, o.print(w, out)
+}
+
+// check validates flag combinations and ranges.
+func (o *statsOptions) check(args []string) error {
+	switch {
+	case o.counts == "" && len(args) == 0:
+		return errors.New("give DATASET directories or --counts NAME=X/N,…")
+	case o.counts != "" && len(args) > 0:
+		return errors.New("give either DATASET directories or --counts, not both")
+	case !(o.level > 0 && o.level < 1):
+		return fmt.Errorf("--level %v outside (0, 1)", o.level)
+	case !(o.power > 0 && o.power < 1):
+		return fmt.Errorf("--power %v outside (0, 1)", o.power)
+	case !(o.detect >= 0 && o.detect < 1):
+		return fmt.Errorf("--detect %v outside [0, 1)", o.detect)
+	case o.format != "text" && o.format != "markdown" && o.format != "html":
+		return fmt.Errorf("--format %q: want text, markdown or html", o.format)
+	}
+	return nil
+}
+
+// readClaims parses --claim flags and the --claims file.
+func (o *statsOptions) readClaims() ([]analysis.Claim, error) {
+	texts := append([]string(nil), o.claims...)
+	if o.claimsFile != "" {
+		f, err := os.Open(o.claimsFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line, _, _ := strings.Cut(sc.Text(), "#")
+			if line = strings.TrimSpace(line); line != "" {
+				texts = append(texts, line)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+	}
+	claims := make([]analysis.Claim, 0, len(texts))
+	for _, t := range texts {
+		c, err := analysis.ParseClaim(t)
+		if err != nil {
+			return nil, err
+		}
+		claims = append(claims, c)
+	}
+	return claims, nil
+}
+
+// table builds the tally from --counts or from the datasets.
+func (o *statsOptions) table(dirs []string) (analysis.Table, error) {
+	if o.counts != "" {
+		counts, err := parseCounts(o.counts)
+		if err != nil {
+			return analysis.Table{}, err
+		}
+		return analysis.TableFromCounts(counts)
+	}
+	return datasetTable(dirs)
+}
+
+// parseCounts reads "name=x/n,name=x/n".
+func parseCounts(s string) ([]analysis.Count, error) {
+	var out []analysis.Count
+	for _, item := range splitList(s) {
+		name, frac, ok := strings.Cut(item, "=")
+		xs, ns, ok2 := strings.Cut(frac, "/")
+		x, err1 := strconv.Atoi(strings.TrimSpace(xs))
+		n, err2 := strconv.Atoi(strings.TrimSpace(ns))
+		name = strings.TrimSpace(name)
+		if !ok || !ok2 || err1 != nil || err2 != nil || name == "" {
+			return nil, fmt.Errorf("--counts: %q is not NAME=X/N", item)
+		}
+		out = append(out, analysis.Count{Group: name, Successes: x, Trials: n})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--counts: no groups")
+	}
+	return out, nil
+}
+
+// datasetTable tallies the verdict rows of the dataset directories, with
+// variants in manifest order. When rows come from several campaigns, a
+// run is named "campaign/run" so equal run ids of different campaigns stay
+// apart.
+func datasetTable(dirs []string) (analysis.Table, error) {
+	var order []string
+	for _, d := range dirs {
+		m, err := dataset.ReadManifest(d)
+		if err != nil {
+			return analysis.Table{}, err
+		}
+		order = append(order, m.VariantNames()...)
+	}
+	rows, err := dataset.ReadRows(dirs...)
+	if err != nil {
+		return analysis.Table{}, err
+	}
+	campaigns := map[string]bool{}
+	for _, r := range rows {
+		campaigns[r.CampaignID] = true
+	}
+	outcomes := make([]analysis.Outcome, len(rows))
+	for i, r := range rows {
+		run := r.RunID
+		if len(campaigns) > 1 {
+			run = r.CampaignID + "/" + r.RunID
+		}
+		outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: run, Verdict: r.Verdict, Seed: r.Seed}
+	}
+	tab, err := analysis.Tally(outcomes)
+	if err != nil {
+		return analysis.Table{}, err
+	}
+	return tab.Reorder(order), nil
+}
+
+// print writes out in the chosen format.
+func (o *statsOptions) print(w io.Writer, out statsOutput) error {
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	type renderer interface {
+		Text() string
+		Markdown() string
+		HTML() string
+	}
+	parts := []renderer{out.Summary}
+	if out.Claims != nil {
+		parts = append(parts, *out.Claims)
+	}
+	for i, p := range parts {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		switch o.format {
+		case "markdown":
+			fmt.Fprint(w, p.Markdown())
+		case "html":
+			fmt.Fprint(w, p.HTML())
+		default:
+			fmt.Fprint(w, p.Text())
+		}
+	}
+	return nil
+}
