@@ -115,3 +115,44 @@ func TestFilter(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderReleasesMemory checks that Reader and Table give back every
+// buffer they allocate, filtered or not, read to the end or abandoned.
+func TestReaderReleasesMemory(t *testing.T) {
+	dir := writeDataset(t, testManifest(100), sampleRows(100, "run1"), FlushEvery(30))
+	d, err := Open(dir)
+	must(t, err)
+	tests := []struct {
+		name    string
+		f       Filter
+		stopAt  int // records to read before Release; -1 reads to the end via Table
+		wantRec int
+	}{
+		{"table", Filter{}, -1, 0},
+		{"filtered table", Filter{Verdicts: []string{Holds}}, -1, 0},
+		{"abandoned reader", Filter{}, 1, 1},
+		{"full reader", Filter{Runs: []string{"run1"}}, 100, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			if tc.stopAt < 0 {
+				tbl, err := d.Table(mem, tc.f)
+				must(t, err)
+				tbl.Release()
+				return
+			}
+			r := d.NewReader(mem, tc.f)
+			n := 0
+			for n < tc.stopAt && r.Next() {
+				n++
+			}
+			must(t, r.Err())
+			r.Release()
+			if n != tc.wantRec {
+				t.Errorf("read %d records, want %d", n, tc.wantRec)
+			}
+		})
+	}
+}

@@ -1,0 +1,173 @@
+package dataset
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// writeIPC writes rows as an Arrow IPC file at path under schema (the
+// verdict fields with possibly other metadata).
+func writeIPC(t *testing.T, path string, schema *arrow.Schema, rows []Row) {
+	t.Helper()
+	d := newDicts(memory.DefaultAllocator, []string{"correct", "bug"})
+	defer d.release()
+	rec, err := d.encode(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	rec2 := array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
+	defer rec2.Release()
+	writeRecordFile(t, path, rec2)
+}
+
+func writeRecordFile(t *testing.T, path string, rec arrow.RecordBatch) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func withVersion(v string) *arrow.Schema {
+	md := arrow.NewMetadata([]string{VersionKey}, []string{v})
+	return arrow.NewSchema(fields(), &md)
+}
+
+// foreignArrow writes a valid Arrow file of another schema.
+func foreignArrow(t *testing.T, path string) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 3)
+	defer rec.Release()
+	writeRecordFile(t, path, rec)
+}
+
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		damage  func(t *testing.T, dir string) string // returns the path the error must name
+		want    string                                // substring of the error
+		newer   bool                                  // errors.Is(err, ErrNewerVersion)
+		readsOK bool                                  // the damage must not matter
+	}{
+		{"truncated tail", func(t *testing.T, dir string) string {
+			return truncate(t, filepath.Join(dir, fileName(2)), func(n int64) int64 { return n - 9 })
+		}, "truncated", false, false},
+		{"truncated half", func(t *testing.T, dir string) string {
+			return truncate(t, filepath.Join(dir, fileName(1)), func(n int64) int64 { return n / 2 })
+		}, "truncated", false, false},
+		{"empty file", func(t *testing.T, dir string) string {
+			return truncate(t, filepath.Join(dir, fileName(3)), func(int64) int64 { return 0 })
+		}, "truncated", false, false},
+		{"text under a verdict name", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(7))
+			must(t, os.WriteFile(p, []byte("hello, this is not arrow\n"), 0o644))
+			return p
+		}, "not an Arrow IPC file", false, false},
+		{"arrow file of another schema", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(8))
+			foreignArrow(t, p)
+			return p
+		}, "not a weft verdict file", false, false},
+		{"verdict file without version", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(9))
+			writeIPC(t, p, arrow.NewSchema(fields(), nil), sampleRows(3, "run9"))
+			return p
+		}, "not a weft verdict file", false, false},
+		{"newer verdict file", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(9))
+			writeIPC(t, p, withVersion("2"), sampleRows(3, "run9"))
+			return p
+		}, "format version 2, this weft reads up to 1", true, false},
+		{"newer manifest", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, ManifestName)
+			data, err := os.ReadFile(p)
+			must(t, err)
+			must(t, os.WriteFile(p, []byte(strings.Replace(string(data), `"format_version": 1`, `"format_version": 2`, 1)), 0o644))
+			return p
+		}, "format version 2", true, false},
+		{"missing manifest", func(t *testing.T, dir string) string {
+			must(t, os.Remove(filepath.Join(dir, ManifestName)))
+			return dir
+		}, "not a dataset", false, false},
+		{"foreign parquet beside", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "all.parquet")
+			must(t, os.WriteFile(p, []byte("PAR1"), 0o644))
+			return p
+		}, "foreign file", false, false},
+		{"leftover temporary is ignored", func(t *testing.T, dir string) string {
+			must(t, os.WriteFile(filepath.Join(dir, "."+fileName(4)+".123.tmp"), []byte("partial"), 0o644))
+			return ""
+		}, "", false, true},
+		{"unrelated notes are ignored", func(t *testing.T, dir string) string {
+			must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hi"), 0o644))
+			return ""
+		}, "", false, true},
+	}
+	rows := sampleRows(30, "run1")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeDataset(t, testManifest(30), rows, FlushEvery(10))
+			path := tc.damage(t, dir)
+			got, err := ReadRows(dir)
+			if tc.readsOK {
+				if err != nil || len(got) != len(rows) {
+					t.Fatalf("ReadRows = %d rows, %v; want %d rows", len(got), err, len(rows))
+				}
+				return
+			}
+			if err == nil || got != nil {
+				t.Fatalf("ReadRows = %d rows, %v; want no rows and an error", len(got), err)
+			}
+			t.Logf("error: %v", err)
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name %s and say %q", err, path, tc.want)
+			}
+			if errors.Is(err, ErrNewerVersion) != tc.newer {
+				t.Errorf("errors.Is(err, ErrNewerVersion) = %v, want %v", !tc.newer, tc.newer)
+			}
+			if _, err := Completed(dir); err == nil {
+				t.Error("Completed accepted the damaged dataset")
+			}
+		})
+	}
+}
+
+func truncate(t *testing.T, path string, size func(int64) int64) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	must(t, err)
+	must(t, os.Truncate(path, size(fi.Size())))
+	return path
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
