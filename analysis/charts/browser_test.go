@@ -19,13 +19,15 @@ func openInChromium(t *testing.T, name string, page []byte, wantCharts int) *bro
 	if err := os.WriteFile(path, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := browsertest.Options{Chromium: chromium}
-	if dir := os.Getenv("WEFT_SCREENSHOT_DIR"); dir != "" {
-		o.Screenshot = filepath.Join(dir, name+".png")
-	}
-	res, err := browsertest.Open(context.Background(), path, o)
+	dir := os.Getenv("WEFT_SCREENSHOT_DIR")
+	res, err := browsertest.Open(context.Background(), path, browsertest.Options{Chromium: chromium, Screenshot: dir != ""})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), res.Screenshot, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if ps := res.Problems(); len(ps) > 0 {
 		t.Errorf("%s rendered with problems:\n  %s", name, strings.Join(ps, "\n  "))

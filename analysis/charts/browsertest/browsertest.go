@@ -32,9 +32,10 @@ type Options struct {
 	Chromium   string        // browser binary; Chromium() when empty
 	Selector   string        // CSS selector of chart containers; DefaultSelector when empty
 	Timeout    time.Duration // for the whole visit; 60 s when 0
+	PaintWait  time.Duration // after the load event, how long charts may take to paint; 10 s when 0
 	Width      int           // viewport in CSS pixels; 1280 when 0
 	Height     int           // viewport in CSS pixels; 1024 when 0
-	Screenshot string        // if set, a PNG of the whole page is written here
+	Screenshot bool          // if set, Result.Screenshot holds a PNG of the whole page
 	_          struct{}
 }
 
@@ -53,6 +54,7 @@ type Result struct {
 	Containers []Container
 	Errors     []string // console errors, uncaught exceptions, error log entries, CSP violations
 	Requests   []string // every request other than the page itself (data: and blob: URLs excluded)
+	Screenshot []byte   // PNG of the whole page when Options.Screenshot is set
 }
 
 // Problems lists, in words, everything that makes the visit a failure: no
@@ -113,19 +115,22 @@ func Require(t testing.TB) string {
 }
 
 // Open loads the HTML file at path in a fresh headless Chromium with its own
-// profile, waits for the load event and then until every chart container has
-// painted (or the timeout), and reports what it saw. It returns an error only
-// when the browser could not be driven; rendering problems are in the
-// Result (see Problems).
+// profile (see Browser.Open) and stops the browser again.
 func Open(ctx context.Context, path string, o Options) (*Result, error) {
-	o = o.withDefaults()
-	if o.Chromium == "" {
-		p, err := Chromium()
-		if err != nil {
-			return nil, err
-		}
-		o.Chromium = p
+	b, err := Launch(ctx, o)
+	if err != nil {
+		return nil, err
 	}
+	defer b.Close()
+	return b.Open(ctx, path)
+}
+
+// Open loads the HTML file at path in a new tab, waits for the load event and
+// then until every chart container has painted (or PaintWait passed), and
+// reports what it saw. It returns an error only when the browser could not be
+// driven; rendering problems are in the Result (see Problems). Pages are
+// opened one after another, each in its own tab, closed afterwards.
+func (b *Browser) Open(ctx context.Context, path string) (*Result, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -133,16 +138,11 @@ func Open(ctx context.Context, path string, o Options) (*Result, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("browsertest: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, b.opts.Timeout)
 	defer cancel()
-	b, err := launch(ctx, o)
+	res, err := b.visit(ctx, (&url.URL{Scheme: "file", Path: abs}).String())
 	if err != nil {
-		return nil, err
-	}
-	defer b.close()
-	res, err := b.visit(ctx, (&url.URL{Scheme: "file", Path: abs}).String(), o)
-	if err != nil {
-		return nil, fmt.Errorf("%w\nchromium stderr:\n%s", err, b.stderrTail())
+		return nil, fmt.Errorf("%w\nchromium output:\n%s", err, b.stderrTail())
 	}
 	return res, nil
 }
@@ -154,6 +154,9 @@ func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
+	if o.PaintWait <= 0 {
+		o.PaintWait = 10 * time.Second
+	}
 	if o.Width <= 0 {
 		o.Width = 1280
 	}
@@ -163,16 +166,22 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// browser is one running Chromium and what its page reported.
-type browser struct {
+// Browser is one running headless Chromium with a throw-away profile.
+type Browser struct {
+	opts    Options
 	cmd     *exec.Cmd
 	profile string
 	conn    *cdp
 	stderr  *lockedBuffer
 	toChild *os.File
 
-	mu         sync.Mutex
-	pageURL    string
+	mu    sync.Mutex
+	pages map[string]*pageState // by DevTools session id
+}
+
+// pageState is what one tab reported.
+type pageState struct {
+	url        string
 	navigating bool // the load events that count come after Page.navigate
 	errs       []string
 	requests   []string
@@ -180,41 +189,66 @@ type browser struct {
 	loadOnce   sync.Once
 }
 
-func launch(ctx context.Context, o Options) (*browser, error) {
+// Launch starts Chromium for o (defaults filled in as documented on Options).
+func Launch(ctx context.Context, o Options) (*Browser, error) {
+	o = o.withDefaults()
+	if o.Chromium == "" {
+		p, err := Chromium()
+		if err != nil {
+			return nil, err
+		}
+		o.Chromium = p
+	}
 	profile, err := os.MkdirTemp("", "weft-chromium-")
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{profile: profile, stderr: &lockedBuffer{}, loaded: make(chan struct{})}
+	b := &Browser{opts: o, profile: profile, stderr: &lockedBuffer{}, pages: map[string]*pageState{}}
+	if err := b.start(); err != nil {
+		os.RemoveAll(profile)
+		return nil, err
+	}
+	// One round trip proves the browser answers.
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	if err := b.conn.call(ctx, "", "Browser.getVersion", nil, nil); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%w\nchromium output:\n%s", err, b.stderrTail())
+	}
+	return b, nil
+}
+
+func (b *Browser) start() error {
+	o := b.opts
 	cmdR, cmdW, err := os.Pipe() // browser reads commands from fd 3
 	if err != nil {
-		return nil, err
+		return err
 	}
 	outR, outW, err := os.Pipe() // browser writes replies to fd 4
 	if err != nil {
-		return nil, err
+		return err
 	}
 	b.cmd = exec.Command(o.Chromium,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
-		"--user-data-dir="+profile, "--remote-debugging-pipe",
+		"--user-data-dir="+b.profile, "--remote-debugging-pipe",
 		fmt.Sprintf("--window-size=%d,%d", o.Width, o.Height), "about:blank")
 	b.cmd.ExtraFiles = []*os.File{cmdR, outW}
 	b.cmd.Stderr = b.stderr
 	b.cmd.Stdout = b.stderr
 	if err := b.cmd.Start(); err != nil {
-		os.RemoveAll(profile)
-		return nil, fmt.Errorf("browsertest: starting %s: %w", o.Chromium, err)
+		return fmt.Errorf("browsertest: starting %s: %w", o.Chromium, err)
 	}
 	cmdR.Close()
 	outW.Close()
 	b.toChild = cmdW
 	b.conn = newCDP(cmdW, outR, b.event)
-	return b, nil
+	return nil
 }
 
-func (b *browser) close() {
+// Close stops the browser and removes its profile.
+func (b *Browser) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = b.conn.call(ctx, "", "Browser.close", nil, nil)
@@ -230,7 +264,7 @@ func (b *browser) close() {
 	os.RemoveAll(b.profile)
 }
 
-func (b *browser) stderrTail() string {
+func (b *Browser) stderrTail() string {
 	s := b.stderr.String()
 	if len(s) > 4000 {
 		s = s[len(s)-4000:]

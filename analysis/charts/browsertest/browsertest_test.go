@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // paint draws a filled rectangle into a canvas inside #id, as a chart would.
@@ -16,14 +17,20 @@ const paint = `<div data-weft-chart="box" id="%s" style="width:200px;height:100p
   c.getContext("2d").fillRect(10, 10, 50, 50);
 })();</script>`
 
-const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'">`
+const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">`
 
 func box(id string) string { return strings.ReplaceAll(paint, "%s", id) }
 
 // TestOpenReportsWhatThePageDid checks each kind of problem is caught (and a
-// clean page has none). Requests go only to 127.0.0.1:9, where nothing listens.
+// clean page has none), with one browser opening every page in a new tab so
+// that problems must not leak from one page to the next. Requests go only to
+// 127.0.0.1:9, where nothing listens.
 func TestOpenReportsWhatThePageDid(t *testing.T) {
-	chromium := Require(t)
+	b, err := Launch(context.Background(), Options{Chromium: Require(t), PaintWait: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
 	tests := []struct {
 		name string
 		head string
@@ -42,6 +49,7 @@ func TestOpenReportsWhatThePageDid(t *testing.T) {
 			[]string{"network request: http://127.0.0.1:9/x.png"}},
 		{"request blocked by CSP", csp, box("a") + `<img src="http://127.0.0.1:9/y.png">`,
 			[]string{"CSP violation", "127.0.0.1:9/y.png"}},
+		{"clean after problems", csp, box("c"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,11 +58,7 @@ func TestOpenReportsWhatThePageDid(t *testing.T) {
 			if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			o := Options{Chromium: chromium}
-			if len(tt.want) > 0 {
-				o.Timeout = 15e9 // a page that never paints waits for the whole timeout
-			}
-			res, err := Open(context.Background(), path, o)
+			res, err := b.Open(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
 			}

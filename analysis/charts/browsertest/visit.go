@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,54 +51,57 @@ type probe struct {
 	Violations []string    `json:"violations"`
 }
 
-func (b *browser) visit(ctx context.Context, pageURL string, o Options) (*Result, error) {
-	b.mu.Lock()
-	b.pageURL = pageURL
-	b.mu.Unlock()
-	session, err := b.attach(ctx, o)
+func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
+	o := b.opts
+	target, session, err := b.attach(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = b.conn.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": target}, nil) }()
+	ps := b.page(session)
 	b.mu.Lock()
-	b.navigating = true
+	ps.url = pageURL
+	ps.navigating = true
 	b.mu.Unlock()
 	if err := b.conn.call(ctx, session, "Page.navigate", map[string]any{"url": pageURL}, nil); err != nil {
 		return nil, err
 	}
 	select {
-	case <-b.loaded:
+	case <-ps.loaded:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("browsertest: %s never fired its load event: %w", pageURL, ctx.Err())
 	}
-	p, err := b.waitPainted(ctx, session, o.Selector, pageURL)
+	p, err := b.waitPainted(ctx, session, o.Selector, pageURL, o.PaintWait)
 	if err != nil {
 		return nil, err
 	}
-	if o.Screenshot != "" {
-		if err := b.screenshot(ctx, session, o.Screenshot); err != nil {
+	var shot []byte
+	if o.Screenshot {
+		if shot, err = b.screenshot(ctx, session); err != nil {
 			return nil, err
 		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	res := &Result{URL: pageURL, Containers: p.Containers, Requests: b.requests}
-	res.Errors = append(append(res.Errors, b.errs...), prefixAll("CSP violation: ", p.Violations)...)
+	res := &Result{URL: pageURL, Containers: p.Containers, Requests: slices.Clone(ps.requests), Screenshot: shot}
+	res.Errors = append(slices.Clone(ps.errs), prefixAll("CSP violation: ", p.Violations)...)
 	return res, nil
 }
 
 // attach opens a page target and enables the domains whose events we record.
-func (b *browser) attach(ctx context.Context, o Options) (string, error) {
-	var target struct {
+func (b *Browser) attach(ctx context.Context) (target, session string, err error) {
+	o := b.opts
+	var tgt struct {
 		TargetID string `json:"targetId"`
 	}
-	if err := b.conn.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
-		return "", err
+	if err := b.conn.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt); err != nil {
+		return "", "", err
 	}
 	var att struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := b.conn.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
-		return "", err
+	if err := b.conn.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att); err != nil {
+		return "", "", err
 	}
 	s := att.SessionID
 	steps := []struct {
@@ -111,16 +114,17 @@ func (b *browser) attach(ctx context.Context, o Options) (string, error) {
 	}
 	for _, st := range steps {
 		if err := b.conn.call(ctx, s, st.method, st.params, nil); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return s, nil
+	return tgt.TargetID, s, nil
 }
 
-// waitPainted polls the page until every container painted or ctx ends; the
-// last probe is returned either way.
-func (b *browser) waitPainted(ctx context.Context, session, selector, want string) (*probe, error) {
+// waitPainted polls the page until every container painted or wait passed;
+// the last probe is returned either way.
+func (b *Browser) waitPainted(ctx context.Context, session, selector, want string, wait time.Duration) (*probe, error) {
 	expr := fmt.Sprintf(probeJS, strconv.Quote(selector))
+	deadline := time.Now().Add(wait)
 	for {
 		var out struct {
 			Result struct {
@@ -141,12 +145,12 @@ func (b *browser) waitPainted(ctx context.Context, session, selector, want strin
 		if err := json.Unmarshal(out.Result.Value, &p); err != nil {
 			return nil, fmt.Errorf("browsertest: probe result: %w", err)
 		}
-		if p.URL == want && p.Ready == "complete" && len(p.Containers) > 0 && allPainted(p.Containers) {
+		if p.URL == want && p.Ready == "complete" && len(p.Containers) > 0 && allPainted(p.Containers) || time.Now().After(deadline) {
 			return &p, nil
 		}
 		select {
 		case <-ctx.Done():
-			return &p, nil
+			return nil, fmt.Errorf("browsertest: waiting for charts to paint: %w", ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -161,7 +165,7 @@ func allPainted(cs []Container) bool {
 	return true
 }
 
-func (b *browser) screenshot(ctx context.Context, session, path string) error {
+func (b *Browser) screenshot(ctx context.Context, session string) ([]byte, error) {
 	var shot struct {
 		Data string `json:"data"`
 	}
@@ -175,24 +179,41 @@ func (b *browser) screenshot(ctx context.Context, session, path string) error {
 		params["clip"] = map[string]any{"x": 0, "y": 0, "width": metrics.CSSContentSize.Width, "height": metrics.CSSContentSize.Height, "scale": 1}
 	}
 	if err := b.conn.call(ctx, session, "Page.captureScreenshot", params, &shot); err != nil {
-		return err
+		return nil, err
 	}
 	png, err := base64.StdEncoding.DecodeString(shot.Data)
 	if err != nil {
-		return fmt.Errorf("browsertest: screenshot: %w", err)
+		return nil, fmt.Errorf("browsertest: screenshot: %w", err)
 	}
-	return os.WriteFile(path, png, 0o644)
+	return png, nil
 }
 
-// event records what the page reports: errors, requests and its load.
-func (b *browser) event(method, session string, params json.RawMessage) {
+// page returns the state of the tab with this session, creating it if new
+// (events can arrive before attach returns).
+func (b *Browser) page(session string) *pageState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ps := b.pages[session]
+	if ps == nil {
+		ps = &pageState{loaded: make(chan struct{})}
+		b.pages[session] = ps
+	}
+	return ps
+}
+
+// event records what a tab reports: errors, requests and its load.
+func (b *Browser) event(method, session string, params json.RawMessage) {
+	if session == "" {
+		return
+	}
+	ps := b.page(session)
 	switch method {
 	case "Page.loadEventFired":
 		b.mu.Lock()
-		nav := b.navigating
+		nav := ps.navigating
 		b.mu.Unlock()
 		if nav {
-			b.loadOnce.Do(func() { close(b.loaded) })
+			ps.loadOnce.Do(func() { close(ps.loaded) })
 		}
 	case "Network.requestWillBeSent":
 		var p struct {
@@ -201,10 +222,10 @@ func (b *browser) event(method, session string, params json.RawMessage) {
 			} `json:"request"`
 		}
 		if json.Unmarshal(params, &p) == nil {
-			b.request(p.Request.URL)
+			b.request(ps, p.Request.URL)
 		}
 	case "Runtime.consoleAPICalled":
-		b.console(params)
+		b.console(ps, params)
 	case "Runtime.exceptionThrown":
 		var p struct {
 			Details struct {
@@ -215,7 +236,7 @@ func (b *browser) event(method, session string, params json.RawMessage) {
 			} `json:"exceptionDetails"`
 		}
 		if json.Unmarshal(params, &p) == nil {
-			b.addError("uncaught: " + p.Details.Text + " " + p.Details.Exception.Description)
+			b.addError(ps, "uncaught: "+p.Details.Text+" "+p.Details.Exception.Description)
 		}
 	case "Log.entryAdded":
 		var p struct {
@@ -224,12 +245,12 @@ func (b *browser) event(method, session string, params json.RawMessage) {
 			} `json:"entry"`
 		}
 		if json.Unmarshal(params, &p) == nil && p.Entry.Level == "error" {
-			b.addError(fmt.Sprintf("log (%s): %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL))
+			b.addError(ps, fmt.Sprintf("log (%s): %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL))
 		}
 	}
 }
 
-func (b *browser) console(params json.RawMessage) {
+func (b *Browser) console(ps *pageState, params json.RawMessage) {
 	var p struct {
 		Type string `json:"type"`
 		Args []struct {
@@ -248,22 +269,22 @@ func (b *browser) console(params json.RawMessage) {
 			parts = append(parts, fmt.Sprint(a.Value))
 		}
 	}
-	b.addError("console." + p.Type + ": " + strings.Join(parts, " "))
+	b.addError(ps, "console."+p.Type+": "+strings.Join(parts, " "))
 }
 
-func (b *browser) request(u string) {
+func (b *Browser) request(ps *pageState, u string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if u == b.pageURL || strings.HasPrefix(u, "data:") || strings.HasPrefix(u, "blob:") {
+	if u == ps.url || strings.HasPrefix(u, "data:") || strings.HasPrefix(u, "blob:") {
 		return
 	}
-	b.requests = append(b.requests, u)
+	ps.requests = append(ps.requests, u)
 }
 
-func (b *browser) addError(s string) {
+func (b *Browser) addError(ps *pageState, s string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.errs = append(b.errs, s)
+	ps.errs = append(ps.errs, s)
 }
 
 func prefixAll(prefix string, xs []string) []string {
