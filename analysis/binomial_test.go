@@ -135,6 +135,23 @@ func TestBinomialTest(t *testing.T) {
 			checkNear(t, fmt.Sprintf("%d/%d p0=%v %v", tc.k, tc.n, tc.p0, a.alt), got, a.want, 1e-9)
 		}
 	}
+	// Degenerate nulls, exact by definition: under p0 = 0 only x = 0 can
+	// occur, under p0 = 1 only x = n.
+	degenerate := []struct {
+		k, n int
+		p0   float64
+		alt  Alternative
+		want float64
+	}{
+		{0, 5, 0, TwoSided, 1}, {2, 5, 0, TwoSided, 0}, {2, 5, 0, Greater, 0}, {2, 5, 0, Less, 1},
+		{5, 5, 1, TwoSided, 1}, {2, 5, 1, TwoSided, 0}, {2, 5, 1, Less, 0}, {2, 5, 1, Greater, 1},
+	}
+	for _, tc := range degenerate {
+		got, err := BinomialTest(Count{Successes: tc.k, Trials: tc.n}, tc.p0, tc.alt)
+		if err != nil || got != tc.want {
+			t.Errorf("%d/%d p0=%v %v: %v, %v; want %v", tc.k, tc.n, tc.p0, tc.alt, got, err, tc.want)
+		}
+	}
 	if _, err := BinomialTest(Count{}, 0.5, TwoSided); !errors.Is(err, ErrNoTrials) {
 		t.Errorf("0/0: err = %v, want ErrNoTrials", err)
 	}

@@ -116,6 +116,10 @@ func TestEvaluate(t *testing.T) {
 		{chord(t), "rate(orig) > rate(fix1) > rate(fix2)", Survived, -2, -2},
 		{chord(t), "rate(fix2) > rate(fix1) > rate(orig)", Falsified, -2, -2},
 		{chord(t), "rate(fix2) == 0.02", Inconclusive, -1, 1.0},
+		// Bounds at the ends of [0, 1]: P(X ≥ 8 | p = 0) = 0 and
+		// P(X ≤ 8 | p = 1) = 0 exactly.
+		{chord(t), "rate(fix2) <= 0", Falsified, 1, 0},
+		{chord(t), "rate(fix2) < 1", Survived, 0, 1},
 		{runs, "drift(orig) == 0", Inconclusive, -1, 0.111088111506681},
 		{runs, "drift(orig) == 0 within=0.05", Inconclusive, -1, 0.111088111506681},
 		{runs, "drift(orig) != 0", Inconclusive, 0.111088111506681, -1},

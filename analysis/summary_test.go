@@ -34,6 +34,13 @@ func TestSummarize(t *testing.T) {
 	if s.Drift != nil || s.RunRates != nil {
 		t.Errorf("counts without runs gave drift %+v", s.Drift)
 	}
+	// Rounded as printed: scipy 1.10.1 relative_risk(57, 404, 41, 441)
+	// = 1.5176 (1.0399–2.2146); the Z above.
+	for _, want := range []string{"1.52 (1.04–2.21)", "-6.5410", "decreasing", "power to detect a 5.00 pp drop"} {
+		if !strings.Contains(s.Text(), want) {
+			t.Errorf("text lacks %q:\n%s", want, s.Text())
+		}
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatalf("json: %v", err)
