@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // Binary is a built (or prebuilt) target executable for one variant.
@@ -22,15 +23,7 @@ type Binary struct {
 
 // CacheDir is where weft keeps built targets: $WEFT_CACHE, else
 // $XDG_CACHE_HOME/weft, else ~/.cache/weft.
-func CacheDir() string {
-	if d := os.Getenv("WEFT_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "weft")
-	}
-	return filepath.Join(os.TempDir(), "weft-cache")
-}
+func CacheDir() string { return supervisor.CacheDir() }
 
 // Build returns the executable for variant of m: the model's prebuilt
 // binary, or its C source compiled with cc and the variant's flags. Builds

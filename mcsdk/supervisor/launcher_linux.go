@@ -141,7 +141,7 @@ func (l *launcher) launch(r launchRequest) launchResult {
 // under ptrace, patch the auxiliary vector (vDSO off, AT_RANDOM seeded),
 // detach.
 func launchOne(r launchRequest) (res launchResult) {
-	self, err := os.Executable()
+	exe, argv, extra, err := launcherCommand(r)
 	if err != nil {
 		return launchResult{err: err}
 	}
@@ -156,15 +156,18 @@ func launchOne(r launchRequest) (res launchResult) {
 		return launchResult{err: err}
 	}
 	defer null.Close()
+	files := append([]*os.File{null, null, null, pw}, extra...)
 	attr := &os.ProcAttr{
 		Dir:   r.dir,
 		Env:   r.env,
-		Files: []*os.File{null, null, null, pw},
+		Files: files,
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
 	}
-	argv := append([]string{self, launchArg, r.path}, r.args...)
-	p, err := os.StartProcess(self, argv, attr)
+	p, err := os.StartProcess(exe, argv, attr)
 	pw.Close()
+	for _, f := range extra {
+		f.Close()
+	}
 	if err != nil {
 		return launchResult{err: err}
 	}
@@ -342,4 +345,32 @@ func describeWait(ws unix.WaitStatus) string {
 		return "killed by " + unix.SignalName(ws.Signal())
 	}
 	return fmt.Sprintf("wait status %#x", uint32(ws))
+}
+
+// launcherCommand returns how to start the launcher for r: the small native
+// launcher when it can be built (fast: no Go runtime per node), otherwise
+// this binary re-executed in launcher mode. extra files follow fd 3.
+func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.File, err error) {
+	if native, nerr := nativeLauncher(); nerr == nil {
+		prog, err := filterBytes()
+		if err != nil {
+			return "", nil, nil, err
+		}
+		fr, fw, err := os.Pipe()
+		if err != nil {
+			return "", nil, nil, err
+		}
+		_, err = fw.Write(prog) // a few KiB: fits in the pipe buffer
+		fw.Close()
+		if err != nil {
+			fr.Close()
+			return "", nil, nil, err
+		}
+		return native, append([]string{"weft-launch", r.path, r.path}, r.args...), []*os.File{fr}, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return self, append([]string{self, launchArg, r.path}, r.args...), nil, nil
 }

@@ -1,0 +1,52 @@
+/*
+ * weft-launch: the small native launcher weft execs for every node.
+ *
+ * It reads the seccomp program weft built (fd 4), turns off ASLR, sets
+ * no_new_privs, tells weft it is about to load the filter (a byte on fd 3),
+ * loads the filter on its only thread with a notification listener, and
+ * execs the target. The execve is the filter's first notification; weft
+ * takes the listener with pidfd_getfd(2). Same protocol as the Go launcher
+ * in launcher_linux.go, without starting a Go runtime per node.
+ *
+ * usage: weft-launch TARGET ARGV0 ARGS...
+ */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+extern char **environ;
+
+int main(int argc, char **argv)
+{
+	static struct sock_filter prog[4096];
+	size_t have = 0;
+	ssize_t r;
+
+	if (argc < 3)
+		return 125;
+	while ((r = read(4, (char *)prog + have, sizeof prog - have)) > 0)
+		have += (size_t)r;
+	close(4);
+	if (have == 0 || have % sizeof prog[0] != 0)
+		return 125;
+	struct sock_fprog fprog = { .len = (unsigned short)(have / sizeof prog[0]), .filter = prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || personality(ADDR_NO_RANDOMIZE) < 0)
+		return 125;
+	if (write(3, "", 1) != 1)
+		return 125;
+	close(3);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog) < 0)
+		return 125;
+	execve(argv[1], argv + 2, environ);
+	return 126;
+}
