@@ -266,9 +266,17 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	g := group{text: "_weft_v := " + it.text + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
 	prog, err := e.compile(g.source())
 	if err != nil {
-		// yaegi cannot compile some forms (generic calls in :=): evaluate
-		// the expression alone and render its value host-side.
-		v, err := e.in.EvalWithContext(ctx, group{text: it.text, line: it.line}.source())
+		// yaegi cannot compile some forms (generic calls in :=): if the
+		// expression alone compiles, evaluate it and render its value
+		// host-side; else report the expression's own error.
+		if err := undefinedName(it); err != nil {
+			return Result{}, err
+		}
+		alone := group{text: it.text, line: it.line}.source()
+		if _, err := e.compile(alone); err != nil {
+			return Result{}, e.cellError(ctx, err)
+		}
+		v, err := e.in.EvalWithContext(ctx, alone)
 		if err != nil {
 			return Result{}, e.cellError(ctx, err)
 		}
@@ -285,11 +293,35 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	return Result{HasValue: true, Data: d}, nil
 }
 
+// undefinedName reports a bare identifier that failed to compile as
+// undefined: alone, yaegi would evaluate it to the previous cell's value.
+func undefinedName(it item) error {
+	x, err := parser.ParseExpr(it.text)
+	id, ok := x.(*ast.Ident)
+	if err != nil || !ok {
+		return nil
+	}
+	msg := fmt.Sprintf("%d:%d: undefined: %s", it.line, 1+strings.Index(it.text, id.Name), id.Name)
+	return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
+}
+
+// globals returns the interpreter's global variables; ok is false if yaegi
+// failed to list them (its Globals panics after some failed compilations).
+func (e *Engine) globals() (g map[string]reflect.Value, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, ok = nil, false
+		}
+	}()
+	return e.in.Globals(), true
+}
+
 // compile compiles src, turning yaegi's panics into errors.
 func (e *Engine) compile(src string) (prog *interp.Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("engine: compile: %v", r)
+			v := fmt.Sprint(r)
+			err = &Error{Name: "CompileError", Value: v, Traceback: lines("CompileError", v)}
 		}
 	}()
 	return e.in.Compile(src)
@@ -422,16 +454,26 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
+	if ee, ok := err.(*Error); ok {
+		return ee
+	}
 	var p interp.Panic
 	var sl scanner.ErrorList
 	switch {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return &Error{Name: "Interrupted", Value: "execution interrupted", Traceback: []string{"Interrupted: execution interrupted"}}
+	case errors.As(err, &p) && strings.Contains(fmt.Sprint(p.Value), "CFG post-order panic"):
+		// yaegi reports some compile errors as panics of its compiler.
+		v := fmt.Sprint(p.Value)
+		return &Error{Name: "CompileError", Value: v, Traceback: lines("CompileError", v)}
 	case errors.As(err, &p):
 		v := fmt.Sprint(p.Value)
 		return &Error{Name: "panic", Value: v, Traceback: []string{"panic: " + v}}
 	case errors.As(err, &sl):
 		return &Error{Name: "SyntaxError", Value: sl.Error(), Traceback: lines("SyntaxError", sl.Error())}
+	}
+	if fmt.Sprintf("%T", err) == "*interp.cfgError" { // yaegi's compile errors (type unexported)
+		return &Error{Name: "CompileError", Value: err.Error(), Traceback: lines("CompileError", err.Error())}
 	}
 	return &Error{Name: "Error", Value: err.Error(), Traceback: lines("Error", err.Error())}
 }

@@ -82,7 +82,9 @@ func TestExecuteSequence(t *testing.T) {
 		{code: "func Map[T any](s []T, g func(T) T) []T { r := []T{}; for _, v := range s { r = append(r, g(v)) }; return r }\nMap([]int{1, 2}, func(i int) int { return i * 3 })", plain: "[3 6]"},
 		{code: "nil"},
 		{code: `panic("boom")`, errName: "panic"},
-		{code: "var z int = \"s\"", errName: "Error"},
+		{code: "var z int = \"s\"", errName: "CompileError"},
+		{code: "intruder", errName: "CompileError"},
+		{code: "undefinedName + 1", errName: "CompileError"},
 		{code: "y := ", errName: "SyntaxError"},
 		{code: "x", plain: "40"},
 	}
