@@ -22,8 +22,8 @@ func (k *Kernel) kernelInfo(ch wire.Channel, m *wire.Message) error {
 			"codemirror_mode":    "go",
 			"nbconvert_exporter": "",
 		},
-		"banner":    "weft Go kernel " + Version + " (" + runtime.Version() + ", yaegi): state persists across cells; import \"display\" for rich output",
-		"debugger":  false,
+		"banner":     "weft Go kernel " + Version + " (" + runtime.Version() + ", yaegi): state persists across cells; import \"display\" for rich output",
+		"debugger":   false,
 		"help_links": []map[string]string{{"text": "Go", "url": "https://go.dev/doc/"}},
 	})
 }
