@@ -2,6 +2,8 @@ package charts
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +14,7 @@ import (
 
 // openInChromium loads page in headless Chromium and fails the test on any
 // problem; WEFT_SCREENSHOT_DIR, if set, keeps a PNG of it there.
-func openInChromium(t *testing.T, name string, page []byte, wantCharts int) *browsertest.Result {
+func openInChromium(t *testing.T, name string, page []byte, wantCharts int, ready string) *browsertest.Result {
 	t.Helper()
 	chromium := browsertest.Require(t)
 	path := filepath.Join(t.TempDir(), name+".html")
@@ -20,7 +22,7 @@ func openInChromium(t *testing.T, name string, page []byte, wantCharts int) *bro
 		t.Fatal(err)
 	}
 	dir := os.Getenv("WEFT_SCREENSHOT_DIR")
-	res, err := browsertest.Open(context.Background(), path, browsertest.Options{Chromium: chromium, Screenshot: dir != ""})
+	res, err := browsertest.Open(context.Background(), path, browsertest.Options{Chromium: chromium, Screenshot: dir != "", ReadyExpr: ready})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func openInChromium(t *testing.T, name string, page []byte, wantCharts int) *bro
 func TestStandalonePageDrawsEveryChartOffline(t *testing.T) {
 	lib := requireLibrary(t)
 	all := allCharts(t)
-	res := openInChromium(t, "all-charts", (&Page{Title: "weft charts", Charts: all}).Render(lib), len(all))
+	res := openInChromium(t, "all-charts", (&Page{Title: "weft charts", Charts: all}).Render(lib), len(all), "")
 	kinds := map[string]bool{}
 	for _, c := range res.Containers {
 		kinds[c.Kind] = c.Painted && c.Canvases > 0
@@ -65,5 +67,47 @@ func TestNotebookFragmentsDrawOffline(t *testing.T) {
 	}
 	body.WriteString("<div class=\"output\">" + all[0].HTML() + "</div>\n")
 	page := pageHTML("notebook outputs", "", body.String())
-	openInChromium(t, "fragments", []byte(page), len(all)+1)
+	openInChromium(t, "fragments", []byte(page), len(all)+1, "")
+}
+
+// insertLikeJupyterLab is how JupyterLab shows a text/html output: the HTML
+// goes in through innerHTML (whose scripts do not run), then each script is
+// replaced by a fresh copy, which runs. Outputs arrive after the page loaded.
+const insertLikeJupyterLab = `<div id="notebook"></div>
+<script>
+window.addEventListener("load", function () {
+  var outputs = %s;
+  outputs.forEach(function (html, i) {
+    setTimeout(function () {
+      var area = document.createElement("div");
+      area.className = "jp-OutputArea-output";
+      document.getElementById("notebook").appendChild(area);
+      area.innerHTML = html;
+      area.querySelectorAll("script").forEach(function (old) {
+        var s = document.createElement("script");
+        s.type = old.type;
+        s.text = old.text;
+        old.parentNode.replaceChild(s, old);
+      });
+      window.outputsShown = i + 1;
+    }, 50 * i);
+  });
+});
+</script>
+`
+
+func TestFragmentsInsertedLikeJupyterLab(t *testing.T) {
+	requireLibrary(t)
+	all := allCharts(t)
+	var outputs []string
+	for _, c := range all {
+		outputs = append(outputs, c.HTML())
+	}
+	outputs = append(outputs, all[len(all)-1].HTML())
+	js, err := json.Marshal(outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := pageHTML("JupyterLab-style outputs", "", fmt.Sprintf(insertLikeJupyterLab, js))
+	openInChromium(t, "jupyterlab", []byte(page), len(all)+1, "window.outputsShown === "+fmt.Sprint(len(outputs)))
 }

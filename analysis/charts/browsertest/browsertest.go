@@ -36,6 +36,7 @@ type Options struct {
 	Width      int           // viewport in CSS pixels; 1280 when 0
 	Height     int           // viewport in CSS pixels; 1024 when 0
 	Screenshot bool          // if set, Result.Screenshot holds a PNG of the whole page
+	ReadyExpr  string        // optional JavaScript expression; the page is settled only once it is true
 	_          struct{}
 }
 
@@ -51,6 +52,7 @@ type Container struct {
 // Result is what a visit saw.
 type Result struct {
 	URL        string
+	Settled    bool // Options.ReadyExpr (if any) became true
 	Containers []Container
 	Errors     []string // console errors, uncaught exceptions, error log entries, CSP violations
 	Requests   []string // every request other than the page itself (data: and blob: URLs excluded)
@@ -62,6 +64,9 @@ type Result struct {
 // An empty list means the page rendered offline and cleanly.
 func (r *Result) Problems() []string {
 	var ps []string
+	if !r.Settled {
+		ps = append(ps, "page never became ready (Options.ReadyExpr stayed false)")
+	}
 	if len(r.Containers) == 0 {
 		ps = append(ps, "no chart containers found")
 	}

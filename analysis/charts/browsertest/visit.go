@@ -19,10 +19,12 @@ document.addEventListener("securitypolicyviolation", function (e) {
   window.__weftViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "(inline)"));
 });`
 
-// probeJS reports every container matching %s: canvases, svgs and whether
+// probeJS evaluates the ready expression (first %s) and reports every
+// container matching the selector (second %s): canvases, svgs and whether
 // anything was painted.
 const probeJS = `(function () {
-  var out = [];
+  var out = [], settled = false;
+  try { settled = !!(%s); } catch (e) {}
   var els = document.querySelectorAll(%s);
   for (var i = 0; i < els.length; i++) {
     var el = els[i], painted = false;
@@ -41,11 +43,12 @@ const probeJS = `(function () {
     }
     out.push({ID: el.id, Kind: el.getAttribute("data-weft-chart") || "", Canvases: cs.length, SVGs: svgs.length, Painted: painted});
   }
-  return {url: location.href, ready: document.readyState, containers: out, violations: window.__weftViolations || []};
+  return {url: location.href, ready: document.readyState, settled: settled, containers: out, violations: window.__weftViolations || []};
 })()`
 
 type probe struct {
 	URL        string      `json:"url"`
+	Settled    bool        `json:"settled"`
 	Ready      string      `json:"ready"`
 	Containers []Container `json:"containers"`
 	Violations []string    `json:"violations"`
@@ -71,7 +74,7 @@ func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("browsertest: %s never fired its load event: %w", pageURL, ctx.Err())
 	}
-	p, err := b.waitPainted(ctx, session, o.Selector, pageURL, o.PaintWait)
+	p, err := b.waitPainted(ctx, session, pageURL)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +86,7 @@ func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	res := &Result{URL: pageURL, Containers: p.Containers, Requests: slices.Clone(ps.requests), Screenshot: shot}
+	res := &Result{URL: pageURL, Settled: p.Settled, Containers: p.Containers, Requests: slices.Clone(ps.requests), Screenshot: shot}
 	res.Errors = append(slices.Clone(ps.errs), prefixAll("CSP violation: ", p.Violations)...)
 	return res, nil
 }
@@ -122,9 +125,13 @@ func (b *Browser) attach(ctx context.Context) (target, session string, err error
 
 // waitPainted polls the page until every container painted or wait passed;
 // the last probe is returned either way.
-func (b *Browser) waitPainted(ctx context.Context, session, selector, want string, wait time.Duration) (*probe, error) {
-	expr := fmt.Sprintf(probeJS, strconv.Quote(selector))
-	deadline := time.Now().Add(wait)
+func (b *Browser) waitPainted(ctx context.Context, session, want string) (*probe, error) {
+	ready := b.opts.ReadyExpr
+	if ready == "" {
+		ready = "true"
+	}
+	expr := fmt.Sprintf(probeJS, ready, strconv.Quote(b.opts.Selector))
+	deadline := time.Now().Add(b.opts.PaintWait)
 	for {
 		var out struct {
 			Result struct {
@@ -145,7 +152,7 @@ func (b *Browser) waitPainted(ctx context.Context, session, selector, want strin
 		if err := json.Unmarshal(out.Result.Value, &p); err != nil {
 			return nil, fmt.Errorf("browsertest: probe result: %w", err)
 		}
-		if p.URL == want && p.Ready == "complete" && len(p.Containers) > 0 && allPainted(p.Containers) || time.Now().After(deadline) {
+		if p.URL == want && p.Ready == "complete" && p.Settled && len(p.Containers) > 0 && allPainted(p.Containers) || time.Now().After(deadline) {
 			return &p, nil
 		}
 		select {
