@@ -244,6 +244,13 @@ func (s Summary) powerTable() table {
 		title: fmt.Sprintf("Power (two-sided z-test, α = %.3g, target power %g%%)", 1-s.Level, 100*s.PowerLevel),
 		head:  []string{"A vs B", "smallest detectable drop from the higher rate", "valid runs per variant to detect the observed difference"},
 	}
+	seeds := false
+	for _, p := range s.Power {
+		seeds = seeds || p.SeedsForObserved != nil
+	}
+	if seeds {
+		t.head = append(t.head, "seeds per variant (after invalid runs and errors)")
+	}
 	if s.Difference > 0 {
 		t.head = append(t.head, fmt.Sprintf("power to detect a %.2f pp drop", 100*s.Difference))
 	}
@@ -256,6 +263,12 @@ func (s Summary) powerTable() table {
 			n = fmt.Sprint(math.Ceil(*p.TrialsForObserved))
 		}
 		row := []string{p.A + " vs " + p.B, mdd, n}
+		switch {
+		case p.SeedsForObserved != nil:
+			row = append(row, fmt.Sprint(math.Ceil(*p.SeedsForObserved)))
+		case seeds:
+			row = append(row, n)
+		}
 		if p.PowerForDifference != nil {
 			row = append(row, pct(*p.PowerForDifference))
 		}

@@ -37,6 +37,11 @@ type PowerRow struct {
 	// detect the observed difference with the target power (omitted when
 	// the observed rates are equal).
 	TrialsForObserved *float64 `json:"trials_for_observed,omitempty"`
+	// SeedsForObserved is TrialsForObserved divided by the smaller of the
+	// two variants' fractions of valid runs (valid/runs): the seeds per
+	// variant a campaign needs once invalid runs and errors are discarded.
+	// Omitted when every run was valid or the fraction is unknown.
+	SeedsForObserved *float64 `json:"seeds_for_observed,omitempty"`
 	// PowerForDifference is the power the campaign had against a drop of
 	// SummaryOptions.Difference from the higher observed rate (omitted
 	// when no difference was asked for).
@@ -155,9 +160,24 @@ func (s *Summary) compare(groups []Count, opt SummaryOptions) error {
 		return err
 	}
 	for _, p := range s.Pairs {
-		s.Power = append(s.Power, powerRow(find(groups, p.A), find(groups, p.B), opt))
+		row := powerRow(find(groups, p.A), find(groups, p.B), opt)
+		if f := min(s.validFraction(p.A), s.validFraction(p.B)); row.TrialsForObserved != nil && f > 0 && f < 1 {
+			seeds := *row.TrialsForObserved / f
+			row.SeedsForObserved = &seeds
+		}
+		s.Power = append(s.Power, row)
 	}
 	return nil
+}
+
+// validFraction returns valid/runs of the named group (1 when unknown).
+func (s *Summary) validFraction(name string) float64 {
+	for _, r := range s.Rates {
+		if r.Group == name && r.Runs > 0 {
+			return float64(r.Trials) / float64(r.Runs)
+		}
+	}
+	return 1
 }
 
 func find(groups []Count, name string) Count {

@@ -77,6 +77,18 @@ func TestSummarizeRunsAndEdges(t *testing.T) {
 	if _, err := json.Marshal(s); err != nil {
 		t.Errorf("json with an empty variant: %v", err)
 	}
+	// Seeds from valid runs: 500 valid of 600 seeds for a, all valid for b.
+	rows := append(rowsOf("a", "1", 100, 500), rowsOf("b", "1", 50, 500)...)
+	for i := range 100 {
+		rows = append(rows, Outcome{"a", "1", VerdictInvalid, int64(1000 + i)})
+	}
+	tab, _ = Tally(rows)
+	s, _ = Summarize(tab, SummaryOptions{})
+	p := s.Power[0]
+	checkNear(t, "seeds", *p.SeedsForObserved, *p.TrialsForObserved*600/500, 1e-12)
+	if !strings.Contains(s.Text(), "seeds per variant") {
+		t.Errorf("text lacks the seeds column:\n%s", s.Text())
+	}
 	if _, err := Summarize(Table{}, SummaryOptions{}); err == nil {
 		t.Error("empty table: no error")
 	}
