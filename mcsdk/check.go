@@ -139,6 +139,10 @@ var errStop = errors.New("stop")
 // visit expands the state of world w, reached by path. It owns w: w is
 // closed, or handed to the last child, before visit returns.
 func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) error {
+	if f := w.Failure(); f != nil {
+		w.Close()
+		return f
+	}
 	ob, err := x.t.observe(w, last)
 	if err != nil {
 		w.Close()

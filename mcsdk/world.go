@@ -131,6 +131,7 @@ type Violation struct {
 	Path      []Action // the choices that reach it from the initial state
 	Steps     []string // the same, described for people
 	Output    []string // each node's output up to the violation
+	State     model.State
 }
 
 // checkInvariants evaluates every invariant, and the built-in rule that no
@@ -143,7 +144,7 @@ func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violatio
 			if st.Signal != "" {
 				why = fmt.Sprintf("node %d was killed by %s", i, st.Signal)
 			}
-			return &Violation{Invariant: "no_node_crash", Why: why}, nil
+			return &Violation{Invariant: "no_node_crash", Why: why, State: ob.state, Summary: ob.state.Summary(t.m)}, nil
 		}
 	}
 	for _, inv := range t.m.Invariants {
@@ -152,7 +153,7 @@ func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violatio
 			return nil, err
 		}
 		if !ok {
-			return &Violation{Invariant: inv.Name, Why: why, Summary: ob.state.Summary(t.m)}, nil
+			return &Violation{Invariant: inv.Name, Why: why, Summary: ob.state.Summary(t.m), State: ob.state}, nil
 		}
 	}
 	return nil, nil

@@ -23,3 +23,7 @@ func sysSetTidAddress(c *call) result { return ret(int64(virtualPidBase + c.n.id
 // CPU the thread last ran on, which the kernel rewrites on every return to
 // user space. glibc falls back to not using rseq.
 func sysRseq(c *call) result { return errno(unix.ENOSYS) }
+
+// Pause implements pause(2) and rt_sigsuspend(2): nodes receive no
+// signals from weft, so the call parks until the node is killed.
+func sysPause(c *call) result { return park() }

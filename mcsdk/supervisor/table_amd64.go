@@ -76,6 +76,11 @@ var syscallTable = map[int]entry{
 	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, "/dev/urandom and /dev/random are virtual; other paths run natively"),
 	unix.SYS_OPEN:      servedPartly("open", sysOpen, "/dev/urandom and /dev/random are virtual; other paths run natively"),
 
+	// Waiting for a signal (sys_proc.go): weft delivers none, so the node
+	// parks for good.
+	unix.SYS_PAUSE:         served("pause", sysPause),
+	unix.SYS_RT_SIGSUSPEND: served("rt_sigsuspend", sysPause),
+
 	// Process identity and structure (sys_proc.go).
 	unix.SYS_GETPID:          served("getpid", sysGetpid),
 	unix.SYS_GETTID:          served("gettid", sysGetpid),

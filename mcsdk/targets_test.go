@@ -1,0 +1,140 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+func loadTarget(t *testing.T, rel string) *model.Model {
+	t.Helper()
+	m, err := model.Load(filepath.Join("..", "targets", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestTargets checks the shipped targets: each fixed variant holds, each
+// planted bug is found, with the same counterexample every time.
+func TestTargets(t *testing.T) {
+	tests := []struct {
+		model, variant string
+		verdict        mcsdk.Verdict
+		invariant      string
+		path           []string
+	}{
+		{"repl/repl.model", "correct", mcsdk.Holds, "", nil},
+		{"repl/repl.model", "bug", mcsdk.Violated, "agree_on_ack", []string{"client 0"}},
+		{"quorum/quorum.model", "fixed", mcsdk.Holds, "", nil},
+		{"quorum/quorum.model", "bug", mcsdk.Violated, "acked_on_majority",
+			[]string{"client 0", "client 1", "deliver 0.0", "deliver 1.0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != tc.verdict {
+				t.Fatalf("verdict %s, want %s (%s)", r.Verdict, tc.verdict, r.Failure)
+			}
+			if r.States < 2 {
+				t.Errorf("only %d states explored", r.States)
+			}
+			if tc.verdict != mcsdk.Violated {
+				return
+			}
+			if r.Violation.Invariant != tc.invariant {
+				t.Errorf("violated %s, want %s", r.Violation.Invariant, tc.invariant)
+			}
+			var got []string
+			for _, a := range r.Violation.Path {
+				got = append(got, a.String())
+			}
+			if !reflect.DeepEqual(got, tc.path) {
+				t.Errorf("path %v, want %v", got, tc.path)
+			}
+		})
+	}
+}
+
+// TestReplStateSpaceIsDeterministic runs the same check repeatedly: the
+// state count, the verdict and the counterexample must not vary.
+func TestReplStateSpaceIsDeterministic(t *testing.T) {
+	m := loadTarget(t, "quorum/quorum.model")
+	var first *mcsdk.CheckResult
+	for i := 0; i < 3; i++ {
+		r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = r
+			continue
+		}
+		if r.States != first.States || r.Executions != first.Executions || !reflect.DeepEqual(r.ByDepth, first.ByDepth) {
+			t.Fatalf("run %d: %d states %d executions %v, first run %d %d %v", i, r.States, r.Executions, r.ByDepth, first.States, first.Executions, first.ByDepth)
+		}
+	}
+}
+
+// TestPIEAndNonPIE reads declared globals from both kinds of executable.
+func TestPIEAndNonPIE(t *testing.T) {
+	for _, flags := range []string{"-no-pie", "-pie -fPIE"} {
+		t.Run(flags, func(t *testing.T) {
+			src, _ := os.ReadFile("../targets/repl/repl.model")
+			text := strings.Replace(string(src), `cflags = "-O1 -Wall"`, `cflags = "-O1 -Wall `+flags+`"`, 1)
+			text = strings.Replace(text, `source = "repl.c"`, `source = "`+mustAbs(t, "../targets/repl/repl.c")+`"`, 1)
+			path := filepath.Join(t.TempDir(), "repl.model")
+			os.WriteFile(path, []byte(text), 0o644)
+			m, err := model.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "bug"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != mcsdk.Violated {
+				t.Fatalf("verdict %s", r.Verdict)
+			}
+			if got := r.Violation.Summary; !strings.Contains(got, "node[0].stored=5, node[1].stored=0") {
+				t.Errorf("summary %q: globals misread", got)
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestAbstractionGlobalsMergesMore: the coarse abstraction never finds
+// more states than the sound one.
+func TestAbstractionGlobalsMergesMore(t *testing.T) {
+	m := loadTarget(t, "quorum/quorum.model")
+	sound, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if coarse.States > sound.States || coarse.Verdict != mcsdk.Holds {
+		t.Errorf("globals: %d states (%s), memory: %d", coarse.States, coarse.Verdict, sound.States)
+	}
+}
