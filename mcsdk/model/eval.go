@@ -13,7 +13,13 @@ type evalCtx struct {
 	s     State
 	env   map[string]Value
 	bound []binding // innermost last
+	steps int       // nodes evaluated so far
 }
+
+// MaxEvalSteps bounds the work of one evaluation (and of one explanation):
+// nested quantifiers over large domains are exponential, and an invariant
+// that never finishes would stall the checker.
+const MaxEvalSteps = 1 << 24
 
 type binding struct {
 	name string
@@ -51,6 +57,10 @@ func (c *evalCtx) errf(n *node, format string, args ...any) error {
 func (c *evalCtx) text(n *node) string { return c.e.src[n.off:n.end] }
 
 func (c *evalCtx) eval(n *node) (Value, error) {
+	c.steps++
+	if limit := c.e.maxSteps(); c.steps > limit {
+		return Value{}, &exprError{0, fmt.Sprintf("evaluation exceeded %d steps (nested quantifiers over large domains?)", limit)}
+	}
 	switch n.op {
 	case "int":
 		return Int(n.ival), nil

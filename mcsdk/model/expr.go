@@ -31,6 +31,14 @@ type Expr struct {
 	logs  map[string]bool // known ghost logs: absent from a State means empty
 	order []string        // declared state names, for node[i]
 	env   map[string]Value
+	steps int // evaluation budget; 0 means MaxEvalSteps
+}
+
+func (e *Expr) maxSteps() int {
+	if e.steps > 0 {
+		return e.steps
+	}
+	return MaxEvalSteps
 }
 
 // ParseExpr parses src, an expression whose first character is at pos in

@@ -82,6 +82,7 @@ func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
 	if holds {
 		return true, "", nil
 	}
+	c.steps = 0
 	return false, c.explain(e.root, false), nil
 }
 
