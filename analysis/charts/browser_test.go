@@ -1,11 +1,13 @@
 package charts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,4 +112,65 @@ func TestFragmentsInsertedLikeJupyterLab(t *testing.T) {
 	}
 	page := pageHTML("JupyterLab-style outputs", "", fmt.Sprintf(insertLikeJupyterLab, js))
 	openInChromium(t, "jupyterlab", []byte(page), len(all)+1, "window.outputsShown === "+fmt.Sprint(len(outputs)))
+}
+
+// checkTipsJS shows one tooltip per chart through echarts' own showTip action
+// and logs a console error (which fails the test) when its text lacks what
+// the test expects; a formatter that throws fails the test the same way.
+const checkTipsJS = `<script>
+window.addEventListener("load", function () {
+  var checks = %s, i = 0;
+  function next() {
+    if (i === checks.length) { window.tipsChecked = true; return; }
+    var c = checks[i++];
+    var el = document.getElementById(c.id);
+    window.echarts.getInstanceByDom(el).dispatchAction({type: "showTip", seriesIndex: c.series, dataIndex: c.data});
+    setTimeout(function () {
+      var text = el.innerText;
+      c.want.forEach(function (w) {
+        if (text.indexOf(w) < 0) { console.error("tooltip of " + c.id + " lacks " + JSON.stringify(w) + ": " + JSON.stringify(text)); }
+      });
+      next();
+    }, 200);
+  }
+  next();
+});
+</script>
+`
+
+func TestTooltipsShowTheData(t *testing.T) {
+	lib := requireLibrary(t)
+	all := allCharts(t)
+	type check struct {
+		ID     string   `json:"id"`
+		Series int      `json:"series"`
+		Data   int      `json:"data"`
+		Want   []string `json:"want"`
+	}
+	wants := map[string]check{
+		"rates":      {Series: 1, Data: 2, Want: []string{"bug-<b>&co", "0.0700 [0.0343, 0.1375], 7 of 100 runs"}},
+		"invariants": {Series: 0, Data: 0, Want: []string{"agree_on_ack", "25"}},
+		"drift":      {Series: 0, Data: 1, Want: []string{"campaign-2", "bug: 0.3100 [0.2300, 0.4000], 31 of 100 runs"}},
+		"outcomes":   {Series: 0, Data: 0, Want: []string{"bug, seed 40: holds"}},
+		"search":     {Series: 0, Data: 3, Want: []string{"27"}},
+		"throughput": {Series: 0, Data: 1, Want: []string{"runs/s"}},
+		"timeline":   {Series: 0, Data: 1, Want: []string{"n0.stored = 5", "step 2, t = 3400 µs"}},
+	}
+	var checks []check
+	for _, c := range all {
+		w, ok := wants[c.Kind()]
+		if !ok {
+			t.Fatalf("no tooltip check for %s", c.Kind())
+		}
+		w.ID = c.ID()
+		checks = append(checks, w)
+	}
+	js, err := json.Marshal(checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := (&Page{Title: "tooltips", Charts: all}).Render(lib)
+	end := bytes.LastIndex(page, []byte("</body>")) // (echarts itself contains "</body>")
+	page = slices.Concat(page[:end], []byte(fmt.Sprintf(checkTipsJS, js)), page[end:])
+	openInChromium(t, "tooltips", page, len(all), "window.tipsChecked === true")
 }
