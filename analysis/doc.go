@@ -11,6 +11,7 @@
 // trials, more successes than trials) return errors.
 //
 // Every numeric result is checked in the tests against values computed
-// independently with SciPy 1.10.1 / mpmath 1.2.1 or taken from published
-// tables; each test names its source.
+// independently with SciPy 1.10.1 (offline) or taken from R documentation
+// examples and published
+// tables (Newcombe 1998, Agresti); each test names its source.
 package analysis
