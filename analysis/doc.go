@@ -12,6 +12,6 @@
 //
 // Every numeric result is checked in the tests against values computed
 // independently with SciPy 1.10.1 (offline) or taken from R documentation
-// examples and published
-// tables (Newcombe 1998, Agresti); each test names its source.
+// examples and published tables (Newcombe 1998, Agresti); each test names
+// its source.
 package analysis
