@@ -12,7 +12,12 @@
 //   - Page / WriteFile: a standalone HTML page with echarts inlined and a
 //     Content-Security-Policy that forbids every network fetch;
 //   - Element: the <div> plus drawing <script> alone, for pages such as a
-//     report that inline the library once themselves (Library.Script).
+//     report that inline the library once themselves (CSPMeta and
+//     Library.Script in their <head>; see ExampleLibrary_Script).
+//
+// Package browsertest (below this one) opens such pages in headless
+// Chromium and reports whether every chart painted, with no console errors
+// and no network requests.
 //
 // The echarts JavaScript is never committed: scripts/setup.sh installs the
 // npm package into build/js, and LoadLibrary finds it there (or in
