@@ -46,6 +46,12 @@ func baseState() State {
 func TestCheck(t *testing.T) {
 	noReplies := baseState()
 	noReplies.Logs = nil
+	many := baseState()
+	for i := int64(0); i < 30; i++ {
+		many.Logs["replies"] = append(many.Logs["replies"], rec(0, i))
+	}
+	srcOnly := baseState()
+	srcOnly.Logs = map[string][]Value{"replies": {Record([]Field{{"src", Int(0)}})}}
 	tests := []struct {
 		expr  string
 		state *State // nil = baseState()
@@ -77,6 +83,8 @@ func TestCheck(t *testing.T) {
 		{expr: `some r in replies : r.val == 7`, ok: true},
 		{expr: `some r in replies : r.val == 9`, why: `no r in replies = [{src: 0, val: 5}, {src: 2, val: 7}] satisfies r.val == 9`},
 		{expr: `some r in replies : true`, state: &noReplies, why: `replies is empty`},
+		{expr: `some r in replies : r.val > 100`, state: &many, why: `no r in replies (32 entries) satisfies r.val > 100`},
+		{expr: `some x in [1, 2] : x > 2`, why: `no x in [1, 2] satisfies x > 2`},
 		{expr: `all r in replies : false`, state: &noReplies, ok: true},
 		{expr: `all i in nodes : alive(i)`, why: `i = 2: node[2] is down`},
 		{expr: `all i in nodes : alive(i) => node[i].stored == client_val`, why: `i = 1: node[1] is up, but node[i].stored = 0 != client_val = 5`},
@@ -118,7 +126,8 @@ func TestCheck(t *testing.T) {
 		{expr: `1 < "a"`, err: `cannot compare int 1 < "a": want two integers or two strings`, col: 0},
 		{expr: `alive(0) + 1 == 2`, err: `cannot compute bool true + 1: want integers`, col: 0},
 		{expr: `1 + 1`, err: `1 + 1 is int 2, want a boolean`, col: 0},
-		{expr: `all r in replies : r.vall == 1`, err: `r = {src: 0, val: 5} has no field vall (fields: src, val)`, col: 21},
+		{expr: `all r in replies : r.val == 1`, state: &srcOnly, err: `r = {src: 0} has no field val (fields: src)`, col: 21},
+		{expr: `all r in [1] : r.val == 1`, err: `r is int 1, not a record with field val`, col: 17},
 		{expr: `all r in client_val : true`, err: `all r in client_val: want a list, got int 5`, col: 9},
 		{expr: `(count i in nodes : alive(i) >= 2)`, err: `cannot compare bool true >= 2: want two integers or two strings`, col: 20},
 		{expr: `node[0].stored.x == 1`, err: `node[0].stored is int 5, not a record with field x`, col: 15},

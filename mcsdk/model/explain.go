@@ -121,8 +121,12 @@ func (c *evalCtx) explainQuant(n *node, val bool) string {
 	if len(dom) == 0 {
 		return d + " is empty"
 	}
-	if r := List(dom...).String(); len(r) <= maxRendered && !isLiteral(n.kids[0]) {
+	if r := List(dom...).String(); isLiteral(n.kids[0]) {
+		// the source shows the values already
+	} else if len(r) <= maxRendered {
 		d += " = " + r
+	} else {
+		d += fmt.Sprintf(" (%d entries)", len(dom))
 	}
 	body := c.text(n.kids[1])
 	if val {

@@ -89,7 +89,14 @@ func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
 // scope is what a model lets an expression name.
 type scope struct {
 	m     *Model
-	bound []string
+	bound []boundVar // innermost last
+}
+
+// boundVar is a quantified variable; fields lists the record fields of its
+// values when known (entries of the client's log), else nil.
+type boundVar struct {
+	name   string
+	fields []string
 }
 
 // compile parses src with the position mapping at and checks its names
@@ -140,13 +147,52 @@ func (m *Model) ExprAt(section, key string) (*Expr, error) {
 	return m.compile(src, m.stringPos(path))
 }
 
-func (sc *scope) isBound(name string) bool {
-	for _, b := range sc.bound {
-		if b == name {
-			return true
+// lookup finds the innermost bound variable called name.
+func (sc *scope) lookup(name string) *boundVar {
+	for i := len(sc.bound) - 1; i >= 0; i-- {
+		if sc.bound[i].name == name {
+			return &sc.bound[i]
 		}
 	}
-	return false
+	return nil
+}
+
+// logFields lists the fields of the client log's records when dom names
+// that log: src and the reply pattern's named groups.
+func (sc *scope) logFields(dom *node) []string {
+	c := sc.m.Client
+	if dom.op != "ident" || c == nil || dom.sval != c.Log || sc.lookup(dom.sval) != nil {
+		return nil
+	}
+	if _, ok := sc.m.env[dom.sval]; ok {
+		return nil
+	}
+	fields := []string{"src"}
+	for _, name := range c.Reply.SubexpNames() {
+		if name != "" && name != "src" {
+			fields = append(fields, name)
+		}
+	}
+	return fields
+}
+
+// checkField reports r.f when r ranges over the client log and f is not
+// one of its fields.
+func (sc *scope) checkField(n *node) error {
+	k := n.kids[0]
+	if k.op != "ident" {
+		return nil
+	}
+	b := sc.lookup(k.sval)
+	if b == nil || b.fields == nil {
+		return nil
+	}
+	for _, f := range b.fields {
+		if f == n.sval {
+			return nil
+		}
+	}
+	return &exprError{n.aux, fmt.Sprintf("unknown field %q of %s (fields: %s)", n.sval, k.sval, strings.Join(b.fields, ", "))}
 }
 
 // check resolves names in n; list says n stands where a list is expected
@@ -163,11 +209,15 @@ func (sc *scope) check(n *node, list bool) error {
 		if err := sc.check(n.kids[0], true); err != nil {
 			return err
 		}
-		sc.bound = append(sc.bound, n.sval)
+		sc.bound = append(sc.bound, boundVar{n.sval, sc.logFields(n.kids[0])})
 		defer func() { sc.bound = sc.bound[:len(sc.bound)-1] }()
 		return sc.check(n.kids[1], false)
 	case "len":
 		return sc.check(n.kids[0], true)
+	case "field":
+		if err := sc.checkField(n); err != nil {
+			return err
+		}
 	}
 	if n.op == "node" || n.op == "nodefield" || n.op == "alive" {
 		if k := n.kids[0]; k.op == "int" && (k.ival < 0 || k.ival >= int64(sc.m.Nodes)) {
@@ -184,7 +234,7 @@ func (sc *scope) check(n *node, list bool) error {
 
 func (sc *scope) ident(n *node, list bool) error {
 	name := n.sval
-	if sc.isBound(name) {
+	if sc.lookup(name) != nil {
 		return nil
 	}
 	if _, ok := sc.m.env[name]; ok {
@@ -199,7 +249,10 @@ func (sc *scope) ident(n *node, list bool) error {
 		}
 		return &exprError{n.off, fmt.Sprintf("unknown log %q (logs: %s)", name, sc.m.Client.Log)}
 	}
-	known := append([]string(nil), sc.bound...)
+	var known []string
+	for _, b := range sc.bound {
+		known = append(known, b.name)
+	}
 	for k := range sc.m.env {
 		known = append(known, k)
 	}

@@ -66,12 +66,26 @@ func (l *locator) find(path string) loc {
 		if lc, ok := l.keys[path]; ok {
 			return lc
 		}
+		if lc, ok := l.firstUnder(path); ok { // a dotted key: a.b = 1
+			return lc
+		}
 		i := strings.LastIndexByte(path, '.')
 		if i < 0 {
 			return loc{}
 		}
 		path = path[:i]
 	}
+}
+
+// firstUnder returns the earliest location of a key below path.
+func (l *locator) firstUnder(path string) (loc, bool) {
+	best, found := loc{}, false
+	for k, lc := range l.keys {
+		if strings.HasPrefix(k, path+".") && (!found || lc.key < best.key) {
+			best, found = lc, true
+		}
+	}
+	return best, found
 }
 
 func (l *locator) scan() {

@@ -150,6 +150,8 @@ func TestBadModels(t *testing.T) {
 		{"escaped", []string{`7:36: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
 		{"literal_string", []string{`7:38: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
 		{"multiline", []string{`9:19: unknown name "bogus" (in scope: client_val, r, replies)`}, []string{"bogus"}},
+		{"unknown_record_field", []string{`10:28: unknown field "vall" of r (fields: src, val)`}, []string{"vall"}},
+		{"dotted_key", []string{"6:1: unknown key limits in [target] (allowed: nodes, source, binary, args, cflags, base_port)"}, []string{"[target.limits]"}},
 		{"node_range", []string{"7:13: node index 2 out of range 0..1"}, []string{"2]"}},
 		{"bad_state", []string{`5:10: state.stored: unknown type "int33" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`}, []string{`"int33"`}},
 		{"state_int", []string{"8:5: state.s must be a string, not an integer"}, []string{"3"}},

@@ -21,13 +21,13 @@ const (
 	Uint64
 )
 
-var kindNames = [...]string{Int8: "int8", Int16: "int16", Int32: "int32", Int64: "int64",
-	Uint8: "uint8", Uint16: "uint16", Uint32: "uint32", Uint64: "uint64"}
-
 // String returns the model-file spelling of k, e.g. "int32".
 func (k Kind) String() string {
-	if int(k) < len(kindNames) && kindNames[k] != "" {
-		return kindNames[k]
+	switch k {
+	case Int8, Int16, Int32, Int64:
+		return "int" + strconv.Itoa(8*k.Size())
+	case Uint8, Uint16, Uint32, Uint64:
+		return "uint" + strconv.Itoa(8*k.Size())
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -103,9 +103,9 @@ func (k Kind) decode(b []byte) int64 {
 func ParseType(s string) (Type, error) {
 	name, rest, arr := strings.Cut(s, "[")
 	var t Type
-	for k, n := range kindNames {
-		if n != "" && n == name {
-			t.Kind = Kind(k)
+	for k := Int8; k <= Uint64; k++ {
+		if k.String() == name {
+			t.Kind = k
 		}
 	}
 	if t.Kind == 0 {
@@ -114,7 +114,7 @@ func ParseType(s string) (Type, error) {
 	if arr {
 		digits, ok := strings.CutSuffix(rest, "]")
 		n, err := strconv.Atoi(digits)
-		if !ok || err != nil || n < 1 || n > 1<<20 || digits[0] == '+' {
+		if !ok || err != nil || n < 1 || n > 1<<20 || digits[0] < '0' || digits[0] > '9' {
 			return Type{}, fmt.Errorf("bad array length in type %q (want %s[N] with 1 <= N <= 1048576)", s, name)
 		}
 		t.Len = n
