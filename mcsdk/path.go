@@ -40,3 +40,97 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	}
 	return os.Rename(tmp, file)
 }
+
+// LoadPath reads a saved path.
+func LoadPath(file string) (*SavedPath, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var p SavedPath
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a weft path: %v", file, err)
+	}
+	if p.Format != "weft-path/1" {
+		return nil, fmt.Errorf("%s: unsupported format %q (this weft reads weft-path/1)", file, p.Format)
+	}
+	return &p, nil
+}
+
+// ReplayPath re-executes a saved path against m and returns the verdict at
+// its end. It refuses a model or binary that differs from the recorded
+// hashes, since the path would then mean something else.
+func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult, error) {
+	if m.Hash != p.ModelHash {
+		return nil, fmt.Errorf("model %s changed since the path was saved (hash %.12s, recorded %.12s)", m.Path, m.Hash, p.ModelHash)
+	}
+	if reg != nil {
+		if err := m.Bind(reg); err != nil {
+			return nil, err
+		}
+	}
+	t, err := newTarget(m, p.Variant, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	if t.bin.Hash != p.BinaryHash {
+		return nil, fmt.Errorf("binary for variant %s changed since the path was saved (hash %.12s, recorded %.12s)", p.Variant, t.bin.Hash, p.BinaryHash)
+	}
+	res := &CheckResult{Model: m.Path, Variant: p.Variant, Binary: t.bin, Depth: len(p.Actions)}
+	w, err := t.start()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	var path []Action
+	var steps []string
+	var last *model.State
+	for i := 0; ; i++ {
+		if f := w.Failure(); f != nil {
+			res.Verdict, res.Failure = Error, f.Error()
+			return res, nil
+		}
+		ob, err := t.observe(w, last)
+		if err != nil {
+			return nil, err
+		}
+		last = &ob.state
+		res.States++
+		v, err := t.checkInvariants(w, ob)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			v.Path, v.Steps = path, steps
+			for n := 0; n < m.Nodes; n++ {
+				v.Output = append(v.Output, string(w.Output(n)))
+			}
+			res.Verdict, res.Violation = Violated, v
+			return res, nil
+		}
+		if i == len(p.Actions) {
+			break
+		}
+		a, err := ParseAction(p.Actions[i])
+		if err != nil {
+			return nil, err
+		}
+		enabled := false
+		for _, e := range w.Enabled() {
+			enabled = enabled || e == a
+		}
+		if !enabled {
+			return nil, fmt.Errorf("step %d: action %q is not enabled: the run diverged from the saved path", i+1, p.Actions[i])
+		}
+		steps = append(steps, w.Describe(a))
+		path = append(path, a)
+		if err := w.Apply(a); err != nil {
+			if f := w.Failure(); f != nil {
+				continue
+			}
+			return nil, err
+		}
+	}
+	res.Verdict = Holds
+	return res, nil
+}

@@ -18,6 +18,7 @@ func init() {
 		abstraction string
 		save        string
 		asJSON      bool
+		replay      string
 	)
 	register(&command{
 		name:    "check",
@@ -29,8 +30,12 @@ func init() {
 			fs.StringVar(&abstraction, "abstraction", "memory", "state identity: memory (sound) or globals (coarse)")
 			fs.StringVar(&save, "save", "", "where to save a violating path (default MODEL-VARIANT.weftpath in the current directory)")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+			fs.StringVar(&replay, "replay", "", "re-execute a saved violating path (MODEL defaults to the one it names)")
 		},
 		run: func(args []string) (int, error) {
+			if replay != "" {
+				return replayPath(replay, args, asJSON)
+			}
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL, got %d arguments", len(args))
 			}
@@ -92,10 +97,43 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 				}
 			}
 		}
-		fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
+		if saved != "" {
+			fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
+		}
 	case mcsdk.Error:
 		fmt.Printf("error: %s\n", res.Failure)
 	}
 	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
 		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
+}
+
+func replayPath(file string, args []string, asJSON bool) (int, error) {
+	p, err := mcsdk.LoadPath(file)
+	if err != nil {
+		return exitUsage, err
+	}
+	modelPath := p.Model
+	if len(args) == 1 {
+		modelPath = args[0]
+	}
+	m, err := model.Load(modelPath)
+	if err != nil {
+		return exitUsage, err
+	}
+	res, err := mcsdk.ReplayPath(m, p, registry())
+	if err != nil {
+		return exitViolated, fmt.Errorf("replay of %s diverged: %v", file, err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return res.Verdict.ExitCode(), enc.Encode(res)
+	}
+	fmt.Printf("replayed %d actions from %s\n", len(p.Actions), file)
+	res.Abstraction = "replay"
+	printCheck(res, "")
+	if res.Violation != nil && res.Violation.Invariant != p.Invariant {
+		return exitViolated, fmt.Errorf("the saved path violated %s, the replay %s", p.Invariant, res.Violation.Invariant)
+	}
+	return res.Verdict.ExitCode(), nil
 }

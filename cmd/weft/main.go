@@ -83,13 +83,12 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weft: unknown command %q (run 'weft --help' for the list)\n", args[0])
 		return exitUsage
 	}
-	fs := newFlagSet(c, stderr)
-	pos, err := parseInterspersed(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stdout)
-		fs.Usage()
+	if wantsHelp(args[1:]) {
+		newFlagSet(c, stdout).Usage()
 		return exitHolds
 	}
+	fs := newFlagSet(c, stderr)
+	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return exitUsage // flag package already printed the error and usage
 	}
@@ -105,6 +104,19 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// wantsHelp reports a -h, -help or --help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // Version is the tool version written into recordings and manifests.
