@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/analysis/charts/browsertest"
 )
@@ -173,4 +174,39 @@ func TestTooltipsShowTheData(t *testing.T) {
 	end := bytes.LastIndex(page, []byte("</body>")) // (echarts itself contains "</body>")
 	page = slices.Concat(page[:end], []byte(fmt.Sprintf(checkTipsJS, js)), page[end:])
 	openInChromium(t, "tooltips", page, len(all), "window.tipsChecked === true")
+}
+
+// TestSmallAndDegenerateInputsDraw covers the smallest tables each chart
+// accepts: one row, all-zero rates, a trace with events but no state.
+func TestSmallAndDegenerateInputsDraw(t *testing.T) {
+	lib := requireLibrary(t)
+	builders := []func() (*Chart, error){
+		func() (*Chart, error) { return Rates("zero", []RateBar{{Variant: "correct", N: 50}}) },
+		func() (*Chart, error) {
+			return Drift("one", []RunRate{{Run: "r1", Variant: "bug", Rate: 0.5, Lo: 0.2, Hi: 0.8, K: 5, N: 10}})
+		},
+		func() (*Chart, error) {
+			return Invariants("one", []InvariantCount{{Variant: "bug", Invariant: "inv", Count: 1}})
+		},
+		func() (*Chart, error) {
+			return Outcomes("one", []Outcome{{Variant: "bug", Seed: -3, Verdict: VerdictError}})
+		},
+		func() (*Chart, error) { return SearchGrowth("one", []DepthCount{{Depth: 0, States: 1}}) },
+		func() (*Chart, error) {
+			return Throughput("one", []ThroughputPoint{{Elapsed: 1500 * time.Millisecond, Done: 3}})
+		},
+		func() (*Chart, error) {
+			return Timeline("events-only", []TraceEvent{
+				{Step: 1, Node: "n0", Kind: KindCrash}, {Step: 3, Node: "n1", Kind: KindDeliver, Value: "m"}})
+		},
+	}
+	var all []*Chart
+	for _, b := range builders {
+		c, err := b()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, c)
+	}
+	openInChromium(t, "small", (&Page{Title: "small inputs", Charts: all}).Render(lib), len(all), "")
 }

@@ -108,9 +108,16 @@ func timelineOption(events []TraceEvent) map[string]any {
 	last := events[len(events)-1]
 	line := ec.NewLine()
 	line.SetGlobalOptions(base(opts.Tooltip{Trigger: "item"})...)
+	// Explicit extents: marks alone do not stretch an axis, and a trace may
+	// hold events but no declared state.
+	yAxis := opts.YAxis{Name: "declared value", Type: "value"}
+	if len(series) == 0 {
+		yAxis.Min, yAxis.Max = 0, 1
+	}
 	line.SetGlobalOptions(
-		ec.WithXAxisOpts(opts.XAxis{Name: "step", NameLocation: "middle", NameGap: 30, Type: "value", MinInterval: 1, Min: 0}),
-		ec.WithYAxisOpts(opts.YAxis{Name: "declared value", Type: "value"}),
+		ec.WithXAxisOpts(opts.XAxis{Name: "step", NameLocation: "middle", NameGap: 30, Type: "value", MinInterval: 1,
+			Min: 0, Max: max(last.Step, 1)}),
+		ec.WithYAxisOpts(yAxis),
 		ec.WithDataZoomOpts(opts.DataZoom{Type: "inside"}))
 	for i, s := range series {
 		var data []opts.LineData
