@@ -13,7 +13,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
-func loadTarget(t *testing.T, rel string) *model.Model {
+func loadTarget(t testing.TB, rel string) *model.Model {
 	t.Helper()
 	m, err := model.Load(filepath.Join("..", "targets", rel))
 	if err != nil {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Benchmarks, side by side in one run: supervised vs native syscalls and
+# messages, exhaustive-check throughput, campaign throughput, datasets,
+# kernel start-up. Prints the ratios. Run scripts/setup.sh first.
+#   scripts/bench.sh            all benchmarks, 5 iterations each
+#   scripts/bench.sh -count 3   extra flags go to go test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -run '^$' -bench . -benchtime 5x "$@" \
+  ./mcsdk/supervisor/ ./mcsdk/ 2>&1 | tee build/bench.txt
+echo
+echo "ratios (supervised/native; goal for a delivered message: ≤ 1.5 × 17 µs):"
+grep -E 'ratio|goal' build/bench.txt | sed 's/^/  /'
