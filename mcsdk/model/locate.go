@@ -229,6 +229,9 @@ func skipValue(s string, i int) int {
 // offset of decoded byte k; the final element (offs[len(dec)]) is the offset
 // of the closing delimiter's last character.
 func decodeString(s string, i int) (dec string, offs []int, ok bool) {
+	if i < 0 || i >= len(s) || s[i] != '"' && s[i] != '\'' {
+		return "", nil, false
+	}
 	q := s[i]
 	multi := strings.HasPrefix(s[i:], strings.Repeat(string(q), 3))
 	var b strings.Builder

@@ -6,6 +6,29 @@
 // the environment (constants, DFS depth, the client) and the invariants.
 // Every parse or validation problem is an *Error carrying the file position
 // of the offending token, including tokens inside invariant strings.
+//
+// # Invariant language
+//
+// From loosest to tightest binding:
+//
+//	all x in D : e    some x in D : e    count x in D : e   (e extends as far right as possible)
+//	a => b            implication, right associative
+//	a or b
+//	a and b
+//	not a
+//	a == b  a != b  a < b  a <= b  a > b  a >= b  a in b  a not in b   (do not chain)
+//	a + b  a - b      (+ also joins strings)
+//	a * b  a / b  a % b
+//	-a
+//
+// Operands: integer and string literals, true, false, [list, of, values],
+// (parentheses), environment names, ghost logs (lists of records, e.g.
+// replies), quantified variables, r.field, list[i], nodes (the list 0..N-1),
+// node[i].field (a declared global of node i), node[i] (the list of all of
+// node i's declared values, array elements included), alive(i), len(x).
+// A domain D is any list: a log, nodes, a list literal, an array global.
+// "a in b" is membership when b is a list and equality otherwise.
+// Integers are int64; arithmetic wraps; division by zero is an error.
 package model
 
 import (
