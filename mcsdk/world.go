@@ -25,6 +25,10 @@ func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Durati
 	if err != nil {
 		return nil, err
 	}
+	return newTargetFor(m, bin, seed, watchdog)
+}
+
+func newTargetFor(m *model.Model, bin Binary, seed uint64, watchdog time.Duration) (*target, error) {
 	syms, err := readSymbols(bin.Path, m.State)
 	if err != nil {
 		return nil, err
@@ -82,6 +86,12 @@ type observation struct {
 // (relocated by the load base for PIE executables) and the ghost logs.
 // A dead node keeps the values it had when last seen.
 func (t *target) observe(w *supervisor.World, last *model.State) (observation, error) {
+	return t.observeSome(w, last, func(int) bool { return true })
+}
+
+// observeSome is observe, reading only the live nodes for which reread
+// holds and keeping last's values for the others.
+func (t *target) observeSome(w *supervisor.World, last *model.State, reread func(int) bool) (observation, error) {
 	var ob observation
 	ob.state.Nodes = make([]model.NodeState, t.m.Nodes)
 	for i := range ob.state.Nodes {
@@ -92,6 +102,10 @@ func (t *target) observe(w *supervisor.World, last *model.State) (observation, e
 				ns.Vars = last.Nodes[i].Vars
 			}
 			ob.state.Nodes[i] = ns
+			continue
+		}
+		if !reread(i) && last != nil && i < len(last.Nodes) && last.Nodes[i].Alive {
+			ob.state.Nodes[i] = last.Nodes[i]
 			continue
 		}
 		var base uintptr
@@ -157,4 +171,51 @@ func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violatio
 		}
 	}
 	return nil, nil
+}
+
+// newTargetWith binds m to an already built binary.
+func newTargetWith(m *model.Model, bin Binary, seed uint64, watchdog time.Duration) (*target, error) {
+	t, err := newTargetFor(m, bin, seed, watchdog)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// observeChanged is observe, re-reading only the nodes that ran since the
+// previous observation.
+func (t *target) observeChanged(w *supervisor.World, prev *observation) (observation, error) {
+	if prev == nil {
+		return t.observe(w, nil)
+	}
+	return t.observeSome(w, &prev.state, func(i int) bool { return w.Ran(i) })
+}
+
+// failing evaluates every invariant (and the no-crash rule) and returns
+// the names of those that fail, in model order, with the first as a
+// Violation.
+func (t *target) failing(w *supervisor.World, ob observation) ([]string, *Violation, error) {
+	var names []string
+	var first *Violation
+	for i := 0; i < t.m.Nodes; i++ {
+		st := w.Status(i)
+		if st.Exited && !st.Killed && (st.Signal != "" || st.ExitCode != 0) {
+			names = append(names, "no_node_crash")
+			first = &Violation{Invariant: "no_node_crash", Why: fmt.Sprintf("node %d exited (%s%d)", i, st.Signal, st.ExitCode), State: ob.state}
+			break
+		}
+	}
+	for _, inv := range t.m.Invariants {
+		ok, why, err := inv.Check(ob.state)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			names = append(names, inv.Name)
+			if first == nil {
+				first = &Violation{Invariant: inv.Name, Why: why, Summary: ob.state.Summary(t.m), State: ob.state}
+			}
+		}
+	}
+	return names, first, nil
 }

@@ -89,8 +89,10 @@ type Message struct {
 	From Addr // datagram source
 	FIN  bool // stream: end of data from the sender
 	RST  bool // stream: connection reset by the sender (crash)
-	// Due is the virtual time (µs) at which the message may arrive; 0 when
-	// the scheduler ignores latency.
+	// Sent is the virtual time (ns) at which the message was sent.
+	Sent int64
+	// Due is the virtual time (ns) at which the message arrives, drawn by a
+	// seeded scheduler; 0 until drawn (exhaustive search ignores it).
 	Due int64
 }
 
@@ -138,9 +140,11 @@ type Network struct {
 	// OnEnvClose is called when a node closes its end of an environment
 	// connection.
 	OnEnvClose func(env *Socket)
-	listeners  map[uint16]*Socket
-	dgramPort  map[uint16]*Socket
-	ephemeral  uint16
+	// Now is the virtual time (ns) stamped on sent messages.
+	Now       int64
+	listeners map[uint16]*Socket
+	dgramPort map[uint16]*Socket
+	ephemeral uint16
 }
 
 // New returns an empty network.
@@ -299,7 +303,7 @@ func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 		}
 		return len(data), OK
 	}
-	s.out.Msgs = append(s.out.Msgs, Message{Data: buf})
+	s.out.Msgs = append(s.out.Msgs, Message{Data: buf, Sent: n.Now})
 	return len(data), OK
 }
 
@@ -326,7 +330,7 @@ func (n *Network) sendDgram(s *Socket, data []byte, dst *Addr) (int, Errno) {
 		c.DstPort = to.Port
 		s.dgramOut[to.Port] = c
 	}
-	c.Msgs = append(c.Msgs, Message{Data: append([]byte(nil), data...), From: s.Local})
+	c.Msgs = append(c.Msgs, Message{Data: append([]byte(nil), data...), From: s.Local, Sent: n.Now})
 	return len(data), OK
 }
 
@@ -397,7 +401,7 @@ func (n *Network) sendFIN(s *Socket, rst bool) {
 		}
 		return
 	}
-	s.out.Msgs = append(s.out.Msgs, Message{FIN: !rst, RST: rst})
+	s.out.Msgs = append(s.out.Msgs, Message{FIN: !rst, RST: rst, Sent: n.Now})
 }
 
 // Close closes s, as close(2) of its last descriptor. A connected stream

@@ -54,7 +54,18 @@ func (c *call) writeU32(addr uint64, v uint32) error {
 }
 
 // vsock returns the virtual socket behind the target's fd, or nil.
-func (c *call) vsock(fd uint64) *vfd { return c.n.fds[int(int32(fd))] }
+func (c *call) vsock(fd uint64) *vfd {
+	if v := c.n.fds[int(int32(fd))]; v != nil && v.sock != nil {
+		return v
+	}
+	return nil
+}
+
+// vrandom reports whether the target's fd is a virtual random device.
+func (c *call) vrandom(fd uint64) bool {
+	v := c.n.fds[int(int32(fd))]
+	return v != nil && v.random
+}
 
 // nonblocking reports O_NONBLOCK on the shared file description.
 func (v *vfd) nonblocking() bool {
@@ -66,6 +77,11 @@ func (v *vfd) nonblocking() bool {
 // socketpair, injected with SECCOMP_ADDFD_FLAG_SEND as the call's result.
 // close, fcntl and fstat then behave natively; weft serves the data calls.
 func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
+	return c.install(&vfd{sock: sock}, flags)
+}
+
+// install injects a new descriptor for v (see installSocket).
+func (c *call) install(v *vfd, flags uint64) result {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return errno(unix.ENFILE)
@@ -86,7 +102,8 @@ func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
 	if old := c.n.fds[fd]; old != nil { // cannot happen: the fd was free
 		unix.Close(old.ours)
 	}
-	c.n.fds[fd] = &vfd{sock: sock, ours: ours}
+	v.ours = ours
+	c.n.fds[fd] = v
 	return done()
 }
 

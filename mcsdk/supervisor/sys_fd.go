@@ -9,6 +9,9 @@ import (
 // Read implements read(2): a receive on virtual sockets; the kernel runs it
 // for every other descriptor.
 func sysRead(c *call) result {
+	if c.vrandom(c.arg(0)) {
+		return readRandom(c, []iovec{{c.arg(1), c.arg(2)}})
+	}
 	v := c.vsock(c.arg(0))
 	if v == nil {
 		return cont()
@@ -47,12 +50,15 @@ func sysWrite(c *call) result {
 // Readv implements readv(2).
 func sysReadv(c *call) result {
 	v := c.vsock(c.arg(0))
-	if v == nil {
+	if v == nil && !c.vrandom(c.arg(0)) {
 		return cont()
 	}
 	iov, err := c.readIovecs(c.arg(1), c.arg(2))
 	if err != nil {
 		return errno(unix.EINVAL)
+	}
+	if v == nil {
+		return readRandom(c, iov)
 	}
 	data, _, r, ok := receive(c, v, iovLen(iov), 0)
 	if !ok {
@@ -111,6 +117,9 @@ func (n *node) dropFD(fd int, w *World) {
 	}
 	delete(n.fds, fd)
 	unix.Close(v.ours)
+	if v.sock == nil {
+		return
+	}
 	for _, o := range n.fds {
 		if o.sock == v.sock {
 			return
@@ -167,13 +176,13 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 		a.NewFD = uint32(newfd)
 		fd, err = addFD(c.n.listener, &a)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, ours: ours}
+			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, ours: ours}
 			return ret(int64(fd))
 		}
 	} else {
 		fd, err = addFDSend(c.n.listener, c.req.ID, ours, cloexec)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, ours: ours}
+			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, ours: ours}
 			return done()
 		}
 	}

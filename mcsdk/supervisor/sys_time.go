@@ -10,7 +10,7 @@ import (
 
 // Every clock reads the world's one virtual clock, which only the
 // scheduler moves (a timer action, or a message's arrival time). Realtime
-// clocks start at startTime; monotonic, boot and CPU clocks count from the
+// clocks start at Epoch; monotonic, boot and CPU clocks count from the
 // start of the run, offset so they are never zero.
 const monotonicOffset = int64(1000) * 1e9
 
@@ -21,7 +21,7 @@ func (w *World) clockNow(clock uint64) (int64, bool) {
 	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
 		unix.CLOCK_BOOTTIME, unix.CLOCK_BOOTTIME_ALARM,
 		unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
-		return w.now - startTime + monotonicOffset, true
+		return w.now - Epoch + monotonicOffset, true
 	}
 	return 0, false
 }

@@ -40,6 +40,9 @@ type Config struct {
 	Watchdog time.Duration
 	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
 	OutputLimit int
+	// DataDirs gives every node a private working directory that survives
+	// its crash and restart.
+	DataDirs bool
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
 }
@@ -60,11 +63,13 @@ type World struct {
 	envBuf     map[int][]byte
 	envNode    map[int]int
 	replies    []Reply
+	dataRoot   string
 }
 
-// startTime is the virtual wall clock at the start of every run:
-// 2026-01-01T00:00:00Z. Monotonic clocks read the time since the run began.
-const startTime = int64(1767225600) * int64(time.Second)
+// Epoch is the virtual wall clock at the start of every run, in ns since
+// the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time
+// since the run began.
+const Epoch = int64(1767225600) * int64(time.Second)
 
 // Reply is one line the environment's client received from a node, or a
 // refused connection.
@@ -89,6 +94,8 @@ type node struct {
 	fds      map[int]*vfd
 	base     uintptr
 	opts     map[optKey][]byte
+	ran      bool
+	restarts int
 	output   bytes.Buffer
 }
 
@@ -96,8 +103,9 @@ type node struct {
 // supervisor's copy of the injected file description (a socketpair end),
 // which shares O_NONBLOCK with the target's descriptor.
 type vfd struct {
-	sock *netsim.Socket
-	ours int
+	sock   *netsim.Socket // nil for a random device
+	random bool           // /dev/urandom or /dev/random
+	ours   int
 }
 
 // call is one intercepted syscall, possibly parked.
@@ -153,9 +161,10 @@ const (
 	Client                    // the environment's client sends a request
 	Timer                     // a parked call's timeout fires
 	Crash                     // kill a node (SIGKILL)
+	Restart                   // relaunch a crashed node
 )
 
-var actionNames = [...]string{"deliver", "client", "timer", "crash"}
+var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart"}
 
 func (k ActionKind) String() string { return actionNames[k] }
 
@@ -179,6 +188,8 @@ func (a Action) String() string {
 		return fmt.Sprintf("timer %d", a.Node)
 	case Crash:
 		return fmt.Sprintf("crash %d", a.Node)
+	case Restart:
+		return fmt.Sprintf("restart %d", a.Node)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
 }
@@ -204,6 +215,9 @@ func ParseAction(s string) (Action, error) {
 		_, err = fmt.Sscanf(rest, "%d", &a.Node)
 	case "crash":
 		a.Kind = Crash
+		_, err = fmt.Sscanf(rest, "%d", &a.Node)
+	case "restart":
+		a.Kind = Restart
 		_, err = fmt.Sscanf(rest, "%d", &a.Node)
 	default:
 		err = fmt.Errorf("unknown kind")

@@ -26,10 +26,24 @@ func Start(cfg Config) (*World, error) {
 	if cfg.Watchdog == 0 {
 		cfg.Watchdog = 10 * time.Second
 	}
-	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), now: startTime,
+	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}}
+	w.setNow(Epoch)
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = func(*netsim.Socket) {}
+	if cfg.DataDirs {
+		root, err := os.MkdirTemp("", "weft-data-")
+		if err != nil {
+			return nil, err
+		}
+		w.dataRoot = root
+		for i := range cfg.Nodes {
+			if err := os.Mkdir(w.DataDir(i), 0o755); err != nil {
+				os.RemoveAll(root)
+				return nil, err
+			}
+		}
+	}
 	for i := range cfg.Nodes {
 		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
 	}
@@ -47,6 +61,9 @@ func Start(cfg Config) (*World, error) {
 
 func (w *World) launch(n *node) error {
 	spec := w.cfg.Nodes[n.id]
+	if w.dataRoot != "" {
+		spec.Dir = w.DataDir(n.id)
+	}
 	var random [16]byte
 	w.rand.Read(random[:])
 	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random})
@@ -65,7 +82,61 @@ func (w *World) Close() {
 	for _, n := range w.nodes {
 		w.kill(n)
 	}
+	if w.dataRoot != "" {
+		os.RemoveAll(w.dataRoot)
+		w.dataRoot = ""
+	}
 }
+
+// DataDir is node i's private data directory (its working directory),
+// which survives a crash and restart but not the world.
+func (w *World) DataDir(i int) string {
+	if w.dataRoot == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/node%d", w.dataRoot, i)
+}
+
+// setNow moves the virtual clock.
+func (w *World) setNow(t int64) {
+	w.now = t
+	w.net.Now = t
+}
+
+// TimerInfo is a parked call's pending timeout.
+type TimerInfo struct {
+	Node     int
+	Deadline int64 // virtual ns since the Unix epoch (see Epoch)
+}
+
+// Timers lists the pending timeouts, by node.
+func (w *World) Timers() []TimerInfo {
+	var ts []TimerInfo
+	for _, n := range w.nodes {
+		if c := n.parked; c != nil && c.deadline >= 0 && !n.exited {
+			ts = append(ts, TimerInfo{Node: n.id, Deadline: c.deadline})
+		}
+	}
+	return ts
+}
+
+// Ran reports whether node i has run since the last ClearRan: only a node
+// that ran can have changed its memory.
+func (w *World) Ran(i int) bool { return w.nodes[i].ran }
+
+// ClearRan resets every node's Ran flag.
+func (w *World) ClearRan() {
+	for _, n := range w.nodes {
+		n.ran = false
+	}
+}
+
+// Pid is node i's host process id (for diagnostics only: nodes see
+// virtual pids).
+func (w *World) Pid(i int) int { return w.nodes[i].pid }
+
+// Restarts is how many times node i was restarted.
+func (w *World) Restarts(i int) int { return w.nodes[i].restarts }
 
 func (w *World) kill(n *node) {
 	if n.pid > 0 && !n.exited {
@@ -100,6 +171,7 @@ func (n *node) release() {
 // fails. Only one node runs at any moment; that is what makes a run a pure
 // function of the scheduler's choices.
 func (w *World) runNode(n *node) {
+	n.ran = true
 	for w.failure == nil && !n.exited {
 		ev, err := w.waitEvent(n)
 		if err != nil {
@@ -173,6 +245,7 @@ func (w *World) reap(n *node) {
 	n.status = ws
 	w.net.CloseNode(n.id, false)
 	n.release()
+	n.ran = true
 }
 
 // dispatch runs the table entry for c and answers the node unless the call
@@ -300,7 +373,7 @@ func (w *World) Apply(a Action) error {
 			return err
 		}
 		if m.Due > w.now {
-			w.now = m.Due
+			w.setNow(m.Due)
 		}
 		_ = to
 	case Client:
@@ -322,13 +395,26 @@ func (w *World) Apply(a Action) error {
 			return fmt.Errorf("supervisor: node %d has no pending timer", a.Node)
 		}
 		if n.parked.deadline > w.now {
-			w.now = n.parked.deadline
+			w.setNow(n.parked.deadline)
 		}
 		n.parked.timedOut = true
 	case Crash:
 		n := w.nodes[a.Node]
+		if n.exited {
+			return fmt.Errorf("supervisor: node %d is not running", a.Node)
+		}
 		w.kill(n)
 		w.net.CloseNode(n.id, true)
+	case Restart:
+		old := w.nodes[a.Node]
+		if !old.exited {
+			return fmt.Errorf("supervisor: node %d is running", a.Node)
+		}
+		n := &node{id: old.id, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1}
+		w.nodes[a.Node] = n
+		if err := w.launch(n); err != nil {
+			w.fail(n, "", err.Error())
+		}
 	default:
 		return fmt.Errorf("supervisor: unknown action %v", a)
 	}
@@ -393,6 +479,8 @@ func (w *World) Describe(a Action) string {
 		return fmt.Sprintf("timer fires on n%d", a.Node)
 	case Crash:
 		return fmt.Sprintf("crash n%d", a.Node)
+	case Restart:
+		return fmt.Sprintf("restart n%d", a.Node)
 	}
 	return a.String()
 }
@@ -411,8 +499,18 @@ func (w *World) Replies() []Reply { return w.replies }
 // Steps is the number of actions applied.
 func (w *World) Steps() int { return w.steps }
 
-// Now is the virtual time in nanoseconds since the run's epoch.
-func (w *World) Now() int64 { return w.now - startTime }
+// Now is the virtual time in nanoseconds since the Unix epoch; the run
+// starts at Epoch.
+func (w *World) Now() int64 { return w.now }
+
+// AdvanceTo moves the virtual clock forward to t (ns since the Unix
+// epoch), as a seeded scheduler does before a scheduled fault. Nodes
+// observe the new time only when they next ask.
+func (w *World) AdvanceTo(t int64) {
+	if t > w.now {
+		w.setNow(t)
+	}
+}
 
 // NodeStatus describes one node at a quiescent point.
 type NodeStatus struct {

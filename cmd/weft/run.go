@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+func init() {
+	var (
+		variant string
+		seed    uint64
+		quiet   bool
+		asJSON  bool
+	)
+	register(&command{
+		name:  "run",
+		usage: "run MODEL [--variant V] --seed S  |  run --seed S -- BINARY ARGS...",
+		summary: "one seeded run (virtual time, seeded randomness and faults); node output shown prefixed by node;\n" +
+			"exit 0 holds, 1 violated, 2 error, 3 invalid",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
+			fs.Uint64Var(&seed, "seed", 0, "the seed: every latency, fault time and random byte derives from it")
+			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
+			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) == 0 {
+				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY ARGS...")
+			}
+			var m *model.Model
+			var err error
+			if strings.HasSuffix(args[0], ".model") && len(args) == 1 {
+				m, err = model.Load(args[0])
+			} else {
+				m, err = programModel(args[0], args[1:])
+			}
+			if err != nil {
+				return exitUsage, err
+			}
+			p := newLinePrinter(os.Stdout, m.Nodes)
+			opts := mcsdk.RunOptions{Variant: variant, Seed: seed, Registry: registry(), Preconditions: preconditions()}
+			if !quiet && !asJSON {
+				opts.OnOutput = p.write
+			}
+			res, err := mcsdk.Run(m, opts)
+			p.flush()
+			if err != nil {
+				return exitUsage, err
+			}
+			if asJSON {
+				res.Events = nil
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return res.Verdict.ExitCode(), enc.Encode(res)
+			}
+			printRun(res)
+			return res.Verdict.ExitCode(), nil
+		},
+	})
+}
+
+// programModel makes a one-node model that runs BINARY ARGS with no
+// network, invariants or faults: virtual time and seeded randomness only.
+func programModel(bin string, args []string) (*model.Model, error) {
+	path, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		b, _ := json.Marshal(a)
+		q[i] = string(b)
+	}
+	b, _ := json.Marshal(path)
+	src := fmt.Sprintf("[target]\nnodes = 1\nbinary = %s\nargs = [%s]\n", b, strings.Join(q, ", "))
+	return model.Parse(filepath.Join(filepath.Dir(path), "program.model"), []byte(src))
+}
+
+func printRun(res *mcsdk.RunResult) {
+	fmt.Printf("weft run %s --variant %s --seed %d\n", res.Model, res.Variant, res.Seed)
+	for _, p := range res.Params {
+		fmt.Printf("  %-8s %s\n", p.Name, p.Value)
+	}
+	switch res.Verdict {
+	case mcsdk.Holds:
+		fmt.Printf("holds")
+	case mcsdk.Violated:
+		fmt.Printf("violated: %s", strings.Join(res.Violated, ", "))
+	case mcsdk.Invalid:
+		fmt.Printf("invalid: %s", res.Detail)
+	case mcsdk.Error:
+		fmt.Printf("error: %s", res.Detail)
+	}
+	fmt.Printf(" after %d steps, %s of virtual time\n", res.Steps, res.VirtualTime)
+	if v := res.FirstViolation; v != nil {
+		fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, v.Why)
+	}
+	if len(res.Useful) > 0 {
+		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))
+	}
+}
+
+// linePrinter prefixes each line of node output with its node, in the
+// order the scheduler produced it.
+type linePrinter struct {
+	out     *os.File
+	partial [][]byte
+}
+
+func newLinePrinter(out *os.File, nodes int) *linePrinter {
+	return &linePrinter{out: out, partial: make([][]byte, nodes)}
+}
+
+func (p *linePrinter) write(node int, data []byte) {
+	buf := append(p.partial[node], data...)
+	for {
+		i := strings.IndexByte(string(buf), '\n')
+		if i < 0 {
+			break
+		}
+		fmt.Fprintf(p.out, "n%d| %s\n", node, buf[:i])
+		buf = buf[i+1:]
+	}
+	p.partial[node] = buf
+}
+
+func (p *linePrinter) flush() {
+	for i, b := range p.partial {
+		if len(b) > 0 {
+			fmt.Fprintf(p.out, "n%d| %s\n", i, b)
+		}
+		p.partial[i] = nil
+	}
+}

@@ -1,0 +1,423 @@
+package mcsdk
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
+)
+
+// FaultPrecondition decides whether node may crash in state s; why says
+// what the crash would break.
+type FaultPrecondition func(s model.State, node int) (ok bool, why string)
+
+// RunOptions configures one seeded run.
+type RunOptions struct {
+	Variant       string
+	Seed          uint64
+	Registry      model.Registry               // Go invariants ("go:NAME")
+	Preconditions map[string]FaultPrecondition // Go fault preconditions ("go:NAME")
+	Watchdog      time.Duration
+	// OnOutput, if set, receives node output as it is written.
+	OnOutput func(node int, data []byte)
+	// Build, if set, replaces the binary for the variant (used by
+	// campaigns, which build once).
+	Build *Binary
+	_     struct{}
+}
+
+// Param is one parameter of a run: from the model, or drawn from the seed.
+type Param struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// RunResult is the outcome of one seeded run.
+type RunResult struct {
+	Model    string
+	Variant  string
+	Seed     uint64
+	Binary   Binary
+	Verdict  Verdict
+	Violated []string // required invariants that decide the verdict
+	Useful   []string // other invariants failing in the final state
+	// FirstViolation is the first quiescent point at which a required
+	// invariant failed (Step -1 if never).
+	FirstViolationStep int
+	FirstViolationTime time.Duration // virtual time since the start
+	FirstViolation     *Violation
+	Steps              int
+	VirtualTime        time.Duration
+	Wall               time.Duration
+	Detail             string // why the run is invalid or an error
+	Params             []Param
+	Events             []Event // the timeline, for recordings and traces
+	Final              model.State
+}
+
+// Event is one entry of a run's timeline.
+type Event struct {
+	Step  int    `json:"step"`
+	Time  int64  `json:"t_us"` // virtual µs since the start
+	Kind  string `json:"kind"` // deliver, timer, crash, restart, client, state, invalid
+	Node  int    `json:"node"` // the node acted on (receiver for deliver)
+	Peer  int    `json:"peer"` // sender for deliver, else -1
+	Var   string `json:"var,omitempty"`
+	Value string `json:"value,omitempty"`
+	Bytes int    `json:"bytes,omitempty"`
+}
+
+// Run executes one seeded run of m: a discrete-event simulation in which
+// every message gets a latency drawn from the seed, faults happen at times
+// drawn from the seed, and the virtual clock jumps to the earliest pending
+// event. It is a pure function of (model, variant binary, seed).
+func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
+	sp, err := readSpecs(m)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Registry != nil {
+		if err := m.Bind(opts.Registry); err != nil {
+			return nil, err
+		}
+	}
+	v, err := m.Variant(opts.Variant)
+	if err != nil {
+		return nil, err
+	}
+	var t *target
+	if opts.Build != nil {
+		t, err = newTargetWith(m, *opts.Build, opts.Seed, opts.Watchdog)
+	} else {
+		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.cfg.Bag = sp.net.Order == "bag"
+	t.cfg.DataDirs = sp.faults.Restart
+	t.cfg.OnOutput = opts.OnOutput
+	r := &runner{t: t, sp: sp, opts: opts, res: &RunResult{Model: m.Path, Variant: v.Name, Seed: opts.Seed, Binary: t.bin, FirstViolationStep: -1}}
+	r.required = map[string]bool{}
+	for _, name := range sp.campaign.Required {
+		r.required[name] = true
+	}
+	start := time.Now()
+	err = r.run()
+	r.res.Wall = time.Since(start)
+	var f *supervisor.Failure
+	if errors.As(err, &f) {
+		r.res.Verdict, r.res.Detail = Error, f.Error()
+		err = nil
+	}
+	return r.res, err
+}
+
+// runner holds the state of one seeded run.
+type runner struct {
+	t        *target
+	sp       *specs
+	opts     RunOptions
+	res      *RunResult
+	required map[string]bool
+	w        *supervisor.World
+	lat      *rand.Rand
+	faults   []scheduledFault
+	last     *observation
+}
+
+type scheduledFault struct {
+	at   int64 // virtual ns since Epoch... relative µs converted at use
+	kind supervisor.ActionKind
+	node int
+}
+
+func (r *runner) run() error {
+	seed := r.opts.Seed
+	// Separate streams, so the fault schedule of a seed is the same for
+	// every variant (paired comparisons), whatever the messages do.
+	fr := rand.New(rand.NewPCG(seed, 0x6661756c7473)) // "faults"
+	r.lat = rand.New(rand.NewPCG(seed, 0x6e6574776f726b)) // "network"
+	r.drawFaults(fr)
+	w, err := r.t.start()
+	if err != nil {
+		return err
+	}
+	r.w = w
+	defer w.Close()
+	end := supervisor.Epoch + (r.sp.campaign.Duration+r.sp.campaign.Tail)*1000
+	bounded := r.sp.campaign.Duration+r.sp.campaign.Tail > 0
+	if err := r.observe(); err != nil {
+		return err
+	}
+	for r.res.Verdict == "" {
+		if f := w.Failure(); f != nil {
+			return f
+		}
+		if r.res.Steps >= r.sp.campaign.MaxSteps {
+			return fmt.Errorf("run exceeded %d steps (max_steps)", r.sp.campaign.MaxSteps)
+		}
+		r.scheduleMessages()
+		a, at, ok := r.next()
+		if !ok || (bounded && at > end) {
+			break
+		}
+		if err := r.apply(a, at); err != nil {
+			return err
+		}
+		if r.res.Verdict != "" {
+			break
+		}
+		if err := r.observe(); err != nil {
+			return err
+		}
+	}
+	if bounded && w.Now() < end {
+		w.AdvanceTo(end)
+	}
+	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
+	if r.res.Verdict != "" {
+		return nil
+	}
+	r.finish()
+	return nil
+}
+
+// drawFaults draws the crash schedule: Crashes distinct nodes from the
+// eligible ones, at uniform times in [From, Until] (Until defaults to the
+// campaign's Duration), and a restart for each if restarts are on.
+func (r *runner) drawFaults(fr *rand.Rand) {
+	f := r.sp.faults
+	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
+	until := f.Until
+	if until == 0 {
+		until = r.sp.campaign.Duration
+	}
+	nodes := slices.Clone(f.Nodes)
+	fr.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	for i := 0; i < f.Crashes && i < len(nodes); i++ {
+		at := f.From
+		if until > f.From {
+			at += fr.Int64N(until - f.From + 1)
+		}
+		r.faults = append(r.faults, scheduledFault{at: at, kind: supervisor.Crash, node: nodes[i]})
+		if f.Restart {
+			r.faults = append(r.faults, scheduledFault{at: at + 1 + r.sp.restart.draw(fr), kind: supervisor.Restart, node: nodes[i]})
+		}
+	}
+	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].at < r.faults[j].at })
+	for _, x := range r.faults {
+		r.res.Params = append(r.res.Params, Param{x.kind.String(), fmt.Sprintf("n%d at %.3fms", x.node, float64(x.at)/1000)})
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// scheduleMessages draws an arrival time for every message that has none,
+// in canonical order (by channel, then position). FIFO channels never let
+// a message overtake an earlier one; datagrams may be dropped.
+func (r *runner) scheduleMessages() {
+	net := r.w.Network()
+	fifo := r.sp.net.Order != "bag"
+	for _, c := range net.Channels {
+		var prev int64
+		for i := 0; i < len(c.Msgs); i++ {
+			m := &c.Msgs[i]
+			if m.Due == 0 {
+				if c.To == nil && r.sp.net.Drop > 0 && r.lat.Float64() < r.sp.net.Drop {
+					net.Drop(netsim.Delivery{Chan: c.ID, Index: i})
+					i--
+					continue
+				}
+				m.Due = m.Sent + r.sp.latency.draw(r.lat)*1000
+				if fifo && m.Due < prev {
+					m.Due = prev
+				}
+			}
+			prev = max(prev, m.Due)
+		}
+	}
+}
+
+// next picks the earliest pending event. Ties go to faults, then to
+// deliveries in channel order, then to timers in node order.
+func (r *runner) next() (supervisor.Action, int64, bool) {
+	best, bestAt, found := supervisor.Action{}, int64(0), false
+	consider := func(a supervisor.Action, at int64) {
+		if !found || at < bestAt {
+			best, bestAt, found = a, at, true
+		}
+	}
+	if len(r.faults) > 0 {
+		f := r.faults[0]
+		consider(supervisor.Action{Kind: f.kind, Node: f.node}, supervisor.Epoch+f.at*1000)
+	}
+	fifo := r.sp.net.Order != "bag"
+	for _, c := range r.w.Network().Channels {
+		for i, m := range c.Msgs {
+			consider(supervisor.Action{Kind: supervisor.Deliver, Chan: c.ID, Index: i}, m.Due)
+			if fifo {
+				break
+			}
+		}
+	}
+	for _, tm := range r.w.Timers() {
+		consider(supervisor.Action{Kind: supervisor.Timer, Node: tm.Node}, tm.Deadline)
+	}
+	return best, bestAt, found
+}
+
+// apply performs one event at virtual time at.
+func (r *runner) apply(a supervisor.Action, at int64) error {
+	w := r.w
+	ev := Event{Step: r.res.Steps + 1, Kind: a.Kind.String(), Node: a.Node, Peer: -1}
+	switch a.Kind {
+	case supervisor.Crash, supervisor.Restart:
+		r.faults = r.faults[1:]
+		w.AdvanceTo(at)
+		if a.Kind == supervisor.Crash {
+			if !w.Status(a.Node).Alive {
+				return nil // already dead: nothing to do
+			}
+			if ok, why := r.precondition(a.Node); !ok {
+				r.res.Verdict = Invalid
+				r.res.Detail = fmt.Sprintf("crash of node %d at %s breaks the precondition %s: %s", a.Node, fmtUS(at), r.sp.faults.Precondition, why)
+				r.res.Events = append(r.res.Events, Event{Step: ev.Step, Time: (at - supervisor.Epoch) / 1000, Kind: "invalid", Node: a.Node, Peer: -1, Value: why})
+				return nil
+			}
+		} else if w.Status(a.Node).Alive {
+			return nil
+		}
+	case supervisor.Deliver:
+		c := w.Network().Channels[a.Chan]
+		m := c.Msgs[a.Index]
+		ev.Node, ev.Peer, ev.Bytes = c.ToNode, c.FromNode, len(m.Data)
+		if m.FIN {
+			ev.Value = "FIN"
+		} else if m.RST {
+			ev.Value = "RST"
+		}
+	}
+	r.res.Steps++
+	if err := w.Apply(a); err != nil {
+		return err
+	}
+	ev.Time = (w.Now() - supervisor.Epoch) / 1000
+	r.res.Events = append(r.res.Events, ev)
+	return nil
+}
+
+func fmtUS(at int64) string { return fmt.Sprintf("%.3fms", float64(at-supervisor.Epoch)/1e6) }
+
+// precondition evaluates the fault precondition for a crash of node.
+func (r *runner) precondition(node int) (bool, string) {
+	name := r.sp.faults.Precondition
+	if name == "" {
+		return true, ""
+	}
+	p := r.opts.Preconditions[trimGo(name)]
+	if p == nil {
+		return false, fmt.Sprintf("unknown precondition %q", name)
+	}
+	return p(r.last.state, node)
+}
+
+func trimGo(s string) string {
+	if len(s) > 3 && s[:3] == "go:" {
+		return s[3:]
+	}
+	return s
+}
+
+// observe reads the state (only nodes that ran can have changed), records
+// changes of declared globals, and tracks the first violation.
+func (r *runner) observe() error {
+	var prev *model.State
+	if r.last != nil {
+		prev = &r.last.state
+	}
+	ob, err := r.t.observeChanged(r.w, r.last)
+	if err != nil {
+		return err
+	}
+	r.w.ClearRan()
+	now := (r.w.Now() - supervisor.Epoch) / 1000
+	for i, ns := range ob.state.Nodes {
+		for _, sv := range r.t.m.State {
+			val := ns.Vars[sv.Name]
+			if prev == nil || !prev.Nodes[i].Vars[sv.Name].Equal(val) {
+				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, Time: now, Kind: "state", Node: i, Peer: -1, Var: sv.Name, Value: val.String()})
+			}
+		}
+	}
+	r.last = &ob
+	if r.res.FirstViolationStep >= 0 && r.sp.campaign.Check == "final" {
+		return nil // the first violation is known; only the end decides
+	}
+	failing, v, err := r.t.failing(r.w, ob)
+	if err != nil {
+		return err
+	}
+	for _, name := range failing {
+		if r.isRequired(name) {
+			if r.res.FirstViolationStep < 0 {
+				r.res.FirstViolationStep = r.res.Steps
+				r.res.FirstViolationTime = time.Duration(r.w.Now() - supervisor.Epoch)
+				r.res.FirstViolation = v
+			}
+			if r.sp.campaign.Check != "final" {
+				r.res.Verdict = Violated
+				r.res.Violated = requiredOnly(failing, r.isRequired)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+func (r *runner) isRequired(name string) bool {
+	return len(r.required) == 0 || r.required[name] || name == "no_node_crash"
+}
+
+func requiredOnly(names []string, req func(string) bool) []string {
+	var out []string
+	for _, n := range names {
+		if req(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// finish decides the verdict from the final quiescent state.
+func (r *runner) finish() {
+	r.res.Final = r.last.state
+	failing, _, err := r.t.failing(r.w, *r.last)
+	if err != nil {
+		r.res.Verdict, r.res.Detail = Error, err.Error()
+		return
+	}
+	for _, name := range failing {
+		if r.isRequired(name) {
+			r.res.Violated = append(r.res.Violated, name)
+		} else {
+			r.res.Useful = append(r.res.Useful, name)
+		}
+	}
+	if len(r.res.Violated) > 0 {
+		r.res.Verdict = Violated
+	} else {
+		r.res.Verdict = Holds
+	}
+}

@@ -1,0 +1,183 @@
+package mcsdk
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// NetworkSpec is a model's [network] section.
+type NetworkSpec struct {
+	// Order is "fifo" (each channel delivers in send order; TCP's
+	// semantics, the default) or "bag" (any message in flight may arrive
+	// next).
+	Order string `toml:"order"`
+	// Latency is a distribution in virtual µs: "constant:X",
+	// "uniform:A-B", "exponential:MEAN" or "normal:MEAN,SD" (truncated at
+	// 0). Default "constant:0".
+	Latency string `toml:"latency"`
+	// Drop and Duplicate are per-datagram probabilities (UDP only: TCP
+	// retransmits, so a lost segment is only latency).
+	Drop      float64 `toml:"drop"`
+	Duplicate float64 `toml:"duplicate"`
+}
+
+// FaultSpec is a model's [faults] section.
+type FaultSpec struct {
+	// Crashes is the number of crashes: the most an exhaustive check
+	// explores, the number a seeded run draws.
+	Crashes int `toml:"crashes"`
+	// Nodes are the nodes that may crash (default: all).
+	Nodes []int `toml:"nodes"`
+	// Restart lets a crashed node be relaunched with its data directory
+	// (an action in exhaustive checks; after RestartAfter in seeded runs).
+	Restart      bool   `toml:"restart"`
+	RestartAfter string `toml:"restart_after"`
+	// From and Until bound the virtual time (µs) of seeded crashes.
+	From  int64 `toml:"from"`
+	Until int64 `toml:"until"`
+	// Precondition names a predicate every crash must satisfy, checked on
+	// the state at the moment of death: "go:NAME" for a Go predicate. A
+	// crash that breaks it makes the run invalid (exit 3).
+	Precondition string `toml:"precondition"`
+}
+
+// CampaignSpec is a model's [campaign] section.
+type CampaignSpec struct {
+	Seeds int `toml:"seeds"`
+	// Duration is the virtual time (µs) during which faults happen; Tail
+	// is the repair time (µs) after it, with no new faults.
+	Duration int64 `toml:"duration"`
+	Tail     int64 `toml:"tail"`
+	// Check is "always" (a violation at any quiescent point fails the run,
+	// the default) or "final" (only the final state decides, as for
+	// repairable properties; the first violation is still recorded).
+	Check string `toml:"check"`
+	// Required lists the invariants that decide the verdict (default all);
+	// the others are reported only.
+	Required []string `toml:"required"`
+	// MaxSteps bounds a run's actions (default 1,000,000).
+	MaxSteps int `toml:"max_steps"`
+}
+
+// specs are the fault-related sections of a model.
+type specs struct {
+	net      NetworkSpec
+	faults   FaultSpec
+	campaign CampaignSpec
+	latency  distribution
+	restart  distribution
+}
+
+func readSpecs(m *model.Model) (*specs, error) {
+	s := &specs{}
+	if err := m.Decode("network", &s.net); err != nil {
+		return nil, err
+	}
+	if err := m.Decode("faults", &s.faults); err != nil {
+		return nil, err
+	}
+	if err := m.Decode("campaign", &s.campaign); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.latency, err = parseDistribution(s.net.Latency); err != nil {
+		return nil, fmt.Errorf("%s: [network] latency: %v", m.Path, err)
+	}
+	if s.restart, err = parseDistribution(s.faults.RestartAfter); err != nil {
+		return nil, fmt.Errorf("%s: [faults] restart_after: %v", m.Path, err)
+	}
+	switch s.net.Order {
+	case "", "fifo", "bag":
+	default:
+		return nil, fmt.Errorf("%s: [network] order %q: want fifo or bag", m.Path, s.net.Order)
+	}
+	switch s.campaign.Check {
+	case "", "always", "final":
+	default:
+		return nil, fmt.Errorf("%s: [campaign] check %q: want always or final", m.Path, s.campaign.Check)
+	}
+	for _, n := range s.faults.Nodes {
+		if n < 0 || n >= m.Nodes {
+			return nil, fmt.Errorf("%s: [faults] nodes: no node %d", m.Path, n)
+		}
+	}
+	if len(s.faults.Nodes) == 0 {
+		for i := 0; i < m.Nodes; i++ {
+			s.faults.Nodes = append(s.faults.Nodes, i)
+		}
+	}
+	if s.campaign.MaxSteps == 0 {
+		s.campaign.MaxSteps = 1_000_000
+	}
+	return s, nil
+}
+
+// distribution draws a non-negative duration in virtual µs.
+type distribution struct {
+	kind string
+	a, b float64
+	text string
+}
+
+// parseDistribution parses "constant:X", "uniform:A-B",
+// "exponential:MEAN" and "normal:MEAN,SD" (all µs). "" is constant 0.
+func parseDistribution(s string) (distribution, error) {
+	if s == "" {
+		return distribution{kind: "constant", text: "constant:0"}, nil
+	}
+	kind, arg, ok := strings.Cut(s, ":")
+	if !ok {
+		return distribution{}, fmt.Errorf("%q: want KIND:ARGS (constant:X, uniform:A-B, exponential:MEAN, normal:MEAN,SD)", s)
+	}
+	num := func(x string) (float64, error) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return 0, fmt.Errorf("%q: %q is not a non-negative number", s, x)
+		}
+		return v, nil
+	}
+	d := distribution{kind: kind, text: s}
+	var err error
+	switch kind {
+	case "constant", "exponential":
+		d.a, err = num(arg)
+	case "uniform", "normal":
+		sep := "-"
+		if kind == "normal" {
+			sep = ","
+		}
+		lo, hi, ok := strings.Cut(arg, sep)
+		if !ok {
+			return d, fmt.Errorf("%q: want %s:A%sB", s, kind, sep)
+		}
+		if d.a, err = num(lo); err == nil {
+			d.b, err = num(hi)
+		}
+		if err == nil && kind == "uniform" && d.b < d.a {
+			err = fmt.Errorf("%q: upper bound below lower bound", s)
+		}
+	default:
+		err = fmt.Errorf("%q: unknown distribution %q", s, kind)
+	}
+	return d, err
+}
+
+// draw returns a duration in µs.
+func (d distribution) draw(r *rand.Rand) int64 {
+	switch d.kind {
+	case "uniform":
+		return int64(d.a) + r.Int64N(int64(d.b-d.a)+1)
+	case "exponential":
+		return int64(r.ExpFloat64() * d.a)
+	case "normal":
+		return max(0, int64(d.a+r.NormFloat64()*d.b))
+	}
+	return int64(d.a)
+}
+
+func (d distribution) String() string { return d.text }
