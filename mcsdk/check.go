@@ -90,11 +90,17 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	sp, err := readSpecs(m)
+	if err != nil {
+		return nil, err
+	}
 	t, err := newTarget(m, v.Name, 0, opts.Watchdog)
 	if err != nil {
 		return nil, err
 	}
-	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}}
+	t.cfg.Bag = sp.net.Order == "bag"
+	t.cfg.DataDirs = sp.faults.Restart
+	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults}
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
@@ -131,6 +137,30 @@ type explorer struct {
 	replays    int
 	byDepth    []int
 	violation  *Violation
+	faults     FaultSpec
+}
+
+// enabled lists the world's actions plus the faults the model allows:
+// a crash of an eligible live node while the crash budget lasts, and a
+// restart of a crashed node when restarts are on.
+func (x *explorer) enabled(w *supervisor.World, path []Action) []Action {
+	acts := w.Enabled()
+	crashes := 0
+	for _, a := range path {
+		if a.Kind == supervisor.Crash {
+			crashes++
+		}
+	}
+	for _, n := range x.faults.Nodes {
+		st := w.Status(n)
+		switch {
+		case st.Alive && crashes < x.faults.Crashes:
+			acts = append(acts, Action{Kind: supervisor.Crash, Node: n})
+		case st.Killed && x.faults.Restart:
+			acts = append(acts, Action{Kind: supervisor.Restart, Node: n})
+		}
+	}
+	return acts
 }
 
 // errStop unwinds the search after a violation.
@@ -181,7 +211,7 @@ func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) 
 		w.Close()
 		return errStop
 	}
-	acts := w.Enabled()
+	acts := x.enabled(w, path)
 	if len(path) >= x.depth || len(acts) == 0 {
 		x.executions++
 		w.Close()

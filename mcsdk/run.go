@@ -302,7 +302,7 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Deliver:
 		c := w.Network().Channels[a.Chan]
 		m := c.Msgs[a.Index]
-		ev.Node, ev.Peer, ev.Bytes = c.ToNode, c.FromNode, len(m.Data)
+		ev.Node, ev.Peer, ev.Bytes = w.Network().ReceiverNode(c), c.FromNode, len(m.Data)
 		if m.FIN {
 			ev.Value = "FIN"
 		} else if m.RST {

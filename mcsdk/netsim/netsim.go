@@ -613,3 +613,16 @@ func (n *Network) Hash(h hash.Hash) {
 		put(int64(p))
 	}
 }
+
+// ReceiverNode is the node that would receive c's next message now: the
+// stream peer, or the node bound to a datagram's destination port (-1 if
+// none).
+func (n *Network) ReceiverNode(c *Channel) int {
+	if c.To != nil {
+		return c.To.Node
+	}
+	if r := n.dgramPort[c.DstPort]; r != nil && !r.closed {
+		return r.Node
+	}
+	return -1
+}

@@ -469,7 +469,7 @@ func (w *World) Describe(a Action) string {
 				} else if m.RST {
 					what = "RST"
 				}
-				return fmt.Sprintf("deliver n%d→n%d %s (chan %d)", c.FromNode, c.ToNode, what, a.Chan)
+				return fmt.Sprintf("deliver n%d→n%d %s (chan %d)", c.FromNode, w.net.ReceiverNode(c), what, a.Chan)
 			}
 		}
 	case Client:
