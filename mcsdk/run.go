@@ -11,6 +11,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
 // FaultPrecondition decides whether node may crash in state s; why says
@@ -29,6 +30,12 @@ type RunOptions struct {
 	// Build, if set, replaces the binary for the variant (used by
 	// campaigns, which build once).
 	Build *Binary
+	// Faults, if non-nil, replaces the seed's fault schedule (shrinking).
+	Faults []FaultEvent
+	// EndUS, if positive, ends the run at that virtual time (shrinking).
+	EndUS int64
+	// Replay, if set, applies these choices instead of the scheduler's.
+	Replay []Choice
 	_     struct{}
 }
 
@@ -57,21 +64,28 @@ type RunResult struct {
 	Wall               time.Duration
 	Detail             string // why the run is invalid or an error
 	Params             []Param
-	Events             []Event // the timeline, for recordings and traces
+	Faults             []FaultEvent // the fault schedule the run used
+	Choices            []Choice     // every action applied, for replay
+	Events             []Event      // the timeline, for recordings and traces
 	Final              model.State
 }
 
-// Event is one entry of a run's timeline.
-type Event struct {
-	Step  int    `json:"step"`
-	Time  int64  `json:"t_us"` // virtual µs since the start
-	Kind  string `json:"kind"` // deliver, timer, crash, restart, client, state, invalid
-	Node  int    `json:"node"` // the node acted on (receiver for deliver)
-	Peer  int    `json:"peer"` // sender for deliver, else -1
-	Var   string `json:"var,omitempty"`
-	Value string `json:"value,omitempty"`
-	Bytes int    `json:"bytes,omitempty"`
+// Event is one entry of a run's timeline: an action (deliver, timer,
+// crash, restart, client), a change of a declared global (state), or the
+// fault that made the run invalid. Time is µs since the start.
+type Event = weftlog.Event
+
+// Choice is one action the scheduler applied, at a virtual time.
+type Choice = weftlog.Choice
+
+// FaultEvent is one scheduled fault of a seeded run.
+type FaultEvent struct {
+	AtUS int64 // virtual µs since the start
+	Kind supervisor.ActionKind
+	Node int
 }
+
+func (f FaultEvent) String() string { return fmt.Sprintf("%s %d at %dus", f.Kind, f.Node, f.AtUS) }
 
 // Run executes one seeded run of m: a discrete-event simulation in which
 // every message gets a latency drawn from the seed, faults happen at times
@@ -128,14 +142,9 @@ type runner struct {
 	required map[string]bool
 	w        *supervisor.World
 	lat      *rand.Rand
-	faults   []scheduledFault
+	faults   []FaultEvent
 	last     *observation
-}
-
-type scheduledFault struct {
-	at   int64 // virtual ns since Epoch... relative µs converted at use
-	kind supervisor.ActionKind
-	node int
+	replay   []Choice
 }
 
 func (r *runner) run() error {
@@ -144,15 +153,29 @@ func (r *runner) run() error {
 	// every variant (paired comparisons), whatever the messages do.
 	fr := rand.New(rand.NewPCG(seed, 0x6661756c7473)) // "faults"
 	r.lat = rand.New(rand.NewPCG(seed, 0x6e6574776f726b)) // "network"
-	r.drawFaults(fr)
+	if r.opts.Faults != nil {
+		r.faults = slices.Clone(r.opts.Faults)
+		r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
+		for _, f := range r.faults {
+			r.res.Params = append(r.res.Params, Param{f.Kind.String(), fmt.Sprintf("n%d at %.3fms", f.Node, float64(f.AtUS)/1000)})
+		}
+	} else {
+		r.drawFaults(fr)
+	}
+	r.res.Faults = slices.Clone(r.faults)
+	r.replay = r.opts.Replay
 	w, err := r.t.start()
 	if err != nil {
 		return err
 	}
 	r.w = w
 	defer w.Close()
-	end := supervisor.Epoch + (r.sp.campaign.Duration+r.sp.campaign.Tail)*1000
-	bounded := r.sp.campaign.Duration+r.sp.campaign.Tail > 0
+	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
+	if r.opts.EndUS > 0 {
+		endUS = r.opts.EndUS
+	}
+	end := supervisor.Epoch + endUS*1000
+	bounded := endUS > 0
 	if err := r.observe(); err != nil {
 		return err
 	}
@@ -163,8 +186,18 @@ func (r *runner) run() error {
 		if r.res.Steps >= r.sp.campaign.MaxSteps {
 			return fmt.Errorf("run exceeded %d steps (max_steps)", r.sp.campaign.MaxSteps)
 		}
-		r.scheduleMessages()
-		a, at, ok := r.next()
+		var a supervisor.Action
+		var at int64
+		var ok bool
+		if r.opts.Replay != nil {
+			a, at, ok, err = r.nextReplayed()
+			if err != nil {
+				return err
+			}
+		} else {
+			r.scheduleMessages()
+			a, at, ok = r.next()
+		}
 		if !ok || (bounded && at > end) {
 			break
 		}
@@ -206,14 +239,14 @@ func (r *runner) drawFaults(fr *rand.Rand) {
 		if until > f.From {
 			at += fr.Int64N(until - f.From + 1)
 		}
-		r.faults = append(r.faults, scheduledFault{at: at, kind: supervisor.Crash, node: nodes[i]})
+		r.faults = append(r.faults, FaultEvent{AtUS: at, Kind: supervisor.Crash, Node: nodes[i]})
 		if f.Restart {
-			r.faults = append(r.faults, scheduledFault{at: at + 1 + r.sp.restart.draw(fr), kind: supervisor.Restart, node: nodes[i]})
+			r.faults = append(r.faults, FaultEvent{AtUS: at + 1 + r.sp.restart.draw(fr), Kind: supervisor.Restart, Node: nodes[i]})
 		}
 	}
-	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].at < r.faults[j].at })
+	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].AtUS < r.faults[j].AtUS })
 	for _, x := range r.faults {
-		r.res.Params = append(r.res.Params, Param{x.kind.String(), fmt.Sprintf("n%d at %.3fms", x.node, float64(x.at)/1000)})
+		r.res.Params = append(r.res.Params, Param{x.Kind.String(), fmt.Sprintf("n%d at %.3fms", x.Node, float64(x.AtUS)/1000)})
 	}
 }
 
@@ -261,7 +294,7 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 	}
 	if len(r.faults) > 0 {
 		f := r.faults[0]
-		consider(supervisor.Action{Kind: f.kind, Node: f.node}, supervisor.Epoch+f.at*1000)
+		consider(supervisor.Action{Kind: f.Kind, Node: f.Node}, supervisor.Epoch+f.AtUS*1000)
 	}
 	fifo := r.sp.net.Order != "bag"
 	for _, c := range r.w.Network().Channels {
@@ -278,28 +311,64 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 	return best, bestAt, found
 }
 
+// nextReplayed takes the next recorded choice.
+func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
+	if len(r.replay) == 0 {
+		return supervisor.Action{}, 0, false, nil
+	}
+	c := r.replay[0]
+	r.replay = r.replay[1:]
+	a, err := supervisor.ParseAction(c.Action)
+	if err != nil {
+		return a, 0, false, err
+	}
+	at := supervisor.Epoch + c.T
+	if a.Kind == supervisor.Timer {
+		found := false
+		for _, tm := range r.w.Timers() {
+			if tm.Node == a.Node {
+				found = true
+				if tm.Deadline != at {
+					return a, 0, false, fmt.Errorf("step %d: node %d's timer is due at %dns, the recording fired it at %dns: the run diverged", r.res.Steps+1, a.Node, tm.Deadline-supervisor.Epoch, c.T)
+				}
+			}
+		}
+		if !found {
+			return a, 0, false, fmt.Errorf("step %d: node %d has no pending timer: the run diverged", r.res.Steps+1, a.Node)
+		}
+	}
+	return a, at, true, nil
+}
+
 // apply performs one event at virtual time at.
 func (r *runner) apply(a supervisor.Action, at int64) error {
 	w := r.w
 	ev := Event{Step: r.res.Steps + 1, Kind: a.Kind.String(), Node: a.Node, Peer: -1}
 	switch a.Kind {
 	case supervisor.Crash, supervisor.Restart:
-		r.faults = r.faults[1:]
+		if len(r.faults) > 0 && r.faults[0].Node == a.Node && r.faults[0].Kind == a.Kind {
+			r.faults = r.faults[1:]
+		}
 		w.AdvanceTo(at)
 		if a.Kind == supervisor.Crash {
 			if !w.Status(a.Node).Alive {
 				return nil // already dead: nothing to do
 			}
 			if ok, why := r.precondition(a.Node); !ok {
+				r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
 				r.res.Verdict = Invalid
 				r.res.Detail = fmt.Sprintf("crash of node %d at %s breaks the precondition %s: %s", a.Node, fmtUS(at), r.sp.faults.Precondition, why)
-				r.res.Events = append(r.res.Events, Event{Step: ev.Step, Time: (at - supervisor.Epoch) / 1000, Kind: "invalid", Node: a.Node, Peer: -1, Value: why})
+				r.res.Events = append(r.res.Events, Event{Step: ev.Step, T: (at - supervisor.Epoch) / 1000, Kind: "invalid", Node: a.Node, Peer: -1, Value: why})
 				return nil
 			}
 		} else if w.Status(a.Node).Alive {
 			return nil
 		}
 	case supervisor.Deliver:
+		if a.Chan >= len(w.Network().Channels) || a.Index >= len(w.Network().Channels[a.Chan].Msgs) {
+			return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
+		}
+		w.AdvanceTo(at)
 		c := w.Network().Channels[a.Chan]
 		m := c.Msgs[a.Index]
 		ev.Node, ev.Peer, ev.Bytes = w.Network().ReceiverNode(c), c.FromNode, len(m.Data)
@@ -310,10 +379,11 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		}
 	}
 	r.res.Steps++
+	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
 	if err := w.Apply(a); err != nil {
 		return err
 	}
-	ev.Time = (w.Now() - supervisor.Epoch) / 1000
+	ev.T = (w.Now() - supervisor.Epoch) / 1000
 	r.res.Events = append(r.res.Events, ev)
 	return nil
 }
@@ -357,7 +427,7 @@ func (r *runner) observe() error {
 		for _, sv := range r.t.m.State {
 			val := ns.Vars[sv.Name]
 			if prev == nil || !prev.Nodes[i].Vars[sv.Name].Equal(val) {
-				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, Time: now, Kind: "state", Node: i, Peer: -1, Var: sv.Name, Value: val.String()})
+				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: now, Kind: "state", Node: i, Peer: -1, Var: sv.Name, Value: val.String()})
 			}
 		}
 	}
