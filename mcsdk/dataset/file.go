@@ -185,3 +185,39 @@ func validateRecord(rec arrow.RecordBatch) error {
 	}
 	return nil
 }
+
+// readIPC reads every row of one verdict file held in r, checked as Open
+// and Reader check files of a dataset whose manifest lists variants.
+func readIPC(name string, r ipc.ReadAtSeeker, variants []string) ([]Row, error) {
+	mem := memory.DefaultAllocator
+	v, err := newVerdictFile(mem, name, r)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	d := newDicts(mem, variants)
+	defer d.release()
+	var rows []Row
+	for i := 0; i < v.r.NumRecords(); i++ {
+		rs, err := readBatch(v, d, i)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
+func readBatch(v *verdictFile, d *dicts, i int) ([]Row, error) {
+	raw, err := v.batch(i)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.Release()
+	rec, err := d.unify(raw)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", v.path, err)
+	}
+	defer rec.Release()
+	return decodeRecord(rec)
+}

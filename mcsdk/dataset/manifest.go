@@ -164,6 +164,10 @@ func writeAtomic(dir, name string, write func(f *os.File) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	// CreateTemp makes the file private; datasets are for sharing.
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
 	if err = write(tmp); err != nil {
 		return fmt.Errorf("dataset: writing %s: %w", filepath.Join(dir, name), err)
 	}

@@ -1,0 +1,68 @@
+package dataset
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden-v1")
+
+const goldenDir = "testdata/golden-v1"
+
+// TestGoldenV1 reads a dataset written by format version 1 and committed
+// to testdata: later versions of the package must keep reading it.
+// Regenerate with go test -run TestGoldenV1 -update.
+func TestGoldenV1(t *testing.T) {
+	want := sampleRows(12, "run1")
+	if *update {
+		must(t, os.RemoveAll(goldenDir))
+		w, err := Create(goldenDir, testManifest(12))
+		must(t, err)
+		for _, r := range want {
+			must(t, w.Write(r))
+		}
+		must(t, w.Close())
+	}
+	got, err := ReadRows(goldenDir)
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("golden rows differ:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// FuzzReadIPC feeds arbitrary bytes to the verdict file reader: it must
+// return rows or an error, never panic, and never return rows from a file
+// it also calls bad.
+func FuzzReadIPC(f *testing.F) {
+	valid, err := os.ReadFile(filepath.Join(goldenDir, fileName(1)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(valid)
+	f.Add(valid[:len(valid)-10])
+	f.Add(valid[:len(valid)/2])
+	f.Add(valid[len(valid)/3:])
+	f.Add([]byte{})
+	f.Add([]byte("ARROW1\x00\x00ARROW1"))
+	f.Add([]byte("not arrow at all"))
+	flipped := bytes.Clone(valid)
+	for i := 64; i < len(flipped); i += 97 {
+		flipped[i] ^= 0xff
+	}
+	f.Add(flipped)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := readIPC("fuzz.arrow", bytes.NewReader(data), []string{"correct", "bug"})
+		if err != nil && rows != nil {
+			t.Fatalf("error %v together with %d rows", err, len(rows))
+		}
+		for i := range rows {
+			if verdictIndex(rows[i].Verdict) < 0 || (rows[i].Variant != "correct" && rows[i].Variant != "bug") {
+				t.Fatalf("row %d has verdict %q variant %q", i, rows[i].Verdict, rows[i].Variant)
+			}
+		}
+	})
+}
