@@ -18,7 +18,7 @@ import (
 // and takes the type of one of its functions, so a broken or stale symbol
 // table fails here rather than in a notebook.
 func TestBoundPackagesImport(t *testing.T) {
-	eng, err := engine.New(DefaultOptions())
+	eng, err := engine.New(DefaultOptions().Engine)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,11 +33,11 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	k.setCancel(cancel)
 	pub := &cellPublisher{k: k, parent: m, ctx: ctx, allowStdin: req.AllowStdin, silent: req.Silent}
+	k.setRunning(cancel, pub)
 	res, err := k.eng.Execute(ctx, req.Code, pub)
+	k.setRunning(nil, nil)
 	pub.flush()
-	k.setCancel(nil)
 	cancel()
 	if err != nil {
 		return k.executeError(ch, m, count, err)
@@ -77,10 +77,10 @@ func (k *Kernel) nextCount(store bool, code string) int {
 	return k.count
 }
 
-func (k *Kernel) setCancel(c context.CancelFunc) {
+func (k *Kernel) setRunning(c context.CancelFunc, p *cellPublisher) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.cancel = c
+	k.cancel, k.cell = c, p
 }
 
 func orEmpty(m display.MIMEMap) display.MIMEMap {

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates kernel/symbols: yaegi symbol tables for weft's display package
 # and for whichever of weft's notebook-facing packages exist and compile
-# (mcsdk, mcsdk/dataset, analysis, analysis/charts). Run from anywhere:
+# (mcsdk, mcsdk/model, mcsdk/dataset, mcsdk/weftlog, analysis, analysis/charts). Run from anywhere:
 #   kernel/gen_symbols.sh          (or: go generate ./kernel/symbols)
 # Prints the packages bound. The generated files are committed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/kernel/symbols"
 mod=github.com/weft-mc/weft
-candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/dataset analysis analysis/charts})
+candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/model mcsdk/dataset mcsdk/weftlog analysis analysis/charts})
 rm -f ./github_com-weft-mc-weft-*.go
 bound=()
 for p in "${candidates[@]}"; do

@@ -269,8 +269,8 @@ type notebookObs struct {
 func testNotebook(t *testing.T, jupyterPath string) {
 	var o notebookObs
 	driver(t, jupyterPath, &o, "notebook", "weft-test", "testdata/weft.ipynb")
-	if len(o.Cells) != 5 {
-		t.Fatalf("%d code cells, want 5", len(o.Cells))
+	if len(o.Cells) != 7 {
+		t.Fatalf("%d code cells, want 7", len(o.Cells))
 	}
 	tests := []struct {
 		cell       int
@@ -283,6 +283,11 @@ func testNotebook(t *testing.T, jupyterPath string) {
 		{3, "execute_result", "text/markdown", "**21**"},
 		{4, "display_data", "text/plain", "seeds: 3/3 (100%)"}, // progress, after its live updates
 		{4, "display_data", "image/svg+xml", `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`},
+		// A weft package bound into the kernel: the Wilson 95% interval
+		// of 3/100 is [0.0103, 0.0845] (Wilson 1927; also R binom.confint).
+		{5, "stream", "text", "0.0103 0.0845 <nil>\n"},
+		// Output written to file descriptor 1, not through fmt, reaches the cell.
+		{6, "stream", "text", "straight to fd 1\n"},
 	}
 	for _, tc := range tests {
 		c := o.Cells[tc.cell]

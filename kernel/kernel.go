@@ -39,6 +39,7 @@ type Kernel struct {
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the running cell, if any
+	cell    *cellPublisher     // the running cell's publisher, if any
 	count   int                // execution count
 	history []historyEntry
 	done    chan struct{} // closed by shutdown_request
@@ -76,6 +77,19 @@ func (k *Kernel) Restart() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.restart
+}
+
+// hostStream sends text to the running cell's stream name and reports
+// whether a cell was running.
+func (k *Kernel) hostStream(name, text string) bool {
+	k.mu.Lock()
+	c := k.cell
+	k.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	c.Stream(name, text)
+	return true
 }
 
 // Interrupt stops the running cell, if any (interrupt_request or SIGINT).

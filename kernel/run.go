@@ -16,12 +16,12 @@ import (
 // shutdown_request, SIGTERM or the end of ctx. SIGINT interrupts the
 // running cell (interrupt_mode "signal"); interrupt_request does the same
 // over the control channel. Diagnostics go to log.
-func Run(ctx context.Context, connectionFile string, opts engine.Options, log io.Writer) error {
+func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer) error {
 	ci, err := wire.ReadConnectionFile(connectionFile)
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(opts)
+	eng, err := engine.New(opts.Engine)
 	if err != nil {
 		return err
 	}
@@ -33,6 +33,13 @@ func Run(ctx context.Context, connectionFile string, opts engine.Options, log io
 	}
 	defer socks.Close()
 	k := New(socks, eng, log)
+	if opts.CaptureStdout {
+		restore, err := k.captureStdout()
+		if err != nil {
+			return fmt.Errorf("kernel: capture stdout: %w", err)
+		}
+		defer restore()
+	}
 	k.Starting()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
