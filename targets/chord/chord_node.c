@@ -102,7 +102,7 @@ struct conn {
 	int32_t peer;   /* outgoing only: chord id of the server */
 	int32_t key;    /* FIND only */
 	int hops;       /* FIND only */
-	int64_t deadline_us;
+	int64_t deadline_us; /* outgoing only */
 	size_t len;
 	char buf[LINE_MAX_LEN];
 };
@@ -141,12 +141,13 @@ static void set_pointer(volatile int32_t *p, const char *name, int32_t v)
 	*p = v;
 }
 
-static void learn_dead(int32_t id)
+/* learn_dead records that the network says id is dead; how says why. */
+static void learn_dead(int32_t id, const char *how)
 {
 	if (id < 0 || id == chord_id || is_dead(id))
 		return;
 	known_dead |= (uint64_t)1 << id;
-	printf("node %d: learned %d dead\n", chord_id, id);
+	printf("node %d: learned %d dead (%s)\n", chord_id, id, how);
 }
 
 static int index_of(int32_t id)
@@ -285,10 +286,15 @@ static int send_request(int32_t peer, enum kind k, int32_t key, int hops)
 		n = snprintf(line, sizeof line, "FIND %d %d\n", chord_id, key);
 	else
 		n = snprintf(line, sizeof line, "%s %d\n", kind_name[k], chord_id);
-	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-	    send(fd, line, (size_t)n, MSG_NOSIGNAL) != n) {
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		if (peer_failure(errno))
-			learn_dead(peer);
+			learn_dead(peer, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != n) {
+		if (peer_failure(errno))
+			learn_dead(peer, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -399,10 +405,16 @@ static void tick(void)
 		send_request(pred, REQ_PING, 0, 0);
 }
 
+/*
+ * Abandons requests that got no reply in time.  This concludes nothing about
+ * the peer.  Accepted connections never expire: a callee that hung up first
+ * would look dead to its caller, so it waits until the caller closes (which
+ * the caller's own timeout guarantees).
+ */
 static void expire(int64_t now)
 {
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (conns[i].fd >= 0 && now >= conns[i].deadline_us)
+		if (conns[i].fd >= 0 && conns[i].outgoing && now >= conns[i].deadline_us)
 			close_conn(&conns[i]);
 }
 
@@ -416,8 +428,7 @@ static void accept_one(void)
 	fd = accept(listen_fd, NULL, NULL);
 	if (fd < 0)
 		return;
-	*c = (struct conn){.fd = fd, .serial = ++next_serial,
-			   .deadline_us = now_us() + REQUEST_TIMEOUT_TICKS * cfg.tick_us};
+	*c = (struct conn){.fd = fd, .serial = ++next_serial};
 }
 
 /* Reads what has arrived on c; acts once a whole line is there. */
@@ -427,8 +438,10 @@ static void readable(struct conn *c)
 	char reply[LINE_MAX_LEN];
 
 	if (n <= 0) {
-		if (c->outgoing && (n == 0 || peer_failure(errno)))
-			learn_dead(c->peer); /* closed or reset before replying */
+		if (c->outgoing && n == 0)
+			learn_dead(c->peer, "closed before replying");
+		else if (c->outgoing && peer_failure(errno))
+			learn_dead(c->peer, strerror(errno));
 		close_conn(c);
 		return;
 	}
@@ -484,25 +497,31 @@ static int wait_events(int64_t next_tick)
 	return 0;
 }
 
+/*
+ * The loop serves whatever has arrived before it runs a due round, so a
+ * node that was descheduled for a while answers the requests waiting for it
+ * instead of expiring them unread (which its callers would take for death).
+ */
 static int run(void)
 {
 	int64_t next_tick = now_us();
 
 	while (!stop_requested) {
-		int64_t now = now_us();
+		int64_t now;
 
-		if (now >= next_tick) {
-			expire(now);
-			tick();
-			tick_count++;
-			next_tick += cfg.tick_us;
-			if (next_tick <= now)
-				next_tick = now + cfg.tick_us;
-		}
 		if (wait_events(next_tick) < 0) {
 			perror("chord_node: poll");
 			return 1;
 		}
+		now = now_us();
+		if (stop_requested || now < next_tick)
+			continue;
+		expire(now);
+		tick();
+		tick_count++;
+		next_tick += cfg.tick_us;
+		if (next_tick <= now)
+			next_tick = now + cfg.tick_us;
 	}
 	return 0;
 }

@@ -66,6 +66,9 @@ func TestNativeRing(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			checkOneOrderedRing(t, clusters[i].stop(t))
+			if t.Failed() {
+				clusters[i].dump(t)
+			}
 		})
 	}
 }
@@ -224,6 +227,15 @@ func startCluster(t *testing.T, bin string, basePort int) *cluster {
 		c.logs = append(c.logs, log)
 	}
 	return c
+}
+
+// dump logs every line the nodes printed.
+func (c *cluster) dump(t *testing.T) {
+	for i, log := range c.logs {
+		for _, line := range log.snapshot() {
+			t.Logf("[%d] %s", i, line)
+		}
+	}
 }
 
 // signalLive sends sig to every node not killed.
