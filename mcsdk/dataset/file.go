@@ -179,7 +179,7 @@ func validateRecord(rec arrow.RecordBatch) error {
 			return fmt.Errorf("column %s holds %d nulls but is not nullable", f.Name, c.NullN())
 		}
 	}
-	l := rec.Column(7).(*array.List)
+	l := rec.Column(rec.Schema().FieldIndices(ColViolatedInvariants)[0]).(*array.List)
 	if l.ListValues().NullN() > 0 {
 		return errors.New("violated_invariants holds null names")
 	}

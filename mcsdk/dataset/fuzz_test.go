@@ -24,8 +24,16 @@ func TestGoldenV1(t *testing.T) {
 		must(t, err)
 		for _, r := range want {
 			must(t, w.Write(r))
+			if r.RecordingPath != "" {
+				must(t, os.WriteFile(filepath.Join(goldenDir, r.RecordingPath), []byte("rec "+r.Key().String()), 0o644))
+			}
 		}
 		must(t, w.Close())
+	}
+	for _, r := range want {
+		if _, err := os.Stat(filepath.Join(goldenDir, r.RecordingPath)); r.RecordingPath != "" && err != nil {
+			t.Errorf("golden recording: %v", err)
+		}
 	}
 	got, err := ReadRows(goldenDir)
 	must(t, err)
