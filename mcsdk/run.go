@@ -2,6 +2,7 @@ package mcsdk
 
 import (
 	"errors"
+	"hash/fnv"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -60,6 +61,7 @@ type RunResult struct {
 	FirstViolationTime time.Duration // virtual time since the start
 	FirstViolation     *Violation
 	Steps              int
+	DistinctStates     int // distinct observed states (declared globals and liveness)
 	VirtualTime        time.Duration
 	Wall               time.Duration
 	Detail             string // why the run is invalid or an error
@@ -145,6 +147,7 @@ type runner struct {
 	faults   []FaultEvent
 	last     *observation
 	replay   []Choice
+	distinct map[uint64]bool
 }
 
 func (r *runner) run() error {
@@ -422,6 +425,21 @@ func (r *runner) observe() error {
 		return err
 	}
 	r.w.ClearRan()
+	if r.distinct == nil {
+		r.distinct = map[uint64]bool{}
+	}
+	h := fnv.New64a()
+	for _, ns := range ob.state.Nodes {
+		fmt.Fprint(h, ns.Alive)
+		for _, sv := range r.t.m.State {
+			h.Write([]byte(ns.Vars[sv.Name].String()))
+			h.Write([]byte{0})
+		}
+	}
+	if k := h.Sum64(); !r.distinct[k] {
+		r.distinct[k] = true
+		r.res.DistinctStates++
+	}
 	now := (r.w.Now() - supervisor.Epoch) / 1000
 	for i, ns := range ob.state.Nodes {
 		for _, sv := range r.t.m.State {

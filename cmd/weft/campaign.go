@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+func init() {
+	var (
+		seeds     int
+		firstSeed int
+		variants  string
+		out       string
+		jobs      int
+		runID     string
+		shard     string
+		recordAll bool
+		determ    bool
+		asJSON    bool
+	)
+	register(&command{
+		name:    "campaign",
+		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--check-determinism] [--json]",
+		summary: "seeded runs of every seed × variant into an Arrow dataset (resumable), with recordings of failing runs",
+		flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&seeds, "seeds", 0, "number of seeds (default: the model's [campaign] seeds)")
+			fs.IntVar(&firstSeed, "first-seed", 0, "first seed")
+			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all)")
+			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes")
+			fs.IntVar(&jobs, "j", 0, "parallel runs (default: the number of cores)")
+			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
+			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
+			fs.BoolVar(&recordAll, "record-all", false, "write a recording for every run, not only failing ones")
+			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
+			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) != 1 {
+				return exitUsage, fmt.Errorf("want exactly one MODEL")
+			}
+			m, err := model.Load(args[0])
+			if err != nil {
+				return exitUsage, err
+			}
+			if out == "" {
+				out = "datasets/" + strings.TrimSuffix(baseName(args[0]), ".model")
+			}
+			opts := mcsdk.CampaignOptions{Variants: splitList(variants), Seeds: seeds, FirstSeed: firstSeed, Out: out, Jobs: jobs,
+				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ, Registry: registry(), Preconditions: preconditions()}
+			if shard != "" {
+				if opts.ShardK, opts.ShardN, err = dataset.ParseShard(shard); err != nil {
+					return exitUsage, err
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			bar := newProgressBar(os.Stderr)
+			opts.Progress = bar.update
+			sum, err := mcsdk.Campaign(ctx, m, opts)
+			bar.finish()
+			if err != nil {
+				return exitUsage, err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return exitHolds, enc.Encode(sum)
+			}
+			printSummary(sum)
+			if sum.Interrupted {
+				fmt.Fprintf(os.Stderr, "interrupted: %d runs kept in %s; rerun the same command to resume\n", sum.Runs, sum.Dir)
+				return 130, nil
+			}
+			if len(sum.Nondetermism) > 0 {
+				for _, d := range sum.Nondetermism {
+					fmt.Fprintln(os.Stderr, "nondeterminism:", d)
+				}
+				return exitViolated, fmt.Errorf("%d seeds were not deterministic", len(sum.Nondetermism))
+			}
+			return exitHolds, nil
+		},
+	})
+}
+
+func printSummary(s *mcsdk.CampaignSummary) {
+	fmt.Printf("dataset %s: %d runs (%d resumed) in %s\n", s.Dir, s.Runs, s.Resumed, s.Wall.Round(time.Millisecond))
+	fmt.Printf("%-10s %6s %6s %8s %9s %7s %8s  %s\n", "variant", "runs", "valid", "invalid", "violated", "errors", "rate", "by invariant")
+	for _, v := range s.Variants {
+		var by []string
+		for inv, n := range v.ByInvariant {
+			by = append(by, fmt.Sprintf("%s=%d", inv, n))
+		}
+		sortStrings(by)
+		fmt.Printf("%-10s %6d %6d %8d %9d %7d %7.2f%%  %s\n", v.Variant, v.Runs, v.Valid, v.Invalid, v.Violated, v.Errors, 100*v.Rate, strings.Join(by, " "))
+	}
+}
+
+func sortStrings(a []string) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// progressBar draws campaign progress on a terminal (runs done,
+// violations, runs/s, ETA), or prints a line every 10% elsewhere.
+type progressBar struct {
+	out      *os.File
+	tty      bool
+	lastDraw time.Time
+	lastTen  int
+	drawn    bool
+}
+
+func newProgressBar(out *os.File) *progressBar {
+	return &progressBar{out: out, tty: isTerminal(out)}
+}
+
+func (b *progressBar) update(p mcsdk.CampaignProgress) {
+	if p.Total == 0 {
+		return
+	}
+	ran := p.Done - p.Resumed
+	rate := 0.0
+	if p.Elapsed > 0 {
+		rate = float64(ran) / p.Elapsed.Seconds()
+	}
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(p.Total-p.Done)/rate) * time.Second).Round(time.Second).String()
+	}
+	line := fmt.Sprintf("%d/%d runs, %d violated, %d invalid, %d errors, %.1f runs/s, ETA %s", p.Done, p.Total, p.Violated, p.Invalid, p.Errors, rate, eta)
+	if b.tty {
+		if time.Since(b.lastDraw) < 100*time.Millisecond && p.Done < p.Total {
+			return
+		}
+		const width = 30
+		fill := width * p.Done / p.Total
+		fmt.Fprintf(b.out, "\r[%s%s] %s\x1b[K", strings.Repeat("█", fill), strings.Repeat("·", width-fill), line)
+		b.lastDraw, b.drawn = time.Now(), true
+		return
+	}
+	if ten := 10 * p.Done / p.Total; ten > b.lastTen {
+		b.lastTen = ten
+		fmt.Fprintln(b.out, line)
+	}
+}
+
+func (b *progressBar) finish() {
+	if b.drawn {
+		fmt.Fprintln(b.out)
+	}
+}

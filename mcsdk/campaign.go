@@ -1,0 +1,403 @@
+package mcsdk
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// CampaignOptions configures a campaign: every seed of a range for every
+// variant, each run a pure function of (model, variant binary, seed).
+type CampaignOptions struct {
+	Variants  []string // default: every variant, in model order
+	Seeds     int      // seeds 0 .. Seeds-1 (default: [campaign] seeds)
+	FirstSeed int      // the first seed (default 0)
+	// Shard K of N runs only its part of the seed range (K in 1..N).
+	ShardK, ShardN int
+	Out            string // the dataset directory (resumed if it exists)
+	Jobs           int    // parallel runs (default: the number of cores)
+	RunID          string // names this run of the campaign (default "run1")
+	RecordAll      bool   // write a recording for every run, not only failing ones
+	// CheckDeterminism runs each seed twice and compares the recordings.
+	CheckDeterminism bool
+	Registry         model.Registry
+	Preconditions    map[string]FaultPrecondition
+	Watchdog         time.Duration
+	// Progress, if set, is called after every run (from one goroutine).
+	Progress func(CampaignProgress)
+	_        struct{}
+}
+
+// CampaignProgress is reported after every run.
+type CampaignProgress struct {
+	Done, Total int // runs done (including resumed ones) and planned
+	Violated    int
+	Invalid     int
+	Errors      int
+	Elapsed     time.Duration
+	Resumed     int // runs skipped because the dataset already had them
+}
+
+// VariantSummary tallies one variant's runs.
+type VariantSummary struct {
+	Variant     string         `json:"variant"`
+	Runs        int            `json:"runs"`
+	Valid       int            `json:"valid"`
+	Invalid     int            `json:"invalid"`
+	Violated    int            `json:"violated"`
+	Errors      int            `json:"errors"`
+	Rate        float64        `json:"rate"` // violated / valid (errors excluded)
+	ByInvariant map[string]int `json:"by_invariant"`
+}
+
+// CampaignSummary is the outcome of a campaign.
+type CampaignSummary struct {
+	Dir          string           `json:"dir"`
+	Variants     []VariantSummary `json:"variants"`
+	Runs         int              `json:"runs"`
+	Resumed      int              `json:"resumed"`
+	Wall         time.Duration    `json:"wall_ns"`
+	Interrupted  bool             `json:"interrupted"`
+	Nondetermism []string         `json:"nondeterminism,omitempty"`
+}
+
+type job struct {
+	variant string
+	seed    int
+}
+
+// Campaign runs the seeds × variants of m into a dataset directory. It
+// resumes: runs already in the dataset are skipped. Cancelling ctx stops
+// dispatching new runs; runs in flight finish and are kept, so an
+// interrupted campaign loses nothing and leaves no node process behind.
+func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*CampaignSummary, error) {
+	sp, err := readSpecs(m)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Seeds == 0 {
+		opts.Seeds = sp.campaign.Seeds
+	}
+	if opts.Seeds <= 0 {
+		return nil, fmt.Errorf("no seeds: give --seeds or [campaign] seeds")
+	}
+	if opts.Out == "" {
+		return nil, fmt.Errorf("no output directory")
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = max(1, numCPU())
+	}
+	if opts.RunID == "" {
+		opts.RunID = "run1"
+	}
+	if opts.Registry != nil {
+		if err := m.Bind(opts.Registry); err != nil {
+			return nil, err
+		}
+	}
+	if len(opts.Variants) == 0 {
+		for _, v := range m.Variants {
+			opts.Variants = append(opts.Variants, v.Name)
+		}
+	}
+	lo, hi := opts.FirstSeed, opts.FirstSeed+opts.Seeds
+	if opts.ShardN > 0 {
+		a, b, err := dataset.ShardRange(opts.ShardK, opts.ShardN, opts.Seeds)
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = opts.FirstSeed+a, opts.FirstSeed+b
+	}
+	bins := map[string]Binary{}
+	man := dataset.Manifest{
+		CampaignID: fmt.Sprintf("%s-%s", filepath.Base(m.Path), m.Hash[:12]), ModelPath: m.Path, ModelHash: m.Hash,
+		Seeds: []dataset.SeedRange{{Lo: int64(lo), Hi: int64(hi)}}, Runs: []string{opts.RunID}, ToolVersion: ToolVersion,
+	}
+	for _, name := range opts.Variants {
+		b, err := Build(m, name)
+		if err != nil {
+			return nil, err
+		}
+		bins[name] = b
+		man.Variants = append(man.Variants, dataset.Variant{Name: b.Variant, BinaryHash: b.Hash})
+	}
+	w, done, err := openDataset(opts.Out, man)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, v := range opts.Variants {
+		for seed := lo; seed < hi; seed++ {
+			if !done[dataset.Key{Variant: v, Seed: int64(seed), Run: opts.RunID}] {
+				jobs = append(jobs, job{v, seed})
+			}
+		}
+	}
+	c := &campaign{m: m, opts: opts, bins: bins, w: w, man: w.Manifest(), start: time.Now()}
+	c.prog.Total = len(opts.Variants) * (hi - lo)
+	c.prog.Resumed = c.prog.Total - len(jobs)
+	c.prog.Done = c.prog.Resumed
+	c.runAll(ctx, jobs)
+	if err := w.Close(); err != nil && c.err == nil {
+		c.err = err
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	sum, err := Summarize(opts.Out, opts.Variants)
+	if err != nil {
+		return nil, err
+	}
+	sum.Resumed = c.prog.Resumed
+	sum.Wall = time.Since(c.start)
+	sum.Interrupted = ctx.Err() != nil
+	sum.Nondetermism = c.nondet
+	return sum, nil
+}
+
+// openDataset creates the dataset or, if it exists, checks that it belongs
+// to the same model and binaries and returns what it already holds.
+func openDataset(dir string, man dataset.Manifest) (*dataset.Writer, map[dataset.Key]bool, error) {
+	if _, err := os.Stat(filepath.Join(dir, dataset.ManifestName)); err != nil {
+		w, err := dataset.Create(dir, man, dataset.FlushEvery(64))
+		return w, map[dataset.Key]bool{}, err
+	}
+	old, err := dataset.ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old.ModelHash != man.ModelHash {
+		return nil, nil, fmt.Errorf("%s holds a campaign of another model (hash %.12s, this model %.12s): use another --out", dir, old.ModelHash, man.ModelHash)
+	}
+	for _, v := range man.Variants {
+		for _, o := range old.Variants {
+			if o.Name == v.Name && o.BinaryHash != v.BinaryHash {
+				return nil, nil, fmt.Errorf("%s: variant %s was run with another binary (hash %.12s, now %.12s): the target changed; use another --out", dir, v.Name, o.BinaryHash, v.BinaryHash)
+			}
+		}
+	}
+	done, err := dataset.Completed(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := dataset.OpenAppend(dir, dataset.FlushEvery(64))
+	return w, done, err
+}
+
+type campaign struct {
+	m      *model.Model
+	opts   CampaignOptions
+	bins   map[string]Binary
+	w      *dataset.Writer
+	man    dataset.Manifest
+	start  time.Time
+	mu     sync.Mutex
+	prog   CampaignProgress
+	err    error
+	nondet []string
+}
+
+func (c *campaign) runAll(ctx context.Context, jobs []job) {
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for i := 0; i < c.opts.Jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				c.one(j)
+			}
+		}()
+	}
+	lastFlush := time.Now()
+dispatch:
+	for _, j := range jobs {
+		select {
+		case <-ctx.Done():
+			break dispatch
+		case ch <- j:
+		}
+		if time.Since(lastFlush) > time.Second {
+			c.mu.Lock()
+			c.w.Flush()
+			c.mu.Unlock()
+			lastFlush = time.Now()
+		}
+		c.mu.Lock()
+		failed := c.err != nil
+		c.mu.Unlock()
+		if failed {
+			break
+		}
+	}
+	close(ch)
+	wg.Wait()
+}
+
+// one runs a job and writes its row (and recording) under the lock.
+func (c *campaign) one(j job) {
+	bin := c.bins[j.variant]
+	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Registry: nil, Preconditions: c.opts.Preconditions,
+		Watchdog: c.opts.Watchdog, Build: &bin}
+	res, err := Run(c.m, opts)
+	var recBytes []byte
+	if err == nil {
+		recBytes, err = res.Recording(c.m).Bytes()
+	}
+	var nondet string
+	if err == nil && c.opts.CheckDeterminism {
+		again, err2 := Run(c.m, opts)
+		if err2 != nil {
+			err = err2
+		} else if b, _ := again.Recording(c.m).Bytes(); !bytes.Equal(b, recBytes) {
+			d := firstDifference(res.Events, again.Events)
+			nondet = fmt.Sprintf("%s seed %d: two runs differ", j.variant, j.seed)
+			if d != nil {
+				nondet += " at " + d.Error()
+			}
+		}
+	}
+	row := dataset.Row{CampaignID: c.man.CampaignID, RunID: c.opts.RunID, ModelHash: c.m.Hash, BinaryHash: bin.Hash,
+		Variant: j.variant, Seed: int64(j.seed)}
+	if err != nil {
+		row.Verdict, row.Detail = dataset.Error, err.Error()
+	} else {
+		row.Verdict = string(res.Verdict)
+		row.ViolatedInvariants = res.Violated
+		if res.FirstViolationStep >= 0 {
+			s, t := int64(res.FirstViolationStep), res.FirstViolationTime
+			row.FirstViolationStep, row.FirstViolationTime = &s, &t
+		}
+		row.Steps = int64(res.Steps)
+		row.DistinctStates = int64(res.DistinctStates)
+		row.VirtualDuration = res.VirtualTime
+		row.WallTime = res.Wall
+		row.Detail = res.Detail
+		for _, p := range res.Params {
+			row.Detail += fmt.Sprintf("%s%s=%s", sep(row.Detail), p.Name, p.Value)
+		}
+		if res.Verdict != Holds || c.opts.RecordAll {
+			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
+			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
+				err = werr
+			} else {
+				row.RecordingPath = rel
+			}
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if werr := c.w.Write(row); werr != nil && c.err == nil {
+		c.err = werr
+	}
+	if nondet != "" {
+		c.nondet = append(c.nondet, nondet)
+	}
+	c.prog.Done++
+	switch row.Verdict {
+	case dataset.Violated:
+		c.prog.Violated++
+	case dataset.Invalid:
+		c.prog.Invalid++
+	case dataset.Error:
+		c.prog.Errors++
+	}
+	c.prog.Elapsed = time.Since(c.start)
+	if c.opts.Progress != nil {
+		c.opts.Progress(c.prog)
+	}
+}
+
+func sep(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; "
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Summarize tallies a dataset per variant (in the given order, then any
+// others alphabetically).
+func Summarize(dir string, order []string) (*CampaignSummary, error) {
+	rows, err := dataset.ReadRows(dir)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]*VariantSummary{}
+	for _, r := range rows {
+		s := by[r.Variant]
+		if s == nil {
+			s = &VariantSummary{Variant: r.Variant, ByInvariant: map[string]int{}}
+			by[r.Variant] = s
+		}
+		s.Runs++
+		switch r.Verdict {
+		case dataset.Invalid:
+			s.Invalid++
+		case dataset.Error:
+			s.Errors++
+		case dataset.Violated:
+			s.Violated++
+			s.Valid++
+			for _, inv := range r.ViolatedInvariants {
+				s.ByInvariant[inv]++
+			}
+		default:
+			s.Valid++
+		}
+	}
+	sum := &CampaignSummary{Dir: dir, Runs: len(rows)}
+	seen := map[string]bool{}
+	for _, v := range order {
+		if s := by[v]; s != nil && !seen[v] {
+			sum.Variants = append(sum.Variants, *s)
+			seen[v] = true
+		}
+	}
+	var rest []string
+	for v := range by {
+		if !seen[v] {
+			rest = append(rest, v)
+		}
+	}
+	sort.Strings(rest)
+	for _, v := range rest {
+		sum.Variants = append(sum.Variants, *by[v])
+	}
+	for i := range sum.Variants {
+		if s := &sum.Variants[i]; s.Valid > 0 {
+			s.Rate = float64(s.Violated) / float64(s.Valid)
+		}
+	}
+	return sum, nil
+}
+
+var _ = weftlog.Version

@@ -1,0 +1,5 @@
+package mcsdk
+
+import "runtime"
+
+func numCPU() int { return runtime.NumCPU() }
