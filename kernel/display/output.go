@@ -53,7 +53,8 @@ func Bind(out Output) Funcs {
 		Update:  func(id string, d Data) error { return out.Update(id, WithID(id, d)) },
 		Show:    show,
 		NewProgress: func(title string, total int) *Progress {
-			p := &Progress{title: title, total: total, last: -1}
+			p := &Progress{title: title, total: total}
+			p.last = p.percent()
 			p.h = show(p.data())
 			return p
 		},

@@ -37,7 +37,7 @@ func splitCell(src string) []item {
 	bad := false
 	s.Init(file, []byte(src), func(token.Position, string) { bad = true }, 0)
 	var items []item
-	depth, start := 0, -1
+	depth, start, header := 0, -1, false
 	var first token.Token
 	for {
 		pos, tok, _ := s.Scan()
@@ -51,8 +51,16 @@ func splitCell(src string) []item {
 		case start < 0:
 			start, first = off, tok
 		}
+		// Semicolons in the header of for, if and switch belong to the
+		// statement: the header ends at its block's brace.
+		switch {
+		case depth == 0 && (tok == token.FOR || tok == token.IF || tok == token.SWITCH):
+			header = true
+		case depth == 0 && tok == token.LBRACE:
+			header = false
+		}
 		depth += bracketDelta(tok)
-		if depth == 0 && tok == token.SEMICOLON {
+		if depth == 0 && tok == token.SEMICOLON && !header {
 			items = append(items, newItem(src[start:off], first, file.Line(file.Pos(start))))
 			start = -1
 		}

@@ -81,6 +81,7 @@ func TestExecuteSequence(t *testing.T) {
 		{code: `display.HTML("<i>x</i>")`, plain: "<i>x</i>", extraMIME: display.MIMETypeHTML},
 		{code: "func Map[T any](s []T, g func(T) T) []T { r := []T{}; for _, v := range s { r = append(r, g(v)) }; return r }\nMap([]int{1, 2}, func(i int) int { return i * 3 })", plain: "[3 6]"},
 		{code: "nil"},
+		{code: "sum := 0\nfor i := 0; i < 4; i++ {\n\tsum += i\n}\nsum", plain: "6"},
 		{code: `panic("boom")`, errName: "panic"},
 		{code: "var z int = \"s\"", errName: "CompileError"},
 		{code: "intruder", errName: "CompileError"},
