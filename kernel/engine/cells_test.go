@@ -48,7 +48,7 @@ func TestGroupsKeepLinesAndSplitImports(t *testing.T) {
 	}
 	want := []string{
 		"import \"fmt\"|import \"os\"|func f() {}", // imports may open a declaration run
-		"||||import \"strings\"",                  // an import after a declaration starts a new run
+		"||||import \"strings\"",                   // an import after a declaration starts a new run
 		"|||||x := 1|y := 2",
 	}
 	if !slices.Equal(got, want) {
