@@ -2,8 +2,8 @@ package mcsdk
 
 import (
 	"errors"
-	"hash/fnv"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -37,7 +37,7 @@ type RunOptions struct {
 	EndUS int64
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
-	_     struct{}
+	_      struct{}
 }
 
 // Param is one parameter of a run: from the model, or drawn from the seed.
@@ -154,7 +154,7 @@ func (r *runner) run() error {
 	seed := r.opts.Seed
 	// Separate streams, so the fault schedule of a seed is the same for
 	// every variant (paired comparisons), whatever the messages do.
-	fr := rand.New(rand.NewPCG(seed, 0x6661756c7473)) // "faults"
+	fr := rand.New(rand.NewPCG(seed, 0x6661756c7473))     // "faults"
 	r.lat = rand.New(rand.NewPCG(seed, 0x6e6574776f726b)) // "network"
 	if r.opts.Faults != nil {
 		r.faults = slices.Clone(r.opts.Faults)
