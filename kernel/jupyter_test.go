@@ -128,6 +128,7 @@ type protocolObs struct {
 	InterruptMessage interruption `json:"interrupt_message"`
 	InterruptSignal  interruption `json:"interrupt_signal"`
 	Generic          cell         `json:"generic"`
+	AliveAfterPanic  cell         `json:"alive_after_goroutine_panic"`
 	Shutdown         msg          `json:"shutdown"`
 	ExitCode         *int         `json:"exit_code"`
 }
@@ -177,6 +178,7 @@ func testProtocol(t *testing.T, jupyterPath string) {
 		{"SIGINT stops the cell", o.InterruptSignal.Reply["ename"] == "Interrupted", o.InterruptSignal.Reply},
 		{"kernel survives SIGINT", o.InterruptSignal.After.data()["text/plain"] == "true", o.InterruptSignal.After},
 		{"generics", o.Generic.data()["text/plain"] == "2.5", o.Generic},
+		{"kernel survives a panicking goroutine", o.AliveAfterPanic.data()["text/plain"] == "82", o.AliveAfterPanic},
 		{"shutdown_reply", o.Shutdown.MsgType == "shutdown_reply" && o.Shutdown.Content["status"] == "ok", o.Shutdown},
 		{"clean exit after shutdown", o.ExitCode != nil && *o.ExitCode == 0, o.ExitCode},
 	}

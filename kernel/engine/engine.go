@@ -115,7 +115,14 @@ const prelude = `import (
 	"display"
 	_weft_fmt "fmt"
 	_weft_display "github.com/weft-mc/weft/kernel/display"
+	_weft_hook "weft.internal/hook"
 )
+
+func _weft_recover() {
+	if r := recover(); r != nil {
+		_weft_hook.GoroutinePanic(r)
+	}
+}
 
 type (
 	_weft_Render interface{ Render() _weft_display.Data }
@@ -222,7 +229,12 @@ func (e *Engine) displayExports() interp.Exports {
 	syms["Update"] = reflect.ValueOf(f.Update)
 	syms["Show"] = reflect.ValueOf(f.Show)
 	syms["NewProgress"] = reflect.ValueOf(f.NewProgress)
-	return interp.Exports{full: syms, "display/display": syms}
+	hook := map[string]reflect.Value{
+		"GoroutinePanic": reflect.ValueOf(func(r any) {
+			fmt.Fprintf(e.io.stderr, "panic in goroutine (recovered by the kernel): %v\n", r)
+		}),
+	}
+	return interp.Exports{full: syms, "display/display": syms, "weft.internal/hook/hook": hook}
 }
 
 // Execute evaluates code. Output goes to pub while the cell runs. A
@@ -242,6 +254,7 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		last, items = &it, items[:len(items)-1]
 	}
 	for _, g := range groups(items) {
+		g.text = guardGoroutines(g.text, g.decl)
 		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
 			return Result{}, e.cellError(ctx, err)
 		}
@@ -263,7 +276,7 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	}
 	// The value is bound to a typed variable first: formatted through an
 	// interface{} parameter, interpreted values print as yaegi's wrappers.
-	g := group{text: "_weft_v := " + it.text + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
+	g := group{text: "_weft_v := " + guardGoroutines(it.text, false) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
 	prog, err := e.compile(g.source())
 	if err != nil {
 		// yaegi cannot compile some forms (generic calls in :=): if the

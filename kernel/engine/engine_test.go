@@ -165,3 +165,38 @@ func TestStdin(t *testing.T) {
 		t.Fatal("unreachable")
 	}
 }
+
+func TestGoroutinePanicIsRecovered(t *testing.T) {
+	e := newEngine(t)
+	rec := newRecorder()
+	// The recover runs after the goroutine's own defers, so the cell cannot
+	// wait for it exactly; it gives the goroutines a generous second.
+	code := "import \"time\"\nfunc boom(s string, n ...int) { panic(s) }\nfor i := 0; i < 2; i++ {\n\tgo boom(\"bad\", i, i)\n}\ngo func() { panic(\"lit\") }()\ntime.Sleep(time.Second)"
+	if _, err := e.Execute(context.Background(), code, rec); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.streams["stderr"]
+	if strings.Count(got, "panic in goroutine (recovered by the kernel): bad") != 2 || !strings.Contains(got, "recovered by the kernel): lit") {
+		t.Fatalf("stderr = %q", got)
+	}
+}
+
+func TestGuardGoroutines(t *testing.T) {
+	tests := []struct {
+		src  string
+		decl bool
+		want string
+	}{
+		{"go f(a, b)", false, "{ _weft_f, _weft_a0, _weft_a1 := f, a, b; go func() { defer _weft_recover(); _weft_f(_weft_a0, _weft_a1) }() }"},
+		{"go f(xs...)", false, "{ _weft_f, _weft_a0 := f, xs; go func() { defer _weft_recover(); _weft_f(_weft_a0...) }() }"},
+		{"go println(1)", false, "go println(1)"},
+		{"func g() {\n\tgo h()\n}", true, "func g() {\n\t{ _weft_f := h; go func() { defer _weft_recover(); _weft_f() }() }\n}"},
+		{"x := 1", false, "x := 1"},
+		{"go f(", false, "go f("},
+	}
+	for _, tc := range tests {
+		if got := guardGoroutines(tc.src, tc.decl); got != tc.want {
+			t.Errorf("guardGoroutines(%q) =\n%q\nwant\n%q", tc.src, got, tc.want)
+		}
+	}
+}

@@ -125,7 +125,8 @@ def protocol(name):
         obs["interrupt_message"] = interrupt(km, kc, "message")
         obs["interrupt_signal"] = interrupt(km, kc, "signal")
         obs["generic"] = run(kc, "func Max[T int | float64](a, b T) T { if a > b { return a }; return b }\nMax(2.5, 1.5)")
-        obs["goroutine_panic_free"] = run(kc, "x * 2")
+        obs["goroutine_panic"] = run(kc, 'import "time"\ngo func() { panic("background") }()\ntime.Sleep(300 * time.Millisecond)')
+        obs["alive_after_goroutine_panic"] = run(kc, "x * 2")
         kc.shutdown()
         rep = kc.get_control_msg(timeout=10)
         obs["shutdown"] = {"msg_type": rep["msg_type"], "content": rep["content"]}
