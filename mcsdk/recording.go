@@ -26,6 +26,9 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 	for _, p := range res.Params {
 		rec.Header.Params = append(rec.Header.Params, weftlog.Param{Name: p.Name, Value: p.Value})
 	}
+	if res.endUS > 0 {
+		rec.Header.EndUS = res.endUS
+	}
 	ci := 0
 	for _, e := range res.Events {
 		for ci < len(res.Choices) && ci+1 <= e.Step {

@@ -70,6 +70,7 @@ type RunResult struct {
 	Choices            []Choice     // every action applied, for replay
 	Events             []Event      // the timeline, for recordings and traces
 	Final              model.State
+	endUS              int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -176,6 +177,9 @@ func (r *runner) run() error {
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS
+	}
+	if r.opts.EndUS > 0 {
+		r.res.endUS = r.opts.EndUS
 	}
 	end := supervisor.Epoch + endUS*1000
 	bounded := endUS > 0

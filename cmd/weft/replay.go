@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// recordingModel loads the model a recording names, or the one given.
+func recordingModel(rec *weftlog.Recording, given string) (*model.Model, error) {
+	path := given
+	if path == "" {
+		path = rec.Header.Model
+	}
+	m, err := model.Load(path)
+	if err != nil && given == "" {
+		return nil, fmt.Errorf("%v (the recording names %s: pass --model)", err, rec.Header.Model)
+	}
+	return m, err
+}
+
+func init() {
+	var modelPath string
+	register(&command{
+		name:    "replay",
+		usage:   "replay REC [--model MODEL]",
+		summary: "re-execute a recording's choices against the real binaries and verify every observation; exit 0 same, 1 diverged",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&modelPath, "model", "", "the model (default: the path the recording names)")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) != 1 {
+				return exitUsage, fmt.Errorf("want exactly one recording")
+			}
+			rec, err := weftlog.ReadFile(args[0])
+			if err != nil {
+				return exitUsage, err
+			}
+			m, err := recordingModel(rec, modelPath)
+			if err != nil {
+				return exitUsage, err
+			}
+			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if err != nil {
+				return exitUsage, err
+			}
+			if div != nil {
+				fmt.Printf("diverged at %s\n", div)
+				return exitViolated, nil
+			}
+			fmt.Printf("replayed %s: %d choices, %d observations verified; verdict %s", args[0], len(rec.Choices), len(rec.Events), res.Verdict)
+			if len(res.Violated) > 0 {
+				fmt.Printf(" (%s)", strings.Join(res.Violated, ", "))
+			}
+			fmt.Println()
+			return exitHolds, nil
+		},
+	})
+
+	var (
+		shrinkModel string
+		shrinkOut   string
+	)
+	register(&command{
+		name:    "shrink",
+		usage:   "shrink REC [--model MODEL] [-o OUT]",
+		summary: "reduce a failing run to a locally minimal one (fewer faults, shorter) that violates the same invariant",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shrinkModel, "model", "", "the model (default: the path the recording names)")
+			fs.StringVar(&shrinkOut, "o", "", "the shrunk recording (default: REC with .shrunk.weftlog)")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) != 1 {
+				return exitUsage, fmt.Errorf("want exactly one recording")
+			}
+			rec, err := weftlog.ReadFile(args[0])
+			if err != nil {
+				return exitUsage, err
+			}
+			m, err := recordingModel(rec, shrinkModel)
+			if err != nil {
+				return exitUsage, err
+			}
+			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if err != nil {
+				return exitUsage, err
+			}
+			if shrinkOut == "" {
+				shrinkOut = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".shrunk.weftlog"
+			}
+			out := sr.Shrunk.Recording(m)
+			out.Header.ShrunkFrom = args[0]
+			for _, f := range sr.Faults {
+				out.Header.Faults = append(out.Header.Faults, f.String())
+			}
+			if err := out.WriteFile(shrinkOut); err != nil {
+				return exitUsage, err
+			}
+			o, s := sr.Original, sr.Shrunk
+			fmt.Printf("shrunk %s (%s seed %d) in %d runs:\n", args[0], o.Variant, o.Seed, sr.Tries)
+			for _, st := range sr.Steps {
+				fmt.Printf("  %s\n", st)
+			}
+			fmt.Printf("  faults %d → %d, steps %d → %d, virtual time %s → %s; still violates %s\n",
+				len(o.Faults), len(sr.Faults), o.Steps, s.Steps, o.VirtualTime, s.VirtualTime, strings.Join(s.Violated, ", "))
+			fmt.Printf("wrote %s (weft replay %s)\n", shrinkOut, shrinkOut)
+			return exitHolds, nil
+		},
+	})
+	_ = os.Stdout
+}

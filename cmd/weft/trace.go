@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+func init() {
+	var (
+		nodes  string
+		vars   string
+		from   int
+		to     int
+		asJSON bool
+	)
+	register(&command{
+		name:    "trace",
+		usage:   "trace REC [--nodes 0,2] [--vars succ,pred] [--from OP] [--to OP] [--json]",
+		summary: "the timeline of declared state and events from a recording alone (no re-execution)",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&nodes, "nodes", "", "only these nodes (indices)")
+			fs.StringVar(&vars, "vars", "", "only these declared globals")
+			fs.IntVar(&from, "from", 0, "first op (step) to show")
+			fs.IntVar(&to, "to", -1, "last op (step) to show")
+			fs.BoolVar(&asJSON, "json", false, "one JSON object per event")
+		},
+		run: func(args []string) (int, error) {
+			if len(args) != 1 {
+				return exitUsage, fmt.Errorf("want exactly one recording")
+			}
+			rec, err := weftlog.ReadFile(args[0])
+			if err != nil {
+				return exitUsage, err
+			}
+			keepNode := map[int]bool{}
+			for _, s := range splitList(nodes) {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					return exitUsage, fmt.Errorf("--nodes: %q is not a node index", s)
+				}
+				keepNode[n] = true
+			}
+			keepVar := map[string]bool{}
+			for _, v := range splitList(vars) {
+				keepVar[v] = true
+			}
+			h := rec.Header
+			if !asJSON {
+				fmt.Printf("# %s variant %s seed %d; %s", h.Model, h.Variant, h.Seed, rec.Verdict.Verdict)
+				if len(rec.Verdict.Violated) > 0 {
+					fmt.Printf(" %s (first at op %d)", strings.Join(rec.Verdict.Violated, ","), rec.Verdict.FirstViolationStep)
+				}
+				fmt.Println()
+				for _, p := range h.Params {
+					fmt.Printf("# %s %s\n", p.Name, p.Value)
+				}
+				fmt.Printf("%6s %10s  %s\n", "op", "t(ms)", "event")
+			}
+			enc := json.NewEncoder(os.Stdout)
+			for _, e := range rec.Events {
+				if e.Step < from || (to >= 0 && e.Step > to) {
+					continue
+				}
+				if len(keepNode) > 0 && !keepNode[e.Node] && !(e.Kind == "deliver" && keepNode[e.Peer]) {
+					continue
+				}
+				if e.Kind == "state" && len(keepVar) > 0 && !keepVar[e.Var] {
+					continue
+				}
+				if (e.Kind == "deliver" || e.Kind == "timer") && len(keepVar) > 0 {
+					continue
+				}
+				if asJSON {
+					enc.Encode(e)
+					continue
+				}
+				mark := ""
+				if e.Step == rec.Verdict.FirstViolationStep && rec.Verdict.FirstViolationStep >= 0 {
+					mark = "   ← first violation"
+				}
+				fmt.Printf("%6d %10.3f  %s%s\n", e.Step, float64(e.T)/1000, eventText(e), mark)
+			}
+			return exitHolds, nil
+		},
+	})
+}
+
+func eventText(e weftlog.Event) string {
+	switch e.Kind {
+	case "state":
+		return fmt.Sprintf("n%d.%s = %s", e.Node, e.Var, e.Value)
+	case "deliver":
+		what := fmt.Sprintf("%dB", e.Bytes)
+		if e.Value != "" {
+			what = e.Value
+		}
+		return fmt.Sprintf("deliver n%d→n%d %s", e.Peer, e.Node, what)
+	case "invalid":
+		return fmt.Sprintf("INVALID crash of n%d: %s", e.Node, e.Value)
+	case "crash", "restart":
+		return fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)
+	}
+	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
+}
