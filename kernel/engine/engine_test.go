@@ -140,16 +140,30 @@ for i := 1; i <= 4; i++ { p.Set(i) }`
 
 func TestInterrupt(t *testing.T) {
 	e := newEngine(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	_, err := e.Execute(ctx, "n := 0\nfor { n++ }", newRecorder())
-	var ee *Error
-	if !errors.As(err, &ee) || ee.Name != "Interrupted" {
-		t.Fatalf("err = %v, want Interrupted", err)
+	cells := []string{
+		"n := 0\nfor { n++ }",
+		"import \"time\"\ntime.Sleep(time.Hour)",
+		"<-make(chan int)",
+		"select {}",
+	}
+	for _, code := range cells {
+		t.Run(code, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+			_, err := e.Execute(ctx, code, newRecorder())
+			var ee *Error
+			if !errors.As(err, &ee) || ee.Name != "Interrupted" {
+				t.Fatalf("err = %v, want Interrupted", err)
+			}
+			res, err := e.Execute(context.Background(), "1 + 1", newRecorder())
+			if err != nil || res.Data.Data[display.MIMETypeText] != "2" {
+				t.Fatalf("after interrupt: %v %v", res.Data.Data, err)
+			}
+		})
 	}
 	res, err := e.Execute(context.Background(), "n > 0", newRecorder())
 	if err != nil || res.Data.Data[display.MIMETypeText] != "true" {
-		t.Fatalf("after interrupt: %v %v", res.Data.Data, err)
+		t.Fatalf("state after interrupts: %v %v", res.Data.Data, err)
 	}
 }
 
