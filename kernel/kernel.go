@@ -2,11 +2,31 @@
 // protocol 5.3 and evaluates Go cells with persistent state, with weft's
 // packages bound in.
 //
+// Install it with `weft kernel install` and pick "Go (weft)" in Jupyter.
+// In a notebook:
+//
+//	import "github.com/weft-mc/weft/analysis"   // bound: costs nothing to import
+//	iv, _ := analysis.WilsonInterval(analysis.Count{Successes: 3, Trials: 100}, 0.95)
+//	display.Markdown(fmt.Sprintf("rate in [%.3f, %.3f]", iv.Lower, iv.Upper))  // last value renders
+//
+// The last expression of a cell is its result; values with HTML(),
+// Markdown(), SVG(), PNG(), … methods (a charts.Chart, say) render through
+// them. Long work reports live progress through a display that is updated
+// in place:
+//
+//	p := display.NewProgress("states", 0)
+//	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Progress: func(states, runs int) { p.Set(states) }})
+//
+// Interrupting (the stop button: interrupt_request, or SIGINT) stops the
+// running cell at once; the kernel and its state survive. Errors and
+// panics in a cell, and panics in goroutines it started, are reported in
+// the cell.
+//
 // The package is layered as xeus is: wire (framing, signing, ZeroMQ
 // sockets) · dispatch (this package: one handler per message type) ·
-// engine (the interpreter, which publishes through a callback and never
-// touches sockets) · display (rich outputs). Dispatch talks to a Transport,
-// so tests drive it in memory.
+// engine (the yaegi interpreter, which publishes through a callback and
+// never touches sockets) · display (rich outputs). Dispatch talks to a
+// Transport, so tests drive it in memory.
 package kernel
 
 import (
