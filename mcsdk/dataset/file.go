@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,6 +133,13 @@ func openVerdictFile(mem memory.Allocator, path string) (*verdictFile, error) {
 
 func newVerdictFile(mem memory.Allocator, path string, r ipc.ReadAtSeeker) (v *verdictFile, err error) {
 	defer recoverInto(&err, path)
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	if err := checkIPCMetadata(r, size); err != nil {
+		return nil, fmt.Errorf("dataset: %s is not a readable Arrow IPC file: %w", path, err)
+	}
 	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s is truncated or not an Arrow IPC file: %w", path, err)
