@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -119,6 +120,14 @@ func TestBadInput(t *testing.T) {
 			must(t, os.WriteFile(p, []byte("PAR1"), 0o644))
 			return p
 		}, "foreign file", false, false},
+		{"schema vector length corrupt", func(t *testing.T, dir string) string {
+			return patchFieldCount(t, filepath.Join(dir, fileName(2)), 0x7fffffff)
+		}, "corrupt Arrow metadata", false, false},
+		{"compressed batches", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(9))
+			writeCompressed(t, p, sampleRows(4, "run9"))
+			return p
+		}, "compressed record batches", false, false},
 		{"leftover temporary is ignored", func(t *testing.T, dir string) string {
 			must(t, os.WriteFile(filepath.Join(dir, "."+fileName(4)+".123.tmp"), []byte("partial"), 0o644))
 			return ""
@@ -170,4 +179,41 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// patchFieldCount overwrites the length of the footer schema's fields
+// vector in the verdict file at path.
+func patchFieldCount(t *testing.T, path string, n uint32) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	flen := int(binary.LittleEndian.Uint32(data[len(data)-10:]))
+	start := len(data) - 10 - flen
+	footer, err := fbuf(data[start : len(data)-10]).root()
+	must(t, err)
+	schema, _, err := footer.table(1)
+	must(t, err)
+	p, ok, err := schema.indirect(1)
+	if err != nil || !ok {
+		t.Fatalf("no fields vector: %v", err)
+	}
+	binary.LittleEndian.PutUint32(data[start+p:], n)
+	must(t, os.WriteFile(path, data, 0o644))
+	return path
+}
+
+// writeCompressed writes rows as a zstd-compressed verdict file.
+func writeCompressed(t *testing.T, path string, rows []Row) {
+	d := newDicts(memory.DefaultAllocator, []string{"correct", "bug"})
+	defer d.release()
+	rec, err := d.encode(rows)
+	must(t, err)
+	defer rec.Release()
+	f, err := os.Create(path)
+	must(t, err)
+	defer f.Close()
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()), ipc.WithZstd())
+	must(t, err)
+	must(t, w.Write(rec))
+	must(t, w.Close())
 }
