@@ -1,0 +1,213 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+)
+
+// DefaultLevel is the confidence level of intervals when Options.Level is
+// zero.
+const DefaultLevel = 0.95
+
+// Options tune a report. The zero value gives the defaults.
+type Options struct {
+	// Title heads the page; by default "Falsification report: MODEL".
+	Title string
+	// Claims are evaluated after the default ordering claim.
+	Claims []analysis.Claim
+	// NoDefaultClaim leaves out the ordering claim
+	// rate(v1) > rate(v2) > … over the variants in manifest order.
+	NoDefaultClaim bool
+	// Level is the confidence level of intervals (DefaultLevel when zero);
+	// the standard tests use α = 1 − Level.
+	Level float64
+	// TraceRows is how many state changes and faults each traced failure
+	// lists (DefaultTraceRows when zero).
+	TraceRows int
+	_         struct{}
+}
+
+// Report is the content of a falsification report, computed from the
+// datasets. Render turns it into the page.
+type Report struct {
+	Title    string
+	Level    float64 // confidence level of the intervals
+	Sources  []Source
+	Table    analysis.Table
+	Rates    []VariantRate
+	Summary  analysis.Summary
+	Claims   analysis.ClaimReport
+	ByInvar  []InvariantCount
+	Traces   []*Trace
+	NoTraces map[string]string // variant → why it has no traced failure (variants with violations only)
+	// Notes explain what the report left out and why.
+	Notes []string
+
+	defaultClaim bool // Claims.Results[0] is the default ordering claim
+	figs         reportCharts
+}
+
+// Build reads the datasets dirs and computes the report. Dataset problems,
+// claims naming unknown variants and unreadable recordings of every
+// candidate are reported in the result (notes) or as errors, never panics.
+func Build(dirs []string, opt Options) (*Report, error) {
+	opt = opt.withDefaults()
+	srcs, err := loadSources(dirs)
+	if err != nil {
+		return nil, err
+	}
+	run := runNamer(srcs)
+	tab, err := tally(srcs, run)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Title: opt.Title, Level: opt.Level, Sources: srcs, Table: tab, Rates: variantRates(tab, opt.Level), NoTraces: map[string]string{}}
+	if r.Title == "" {
+		r.Title = "Falsification report: " + strings.Join(modelPaths(srcs), ", ")
+	}
+	if r.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: opt.Level}); err != nil {
+		return nil, err
+	}
+	if err := r.evaluateClaims(opt); err != nil {
+		return nil, err
+	}
+	r.ByInvar = invariantCounts(srcs, tab.Variants)
+	r.traceFailures(srcs, run, opt.TraceRows)
+	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Level == 0 {
+		o.Level = DefaultLevel
+	}
+	if !(o.Level > 0 && o.Level < 1) {
+		panic(fmt.Sprintf("report: confidence level %v outside (0, 1)", o.Level))
+	}
+	if o.TraceRows == 0 {
+		o.TraceRows = DefaultTraceRows
+	}
+	return o
+}
+
+// modelPaths lists the manifests' model paths without repeats.
+func modelPaths(srcs []Source) []string {
+	var out []string
+	for _, s := range srcs {
+		if p := s.Manifest.ModelPath; p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefaultClaim returns the ordering claim rate(v1) > rate(v2) > … > rate(vk)
+// over the variants of t with valid runs, in t's order, and false when
+// fewer than two variants have valid runs.
+func DefaultClaim(t analysis.Table) (analysis.Claim, bool) {
+	var vs []string
+	for _, row := range t.Variants {
+		if row.Valid > 0 {
+			vs = append(vs, row.Variant)
+		}
+	}
+	if len(vs) < 2 {
+		return analysis.Claim{}, false
+	}
+	return analysis.OrderRates(analysis.Above, vs...), true
+}
+
+// evaluateClaims evaluates the default claim and opt.Claims.
+func (r *Report) evaluateClaims(opt Options) error {
+	var claims []analysis.Claim
+	if !opt.NoDefaultClaim {
+		if c, ok := DefaultClaim(r.Table); ok {
+			claims = append(claims, c)
+			r.defaultClaim = true
+		} else {
+			r.Notes = append(r.Notes, "no ordering claim: fewer than two variants have valid runs")
+		}
+	}
+	claims = append(claims, opt.Claims...)
+	if len(claims) == 0 {
+		return nil
+	}
+	rep, err := analysis.EvaluateClaims(claims, r.Table)
+	if err != nil {
+		return err
+	}
+	r.Claims = rep
+	return nil
+}
+
+// traceFailures traces one failure per variant that has violations.
+func (r *Report) traceFailures(srcs []Source, run runFunc, rows int) {
+	cands := traceCandidates(srcs)
+	for _, v := range r.Table.Variants {
+		if v.Violated == 0 {
+			continue
+		}
+		t, why := traceVariant(srcs, cands[v.Variant], run, rows)
+		if t == nil {
+			r.NoTraces[v.Variant] = why
+			continue
+		}
+		r.Traces = append(r.Traces, t)
+	}
+}
+
+// Render returns the page with lib (echarts) inlined once.
+func (r *Report) Render(lib *charts.Library) []byte {
+	var p page
+	p.render(r, lib)
+	return []byte(p.String())
+}
+
+// Write builds the report of dirs and writes it to path atomically, with
+// echarts found by charts.LoadLibrary.
+func Write(path string, dirs []string, opt Options) error {
+	lib, err := charts.LoadLibrary()
+	if err != nil {
+		return err
+	}
+	r, err := Build(dirs, opt)
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, r.Render(lib))
+}
+
+// WriteFile writes a rendered report b to path atomically: a temporary
+// file beside path, synced, then renamed into place.
+func WriteFile(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

@@ -1,0 +1,226 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// DefaultTraceRows is how many state changes (and faults) before and at the
+// first violation a traced failure lists when Options.TraceRows is zero.
+const DefaultTraceRows = 40
+
+// Trace is one traced failure: a violating run of a variant whose recording
+// the report shows.
+type Trace struct {
+	Variant   string
+	Seed      int64
+	Run       string
+	Dataset   string // the dataset directory, as given
+	Recording string // the recording's path: Dataset joined with the row's RecordingPath
+	ModelPath string // the model as the manifest names it
+	Violated  []string
+	// FirstViolationStep is the scheduler step of the first violation.
+	FirstViolationStep int
+	// Recent are the last state changes and faults up to and including
+	// FirstViolationStep, oldest first.
+	Recent []weftlog.Event
+	// Timeline is the recording's timeline up to FirstViolationStep; nil
+	// when the recording holds no event to draw.
+	Timeline *charts.Chart
+	// Commands reproduce and inspect the run.
+	Commands []string
+}
+
+// candidate is a violating row with a recording.
+type candidate struct {
+	src int
+	row dataset.Row
+}
+
+// traceCandidates returns, per variant, its violating rows that have a
+// recording, lowest seed first (then dataset order, then run).
+func traceCandidates(srcs []Source) map[string][]candidate {
+	out := map[string][]candidate{}
+	for i, s := range srcs {
+		for _, r := range s.Rows {
+			if r.Verdict == dataset.Violated && r.RecordingPath != "" {
+				out[r.Variant] = append(out[r.Variant], candidate{i, r})
+			}
+		}
+	}
+	for _, cs := range out {
+		slices.SortStableFunc(cs, func(a, b candidate) int {
+			return cmp.Or(cmp.Compare(a.row.Seed, b.row.Seed), cmp.Compare(a.src, b.src), cmp.Compare(a.row.RunID, b.row.RunID))
+		})
+	}
+	return out
+}
+
+// traceVariant traces the first candidate of a variant whose recording
+// reads. It returns nil and a note when there is none.
+func traceVariant(srcs []Source, cands []candidate, run runFunc, rows int) (*Trace, string) {
+	if len(cands) == 0 {
+		return nil, "no violating run with a recording"
+	}
+	var problems []string
+	for _, c := range cands {
+		s := srcs[c.src]
+		path := filepath.Join(s.Dir, filepath.FromSlash(c.row.RecordingPath))
+		rec, err := weftlog.ReadFile(path)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		t, err := newTrace(rec, c.row, path, s, run(c.row), rows)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
+			continue
+		}
+		return t, ""
+	}
+	return nil, "no readable recording: " + strings.Join(problems, "; ")
+}
+
+// newTrace builds the traced failure of rec, the recording of row.
+func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, run string, rows int) (*Trace, error) {
+	step := rec.Verdict.FirstViolationStep
+	if step < 0 && row.FirstViolationStep != nil {
+		step = int(*row.FirstViolationStep)
+	}
+	t := &Trace{
+		Variant: row.Variant, Seed: row.Seed, Run: run, Dataset: s.Dir, Recording: path,
+		ModelPath: s.Manifest.ModelPath, Violated: row.ViolatedInvariants, FirstViolationStep: step,
+		Recent: recentChanges(rec.Events, step, rows),
+	}
+	if len(t.Violated) == 0 {
+		t.Violated = rec.Verdict.Violated
+	}
+	if evs := timelineEvents(rec.Events, step); len(evs) > 0 {
+		c, err := charts.Timeline(fmt.Sprintf("trace-%s-%d", row.Variant, row.Seed), evs)
+		if err != nil {
+			return nil, err
+		}
+		c.Title = fmt.Sprintf("%s seed %d: declared state up to the first violation (step %d)", row.Variant, row.Seed, step)
+		t.Timeline = c
+	}
+	t.Commands = reproduceCommands(t)
+	return t, nil
+}
+
+// shown reports whether an event belongs in the table of recent changes.
+func shown(kind string) bool {
+	switch kind {
+	case "state", "crash", "restart", "invalid":
+		return true
+	}
+	return false
+}
+
+// recentChanges returns the last n state changes and faults at or before
+// step, oldest first.
+func recentChanges(events []weftlog.Event, step, n int) []weftlog.Event {
+	var out []weftlog.Event
+	for _, e := range events {
+		if shown(e.Kind) && (step < 0 || e.Step <= step) {
+			out = append(out, e)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// timelineEvents converts the events at or before step for charts.Timeline:
+// state changes as values, crashes and restarts as faults, deliveries as
+// pins on the receiver. Timers are left out: they would bury the
+// deliveries.
+func timelineEvents(events []weftlog.Event, step int) []charts.TraceEvent {
+	var out []charts.TraceEvent
+	for _, e := range events {
+		if step >= 0 && e.Step > step {
+			break
+		}
+		te := charts.TraceEvent{Step: e.Step, TimeUS: e.T, Node: nodeName(e.Node)}
+		switch e.Kind {
+		case "state":
+			te.Kind, te.Var, te.Value = charts.KindState, e.Var, e.Value
+		case "crash":
+			te.Kind = charts.KindCrash
+		case "restart":
+			te.Kind = charts.KindRestart
+		case "invalid":
+			te.Kind, te.Value = charts.KindFault, "invalid: "+e.Value
+		case "deliver":
+			te.Kind, te.Value = charts.KindDeliver, deliveryText(e)
+		default:
+			continue
+		}
+		out = append(out, te)
+	}
+	return out
+}
+
+func nodeName(i int) string { return fmt.Sprintf("n%d", i) }
+
+// deliveryText describes a delivery as weft trace does.
+func deliveryText(e weftlog.Event) string {
+	what := fmt.Sprintf("%dB", e.Bytes)
+	if e.Value != "" {
+		what = e.Value
+	}
+	return fmt.Sprintf("%s→%s %s", nodeName(e.Peer), nodeName(e.Node), what)
+}
+
+// eventText is an event as the table of recent changes shows it.
+func eventText(e weftlog.Event) string {
+	switch e.Kind {
+	case "state":
+		return fmt.Sprintf("%s.%s = %s", nodeName(e.Node), e.Var, e.Value)
+	case "invalid":
+		return fmt.Sprintf("INVALID crash of %s: %s", nodeName(e.Node), e.Value)
+	case "deliver":
+		return "deliver " + deliveryText(e)
+	}
+	return strings.ToUpper(e.Kind) + " " + nodeName(e.Node)
+}
+
+// reproduceCommands are the weft commands that replay, trace and rerun t.
+func reproduceCommands(t *Trace) []string {
+	rec := shellQuote(filepath.ToSlash(t.Recording))
+	from := 0
+	if len(t.Recent) > 0 {
+		from = t.Recent[0].Step
+	}
+	cmds := []string{
+		"weft replay " + rec,
+		fmt.Sprintf("weft trace %s --from %d --to %d", rec, from, t.FirstViolationStep),
+	}
+	if t.ModelPath != "" {
+		cmds = append(cmds, fmt.Sprintf("weft run %s --variant %s --seed %d", shellQuote(t.ModelPath), shellQuote(t.Variant), t.Seed))
+	}
+	return cmds
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// ordinary path characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=+,:@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
