@@ -22,8 +22,7 @@ func init() {
 	register(&command{
 		name:  "run",
 		usage: "run MODEL [--variant V] --seed S  |  run --seed S -- BINARY ARGS...",
-		summary: "one seeded run (virtual time, seeded randomness and faults); node output shown prefixed by node;\n" +
-			"exit 0 holds, 1 violated, 2 error, 3 invalid",
+		summary: "one seeded run (virtual time, seeded faults and randomness), node output prefixed; exit as check",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
 			fs.Uint64Var(&seed, "seed", 0, "the seed: every latency, fault time and random byte derives from it")
