@@ -19,7 +19,7 @@ echo "== seed-by-seed comparison of run1 and run2"
 for run in run1 run2; do
   bin/weft export datasets/chord-$run --format csv -o build/chord-$run.csv
 done
-if diff <(cut -d, -f5-8 build/chord-run1.csv | sort) <(cut -d, -f5-8 build/chord-run2.csv | sort) >/dev/null; then
+if diff <(cut -d, -f5-13 build/chord-run1.csv | sort) <(cut -d, -f5-13 build/chord-run2.csv | sort) >/dev/null; then
   echo "identical verdict for every seed"
 else
   echo "VERDICTS DIFFER between the two runs" >&2
