@@ -60,7 +60,10 @@ func TestManifestRoundTrip(t *testing.T) {
 	if got.FormatVersion != Version || got.End.IsZero() || len(got.Machines) != 1 || got.Machines[0].CPUs < 1 {
 		t.Errorf("manifest not completed by the writer: %+v", got)
 	}
-	got.FormatVersion, got.End, got.Machines = 0, m.End, nil
+	if want := []FileEntry{{Name: fileName(1), Rows: 10}}; !reflect.DeepEqual(got.Files, want) {
+		t.Errorf("manifest files %+v, want %+v", got.Files, want)
+	}
+	got.FormatVersion, got.End, got.Machines, got.Files = 0, m.End, nil, nil
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("manifest = %+v\nwant %+v", got, m)
 	}

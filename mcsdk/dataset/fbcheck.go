@@ -26,39 +26,43 @@ const (
 
 var errFlatbuffer = errors.New("corrupt Arrow metadata")
 
-// checkIPCMetadata checks the file r of the given size.
-func checkIPCMetadata(r io.ReaderAt, size int64) error {
+// checkIPCMetadata checks the file r of the given size and returns the
+// number of rows its record batches declare.
+func checkIPCMetadata(r io.ReaderAt, size int64) (rows int64, err error) {
 	const tail = 10 // int32 footer length + "ARROW1"
 	if size < tail {
-		return nil
+		return 0, nil
 	}
 	buf := make([]byte, tail)
 	if _, err := r.ReadAt(buf, size-tail); err != nil || string(buf[4:]) != "ARROW1" {
-		return nil
+		return 0, nil
 	}
 	n := int64(int32(binary.LittleEndian.Uint32(buf)))
 	if n <= 0 || n > size-tail || n > fbMaxFooterSize {
-		return nil
+		return 0, nil
 	}
 	footer := make([]byte, n)
 	if _, err := r.ReadAt(footer, size-tail-n); err != nil {
-		return nil
+		return 0, nil
 	}
 	blocks, err := checkFooter(fbuf(footer))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, b := range blocks {
-		if err := checkMessage(r, size, b); err != nil {
-			return err
+		n, err := checkMessage(r, size, b)
+		if err != nil {
+			return 0, err
 		}
+		rows += n
 	}
-	return nil
+	return rows, nil
 }
 
 // block is a footer entry: where a message and its body are.
 type block struct {
 	offset, meta int64
+	records      bool // a record batch, not a dictionary batch
 }
 
 // checkFooter checks the Footer table and returns its blocks.
@@ -82,7 +86,7 @@ func checkFooter(b fbuf) ([]block, error) {
 		}
 		for i := 0; i < count; i++ {
 			p := start + 24*i
-			blocks = append(blocks, block{offset: int64(b.u64(p)), meta: int64(int32(b.u32(p + 8)))})
+			blocks = append(blocks, block{offset: int64(b.u64(p)), meta: int64(int32(b.u32(p + 8))), records: slot == 3})
 		}
 	}
 	return blocks, nil
@@ -119,14 +123,15 @@ func checkField(f fbTable, depth int, budget *int) error {
 }
 
 // checkMessage checks the Message at b: its custom metadata and its
-// RecordBatch header (directly or inside a DictionaryBatch).
-func checkMessage(r io.ReaderAt, size int64, b block) error {
+// RecordBatch header (directly or inside a DictionaryBatch). It returns
+// the length of a record batch.
+func checkMessage(r io.ReaderAt, size int64, b block) (int64, error) {
 	if b.offset < 0 || b.meta < 8 || b.meta > size || b.offset > size-b.meta {
-		return nil // arrow-go refuses the block itself
+		return 0, nil // arrow-go refuses the block itself
 	}
 	buf := make([]byte, b.meta)
 	if _, err := r.ReadAt(buf, b.offset); err != nil {
-		return nil
+		return 0, nil
 	}
 	start := 4
 	if binary.LittleEndian.Uint32(buf) == 0xFFFFFFFF {
@@ -134,26 +139,29 @@ func checkMessage(r io.ReaderAt, size int64, b block) error {
 	}
 	msg, err := fbuf(buf[start:]).root()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := msg.tables(4, nil); err != nil {
-		return err
+		return 0, err
 	}
 	header, ok, err := msg.table(2)
 	if err != nil || !ok {
-		return err
+		return 0, err
 	}
 	switch kind, _ := msg.u8(1); kind {
 	case 2: // DictionaryBatch: data (slot 1) is a RecordBatch
 		data, ok, err := header.table(1)
 		if err != nil || !ok {
-			return err
+			return 0, err
 		}
-		return checkRecordBatchFB(data)
+		return 0, checkRecordBatchFB(data)
 	case 3:
-		return checkRecordBatchFB(header)
+		if !b.records {
+			return 0, nil
+		}
+		return header.i64(0), checkRecordBatchFB(header)
 	}
-	return nil
+	return 0, nil
 }
 
 // checkRecordBatchFB checks nodes (16-byte structs), buffers (16-byte
@@ -221,6 +229,15 @@ func (t fbTable) field(slot int) (int, bool) {
 		return 0, false
 	}
 	return t.pos + off, true
+}
+
+// i64 returns the int64 at slot, 0 if absent.
+func (t fbTable) i64(slot int) int64 {
+	p, ok := t.field(slot)
+	if !ok || !t.b.in(p, 8) {
+		return 0
+	}
+	return int64(t.b.u64(p))
 }
 
 func (t fbTable) u8(slot int) (byte, bool) {

@@ -113,6 +113,7 @@ type verdictFile struct {
 	path string
 	c    interface{ Close() error }
 	r    *ipc.FileReader
+	rows int64 // as the record batch headers declare
 }
 
 // openVerdictFile opens path and checks its footer and schema: a truncated
@@ -137,7 +138,8 @@ func newVerdictFile(mem memory.Allocator, path string, r ipc.ReadAtSeeker) (v *v
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if err := checkIPCMetadata(r, size); err != nil {
+	rows, err := checkIPCMetadata(r, size)
+	if err != nil {
 		return nil, fmt.Errorf("dataset: %s is not a readable Arrow IPC file: %w", path, err)
 	}
 	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
@@ -148,7 +150,7 @@ func newVerdictFile(mem memory.Allocator, path string, r ipc.ReadAtSeeker) (v *v
 		fr.Close()
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	return &verdictFile{path: path, r: fr}, nil
+	return &verdictFile{path: path, r: fr, rows: rows}, nil
 }
 
 func (v *verdictFile) close() {

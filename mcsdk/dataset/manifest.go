@@ -45,6 +45,18 @@ type Manifest struct {
 	Machines []Machine `json:"machines"`
 	// MergedFrom lists the input directories of a merged dataset.
 	MergedFrom []string `json:"merged_from,omitempty"`
+	// Files lists the verdict files with their row counts; the writer
+	// adds each file after writing it. Readers refuse a dataset in which
+	// a listed file is missing or holds another number of rows (e.g. an
+	// interrupted copy). A file written just before a crash may be
+	// missing from the list; it is complete and is read.
+	Files []FileEntry `json:"files,omitempty"`
+}
+
+// FileEntry is one verdict file of a dataset.
+type FileEntry struct {
+	Name string `json:"name"`
+	Rows int64  `json:"rows"`
 }
 
 // Variant is one build of the model under test.

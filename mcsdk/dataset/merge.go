@@ -75,8 +75,8 @@ func Merge(out string, in ...string) (res MergeResult, err error) {
 	if err := w.Close(); err != nil {
 		return mg.res, err
 	}
+	m = w.Manifest()
 	m.End = latestEnd(mans)
-	m.FormatVersion = Version
 	return mg.res, writeManifest(out, &m)
 }
 

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 
@@ -52,12 +53,8 @@ func Open(dirs ...string) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, path := range files {
-			v, err := openVerdictFile(memory.DefaultAllocator, path)
-			if err != nil {
-				return nil, err
-			}
-			v.close()
+		if err := checkFiles(dir, &m, files); err != nil {
+			return nil, err
 		}
 		d.Manifests = append(d.Manifests, m)
 		d.files = append(d.files, files...)
@@ -65,6 +62,30 @@ func Open(dirs ...string) (*Dataset, error) {
 	}
 	d.variants = uniqueSorted(names)
 	return d, nil
+}
+
+// checkFiles opens every verdict file of dir (footer, schema, metadata
+// bounds) and compares the files and row counts with the manifest's list.
+func checkFiles(dir string, m *Manifest, files []string) error {
+	rows := map[string]int64{}
+	for _, path := range files {
+		v, err := openVerdictFile(memory.DefaultAllocator, path)
+		if err != nil {
+			return err
+		}
+		rows[filepath.Base(path)] = v.rows
+		v.close()
+	}
+	for _, f := range m.Files {
+		n, ok := rows[f.Name]
+		switch {
+		case !ok:
+			return fmt.Errorf("dataset: %s lists %s (%d rows) but the file is missing", filepath.Join(dir, ManifestName), filepath.Join(dir, f.Name), f.Rows)
+		case n != f.Rows:
+			return fmt.Errorf("dataset: %s holds %d rows but %s says %d", filepath.Join(dir, f.Name), n, ManifestName, f.Rows)
+		}
+	}
+	return nil
 }
 
 // Files returns the verdict files in reading order.

@@ -61,6 +61,7 @@ func Create(dir string, m Manifest, opts ...Option) (*Writer, error) {
 		return nil, fmt.Errorf("dataset: %s already holds a dataset (resume it with OpenAppend or choose a new directory)", dir)
 	}
 	m.FormatVersion = Version
+	m.Files = nil
 	if m.Start.IsZero() {
 		m.Start = time.Now().UTC()
 	}
@@ -207,8 +208,9 @@ func (w *Writer) flush() error {
 	if err != nil {
 		return err
 	}
+	w.m.Files = append(w.m.Files, FileEntry{Name: name, Rows: int64(len(w.buf))})
 	w.buf = w.buf[:0]
-	return nil
+	return writeManifest(w.dir, &w.m)
 }
 
 // nextName returns the first unused verdict file name after the last one.
