@@ -12,7 +12,15 @@
 // "weft.dataset.version". Files are written to a hidden temporary name in
 // the same directory, fsync'd, renamed into place, and the directory is
 // fsync'd, so a crash leaves either a whole file or none. The manifest is
-// replaced the same way.
+// replaced the same way, after every file, and lists each verdict file with
+// its row count.
+//
+// Readers never take a damaged dataset for a smaller one: a truncated or
+// foreign verdict file, a listed file that is missing or holds other rows
+// than the manifest says, or a table-like file that is not a verdict file
+// is an error naming the file, before any row is returned; a newer format
+// version is refused with [ErrNewerVersion]. Verdict files are
+// uncompressed IPC, which every Arrow implementation reads.
 //
 // Campaign code writes through [Writer] (or the [RowWriter] interface) and
 // never touches Arrow. Analysis code reads with [ReadRows], or as Arrow
