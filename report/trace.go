@@ -139,26 +139,33 @@ func recentChanges(events []weftlog.Event, step, n int) []weftlog.Event {
 }
 
 // timelineEvents converts the events at or before step for charts.Timeline:
-// state changes as values, crashes and restarts as faults, deliveries as
-// pins on the receiver. Timers are left out: they would bury the
-// deliveries.
+// state changes as values, crashes and restarts as faults, and deliveries
+// that changed declared state (a state event at the same step) as pins on
+// the receiver. Other deliveries and timers are left out: in a long run
+// they would bury the ones that mattered.
 func timelineEvents(events []weftlog.Event, step int) []charts.TraceEvent {
+	changed := map[int]bool{}
+	for _, e := range events {
+		if e.Kind == "state" {
+			changed[e.Step] = true
+		}
+	}
 	var out []charts.TraceEvent
 	for _, e := range events {
 		if step >= 0 && e.Step > step {
 			break
 		}
 		te := charts.TraceEvent{Step: e.Step, TimeUS: e.T, Node: nodeName(e.Node)}
-		switch e.Kind {
-		case "state":
+		switch {
+		case e.Kind == "state":
 			te.Kind, te.Var, te.Value = charts.KindState, e.Var, e.Value
-		case "crash":
+		case e.Kind == "crash":
 			te.Kind = charts.KindCrash
-		case "restart":
+		case e.Kind == "restart":
 			te.Kind = charts.KindRestart
-		case "invalid":
+		case e.Kind == "invalid":
 			te.Kind, te.Value = charts.KindFault, "invalid: "+e.Value
-		case "deliver":
+		case e.Kind == "deliver" && changed[e.Step]:
 			te.Kind, te.Value = charts.KindDeliver, deliveryText(e)
 		default:
 			continue

@@ -1,0 +1,362 @@
+//go:build linux
+
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/analysis/charts/browsertest"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/targets/chord/chordcheck"
+)
+
+// runCampaign runs a real campaign of the model at rel (from the
+// repository root) into dir.
+func runCampaign(t *testing.T, rel, dir, runID string, seeds int) {
+	t.Helper()
+	m, err := model.Load(filepath.Join("..", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := mcsdk.CampaignOptions{Seeds: seeds, Out: dir, Jobs: 2, RunID: runID, Registry: chordcheck.Registry(),
+		Preconditions: map[string]mcsdk.FaultPrecondition{"CrashPrecondition": chordcheck.CrashPrecondition}}
+	if _, err := mcsdk.Campaign(context.Background(), m, opts); err != nil {
+		t.Fatalf("campaign %s: %v", rel, err)
+	}
+}
+
+// requireLibrary loads echarts; without it the test fails when CI=true
+// and is skipped otherwise.
+func requireLibrary(t *testing.T) *charts.Library {
+	t.Helper()
+	lib, err := charts.LoadLibrary()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return lib
+}
+
+// reportCase is one report over real campaign datasets.
+type reportCase struct {
+	name   string
+	dirs   []string
+	claims []string // extra claims
+	drift  bool     // a variant has several runs
+}
+
+// TestReportFromCampaigns runs small real campaigns (election: fixed and
+// bug, twice; chord: orig, fix1, fix2) and checks the reports built from
+// their datasets against statistics computed independently here.
+func TestReportFromCampaigns(t *testing.T) {
+	lib := requireLibrary(t)
+	browser := launchBrowser(t)
+	tmp := t.TempDir()
+	el1, el2, ch := filepath.Join(tmp, "election"), filepath.Join(tmp, "election-again"), filepath.Join(tmp, "chord")
+	runCampaign(t, "targets/election/election.model", el1, "run1", 40)
+	runCampaign(t, "targets/election/election.model", el2, "run2", 40)
+	runCampaign(t, "targets/chord/chord.model", ch, "run1", 10)
+	cases := []reportCase{
+		{name: "election", dirs: []string{el1}, claims: []string{"rate(bug) > rate(fixed)", "rate(fixed) <= 5%"}},
+		{name: "election-two-runs", dirs: []string{el1, el2}, drift: true},
+		{name: "chord", dirs: []string{ch}, claims: []string{"rate(fix2) <= 50%"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Options{}
+			for _, s := range tc.claims {
+				c, err := analysis.ParseClaim(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Claims = append(opt.Claims, c)
+			}
+			r, err := Build(tc.dirs, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := r.Render(lib)
+			rows := readRows(t, tc.dirs)
+			t.Run("table", func(t *testing.T) { checkVariantTable(t, page, rows, manifestOrder(t, tc.dirs)) })
+			t.Run("claims", func(t *testing.T) { checkClaims(t, page, rows, manifestOrder(t, tc.dirs), opt.Claims) })
+			t.Run("traces", func(t *testing.T) { checkTraces(t, page, rows) })
+			t.Run("drift", func(t *testing.T) { checkDrift(t, page, tc.drift) })
+			t.Run("deterministic", func(t *testing.T) { checkDeterministic(t, page, tc.dirs, opt, lib) })
+			t.Run("browser", func(t *testing.T) { checkBrowser(t, browser, tc.name, page) })
+		})
+	}
+}
+
+// sourcedRow is a verdict row with the dataset it came from.
+type sourcedRow struct {
+	dir string
+	dataset.Row
+}
+
+func readRows(t *testing.T, dirs []string) []sourcedRow {
+	t.Helper()
+	var out []sourcedRow
+	for _, d := range dirs {
+		rows, err := dataset.ReadRows(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			out = append(out, sourcedRow{d, r})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the campaigns wrote no rows")
+	}
+	return out
+}
+
+func manifestOrder(t *testing.T, dirs []string) []string {
+	t.Helper()
+	var order []string
+	for _, d := range dirs {
+		m, err := dataset.ReadManifest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m.VariantNames() {
+			if !slices.Contains(order, v) {
+				order = append(order, v)
+			}
+		}
+	}
+	return order
+}
+
+var (
+	variantRow = regexp.MustCompile(`<tr data-variant="([^"]*)">(.*?)</tr>`)
+	cell       = regexp.MustCompile(`<td[^>]*>(.*?)</td>`)
+)
+
+// checkVariantTable compares the page's variant table with counts made
+// here from the rows and Wilson intervals from analysis.WilsonInterval.
+func checkVariantTable(t *testing.T, page []byte, rows []sourcedRow, order []string) {
+	type counts struct{ runs, valid, invalid, violated, errors int }
+	by := map[string]*counts{}
+	for _, r := range rows {
+		c := by[r.Variant]
+		if c == nil {
+			c = &counts{}
+			by[r.Variant] = c
+		}
+		c.runs++
+		switch r.Verdict {
+		case dataset.Holds:
+			c.valid++
+		case dataset.Violated:
+			c.valid++
+			c.violated++
+		case dataset.Invalid:
+			c.invalid++
+		case dataset.Error:
+			c.errors++
+		}
+	}
+	got := map[string][]string{}
+	var gotOrder []string
+	for _, m := range variantRow.FindAllSubmatch(page, -1) {
+		v := html.UnescapeString(string(m[1]))
+		gotOrder = append(gotOrder, v)
+		for _, c := range cell.FindAllSubmatch(m[2], -1) {
+			got[v] = append(got[v], html.UnescapeString(string(c[1])))
+		}
+	}
+	if !slices.Equal(gotOrder, order) {
+		t.Errorf("variant rows %v, want manifest order %v", gotOrder, order)
+	}
+	for v, c := range by {
+		want := []string{v, fmt.Sprint(c.runs), fmt.Sprint(c.valid), fmt.Sprint(c.invalid), fmt.Sprint(c.violated), fmt.Sprint(c.errors), "—", "—"}
+		if c.valid > 0 {
+			iv, err := analysis.WilsonInterval(analysis.Count{Successes: c.violated, Trials: c.valid}, 0.95)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[6] = fmt.Sprintf("%.2f %%", 100*float64(c.violated)/float64(c.valid))
+			want[7] = fmt.Sprintf("%.2f %% – %.2f %%", 100*iv.Lower, 100*iv.Upper)
+		}
+		if !slices.Equal(got[v], want) {
+			t.Errorf("row of %s:\n got %q\nwant %q", v, got[v], want)
+		}
+	}
+}
+
+// checkClaims evaluates the default ordering claim and the extra claims on a
+// tally made here and expects their rendering, verdicts included.
+func checkClaims(t *testing.T, page []byte, rows []sourcedRow, order []string, extra []analysis.Claim) {
+	outcomes := make([]analysis.Outcome, len(rows))
+	for i, r := range rows {
+		outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: r.RunID, Verdict: r.Verdict, Seed: r.Seed}
+	}
+	tab, err := analysis.Tally(outcomes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := append([]analysis.Claim{analysis.OrderRates(analysis.Above, order...)}, extra...)
+	rep, err := analysis.EvaluateClaims(claims, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(rep.HTML())) {
+		t.Errorf("the page lacks the claims table\n%s", rep.HTML())
+	}
+	for _, res := range rep.Results {
+		want := fmt.Sprintf("%s [α=%g]</td><td class=\"%s\">%s</td>", html.EscapeString(res.Claim), res.Alpha, res.Status, res.Status)
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the page lacks claim %q with status %s (%q)", res.Claim, res.Status, want)
+		}
+	}
+	if len(rep.Results[0].Tests) != len(order)-1 {
+		t.Errorf("the ordering claim has %d links, want %d", len(rep.Results[0].Tests), len(order)-1)
+	}
+}
+
+// checkTraces expects, for every variant with violations, its lowest
+// violating seed with a recording: a section with the timeline, the state
+// change at the first violation and the replay command.
+func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
+	first := map[string]sourcedRow{}
+	for _, r := range rows {
+		if r.Verdict != dataset.Violated || r.RecordingPath == "" {
+			continue
+		}
+		if f, ok := first[r.Variant]; !ok || r.Seed < f.Seed {
+			first[r.Variant] = r
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("no violating run with a recording: the campaigns are too small to test traces")
+	}
+	for v, r := range first {
+		start := bytes.Index(page, []byte(fmt.Sprintf(`<section class="trace" data-variant="%s" data-seed="%d">`, html.EscapeString(v), r.Seed)))
+		if start < 0 {
+			t.Errorf("no traced failure for %s seed %d", v, r.Seed)
+			continue
+		}
+		end := bytes.Index(page[start:], []byte("</section>"))
+		sec := string(page[start : start+end])
+		path := filepath.Join(r.dir, r.RecordingPath)
+		rec, err := weftlog.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *weftlog.Event
+		for i, e := range rec.Events {
+			if e.Kind == "state" && e.Step <= rec.Verdict.FirstViolationStep {
+				last = &rec.Events[i]
+			}
+		}
+		wants := []string{`data-weft-chart="timeline"`, "weft replay " + path, fmt.Sprintf("first at step %d", rec.Verdict.FirstViolationStep)}
+		if last != nil {
+			wants = append(wants, html.EscapeString(fmt.Sprintf("n%d.%s = %s", last.Node, last.Var, last.Value)))
+		}
+		for _, w := range wants {
+			if !strings.Contains(sec, w) {
+				t.Errorf("traced failure of %s seed %d lacks %q", v, r.Seed, w)
+			}
+		}
+		if n := strings.Count(sec, "<tr"); n < 2 || n > DefaultTraceRows+1 {
+			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows)
+		}
+	}
+}
+
+func checkDrift(t *testing.T, page []byte, want bool) {
+	got := bytes.Contains(page, []byte(`data-weft-chart="drift"`))
+	if got != want {
+		t.Errorf("drift chart present %v, want %v", got, want)
+	}
+}
+
+// checkDeterministic builds and renders the report again from scratch.
+func checkDeterministic(t *testing.T, page []byte, dirs []string, opt Options, lib *charts.Library) {
+	r, err := Build(dirs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := r.Render(lib)
+	if !bytes.Equal(page, again) {
+		i := 0
+		for i < len(page) && i < len(again) && page[i] == again[i] {
+			i++
+		}
+		t.Errorf("two renders differ from byte %d: %q vs %q", i, snippet(page, i), snippet(again, i))
+	}
+}
+
+func snippet(b []byte, i int) string {
+	return string(b[max(0, i-40):min(len(b), i+40)])
+}
+
+// launchBrowser starts one headless Chromium for every page of the test,
+// or returns nil when there is none (checkBrowser then fails or skips).
+func launchBrowser(t *testing.T) *browsertest.Browser {
+	t.Helper()
+	chromium, err := browsertest.Chromium()
+	if err != nil {
+		return nil
+	}
+	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, Screenshot: os.Getenv("WEFT_SCREENSHOT_DIR") != ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// checkBrowser opens the page in headless Chromium: every chart must paint,
+// with no console error and no network request. Without Chromium it fails
+// when CI=true and skips otherwise. WEFT_SCREENSHOT_DIR, if set, keeps a
+// PNG of the page there.
+func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte) {
+	if b == nil {
+		browsertest.Require(t)
+		t.Fatal("browsertest.Require found a browser that browsertest.Chromium did not")
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := WriteFile(path, page); err != nil {
+		t.Fatal(err)
+	}
+	shots := os.Getenv("WEFT_SCREENSHOT_DIR")
+	res, err := b.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shots != "" {
+		if err := os.WriteFile(filepath.Join(shots, "report-"+name+".png"), res.Screenshot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps := res.Problems(); len(ps) > 0 {
+		t.Errorf("the report rendered with problems:\n  %s", strings.Join(ps, "\n  "))
+	}
+	want := bytes.Count(page, []byte(`data-weft-chart="`))
+	if len(res.Containers) != want || want < 4 {
+		t.Errorf("%d chart containers drew, the page has %d (want at least 4)", len(res.Containers), want)
+	}
+	for _, c := range res.Containers {
+		if !c.Painted || c.Canvases+c.SVGs == 0 {
+			t.Errorf("chart %s (%s) did not draw: %+v", c.ID, c.Kind, c)
+		}
+	}
+}
