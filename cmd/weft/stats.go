@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,55 @@ func (o *statsOptions) declare(fs *flag.FlagSet) {
 type statsOutput struct {
 	Summary analysis.Summary      `json:"summary"`
 	Claims  *analysis.ClaimReport `json:"claims,omitempty"`
+	// ByInvariant counts, per variant, the violated runs that broke each
+	// invariant (a run may break several); datasets only.
+	ByInvariant []invariantCount `json:"violations_by_invariant,omitempty"`
+}
+
+// invariantCount is one row of the per-invariant table.
+type invariantCount struct {
+	Variant   string `json:"variant"`
+	Invariant string `json:"invariant"`
+	Runs      int    `json:"runs"`
+}
+
+// invariantCounts tallies violated invariants per variant, in variant
+// order then invariant name.
+func invariantCounts(dirs []string, order []analysis.Count) ([]invariantCount, error) {
+	rows, err := dataset.ReadRows(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	n := map[[2]string]int{}
+	var keys [][2]string
+	for _, r := range rows {
+		if r.Verdict != dataset.Violated {
+			continue
+		}
+		for _, inv := range r.ViolatedInvariants {
+			k := [2]string{r.Variant, inv}
+			if n[k] == 0 {
+				keys = append(keys, k)
+			}
+			n[k]++
+		}
+	}
+	rank := map[string]int{}
+	for i, c := range order {
+		rank[c.Group] = i + 1
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if rank[a[0]] != rank[b[0]] {
+			return rank[a[0]] < rank[b[0]]
+		}
+		return a[0]+"\x00"+a[1] < b[0]+"\x00"+b[1]
+	})
+	out := make([]invariantCount, len(keys))
+	for i, k := range keys {
+		out[i] = invariantCount{Variant: k[0], Invariant: k[1], Runs: n[k]}
+	}
+	return out, nil
 }
 
 // run executes weft stats with the positional arguments args.
@@ -77,6 +127,11 @@ func (o *statsOptions) run(args []string, w io.Writer) (int, error) {
 	out := statsOutput{}
 	if out.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: o.level, Power: o.power, Difference: o.detect}); err != nil {
 		return exitUsage, err
+	}
+	if o.counts == "" {
+		if out.ByInvariant, err = invariantCounts(args, tab.Counts()); err != nil {
+			return exitUsage, err
+		}
 	}
 	if len(claims) > 0 {
 		rep, err := analysis.EvaluateClaims(claims, tab)
@@ -221,6 +276,14 @@ func (o *statsOptions) print(w io.Writer, out statsOutput) error {
 	parts := []renderer{out.Summary}
 	if out.Claims != nil {
 		parts = append(parts, *out.Claims)
+	}
+	if len(out.ByInvariant) > 0 && o.format == "text" {
+		fmt.Fprintln(w, "Violated runs by invariant (a run may break several)")
+		fmt.Fprintf(w, "  %-10s %-24s %s\n", "variant", "invariant", "runs")
+		for _, c := range out.ByInvariant {
+			fmt.Fprintf(w, "  %-10s %-24s %d\n", c.Variant, c.Invariant, c.Runs)
+		}
+		fmt.Fprintln(w)
 	}
 	for i, p := range parts {
 		if i > 0 {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -176,6 +177,12 @@ func writeDataset(t *testing.T, dir string) {
 		for range n {
 			seed++
 			row := dataset.Row{CampaignID: "c1", RunID: run, Variant: variant, BinaryHash: hash[variant], Seed: seed, Verdict: verdict}
+			if verdict == dataset.Violated {
+				row.ViolatedInvariants = []string{"AtLeastOneRing"}
+				if seed%2 == 0 {
+					row.ViolatedInvariants = append(row.ViolatedInvariants, "OrderedRing")
+				}
+			}
 			if err := w.Write(row); err != nil {
 				t.Fatal(err)
 			}
@@ -218,6 +225,12 @@ func TestStatsDataset(t *testing.T) {
 	}
 	if c := got.Claims.Results[0]; c.Status != "inconclusive" {
 		t.Errorf("drift claim %+v", c)
+	}
+	// Violated rows: fix2 seeds 99-100, orig 101-110 and 201-220; even
+	// seeds also broke OrderedRing.
+	wantInv := []invariantCount{{"orig", "AtLeastOneRing", 30}, {"orig", "OrderedRing", 15}, {"fix2", "AtLeastOneRing", 2}, {"fix2", "OrderedRing", 1}}
+	if !reflect.DeepEqual(got.ByInvariant, wantInv) {
+		t.Errorf("by invariant %+v, want %+v", got.ByInvariant, wantInv)
 	}
 	text, _, err := runStats(t, dir)
 	if err != nil || !strings.Contains(text, "orig@run2") || !strings.Contains(text, "invalid") {
