@@ -91,7 +91,7 @@ func (c *call) install(v *vfd, flags uint64) result {
 	if flags&unix.SOCK_NONBLOCK != 0 {
 		unix.SetNonblock(ours, true)
 	}
-	fd, err := addFDSend(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
+	fd, err := injectFD(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
 	if err != nil {
 		unix.Close(ours)
 		if err == unix.ENOENT {
@@ -104,7 +104,7 @@ func (c *call) install(v *vfd, flags uint64) result {
 	}
 	v.ours = ours
 	c.n.fds[fd] = v
-	return done()
+	return ret(int64(fd))
 }
 
 // readSockaddr decodes a struct sockaddr_in (ip(7)).

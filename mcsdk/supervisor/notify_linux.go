@@ -97,11 +97,19 @@ func addFD(fd int, a *notifAddfd) (int, error) {
 	}
 }
 
-// addFDSend installs a duplicate of the supervisor's srcfd into the target as
-// the result of notification id (SECCOMP_ADDFD_FLAG_SEND) and returns the
-// target's fd number.
-func addFDSend(fd int, id uint64, srcfd int, cloexec bool) (int, error) {
-	a := notifAddfd{ID: id, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, SrcFD: uint32(srcfd)}
+// injectFD installs a duplicate of the supervisor's srcfd into the target
+// for notification id and returns the target's fd number; the caller then
+// answers the notification with it.
+//
+// SECCOMP_ADDFD_FLAG_SEND would do both in one ioctl, but it marks the
+// notification replied before waiting for the target, and that wait is
+// interruptible: a signal to the supervisor's thread (the Go runtime's
+// preemption signal, SIGCHLD) then makes the target's syscall return 0
+// without a descriptor, and the restarted ioctl fails with EINPROGRESS
+// (kernel/seccomp.c, seccomp_notify_addfd). Without SEND an interrupted
+// ioctl is simply retried.
+func injectFD(fd int, id uint64, srcfd int, cloexec bool) (int, error) {
+	a := notifAddfd{ID: id, SrcFD: uint32(srcfd)}
 	if cloexec {
 		a.NewFDFlags = unix.O_CLOEXEC
 	}

@@ -180,10 +180,10 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 			return ret(int64(fd))
 		}
 	} else {
-		fd, err = addFDSend(c.n.listener, c.req.ID, ours, cloexec)
+		fd, err = injectFD(c.n.listener, c.req.ID, ours, cloexec)
 		if err == nil {
 			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, ours: ours}
-			return done()
+			return ret(int64(fd))
 		}
 	}
 	unix.Close(ours)
