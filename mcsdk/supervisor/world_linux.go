@@ -209,10 +209,23 @@ const (
 func (w *World) waitEvent(n *node) (event, error) {
 	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}, {Fd: int32(n.pidfd), Events: unix.POLLIN}}
 	deadline := time.Now().Add(w.cfg.Watchdog)
+	cpu0 := cpuTime(n.pid)
 	for {
 		ms := int(time.Until(deadline).Milliseconds())
 		if ms <= 0 {
-			return 0, fmt.Errorf("watchdog: node never parked or exited within %v (a busy loop, or a blocking call weft does not see)", w.cfg.Watchdog)
+			// A loaded machine may starve a node of CPU: only a node that
+			// burned CPU the whole time (a busy loop) or sleeps in a call
+			// weft does not see is reported; a starved one gets more time.
+			state, cpu := procState(n.pid), cpuTime(n.pid)-cpu0
+			switch {
+			case state == 'S' || state == 'D':
+				return 0, fmt.Errorf("watchdog: node has been blocked for %v in a call weft does not see (process state %c)", w.cfg.Watchdog, state)
+			case cpu >= w.cfg.Watchdog/2:
+				return 0, fmt.Errorf("watchdog: node ran %v of CPU without parking or exiting (a busy loop?)", cpu.Round(time.Millisecond))
+			}
+			deadline = time.Now().Add(w.cfg.Watchdog)
+			cpu0 = cpuTime(n.pid)
+			continue
 		}
 		k, err := unix.Poll(fds, ms)
 		if err == unix.EINTR {
@@ -231,6 +244,38 @@ func (w *World) waitEvent(n *node) (event, error) {
 			return evExit, nil
 		}
 	}
+}
+
+// procStat returns the fields of /proc/PID/stat after the command name.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+		b = b[i+1:]
+	}
+	return strings.Fields(string(b))
+}
+
+// procState is the process state letter (R, S, D, Z…), or 0.
+func procState(pid int) byte {
+	if f := procStat(pid); len(f) > 0 && len(f[0]) > 0 {
+		return f[0][0]
+	}
+	return 0
+}
+
+// cpuTime is the user+system CPU time the process has used.
+func cpuTime(pid int) time.Duration {
+	f := procStat(pid)
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 func (w *World) reap(n *node) {
