@@ -34,9 +34,9 @@ func (r *Report) buildCharts(srcs []Source, run runFunc, level float64) (reportC
 		}
 		c.rates.Title = "Violation rate per variant (violated / valid runs, Wilson " + pct + ")"
 	}
-	if len(r.ByInvar) > 0 {
-		rows := make([]charts.InvariantCount, len(r.ByInvar))
-		for i, ic := range r.ByInvar {
+	if len(r.ByInvariant) > 0 {
+		rows := make([]charts.InvariantCount, len(r.ByInvariant))
+		for i, ic := range r.ByInvariant {
 			rows[i] = charts.InvariantCount{Variant: ic.Variant, Invariant: ic.Invariant, Count: ic.Runs}
 		}
 		if c.invariants, err = charts.Invariants("invariants", rows); err != nil {

@@ -168,12 +168,12 @@ func (p *page) variants(r *Report) {
 // invariants writes the violations by invariant.
 func (p *page) invariants(r *Report) {
 	p.f("<h2>Violations by invariant</h2>\n")
-	if len(r.ByInvar) == 0 {
+	if len(r.ByInvariant) == 0 {
 		p.f("<p>No run violated an invariant.</p>\n")
 		return
 	}
 	p.f("<table class=\"invariants\">\n<thead><tr><th>variant</th><th>invariant</th><th>violating runs</th></tr></thead>\n<tbody>\n")
-	for _, ic := range r.ByInvar {
+	for _, ic := range r.ByInvariant {
 		p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td></tr>\n", esc(ic.Variant), esc(ic.Invariant), ic.Runs)
 	}
 	p.f("</tbody>\n</table>\n<p class=\"note\">A run may violate several invariants.</p>\n")
@@ -208,11 +208,11 @@ func (p *page) claims(r *Report) {
 // traces writes one traced failure per variant with violations.
 func (p *page) traces(r *Report) {
 	p.f("<h2>Traced failures</h2>\n")
-	if len(r.Traces) == 0 && len(r.NoTraces) == 0 {
+	if len(r.Traces) == 0 && len(r.Untraced) == 0 {
 		p.f("<p>No run violated an invariant, so there is no failure to trace.</p>\n")
 	}
 	for _, v := range r.Table.Variants {
-		if why, ok := r.NoTraces[v.Variant]; ok {
+		if why, ok := r.Untraced[v.Variant]; ok {
 			p.f("<h3>%s</h3>\n<p class=\"note\">Not traced: %s.</p>\n", esc(v.Variant), esc(why))
 		}
 		for _, t := range r.Traces {

@@ -36,16 +36,16 @@ type Options struct {
 // Report is the content of a falsification report, computed from the
 // datasets. Render turns it into the page.
 type Report struct {
-	Title    string
-	Level    float64 // confidence level of the intervals
-	Sources  []Source
-	Table    analysis.Table
-	Rates    []VariantRate
-	Summary  analysis.Summary
-	Claims   analysis.ClaimReport
-	ByInvar  []InvariantCount
-	Traces   []*Trace
-	NoTraces map[string]string // variant → why it has no traced failure (variants with violations only)
+	Title       string
+	Level       float64 // confidence level of the intervals
+	Sources     []Source
+	Table       analysis.Table
+	Rates       []VariantRate
+	Summary     analysis.Summary
+	Claims      analysis.ClaimReport
+	ByInvariant []InvariantCount
+	Traces      []*Trace
+	Untraced    map[string]string // variant → why it has no traced failure (variants with violations only)
 	// Notes explain what the report left out and why.
 	Notes []string
 
@@ -67,9 +67,12 @@ func Build(dirs []string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Title: opt.Title, Level: opt.Level, Sources: srcs, Table: tab, Rates: variantRates(tab, opt.Level), NoTraces: map[string]string{}}
+	r := &Report{Title: opt.Title, Level: opt.Level, Sources: srcs, Table: tab, Rates: variantRates(tab, opt.Level), Untraced: map[string]string{}}
 	if r.Title == "" {
 		r.Title = "Falsification report: " + strings.Join(modelPaths(srcs), ", ")
+	}
+	if hs := modelHashes(srcs); len(hs) > 1 {
+		r.Notes = append(r.Notes, "the datasets come from different model files (sha256 "+strings.Join(hs, ", ")+"): rates of one variant name pool runs of different models")
 	}
 	if r.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: opt.Level}); err != nil {
 		return nil, err
@@ -77,7 +80,7 @@ func Build(dirs []string, opt Options) (*Report, error) {
 	if err := r.evaluateClaims(opt); err != nil {
 		return nil, err
 	}
-	r.ByInvar = invariantCounts(srcs, tab.Variants)
+	r.ByInvariant = invariantCounts(srcs, tab.Variants)
 	r.traceFailures(srcs, run, opt.TraceRows)
 	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
 		return nil, err
@@ -104,6 +107,17 @@ func modelPaths(srcs []Source) []string {
 	for _, s := range srcs {
 		if p := s.Manifest.ModelPath; p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// modelHashes lists the manifests' model hashes without repeats.
+func modelHashes(srcs []Source) []string {
+	var out []string
+	for _, s := range srcs {
+		if h := s.Manifest.ModelHash; h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
 		}
 	}
 	return out
@@ -157,7 +171,7 @@ func (r *Report) traceFailures(srcs []Source, run runFunc, rows int) {
 		}
 		t, why := traceVariant(srcs, cands[v.Variant], run, rows)
 		if t == nil {
-			r.NoTraces[v.Variant] = why
+			r.Untraced[v.Variant] = why
 			continue
 		}
 		r.Traces = append(r.Traces, t)
