@@ -1,0 +1,176 @@
+package netsim
+
+import (
+	"crypto/sha256"
+	"testing"
+)
+
+func addr(port uint16) Addr { return Addr{IP: Loopback, Port: port} }
+
+// pairNodes connects node 0 to a listener of node 1 on port 7000 and
+// returns (client, server) sockets.
+func pairNodes(t *testing.T, n *Network) (*Socket, *Socket) {
+	t.Helper()
+	l := n.NewSocket(1, Stream)
+	if e := n.Bind(l, 7000); e != OK {
+		t.Fatal(e)
+	}
+	if e := n.Listen(l); e != OK {
+		t.Fatal(e)
+	}
+	c := n.NewSocket(0, Stream)
+	if e := n.Connect(c, addr(7000)); e != OK {
+		t.Fatal(e)
+	}
+	s, ok := n.Accept(l)
+	if !ok {
+		t.Fatal("nothing to accept")
+	}
+	return c, s
+}
+
+func TestStreamSemantics(t *testing.T) {
+	n := New()
+	c, s := pairNodes(t, n)
+	n.Send(c, []byte("hello "), nil)
+	n.Send(c, []byte("world"), nil)
+	if _, _, _, ok := n.Recv(s, 100, false); ok {
+		t.Fatal("data arrived before delivery")
+	}
+	ds := n.Deliverable(true)
+	if len(ds) != 1 {
+		t.Fatalf("FIFO: %d deliverable, want only the head", len(ds))
+	}
+	if len(n.Deliverable(false)) != 2 {
+		t.Fatal("bag: both messages should be deliverable")
+	}
+	for range 2 {
+		if _, to, err := n.Deliver(n.Deliverable(true)[0]); err != nil || to != 1 {
+			t.Fatalf("deliver: to %d err %v", to, err)
+		}
+	}
+	steps := []struct {
+		max  int
+		want string
+	}{{4, "hell"}, {4, "o wo"}, {100, "rld"}}
+	for _, st := range steps {
+		d, _, e, ok := n.Recv(s, st.max, false)
+		if !ok || e != OK || string(d) != st.want {
+			t.Fatalf("recv(%d) = %q %v %v, want %q", st.max, d, e, ok, st.want)
+		}
+	}
+	n.Close(c, false)
+	if s.Readable() {
+		t.Fatal("EOF visible before the FIN was delivered")
+	}
+	n.Deliver(n.Deliverable(true)[0])
+	if !s.Readable() {
+		t.Fatal("EOF not visible after the FIN was delivered")
+	}
+}
+
+func TestEOFAfterFIN(t *testing.T) {
+	n := New()
+	c, s := pairNodes(t, n)
+	n.Send(c, []byte("x"), nil)
+	n.Close(c, false)
+	for len(n.Deliverable(true)) > 0 {
+		n.Deliver(n.Deliverable(true)[0])
+	}
+	if d, _, _, ok := n.Recv(s, 10, false); !ok || string(d) != "x" {
+		t.Fatalf("got %q %v", d, ok)
+	}
+	d, _, e, ok := n.Recv(s, 10, false)
+	if !ok || len(d) != 0 || e != OK {
+		t.Fatalf("after FIN: %q %v %v, want EOF", d, e, ok)
+	}
+	if !s.Readable() {
+		t.Error("EOF must poll readable")
+	}
+}
+
+func TestResetAndRefused(t *testing.T) {
+	n := New()
+	c, s := pairNodes(t, n)
+	n.CloseNode(1, true) // node 1 crashes
+	if _, e := n.Send(c, []byte("x"), nil); e != OK {
+		t.Fatalf("send before the RST arrives: %v", e)
+	}
+	for len(n.Deliverable(true)) > 0 {
+		n.Deliver(n.Deliverable(true)[0])
+	}
+	if _, _, e, ok := n.Recv(c, 10, false); !ok || e != ECONNRESET {
+		t.Fatalf("recv after RST: %v %v, want ECONNRESET", e, ok)
+	}
+	if _, e := n.Send(c, []byte("x"), nil); e != EPIPE {
+		t.Fatalf("send after RST: %v, want EPIPE", e)
+	}
+	c2 := n.NewSocket(0, Stream)
+	if e := n.Connect(c2, addr(7000)); e != ECONNREFUSED {
+		t.Fatalf("connect to a dead node: %v, want ECONNREFUSED", e)
+	}
+	_ = s
+}
+
+func TestDatagrams(t *testing.T) {
+	n := New()
+	r := n.NewSocket(1, Dgram)
+	n.Bind(r, 9000)
+	s := n.NewSocket(0, Dgram)
+	n.Send(s, []byte("abc"), &Addr{IP: Loopback, Port: 9000})
+	n.Send(s, []byte("defgh"), &Addr{IP: Loopback, Port: 9000})
+	n.Send(s, []byte("lost"), &Addr{IP: Loopback, Port: 9999}) // nobody bound
+	for len(n.Deliverable(true)) > 0 {
+		n.Deliver(n.Deliverable(true)[0])
+	}
+	for _, want := range []string{"abc", "defg"} {
+		d, from, _, ok := n.Recv(r, 4, false)
+		if !ok || string(d) != want || from.Port != s.Local.Port {
+			t.Fatalf("recv = %q from %v, want %q", d, from, want)
+		}
+	}
+	if _, _, _, ok := n.Recv(r, 4, false); ok {
+		t.Fatal("a datagram to an unbound port was delivered")
+	}
+}
+
+func TestBindErrors(t *testing.T) {
+	n := New()
+	a, b := n.NewSocket(0, Stream), n.NewSocket(1, Stream)
+	n.Bind(a, 7000)
+	n.Listen(a)
+	if e := n.Bind(b, 7000); e != EADDRINUSE {
+		t.Errorf("second bind: %v", e)
+	}
+	u := n.NewSocket(0, Dgram)
+	if e := n.Listen(u); e != EOPNOTSUPP {
+		t.Errorf("listen on UDP: %v", e)
+	}
+	if _, e := n.Send(n.NewSocket(0, Stream), []byte("x"), nil); e != ENOTCONN {
+		t.Errorf("send unconnected: %v", e)
+	}
+}
+
+// TestHashCanonical: equal histories hash equally; a delivered message
+// changes the hash.
+func TestHashCanonical(t *testing.T) {
+	build := func(deliver bool) [32]byte {
+		n := New()
+		c, _ := pairNodes(t, n)
+		n.Send(c, []byte("m"), nil)
+		if deliver {
+			n.Deliver(n.Deliverable(true)[0])
+		}
+		h := sha256.New()
+		n.Hash(h)
+		var out [32]byte
+		copy(out[:], h.Sum(nil))
+		return out
+	}
+	if build(false) != build(false) {
+		t.Fatal("equal histories hash differently")
+	}
+	if build(false) == build(true) {
+		t.Fatal("delivery did not change the hash")
+	}
+}
