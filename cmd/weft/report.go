@@ -59,11 +59,11 @@ func (o *reportOptions) run(args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	lib, err := charts.LoadLibrary()
+	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows})
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows})
+	lib, err := charts.LoadLibrary()
 	if err != nil {
 		return exitUsage, err
 	}
