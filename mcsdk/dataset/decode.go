@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,17 +13,23 @@ import (
 // schema and the looser shapes other tools produce from it (plain strings
 // instead of dictionaries, int64 microseconds instead of durations), so
 // exports can be read back with the same code.
-func decodeRecord(rec arrow.RecordBatch) (rows []Row, err error) {
+func decodeRecord(rec arrow.RecordBatch) ([]Row, error) {
+	return appendRows(nil, rec)
+}
+
+// appendRows appends rec's rows to dst.
+func appendRows(dst []Row, rec arrow.RecordBatch) (out []Row, err error) {
 	defer recoverInto(&err, "decoding record batch")
 	c, err := newColumns(rec)
 	if err != nil {
 		return nil, err
 	}
-	rows = make([]Row, rec.NumRows())
-	for i := range rows {
-		c.row(i, &rows[i])
+	n := len(dst)
+	out = slices.Grow(dst, int(rec.NumRows()))[:n+int(rec.NumRows())]
+	for i := range int(rec.NumRows()) {
+		c.row(i, &out[n+i])
 	}
-	return rows, nil
+	return out, nil
 }
 
 // recoverInto turns a panic inside arrow-go (which trusts buffer contents

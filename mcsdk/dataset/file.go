@@ -150,6 +150,11 @@ func newVerdictFile(mem memory.Allocator, path string, r ipc.ReadAtSeeker) (v *v
 		fr.Close()
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
+	// The seed column alone takes 8 bytes a row.
+	if rows < 0 || rows > size/8 {
+		fr.Close()
+		return nil, fmt.Errorf("dataset: %s declares %d rows in %d bytes: %w", path, rows, size, errFlatbuffer)
+	}
 	return &verdictFile{path: path, r: fr, rows: rows}, nil
 }
 

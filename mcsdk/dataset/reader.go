@@ -20,6 +20,7 @@ type Dataset struct {
 	Manifests []Manifest // one per directory
 	files     []string
 	variants  []string
+	rows      int64 // as the files' record batch headers declare
 }
 
 // Filter selects rows. An empty field matches everything; otherwise a row
@@ -53,9 +54,11 @@ func Open(dirs ...string) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkFiles(dir, &m, files); err != nil {
+		n, err := checkFiles(dir, &m, files)
+		if err != nil {
 			return nil, err
 		}
+		d.rows += n
 		d.Manifests = append(d.Manifests, m)
 		d.files = append(d.files, files...)
 		names = append(names, m.VariantNames()...)
@@ -66,26 +69,28 @@ func Open(dirs ...string) (*Dataset, error) {
 
 // checkFiles opens every verdict file of dir (footer, schema, metadata
 // bounds) and compares the files and row counts with the manifest's list.
-func checkFiles(dir string, m *Manifest, files []string) error {
+// It returns the number of rows of the files.
+func checkFiles(dir string, m *Manifest, files []string) (total int64, err error) {
 	rows := map[string]int64{}
 	for _, path := range files {
 		v, err := openVerdictFile(memory.DefaultAllocator, path)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		rows[filepath.Base(path)] = v.rows
+		total += max(v.rows, 0)
 		v.close()
 	}
 	for _, f := range m.Files {
 		n, ok := rows[f.Name]
 		switch {
 		case !ok:
-			return fmt.Errorf("dataset: %s lists %s (%d rows) but the file is missing", filepath.Join(dir, ManifestName), filepath.Join(dir, f.Name), f.Rows)
+			return 0, fmt.Errorf("dataset: %s lists %s (%d rows) but the file is missing", filepath.Join(dir, ManifestName), filepath.Join(dir, f.Name), f.Rows)
 		case n != f.Rows:
-			return fmt.Errorf("dataset: %s holds %d rows but %s says %d", filepath.Join(dir, f.Name), n, ManifestName, f.Rows)
+			return 0, fmt.Errorf("dataset: %s holds %d rows but %s says %d", filepath.Join(dir, f.Name), n, ManifestName, f.Rows)
 		}
 	}
-	return nil
+	return total, nil
 }
 
 // Files returns the verdict files in reading order.
@@ -130,14 +135,19 @@ func (d *Dataset) Rows(f Filter) ([]Row, error) {
 	r := d.NewReader(memory.DefaultAllocator, f)
 	defer r.Release()
 	var rows []Row
+	if f.empty() {
+		rows = make([]Row, 0, d.rows)
+	}
 	for r.Next() {
-		rs, err := decodeRecord(r.RecordBatch())
-		if err != nil {
+		var err error
+		if rows, err = appendRows(rows, r.RecordBatch()); err != nil {
 			return nil, err
 		}
-		rows = append(rows, rs...)
 	}
-	return rows, r.Err()
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return rows, nil
 }
 
 // ReadRows reads every row of the dataset directories dirs, in file order.
