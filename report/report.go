@@ -37,15 +37,15 @@ type Options struct {
 // datasets. Render turns it into the page.
 type Report struct {
 	Title       string
-	Level       float64 // confidence level of the intervals
-	Sources     []Source
-	Table       analysis.Table
-	Rates       []VariantRate
-	Summary     analysis.Summary
-	Claims      analysis.ClaimReport
-	ByInvariant []InvariantCount
-	Traces      []*Trace
-	Untraced    map[string]string // variant → why it has no traced failure (variants with violations only)
+	Level       float64              // confidence level of the intervals
+	Sources     []Source             // the datasets, in the order given
+	Table       analysis.Table       // tally per variant (manifest order) and run
+	Rates       []VariantRate        // the variant table, in Table order
+	Summary     analysis.Summary     // the standard statistics
+	Claims      analysis.ClaimReport // default ordering claim first, then Options.Claims
+	ByInvariant []InvariantCount     // violating runs per variant and invariant
+	Traces      []*Trace             // one per variant with a traceable violation, in Table order
+	Untraced    map[string]string    // variant → why it has no traced failure (variants with violations only)
 	// Notes explain what the report left out and why.
 	Notes []string
 
@@ -53,9 +53,10 @@ type Report struct {
 	figs         reportCharts
 }
 
-// Build reads the datasets dirs and computes the report. Dataset problems,
-// claims naming unknown variants and unreadable recordings of every
-// candidate are reported in the result (notes) or as errors, never panics.
+// Build reads the datasets dirs and computes the report. Unreadable
+// datasets, a run given twice and claims naming unknown variants are
+// errors; a variant none of whose recordings reads is noted in Untraced.
+// It panics if opt.Level is outside (0, 1).
 func Build(dirs []string, opt Options) (*Report, error) {
 	opt = opt.withDefaults()
 	srcs, err := loadSources(dirs)
