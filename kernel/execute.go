@@ -36,6 +36,7 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 	pub := &cellPublisher{k: k, parent: m, ctx: ctx, allowStdin: req.AllowStdin, silent: req.Silent}
 	k.setRunning(cancel, pub)
 	res, err := k.eng.Execute(ctx, req.Code, pub)
+	k.syncStdout()
 	k.setRunning(nil, nil)
 	pub.flush()
 	cancel()
@@ -75,6 +76,16 @@ func (k *Kernel) nextCount(store bool, code string) int {
 		k.history = append(k.history, historyEntry{line: k.count, code: code})
 	}
 	return k.count
+}
+
+// syncStdout waits until the cell's output to file descriptor 1 is forwarded.
+func (k *Kernel) syncStdout() {
+	k.mu.Lock()
+	sync := k.stdoutSync
+	k.mu.Unlock()
+	if sync != nil {
+		sync()
+	}
 }
 
 func (k *Kernel) setRunning(c context.CancelFunc, p *cellPublisher) {

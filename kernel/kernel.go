@@ -16,6 +16,7 @@
 //
 //	p := display.NewProgress("states", 0)
 //	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Progress: func(states, runs int) { p.Set(states) }})
+//	p.Finish()
 //
 // Interrupting (the stop button: interrupt_request, or SIGINT) stops the
 // running cell at once; the kernel and its state survive. Errors and
@@ -60,6 +61,9 @@ type Kernel struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the running cell, if any
 	cell    *cellPublisher     // the running cell's publisher, if any
+	// stdoutSync, when standard output is captured, waits until what was
+	// written to it has been forwarded.
+	stdoutSync func()
 	count   int                // execution count
 	history []historyEntry
 	done    chan struct{} // closed by shutdown_request

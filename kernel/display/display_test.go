@@ -171,6 +171,21 @@ func TestProgressUpdatesOnPercentChange(t *testing.T) {
 	}
 }
 
+func TestProgressOfUnknownTotal(t *testing.T) {
+	var r recorder
+	p := Bind(&r).NewProgress("states", 0)
+	for i := 1; i <= 1000; i++ {
+		p.Set(i) // far faster than RefreshEvery: at most a few renders
+	}
+	p.Finish()
+	if n := len(r.updated); n < 1 || n > 10 {
+		t.Fatalf("%d updates", n)
+	}
+	if last := r.updated[len(r.updated)-1]; last != p.ID()+"=states: 1000" {
+		t.Fatalf("last update %q", last)
+	}
+}
+
 func TestEscape(t *testing.T) {
 	if got := escape(`<a href="x">&</a>`); got != "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;" {
 		t.Fatal(got)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Output receives displays. The kernel implements it for the running
@@ -53,7 +54,7 @@ func Bind(out Output) Funcs {
 		Update:  func(id string, d Data) error { return out.Update(id, WithID(id, d)) },
 		Show:    show,
 		NewProgress: func(title string, total int) *Progress {
-			p := &Progress{title: title, total: total}
+			p := &Progress{title: title, total: total, lastAt: time.Now()}
 			p.last = p.percent()
 			p.h = show(p.data())
 			return p
@@ -72,8 +73,8 @@ func Update(id string, d Data) error { return stdout().Update(id, d) }
 // Show displays d under a fresh display id and returns a handle to update it.
 func Show(d Data) *Handle { return stdout().Show(d) }
 
-// NewProgress shows a progress bar for total steps and returns it; Set and
-// Add update it in place while the cell keeps running.
+// NewProgress shows a progress bar for total steps (0 if unknown) and
+// returns it; Set, Add and Finish update it in place while the cell runs.
 func NewProgress(title string, total int) *Progress { return stdout().NewProgress(title, total) }
 
 // Handle is a display that can be updated in place.
@@ -98,26 +99,31 @@ func newDisplayID() string {
 	return "weft-" + hex.EncodeToString(b[:])
 }
 
-// Progress is a live progress bar. It is safe for concurrent use, and
-// re-renders only when the whole percentage changes.
+// Progress is a live progress bar. It is safe for concurrent use. With a
+// known total it re-renders when the whole percentage changes; with a
+// total of 0 or less (unknown) it shows the count, re-rendering at most
+// every RefreshEvery. Finish renders the final state.
 type Progress struct {
 	mu          sync.Mutex
 	h           *Handle
 	title       string
 	done, total int
-	last        int // last rendered percentage
+	last        int       // last rendered percentage
+	lastAt      time.Time // time of the last render
 }
 
-// Set records done steps and updates the display if the percentage changed.
+// RefreshEvery bounds how often a progress bar of unknown total re-renders.
+const RefreshEvery = 100 * time.Millisecond
+
+// Set records done steps and updates the display when it is due.
 func (p *Progress) Set(done int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done = done
-	if pct := p.percent(); pct != p.last {
-		p.last = pct
-		return p.h.Update(p.data())
+	if p.total > 0 && p.percent() == p.last || p.total <= 0 && time.Since(p.lastAt) < RefreshEvery {
+		return nil
 	}
-	return nil
+	return p.render()
 }
 
 // Add advances the bar by n steps.
@@ -128,20 +134,36 @@ func (p *Progress) Add(n int) error {
 	return p.Set(done)
 }
 
+// Finish renders the current state unconditionally.
+func (p *Progress) Finish() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.render()
+}
+
 // ID returns the progress display's id.
 func (p *Progress) ID() string { return p.h.ID }
 
+func (p *Progress) render() error {
+	p.last, p.lastAt = p.percent(), time.Now()
+	return p.h.Update(p.data())
+}
+
 func (p *Progress) percent() int {
 	if p.total <= 0 {
-		return 100
+		return 0
 	}
 	return min(100, max(0, p.done*100/p.total))
 }
 
 func (p *Progress) data() Data {
+	if p.total <= 0 {
+		text := fmt.Sprintf("%s: %d", p.title, p.done)
+		return MakeData3(MIMETypeHTML, text, fmt.Sprintf(`<div class="weft-progress"><progress></progress> %s</div>`, escape(text)))
+	}
 	text := fmt.Sprintf("%s: %d/%d (%d%%)", p.title, p.done, p.total, p.percent())
 	html := fmt.Sprintf(`<div class="weft-progress"><progress value="%d" max="%d"></progress> %s</div>`,
-		p.done, max(p.total, 1), escape(text))
+		p.done, p.total, escape(text))
 	return MakeData3(MIMETypeHTML, text, html)
 }
 
