@@ -58,17 +58,17 @@ type Kernel struct {
 	log     io.Writer
 	session string
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc // cancels the running cell, if any
-	cell    *cellPublisher     // the running cell's publisher, if any
+	mu     sync.Mutex
+	cancel context.CancelFunc // cancels the running cell, if any
+	cell   *cellPublisher     // the running cell's publisher, if any
 	// stdoutSync, when standard output is captured, waits until what was
 	// written to it has been forwarded.
 	stdoutSync func()
-	count   int                // execution count
-	history []historyEntry
-	done    chan struct{} // closed by shutdown_request
-	restart bool
-	closed  bool
+	count      int // execution count
+	history    []historyEntry
+	done       chan struct{} // closed by shutdown_request
+	restart    bool
+	closed     bool
 
 	inputs chan *wire.Message // input_reply messages from stdin
 }
