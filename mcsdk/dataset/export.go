@@ -46,9 +46,14 @@ func ParseFormat(s string) (Format, error) {
 
 // Export writes the rows of the datasets dirs matching f to the file out
 // in format, atomically, and returns the number of rows written.
+// It refuses to write a table file into one of the dataset directories,
+// which would make the dataset unreadable (see Open).
 func Export(out string, format Format, f Filter, dirs ...string) (n int64, err error) {
 	d, err := Open(dirs...)
 	if err != nil {
+		return 0, err
+	}
+	if err := checkOutside(out, dirs); err != nil {
 		return 0, err
 	}
 	err = writeAtomic(filepath.Dir(out), filepath.Base(out), func(file *os.File) error {
@@ -56,6 +61,19 @@ func Export(out string, format Format, f Filter, dirs ...string) (n int64, err e
 		return err
 	})
 	return n, err
+}
+
+func checkOutside(out string, dirs []string) error {
+	od, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	for _, dir := range dirs {
+		if ad, err := filepath.Abs(dir); err == nil && ad == od && isTableName(out) {
+			return fmt.Errorf("dataset: %s is inside the dataset %s, which would then hold a foreign file; write it elsewhere", out, dir)
+		}
+	}
+	return nil
 }
 
 // Export writes the rows matching f to w in format and returns the number

@@ -189,6 +189,17 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 }
 
+func TestExportRefusesDatasetDir(t *testing.T) {
+	dir := writeDataset(t, testManifest(3), sampleRows(3, "run1"))
+	_, err := Export(filepath.Join(dir, "all.parquet"), FormatParquet, Filter{}, dir)
+	if err == nil || !strings.Contains(err.Error(), "inside the dataset") {
+		t.Fatalf("Export into the dataset = %v", err)
+	}
+	if _, err := ReadRows(dir); err != nil {
+		t.Errorf("dataset unreadable after the refused export: %v", err)
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	tests := []struct {
 		in   string
