@@ -34,8 +34,14 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
+	// A device or pipe (e.g. /dev/null) is written in place: renaming over
+	// it would replace the device with a regular file.
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return os.WriteFile(file, b, 0o644)
+	}
 	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, file)

@@ -48,6 +48,27 @@ func weft(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// withTemp replaces "{tmp}" in args by a fresh temporary file path.
+func withTemp(t *testing.T, args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "{tmp}" {
+			out[i] = filepath.Join(t.TempDir(), "saved.weftpath")
+		}
+	}
+	return out
+}
+
+// TestSaveToDeviceKeepsDevice: --save /dev/null must not replace the
+// device with a regular file.
+func TestSaveToDeviceKeepsDevice(t *testing.T) {
+	weft(t, "check", "--variant", "bug", "targets/repl/repl.model", "--save", os.DevNull)
+	st, err := os.Stat(os.DevNull)
+	if err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v %v", os.DevNull, st.Mode(), err)
+	}
+}
+
 var timing = regexp.MustCompile(`in [0-9.]+s \([0-9]+ states/s\)`)
 
 func TestCheckRepl(t *testing.T) {
@@ -57,15 +78,15 @@ func TestCheckRepl(t *testing.T) {
 		want string
 	}{
 		{[]string{"check", "targets/repl/repl.model"}, 0, "agree_on_ack holds over 4 distinct states"},
-		{[]string{"check", "--variant", "bug", "targets/repl/repl.model", "--save", os.DevNull}, 1, "node[0].stored=5, node[1].stored=0, replies=[{src: 0, val: 5}]"},
-		{[]string{"check", "targets/repl/repl.model", "--variant=bug", "--save", os.DevNull}, 1, "violated: agree_on_ack"},
+		{[]string{"check", "--variant", "bug", "targets/repl/repl.model", "--save", "{tmp}"}, 1, "node[0].stored=5, node[1].stored=0, replies=[{src: 0, val: 5}]"},
+		{[]string{"check", "targets/repl/repl.model", "--variant=bug", "--save", "{tmp}"}, 1, "violated: agree_on_ack"},
 		{[]string{"check", "--variant", "fixed", "targets/quorum/quorum.model", "--depth", "6"}, 0, "acked_on_majority holds over"},
 		{[]string{"check", "--variant", "nosuch", "targets/repl/repl.model"}, 2, ""},
 		{[]string{"check"}, 2, ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			out, errOut, code := weft(t, tc.args...)
+			out, errOut, code := weft(t, withTemp(t, tc.args)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
 			}
@@ -82,10 +103,11 @@ func TestCheckRepl(t *testing.T) {
 // TestCheckOutputIsIdentical: ten runs print the same report, byte for
 // byte, apart from the wall-clock timing.
 func TestCheckOutputIsIdentical(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "p.weftpath")
 	for _, variant := range []string{"correct", "bug"} {
 		var first string
 		for i := 0; i < 10; i++ {
-			out, _, _ := weft(t, "check", "--variant", variant, "targets/repl/repl.model", "--save", os.DevNull)
+			out, _, _ := weft(t, "check", "--variant", variant, "targets/repl/repl.model", "--save", save)
 			out = timing.ReplaceAllString(out, "in Xs")
 			if i == 0 {
 				first = out

@@ -85,7 +85,7 @@ func TestFaultVerdicts(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{"check", "--variant", "bug", "targets/election/election.model", "--save", "/dev/null"}, 1,
+		{[]string{"check", "--variant", "bug", "targets/election/election.model", "--save", "{tmp}"}, 1,
 			[]string{"violated: one_leader_per_term", "crash n2", "restart n2", "node 0 leads term 1", "node 1 leads term 1"}},
 		{[]string{"check", "--variant", "fixed", "targets/election/election.model"}, 0,
 			[]string{"one_leader_per_term holds over"}},
@@ -94,7 +94,7 @@ func TestFaultVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
-			out, errOut, code := weft(t, tc.args...)
+			out, errOut, code := weft(t, withTemp(t, tc.args)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
 			}
