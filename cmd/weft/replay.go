@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,17 +11,25 @@ import (
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
-// recordingModel loads the model a recording names, or the one given.
-func recordingModel(rec *weftlog.Recording, given string) (*model.Model, error) {
+// loadRecording reads the one recording in args and the model it names
+// (or the one given with --model).
+func loadRecording(args []string, given string) (*weftlog.Recording, *model.Model, error) {
+	if len(args) != 1 {
+		return nil, nil, fmt.Errorf("want exactly one recording")
+	}
+	rec, err := weftlog.ReadFile(args[0])
+	if err != nil {
+		return nil, nil, err
+	}
 	path := given
 	if path == "" {
 		path = rec.Header.Model
 	}
 	m, err := model.Load(path)
 	if err != nil && given == "" {
-		return nil, fmt.Errorf("%v (the recording names %s: pass --model)", err, rec.Header.Model)
+		return nil, nil, fmt.Errorf("%v (the recording names %s: pass --model)", err, rec.Header.Model)
 	}
-	return m, err
+	return rec, m, err
 }
 
 func init() {
@@ -35,14 +42,7 @@ func init() {
 			fs.StringVar(&modelPath, "model", "", "the model (default: the path the recording names)")
 		},
 		run: func(args []string) (int, error) {
-			if len(args) != 1 {
-				return exitUsage, fmt.Errorf("want exactly one recording")
-			}
-			rec, err := weftlog.ReadFile(args[0])
-			if err != nil {
-				return exitUsage, err
-			}
-			m, err := recordingModel(rec, modelPath)
+			rec, m, err := loadRecording(args, modelPath)
 			if err != nil {
 				return exitUsage, err
 			}
@@ -76,14 +76,7 @@ func init() {
 			fs.StringVar(&shrinkOut, "o", "", "the shrunk recording (default: REC with .shrunk.weftlog)")
 		},
 		run: func(args []string) (int, error) {
-			if len(args) != 1 {
-				return exitUsage, fmt.Errorf("want exactly one recording")
-			}
-			rec, err := weftlog.ReadFile(args[0])
-			if err != nil {
-				return exitUsage, err
-			}
-			m, err := recordingModel(rec, shrinkModel)
+			rec, m, err := loadRecording(args, shrinkModel)
 			if err != nil {
 				return exitUsage, err
 			}
@@ -113,5 +106,4 @@ func init() {
 			return exitHolds, nil
 		},
 	})
-	_ = os.Stdout
 }

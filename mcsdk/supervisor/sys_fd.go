@@ -43,8 +43,7 @@ func sysWrite(c *call) result {
 		c.w.nodeOutput(c.n, data)
 		return ret(int64(len(data)))
 	}
-	n, e := c.w.net.Send(v.sock, data, nil)
-	return netResult(e, int64(n))
+	return c.send(v, data, 0, 0)
 }
 
 // Readv implements readv(2).
@@ -89,8 +88,7 @@ func sysWritev(c *call) result {
 		c.w.nodeOutput(c.n, data)
 		return ret(int64(len(data)))
 	}
-	n, e := c.w.net.Send(v.sock, data, nil)
-	return netResult(e, int64(n))
+	return c.send(v, data, 0, 0)
 }
 
 // Pread implements pread64(2) and pwrite64(2): sockets are not seekable.

@@ -112,16 +112,23 @@ func sysSendto(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
+	return c.send(v, data, c.arg(4), c.arg(5))
+}
+
+// send is the one send path (send, sendto, sendmsg, write, writev): a
+// datagram socket honours an explicit destination (sockaddr at addr),
+// a stream socket ignores it, as Linux does for connected TCP sockets.
+func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 	var dst *netsim.Addr
-	if c.arg(4) != 0 && v.sock.Kind == netsim.Dgram {
-		a, e := c.readSockaddr(c.arg(4), c.arg(5))
+	if addr != 0 && v.sock.Kind == netsim.Dgram {
+		a, e := c.readSockaddr(addr, addrlen)
 		if e != 0 {
 			return errno(e)
 		}
 		dst = &a
 	}
-	n, e2 := c.w.net.Send(v.sock, data, dst)
-	return netResult(e2, int64(n))
+	n, e := c.w.net.Send(v.sock, data, dst)
+	return netResult(e, int64(n))
 }
 
 // Recvfrom implements recvfrom(2) and recv(2).
@@ -203,16 +210,7 @@ func sysSendmsg(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	var dst *netsim.Addr
-	if h.name != 0 && v.sock.Kind == netsim.Dgram {
-		a, e := c.readSockaddr(h.name, uint64(h.namelen))
-		if e != 0 {
-			return errno(e)
-		}
-		dst = &a
-	}
-	n, e := c.w.net.Send(v.sock, data, dst)
-	return netResult(e, int64(n))
+	return c.send(v, data, h.name, uint64(h.namelen))
 }
 
 // Recvmsg implements recvmsg(2); no ancillary data is ever returned.
