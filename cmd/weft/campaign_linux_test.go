@@ -80,6 +80,21 @@ func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	if violated == 0 {
 		t.Error("the election bug was never found in 200 seeds")
 	}
+	// The CLI around the dataset: stats, export, report.
+	ds := filepath.Join(dir, "j1")
+	if o, e, code := weft(t, "stats", ds, "--json"); code != 0 || !strings.Contains(o, `"one_leader_per_term"`) {
+		t.Errorf("weft stats: exit %d\n%s\n%s", code, o, e)
+	}
+	csv := filepath.Join(dir, "j1.csv")
+	if o, e, code := weft(t, "export", ds, "--format", "csv", "-o", csv); code != 0 || !strings.Contains(o, "400 rows") {
+		t.Errorf("weft export: exit %d\n%s\n%s", code, o, e)
+	}
+	html := filepath.Join(dir, "report.html")
+	if o, e, code := weft(t, "report", ds, "-o", html, "--no-default-claim", "--claim", "rate(bug) > rate(fixed)"); code != 0 {
+		t.Errorf("weft report: exit %d\n%s\n%s", code, o, e)
+	} else if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("one_leader_per_term")) || bytes.Contains(b, []byte("<script src=")) {
+		t.Errorf("report.html lacks the traced invariant or loads a script: %v", err)
+	}
 	if len(recs[0]) != 400 {
 		t.Fatalf("%d recordings, want 400", len(recs[0]))
 	}
