@@ -18,6 +18,7 @@ type executeRequest struct {
 	Silent       bool   `json:"silent"`
 	StoreHistory *bool  `json:"store_history"`
 	AllowStdin   bool   `json:"allow_stdin"`
+	StopOnError  *bool  `json:"stop_on_error"`
 }
 
 // execute answers execute_request: execute_input, the cell's streams and
@@ -26,6 +27,9 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 	var req executeRequest
 	if err := m.DecodeContent(&req); err != nil {
 		return err
+	}
+	if k.abortable(m) {
+		return k.reply(ch, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.currentCount()})
 	}
 	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
 	count := k.nextCount(store, req.Code)
@@ -41,6 +45,9 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 	pub.flush()
 	cancel()
 	if err != nil {
+		if req.StopOnError == nil || *req.StopOnError {
+			k.setFailedAt(time.Now())
+		}
 		return k.executeError(ch, m, count, err)
 	}
 	if res.HasValue && !req.Silent {
@@ -64,6 +71,30 @@ func (k *Kernel) executeError(ch wire.Channel, m *wire.Message, count int, err e
 	content["status"] = "error"
 	content["execution_count"] = count
 	return k.reply(ch, m, "execute_reply", content)
+}
+
+// abortable reports whether m was sent before a cell failed with
+// stop_on_error: like ipykernel, the kernel then aborts the requests queued
+// behind the failed cell (as "Run All" sends them) instead of running them
+// on broken state. The header date tells which were sent before.
+func (k *Kernel) abortable(m *wire.Message) bool {
+	k.mu.Lock()
+	failed := k.failedAt
+	k.mu.Unlock()
+	sent, err := time.Parse(time.RFC3339Nano, m.Header.Date)
+	return err == nil && !failed.IsZero() && sent.Before(failed)
+}
+
+func (k *Kernel) setFailedAt(t time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.failedAt = t
+}
+
+func (k *Kernel) currentCount() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.count
 }
 
 // nextCount advances the execution count when the cell is stored, and

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/weft-mc/weft/kernel/engine"
 	"github.com/weft-mc/weft/kernel/wire"
@@ -65,10 +66,12 @@ type Kernel struct {
 	// written to it has been forwarded.
 	stdoutSync func()
 	count      int // execution count
-	history    []historyEntry
-	done       chan struct{} // closed by shutdown_request
-	restart    bool
-	closed     bool
+	// failedAt is when a cell last failed with stop_on_error.
+	failedAt time.Time
+	history  []historyEntry
+	done     chan struct{} // closed by shutdown_request
+	restart  bool
+	closed   bool
 
 	inputs chan *wire.Message // input_reply messages from stdin
 }

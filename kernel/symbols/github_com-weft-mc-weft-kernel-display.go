@@ -45,6 +45,7 @@ func init() {
 		"PDF":                reflect.ValueOf(display.PDF),
 		"PNG":                reflect.ValueOf(display.PNG),
 		"Reader":             reflect.ValueOf(display.Reader),
+		"RefreshEvery":       reflect.ValueOf(display.RefreshEvery),
 		"SVG":                reflect.ValueOf(display.SVG),
 		"Show":               reflect.ValueOf(display.Show),
 		"String":             reflect.ValueOf(display.String),

@@ -60,6 +60,7 @@ func init() {
 
 		// type definitions
 		"Dataset":     reflect.ValueOf((*dataset.Dataset)(nil)),
+		"FileEntry":   reflect.ValueOf((*dataset.FileEntry)(nil)),
 		"Filter":      reflect.ValueOf((*dataset.Filter)(nil)),
 		"Format":      reflect.ValueOf((*dataset.Format)(nil)),
 		"Key":         reflect.ValueOf((*dataset.Key)(nil)),
