@@ -3,7 +3,10 @@
 package mcsdk_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk"
 )
@@ -50,4 +53,25 @@ func BenchmarkCheckQuorum(b *testing.B) {
 	b.ReportMetric(float64(execs)/secs, "execs/s")
 	b.ReportMetric(float64(states)/secs, "states/s")
 	b.ReportMetric(float64(replays)/secs, "replays/s")
+}
+
+// BenchmarkCampaignJobs runs the same campaign (election, 40 seeds × 2
+// variants) with -j 1 and -j 2 in one benchmark and reports runs per
+// second per core and the speed-up.
+func BenchmarkCampaignJobs(b *testing.B) {
+	m := loadTarget(b, "election/election.model")
+	rate := map[int]float64{}
+	for i := 0; i < b.N; i++ {
+		for _, j := range []int{1, 2} {
+			start := time.Now()
+			sum, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 40, Jobs: j, Out: filepath.Join(b.TempDir(), "c")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rate[j] += float64(sum.Runs) / time.Since(start).Seconds()
+		}
+	}
+	b.ReportMetric(rate[1]/float64(b.N), "runs/s/core")
+	b.ReportMetric(rate[2]/float64(b.N), "runs/s-j2")
+	b.ReportMetric(rate[2]/rate[1], "speedup-j2")
 }

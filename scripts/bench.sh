@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -run '^$' -bench . -benchtime 5x "$@" \
-  ./mcsdk/supervisor/ ./mcsdk/ 2>&1 | tee build/bench.txt
+  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./kernel/ 2>&1 | tee build/bench.txt
 echo
 echo "ratios (supervised/native; goal for a delivered message: ≤ 1.5 × 17 µs):"
-grep -E 'ratio|goal' build/bench.txt | sed 's/^/  /'
+grep -E "ratio|goal|speedup" build/bench.txt | sed 's/^/  /'
