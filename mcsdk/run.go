@@ -275,17 +275,25 @@ func (r *runner) scheduleMessages() {
 		for i := 0; i < len(c.Msgs); i++ {
 			m := &c.Msgs[i]
 			if m.Due == 0 {
-				if c.To == nil && r.sp.net.Drop > 0 && r.lat.Float64() < r.sp.net.Drop {
+				dgram := c.To == nil
+				if dgram && r.sp.net.Drop > 0 && r.lat.Float64() < r.sp.net.Drop {
 					net.Drop(netsim.Delivery{Chan: c.ID, Index: i})
 					i--
 					continue
 				}
+				if dgram && !m.Copy && r.sp.net.Duplicate > 0 && r.lat.Float64() < r.sp.net.Duplicate {
+					net.Duplicate(netsim.Delivery{Chan: c.ID, Index: i})
+					m = &c.Msgs[i]
+				}
+				m.Free = dgram && r.sp.net.Reorder > 0 && r.lat.Float64() < r.sp.net.Reorder
 				m.Due = m.Sent + r.sp.latency.draw(r.lat)*1000
-				if fifo && m.Due < prev {
+				if fifo && !m.Free && m.Due < prev {
 					m.Due = prev
 				}
 			}
-			prev = max(prev, m.Due)
+			if !m.Free {
+				prev = max(prev, m.Due)
+			}
 		}
 	}
 }
@@ -306,9 +314,10 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 	fifo := r.sp.net.Order != "bag"
 	for _, c := range r.w.Network().Channels {
 		for i, m := range c.Msgs {
-			consider(supervisor.Action{Kind: supervisor.Deliver, Chan: c.ID, Index: i}, m.Due)
-			if fifo {
-				break
+			// On a FIFO channel only the head may arrive, except reordered
+			// datagrams, which may overtake it.
+			if !fifo || i == 0 || m.Free {
+				consider(supervisor.Action{Kind: supervisor.Deliver, Chan: c.ID, Index: i}, m.Due)
 			}
 		}
 	}

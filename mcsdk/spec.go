@@ -20,10 +20,13 @@ type NetworkSpec struct {
 	// "uniform:A-B", "exponential:MEAN" or "normal:MEAN,SD" (truncated at
 	// 0). Default "constant:0".
 	Latency string `toml:"latency"`
-	// Drop and Duplicate are per-datagram probabilities (UDP only: TCP
-	// retransmits, so a lost segment is only latency).
+	// Drop, Duplicate and Reorder are per-datagram probabilities (UDP only:
+	// TCP retransmits and orders its byte stream, so for it loss is only
+	// latency). A reordered datagram may overtake earlier ones on its
+	// channel; the others keep their order.
 	Drop      float64 `toml:"drop"`
 	Duplicate float64 `toml:"duplicate"`
+	Reorder   float64 `toml:"reorder"`
 }
 
 // FaultSpec is a model's [faults] section.
@@ -90,6 +93,11 @@ func readSpecs(m *model.Model) (*specs, error) {
 	}
 	if s.restart, err = parseDistribution(s.faults.RestartAfter); err != nil {
 		return nil, fmt.Errorf("%s: [faults] restart_after: %v", m.Path, err)
+	}
+	for name, p := range map[string]float64{"drop": s.net.Drop, "duplicate": s.net.Duplicate, "reorder": s.net.Reorder} {
+		if p < 0 || p > 1 {
+			return nil, fmt.Errorf("%s: [network] %s = %v: a probability is between 0 and 1", m.Path, name, p)
+		}
 	}
 	switch s.net.Order {
 	case "", "fifo", "bag":

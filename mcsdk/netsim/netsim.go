@@ -94,6 +94,10 @@ type Message struct {
 	// Due is the virtual time (ns) at which the message arrives, drawn by a
 	// seeded scheduler; 0 until drawn (exhaustive search ignores it).
 	Due int64
+	// Copy marks a duplicate made by the network (never duplicated again).
+	Copy bool
+	// Free lets a datagram overtake earlier ones on its channel (reordered).
+	Free bool
 }
 
 // Channel holds the messages in flight from one socket toward a
@@ -534,6 +538,17 @@ func (n *Network) Deliver(d Delivery) (m Message, toNode int, err error) {
 func (n *Network) Drop(d Delivery) {
 	c := n.Channels[d.Chan]
 	c.Msgs = append(c.Msgs[:d.Index:d.Index], c.Msgs[d.Index+1:]...)
+}
+
+// Duplicate inserts a copy of a datagram right after it, as a network
+// that duplicates packets does; the copy is marked Copy and has no Due.
+func (n *Network) Duplicate(d Delivery) {
+	c := n.Channels[d.Chan]
+	m := c.Msgs[d.Index]
+	m.Copy, m.Due, m.Free = true, 0, false
+	c.Msgs = append(c.Msgs, Message{})
+	copy(c.Msgs[d.Index+2:], c.Msgs[d.Index+1:])
+	c.Msgs[d.Index+1] = m
 }
 
 // InFlight is the number of messages in flight.

@@ -1,0 +1,58 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+)
+
+// TestDatagramFaults runs the UDP probe (node 0 sends "abc" then "defgh"
+// to node 1, which reads two datagrams into 4-byte buffers) under each
+// [network] fault and checks what node 1 received.
+func TestDatagramFaults(t *testing.T) {
+	received := func(network string, seed uint64) string {
+		m := probeModel(t, "udp", "[network]\nlatency = \"uniform:1000-50000\"\n"+network)
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != mcsdk.Holds {
+			t.Fatalf("%s: verdict %s %s", network, r.Verdict, r.Detail)
+		}
+		return fmt.Sprint(r.Final.Nodes[1].Vars["chunks"].Elems()[:2])
+	}
+	tests := []struct {
+		network string
+		want    map[string]bool // outcomes that must each occur over seeds 1..16
+		allow   map[string]bool // outcomes allowed at all
+	}{
+		{"", map[string]bool{"[3 4]": true}, map[string]bool{"[3 4]": true}},
+		{"drop = 1.0", map[string]bool{"[0 0]": true}, map[string]bool{"[0 0]": true}},
+		{"duplicate = 1.0", map[string]bool{"[3 3]": true}, map[string]bool{"[3 3]": true}},
+		{"reorder = 1.0", map[string]bool{"[3 4]": true, "[4 3]": true}, map[string]bool{"[3 4]": true, "[4 3]": true}},
+		{"drop = 0.5", map[string]bool{"[3 4]": true, "[0 0]": true}, map[string]bool{"[3 4]": true, "[0 0]": true, "[3 0]": true, "[4 0]": true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.network, func(t *testing.T) {
+			seen := map[string]bool{}
+			for seed := uint64(1); seed <= 16; seed++ {
+				got := received(tc.network, seed)
+				if !tc.allow[got] {
+					t.Fatalf("seed %d: node 1 received %s", seed, got)
+				}
+				if again := received(tc.network, seed); again != got {
+					t.Fatalf("seed %d: %s then %s", seed, got, again)
+				}
+				seen[got] = true
+			}
+			for w := range tc.want {
+				if !seen[w] {
+					t.Errorf("never saw %s over 16 seeds (saw %v)", w, seen)
+				}
+			}
+		})
+	}
+}
