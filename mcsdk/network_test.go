@@ -56,3 +56,28 @@ func TestDatagramFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestPartition: while node 0 and node 1 are partitioned, datagrams between
+// them are lost; a partition that heals before they arrive loses nothing.
+func TestPartition(t *testing.T) {
+	for _, tc := range []struct {
+		until int
+		want  string
+	}{{200000, "[0 0]"}, {100, "[3 4]"}} {
+		m := probeModel(t, "udp", fmt.Sprintf("[network]\nlatency = \"constant:1000\"\n[[faults.partition]]\ngroups = [[0], [1]]\nfrom = 0\nuntil = %d\n", tc.until))
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(r.Final.Nodes[1].Vars["chunks"].Elems()[:2]); got != tc.want {
+			t.Errorf("partition until %dµs: node 1 received %s, want %s", tc.until, got, tc.want)
+		}
+		found := false
+		for _, p := range r.Params {
+			found = found || p.Name == "partition"
+		}
+		if !found {
+			t.Error("the partition is not among the run's parameters")
+		}
+	}
+}

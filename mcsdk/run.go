@@ -149,6 +149,70 @@ type runner struct {
 	last     *observation
 	replay   []Choice
 	distinct map[uint64]bool
+	parts    []partition
+}
+
+// partition is an active-interval network partition, in virtual ns since
+// Epoch, with each node's group.
+type partition struct {
+	start, end int64
+	group      map[int]int
+}
+
+// separates reports whether the partition is active at t and puts a and b
+// on different sides.
+func (p partition) separates(a, b int, t int64) bool {
+	if t < p.start || t >= p.end || a < 0 || b < 0 {
+		return false
+	}
+	ga, oka := p.group[a]
+	gb, okb := p.group[b]
+	if !oka {
+		ga = -1 - a
+	}
+	if !okb {
+		gb = -1 - b
+	}
+	return ga != gb
+}
+
+// drawPartitions schedules the model's partitions.
+func (r *runner) drawPartitions(fr *rand.Rand) {
+	f := r.sp.faults
+	until := f.Until
+	if until == 0 {
+		until = r.sp.campaign.Duration
+	}
+	for _, p := range f.Partition {
+		start, end := p.From, p.Until
+		if end == 0 {
+			start = f.From
+			if until > f.From {
+				start += fr.Int64N(until - f.From + 1)
+			}
+			d, _ := parseDistribution(p.Duration)
+			end = start + max(1, d.draw(fr))
+		}
+		pt := partition{start: supervisor.Epoch + start*1000, end: supervisor.Epoch + end*1000, group: map[int]int{}}
+		for gi, g := range p.Groups {
+			for _, n := range g {
+				pt.group[n] = gi
+			}
+		}
+		r.parts = append(r.parts, pt)
+		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", p.Groups, float64(start)/1000, float64(end)/1000)})
+	}
+}
+
+// partitioned returns the heal time if a message from a to b due at t
+// crosses an active partition.
+func (r *runner) partitioned(a, b int, t int64) (int64, bool) {
+	for _, p := range r.parts {
+		if p.separates(a, b, t) {
+			return p.end, true
+		}
+	}
+	return 0, false
 }
 
 func (r *runner) run() error {
@@ -166,6 +230,7 @@ func (r *runner) run() error {
 	} else {
 		r.drawFaults(fr)
 	}
+	r.drawPartitions(fr)
 	r.res.Faults = slices.Clone(r.faults)
 	r.replay = r.opts.Replay
 	w, err := r.t.start()
@@ -286,7 +351,16 @@ func (r *runner) scheduleMessages() {
 					m = &c.Msgs[i]
 				}
 				m.Free = dgram && r.sp.net.Reorder > 0 && r.lat.Float64() < r.sp.net.Reorder
-				m.Due = m.Sent + r.sp.latency.draw(r.lat)*1000
+				lat := r.sp.latency.draw(r.lat) * 1000
+				m.Due = m.Sent + lat
+				if heal, cut := r.partitioned(c.FromNode, net.ReceiverNode(c), m.Due); cut {
+					if dgram {
+						net.Drop(netsim.Delivery{Chan: c.ID, Index: i})
+						i--
+						continue
+					}
+					m.Due = heal + lat // retransmitted after the heal
+				}
 				if fifo && !m.Free && m.Due < prev {
 					m.Due = prev
 				}

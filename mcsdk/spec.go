@@ -43,10 +43,26 @@ type FaultSpec struct {
 	// From and Until bound the virtual time (µs) of seeded crashes.
 	From  int64 `toml:"from"`
 	Until int64 `toml:"until"`
+	// Partition lists network partitions of seeded runs.
+	Partition []PartitionSpec `toml:"partition"`
 	// Precondition names a predicate every crash must satisfy, checked on
 	// the state at the moment of death: "go:NAME" for a Go predicate. A
 	// crash that breaks it makes the run invalid (exit 3).
 	Precondition string `toml:"precondition"`
+}
+
+// PartitionSpec is one [[faults.partition]]: while it lasts, nodes in
+// different groups cannot reach each other — datagrams between them are
+// lost and stream segments wait for the heal (TCP retransmits). A node in
+// no group is in a group of its own.
+type PartitionSpec struct {
+	Groups [][]int `toml:"groups"`
+	// From and Until (µs) schedule it; with Until = 0 it starts at a time
+	// drawn from the seed within [faults.from, faults.until] and lasts a
+	// duration drawn from Duration.
+	From     int64  `toml:"from"`
+	Until    int64  `toml:"until"`
+	Duration string `toml:"duration"`
 }
 
 // CampaignSpec is a model's [campaign] section.
@@ -112,6 +128,27 @@ func readSpecs(m *model.Model) (*specs, error) {
 	for _, n := range s.faults.Nodes {
 		if n < 0 || n >= m.Nodes {
 			return nil, fmt.Errorf("%s: [faults] nodes: no node %d", m.Path, n)
+		}
+	}
+	for i, p := range s.faults.Partition {
+		if len(p.Groups) < 2 {
+			return nil, fmt.Errorf("%s: [[faults.partition]] %d: want at least two groups", m.Path, i+1)
+		}
+		seen := map[int]bool{}
+		for _, g := range p.Groups {
+			for _, n := range g {
+				if n < 0 || n >= m.Nodes || seen[n] {
+					return nil, fmt.Errorf("%s: [[faults.partition]] %d: node %d is out of range or in two groups", m.Path, i+1, n)
+				}
+				seen[n] = true
+			}
+		}
+		if p.Until == 0 {
+			if _, err := parseDistribution(p.Duration); err != nil || p.Duration == "" {
+				return nil, fmt.Errorf("%s: [[faults.partition]] %d: give until, or a duration distribution", m.Path, i+1)
+			}
+		} else if p.Until <= p.From {
+			return nil, fmt.Errorf("%s: [[faults.partition]] %d: until must come after from", m.Path, i+1)
 		}
 	}
 	if len(s.faults.Nodes) == 0 {
