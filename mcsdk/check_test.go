@@ -4,6 +4,7 @@ package mcsdk_test
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +185,39 @@ asleep = "node[0].total == 0"`, verdict: mcsdk.Violated, invariant: "asleep",
 			}
 			t.Logf("%s: %d states in %v", tc.mode, r.States, time.Since(start))
 		})
+	}
+}
+
+// TestNoRealNetwork: a real listener on the host's loopback, at the very
+// port a node connects to, is never reached; the node sees ECONNREFUSED
+// because no virtual node listens there.
+func TestNoRealNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:7350")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	m := probeModel(t, "escape", "[invariants]\nnever = \"node[0].eof == 0\"\n")
+	r, err := mcsdk.Check(m, mcsdk.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != mcsdk.Violated {
+		t.Fatalf("verdict %s: the connect never completed", r.Verdict)
+	}
+	if got := intVar(t, r.Violation.State, 0, "eof"); got != 111 {
+		t.Errorf("connect result %d, want ECONNREFUSED (111)", got)
+	}
+	select {
+	case <-accepted:
+		t.Fatal("a target reached a real socket on the host")
+	case <-time.After(200 * time.Millisecond):
 	}
 }

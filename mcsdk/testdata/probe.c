@@ -5,6 +5,7 @@
  * usage: probe ID BASE_PORT MODE
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,15 @@ int main(int argc, char **argv)
 		return *(volatile int *)(long)argc - 4; /* reads address 4: SIGSEGV */
 	else if (!strcmp(mode, "exit3") && id == 1)
 		return 3;
-	else if (!strcmp(mode, "sleep")) {
+	else if (!strcmp(mode, "escape") && id == 0) {
+		/* Try to reach a real listener on the host's loopback. */
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = addr(base + 50);
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+			eof = errno;
+		else
+			eof = -(int)send(fd, "escaped", 7, 0);
+	} else if (!strcmp(mode, "sleep")) {
 		struct timespec ts = { .tv_sec = 600 };
 		nanosleep(&ts, NULL);
 		total = (int)time(NULL);
