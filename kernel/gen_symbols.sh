@@ -4,6 +4,8 @@
 # (mcsdk, mcsdk/model, mcsdk/dataset, mcsdk/weftlog, analysis, analysis/charts). Run from anywhere:
 #   kernel/gen_symbols.sh          (or: go generate ./kernel/symbols)
 # Prints the packages bound. The generated files are committed.
+# WEFT_SYMBOLS="kernel/display analysis" limits the run to those packages
+# (the tables of all others are removed: list every package you want).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/kernel/symbols"
