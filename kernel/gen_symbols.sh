@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/kernel/symbols"
 mod=github.com/weft-mc/weft
-candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/model mcsdk/dataset mcsdk/weftlog analysis analysis/charts})
+candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/model mcsdk/dataset mcsdk/weftlog analysis analysis/charts report targets/chord/chordcheck})
 rm -f ./github_com-weft-mc-weft-*.go
 bound=()
 for p in "${candidates[@]}"; do

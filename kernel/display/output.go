@@ -1,6 +1,7 @@
 package display
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -63,6 +64,12 @@ func Bind(out Output) Funcs {
 }
 
 func stdout() Funcs { return Bind(TextOutput{W: os.Stdout}) }
+
+// Context is the running cell's context: in the kernel it is cancelled
+// when the cell is interrupted, so long work started from a cell — e.g.
+// mcsdk.Campaign(display.Context(), …) — stops promptly and keeps what it
+// finished. Outside a kernel it is context.Background().
+func Context() context.Context { return context.Background() }
 
 // Display shows d now (as display_data), rather than as the cell's result.
 func Display(d Data) error { return stdout().Display(d) }

@@ -53,6 +53,19 @@ type Engine struct {
 	imported map[string]string // bound package name -> canonical path
 	names    map[string]bool   // names declared by cells
 	packages map[string]bool   // every bound import path
+	ctxMu    sync.Mutex
+	cellCtx  context.Context // the running cell's context (display.Context)
+}
+
+// cellContext is the running cell's context: cancelled when the cell is
+// interrupted, so long compiled work (mcsdk.Campaign) can stop promptly.
+func (e *Engine) cellContext() context.Context {
+	e.ctxMu.Lock()
+	defer e.ctxMu.Unlock()
+	if e.cellCtx == nil {
+		return context.Background()
+	}
+	return e.cellCtx
 }
 
 // Result is what a cell evaluated to.
@@ -229,6 +242,7 @@ func (e *Engine) displayExports() interp.Exports {
 	syms["Update"] = reflect.ValueOf(f.Update)
 	syms["Show"] = reflect.ValueOf(f.Show)
 	syms["NewProgress"] = reflect.ValueOf(f.NewProgress)
+	syms["Context"] = reflect.ValueOf(e.cellContext)
 	hook := map[string]reflect.Value{
 		"GoroutinePanic": reflect.ValueOf(func(r any) {
 			fmt.Fprintf(e.io.stderr, "panic in goroutine (recovered by the kernel): %v\n", r)
@@ -245,6 +259,9 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 	defer e.mu.Unlock()
 	e.io.attach(pub)
 	defer e.io.detach()
+	e.ctxMu.Lock()
+	e.cellCtx = ctx
+	e.ctxMu.Unlock()
 	items := e.filterImports(splitCell(code))
 	if len(items) == 0 {
 		return Result{}, nil
