@@ -16,6 +16,7 @@ func init() {
 		"Auto":               reflect.ValueOf(display.Auto),
 		"Bind":               reflect.ValueOf(display.Bind),
 		"Bytes":              reflect.ValueOf(display.Bytes),
+		"Context":            reflect.ValueOf(display.Context),
 		"Display":            reflect.ValueOf(display.Display),
 		"File":               reflect.ValueOf(display.File),
 		"HTML":               reflect.ValueOf(display.HTML),

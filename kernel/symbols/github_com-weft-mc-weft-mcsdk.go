@@ -48,6 +48,7 @@ func init() {
 		"FaultSpec":         reflect.ValueOf((*mcsdk.FaultSpec)(nil)),
 		"NetworkSpec":       reflect.ValueOf((*mcsdk.NetworkSpec)(nil)),
 		"Param":             reflect.ValueOf((*mcsdk.Param)(nil)),
+		"PartitionSpec":     reflect.ValueOf((*mcsdk.PartitionSpec)(nil)),
 		"RunOptions":        reflect.ValueOf((*mcsdk.RunOptions)(nil)),
 		"RunResult":         reflect.ValueOf((*mcsdk.RunResult)(nil)),
 		"SavedPath":         reflect.ValueOf((*mcsdk.SavedPath)(nil)),

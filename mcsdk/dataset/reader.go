@@ -100,10 +100,14 @@ func (d *Dataset) Files() []string { return slices.Clone(d.files) }
 // dictionary of the variant column in every record the dataset yields.
 func (d *Dataset) Variants() []string { return slices.Clone(d.variants) }
 
-// NewReader returns a reader over the rows matching f, in file order. All
+// NewReader returns a reader over the rows matching f, in file order (a nil
+// mem means memory.DefaultAllocator). All
 // its records share one variant dictionary and one verdict dictionary, so
 // they can be written to a single Arrow IPC file as they are.
 func (d *Dataset) NewReader(mem memory.Allocator, f Filter) *Reader {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
 	r := &Reader{ds: d, filter: f, mem: mem, dicts: newDicts(mem, d.variants)}
 	r.refs.Store(1)
 	return r

@@ -1,0 +1,58 @@
+// Package notebooks holds weft's notebooks; its test executes each one top
+// to bottom under weft's kernel with Debian's real Jupyter client.
+package notebooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const python = "/usr/bin/python3" // Debian's, with python3-nbclient
+
+// TestNotebooksExecute runs every notebook with nbclient and fails on any
+// error output. The Chord campaign runs WEFT_NOTEBOOK_SEEDS seeds (6 here;
+// 500 reproduces the report).
+func TestNotebooksExecute(t *testing.T) {
+	if out, err := exec.Command(python, "-c", "import nbclient, nbformat").CombinedOutput(); err != nil {
+		msg := "needs " + python + " with python3-nbclient (scripts/setup.sh): " + string(out)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	weft := filepath.Join(tmp, "weft")
+	if out, err := exec.Command("go", "build", "-o", weft, "../cmd/weft").CombinedOutput(); err != nil {
+		t.Fatalf("building weft: %v\n%s", err, out)
+	}
+	prefix := filepath.Join(tmp, "jupyter")
+	if out, err := exec.Command(weft, "kernel", "install", "--prefix", prefix, "--name", "weft").CombinedOutput(); err != nil {
+		t.Fatalf("installing the kernel: %v\n%s", err, out)
+	}
+	books, _ := filepath.Glob("*.ipynb")
+	if len(books) < 3 {
+		t.Fatalf("found %d notebooks, want 01, 02 and 03", len(books))
+	}
+	for _, nb := range books {
+		t.Run(strings.TrimSuffix(nb, ".ipynb"), func(t *testing.T) {
+			cmd := exec.Command(python, "testdata/execute.py", "weft", nb, root, filepath.Join(tmp, nb))
+			cmd.Env = append(os.Environ(),
+				"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
+				"WEFT_NOTEBOOK_SEEDS=6",
+				"WEFT_DATASETS="+filepath.Join(tmp, "datasets"),
+				"WEFT_CACHE="+filepath.Join(tmp, "cache"))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", nb, err, out)
+			}
+			t.Logf("%s", out)
+		})
+	}
+}

@@ -1,0 +1,461 @@
+# Generates notebooks/*.ipynb (run from notebooks/: python3 testdata/generate.py).
+# The notebooks are committed; edit the cells here or in Jupyter, not both.
+import json, sys
+def nb(cells):
+    out = []
+    for i, (kind, src) in enumerate(cells):
+        c = {"cell_type": kind, "id": f"c{i:02d}", "metadata": {}, "source": src.strip("\n").splitlines(True)}
+        if kind == "code":
+            c["execution_count"] = None
+            c["outputs"] = []
+        out.append(c)
+    return {"cells": out, "metadata": {"kernelspec": {"display_name": "Go (weft)", "language": "go", "name": "weft"},
+            "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"}}, "nbformat": 4, "nbformat_minor": 5}
+
+m4 = [
+("markdown", r"""
+# 01 — The M4 replicated register, checked exhaustively
+
+Seed experiment: `shared/seeds/process-mode-m4.txt`. Two real node processes (`targets/repl/repl.c`, ordinary
+blocking sockets) run under weft's supervisor, which owns the network between them. The checker explores every
+delivery order and checks `agree_on_ack = "all r in replies : r.val in node[1]"`: every write acknowledged to the
+client is stored on the backup.
+
+Run from the repository root (`jupyter notebook notebooks/`, kernel *Go (weft)*).
+"""),
+("code", r"""
+import (
+	"fmt"
+	"os"
+
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/repl/repl.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+m, err := model.Load("targets/repl/repl.model")
+if err != nil {
+	panic(err)
+}
+fmt.Println("model", m.Path, "nodes", m.Nodes, "variants", len(m.Variants))
+"""),
+("markdown", "## The correct variant holds over every delivery order"),
+("code", r"""
+correct, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "correct"})
+if err != nil {
+	panic(err)
+}
+fmt.Printf("%s %s over %d distinct states (%d executions)\n", correct.Invariants[0], correct.Verdict, correct.States, correct.Executions)
+"""),
+("markdown", "## The bug variant acks the client before the backup has the value: the counterexample"),
+("code", r"""
+bug, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "bug"})
+if err != nil {
+	panic(err)
+}
+v := bug.Violation
+fmt.Println("verdict:", bug.Verdict, "—", v.Invariant)
+fmt.Println("why:    ", v.Why)
+fmt.Println("state:  ", v.Summary)
+for i, s := range v.Steps {
+	fmt.Printf("step %d: %s\n", i+1, s)
+}
+"""),
+("markdown", r"""
+## The state space
+
+The three-node `targets/quorum` log (a poll loop, two backups, a planted stale-ack bug that needs a particular
+delivery order) shows how the search grows with depth.
+"""),
+("code", r"""
+q, err := model.Load("targets/quorum/quorum.model")
+if err != nil {
+	panic(err)
+}
+"""),
+("code", r"""
+// growth checks one variant to depth 8 and returns its states per depth.
+func growth(variant string) []charts.DepthCount {
+	r, err := mcsdk.Check(q, mcsdk.CheckOptions{Variant: variant, Depth: 8})
+	if err != nil {
+		panic(err)
+	}
+	path := 0
+	if r.Violation != nil {
+		path = len(r.Violation.Path)
+	}
+	fmt.Printf("%-6s %-8s %4d states %4d executions, violation path %d actions\n", variant, r.Verdict, r.States, r.Executions, path)
+	var rows []charts.DepthCount
+	for d, n := range r.ByDepth {
+		rows = append(rows, charts.DepthCount{Variant: variant, Depth: d, States: n})
+	}
+	return rows
+}
+rows := append(growth("fixed"), growth("bug")...)
+chart, err := charts.SearchGrowth("quorum-growth", rows)
+if err != nil {
+	panic(err)
+}
+chart
+"""),
+]
+
+chord = [
+("markdown", r"""
+# 02 — The Chord liveness-discipline experiment, deterministically
+
+Seed report: `shared/seeds/chord-liveness-discipline.txt`; protocol and invariants: `shared/design/chord-spec.md`;
+target: `targets/chord` (`chord_node.c` at levels 0/1/2 = variants orig, fix1, fix2).
+
+The campaign runs every seed for every variant, **twice** (run1, run2), and every claim below is computed.
+`WEFT_NOTEBOOK_SEEDS` sets the seeds per variant (500 reproduces the report; the test suite uses fewer).
+Campaigns resume: a dataset already on disk (e.g. from `scripts/chord-experiment.sh`) is reused, and an
+interrupted cell keeps every finished run.
+"""),
+("code", r"""
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/targets/chord/chordcheck"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/chord/chord.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+seeds := 500
+if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
+	seeds, _ = strconv.Atoi(s)
+}
+m, err := model.Load("targets/chord/chord.model")
+if err != nil {
+	panic(err)
+}
+fmt.Println("seeds per variant:", seeds)
+"""),
+("code", r"""
+pre := map[string]mcsdk.FaultPrecondition{"CrashPrecondition": chordcheck.CrashPrecondition}
+"""),
+("code", r"""
+// campaign runs (or resumes) one run of the 3 × seeds campaign with a live
+// progress bar; interrupting the cell stops it and keeps finished runs.
+func campaign(run string) string {
+	base := os.Getenv("WEFT_DATASETS") // where datasets go (default datasets/)
+	if base == "" {
+		base = "datasets"
+	}
+	out := fmt.Sprintf("%s/chord-%d-%s", base, seeds, run)
+	p := display.NewProgress("chord campaign "+run, 3*seeds)
+	start := time.Now()
+	sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{
+		Seeds: seeds, Out: out, RunID: run,
+		Registry: chordcheck.Registry(), Preconditions: pre,
+		Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) },
+	})
+	p.Finish()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d runs (%d already on disk) in %s\n", out, sum.Runs, sum.Resumed, time.Since(start).Round(time.Millisecond))
+	for _, v := range sum.Variants {
+		fmt.Printf("  %-5s valid %3d invalid %3d violated %3d rate %5.2f%% %v\n", v.Variant, v.Valid, v.Invalid, v.Violated, 100*v.Rate, v.ByInvariant)
+	}
+	return out
+}
+dirs := []string{campaign("run1"), campaign("run2")}
+"""),
+("markdown", "## Determinism: the two runs agree seed by seed"),
+("code", r"""
+verdicts := func(dir string) map[string]string {
+	rows, err := dataset.ReadRows(dir)
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]string{}
+	for _, r := range rows {
+		out[fmt.Sprintf("%s/%d", r.Variant, r.Seed)] = fmt.Sprint(r.Verdict, r.ViolatedInvariants, r.Steps)
+	}
+	return out
+}
+a, b := verdicts(dirs[0]), verdicts(dirs[1])
+same := len(a) == len(b)
+for k, v := range a {
+	if b[k] != v {
+		same = false
+		fmt.Println("differs:", k, v, b[k])
+	}
+}
+fmt.Printf("identical verdict (and step count) for all %d seed × variant pairs: %v\n", len(a), same)
+if !same {
+	panic("the two runs differ")
+}
+"""),
+("markdown", "## Rates with intervals, the tests behind orig > fix1 > fix2, and drift"),
+("code", r"""
+rows, err := dataset.ReadRows(dirs...)
+if err != nil {
+	panic(err)
+}
+outcomes := make([]analysis.Outcome, len(rows))
+for i, r := range rows {
+	outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: r.RunID, Verdict: r.Verdict, Seed: r.Seed}
+}
+table, err := analysis.Tally(outcomes)
+if err != nil {
+	panic(err)
+}
+table = table.Reorder([]string{"orig", "fix1", "fix2"})
+summary, err := analysis.Summarize(table, analysis.SummaryOptions{})
+if err != nil {
+	panic(err)
+}
+summary
+"""),
+("code", r"""
+func rateBars() []charts.RateBar {
+	var bars []charts.RateBar
+	for _, c := range table.Counts() {
+		iv, err := analysis.WilsonInterval(c, 0.95)
+		if err != nil {
+			continue
+		}
+		bars = append(bars, charts.RateBar{Variant: c.Group, Rate: float64(c.Successes) / float64(c.Trials), Lo: iv.Lower, Hi: iv.Upper, K: c.Successes, N: c.Trials})
+	}
+	return bars
+}
+bars := rateBars()
+rates, err := charts.Rates("chord-rates", bars)
+if err != nil {
+	panic(err)
+}
+rates
+"""),
+("markdown", "## Falsification claims"),
+("code", r"""
+func parseClaims(texts ...string) []analysis.Claim {
+	var claims []analysis.Claim
+	for _, text := range texts {
+		c, err := analysis.ParseClaim(text)
+		if err != nil {
+			panic(err)
+		}
+		claims = append(claims, c)
+	}
+	return claims
+}
+claims := parseClaims(
+	"rate(orig) > rate(fix1)",
+	"rate(fix1) > rate(fix2)",
+	"rate(orig) > rate(fix1) > rate(fix2)",
+	"rate(fix2) <= 2%",
+	"drift(orig) == 0 within=0.02",
+)
+claimReport, err := analysis.EvaluateClaims(claims, table)
+if err != nil {
+	panic(err)
+}
+claimReport
+"""),
+("markdown", r"""
+## One traced failure per level
+
+The first violating seed of each variant, from its recording alone (`weft trace` shows the same): declared
+pointers per node over time, crashes marked. Level 0 shows Zave's Figure 6 mechanism: a node adopts a dead node
+and loses its live pointers.
+"""),
+("code", r"""
+// firstFailures reads, per variant, the recording of the first violating
+// seed of run1.
+func firstFailures() map[string]*weftlog.Recording {
+	traced := map[string]*weftlog.Recording{}
+	for _, r := range rows {
+		if r.RunID != "run1" || r.Verdict != dataset.Violated || r.RecordingPath == "" {
+			continue
+		}
+		old := traced[r.Variant]
+		if old != nil && int64(old.Header.Seed) < r.Seed {
+			continue
+		}
+		rec, err := weftlog.ReadFile(dirs[0] + "/" + r.RecordingPath)
+		if err != nil {
+			panic(err)
+		}
+		traced[r.Variant] = rec
+	}
+	return traced
+}
+traced := firstFailures()
+for _, v := range []string{"orig", "fix1", "fix2"} {
+	if rec := traced[v]; rec != nil {
+		fmt.Printf("%s: seed %d, %v first at op %d — weft trace %s/recordings/%s-%d.weftlog --vars succ,succ2,pred\n",
+			v, rec.Header.Seed, rec.Verdict.Violated, rec.Verdict.FirstViolationStep, dirs[0], v, rec.Header.Seed)
+	}
+}
+"""),
+("code", r"""
+timeline := func(name string, rec *weftlog.Recording) *charts.Chart {
+	var ev []charts.TraceEvent
+	for _, e := range rec.Events {
+		if e.Step > rec.Verdict.FirstViolationStep+20 {
+			break
+		}
+		switch {
+		case e.Kind == "state" && (e.Var == "succ" || e.Var == "succ2"):
+			ev = append(ev, charts.TraceEvent{Step: e.Step, TimeUS: e.T, Node: fmt.Sprintf("n%d", e.Node), Kind: charts.KindState, Var: e.Var, Value: e.Value})
+		case e.Kind == "crash":
+			ev = append(ev, charts.TraceEvent{Step: e.Step, TimeUS: e.T, Node: fmt.Sprintf("n%d", e.Node), Kind: charts.KindCrash})
+		}
+	}
+	c, err := charts.Timeline(name, ev)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+var level0 *charts.Chart
+if rec := traced["orig"]; rec != nil {
+	level0 = timeline("trace-orig", rec)
+}
+level0
+"""),
+("code", r"""
+var level2 *charts.Chart
+if rec := traced["fix2"]; rec != nil {
+	level2 = timeline("trace-fix2", rec)
+}
+level2
+"""),
+]
+
+ds = [
+("markdown", r"""
+# 03 — Datasets: load, filter, merge, export
+
+Campaign verdicts are Apache Arrow IPC files plus a manifest. This notebook runs two small shards of a campaign
+(the `election` target), merges them, filters, reads the rows as an Arrow table, and exports Parquet and CSV for
+pandas, Polars, DuckDB or R.
+"""),
+("code", r"""
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/election/election.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+tmp, err := os.MkdirTemp("", "weft-notebook-03-")
+if err != nil {
+	panic(err)
+}
+m, err := model.Load("targets/election/election.model")
+if err != nil {
+	panic(err)
+}
+"""),
+("code", r"""
+// shard runs shard k of 2 of a 40-seed campaign.
+func shard(k int) string {
+	out := filepath.Join(tmp, fmt.Sprintf("shard%d", k))
+	sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 40, ShardK: k, ShardN: 2, Out: out})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("shard %d/2: %d runs\n", k, sum.Runs)
+	return out
+}
+shards := []string{shard(1), shard(2)}
+"""),
+("markdown", "## Merge the shards into one dataset"),
+("code", r"""
+merged := filepath.Join(tmp, "merged")
+res, err := dataset.Merge(merged, shards...)
+if err != nil {
+	panic(err)
+}
+man, err := dataset.ReadManifest(merged)
+if err != nil {
+	panic(err)
+}
+fmt.Printf("merged %d rows (%d duplicates, %d recordings); variants %v; seeds %v\n", res.Rows, res.Duplicates, res.Recordings, man.VariantNames(), man.Seeds)
+"""),
+("markdown", "## Filter: the violating runs of the bug variant"),
+("code", r"""
+d, err := dataset.Open(merged)
+if err != nil {
+	panic(err)
+}
+bad, err := d.Rows(dataset.Filter{Variants: []string{"bug"}, Verdicts: []string{dataset.Violated}})
+if err != nil {
+	panic(err)
+}
+for _, r := range bad {
+	fmt.Printf("seed %3d %s %v after %d steps, recording %s\n", r.Seed, r.Verdict, r.ViolatedInvariants, r.Steps, r.RecordingPath)
+}
+"""),
+("markdown", "## The Arrow schema"),
+("code", r"""
+for _, f := range dataset.Schema().Fields() {
+	fmt.Printf("  %-22s %s\n", f.Name, f.Type)
+}
+"""),
+("markdown", "## Export for other tools"),
+("code", r"""
+func export(f dataset.Format) {
+	out := filepath.Join(tmp, "election."+string(f))
+	n, err := dataset.Export(out, f, dataset.Filter{}, merged)
+	if err != nil {
+		panic(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%-8s %4d rows %7d bytes  %s\n", f, n, st.Size(), filepath.Base(out))
+}
+export(dataset.FormatParquet)
+export(dataset.FormatCSV)
+export(dataset.FormatArrow)
+os.RemoveAll(tmp)
+"""),
+]
+json.dump(nb(m4), open("01-m4-replicated-register.ipynb","w"), indent=1)
+json.dump(nb(chord), open("02-chord-liveness-discipline.ipynb","w"), indent=1)
+json.dump(nb(ds), open("03-datasets.ipynb","w"), indent=1)
