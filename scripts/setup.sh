@@ -48,6 +48,8 @@ fi
 mkdir -p bin
 go build -o bin/weft ./cmd/weft
 echo "setup: built bin/weft"
+# The Jupyter kernel for the notebooks (kernelspec in the user's Jupyter dir).
+bin/weft kernel install --user >/dev/null && echo "setup: installed the Jupyter kernel 'Go (weft)'"
 
 # The main job.
 if [[ -f targets/repl/repl.model ]]; then
