@@ -61,6 +61,14 @@ func (c *call) vsock(fd uint64) *vfd {
 	return nil
 }
 
+// vtimer returns the timerfd behind the target's fd, or nil.
+func (c *call) vtimer(fd uint64) *vtimer {
+	if v := c.n.fds[int(int32(fd))]; v != nil {
+		return v.timer
+	}
+	return nil
+}
+
 // vrandom reports whether the target's fd is a virtual random device.
 func (c *call) vrandom(fd uint64) bool {
 	v := c.n.fds[int(int32(fd))]

@@ -9,6 +9,9 @@ import (
 // Read implements read(2): a receive on virtual sockets; the kernel runs it
 // for every other descriptor.
 func sysRead(c *call) result {
+	if t := c.vtimer(c.arg(0)); t != nil {
+		return readTimer(c, t)
+	}
 	if c.vrandom(c.arg(0)) {
 		return readRandom(c, []iovec{{c.arg(1), c.arg(2)}})
 	}
@@ -174,13 +177,13 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 		a.NewFD = uint32(newfd)
 		fd, err = addFD(c.n.listener, &a)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, ours: ours}
+			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, timer: v.timer, ours: ours}
 			return ret(int64(fd))
 		}
 	} else {
 		fd, err = injectFD(c.n.listener, c.req.ID, ours, cloexec)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, ours: ours}
+			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, timer: v.timer, ours: ours}
 			return ret(int64(fd))
 		}
 	}

@@ -43,6 +43,7 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		return errno(unix.EFAULT)
 	}
 	ready := 0
+	var next int64 // the earliest armed timerfd among the fds
 	for i := 0; i < int(nfds); i++ {
 		p := b[8*i:]
 		fd := int32(binary.LittleEndian.Uint32(p))
@@ -53,7 +54,10 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 			if v == nil {
 				return failf("poll on fd %d, which is not a virtual socket, is not modelled", fd)
 			}
-			rev = readiness(v) & (events | unix.POLLHUP | unix.POLLERR)
+			rev = readiness(v, c.w.now) & (events | unix.POLLHUP | unix.POLLERR)
+			if v.timer != nil && v.timer.deadline > 0 && (next == 0 || v.timer.deadline < next) {
+				next = v.timer.deadline
+			}
 		}
 		binary.LittleEndian.PutUint16(p[6:], rev)
 		if rev != 0 {
@@ -61,7 +65,7 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		}
 	}
 	if ready == 0 {
-		if r, wait := c.wait(timeout); wait {
+		if r, wait := c.waitUntil(timeout, next); wait {
 			return r
 		}
 	}
@@ -72,7 +76,13 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 }
 
 // readiness is the poll(2) event mask of a virtual socket.
-func readiness(v *vfd) uint16 {
+func readiness(v *vfd, now int64) uint16 {
+	if v.timer != nil {
+		if v.timer.fire(now) > 0 {
+			return unix.POLLIN | pollRdnorm
+		}
+		return 0
+	}
 	if v.random {
 		return unix.POLLIN | pollRdnorm | unix.POLLOUT | pollWrnorm
 	}
@@ -88,6 +98,22 @@ func readiness(v *vfd) uint16 {
 		ev |= unix.POLLHUP
 	}
 	return ev
+}
+
+// waitUntil is wait, woken no later than timer (a world time, 0 none),
+// when a polled timerfd expires first.
+func (c *call) waitUntil(timeout, timer int64) (result, bool) {
+	if timer == 0 || timeout == 0 || c.timedOut {
+		return c.wait(timeout)
+	}
+	if !c.started {
+		c.started = true
+		c.deadline = timer
+		if timeout > 0 && c.w.now+timeout < timer {
+			c.deadline = c.w.now + timeout
+		}
+	}
+	return park(), true
 }
 
 // wait decides what a call with nothing ready does: wait=false means the
@@ -161,7 +187,7 @@ func selectCommon(c *call, timeout int64) result {
 			if v == nil {
 				return failf("select on fd %d, which is not a virtual socket, is not modelled", fd)
 			}
-			if readiness(v)&masks[i] != 0 {
+			if readiness(v, c.w.now)&masks[i] != 0 {
 				out[i][fd/8] |= 1 << (fd % 8)
 				ready++
 			}

@@ -103,9 +103,18 @@ type node struct {
 // supervisor's copy of the injected file description (a socketpair end),
 // which shares O_NONBLOCK with the target's descriptor.
 type vfd struct {
-	sock   *netsim.Socket // nil for a random device
+	sock   *netsim.Socket // nil for a random device or a timer
 	random bool           // /dev/urandom or /dev/random
+	timer  *vtimer        // a timerfd
 	ours   int
+}
+
+// vtimer is a timerfd's state in virtual time.
+type vtimer struct {
+	clock    uint64
+	deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed
+	interval int64 // ns; 0 one-shot
+	expired  uint64
 }
 
 // call is one intercepted syscall, possibly parked.

@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +75,22 @@ int main(void)
 	select(0, NULL, NULL, NULL, &tv);                             /* 30 s */
 	usleep(500000);                                               /* 0.5 s */
 	sleep(1);                                                     /* 1 s */
+
+	/* A periodic timerfd: first expiry after 5 s, then every second. */
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	struct itimerspec its = { .it_value = { .tv_sec = 5 }, .it_interval = { .tv_sec = 1 } };
+	uint64_t ticks = 0;
+	timerfd_settime(tfd, 0, &its, NULL);
+	if (read(tfd, &ticks, sizeof ticks) == sizeof ticks)        /* blocks 5 s */
+		printf("timerfd     %llu expiration after 5 s\n", (unsigned long long)ticks);
+	struct timespec three = { .tv_sec = 3 };
+	nanosleep(&three, NULL);                                      /* 3 s */
+	if (read(tfd, &ticks, sizeof ticks) == sizeof ticks)
+		printf("timerfd     %llu expirations during 3 s of sleep\n", (unsigned long long)ticks);
+	struct pollfd pfd = { .fd = tfd, .events = POLLIN };
+	if (poll(&pfd, 1, -1) == 1 && read(tfd, &ticks, sizeof ticks) == sizeof ticks)  /* 1 s */
+		printf("timerfd     %llu expiration by poll\n", (unsigned long long)ticks);
+	close(tfd);
 
 	elapsed_ms = mono_ms() - start;
 	show_clocks("end  ");

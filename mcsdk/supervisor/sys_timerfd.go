@@ -1,0 +1,126 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// fire counts the expirations up to now and re-arms an interval timer
+// (timerfd_create(2): a read returns the number of expirations since the
+// last read).
+func (t *vtimer) fire(now int64) uint64 {
+	if t.deadline > 0 && now >= t.deadline {
+		k := uint64(1)
+		if t.interval > 0 {
+			k += uint64((now - t.deadline) / t.interval)
+			t.deadline += int64(k) * t.interval
+		} else {
+			t.deadline = 0
+		}
+		t.expired += k
+	}
+	return t.expired
+}
+
+// TimerfdCreate implements timerfd_create(2) on the virtual clock.
+func sysTimerfdCreate(c *call) result {
+	clock := c.arg(0)
+	if _, ok := c.w.clockNow(clock); !ok {
+		return errno(unix.EINVAL)
+	}
+	flags := uint64(0)
+	if c.arg(1)&unix.TFD_NONBLOCK != 0 {
+		flags |= unix.SOCK_NONBLOCK
+	}
+	if c.arg(1)&unix.TFD_CLOEXEC != 0 {
+		flags |= unix.SOCK_CLOEXEC
+	}
+	return c.install(&vfd{timer: &vtimer{clock: clock}}, flags)
+}
+
+// itimerspec returns the (interval, value) of a struct itimerspec.
+func (c *call) readItimerspec(addr uint64) (interval, value int64, err error) {
+	if interval, err = c.readTimespec(addr); err != nil {
+		return
+	}
+	value, err = c.readTimespec(addr + 16)
+	return
+}
+
+// remaining is the timer's struct itimerspec as timerfd_gettime reports it.
+func (t *vtimer) remaining(now int64) []byte {
+	left := int64(0)
+	if t.deadline > 0 {
+		left = max(t.deadline-now, 1)
+	}
+	return append(timespecBytes(t.interval), timespecBytes(left)...)
+}
+
+// TimerfdSettime implements timerfd_settime(2), relative or
+// TFD_TIMER_ABSTIME, one-shot or periodic.
+func sysTimerfdSettime(c *call) result {
+	t := c.vtimer(c.arg(0))
+	if t == nil {
+		return errno(unix.EINVAL)
+	}
+	interval, value, err := c.readItimerspec(c.arg(2))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if c.arg(3) != 0 {
+		if err := c.write(c.arg(3), t.remaining(c.w.now)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	t.interval, t.expired = interval, 0
+	switch {
+	case value == 0:
+		t.deadline = 0
+	case c.arg(1)&unix.TFD_TIMER_ABSTIME != 0:
+		now, _ := c.w.clockNow(t.clock)
+		t.deadline = c.w.now + max(value-now, 0)
+	default:
+		t.deadline = c.w.now + value
+	}
+	if t.deadline == c.w.now && value != 0 {
+		t.fire(c.w.now)
+	}
+	return ret(0)
+}
+
+// TimerfdGettime implements timerfd_gettime(2).
+func sysTimerfdGettime(c *call) result {
+	t := c.vtimer(c.arg(0))
+	if t == nil {
+		return errno(unix.EINVAL)
+	}
+	t.fire(c.w.now)
+	return errno(errnoOf(c.write(c.arg(1), t.remaining(c.w.now))))
+}
+
+// readTimer serves read(2) of a timerfd: the expiration count as a u64,
+// blocking (in virtual time) until the next expiry.
+func readTimer(c *call, t *vtimer) result {
+	if c.arg(2) < 8 {
+		return errno(unix.EINVAL)
+	}
+	if n := t.fire(c.w.now); n > 0 {
+		t.expired = 0
+		if err := c.write(c.arg(1), binary.LittleEndian.AppendUint64(nil, n)); err != nil {
+			return errno(unix.EFAULT)
+		}
+		return ret(8)
+	}
+	v := c.n.fds[int(int32(c.arg(0)))]
+	if v.nonblocking() || t.deadline == 0 && c.timedOut {
+		return errno(unix.EAGAIN)
+	}
+	if t.deadline == 0 {
+		return park() // disarmed: blocks until the node is killed
+	}
+	c.started, c.deadline = true, t.deadline
+	return park()
+}
