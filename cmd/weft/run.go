@@ -20,8 +20,8 @@ func init() {
 		asJSON  bool
 	)
 	register(&command{
-		name:  "run",
-		usage: "run MODEL [--variant V] --seed S  |  run --seed S -- BINARY ARGS...",
+		name:    "run",
+		usage:   "run MODEL [--variant V] --seed S  |  run --seed S -- BINARY ARGS...",
 		summary: "one seeded run (virtual time, seeded faults and randomness), node output prefixed; exit as check",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
