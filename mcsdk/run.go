@@ -83,9 +83,10 @@ type Choice = weftlog.Choice
 
 // FaultEvent is one scheduled fault of a seeded run.
 type FaultEvent struct {
-	AtUS int64 // virtual µs since the start
-	Kind supervisor.ActionKind
-	Node int
+	AtUS  int64 // virtual µs since the start
+	Kind  supervisor.ActionKind
+	Node  int
+	About int // Notice: the crashed node
 }
 
 func (f FaultEvent) String() string { return fmt.Sprintf("%s %d at %dus", f.Kind, f.Node, f.AtUS) }
@@ -120,6 +121,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart
 	t.cfg.OnOutput = opts.OnOutput
+	t.cfg.Notice = sp.faults.Notice
 	r := &runner{t: t, sp: sp, opts: opts, res: &RunResult{Model: m.Path, Variant: v.Name, Seed: opts.Seed, Binary: t.bin, FirstViolationStep: -1}}
 	r.required = map[string]bool{}
 	for _, name := range sp.campaign.Required {
@@ -383,7 +385,7 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 	}
 	if len(r.faults) > 0 {
 		f := r.faults[0]
-		consider(supervisor.Action{Kind: f.Kind, Node: f.Node}, supervisor.Epoch+f.AtUS*1000)
+		consider(supervisor.Action{Kind: f.Kind, Node: f.Node, Req: f.About}, supervisor.Epoch+f.AtUS*1000)
 	}
 	fifo := r.sp.net.Order != "bag"
 	for _, c := range r.w.Network().Channels {
@@ -399,6 +401,19 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 		consider(supervisor.Action{Kind: supervisor.Timer, Node: tm.Node}, tm.Deadline)
 	}
 	return best, bestAt, found
+}
+
+// scheduleNotices queues the environment's death notices about crashed,
+// one to every other live node, each after a drawn network latency.
+func (r *runner) scheduleNotices(crashed int, at int64) {
+	for n := 0; n < r.t.m.Nodes; n++ {
+		if n == crashed || !r.w.Status(n).Alive {
+			continue
+		}
+		due := (at-supervisor.Epoch)/1000 + r.sp.latency.draw(r.lat)
+		r.faults = append(r.faults, FaultEvent{AtUS: due, Kind: supervisor.Notice, Node: n, About: crashed})
+	}
+	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].AtUS < r.faults[j].AtUS })
 }
 
 // nextReplayed takes the next recorded choice.
@@ -435,6 +450,12 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	w := r.w
 	ev := Event{Step: r.res.Steps + 1, Kind: a.Kind.String(), Node: a.Node, Peer: -1}
 	switch a.Kind {
+	case supervisor.Notice:
+		if len(r.faults) > 0 && r.faults[0].Node == a.Node && r.faults[0].Kind == a.Kind {
+			r.faults = r.faults[1:]
+		}
+		w.AdvanceTo(at)
+		ev.Peer = a.Req
 	case supervisor.Crash, supervisor.Restart:
 		if len(r.faults) > 0 && r.faults[0].Node == a.Node && r.faults[0].Kind == a.Kind {
 			r.faults = r.faults[1:]
@@ -472,6 +493,9 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
 	if err := w.Apply(a); err != nil {
 		return err
+	}
+	if a.Kind == supervisor.Crash && r.sp.faults.Notice != "" && r.opts.Replay == nil {
+		r.scheduleNotices(a.Node, at)
 	}
 	ev.T = (w.Now() - supervisor.Epoch) / 1000
 	r.res.Events = append(r.res.Events, ev)
@@ -540,7 +564,9 @@ func (r *runner) observe() error {
 	if r.res.FirstViolationStep >= 0 && r.sp.campaign.Check == "final" {
 		return nil // the first violation is known; only the end decides
 	}
-	failing, v, err := r.t.failing(r.w, ob)
+	// Each step decides only the required invariants; the others are
+	// reported from the final state (finish).
+	failing, v, err := r.t.failing(r.w, ob, r.isRequired)
 	if err != nil {
 		return err
 	}
@@ -578,7 +604,7 @@ func requiredOnly(names []string, req func(string) bool) []string {
 // finish decides the verdict from the final quiescent state.
 func (r *runner) finish() {
 	r.res.Final = r.last.state
-	failing, _, err := r.t.failing(r.w, *r.last)
+	failing, _, err := r.t.failing(r.w, *r.last, nil)
 	if err != nil {
 		r.res.Verdict, r.res.Detail = Error, err.Error()
 		return

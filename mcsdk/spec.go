@@ -43,6 +43,11 @@ type FaultSpec struct {
 	// From and Until bound the virtual time (µs) of seeded crashes.
 	From  int64 `toml:"from"`
 	Until int64 `toml:"until"`
+	// Notice, if set, is a failure detector: when a node crashes, the
+	// environment sends this line ("{node}" = the crashed node's index) to
+	// every live node over a fresh connection, each arriving after a
+	// network latency drawn from [network] latency.
+	Notice string `toml:"notice"`
 	// Partition lists network partitions of seeded runs.
 	Partition []PartitionSpec `toml:"partition"`
 	// Precondition names a predicate every crash must satisfy, checked on

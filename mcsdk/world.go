@@ -116,13 +116,20 @@ func (t *target) observeSome(w *supervisor.World, last *model.State, reread func
 			}
 			base = b
 		}
-		for _, s := range t.syms.syms {
-			b, err := w.ReadMem(i, base+uintptr(s.addr), s.size)
-			if err != nil {
-				return ob, fmt.Errorf("node %d: reading %s: %v", i, s.v.Name, err)
+		if len(t.syms.syms) > 0 {
+			addrs := make([]uintptr, len(t.syms.syms))
+			sizes := make([]int, len(t.syms.syms))
+			for k, s := range t.syms.syms {
+				addrs[k], sizes[k] = base+uintptr(s.addr), s.size
 			}
-			ob.globals = append(ob.globals, b...)
-			ns.Vars[s.v.Name] = s.v.Type.Decode(b)
+			vals, err := w.ReadMemv(i, addrs, sizes)
+			if err != nil {
+				return ob, fmt.Errorf("node %d: reading its declared globals: %v", i, err)
+			}
+			for k, s := range t.syms.syms {
+				ob.globals = append(ob.globals, vals[k]...)
+				ns.Vars[s.v.Name] = s.v.Type.Decode(vals[k])
+			}
 		}
 		ob.state.Nodes[i] = ns
 	}
@@ -191,10 +198,11 @@ func (t *target) observeChanged(w *supervisor.World, prev *observation) (observa
 	return t.observeSome(w, &prev.state, func(i int) bool { return w.Ran(i) })
 }
 
-// failing evaluates every invariant (and the no-crash rule) and returns
+// failing evaluates the invariants only selects (all when nil) and the
+// no-crash rule, and returns
 // the names of those that fail, in model order, with the first as a
 // Violation.
-func (t *target) failing(w *supervisor.World, ob observation) ([]string, *Violation, error) {
+func (t *target) failing(w *supervisor.World, ob observation, only func(string) bool) ([]string, *Violation, error) {
 	var names []string
 	var first *Violation
 	for i := 0; i < t.m.Nodes; i++ {
@@ -206,6 +214,9 @@ func (t *target) failing(w *supervisor.World, ob observation) ([]string, *Violat
 		}
 	}
 	for _, inv := range t.m.Invariants {
+		if only != nil && !only(inv.Name) {
+			continue
+		}
 		ok, why, err := inv.Check(ob.state)
 		if err != nil {
 			return nil, nil, err

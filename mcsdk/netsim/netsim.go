@@ -346,6 +346,15 @@ func (n *Network) InjectEnv(env *Socket, data []byte) {
 	}
 }
 
+// CloseEnv ends the environment's side of a connection: the node reads
+// what was injected, then EOF.
+func (n *Network) CloseEnv(env *Socket) {
+	env.closed = true
+	if env.peer != nil {
+		env.peer.rdEOF = true
+	}
+}
+
 // Recv reads up to max bytes (stream) or one datagram (truncated to max).
 // It returns ok=false when nothing is available and the call would block;
 // a stream at EOF returns ok=true with no data. peek leaves data queued.

@@ -69,12 +69,6 @@ func (c *call) vtimer(fd uint64) *vtimer {
 	return nil
 }
 
-// vrandom reports whether the target's fd is a virtual random device.
-func (c *call) vrandom(fd uint64) bool {
-	v := c.n.fds[int(int32(fd))]
-	return v != nil && v.random
-}
-
 // nonblocking reports O_NONBLOCK on the shared file description.
 func (v *vfd) nonblocking() bool {
 	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
@@ -157,33 +151,21 @@ func (c *call) writeSockaddr(addr, lenp uint64, a netsim.Addr) unix.Errno {
 	return 0
 }
 
+// linuxErrno maps netsim's errors to Linux errnos.
+var linuxErrno = map[netsim.Errno]unix.Errno{
+	netsim.OK: 0, netsim.EADDRINUSE: unix.EADDRINUSE, netsim.EINVAL: unix.EINVAL,
+	netsim.ENOTCONN: unix.ENOTCONN, netsim.EISCONN: unix.EISCONN, netsim.ECONNREFUSED: unix.ECONNREFUSED,
+	netsim.ECONNRESET: unix.ECONNRESET, netsim.EPIPE: unix.EPIPE, netsim.EAGAIN: unix.EAGAIN,
+	netsim.EDESTADDRREQ: unix.EDESTADDRREQ, netsim.EOPNOTSUPP: unix.EOPNOTSUPP,
+}
+
 // sysErrno maps a netsim error to the Linux errno.
 func sysErrno(e netsim.Errno) unix.Errno {
-	switch e {
-	case netsim.OK:
-		return 0
-	case netsim.EADDRINUSE:
-		return unix.EADDRINUSE
-	case netsim.EINVAL:
-		return unix.EINVAL
-	case netsim.ENOTCONN:
-		return unix.ENOTCONN
-	case netsim.EISCONN:
-		return unix.EISCONN
-	case netsim.ECONNREFUSED:
-		return unix.ECONNREFUSED
-	case netsim.ECONNRESET:
-		return unix.ECONNRESET
-	case netsim.EPIPE:
-		return unix.EPIPE
-	case netsim.EAGAIN:
-		return unix.EAGAIN
-	case netsim.EDESTADDRREQ:
-		return unix.EDESTADDRREQ
-	case netsim.EOPNOTSUPP:
-		return unix.EOPNOTSUPP
+	le, ok := linuxErrno[e]
+	if !ok {
+		panic(fmt.Sprintf("supervisor: unmapped netsim errno %d", e))
 	}
-	panic(fmt.Sprintf("supervisor: unmapped netsim errno %d", e))
+	return le
 }
 
 // iovec is struct iovec.

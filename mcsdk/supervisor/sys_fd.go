@@ -6,92 +6,83 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Read implements read(2): a receive on virtual sockets; the kernel runs it
+// Read implements read(2): a receive on virtual sockets, the expiration
+// count of a timerfd, seeded bytes from a random device; the kernel runs it
 // for every other descriptor.
 func sysRead(c *call) result {
-	if t := c.vtimer(c.arg(0)); t != nil {
-		return readTimer(c, t)
-	}
-	if c.vrandom(c.arg(0)) {
-		return readRandom(c, []iovec{{c.arg(1), c.arg(2)}})
-	}
-	v := c.vsock(c.arg(0))
-	if v == nil {
+	return readInto(c, c.arg(0), []iovec{{c.arg(1), c.arg(2)}})
+}
+
+// Readv implements readv(2).
+func sysReadv(c *call) result {
+	if c.n.fds[int(int32(c.arg(0)))] == nil {
 		return cont()
 	}
-	data, _, r, ok := receive(c, v, int(c.arg(2)), 0)
-	if !ok {
-		return r
+	iov, err := c.readIovecs(c.arg(1), c.arg(2))
+	if err != nil {
+		return errno(unix.EINVAL)
 	}
-	if err := c.write(c.arg(1), data); err != nil {
-		return errno(unix.EFAULT)
+	return readInto(c, c.arg(0), iov)
+}
+
+// readInto is the read path shared by read and readv.
+func readInto(c *call, fd uint64, iov []iovec) result {
+	switch v := c.n.fds[int(int32(fd))]; {
+	case v == nil:
+		return cont()
+	case v.timer != nil:
+		if len(iov) != 1 {
+			return errno(unix.EINVAL)
+		}
+		return readTimer(c, v.timer, iov[0])
+	case v.random:
+		return readRandom(c, iov)
+	default:
+		data, _, r, ok := receive(c, v, iovLen(iov), 0)
+		if !ok {
+			return r
+		}
+		if err := c.scatter(iov, data); err != nil {
+			return errno(unix.EFAULT)
+		}
+		return ret(int64(len(data)))
 	}
-	return ret(int64(len(data)))
 }
 
 // Write implements write(2): a send on virtual sockets. Writes to stdout
 // and stderr are captured by weft, so node output interleaves in the
 // scheduler's order rather than the host's.
 func sysWrite(c *call) result {
-	fd := c.arg(0)
-	v := c.vsock(fd)
-	if v == nil && fd != 1 && fd != 2 {
-		return cont()
-	}
-	data, err := c.read(c.arg(1), int(c.arg(2)))
-	if err != nil {
-		return errno(unix.EFAULT)
-	}
-	if v == nil {
-		c.w.nodeOutput(c.n, data)
-		return ret(int64(len(data)))
-	}
-	return c.send(v, data, 0, 0)
-}
-
-// Readv implements readv(2).
-func sysReadv(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil && !c.vrandom(c.arg(0)) {
-		return cont()
-	}
-	iov, err := c.readIovecs(c.arg(1), c.arg(2))
-	if err != nil {
-		return errno(unix.EINVAL)
-	}
-	if v == nil {
-		return readRandom(c, iov)
-	}
-	data, _, r, ok := receive(c, v, iovLen(iov), 0)
-	if !ok {
-		return r
-	}
-	if err := c.scatter(iov, data); err != nil {
-		return errno(unix.EFAULT)
-	}
-	return ret(int64(len(data)))
+	return writeFrom(c, c.arg(0), func() ([]byte, error) { return c.read(c.arg(1), int(c.arg(2))) })
 }
 
 // Writev implements writev(2).
 func sysWritev(c *call) result {
-	fd := c.arg(0)
+	return writeFrom(c, c.arg(0), func() ([]byte, error) {
+		iov, err := c.readIovecs(c.arg(1), c.arg(2))
+		if err != nil {
+			return nil, err
+		}
+		return c.gather(iov)
+	})
+}
+
+// writeFrom is the write path shared by write and writev; data reads the
+// caller's buffers only when weft serves the call.
+func writeFrom(c *call, fd uint64, data func() ([]byte, error)) result {
 	v := c.vsock(fd)
 	if v == nil && fd != 1 && fd != 2 {
 		return cont()
 	}
-	iov, err := c.readIovecs(c.arg(1), c.arg(2))
-	if err != nil {
-		return errno(unix.EINVAL)
-	}
-	data, err := c.gather(iov)
+	b, err := data()
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
 	if v == nil {
-		c.w.nodeOutput(c.n, data)
-		return ret(int64(len(data)))
+		c.w.nodeOutput(c.n, b)
+		return ret(int64(len(b)))
 	}
-	return c.send(v, data, 0, 0)
+	return c.send(v, b, 0, 0)
 }
 
 // Pread implements pread64(2) and pwrite64(2): sockets are not seekable.

@@ -103,13 +103,13 @@ func sysTimerfdGettime(c *call) result {
 
 // readTimer serves read(2) of a timerfd: the expiration count as a u64,
 // blocking (in virtual time) until the next expiry.
-func readTimer(c *call, t *vtimer) result {
-	if c.arg(2) < 8 {
+func readTimer(c *call, t *vtimer, buf iovec) result {
+	if buf.len < 8 {
 		return errno(unix.EINVAL)
 	}
 	if n := t.fire(c.w.now); n > 0 {
 		t.expired = 0
-		if err := c.write(c.arg(1), binary.LittleEndian.AppendUint64(nil, n)); err != nil {
+		if err := c.write(buf.base, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
 			return errno(unix.EFAULT)
 		}
 		return ret(8)

@@ -43,6 +43,10 @@ type Config struct {
 	// DataDirs gives every node a private working directory that survives
 	// its crash and restart.
 	DataDirs bool
+	// Notice is the line the environment sends each live node, over a
+	// fresh connection, when a node crashes (a failure detector's death
+	// notice); "{node}" becomes the crashed node's index. Empty: none.
+	Notice string
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
 }
@@ -171,9 +175,10 @@ const (
 	Timer                     // a parked call's timeout fires
 	Crash                     // kill a node (SIGKILL)
 	Restart                   // relaunch a crashed node
+	Notice                    // the environment tells Node that Req crashed
 )
 
-var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart"}
+var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice"}
 
 func (k ActionKind) String() string { return actionNames[k] }
 
@@ -182,8 +187,8 @@ type Action struct {
 	Kind  ActionKind
 	Chan  int // Deliver: channel
 	Index int // Deliver: message index within the channel
-	Node  int // Timer, Crash
-	Req   int // Client: request index
+	Node  int // Timer, Crash, Restart, Notice (the node told)
+	Req   int // Client: request index; Notice: the crashed node
 }
 
 // String is the action's stable text form, used in recordings.
@@ -199,6 +204,8 @@ func (a Action) String() string {
 		return fmt.Sprintf("crash %d", a.Node)
 	case Restart:
 		return fmt.Sprintf("restart %d", a.Node)
+	case Notice:
+		return fmt.Sprintf("notice %d.%d", a.Node, a.Req)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
 }
@@ -228,6 +235,9 @@ func ParseAction(s string) (Action, error) {
 	case "restart":
 		a.Kind = Restart
 		_, err = fmt.Sscanf(rest, "%d", &a.Node)
+	case "notice":
+		a.Kind = Notice
+		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Req)
 	default:
 		err = fmt.Errorf("unknown kind")
 	}

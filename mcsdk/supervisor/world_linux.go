@@ -209,22 +209,23 @@ const (
 func (w *World) waitEvent(n *node) (event, error) {
 	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}, {Fd: int32(n.pidfd), Events: unix.POLLIN}}
 	deadline := time.Now().Add(w.cfg.Watchdog)
-	cpu0 := cpuTime(n.pid)
+	cpu0 := time.Duration(-1) // read lazily: /proc costs more than a round trip
 	for {
 		ms := int(time.Until(deadline).Milliseconds())
 		if ms <= 0 {
 			// A loaded machine may starve a node of CPU: only a node that
-			// burned CPU the whole time (a busy loop) or sleeps in a call
-			// weft does not see is reported; a starved one gets more time.
-			state, cpu := procState(n.pid), cpuTime(n.pid)-cpu0
+			// burned CPU over a whole watchdog period (a busy loop) or sleeps
+			// in a call weft does not see is reported; a starved one gets
+			// more time.
+			state, cpu := procState(n.pid), cpuTime(n.pid)
 			switch {
 			case state == 'S' || state == 'D':
 				return 0, fmt.Errorf("watchdog: node has been blocked for %v in a call weft does not see (process state %c)", w.cfg.Watchdog, state)
-			case cpu >= w.cfg.Watchdog/2:
-				return 0, fmt.Errorf("watchdog: node ran %v of CPU without parking or exiting (a busy loop?)", cpu.Round(time.Millisecond))
+			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:
+				return 0, fmt.Errorf("watchdog: node ran %v of CPU without parking or exiting (a busy loop?)", (cpu - cpu0).Round(time.Millisecond))
 			}
 			deadline = time.Now().Add(w.cfg.Watchdog)
-			cpu0 = cpuTime(n.pid)
+			cpu0 = cpu
 			continue
 		}
 		k, err := unix.Poll(fds, ms)
@@ -434,6 +435,20 @@ func (w *World) Apply(a Action) error {
 		}
 		w.envNode[env.ID] = r.Node
 		w.net.InjectEnv(env, r.Data)
+	case Notice:
+		if w.cfg.Notice == "" || a.Node < 0 || a.Node >= len(w.nodes) {
+			return fmt.Errorf("supervisor: no death notices configured for %v", a)
+		}
+		if w.nodes[a.Node].exited {
+			break // a dead node hears nothing
+		}
+		env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + a.Node))
+		if e != netsim.OK {
+			break
+		}
+		w.envNode[env.ID] = a.Node
+		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
+		w.net.CloseEnv(env)
 	case Timer:
 		n := w.nodes[a.Node]
 		if n.parked == nil || n.parked.deadline < 0 {
@@ -526,6 +541,8 @@ func (w *World) Describe(a Action) string {
 		return fmt.Sprintf("crash n%d", a.Node)
 	case Restart:
 		return fmt.Sprintf("restart n%d", a.Node)
+	case Notice:
+		return fmt.Sprintf("notice to n%d: n%d crashed", a.Node, a.Req)
 	}
 	return a.String()
 }
@@ -600,6 +617,37 @@ func (w *World) ReadMem(i int, addr uintptr, size int) ([]byte, error) {
 		return nil, fmt.Errorf("node %d: short read at %#x", i, addr)
 	}
 	return buf, nil
+}
+
+// ReadMemv reads several regions of node i's memory with one
+// process_vm_readv: regions[k] bytes at addrs[k].
+func (w *World) ReadMemv(i int, addrs []uintptr, sizes []int) ([][]byte, error) {
+	n := w.nodes[i]
+	if n.exited {
+		return nil, fmt.Errorf("node %d has exited", i)
+	}
+	total := 0
+	for _, sz := range sizes {
+		total += sz
+	}
+	buf := make([]byte, total)
+	local := []unix.Iovec{{Base: &buf[0], Len: uint64(total)}}
+	remote := make([]unix.RemoteIovec, len(addrs))
+	out := make([][]byte, len(addrs))
+	off := 0
+	for k, a := range addrs {
+		remote[k] = unix.RemoteIovec{Base: a, Len: sizes[k]}
+		out[k] = buf[off : off+sizes[k]]
+		off += sizes[k]
+	}
+	got, err := unix.ProcessVMReadv(n.pid, local, remote, 0)
+	if err != nil {
+		return nil, err
+	}
+	if got != total {
+		return nil, fmt.Errorf("node %d: short read of its globals", i)
+	}
+	return out, nil
 }
 
 // LoadBase returns the address at which node i's executable was mapped

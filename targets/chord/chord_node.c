@@ -27,8 +27,10 @@
  *   GETSUCC <from>       ->  SUCC <me> <s1> <s2>
  *   NOTIFY <from>        ->  OK <me>
  *   FIND <from> <key>    ->  FOUND <me> <s> | NEXT <me> <s> | NONE <me>
+ *   DEAD <node index>    ->  OK <me>      (a failure detector's death notice)
  * A node learns that a peer is dead only from the network: a refused
- * connect, or a connection reset/closed before the reply arrived.
+ * connect, a connection reset/closed before the reply arrived, or a death
+ * notice from the environment's failure detector, itself delayed.
  *
  * CHORD_FIX selects which pointer adoptions consult that knowledge:
  *   0  none (the 2001 protocol)
@@ -337,6 +339,12 @@ static void serve(const char *req, char *out, size_t size)
 		snprintf(out, size, "OK %d\n", chord_id);
 	} else if (strcmp(verb, "FIND") == 0) {
 		answer_find(key, out, size);
+	} else if (strcmp(verb, "DEAD") == 0) {
+		/* A failure detector's death notice, "DEAD <node index>": the
+		 * environment's word, arriving with network delay. */
+		if (from >= 0 && from < cfg.nids)
+			learn_dead(cfg.ids[from], "death notice");
+		snprintf(out, size, "OK %d\n", chord_id);
 	} else {
 		snprintf(out, size, "ERR %d\n", chord_id);
 	}
