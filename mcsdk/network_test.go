@@ -81,3 +81,38 @@ func TestPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestDeathNotices: with [faults] notice, the crash of node 0 reaches node
+// 1 as a "DEAD 0" line over the virtual network, after a network latency
+// (here a constant 2 s, so the notice arrives 2 s after the crash).
+func TestDeathNotices(t *testing.T) {
+	m := probeModel(t, "notice", `[network]
+latency = "constant:2000000"
+[faults]
+crashes = 1
+nodes = [0]
+from = 1000000
+until = 1000000
+notice = "DEAD {node}\n"
+`)
+	r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1 := r.Final.Nodes[1].Vars
+	if got, _ := n1["eof"].AsInt(); got != 1 {
+		t.Fatalf("node 1 recorded %d, want the notice about node 0 (1)", got)
+	}
+	if got, _ := n1["total"].AsInt(); got != 3 {
+		t.Errorf("the notice arrived at t = %d s, want 3 (crash at 1 s + 2 s latency)", got)
+	}
+	notices := 0
+	for _, c := range r.Choices {
+		if c.Action == "notice 1.0" {
+			notices++
+		}
+	}
+	if notices != 1 {
+		t.Errorf("%d notice choices recorded, want 1: %v", notices, r.Choices)
+	}
+}

@@ -105,7 +105,23 @@ int main(int argc, char **argv)
 		return *(volatile int *)(long)argc - 4; /* reads address 4: SIGSEGV */
 	else if (!strcmp(mode, "exit3") && id == 1)
 		return 3;
-	else if (!strcmp(mode, "escape") && id == 0) {
+	else if (!strcmp(mode, "notice")) {
+		/* Serve connections on BASE_PORT+id; "DEAD <n>" records n+1. */
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in me = addr(base + id);
+		bind(l, (struct sockaddr *)&me, sizeof me);
+		listen(l, 4);
+		for (;;) {
+			int c = accept(l, NULL, NULL);
+			char line[32] = { 0 };
+			int n;
+			if (recv(c, line, sizeof line - 1, 0) > 0 && sscanf(line, "DEAD %d", &n) == 1) {
+				eof = n + 1;
+				total = (int)(time(NULL) - 1767225600);
+			}
+			close(c);
+		}
+	} else if (!strcmp(mode, "escape") && id == 0) {
 		/* Try to reach a real listener on the host's loopback. */
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 		struct sockaddr_in a = addr(base + 50);
