@@ -32,6 +32,9 @@ type CheckOptions struct {
 	Abstraction Abstraction
 	Registry    model.Registry // Go invariants referenced as "go:NAME"
 	Watchdog    time.Duration  // 0: 10 s of wall time per node step
+	// Preconditions are Go fault preconditions ("go:NAME"); a crash that
+	// breaks the model's precondition is not explored.
+	Preconditions map[string]FaultPrecondition
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
 	_        struct{}
@@ -100,7 +103,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart
-	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults}
+	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults, sp: sp}
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
@@ -138,12 +141,13 @@ type explorer struct {
 	byDepth    []int
 	violation  *Violation
 	faults     FaultSpec
+	sp         *specs
 }
 
 // enabled lists the world's actions plus the faults the model allows:
 // a crash of an eligible live node while the crash budget lasts, and a
 // restart of a crashed node when restarts are on.
-func (x *explorer) enabled(w *supervisor.World, path []Action) []Action {
+func (x *explorer) enabled(w *supervisor.World, path []Action, s model.State) []Action {
 	acts := w.Enabled()
 	crashes := 0
 	for _, a := range path {
@@ -155,7 +159,10 @@ func (x *explorer) enabled(w *supervisor.World, path []Action) []Action {
 		st := w.Status(n)
 		switch {
 		case st.Alive && crashes < x.faults.Crashes:
-			acts = append(acts, Action{Kind: supervisor.Crash, Node: n})
+			// A crash the fault precondition forbids is not a legal fault.
+			if ok, _ := x.sp.crashAllowed(x.opts.Preconditions, s, n); ok {
+				acts = append(acts, Action{Kind: supervisor.Crash, Node: n})
+			}
 		case st.Killed && x.faults.Restart:
 			acts = append(acts, Action{Kind: supervisor.Restart, Node: n})
 		}
@@ -211,7 +218,7 @@ func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) 
 		w.Close()
 		return errStop
 	}
-	acts := x.enabled(w, path)
+	acts := x.enabled(w, path, ob.state)
 	if len(path) >= x.depth || len(acts) == 0 {
 		x.executions++
 		w.Close()

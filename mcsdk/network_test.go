@@ -4,6 +4,7 @@ package mcsdk_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -114,5 +115,32 @@ notice = "DEAD {node}\n"
 	}
 	if notices != 1 {
 		t.Errorf("%d notice choices recorded, want 1: %v", notices, r.Choices)
+	}
+}
+
+// TestExpressionPrecondition: a fault precondition written in the
+// invariant language, with f the crashing node, makes a breaking crash
+// invalid and names it; a precondition that holds lets the crash happen.
+func TestExpressionPrecondition(t *testing.T) {
+	for _, tc := range []struct {
+		pre     string
+		verdict mcsdk.Verdict
+	}{
+		{"f != 0", mcsdk.Invalid},
+		{"f == 0 and node[1].nchunks == 0", mcsdk.Holds},
+	} {
+		m := probeModel(t, "notice", fmt.Sprintf("[faults]\ncrashes = 1\nnodes = [0]\nfrom = 1000\nuntil = 1000\nprecondition = %q\n", tc.pre))
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != tc.verdict {
+			t.Errorf("precondition %q: verdict %s (%s), want %s", tc.pre, r.Verdict, r.Detail, tc.verdict)
+		}
+	}
+	// A bad expression is a model error with its position.
+	m := probeModel(t, "notice", "[faults]\ncrashes = 1\nprecondition = \"node[f].nosuch == 1\"\n")
+	if _, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1}); err == nil || !strings.Contains(err.Error(), ".model:") {
+		t.Errorf("bad precondition: error %v, want one naming file:line:col", err)
 	}
 }

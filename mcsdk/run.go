@@ -506,15 +506,31 @@ func fmtUS(at int64) string { return fmt.Sprintf("%.3fms", float64(at-supervisor
 
 // precondition evaluates the fault precondition for a crash of node.
 func (r *runner) precondition(node int) (bool, string) {
-	name := r.sp.faults.Precondition
+	return r.sp.crashAllowed(r.opts.Preconditions, r.last.state, node)
+}
+
+// crashAllowed evaluates the model's fault precondition for a crash of
+// node in state s: an expression (f = node) or a Go predicate.
+func (sp *specs) crashAllowed(gos map[string]FaultPrecondition, s model.State, node int) (bool, string) {
+	name := sp.faults.Precondition
 	if name == "" {
 		return true, ""
 	}
-	p := r.opts.Preconditions[trimGo(name)]
+	if e := sp.precond; e != nil {
+		v, err := e.Eval(s, map[string]int64{"f": int64(node)})
+		if err != nil {
+			return false, err.Error()
+		}
+		if ok, isBool := v.AsBool(); !isBool || !ok {
+			return false, fmt.Sprintf("%s is %v with f = %d", name, v, node)
+		}
+		return true, ""
+	}
+	p := gos[trimGo(name)]
 	if p == nil {
 		return false, fmt.Sprintf("unknown precondition %q", name)
 	}
-	return p(r.last.state, node)
+	return p(s, node)
 }
 
 func trimGo(s string) string {

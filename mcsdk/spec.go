@@ -50,9 +50,11 @@ type FaultSpec struct {
 	Notice string `toml:"notice"`
 	// Partition lists network partitions of seeded runs.
 	Partition []PartitionSpec `toml:"partition"`
-	// Precondition names a predicate every crash must satisfy, checked on
-	// the state at the moment of death: "go:NAME" for a Go predicate. A
-	// crash that breaks it makes the run invalid (exit 3).
+	// Precondition is a predicate every crash must satisfy, checked on the
+	// state at the moment of death: an expression of the invariant language
+	// in which f is the crashing node (e.g. "node[f].role != 1"), or
+	// "go:NAME" for a Go predicate. A crash that breaks it makes the run
+	// invalid (exit 3).
 	Precondition string `toml:"precondition"`
 }
 
@@ -90,6 +92,7 @@ type CampaignSpec struct {
 
 // specs are the fault-related sections of a model.
 type specs struct {
+	precond  *model.Expr // an expression precondition, with f the crashing node
 	net      NetworkSpec
 	faults   FaultSpec
 	campaign CampaignSpec
@@ -154,6 +157,11 @@ func readSpecs(m *model.Model) (*specs, error) {
 			}
 		} else if p.Until <= p.From {
 			return nil, fmt.Errorf("%s: [[faults.partition]] %d: until must come after from", m.Path, i+1)
+		}
+	}
+	if p := s.faults.Precondition; p != "" && !strings.HasPrefix(p, "go:") {
+		if s.precond, err = m.ExprAtWith("faults", "precondition", "f"); err != nil {
+			return nil, err
 		}
 	}
 	if len(s.faults.Nodes) == 0 {

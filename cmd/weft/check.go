@@ -43,7 +43,7 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
-			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction), Registry: registry()})
+			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction), Registry: registry(), Preconditions: preconditions()})
 			if err != nil {
 				return exitUsage, err
 			}

@@ -102,6 +102,11 @@ type boundVar struct {
 // compile parses src with the position mapping at and checks its names
 // against m.
 func (m *Model) compile(src string, at func(int) Pos) (*Expr, error) {
+	return m.compileWith(src, at, nil)
+}
+
+// compileWith is compile with extra names in scope (supplied at Eval).
+func (m *Model) compileWith(src string, at func(int) Pos, names []string) (*Expr, error) {
 	e, err := parseExpr(src, at)
 	if err != nil {
 		return nil, err
@@ -111,6 +116,9 @@ func (m *Model) compile(src string, at func(int) Pos) (*Expr, error) {
 		e.logs[m.Client.Log] = true
 	}
 	sc := &scope{m: m}
+	for _, name := range names {
+		sc.bound = append(sc.bound, boundVar{name: name})
+	}
 	if err := sc.check(e.root, false); err != nil {
 		return nil, e.posErr(err)
 	}
@@ -132,6 +140,13 @@ func (m *Model) CompileExpr(pos Pos, src string) (*Expr, error) {
 // ExprAt compiles the string value at [section].key of the model file (e.g.
 // a precondition), with exact file positions, like CompileExpr.
 func (m *Model) ExprAt(section, key string) (*Expr, error) {
+	return m.ExprAtWith(section, key)
+}
+
+// ExprAtWith is ExprAt for an expression that may also use the given
+// names, whose values Eval's env supplies (e.g. a fault precondition's
+// crashing node, "f").
+func (m *Model) ExprAtWith(section, key string, names ...string) (*Expr, error) {
 	t, ok := m.Raw(section)
 	if !ok {
 		return nil, fmt.Errorf("model %s has no [%s] section", m.Path, section)
@@ -144,7 +159,7 @@ func (m *Model) ExprAt(section, key string) (*Expr, error) {
 		}
 		return nil, errorf(m.loc.keyPos(section), "[%s] has no key %s", section, key)
 	}
-	return m.compile(src, m.stringPos(path))
+	return m.compileWith(src, m.stringPos(path), names)
 }
 
 // lookup finds the innermost bound variable called name.
