@@ -103,6 +103,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart
+	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults, sp: sp}
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
 	for _, inv := range m.Invariants {

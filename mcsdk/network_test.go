@@ -144,3 +144,22 @@ func TestExpressionPrecondition(t *testing.T) {
 		t.Errorf("bad precondition: error %v, want one naming file:line:col", err)
 	}
 }
+
+// TestLoseUnsynced: a node writes "A", fsyncs, writes "B", crashes and
+// restarts. With lose_unsynced the restarted node finds only "A"; without
+// it, both bytes.
+func TestLoseUnsynced(t *testing.T) {
+	for _, tc := range []struct {
+		lose bool
+		size int64 // bytes the restarted node finds
+	}{{true, 1}, {false, 2}} {
+		m := probeModel(t, "persist", fmt.Sprintf("[faults]\ncrashes = 1\nnodes = [0]\nfrom = 1000\nuntil = 1000\nrestart = true\nrestart_after = \"constant:1000\"\nlose_unsynced = %v\n", tc.lose))
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := r.Final.Nodes[0].Vars["total"].AsInt(); got != tc.size+1 {
+			t.Errorf("lose_unsynced=%v: the restarted node found %d bytes, want %d (%s %s)", tc.lose, got-1, tc.size, r.Verdict, r.Detail)
+		}
+	}
+}

@@ -40,6 +40,9 @@ type FaultSpec struct {
 	// (an action in exhaustive checks; after RestartAfter in seeded runs).
 	Restart      bool   `toml:"restart"`
 	RestartAfter string `toml:"restart_after"`
+	// LoseUnsynced makes a crash lose file data not yet fsync'd (each file
+	// of the node's data directory reverts to its last fsync'd content).
+	LoseUnsynced bool `toml:"lose_unsynced"`
 	// From and Until bound the virtual time (µs) of seeded crashes.
 	From  int64 `toml:"from"`
 	Until int64 `toml:"until"`

@@ -43,6 +43,10 @@ type Config struct {
 	// DataDirs gives every node a private working directory that survives
 	// its crash and restart.
 	DataDirs bool
+	// LoseUnsynced makes a crash lose file data the node had not fsync'd:
+	// each file in its data directory reverts to its content at its last
+	// fsync (empty if never). Names (creates, renames) are durable.
+	LoseUnsynced bool
 	// Notice is the line the environment sends each live node, over a
 	// fresh connection, when a node crashes (a failure detector's death
 	// notice); "{node}" becomes the crashed node's index. Empty: none.
@@ -68,6 +72,7 @@ type World struct {
 	envNode    map[int]int
 	replies    []Reply
 	dataRoot   string
+	synced     map[uint64][]byte // inode → content at its last fsync
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since

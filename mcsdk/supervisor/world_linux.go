@@ -465,6 +465,9 @@ func (w *World) Apply(a Action) error {
 		}
 		w.kill(n)
 		w.net.CloseNode(n.id, true)
+		if w.cfg.LoseUnsynced && w.dataRoot != "" {
+			w.loseUnsynced(n.id)
+		}
 	case Restart:
 		old := w.nodes[a.Node]
 		if !old.exited {

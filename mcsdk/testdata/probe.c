@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,17 @@ int main(int argc, char **argv)
 		return *(volatile int *)(long)argc - 4; /* reads address 4: SIGSEGV */
 	else if (!strcmp(mode, "exit3") && id == 1)
 		return 3;
-	else if (!strcmp(mode, "notice")) {
+	else if (!strcmp(mode, "persist") && id == 0) {
+		/* Durable state in the working directory: on start, total = size
+		 * of "data" + 1; a fresh node writes "A", fsyncs, then writes "B". */
+		int fd = open("data", O_RDWR | O_CREAT | O_APPEND, 0644);
+		off_t size = lseek(fd, 0, SEEK_END);
+		total = (int)size + 1;
+		if (size == 0) {
+			if (write(fd, "A", 1) != 1 || fsync(fd) < 0 || write(fd, "B", 1) != 1)
+				return 1;
+		}
+	} else if (!strcmp(mode, "notice")) {
 		/* Serve connections on BASE_PORT+id; "DEAD <n>" records n+1. */
 		int l = socket(AF_INET, SOCK_STREAM, 0);
 		struct sockaddr_in me = addr(base + id);
