@@ -105,6 +105,8 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("INVALID crash of n%d: %s", e.Node, e.Value)
 	case "crash", "restart":
 		return fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)
+	case "notice":
+		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
 	}
 	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
 }
