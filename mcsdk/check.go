@@ -156,6 +156,27 @@ func (x *explorer) enabled(w *supervisor.World, path []Action, s model.State) []
 			crashes++
 		}
 	}
+	// Partitions: each may begin once and heal once, at any point; while
+	// one is active, messages across it wait (deliveries are not enabled).
+	active := x.activePartitions(path)
+	if len(active) > 0 {
+		kept := acts[:0]
+		for _, a := range acts {
+			if a.Kind == supervisor.Deliver && x.cut(w, a, active) {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		acts = kept
+	}
+	for k := range x.faults.Partition {
+		switch state := x.partitionState(path, k); state {
+		case 0:
+			acts = append(acts, Action{Kind: supervisor.Partition, Req: k})
+		case 1:
+			acts = append(acts, Action{Kind: supervisor.Heal, Req: k})
+		}
+	}
 	for _, n := range x.faults.Nodes {
 		st := w.Status(n)
 		switch {
@@ -169,6 +190,55 @@ func (x *explorer) enabled(w *supervisor.World, path []Action, s model.State) []
 		}
 	}
 	return acts
+}
+
+// partitionState is 0 before partition k began on path, 1 while active,
+// 2 after it healed.
+func (x *explorer) partitionState(path []Action, k int) int {
+	state := 0
+	for _, a := range path {
+		if a.Req == k && (a.Kind == supervisor.Partition || a.Kind == supervisor.Heal) {
+			state++
+		}
+	}
+	return state
+}
+
+// activePartitions lists the partitions active after path.
+func (x *explorer) activePartitions(path []Action) []int {
+	var out []int
+	for k := range x.faults.Partition {
+		if x.partitionState(path, k) == 1 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// cut reports whether delivery a crosses an active partition.
+func (x *explorer) cut(w *supervisor.World, a Action, active []int) bool {
+	c := w.Network().Channels[a.Chan]
+	from, to := c.FromNode, w.Network().ReceiverNode(c)
+	for _, k := range active {
+		side := map[int]int{}
+		for gi, g := range x.faults.Partition[k].Groups {
+			for _, n := range g {
+				side[n] = gi
+			}
+		}
+		sf, okf := side[from]
+		st, okt := side[to]
+		if !okf {
+			sf = -1 - from
+		}
+		if !okt {
+			st = -1 - to
+		}
+		if from >= 0 && to >= 0 && sf != st {
+			return true
+		}
+	}
+	return false
 }
 
 // errStop unwinds the search after a violation.
@@ -189,6 +259,9 @@ func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) 
 	mode, extra := supervisor.HashMemory, []byte(nil)
 	if x.opts.Abstraction == Globals {
 		mode, extra = supervisor.HashGlobals, ob.globals
+	}
+	for k := range x.faults.Partition {
+		extra = append(extra, byte(x.partitionState(path, k)))
 	}
 	h, err := w.Hash(mode, extra)
 	if err != nil {

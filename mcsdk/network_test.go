@@ -4,6 +4,9 @@ package mcsdk_test
 
 import (
 	"fmt"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -160,6 +163,43 @@ func TestLoseUnsynced(t *testing.T) {
 		}
 		if got, _ := r.Final.Nodes[0].Vars["total"].AsInt(); got != tc.size+1 {
 			t.Errorf("lose_unsynced=%v: the restarted node found %d bytes, want %d (%s %s)", tc.lose, got-1, tc.size, r.Verdict, r.Detail)
+		}
+	}
+}
+
+// TestExhaustivePartition: a partition is a choice of the exhaustive
+// search (begin, heal); the fixed quorum still holds under it, with more
+// states than without, and the planted bug is still found.
+func TestExhaustivePartition(t *testing.T) {
+	base := loadTarget(t, "quorum/quorum.model")
+	plain, err := mcsdk.Check(base, mcsdk.CheckOptions{Variant: "fixed", Depth: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile("../targets/quorum/quorum.model")
+	text := strings.Replace(string(src), `source = "quorum.c"`, `source = "`+mustAbs(t, "../targets/quorum/quorum.c")+`"`, 1) +
+		"\n[[faults.partition]]\ngroups = [[0], [1, 2]]\n"
+	path := filepath.Join(t.TempDir(), "q.model")
+	os.WriteFile(path, []byte(text), 0o644)
+	m, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.Verdict != mcsdk.Holds || split.States <= plain.States {
+		t.Errorf("with a partition: %s over %d states; without: %d", split.Verdict, split.States, plain.States)
+	}
+	bug, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "bug", Depth: 6})
+	if err != nil || bug.Verdict != mcsdk.Violated {
+		t.Fatalf("bug under partitions: %v %v", bug.Verdict, err)
+	}
+	for _, s := range []string{"partition 0", "heal 0"} {
+		a, err := mcsdk.ParseAction(s)
+		if err != nil || a.String() != s {
+			t.Errorf("ParseAction(%q) = %v, %v", s, a, err)
 		}
 	}
 }

@@ -187,6 +187,9 @@ func (r *runner) drawPartitions(fr *rand.Rand) {
 		until = r.sp.campaign.Duration
 	}
 	for _, p := range f.Partition {
+		if p.Until == 0 && p.Duration == "" {
+			continue // exhaustive checks only
+		}
 		start, end := p.From, p.Until
 		if end == 0 {
 			start = f.From

@@ -67,9 +67,11 @@ type FaultSpec struct {
 // no group is in a group of its own.
 type PartitionSpec struct {
 	Groups [][]int `toml:"groups"`
-	// From and Until (µs) schedule it; with Until = 0 it starts at a time
-	// drawn from the seed within [faults.from, faults.until] and lasts a
-	// duration drawn from Duration.
+	// From and Until (µs) schedule it in seeded runs; with Until = 0 it
+	// starts at a time drawn from the seed within [faults.from,
+	// faults.until] and lasts a duration drawn from Duration; with neither
+	// it is for exhaustive checks only, where beginning and healing are
+	// choices explored like any other.
 	From     int64  `toml:"from"`
 	Until    int64  `toml:"until"`
 	Duration string `toml:"duration"`
@@ -155,8 +157,8 @@ func readSpecs(m *model.Model) (*specs, error) {
 			}
 		}
 		if p.Until == 0 {
-			if _, err := parseDistribution(p.Duration); err != nil || p.Duration == "" {
-				return nil, fmt.Errorf("%s: [[faults.partition]] %d: give until, or a duration distribution", m.Path, i+1)
+			if _, err := parseDistribution(p.Duration); err != nil {
+				return nil, fmt.Errorf("%s: [[faults.partition]] %d: duration: %v", m.Path, i+1, err)
 			}
 		} else if p.Until <= p.From {
 			return nil, fmt.Errorf("%s: [[faults.partition]] %d: until must come after from", m.Path, i+1)

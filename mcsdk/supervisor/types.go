@@ -175,15 +175,17 @@ type ActionKind int
 
 // Action kinds.
 const (
-	Deliver ActionKind = iota // deliver a message in flight
-	Client                    // the environment's client sends a request
-	Timer                     // a parked call's timeout fires
-	Crash                     // kill a node (SIGKILL)
-	Restart                   // relaunch a crashed node
-	Notice                    // the environment tells Node that Req crashed
+	Deliver   ActionKind = iota // deliver a message in flight
+	Client                      // the environment's client sends a request
+	Timer                       // a parked call's timeout fires
+	Crash                       // kill a node (SIGKILL)
+	Restart                     // relaunch a crashed node
+	Notice                      // the environment tells Node that Req crashed
+	Partition                   // partition Req of the model begins (exhaustive checks)
+	Heal                        // partition Req ends
 )
 
-var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice"}
+var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal"}
 
 func (k ActionKind) String() string { return actionNames[k] }
 
@@ -211,6 +213,8 @@ func (a Action) String() string {
 		return fmt.Sprintf("restart %d", a.Node)
 	case Notice:
 		return fmt.Sprintf("notice %d.%d", a.Node, a.Req)
+	case Partition, Heal:
+		return fmt.Sprintf("%s %d", a.Kind, a.Req)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
 }
@@ -243,6 +247,12 @@ func ParseAction(s string) (Action, error) {
 	case "notice":
 		a.Kind = Notice
 		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Req)
+	case "partition", "heal":
+		a.Kind = Partition
+		if kind == "heal" {
+			a.Kind = Heal
+		}
+		_, err = fmt.Sscanf(rest, "%d", &a.Req)
 	default:
 		err = fmt.Errorf("unknown kind")
 	}

@@ -435,6 +435,9 @@ func (w *World) Apply(a Action) error {
 		}
 		w.envNode[env.ID] = r.Node
 		w.net.InjectEnv(env, r.Data)
+	case Partition, Heal:
+		// The network's reachability is the scheduler's business: it stops
+		// choosing deliveries across the cut. Nothing changes in the world.
 	case Notice:
 		if w.cfg.Notice == "" || a.Node < 0 || a.Node >= len(w.nodes) {
 			return fmt.Errorf("supervisor: no death notices configured for %v", a)
@@ -546,6 +549,10 @@ func (w *World) Describe(a Action) string {
 		return fmt.Sprintf("restart n%d", a.Node)
 	case Notice:
 		return fmt.Sprintf("notice to n%d: n%d crashed", a.Node, a.Req)
+	case Partition:
+		return fmt.Sprintf("partition %d begins", a.Req)
+	case Heal:
+		return fmt.Sprintf("partition %d heals", a.Req)
 	}
 	return a.String()
 }
