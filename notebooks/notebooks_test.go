@@ -55,4 +55,11 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Logf("%s", out)
 		})
 	}
+	// The Chord notebook ran the CI-sized campaign, twice, where the test
+	// told it to (its parameters reach the kernel through the environment).
+	for _, run := range []string{"run1", "run2"} {
+		if _, err := os.Stat(filepath.Join(tmp, "datasets", "chord-6-"+run, "manifest.json")); err != nil {
+			t.Errorf("notebook 02 did not write datasets/chord-6-%s under WEFT_DATASETS: %v", run, err)
+		}
+	}
 }

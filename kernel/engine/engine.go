@@ -11,6 +11,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/scanner"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -96,6 +97,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.io = newCellIO()
 	e.in = interp.New(interp.Options{
+		// Cells see the kernel's environment, as a Go program would (yaegi
+		// otherwise gives interpreted code an empty one).
+		Env:    os.Environ(),
 		GoPath: opts.GoPath,
 		Stdout: e.io.stdout, Stderr: e.io.stderr, Stdin: e.io.stdin,
 	})

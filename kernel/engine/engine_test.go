@@ -214,3 +214,20 @@ func TestGuardGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestCellsSeeTheEnvironment: os.Getenv in a cell reads the kernel's
+// environment (notebooks are parameterised through it).
+func TestCellsSeeTheEnvironment(t *testing.T) {
+	t.Setenv("WEFT_ENGINE_TEST", "42")
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Execute(context.Background(), "import \"os\"\nos.Getenv(\"WEFT_ENGINE_TEST\")", newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Data.Data["text/plain"]; got != `"42"` && got != "42" {
+		t.Fatalf("os.Getenv in a cell = %v, want 42", got)
+	}
+}

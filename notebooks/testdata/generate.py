@@ -337,18 +337,19 @@ timeline := func(name string, rec *weftlog.Recording) *charts.Chart {
 	}
 	return c
 }
-var level0 *charts.Chart
-if rec := traced["orig"]; rec != nil {
-	level0 = timeline("trace-orig", rec)
+// traceOf is the timeline of variant v's traced failure, or a note when
+// the campaign had none.
+func traceOf(v string) any {
+	rec := traced[v]
+	if rec == nil {
+		return display.Markdown("*No violating seed of " + v + " in this campaign.*")
+	}
+	return timeline("trace-"+v, rec)
 }
-level0
+traceOf("orig")
 """),
 ("code", r"""
-var level2 *charts.Chart
-if rec := traced["fix2"]; rec != nil {
-	level2 = timeline("trace-fix2", rec)
-}
-level2
+traceOf("fix2")
 """),
 ]
 
