@@ -80,8 +80,22 @@ func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	if violated == 0 {
 		t.Error("the election bug was never found in 200 seeds")
 	}
-	// The CLI around the dataset: stats, export, report.
+	// The CLI around the dataset: replay of every failing recording, stats,
+	// export, report.
 	ds := filepath.Join(dir, "j1")
+	rows, err := dataset.ReadRows(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Verdict != dataset.Violated {
+			continue
+		}
+		rec := filepath.Join(ds, r.RecordingPath)
+		if o, e, code := weft(t, "replay", rec); code != 0 || !strings.Contains(o, "verdict violated") {
+			t.Errorf("weft replay %s: exit %d\n%s\n%s", rec, code, o, e)
+		}
+	}
 	if o, e, code := weft(t, "stats", ds, "--json"); code != 0 || !strings.Contains(o, `"one_leader_per_term"`) {
 		t.Errorf("weft stats: exit %d\n%s\n%s", code, o, e)
 	}
