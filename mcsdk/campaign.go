@@ -12,7 +12,6 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
 // CampaignOptions configures a campaign: every seed of a range for every
@@ -400,4 +399,3 @@ func Summarize(dir string, order []string) (*CampaignSummary, error) {
 	return sum, nil
 }
 
-var _ = weftlog.Version

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
@@ -122,4 +121,3 @@ func prefixed(s string) string {
 	return " " + s
 }
 
-var _ = supervisor.Epoch

@@ -111,7 +111,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	}
 	var t *target
 	if opts.Build != nil {
-		t, err = newTargetWith(m, *opts.Build, opts.Seed, opts.Watchdog)
+		t, err = newTargetFor(m, *opts.Build, opts.Seed, opts.Watchdog)
 	} else {
 		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog)
 	}

@@ -180,15 +180,6 @@ func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violatio
 	return nil, nil
 }
 
-// newTargetWith binds m to an already built binary.
-func newTargetWith(m *model.Model, bin Binary, seed uint64, watchdog time.Duration) (*target, error) {
-	t, err := newTargetFor(m, bin, seed, watchdog)
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
 // observeChanged is observe, re-reading only the nodes that ran since the
 // previous observation.
 func (t *target) observeChanged(w *supervisor.World, prev *observation) (observation, error) {
