@@ -398,4 +398,3 @@ func Summarize(dir string, order []string) (*CampaignSummary, error) {
 	}
 	return sum, nil
 }
-

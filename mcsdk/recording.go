@@ -120,4 +120,3 @@ func prefixed(s string) string {
 	}
 	return " " + s
 }
-
