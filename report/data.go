@@ -125,9 +125,25 @@ func variantRates(t analysis.Table, level float64) []VariantRate {
 
 // InvariantCount is how many runs of a variant violated an invariant.
 type InvariantCount struct {
-	Variant   string
-	Invariant string
-	Runs      int
+	Variant   string `json:"variant"`
+	Invariant string `json:"invariant"`
+	Runs      int    `json:"runs"`
+}
+
+// LoadTable reads datasets into the tables the report and weft stats
+// share: the tally per variant and run (variants in manifest order; runs
+// named "campaign/run" when the rows come from several campaigns) and the
+// violated runs per invariant.
+func LoadTable(dirs ...string) (analysis.Table, []InvariantCount, error) {
+	srcs, err := loadSources(dirs)
+	if err != nil {
+		return analysis.Table{}, nil, err
+	}
+	t, err := tally(srcs, runNamer(srcs))
+	if err != nil {
+		return analysis.Table{}, nil, err
+	}
+	return t, invariantCounts(srcs, t.Variants), nil
 }
 
 // invariantCounts tallies violated invariants per variant, variants in

@@ -6,14 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/weft-mc/weft/report"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/weft-mc/weft/analysis"
-	"github.com/weft-mc/weft/mcsdk/dataset"
 )
 
 func init() {
@@ -62,53 +61,7 @@ type statsOutput struct {
 	Claims  *analysis.ClaimReport `json:"claims,omitempty"`
 	// ByInvariant counts, per variant, the violated runs that broke each
 	// invariant (a run may break several); datasets only.
-	ByInvariant []invariantCount `json:"violations_by_invariant,omitempty"`
-}
-
-// invariantCount is one row of the per-invariant table.
-type invariantCount struct {
-	Variant   string `json:"variant"`
-	Invariant string `json:"invariant"`
-	Runs      int    `json:"runs"`
-}
-
-// invariantCounts tallies violated invariants per variant, in variant
-// order then invariant name.
-func invariantCounts(dirs []string, order []analysis.Count) ([]invariantCount, error) {
-	rows, err := dataset.ReadRows(dirs...)
-	if err != nil {
-		return nil, err
-	}
-	n := map[[2]string]int{}
-	var keys [][2]string
-	for _, r := range rows {
-		if r.Verdict != dataset.Violated {
-			continue
-		}
-		for _, inv := range r.ViolatedInvariants {
-			k := [2]string{r.Variant, inv}
-			if n[k] == 0 {
-				keys = append(keys, k)
-			}
-			n[k]++
-		}
-	}
-	rank := map[string]int{}
-	for i, c := range order {
-		rank[c.Group] = i + 1
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if rank[a[0]] != rank[b[0]] {
-			return rank[a[0]] < rank[b[0]]
-		}
-		return a[0]+"\x00"+a[1] < b[0]+"\x00"+b[1]
-	})
-	out := make([]invariantCount, len(keys))
-	for i, k := range keys {
-		out[i] = invariantCount{Variant: k[0], Invariant: k[1], Runs: n[k]}
-	}
-	return out, nil
+	ByInvariant []report.InvariantCount `json:"violations_by_invariant,omitempty"`
 }
 
 // run executes weft stats with the positional arguments args.
@@ -120,18 +73,13 @@ func (o *statsOptions) run(args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	tab, err := o.table(args)
+	tab, byInvariant, err := o.table(args)
 	if err != nil {
 		return exitUsage, err
 	}
-	out := statsOutput{}
+	out := statsOutput{ByInvariant: byInvariant}
 	if out.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: o.level, Power: o.power, Difference: o.detect}); err != nil {
 		return exitUsage, err
-	}
-	if o.counts == "" {
-		if out.ByInvariant, err = invariantCounts(args, tab.Counts()); err != nil {
-			return exitUsage, err
-		}
 	}
 	if len(claims) > 0 {
 		rep, err := analysis.EvaluateClaims(claims, tab)
@@ -193,16 +141,18 @@ func (o *statsOptions) readClaims() ([]analysis.Claim, error) {
 	return claims, nil
 }
 
-// table builds the tally from --counts or from the datasets.
-func (o *statsOptions) table(dirs []string) (analysis.Table, error) {
+// table builds the tally from --counts or from the datasets (with the
+// violated runs per invariant, which only datasets have).
+func (o *statsOptions) table(dirs []string) (analysis.Table, []report.InvariantCount, error) {
 	if o.counts != "" {
 		counts, err := parseCounts(o.counts)
 		if err != nil {
-			return analysis.Table{}, err
+			return analysis.Table{}, nil, err
 		}
-		return analysis.TableFromCounts(counts)
+		tab, err := analysis.TableFromCounts(counts)
+		return tab, nil, err
 	}
-	return datasetTable(dirs)
+	return report.LoadTable(dirs...)
 }
 
 // parseCounts reads "name=x/n,name=x/n".
@@ -223,42 +173,6 @@ func parseCounts(s string) ([]analysis.Count, error) {
 		return nil, errors.New("--counts: no groups")
 	}
 	return out, nil
-}
-
-// datasetTable tallies the verdict rows of the dataset directories, with
-// variants in manifest order. When rows come from several campaigns, a
-// run is named "campaign/run" so equal run ids of different campaigns stay
-// apart.
-func datasetTable(dirs []string) (analysis.Table, error) {
-	var order []string
-	for _, d := range dirs {
-		m, err := dataset.ReadManifest(d)
-		if err != nil {
-			return analysis.Table{}, err
-		}
-		order = append(order, m.VariantNames()...)
-	}
-	rows, err := dataset.ReadRows(dirs...)
-	if err != nil {
-		return analysis.Table{}, err
-	}
-	campaigns := map[string]bool{}
-	for _, r := range rows {
-		campaigns[r.CampaignID] = true
-	}
-	outcomes := make([]analysis.Outcome, len(rows))
-	for i, r := range rows {
-		run := r.RunID
-		if len(campaigns) > 1 {
-			run = r.CampaignID + "/" + r.RunID
-		}
-		outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: run, Verdict: r.Verdict, Seed: r.Seed}
-	}
-	tab, err := analysis.Tally(outcomes)
-	if err != nil {
-		return analysis.Table{}, err
-	}
-	return tab.Reorder(order), nil
 }
 
 // print writes out in the chosen format.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/weft-mc/weft/report"
 	"math"
 	"os"
 	"path/filepath"
@@ -228,7 +229,10 @@ func TestStatsDataset(t *testing.T) {
 	}
 	// Violated rows: fix2 seeds 99-100, orig 101-110 and 201-220; even
 	// seeds also broke OrderedRing.
-	wantInv := []invariantCount{{"orig", "AtLeastOneRing", 30}, {"orig", "OrderedRing", 15}, {"fix2", "AtLeastOneRing", 2}, {"fix2", "OrderedRing", 1}}
+	wantInv := []report.InvariantCount{
+		{Variant: "orig", Invariant: "AtLeastOneRing", Runs: 30}, {Variant: "orig", Invariant: "OrderedRing", Runs: 15},
+		{Variant: "fix2", Invariant: "AtLeastOneRing", Runs: 2}, {Variant: "fix2", Invariant: "OrderedRing", Runs: 1},
+	}
 	if !reflect.DeepEqual(got.ByInvariant, wantInv) {
 		t.Errorf("by invariant %+v, want %+v", got.ByInvariant, wantInv)
 	}
