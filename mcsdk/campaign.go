@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -93,7 +94,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 		return nil, fmt.Errorf("no output directory")
 	}
 	if opts.Jobs <= 0 {
-		opts.Jobs = max(1, numCPU())
+		opts.Jobs = runtime.NumCPU()
 	}
 	if opts.RunID == "" {
 		opts.RunID = "run1"

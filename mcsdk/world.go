@@ -8,9 +8,6 @@ import (
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
-// defaultArgs are the node arguments when a model gives none.
-var defaultArgs = []string{"{id}", "{nodes}", "{base_port}"}
-
 // target is a model bound to one variant's binary: everything needed to
 // start identical worlds again and again.
 type target struct {

@@ -13,16 +13,6 @@ type reportCharts struct {
 }
 
 // all lists the charts that exist, in page order.
-func (c reportCharts) all() []*charts.Chart {
-	var out []*charts.Chart
-	for _, ch := range []*charts.Chart{c.rates, c.invariants, c.outcomes, c.drift} {
-		if ch != nil {
-			out = append(out, ch)
-		}
-	}
-	return out
-}
-
 // buildCharts draws the rates, invariant, outcome and drift charts.
 func (r *Report) buildCharts(srcs []Source, run runFunc, level float64) (reportCharts, error) {
 	var c reportCharts

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -101,16 +102,8 @@ func printSummary(s *mcsdk.CampaignSummary) {
 		for inv, n := range v.ByInvariant {
 			by = append(by, fmt.Sprintf("%s=%d", inv, n))
 		}
-		sortStrings(by)
+		sort.Strings(by)
 		fmt.Printf("%-10s %6d %6d %8d %9d %7d %7.2f%%  %s\n", v.Variant, v.Runs, v.Valid, v.Invalid, v.Violated, v.Errors, 100*v.Rate, strings.Join(by, " "))
-	}
-}
-
-func sortStrings(a []string) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
 	}
 }
 

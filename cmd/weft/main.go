@@ -21,7 +21,6 @@ const (
 	exitHolds    = 0 // the property holds / the command succeeded
 	exitViolated = 1 // an invariant was violated / a replay diverged
 	exitUsage    = 2 // usage or tool error
-	exitInvalid  = 3 // the run broke a fault precondition
 )
 
 // command is one weft subcommand.

@@ -576,9 +576,8 @@ func (n *Network) CloseNode(node int, crash bool) {
 			n.Close(s, crash)
 		}
 	}
-	if crash { // messages the dead node had not sent yet stay in flight;
-		return // those addressed to it are dropped at delivery.
-	}
+	// Messages the dead node had sent stay in flight; those addressed to
+	// it are dropped at delivery.
 }
 
 // Hash writes a canonical encoding of the network state to h. Socket and

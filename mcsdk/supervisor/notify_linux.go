@@ -77,11 +77,6 @@ func sendResp(fd int, r *notifResp) error {
 	return err
 }
 
-// notifIDValid reports whether notification id is still pending.
-func notifIDValid(fd int, id uint64) bool {
-	return ioctlPtr(fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)) == nil
-}
-
 // addFD performs SECCOMP_IOCTL_NOTIF_ADDFD as given and returns the
 // target's fd number.
 func addFD(fd int, a *notifAddfd) (int, error) {

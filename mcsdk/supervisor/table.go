@@ -1,6 +1,9 @@
 package supervisor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // decision is weft's answer to one intercepted syscall.
 type decision int
@@ -46,14 +49,6 @@ func interceptedNumbers() []int {
 	for nr := range syscallTable {
 		nrs = append(nrs, nr)
 	}
-	sortInts(nrs)
+	slices.Sort(nrs)
 	return nrs
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }

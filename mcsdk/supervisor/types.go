@@ -95,7 +95,6 @@ type node struct {
 	pid      int
 	pidfd    int
 	listener int
-	running  bool
 	exited   bool
 	killed   bool
 	status   unixWaitStatus

@@ -71,7 +71,6 @@ func (w *World) launch(n *node) error {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
-	n.running = true
 	w.runNode(n)
 	return nil
 }
@@ -611,26 +610,8 @@ func (w *World) Status(i int) NodeStatus {
 	return st
 }
 
-// ReadGlobal reads size bytes of the global symbol at addr (already
-// relocated for the node) from node i's memory.
-func (w *World) ReadMem(i int, addr uintptr, size int) ([]byte, error) {
-	n := w.nodes[i]
-	if n.exited {
-		return nil, fmt.Errorf("node %d has exited", i)
-	}
-	buf := make([]byte, size)
-	k, err := readMem(n.pid, addr, buf)
-	if err != nil {
-		return nil, err
-	}
-	if k != size {
-		return nil, fmt.Errorf("node %d: short read at %#x", i, addr)
-	}
-	return buf, nil
-}
-
 // ReadMemv reads several regions of node i's memory with one
-// process_vm_readv: regions[k] bytes at addrs[k].
+// process_vm_readv: sizes[k] bytes at addrs[k].
 func (w *World) ReadMemv(i int, addrs []uintptr, sizes []int) ([][]byte, error) {
 	n := w.nodes[i]
 	if n.exited {

@@ -1,5 +1,0 @@
-package mcsdk
-
-import "runtime"
-
-func numCPU() int { return runtime.NumCPU() }
