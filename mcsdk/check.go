@@ -105,6 +105,9 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.DataDirs = sp.faults.Restart
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults, sp: sp}
+	for _, p := range sp.faults.Partition {
+		x.sides = append(x.sides, newSides(p))
+	}
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
@@ -143,6 +146,7 @@ type explorer struct {
 	violation  *Violation
 	faults     FaultSpec
 	sp         *specs
+	sides      []sides // of each partition in faults
 }
 
 // enabled lists the world's actions plus the faults the model allows:
@@ -220,21 +224,7 @@ func (x *explorer) cut(w *supervisor.World, a Action, active []int) bool {
 	c := w.Network().Channels[a.Chan]
 	from, to := c.FromNode, w.Network().ReceiverNode(c)
 	for _, k := range active {
-		side := map[int]int{}
-		for gi, g := range x.faults.Partition[k].Groups {
-			for _, n := range g {
-				side[n] = gi
-			}
-		}
-		sf, okf := side[from]
-		st, okt := side[to]
-		if !okf {
-			sf = -1 - from
-		}
-		if !okt {
-			st = -1 - to
-		}
-		if from >= 0 && to >= 0 && sf != st {
+		if x.sides[k].apart(from, to) {
 			return true
 		}
 	}

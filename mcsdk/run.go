@@ -159,24 +159,13 @@ type runner struct {
 // Epoch, with each node's group.
 type partition struct {
 	start, end int64
-	group      map[int]int
+	sides      sides
 }
 
 // separates reports whether the partition is active at t and puts a and b
 // on different sides.
 func (p partition) separates(a, b int, t int64) bool {
-	if t < p.start || t >= p.end || a < 0 || b < 0 {
-		return false
-	}
-	ga, oka := p.group[a]
-	gb, okb := p.group[b]
-	if !oka {
-		ga = -1 - a
-	}
-	if !okb {
-		gb = -1 - b
-	}
-	return ga != gb
+	return t >= p.start && t < p.end && p.sides.apart(a, b)
 }
 
 // drawPartitions schedules the model's partitions.
@@ -199,13 +188,7 @@ func (r *runner) drawPartitions(fr *rand.Rand) {
 			d, _ := parseDistribution(p.Duration)
 			end = start + max(1, d.draw(fr))
 		}
-		pt := partition{start: supervisor.Epoch + start*1000, end: supervisor.Epoch + end*1000, group: map[int]int{}}
-		for gi, g := range p.Groups {
-			for _, n := range g {
-				pt.group[n] = gi
-			}
-		}
-		r.parts = append(r.parts, pt)
+		r.parts = append(r.parts, partition{start: supervisor.Epoch + start*1000, end: supervisor.Epoch + end*1000, sides: newSides(p)})
 		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", p.Groups, float64(start)/1000, float64(end)/1000)})
 	}
 }

@@ -77,6 +77,30 @@ type PartitionSpec struct {
 	Duration string `toml:"duration"`
 }
 
+// sides maps each node of a partition to its group.
+type sides map[int]int
+
+func newSides(p PartitionSpec) sides {
+	s := sides{}
+	for gi, g := range p.Groups {
+		for _, n := range g {
+			s[n] = gi
+		}
+	}
+	return s
+}
+
+// apart reports whether nodes a and b (≥ 0; the environment is never cut
+// off) are on different sides. A node in no group is on a side of its own.
+func (s sides) apart(a, b int) bool {
+	if a < 0 || b < 0 || a == b {
+		return false
+	}
+	ga, oka := s[a]
+	gb, okb := s[b]
+	return !oka || !okb || ga != gb
+}
+
 // CampaignSpec is a model's [campaign] section.
 type CampaignSpec struct {
 	Seeds int `toml:"seeds"`
