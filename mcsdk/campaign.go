@@ -122,9 +122,13 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 		CampaignID: fmt.Sprintf("%s-%s", filepath.Base(m.Path), m.Hash[:12]), ModelPath: m.Path, ModelHash: m.Hash,
 		Seeds: []dataset.SeedRange{{Lo: int64(lo), Hi: int64(hi)}}, Runs: []string{opts.RunID}, ToolVersion: ToolVersion,
 	}
+	prep := &prepared{sp: sp, syms: map[string]*symbolTable{}}
 	for _, name := range opts.Variants {
 		b, err := Build(m, name)
 		if err != nil {
+			return nil, err
+		}
+		if prep.syms[name], err = readSymbols(b.Path, m.State); err != nil {
 			return nil, err
 		}
 		bins[name] = b
@@ -142,7 +146,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 			}
 		}
 	}
-	c := &campaign{m: m, opts: opts, bins: bins, w: w, man: w.Manifest(), start: time.Now()}
+	c := &campaign{m: m, opts: opts, bins: bins, prep: prep, w: w, man: w.Manifest(), start: time.Now()}
 	c.prog.Total = len(opts.Variants) * (hi - lo)
 	c.prog.Resumed = c.prog.Total - len(jobs)
 	c.prog.Done = c.prog.Resumed
@@ -197,6 +201,7 @@ type campaign struct {
 	m      *model.Model
 	opts   CampaignOptions
 	bins   map[string]Binary
+	prep   *prepared
 	w      *dataset.Writer
 	man    dataset.Manifest
 	start  time.Time
@@ -246,8 +251,8 @@ dispatch:
 // one runs a job and writes its row (and recording) under the lock.
 func (c *campaign) one(j job) {
 	bin := c.bins[j.variant]
-	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Registry: nil, Preconditions: c.opts.Preconditions,
-		Watchdog: c.opts.Watchdog, Build: &bin}
+	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Preconditions: c.opts.Preconditions,
+		Watchdog: c.opts.Watchdog, Build: &bin, prep: c.prep}
 	res, err := Run(c.m, opts)
 	var recBytes []byte
 	if err == nil {

@@ -37,7 +37,9 @@ type RunOptions struct {
 	EndUS int64
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
-	_      struct{}
+	// prep, set by Campaign, holds what every run of a model shares.
+	prep *prepared
+	_    struct{}
 }
 
 // Param is one parameter of a run: from the model, or drawn from the seed.
@@ -96,8 +98,12 @@ func (f FaultEvent) String() string { return fmt.Sprintf("%s %d at %dus", f.Kind
 // drawn from the seed, and the virtual clock jumps to the earliest pending
 // event. It is a pure function of (model, variant binary, seed).
 func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
-	sp, err := readSpecs(m)
-	if err != nil {
+	var sp *specs
+	var syms *symbolTable
+	var err error
+	if opts.prep != nil {
+		sp, syms = opts.prep.sp, opts.prep.syms[opts.Variant]
+	} else if sp, err = readSpecs(m); err != nil {
 		return nil, err
 	}
 	if opts.Registry != nil {
@@ -111,7 +117,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	}
 	var t *target
 	if opts.Build != nil {
-		t, err = newTargetFor(m, *opts.Build, opts.Seed, opts.Watchdog)
+		t, err = newTargetFor(m, *opts.Build, syms, opts.Seed, opts.Watchdog)
 	} else {
 		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog)
 	}
@@ -137,6 +143,13 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		err = nil
 	}
 	return r.res, err
+}
+
+// prepared is what every run of a campaign shares: the model's fault and
+// network sections and each variant's symbol table, read once.
+type prepared struct {
+	sp   *specs
+	syms map[string]*symbolTable
 }
 
 // runner holds the state of one seeded run.

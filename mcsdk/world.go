@@ -22,13 +22,17 @@ func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Durati
 	if err != nil {
 		return nil, err
 	}
-	return newTargetFor(m, bin, seed, watchdog)
+	return newTargetFor(m, bin, nil, seed, watchdog)
 }
 
-func newTargetFor(m *model.Model, bin Binary, seed uint64, watchdog time.Duration) (*target, error) {
-	syms, err := readSymbols(bin.Path, m.State)
-	if err != nil {
-		return nil, err
+// newTargetFor binds m to a built binary; syms, if known, saves reading
+// the binary's symbol table again.
+func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, watchdog time.Duration) (*target, error) {
+	if syms == nil {
+		var err error
+		if syms, err = readSymbols(bin.Path, m.State); err != nil {
+			return nil, err
+		}
 	}
 	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog}
 	for i := 0; i < m.Nodes; i++ {
