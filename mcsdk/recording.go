@@ -69,14 +69,19 @@ func Replay(m *model.Model, rec *weftlog.Recording, opts RunOptions) (*RunResult
 	opts.Faults = []FaultEvent{}
 	opts.EndUS = rec.Header.EndUS
 	res, err := Run(m, opts)
-	if err != nil {
-		if res == nil {
-			return nil, &Divergence{Reason: err.Error()}, nil
-		}
+	if res == nil {
+		return nil, nil, err // the model or binary could not be prepared
 	}
 	var div *Divergence
 	if res.Binary.Hash != rec.Header.BinaryHash {
 		div = &Divergence{Reason: fmt.Sprintf("the binary for variant %s changed (hash %.12s, recorded %.12s)", res.Variant, res.Binary.Hash, rec.Header.BinaryHash)}
+	}
+	if err != nil { // a recorded choice was impossible: say which and why
+		d := &Divergence{Step: res.Steps + 1, Reason: err.Error()}
+		if div != nil {
+			d.Reason = div.Reason + "; " + d.Reason
+		}
+		return res, d, nil
 	}
 	if d := firstDifference(rec.Events, res.Events); d != nil {
 		if div != nil {

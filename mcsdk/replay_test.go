@@ -85,3 +85,20 @@ func TestReplayDetectsChangedBinary(t *testing.T) {
 		t.Fatalf("divergence = %v, want the changed binary reported", div)
 	}
 }
+
+// TestReplayReportsImpossibleChoice: a recording whose choice cannot be
+// applied (a channel that does not exist) is a divergence that says which
+// step and why, not a silent truncation.
+func TestReplayReportsImpossibleChoice(t *testing.T) {
+	m := loadTarget(t, "election/election.model")
+	r := violatingRun(t, m)
+	rec := r.Recording(m)
+	rec.Choices[1].Action = "deliver 99.0"
+	_, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if div == nil || div.Step != 2 || !strings.Contains(div.Reason, "deliver 99.0 is not possible") {
+		t.Fatalf("divergence = %+v, want step 2 naming the impossible delivery", div)
+	}
+}
