@@ -4,6 +4,7 @@ package chordcheck_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -48,6 +49,13 @@ func TestChordCampaignUnderWeft(t *testing.T) {
 			if (r.Verdict == dataset.Violated || r.Verdict == dataset.Invalid) && r.RecordingPath == "" {
 				t.Errorf("%s seed %d: %s without a recording", r.Variant, r.Seed, r.Verdict)
 			}
+			if r.RecordingPath != "" {
+				// Issue 7's goal: 50 KB or less per Chord-sized run.
+				st, err := os.Stat(filepath.Join(dir, r.RecordingPath))
+				if err != nil || st.Size() > 50<<10 {
+					t.Errorf("%s seed %d: recording %v bytes (%v), want at most 50 KiB", r.Variant, r.Seed, sizeOf(st), err)
+				}
+			}
 			if r.Steps < 100 {
 				t.Errorf("%s seed %d: only %d steps", r.Variant, r.Seed, r.Steps)
 			}
@@ -58,6 +66,13 @@ func TestChordCampaignUnderWeft(t *testing.T) {
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Fatalf("two campaigns of the same seeds differ:\n%v\n%v", got[0], got[1])
 	}
+}
+
+func sizeOf(st os.FileInfo) int64 {
+	if st == nil {
+		return -1
+	}
+	return st.Size()
 }
 
 func fmtList(s []string) string {
