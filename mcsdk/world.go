@@ -159,6 +159,13 @@ type Violation struct {
 // checkInvariants evaluates every invariant, and the built-in rule that no
 // node crashes, in model order; it returns the first violation.
 func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violation, error) {
+	_, v, err := t.failing(w, ob, nil)
+	return v, err
+}
+
+// crashed returns the built-in no_node_crash violation, if a node exited
+// abnormally without being killed by the scheduler.
+func (t *target) crashed(w *supervisor.World, ob observation) *Violation {
 	for i := 0; i < t.m.Nodes; i++ {
 		st := w.Status(i)
 		if st.Exited && !st.Killed && (st.Signal != "" || st.ExitCode != 0) {
@@ -166,19 +173,10 @@ func (t *target) checkInvariants(w *supervisor.World, ob observation) (*Violatio
 			if st.Signal != "" {
 				why = fmt.Sprintf("node %d was killed by %s", i, st.Signal)
 			}
-			return &Violation{Invariant: "no_node_crash", Why: why, State: ob.state, Summary: ob.state.Summary(t.m)}, nil
+			return &Violation{Invariant: "no_node_crash", Why: why, State: ob.state, Summary: ob.state.Summary(t.m)}
 		}
 	}
-	for _, inv := range t.m.Invariants {
-		ok, why, err := inv.Check(ob.state)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return &Violation{Invariant: inv.Name, Why: why, Summary: ob.state.Summary(t.m), State: ob.state}, nil
-		}
-	}
-	return nil, nil
+	return nil
 }
 
 // observeChanged is observe, re-reading only the nodes that ran since the
@@ -196,14 +194,9 @@ func (t *target) observeChanged(w *supervisor.World, prev *observation) (observa
 // Violation.
 func (t *target) failing(w *supervisor.World, ob observation, only func(string) bool) ([]string, *Violation, error) {
 	var names []string
-	var first *Violation
-	for i := 0; i < t.m.Nodes; i++ {
-		st := w.Status(i)
-		if st.Exited && !st.Killed && (st.Signal != "" || st.ExitCode != 0) {
-			names = append(names, "no_node_crash")
-			first = &Violation{Invariant: "no_node_crash", Why: fmt.Sprintf("node %d exited (%s%d)", i, st.Signal, st.ExitCode), State: ob.state}
-			break
-		}
+	first := t.crashed(w, ob)
+	if first != nil {
+		names = append(names, first.Invariant)
 	}
 	for _, inv := range t.m.Invariants {
 		if only != nil && !only(inv.Name) {
