@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -74,9 +73,7 @@ func init() {
 				return exitUsage, err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return exitHolds, enc.Encode(sum)
+				return exitHolds, printJSON(sum)
 			}
 			printSummary(sum)
 			if sum.Interrupted {

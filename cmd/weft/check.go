@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -56,9 +54,7 @@ func init() {
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return res.Verdict.ExitCode(), enc.Encode(res)
+				return res.Verdict.ExitCode(), printJSON(res)
 			}
 			printCheck(res, save)
 			return res.Verdict.ExitCode(), nil
@@ -125,9 +121,7 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 		return exitViolated, fmt.Errorf("replay of %s diverged: %v", file, err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return res.Verdict.ExitCode(), enc.Encode(res)
+		return res.Verdict.ExitCode(), printJSON(res)
 	}
 	fmt.Printf("replayed %d actions from %s\n", len(p.Actions), file)
 	res.Abstraction = "replay"

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -175,6 +176,14 @@ func printCommands(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'weft COMMAND --help' for a command's flags.")
+}
+
+// printJSON writes v to stdout as indented JSON (the --json form of a
+// command's output).
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

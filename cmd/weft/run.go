@@ -55,9 +55,7 @@ func init() {
 			}
 			if asJSON {
 				res.Events = nil
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return res.Verdict.ExitCode(), enc.Encode(res)
+				return res.Verdict.ExitCode(), printJSON(res)
 			}
 			printRun(res)
 			return res.Verdict.ExitCode(), nil
