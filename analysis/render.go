@@ -162,6 +162,9 @@ func (s Summary) tables() []table {
 	if len(s.Pairs) > 0 {
 		ts = append(ts, s.pairTable(), s.powerTable())
 	}
+	if len(s.Paired) > 0 {
+		ts = append(ts, s.pairedTable())
+	}
 	for _, d := range s.Drift {
 		ts = append(ts, chiTable("Drift across runs of "+d.Variant+" (χ² homogeneity)", runList(d.Runs), d.ChiSquareResult))
 	}
@@ -236,6 +239,19 @@ func (s Summary) pairTable() table {
 			fmt.Sprintf("%.4f", p.Z), pval(p.ZP), pval(p.FisherP), pval(p.HolmP)})
 	}
 	t.notes = []string{"risk difference: Newcombe hybrid score interval; risk ratio: Katz log; odds ratio: Woolf logit"}
+	return t
+}
+
+func (s Summary) pairedTable() table {
+	t := table{
+		title: fmt.Sprintf("Paired by seed (run %s; same fault schedule for both; McNemar exact, two-sided)", s.Paired[0].Run),
+		head:  []string{"A vs B", "seeds valid in both", "violated in both", "A only", "B only", "p", "invalid in A only", "invalid in B only"},
+	}
+	for _, p := range s.Paired {
+		t.rows = append(t.rows, []string{p.A + " vs " + p.B, fmt.Sprintf("%d/%d", p.Valid, p.Seeds), fmt.Sprint(p.BothViolated),
+			fmt.Sprint(p.OnlyA), fmt.Sprint(p.OnlyB), pval(p.PValue), fmt.Sprint(p.InvalidOnlyA), fmt.Sprint(p.InvalidOnlyB)})
+	}
+	t.notes = []string{"only discordant seeds (violated in one variant) enter the test; \"invalid in A only\": the seed's schedule broke the fault precondition against A's state but not B's"}
 	return t
 }
 

@@ -95,6 +95,10 @@ type Summary struct {
 	Power []PowerRow   `json:"power,omitempty"`
 	// Drift tests each variant with at least two runs for one common rate.
 	Drift []DriftRow `json:"drift,omitempty"`
+	// Paired compares every pair of variants seed by seed (McNemar's exact
+	// test) within the first run; only for tables tallied from verdict
+	// rows, where each seed gives every variant the same fault schedule.
+	Paired []PairedTest `json:"paired,omitempty"`
 }
 
 // Summarize computes the standard tables for the variants of t in their
@@ -119,6 +123,16 @@ func Summarize(t Table, opt SummaryOptions) (Summary, error) {
 	}
 	if err := s.compare(tested, opt); err != nil {
 		return s, err
+	}
+	if t.outcomes != nil {
+		names := make([]string, len(t.Variants))
+		for i, v := range t.Variants {
+			names[i] = v.Variant
+		}
+		var err error
+		if s.Paired, err = PairedComparisons(t.outcomes, names); err != nil {
+			return s, err
+		}
 	}
 	for _, v := range t.Variants {
 		if runs := t.RunCounts(v.Variant); len(runs) >= 2 {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -88,6 +89,24 @@ func TestSummarizeRunsAndEdges(t *testing.T) {
 	checkNear(t, "seeds", *p.SeedsForObserved, *p.TrialsForObserved*600/500, 1e-12)
 	if !strings.Contains(s.Text(), "seeds per variant") {
 		t.Errorf("text lacks the seeds column:\n%s", s.Text())
+	}
+	// Paired by seed: seeds 0–49 violated in both, 50–99 in a only; the
+	// invalid seeds 1000–1099 of a have no partner in b. McNemar exact:
+	// 2·(1/2)⁵⁰ = 2⁻⁴⁹.
+	want := PairedTest{A: "a", B: "b", Run: "1", Seeds: 500, Valid: 500, BothViolated: 50, OnlyA: 50}
+	if len(s.Paired) != 1 {
+		t.Fatalf("paired = %+v, want one comparison", s.Paired)
+	}
+	got := s.Paired[0]
+	checkNear(t, "paired p", got.PValue, math.Pow(2, -49), 1e-9)
+	if got.PValue = 0; got != want {
+		t.Errorf("paired = %+v, want %+v", got, want)
+	}
+	if !strings.Contains(s.Text(), "Paired by seed") {
+		t.Errorf("text lacks the paired table:\n%s", s.Text())
+	}
+	if ct, _ := TableFromCounts([]Count{{"a", 1, 2}, {"b", 1, 2}}); func() bool { s, _ := Summarize(ct, SummaryOptions{}); return s.Paired != nil }() {
+		t.Error("a table from counts has no seeds to pair, but Summarize paired it")
 	}
 	if _, err := Summarize(Table{}, SummaryOptions{}); err == nil {
 		t.Error("empty table: no error")

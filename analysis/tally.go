@@ -78,6 +78,9 @@ func (r *TallyRow) add(verdict string) error {
 type Table struct {
 	Variants []TallyRow `json:"variants"`
 	Runs     []TallyRow `json:"runs"`
+	// outcomes are the verdict rows the table was tallied from (nil for a
+	// table built from counts): Summarize pairs variants seed by seed.
+	outcomes []Outcome
 }
 
 // Tally counts outcomes per variant and per (variant, run). It returns an
@@ -93,6 +96,7 @@ func Tally(outcomes []Outcome) (Table, error) {
 		}
 		_ = t.Runs[r].add(o.Verdict)
 	}
+	t.outcomes = outcomes
 	return t, nil
 }
 
@@ -215,7 +219,7 @@ func (t Table) Reorder(order []string) Table {
 			rank[r.Variant] = len(rank)
 		}
 	}
-	out := Table{Variants: slices.Clone(t.Variants), Runs: slices.Clone(t.Runs)}
+	out := Table{Variants: slices.Clone(t.Variants), Runs: slices.Clone(t.Runs), outcomes: t.outcomes}
 	by := func(a, b TallyRow) int { return rank[a.Variant] - rank[b.Variant] }
 	slices.SortStableFunc(out.Variants, by)
 	slices.SortStableFunc(out.Runs, by)

@@ -26,6 +26,7 @@ func TestTally(t *testing.T) {
 			{Variant: "orig", Run: "2", Runs: 3, Valid: 2, Violated: 1, Errors: 1},
 			{Variant: "fix", Run: "1", Runs: 2, Valid: 2},
 		},
+		outcomes: rows,
 	}
 	if !reflect.DeepEqual(tab, want) {
 		t.Fatalf("Tally =\n%+v\nwant\n%+v", tab, want)
