@@ -35,6 +35,11 @@ type PairedTest struct {
 	// These seeds are outside the rates and outside PValue.
 	InvalidOnlyA int `json:"invalid_only_a"`
 	InvalidOnlyB int `json:"invalid_only_b"`
+	// InvalidP is McNemar's exact test, two-sided, of H₀: the variants
+	// make a schedule illegal equally often (InvalidOnlyA against
+	// InvalidOnlyB). A small value means the rates above compare different
+	// sets of seeds: validity depends on the variant.
+	InvalidP float64 `json:"invalid_p"`
 }
 
 // McNemarExact returns the p-value of McNemar's exact test for a paired
@@ -65,7 +70,7 @@ func McNemarExact(b, c int, alt Alternative) (float64, error) {
 // given) seed by seed within the first run of the outcomes (runs of one
 // campaign repeat the same seeds, so pairing across runs would count a seed
 // twice; the drift test covers repeated runs). Errors in either variant
-// leave a seed out.
+// leave a seed out; a pair without a common seed is left out.
 func PairedComparisons(outcomes []Outcome, variants []string) ([]PairedTest, error) {
 	if len(outcomes) == 0 {
 		return nil, nil
@@ -96,6 +101,9 @@ func PairedComparisons(outcomes []Outcome, variants []string) ([]PairedTest, err
 				continue
 			}
 			t := pairSeeds(verdict[a], verdict[b])
+			if t.Seeds == 0 {
+				continue // no common seed: nothing to pair
+			}
 			t.A, t.B, t.Run = a, b, run
 			out = append(out, t)
 		}
@@ -139,5 +147,6 @@ func pairSeeds(a, b map[int64]string) PairedTest {
 		}
 	}
 	t.PValue, _ = McNemarExact(t.OnlyA, t.OnlyB, TwoSided)
+	t.InvalidP, _ = McNemarExact(t.InvalidOnlyA, t.InvalidOnlyB, TwoSided)
 	return t
 }

@@ -69,21 +69,25 @@ func TestPairedComparisons(t *testing.T) {
 		// orig vs fix1: seeds 0–5 valid in both (0 both violated; 1, 2, 3
 		// orig only); seed 6 invalid in orig only; seed 7 invalid in fix1
 		// only; seed 8 invalid in fix1 only; seed 9 an error: left out.
-		{A: "orig", B: "fix1", Run: "run1", Seeds: 9, Valid: 6, BothViolated: 1, OnlyA: 3, OnlyB: 0, PValue: 0.25, InvalidOnlyA: 1, InvalidOnlyB: 2},
-		{A: "orig", B: "fix2", Run: "run1", Seeds: 9, Valid: 7, BothViolated: 1, OnlyA: 4, OnlyB: 0, PValue: 0.125, InvalidOnlyA: 1, InvalidOnlyB: 1},
-		{A: "fix1", B: "fix2", Run: "run1", Seeds: 10, Valid: 8, BothViolated: 1, OnlyA: 0, OnlyB: 0, PValue: 1, InvalidOnlyA: 1, InvalidOnlyB: 0},
+		{A: "orig", B: "fix1", Run: "run1", Seeds: 9, Valid: 6, BothViolated: 1, OnlyA: 3, OnlyB: 0, PValue: 0.25, InvalidOnlyA: 1, InvalidOnlyB: 2, InvalidP: 1},
+		{A: "orig", B: "fix2", Run: "run1", Seeds: 9, Valid: 7, BothViolated: 1, OnlyA: 4, OnlyB: 0, PValue: 0.125, InvalidOnlyA: 1, InvalidOnlyB: 1, InvalidP: 1},
+		{A: "fix1", B: "fix2", Run: "run1", Seeds: 10, Valid: 8, BothViolated: 1, OnlyA: 0, OnlyB: 0, PValue: 1, InvalidOnlyA: 1, InvalidOnlyB: 0, InvalidP: 1},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d comparisons, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
 		g := got[i]
-		p := g.PValue
-		g.PValue = want[i].PValue
+		p, ip := g.PValue, g.InvalidP
+		g.PValue, g.InvalidP = want[i].PValue, want[i].InvalidP
 		if g != want[i] {
 			t.Errorf("comparison %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 		checkNear(t, fmt.Sprintf("%s vs %s p", g.A, g.B), p, want[i].PValue, 1e-12)
+		checkNear(t, fmt.Sprintf("%s vs %s invalid p", g.A, g.B), ip, want[i].InvalidP, 1e-12)
+	}
+	if got, _ := PairedComparisons(append(outcomesOf("run1", "x", "vv"), Outcome{Variant: "y", Run: "run1", Verdict: VerdictHolds, Seed: 7}), []string{"x", "y"}); got != nil {
+		t.Errorf("no common seed: got %+v, want no comparison", got)
 	}
 	if _, err := PairedComparisons(append(o, Outcome{Variant: "orig", Run: "run1", Verdict: VerdictHolds, Seed: 3}), []string{"orig"}); err == nil {
 		t.Error("a seed twice in one run: no error")

@@ -245,13 +245,13 @@ func (s Summary) pairTable() table {
 func (s Summary) pairedTable() table {
 	t := table{
 		title: fmt.Sprintf("Paired by seed (run %s; same fault schedule for both; McNemar exact, two-sided)", s.Paired[0].Run),
-		head:  []string{"A vs B", "seeds valid in both", "violated in both", "A only", "B only", "p", "invalid in A only", "invalid in B only"},
+		head:  []string{"A vs B", "seeds valid in both", "violated in both", "A only", "B only", "p", "invalid in A only", "invalid in B only", "p (invalid)"},
 	}
 	for _, p := range s.Paired {
 		t.rows = append(t.rows, []string{p.A + " vs " + p.B, fmt.Sprintf("%d/%d", p.Valid, p.Seeds), fmt.Sprint(p.BothViolated),
-			fmt.Sprint(p.OnlyA), fmt.Sprint(p.OnlyB), pval(p.PValue), fmt.Sprint(p.InvalidOnlyA), fmt.Sprint(p.InvalidOnlyB)})
+			fmt.Sprint(p.OnlyA), fmt.Sprint(p.OnlyB), pval(p.PValue), fmt.Sprint(p.InvalidOnlyA), fmt.Sprint(p.InvalidOnlyB), pval(p.InvalidP)})
 	}
-	t.notes = []string{"only discordant seeds (violated in one variant) enter the test; \"invalid in A only\": the seed's schedule broke the fault precondition against A's state but not B's"}
+	t.notes = []string{"only discordant seeds (violated in one variant) enter the test; \"invalid in A only\": the seed's schedule broke the fault precondition against A's state but not B's; a small p (invalid) means validity depends on the variant, so the rates over valid runs compare different seeds"}
 	return t
 }
 

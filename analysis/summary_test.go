@@ -93,7 +93,7 @@ func TestSummarizeRunsAndEdges(t *testing.T) {
 	// Paired by seed: seeds 0–49 violated in both, 50–99 in a only; the
 	// invalid seeds 1000–1099 of a have no partner in b. McNemar exact:
 	// 2·(1/2)⁵⁰ = 2⁻⁴⁹.
-	want := PairedTest{A: "a", B: "b", Run: "1", Seeds: 500, Valid: 500, BothViolated: 50, OnlyA: 50}
+	want := PairedTest{A: "a", B: "b", Run: "1", Seeds: 500, Valid: 500, BothViolated: 50, OnlyA: 50, InvalidP: 1}
 	if len(s.Paired) != 1 {
 		t.Fatalf("paired = %+v, want one comparison", s.Paired)
 	}

@@ -236,6 +236,9 @@ func TestStatsDataset(t *testing.T) {
 	if !reflect.DeepEqual(got.ByInvariant, wantInv) {
 		t.Errorf("by invariant %+v, want %+v", got.ByInvariant, wantInv)
 	}
+	if got.Summary.Paired != nil {
+		t.Errorf("paired %+v: the variants share no seed, nothing to pair", got.Summary.Paired)
+	}
 	text, _, err := runStats(t, dir)
 	if err != nil || !strings.Contains(text, "orig@run2") || !strings.Contains(text, "invalid") {
 		t.Errorf("text output (%v):\n%s", err, text)
