@@ -62,4 +62,15 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Errorf("notebook 02 did not write datasets/chord-6-%s under WEFT_DATASETS: %v", run, err)
 		}
 	}
+	// Its outputs include the paired comparison and the seeds that are
+	// invalid in fix1 only.
+	done, err := os.ReadFile(filepath.Join(tmp, "02-chord-liveness-discipline.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Paired by seed", "fix1 vs fix2: ", "seeds invalid in fix1 but valid in fix2"} {
+		if !strings.Contains(string(done), want) {
+			t.Errorf("executed notebook 02 lacks %q", want)
+		}
+	}
 }

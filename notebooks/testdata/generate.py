@@ -282,6 +282,46 @@ if err != nil {
 claimReport
 """),
 ("markdown", r"""
+## What fix2 adds over fix1, seed by seed
+
+A seed gives every variant the same crash schedule, so the variants can be compared seed by seed (the
+"Paired by seed" table above, McNemar's exact test). The rate over valid runs can hide a difference, because
+validity is judged against each variant's own state: when fix1's reconcile adopts into `succ2` a node it already
+knows is dead and its successor then crashes, the papers' failure precondition — checked on the lists at the
+moment of death — blames the schedule and the run is `invalid`. fix2 refuses that adoption, keeps a live
+`succ2`, and the same schedule stays legal. The seeds below are the ones where that happened.
+"""),
+("code", r"""
+// invalidOnly lists the seeds of run1 that are invalid in variant a but
+// valid in variant b, with a's reason.
+func invalidOnly(a, b string) {
+	verdict := map[string]map[int64]dataset.Row{}
+	for _, r := range rows {
+		if r.RunID != "run1" {
+			continue
+		}
+		if verdict[r.Variant] == nil {
+			verdict[r.Variant] = map[int64]dataset.Row{}
+		}
+		verdict[r.Variant][r.Seed] = r
+	}
+	n := 0
+	for seed := int64(0); seed < int64(seeds); seed++ {
+		ra, rb := verdict[a][seed], verdict[b][seed]
+		if ra.Verdict == dataset.Invalid && (rb.Verdict == dataset.Holds || rb.Verdict == dataset.Violated) {
+			n++
+			fmt.Printf("seed %d: %s %s; %s %s\n", seed, a, ra.Detail, b, rb.Verdict)
+		}
+	}
+	fmt.Printf("%d seeds invalid in %s but valid in %s\n", n, a, b)
+}
+for _, p := range summary.Paired {
+	fmt.Printf("%s vs %s: %d seeds valid in both, violated in %s only %d, in %s only %d (p = %.3g); invalid in %s only %d, in %s only %d (p = %.3g)\n",
+		p.A, p.B, p.Valid, p.A, p.OnlyA, p.B, p.OnlyB, p.PValue, p.A, p.InvalidOnlyA, p.B, p.InvalidOnlyB, p.InvalidP)
+}
+invalidOnly("fix1", "fix2")
+"""),
+("markdown", r"""
 ## One traced failure per level
 
 The first violating seed of each variant, from its recording alone (`weft trace` shows the same): declared
