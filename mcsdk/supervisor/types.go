@@ -133,6 +133,17 @@ type call struct {
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
+	// reads caches what the handler read from the node's memory: a parked
+	// call is retried after every action, and the node, single-threaded
+	// and stopped in this call, cannot change its memory meanwhile. A
+	// write by the handler clears it.
+	reads []memRead
+}
+
+// memRead is one cached read of node memory.
+type memRead struct {
+	addr uint64
+	b    []byte
 }
 
 func (c *call) arg(i int) uint64 { return c.req.Data.Args[i] }
