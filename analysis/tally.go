@@ -96,7 +96,7 @@ func Tally(outcomes []Outcome) (Table, error) {
 		}
 		_ = t.Runs[r].add(o.Verdict)
 	}
-	t.outcomes = outcomes
+	t.outcomes = slices.Clone(outcomes) // the caller may reuse its slice
 	return t, nil
 }
 
