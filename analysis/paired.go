@@ -81,10 +81,8 @@ func PairedComparisons(outcomes []Outcome, variants []string) ([]PairedTest, err
 		if o.Run != run {
 			continue
 		}
-		switch o.Verdict {
-		case VerdictHolds, VerdictViolated, VerdictInvalid, VerdictError:
-		default:
-			return nil, fmt.Errorf("analysis: unknown verdict %q (variant %q, seed %d)", o.Verdict, o.Variant, o.Seed)
+		if err := new(TallyRow).add(o.Verdict); err != nil { // the one place that knows the verdicts
+			return nil, fmt.Errorf("%w (variant %q, seed %d)", err, o.Variant, o.Seed)
 		}
 		if verdict[o.Variant] == nil {
 			verdict[o.Variant] = map[int64]string{}
