@@ -104,7 +104,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
-	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]bool{}, faults: sp.faults, sp: sp}
+	x := &explorer{t: t, opts: opts, depth: depth, seen: map[[32]byte]int{}, faults: sp.faults, sp: sp}
 	for _, p := range sp.faults.Partition {
 		x.sides = append(x.sides, newSides(p))
 	}
@@ -138,7 +138,7 @@ type explorer struct {
 	t          *target
 	opts       CheckOptions
 	depth      int
-	seen       map[[32]byte]bool
+	seen       map[[32]byte]int // each expanded state's largest remaining depth
 	states     int
 	executions int
 	replays    int
@@ -258,17 +258,22 @@ func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) 
 		w.Close()
 		return err
 	}
-	if x.seen[h] {
+	// A state is expanded again when it is reached with more depth left
+	// than it had before: pruning it would hide what lies beyond the
+	// earlier, shallower budget (complete bounded search).
+	left := x.depth - len(path)
+	if done, ok := x.seen[h]; ok && done >= left {
 		x.executions++
 		w.Close()
 		return nil
+	} else if !ok {
+		x.states++
+		for len(x.byDepth) <= len(path) {
+			x.byDepth = append(x.byDepth, 0)
+		}
+		x.byDepth[len(path)]++
 	}
-	x.seen[h] = true
-	x.states++
-	for len(x.byDepth) <= len(path) {
-		x.byDepth = append(x.byDepth, 0)
-	}
-	x.byDepth[len(path)]++
+	x.seen[h] = left
 	if x.opts.Progress != nil && x.states%64 == 0 {
 		x.opts.Progress(x.states, x.executions)
 	}

@@ -74,7 +74,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
-			fmt.Printf("%s holds over %d distinct states\n", inv, res.States)
+			fmt.Printf("%s holds over %d distinct states, within depth %d under the %s abstraction\n", inv, res.States, res.Depth, res.Abstraction)
 		}
 	case mcsdk.Violated:
 		v := res.Violation
