@@ -580,9 +580,13 @@ func (n *Network) CloseNode(node int, crash bool) {
 	// it are dropped at delivery.
 }
 
-// Hash writes a canonical encoding of the network state to h. Socket and
-// channel identities are creation indices, which are deterministic within a
-// run, so equal histories hash equally.
+// Hash writes a canonical encoding of the network state to h: every field
+// of every socket, channel and message, the port tables and the next
+// ephemeral port, with pointers written as creation indices. Socket and
+// channel identities are creation indices, which are deterministic within
+// a run, so equal histories hash equally; and since nothing is left out,
+// two networks hash equally only if no later operation can tell them
+// apart (TestHashIsCanonical checks both directions).
 func (n *Network) Hash(h hash.Hash) {
 	var b [8]byte
 	put := func(v int64) { binary.LittleEndian.PutUint64(b[:], uint64(v)); h.Write(b[:]) }
@@ -594,47 +598,96 @@ func (n *Network) Hash(h hash.Hash) {
 			put(0)
 		}
 	}
+	sock := func(s *Socket) {
+		if s == nil {
+			put(-1)
+		} else {
+			put(int64(s.ID))
+		}
+	}
+	ch := func(c *Channel) {
+		if c == nil {
+			put(-1)
+		} else {
+			put(int64(c.ID))
+		}
+	}
+	addr := func(a Addr) { h.Write(a.IP[:]); put(int64(a.Port)) }
+	msg := func(m Message) {
+		putBytes(m.Data)
+		addr(m.From)
+		flag(m.FIN)
+		flag(m.RST)
+		put(m.Sent)
+		put(m.Due)
+		flag(m.Copy)
+		flag(m.Free)
+	}
+	ports := func(m map[uint16]*Socket) {
+		keys := make([]int, 0, len(m))
+		for p := range m {
+			keys = append(keys, int(p))
+		}
+		sort.Ints(keys)
+		put(int64(len(keys)))
+		for _, p := range keys {
+			put(int64(p))
+			sock(m[uint16(p)])
+		}
+	}
+	put(n.Now)
+	put(int64(n.ephemeral))
 	put(int64(len(n.Sockets)))
 	for _, s := range n.Sockets {
+		put(int64(s.ID))
 		put(int64(s.Node))
 		put(int64(s.Kind))
-		put(int64(s.Local.Port))
-		put(int64(s.Peer.Port))
+		addr(s.Local)
+		addr(s.Peer)
+		flag(s.bound)
 		flag(s.listening)
+		put(int64(len(s.acceptQ)))
+		for _, q := range s.acceptQ {
+			sock(q)
+		}
+		sock(s.peer)
+		ch(s.out)
 		flag(s.connected)
+		putBytes(s.rbuf)
 		flag(s.rdEOF)
 		flag(s.reset)
 		flag(s.wrShut)
 		flag(s.closed)
-		putBytes(s.rbuf)
-		put(int64(len(s.acceptQ)))
-		for _, q := range s.acceptQ {
-			put(int64(q.ID))
-		}
 		put(int64(len(s.dgrams)))
 		for _, m := range s.dgrams {
-			putBytes(m.Data)
-			put(int64(m.From.Port))
+			msg(m)
+		}
+		outs := make([]int, 0, len(s.dgramOut))
+		for p := range s.dgramOut {
+			outs = append(outs, int(p))
+		}
+		sort.Ints(outs)
+		put(int64(len(outs)))
+		for _, p := range outs {
+			put(int64(p))
+			ch(s.dgramOut[uint16(p)])
 		}
 	}
 	put(int64(len(n.Channels)))
 	for _, c := range n.Channels {
+		put(int64(c.ID))
+		sock(c.From)
+		sock(c.To)
+		put(int64(c.DstPort))
+		put(int64(c.FromNode))
+		put(int64(c.ToNode))
 		put(int64(len(c.Msgs)))
 		for _, m := range c.Msgs {
-			putBytes(m.Data)
-			flag(m.FIN)
-			flag(m.RST)
-			put(m.Due)
+			msg(m)
 		}
 	}
-	ports := make([]int, 0, len(n.listeners))
-	for p := range n.listeners {
-		ports = append(ports, int(p))
-	}
-	sort.Ints(ports)
-	for _, p := range ports {
-		put(int64(p))
-	}
+	ports(n.listeners)
+	ports(n.dgramPort)
 }
 
 // ReceiverNode is the node that would receive c's next message now: the
