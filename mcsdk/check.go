@@ -1,6 +1,7 @@
 package mcsdk
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -154,12 +155,7 @@ type explorer struct {
 // restart of a crashed node when restarts are on.
 func (x *explorer) enabled(w *supervisor.World, path []Action, s model.State) []Action {
 	acts := w.Enabled()
-	crashes := 0
-	for _, a := range path {
-		if a.Kind == supervisor.Crash {
-			crashes++
-		}
-	}
+	crashes := x.crashesOn(path)
 	// Partitions: each may begin once and heal once, at any point; while
 	// one is active, messages across it wait (deliveries are not enabled).
 	active := x.activePartitions(path)
@@ -194,6 +190,17 @@ func (x *explorer) enabled(w *supervisor.World, path []Action, s model.State) []
 		}
 	}
 	return acts
+}
+
+// crashesOn counts the crashes on path: the part of the crash budget used.
+func (x *explorer) crashesOn(path []Action) int {
+	n := 0
+	for _, a := range path {
+		if a.Kind == supervisor.Crash {
+			n++
+		}
+	}
+	return n
 }
 
 // partitionState is 0 before partition k began on path, 1 while active,
@@ -250,9 +257,12 @@ func (x *explorer) visit(w *supervisor.World, path []Action, last *model.State) 
 	if x.opts.Abstraction == Globals {
 		mode, extra = supervisor.HashGlobals, ob.globals
 	}
+	// What the enabled faults depend on besides the world: each
+	// partition's state and the crash budget used.
 	for k := range x.faults.Partition {
 		extra = append(extra, byte(x.partitionState(path, k)))
 	}
+	extra = binary.LittleEndian.AppendUint64(extra, uint64(x.crashesOn(path)))
 	h, err := w.Hash(mode, extra)
 	if err != nil {
 		w.Close()

@@ -726,7 +726,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		if c := n.parked; c != nil {
 			put(uint64(c.req.Data.Nr))
 			put(c.req.Data.InstructionPointer)
-			for _, a := range c.req.Data.Args {
+			for _, a := range c.req.Data.Args[:arity(int(c.req.Data.Nr))] {
 				put(a)
 			}
 			put(uint64(c.deadline))
@@ -738,6 +738,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		}
 	}
 	h.Write(extra)
+	if err := w.hashDataDirs(h); err != nil {
+		return [32]byte{}, err
+	}
 	w.net.Hash(h)
 	for i, sent := range w.clientSent {
 		if sent {
