@@ -82,7 +82,11 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		if v.Summary != "" {
 			fmt.Printf("  state: %s\n", v.Summary)
 		}
-		fmt.Printf("  path (%d actions):\n", len(v.Path))
+		if res.Shortest && len(v.Path) > 1 {
+			fmt.Printf("  path (%d actions; shortest: no violation within %d):\n", len(v.Path), len(v.Path)-1)
+		} else {
+			fmt.Printf("  path (%d actions):\n", len(v.Path))
+		}
 		for i, s := range v.Steps {
 			fmt.Printf("    %d. %s\n", i+1, s)
 		}

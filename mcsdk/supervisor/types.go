@@ -5,6 +5,7 @@ package supervisor
 import (
 	"bytes"
 	"fmt"
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
@@ -180,94 +181,24 @@ func failf(format string, a ...any) result {
 	return result{kind: rFail, msg: fmt.Sprintf(format, a...)}
 }
 
-// ActionKind is the kind of a scheduler choice.
-type ActionKind int
+// ActionKind is the kind of a scheduler choice; the vocabulary belongs to
+// the scheduler (package sched).
+type ActionKind = sched.Kind
 
 // Action kinds.
 const (
-	Deliver   ActionKind = iota // deliver a message in flight
-	Client                      // the environment's client sends a request
-	Timer                       // a parked call's timeout fires
-	Crash                       // kill a node (SIGKILL)
-	Restart                     // relaunch a crashed node
-	Notice                      // the environment tells Node that Req crashed
-	Partition                   // partition Req of the model begins (exhaustive checks)
-	Heal                        // partition Req ends
+	Deliver   = sched.Deliver
+	Client    = sched.Client
+	Timer     = sched.Timer
+	Crash     = sched.Crash
+	Restart   = sched.Restart
+	Notice    = sched.Notice
+	Partition = sched.Partition
+	Heal      = sched.Heal
 )
 
-var actionNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal"}
-
-func (k ActionKind) String() string { return actionNames[k] }
-
 // Action is one choice of the scheduler at a quiescent point.
-type Action struct {
-	Kind  ActionKind
-	Chan  int // Deliver: channel
-	Index int // Deliver: message index within the channel
-	Node  int // Timer, Crash, Restart, Notice (the node told)
-	Req   int // Client: request index; Notice: the crashed node
-}
-
-// String is the action's stable text form, used in recordings.
-func (a Action) String() string {
-	switch a.Kind {
-	case Deliver:
-		return fmt.Sprintf("deliver %d.%d", a.Chan, a.Index)
-	case Client:
-		return fmt.Sprintf("client %d", a.Req)
-	case Timer:
-		return fmt.Sprintf("timer %d", a.Node)
-	case Crash:
-		return fmt.Sprintf("crash %d", a.Node)
-	case Restart:
-		return fmt.Sprintf("restart %d", a.Node)
-	case Notice:
-		return fmt.Sprintf("notice %d.%d", a.Node, a.Req)
-	case Partition, Heal:
-		return fmt.Sprintf("%s %d", a.Kind, a.Req)
-	}
-	return fmt.Sprintf("action(%d)", a.Kind)
-}
+type Action = sched.Action
 
 // ParseAction parses the text form written by Action.String.
-func ParseAction(s string) (Action, error) {
-	var a Action
-	var kind string
-	var rest string
-	if _, err := fmt.Sscanf(s, "%s %s", &kind, &rest); err != nil {
-		return a, fmt.Errorf("bad action %q", s)
-	}
-	var err error
-	switch kind {
-	case "deliver":
-		a.Kind = Deliver
-		_, err = fmt.Sscanf(rest, "%d.%d", &a.Chan, &a.Index)
-	case "client":
-		a.Kind = Client
-		_, err = fmt.Sscanf(rest, "%d", &a.Req)
-	case "timer":
-		a.Kind = Timer
-		_, err = fmt.Sscanf(rest, "%d", &a.Node)
-	case "crash":
-		a.Kind = Crash
-		_, err = fmt.Sscanf(rest, "%d", &a.Node)
-	case "restart":
-		a.Kind = Restart
-		_, err = fmt.Sscanf(rest, "%d", &a.Node)
-	case "notice":
-		a.Kind = Notice
-		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Req)
-	case "partition", "heal":
-		a.Kind = Partition
-		if kind == "heal" {
-			a.Kind = Heal
-		}
-		_, err = fmt.Sscanf(rest, "%d", &a.Req)
-	default:
-		err = fmt.Errorf("unknown kind")
-	}
-	if err != nil {
-		return Action{}, fmt.Errorf("bad action %q: %v", s, err)
-	}
-	return a, nil
-}
+func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }

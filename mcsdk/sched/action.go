@@ -1,0 +1,103 @@
+package sched
+
+import "fmt"
+
+// Kind is the kind of a scheduler choice.
+type Kind int
+
+// Action kinds.
+const (
+	Deliver   Kind = iota // deliver a message in flight
+	Client                // the environment's client sends a request
+	Timer                 // a parked call's timeout fires
+	Crash                 // kill a node (SIGKILL)
+	Restart               // relaunch a crashed node
+	Notice                // the environment tells Node that Req crashed
+	Partition             // partition Req of the model begins (exhaustive checks)
+	Heal                  // partition Req ends
+)
+
+var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal"}
+
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// Action is one choice of the scheduler at a quiescent point.
+type Action struct {
+	Kind  Kind
+	Chan  int // Deliver: channel
+	Index int // Deliver: message index within the channel
+	Node  int // Timer, Crash, Restart, Notice (the node told)
+	Req   int // Client: request index; Notice: the crashed node; Partition, Heal: the partition
+}
+
+// String is the action's stable text form, used in recordings.
+func (a Action) String() string {
+	switch a.Kind {
+	case Deliver:
+		return fmt.Sprintf("deliver %d.%d", a.Chan, a.Index)
+	case Client:
+		return fmt.Sprintf("client %d", a.Req)
+	case Timer:
+		return fmt.Sprintf("timer %d", a.Node)
+	case Crash:
+		return fmt.Sprintf("crash %d", a.Node)
+	case Restart:
+		return fmt.Sprintf("restart %d", a.Node)
+	case Notice:
+		return fmt.Sprintf("notice %d.%d", a.Node, a.Req)
+	case Partition, Heal:
+		return fmt.Sprintf("%s %d", a.Kind, a.Req)
+	}
+	return fmt.Sprintf("action(%d)", a.Kind)
+}
+
+// ParseAction parses the text form written by Action.String.
+func ParseAction(s string) (Action, error) {
+	var a Action
+	var kind, rest string
+	if _, err := fmt.Sscanf(s, "%s %s", &kind, &rest); err != nil {
+		return a, fmt.Errorf("bad action %q", s)
+	}
+	var err error
+	one := func(p *int) { _, err = fmt.Sscanf(rest, "%d", p) }
+	switch kind {
+	case "deliver":
+		a.Kind = Deliver
+		_, err = fmt.Sscanf(rest, "%d.%d", &a.Chan, &a.Index)
+	case "client":
+		a.Kind = Client
+		one(&a.Req)
+	case "timer":
+		a.Kind = Timer
+		one(&a.Node)
+	case "crash":
+		a.Kind = Crash
+		one(&a.Node)
+	case "restart":
+		a.Kind = Restart
+		one(&a.Node)
+	case "notice":
+		a.Kind = Notice
+		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Req)
+	case "partition":
+		a.Kind = Partition
+		one(&a.Req)
+	case "heal":
+		a.Kind = Heal
+		one(&a.Req)
+	default:
+		err = fmt.Errorf("unknown kind")
+	}
+	if err == nil && (a.Chan < 0 || a.Index < 0 || a.Node < 0 || a.Req < 0) {
+		err = fmt.Errorf("negative index")
+	}
+	if err != nil {
+		return Action{}, fmt.Errorf("bad action %q: %v", s, err)
+	}
+	return a, nil
+}

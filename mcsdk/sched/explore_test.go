@@ -1,0 +1,124 @@
+package sched
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestExplore runs the scripts in testdata/explore*.txt: a graph command
+// defines a fake system, explore runs the explorer over it and prints the
+// verdict, the path and the counts, enabled prints what is enabled after
+// a path.
+func TestExplore(t *testing.T) {
+	datadriven.Walk(t, "testdata/explore", func(t *testing.T, path string) {
+		var g *graph
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "graph":
+				var err error
+				if g, err = parseGraph(d.Input); err != nil {
+					return "error: " + err.Error()
+				}
+				return "ok"
+			case "explore":
+				return runExplore(t, g, d)
+			case "enabled":
+				x := explorer(g, d, new(int))
+				w, _ := x.Start()
+				var path []Action
+				for _, s := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					if s == "" {
+						continue
+					}
+					a, err := ParseAction(s)
+					if err != nil {
+						return "error: " + err.Error()
+					}
+					if err := w.Apply(a); err != nil {
+						return "error: " + err.Error()
+					}
+					path = append(path, a)
+				}
+				var out []string
+				for _, a := range x.Enabled(w, path, Observation{}) {
+					out = append(out, a.String())
+				}
+				return strings.Join(out, "\n")
+			}
+			return fmt.Sprintf("unknown command %q", d.Cmd)
+		})
+	})
+}
+
+// explorer builds an Explorer over g from the command's arguments:
+// depth=N crashes=N nodes=(a,b) restart partitions=(0|1,2) where each
+// partition lists its groups separated by |.
+func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
+	x := &Explorer{
+		Start: func() (World, error) { return &fakeWorld{g: g, at: g.start, closed: closes}, nil },
+		Observe: func(w World, parent any) (Observation, error) {
+			return Observation{Data: w.(*fakeWorld).at}, nil
+		},
+		Check: func(w World, ob Observation, path []Action) (bool, error) {
+			return g.bad[w.(*fakeWorld).at], nil
+		},
+	}
+	for _, arg := range d.CmdArgs {
+		switch arg.Key {
+		case "depth":
+			x.Depth, _ = strconv.Atoi(arg.Vals[0])
+		case "crashes":
+			x.Faults.Crashes, _ = strconv.Atoi(arg.Vals[0])
+		case "nodes":
+			for _, v := range arg.Vals {
+				n, _ := strconv.Atoi(v)
+				x.Faults.Nodes = append(x.Faults.Nodes, n)
+			}
+		case "restart":
+			x.Faults.Restart = true
+		case "partitions":
+			for _, p := range arg.Vals {
+				side := map[int]int{}
+				for gi, grp := range strings.Split(p, "|") {
+					for _, n := range strings.Split(grp, "+") {
+						k, _ := strconv.Atoi(n)
+						side[k] = gi
+					}
+				}
+				x.Faults.Partitions = append(x.Faults.Partitions, func(a, b int) bool {
+					return a >= 0 && b >= 0 && side[a] != side[b]
+				})
+			}
+		}
+	}
+	return x
+}
+
+func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
+	closes := 0
+	x := explorer(g, d, &closes)
+	res, err := x.Run()
+	var b strings.Builder
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "error: %v\n", err)
+	case res.Violated:
+		var steps []string
+		for _, a := range res.Path {
+			steps = append(steps, a.String())
+		}
+		fmt.Fprintf(&b, "violated after %d: %s\n", len(res.Path), strings.Join(steps, ", "))
+	default:
+		fmt.Fprintf(&b, "holds within depth %d\n", x.Depth)
+	}
+	fmt.Fprintf(&b, "states %d, expansions %d, executions %d, replays %d, by depth %v", res.States, res.Expansions, res.Executions, res.Replays, res.ByDepth)
+	// Every world started (the first and each replay) is closed once.
+	if closes != res.Replays+1 {
+		t.Errorf("%d worlds started, %d closed", res.Replays+1, closes)
+	}
+	return b.String()
+}
