@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
-	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
@@ -152,7 +151,9 @@ type prepared struct {
 	syms map[string]*symbolTable
 }
 
-// runner holds the state of one seeded run.
+// runner holds the state of one seeded run. Every choice is the
+// scheduler's (sched.Seeded); the runner applies them, observes, and
+// decides the verdict.
 type runner struct {
 	t        *target
 	sp       *specs
@@ -160,92 +161,90 @@ type runner struct {
 	res      *RunResult
 	required map[string]bool
 	w        *supervisor.World
-	lat      *rand.Rand
-	faults   []FaultEvent
+	ew       eventWorld
+	s        *sched.Seeded
 	last     *observation
 	replay   []Choice
+	replayer *sched.Replayer
 	distinct map[uint64]bool
-	parts    []partition
 }
 
-// partition is an active-interval network partition, in virtual ns since
-// Epoch, with each node's group.
-type partition struct {
-	start, end int64
-	sides      sides
-}
-
-// separates reports whether the partition is active at t and puts a and b
-// on different sides.
-func (p partition) separates(a, b int, t int64) bool {
-	return t >= p.start && t < p.end && p.sides.apart(a, b)
-}
-
-// drawPartitions schedules the model's partitions.
-func (r *runner) drawPartitions(fr *rand.Rand) {
-	f := r.sp.faults
+// plan is the scheduler's plan for a seeded run of the model.
+func (r *runner) plan() sched.Plan {
+	sp, f := r.sp, r.sp.faults
 	until := f.Until
 	if until == 0 {
-		until = r.sp.campaign.Duration
+		until = sp.campaign.Duration
 	}
-	for _, p := range f.Partition {
-		if p.Until == 0 && p.Duration == "" {
+	p := sched.Plan{
+		Seed:  r.opts.Seed,
+		Epoch: supervisor.Epoch,
+		FIFO:  sp.net.Order != "bag",
+		Drop:  sp.net.Drop, Duplicate: sp.net.Duplicate, Reorder: sp.net.Reorder,
+		Latency:      sp.latency.draw,
+		Nodes:        f.Nodes,
+		Crashes:      f.Crashes,
+		From:         f.From,
+		Until:        until,
+		Restart:      f.Restart,
+		RestartDelay: sp.restart.draw,
+		Notices:      f.Notice != "" && r.opts.Replay == nil,
+	}
+	if r.opts.Faults != nil {
+		p.Given = make([]sched.FaultEvent, 0, len(r.opts.Faults))
+		for _, e := range r.opts.Faults {
+			p.Given = append(p.Given, sched.FaultEvent(e))
+		}
+	}
+	for _, ps := range f.Partition {
+		if ps.Until == 0 && ps.Duration == "" {
 			continue // exhaustive checks only
 		}
-		start, end := p.From, p.Until
-		if end == 0 {
-			start = f.From
-			if until > f.From {
-				start += fr.Int64N(until - f.From + 1)
-			}
-			d, _ := parseDistribution(p.Duration)
-			end = start + max(1, d.draw(fr))
-		}
-		r.parts = append(r.parts, partition{start: supervisor.Epoch + start*1000, end: supervisor.Epoch + end*1000, sides: newSides(p)})
-		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", p.Groups, float64(start)/1000, float64(end)/1000)})
+		d, _ := parseDistribution(ps.Duration)
+		p.Partitions = append(p.Partitions, sched.PartitionPlan{From: ps.From, Until: ps.Until, Duration: d.draw, Cut: newSides(ps).apart})
 	}
+	if c := r.t.m.Client; c != nil {
+		window := sp.campaign.ClientWindow
+		if window == 0 {
+			window = sp.campaign.Duration
+		}
+		if window == 0 {
+			window = DefaultClientWindowUS
+		}
+		for range c.Requests {
+			p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
+		}
+	}
+	return p
 }
 
-// partitioned returns the heal time if a message from a to b due at t
-// crosses an active partition.
-func (r *runner) partitioned(a, b int, t int64) (int64, bool) {
-	for _, p := range r.parts {
-		if p.separates(a, b, t) {
-			return p.end, true
-		}
-	}
-	return 0, false
-}
+// DefaultClientWindowUS is the virtual time (µs) within which a seeded
+// run sends each client request, at a time drawn from the seed, when the
+// model sets neither [campaign] client_window nor duration.
+const DefaultClientWindowUS = 100_000
 
 func (r *runner) run() error {
-	seed := r.opts.Seed
-	// Separate streams, so the fault schedule of a seed is the same for
-	// every variant (paired comparisons), whatever the messages do.
-	fr := rand.New(rand.NewPCG(seed, 0x6661756c7473))     // "faults"
-	r.lat = rand.New(rand.NewPCG(seed, 0x6e6574776f726b)) // "network"
-	if r.opts.Faults != nil {
-		r.faults = slices.Clone(r.opts.Faults)
-		r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
-		for _, f := range r.faults {
-			r.res.Params = append(r.res.Params, Param{f.Kind.String(), fmt.Sprintf("n%d at %.3fms", f.Node, float64(f.AtUS)/1000)})
-		}
-	} else {
-		r.drawFaults(fr)
+	r.s = sched.NewSeeded(r.plan())
+	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
+	for _, f := range r.s.Faults() {
+		r.faultsAppend(FaultEvent(f))
 	}
-	r.drawPartitions(fr)
-	r.res.Faults = slices.Clone(r.faults)
+	for k, win := range r.s.Windows() {
+		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", r.partitionGroups(k), float64(win.Start-supervisor.Epoch)/1e6, float64(win.End-supervisor.Epoch)/1e6)})
+	}
+	for i, at := range r.s.ClientTimes() {
+		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
+	}
 	r.replay = r.opts.Replay
 	w, err := r.t.start()
 	if err != nil {
 		return err
 	}
-	r.w = w
+	r.w, r.ew = w, eventWorld{w}
 	defer w.Close()
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS
-	}
-	if r.opts.EndUS > 0 {
 		r.res.endUS = r.opts.EndUS
 	}
 	end := supervisor.Epoch + endUS*1000
@@ -269,8 +268,11 @@ func (r *runner) run() error {
 				return err
 			}
 		} else {
-			r.scheduleMessages()
-			a, at, ok = r.next()
+			var pre []sched.Action
+			pre, a, at, ok = r.s.Next(r.ew)
+			for _, p := range pre {
+				r.res.Choices = append(r.res.Choices, Choice{T: w.Now() - supervisor.Epoch, Action: p.String()})
+			}
 		}
 		if !ok || (bounded && at > end) {
 			break
@@ -296,32 +298,24 @@ func (r *runner) run() error {
 	return nil
 }
 
-// drawFaults draws the crash schedule: Crashes distinct nodes from the
-// eligible ones, at uniform times in [From, Until] (Until defaults to the
-// campaign's Duration), and a restart for each if restarts are on.
-func (r *runner) drawFaults(fr *rand.Rand) {
-	f := r.sp.faults
-	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
-	until := f.Until
-	if until == 0 {
-		until = r.sp.campaign.Duration
-	}
-	nodes := slices.Clone(f.Nodes)
-	fr.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
-	for i := 0; i < f.Crashes && i < len(nodes); i++ {
-		at := f.From
-		if until > f.From {
-			at += fr.Int64N(until - f.From + 1)
+// faultsAppend records one scheduled fault in the result and its params.
+func (r *runner) faultsAppend(f FaultEvent) {
+	r.res.Faults = append(r.res.Faults, f)
+	r.res.Params = append(r.res.Params, Param{f.Kind.String(), fmt.Sprintf("n%d at %.3fms", f.Node, float64(f.AtUS)/1000)})
+}
+
+// partitionGroups names the groups of the k-th seeded partition.
+func (r *runner) partitionGroups(k int) [][]int {
+	for _, ps := range r.sp.faults.Partition {
+		if ps.Until == 0 && ps.Duration == "" {
+			continue
 		}
-		r.faults = append(r.faults, FaultEvent{AtUS: at, Kind: supervisor.Crash, Node: nodes[i]})
-		if f.Restart {
-			r.faults = append(r.faults, FaultEvent{AtUS: at + 1 + r.sp.restart.draw(fr), Kind: supervisor.Restart, Node: nodes[i]})
+		if k == 0 {
+			return ps.Groups
 		}
+		k--
 	}
-	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].AtUS < r.faults[j].AtUS })
-	for _, x := range r.faults {
-		r.res.Params = append(r.res.Params, Param{x.Kind.String(), fmt.Sprintf("n%d at %.3fms", x.Node, float64(x.AtUS)/1000)})
-	}
+	return nil
 }
 
 func orDefault(s, d string) string {
@@ -331,135 +325,72 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// scheduleMessages draws an arrival time for every message that has none,
-// in canonical order (by channel, then position). FIFO channels never let
-// a message overtake an earlier one; datagrams may be dropped.
-func (r *runner) scheduleMessages() {
-	net := r.w.Network()
-	fifo := r.sp.net.Order != "bag"
-	for _, c := range net.Channels {
-		var prev int64
-		for i := 0; i < len(c.Msgs); i++ {
-			m := &c.Msgs[i]
-			if m.Due == 0 {
-				dgram := c.To == nil
-				if dgram && r.sp.net.Drop > 0 && r.lat.Float64() < r.sp.net.Drop {
-					net.Drop(netsim.Delivery{Chan: c.ID, Index: i})
-					i--
-					continue
-				}
-				if dgram && !m.Copy && r.sp.net.Duplicate > 0 && r.lat.Float64() < r.sp.net.Duplicate {
-					net.Duplicate(netsim.Delivery{Chan: c.ID, Index: i})
-					m = &c.Msgs[i]
-				}
-				m.Free = dgram && r.sp.net.Reorder > 0 && r.lat.Float64() < r.sp.net.Reorder
-				lat := r.sp.latency.draw(r.lat) * 1000
-				m.Due = m.Sent + lat
-				if heal, cut := r.partitioned(c.FromNode, net.ReceiverNode(c), m.Due); cut {
-					if dgram {
-						net.Drop(netsim.Delivery{Chan: c.ID, Index: i})
-						i--
-						continue
-					}
-					m.Due = heal + lat // retransmitted after the heal
-				}
-				if fifo && !m.Free && m.Due < prev {
-					m.Due = prev
-				}
-			}
-			if !m.Free {
-				prev = max(prev, m.Due)
-			}
-		}
-	}
+// eventWorld is a supervised world as the seeded scheduler reads it.
+type eventWorld struct{ w *supervisor.World }
+
+func (e eventWorld) Status(i int) sched.NodeStatus {
+	st := e.w.Status(i)
+	return sched.NodeStatus{Alive: st.Alive, Killed: st.Killed}
 }
 
-// next picks the earliest pending event. Ties go to faults, then to
-// deliveries in channel order, then to timers in node order.
-func (r *runner) next() (supervisor.Action, int64, bool) {
-	best, bestAt, found := supervisor.Action{}, int64(0), false
-	consider := func(a supervisor.Action, at int64) {
-		if !found || at < bestAt {
-			best, bestAt, found = a, at, true
-		}
+func (e eventWorld) Channels() int { return len(e.w.Network().Channels) }
+
+func (e eventWorld) Channel(c int) sched.ChannelInfo {
+	net := e.w.Network()
+	ch := net.Channels[c]
+	info := sched.ChannelInfo{From: ch.FromNode, To: net.ReceiverNode(ch), Datagram: ch.To == nil, Sent: make([]int64, len(ch.Msgs))}
+	for i, m := range ch.Msgs {
+		info.Sent[i] = m.Sent
 	}
-	if len(r.faults) > 0 {
-		f := r.faults[0]
-		consider(supervisor.Action{Kind: f.Kind, Node: f.Node, Req: f.About}, supervisor.Epoch+f.AtUS*1000)
-	}
-	fifo := r.sp.net.Order != "bag"
-	for _, c := range r.w.Network().Channels {
-		for i, m := range c.Msgs {
-			// On a FIFO channel only the head may arrive, except reordered
-			// datagrams, which may overtake it.
-			if !fifo || i == 0 || m.Free {
-				consider(supervisor.Action{Kind: supervisor.Deliver, Chan: c.ID, Index: i}, m.Due)
-			}
-		}
-	}
-	for _, tm := range r.w.Timers() {
-		consider(supervisor.Action{Kind: supervisor.Timer, Node: tm.Node}, tm.Deadline)
-	}
-	return best, bestAt, found
+	return info
 }
 
-// scheduleNotices queues the environment's death notices about crashed,
-// one to every other live node, each after a drawn network latency.
-func (r *runner) scheduleNotices(crashed int, at int64) {
-	for n := 0; n < r.t.m.Nodes; n++ {
-		if n == crashed || !r.w.Status(n).Alive {
-			continue
-		}
-		due := (at-supervisor.Epoch)/1000 + r.sp.latency.draw(r.lat)
-		r.faults = append(r.faults, FaultEvent{AtUS: due, Kind: supervisor.Notice, Node: n, About: crashed})
+func (e eventWorld) Timers() []sched.TimerInfo {
+	var out []sched.TimerInfo
+	for _, t := range e.w.Timers() {
+		out = append(out, sched.TimerInfo{Node: t.Node, Deadline: t.Deadline})
 	}
-	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].AtUS < r.faults[j].AtUS })
+	return out
 }
 
-// nextReplayed takes the next recorded choice.
+func (e eventWorld) Drop(c, i int) { e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i}) }
+
+func (e eventWorld) Duplicate(c, i int) { e.w.Network().Duplicate(netsim.Delivery{Chan: c, Index: i}) }
+
+// nextReplayed takes the next recorded choice from the scheduler's
+// replayer, which applies the network's recorded drops and duplicates on
+// the way and reports a choice the world cannot take as a divergence.
 func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
-	if len(r.replay) == 0 {
-		return supervisor.Action{}, 0, false, nil
-	}
-	c := r.replay[0]
-	r.replay = r.replay[1:]
-	a, err := supervisor.ParseAction(c.Action)
-	if err != nil {
-		return a, 0, false, err
-	}
-	at := supervisor.Epoch + c.T
-	if a.Kind == supervisor.Timer {
-		found := false
-		for _, tm := range r.w.Timers() {
-			if tm.Node == a.Node {
-				found = true
-				if tm.Deadline != at {
-					return a, 0, false, fmt.Errorf("step %d: node %d's timer is due at %dns, the recording fired it at %dns: the run diverged", r.res.Steps+1, a.Node, tm.Deadline-supervisor.Epoch, c.T)
-				}
+	if r.replayer == nil {
+		timed := make([]sched.Timed, 0, len(r.replay))
+		for _, c := range r.replay {
+			a, err := supervisor.ParseAction(c.Action)
+			if err != nil {
+				return a, 0, false, err
 			}
+			timed = append(timed, sched.Timed{At: supervisor.Epoch + c.T, A: a})
 		}
-		if !found {
-			return a, 0, false, fmt.Errorf("step %d: node %d has no pending timer: the run diverged", r.res.Steps+1, a.Node)
-		}
+		r.replayer = sched.NewReplayer(timed)
 	}
-	return a, at, true, nil
+	pre, a, at, ok, err := r.replayer.Next(r.ew)
+	for _, p := range pre {
+		r.res.Choices = append(r.res.Choices, Choice{T: r.w.Now() - supervisor.Epoch, Action: p.String()})
+	}
+	return a, at, ok, err
 }
 
 // apply performs one event at virtual time at.
 func (r *runner) apply(a supervisor.Action, at int64) error {
 	w := r.w
+	if r.opts.Replay == nil {
+		r.s.Applied(r.ew, a, at)
+	}
 	ev := Event{Step: r.res.Steps + 1, Kind: a.Kind.String(), Node: a.Node, Peer: -1}
 	switch a.Kind {
 	case supervisor.Notice:
-		if len(r.faults) > 0 && r.faults[0].Node == a.Node && r.faults[0].Kind == a.Kind {
-			r.faults = r.faults[1:]
-		}
 		w.AdvanceTo(at)
 		ev.Peer = a.Req
 	case supervisor.Crash, supervisor.Restart:
-		if len(r.faults) > 0 && r.faults[0].Node == a.Node && r.faults[0].Kind == a.Kind {
-			r.faults = r.faults[1:]
-		}
 		w.AdvanceTo(at)
 		if a.Kind == supervisor.Crash {
 			if !w.Status(a.Node).Alive {
@@ -474,6 +405,11 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 			}
 		} else if w.Status(a.Node).Alive {
 			return nil
+		}
+	case supervisor.Client:
+		w.AdvanceTo(at)
+		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
+			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
 		}
 	case supervisor.Deliver:
 		if a.Chan >= len(w.Network().Channels) || a.Index >= len(w.Network().Channels[a.Chan].Msgs) {
@@ -494,8 +430,8 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	if err := w.Apply(a); err != nil {
 		return err
 	}
-	if a.Kind == supervisor.Crash && r.sp.faults.Notice != "" && r.opts.Replay == nil {
-		r.scheduleNotices(a.Node, at)
+	if a.Kind == supervisor.Crash && r.opts.Replay == nil {
+		r.s.Crashed(r.ew, a.Node, r.t.m.Nodes, at)
 	}
 	ev.T = (w.Now() - supervisor.Epoch) / 1000
 	r.res.Events = append(r.res.Events, ev)

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // ShrinkResult is a locally minimal failing run and how it was reached.
@@ -34,60 +34,37 @@ func Shrink(m *model.Model, variant string, seed uint64, opts RunOptions) (*Shri
 		return nil, fmt.Errorf("seed %d of %s is not a violating run (%s)", seed, variant, orig.Verdict)
 	}
 	target := orig.Violated[0]
-	sr := &ShrinkResult{Original: orig, Shrunk: orig, Faults: slices.Clone(orig.Faults), EndUS: int64(orig.VirtualTime / 1000)}
-	still := func(faults []FaultEvent, end int64) (*RunResult, bool, error) {
+	sr := &ShrinkResult{Original: orig, Shrunk: orig}
+	given := make([]sched.FaultEvent, 0, len(orig.Faults))
+	for _, f := range orig.Faults {
+		given = append(given, sched.FaultEvent(f))
+	}
+	// The search is the scheduler's; each candidate is a real run, and the
+	// last one that still fails is the shrunk run.
+	out, err := sched.Shrink(given, int64(orig.VirtualTime/1000), int64(orig.FirstViolationTime/1000), func(faults []sched.FaultEvent, end int64) (bool, error) {
 		o := opts
-		o.Faults = faults
-		if o.Faults == nil {
-			o.Faults = []FaultEvent{}
+		o.Faults = make([]FaultEvent, 0, len(faults))
+		for _, f := range faults {
+			o.Faults = append(o.Faults, FaultEvent(f))
 		}
 		o.EndUS = end
-		sr.Tries++
 		r, err := Run(m, o)
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
-		return r, r.Verdict == Violated && slices.Contains(r.Violated, target), nil
-	}
-	// Fewer faults: a restart goes with its crash.
-	for i := 0; i < len(sr.Faults); {
-		f := sr.Faults[i]
-		if f.Kind != supervisor.Crash {
-			i++
-			continue
-		}
-		cand := slices.DeleteFunc(slices.Clone(sr.Faults), func(g FaultEvent) bool {
-			return g.Node == f.Node && (g == f || (g.Kind == supervisor.Restart && g.AtUS > f.AtUS))
-		})
-		r, ok, err := still(cand, sr.EndUS)
-		if err != nil {
-			return nil, err
-		}
+		ok := r.Verdict == Violated && slices.Contains(r.Violated, target)
 		if ok {
-			sr.Faults, sr.Shrunk = cand, r
-			sr.Steps = append(sr.Steps, fmt.Sprintf("removed %s", f))
-			continue
+			sr.Shrunk = r
 		}
-		i++
+		return ok, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	// Shorter: bisect the end between the first violation and now.
-	lo := int64(sr.Shrunk.FirstViolationTime / 1000)
-	hi := sr.EndUS
-	for hi-lo > 1000 { // to the millisecond
-		mid := lo + (hi-lo)/2
-		r, ok, err := still(sr.Faults, mid)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			hi, sr.Shrunk = mid, r
-		} else {
-			lo = mid
-		}
-	}
-	if hi < sr.EndUS {
-		sr.Steps = append(sr.Steps, fmt.Sprintf("ended the run at %.3fms instead of %.3fms", float64(hi)/1000, float64(sr.EndUS)/1000))
-		sr.EndUS = hi
+	sr.Tries, sr.Steps, sr.EndUS = out.Tries, out.Steps, out.EndUS
+	sr.Faults = []FaultEvent{}
+	for _, f := range out.Faults {
+		sr.Faults = append(sr.Faults, FaultEvent(f))
 	}
 	return sr, nil
 }

@@ -108,6 +108,10 @@ type CampaignSpec struct {
 	// is the repair time (µs) after it, with no new faults.
 	Duration int64 `toml:"duration"`
 	Tail     int64 `toml:"tail"`
+	// ClientWindow (µs) is when seeded runs send the [client] requests:
+	// each at a time drawn from the seed in [0, ClientWindow]. Default:
+	// Duration, or DefaultClientWindowUS without one.
+	ClientWindow int64 `toml:"client_window"`
 	// Check is "always" (a violation at any quiescent point fails the run,
 	// the default) or "final" (only the final state decides, as for
 	// repairable properties; the first violation is still recorded).

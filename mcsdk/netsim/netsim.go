@@ -91,13 +91,9 @@ type Message struct {
 	RST  bool // stream: connection reset by the sender (crash)
 	// Sent is the virtual time (ns) at which the message was sent.
 	Sent int64
-	// Due is the virtual time (ns) at which the message arrives, drawn by a
-	// seeded scheduler; 0 until drawn (exhaustive search ignores it).
-	Due int64
-	// Copy marks a duplicate made by the network (never duplicated again).
+	// Copy marks a duplicate made by the network. When a message arrives
+	// is the scheduler's business (package sched), not the network's.
 	Copy bool
-	// Free lets a datagram overtake earlier ones on its channel (reordered).
-	Free bool
 }
 
 // Channel holds the messages in flight from one socket toward a
@@ -550,11 +546,11 @@ func (n *Network) Drop(d Delivery) {
 }
 
 // Duplicate inserts a copy of a datagram right after it, as a network
-// that duplicates packets does; the copy is marked Copy and has no Due.
+// that duplicates packets does; the copy is marked Copy.
 func (n *Network) Duplicate(d Delivery) {
 	c := n.Channels[d.Chan]
 	m := c.Msgs[d.Index]
-	m.Copy, m.Due, m.Free = true, 0, false
+	m.Copy = true
 	c.Msgs = append(c.Msgs, Message{})
 	copy(c.Msgs[d.Index+2:], c.Msgs[d.Index+1:])
 	c.Msgs[d.Index+1] = m
@@ -619,9 +615,7 @@ func (n *Network) Hash(h hash.Hash) {
 		flag(m.FIN)
 		flag(m.RST)
 		put(m.Sent)
-		put(m.Due)
 		flag(m.Copy)
-		flag(m.Free)
 	}
 	ports := func(m map[uint16]*Socket) {
 		keys := make([]int, 0, len(m))

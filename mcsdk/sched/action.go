@@ -15,9 +15,11 @@ const (
 	Notice                // the environment tells Node that Req crashed
 	Partition             // partition Req of the model begins (exhaustive checks)
 	Heal                  // partition Req ends
+	Drop                  // the network loses message Chan.Index (seeded runs)
+	Dup                   // the network duplicates message Chan.Index (seeded runs)
 )
 
-var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal"}
+var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal", "drop", "dup"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -38,8 +40,8 @@ type Action struct {
 // String is the action's stable text form, used in recordings.
 func (a Action) String() string {
 	switch a.Kind {
-	case Deliver:
-		return fmt.Sprintf("deliver %d.%d", a.Chan, a.Index)
+	case Deliver, Drop, Dup:
+		return fmt.Sprintf("%s %d.%d", a.Kind, a.Chan, a.Index)
 	case Client:
 		return fmt.Sprintf("client %d", a.Req)
 	case Timer:
@@ -66,8 +68,8 @@ func ParseAction(s string) (Action, error) {
 	var err error
 	one := func(p *int) { _, err = fmt.Sscanf(rest, "%d", p) }
 	switch kind {
-	case "deliver":
-		a.Kind = Deliver
+	case "deliver", "drop", "dup":
+		a.Kind = map[string]Kind{"deliver": Deliver, "drop": Drop, "dup": Dup}[kind]
 		_, err = fmt.Sscanf(rest, "%d.%d", &a.Chan, &a.Index)
 	case "client":
 		a.Kind = Client

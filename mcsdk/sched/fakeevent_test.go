@@ -1,0 +1,148 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// eventFake is a fake network for the seeded scheduler: channels of
+// messages (each known by its send time), timers, and echo rules (a
+// delivery on one channel sends a message on another at the delivery
+// time), with nodes that crash and restart.
+type eventFake struct {
+	chans  []fakeChan
+	timers []TimerInfo
+	echo   map[int]int
+	dead   map[int]bool
+	now    int64
+	log    []string // what happened, for comparing runs
+}
+
+type fakeChan struct {
+	from, to int
+	dgram    bool
+	sent     []int64
+	ids      []int // message identities, to show which arrived
+}
+
+func (f *eventFake) clone() *eventFake {
+	g := &eventFake{echo: f.echo, dead: map[int]bool{}, timers: slices.Clone(f.timers)}
+	for _, c := range f.chans {
+		g.chans = append(g.chans, fakeChan{c.from, c.to, c.dgram, slices.Clone(c.sent), slices.Clone(c.ids)})
+	}
+	return g
+}
+
+func (f *eventFake) Status(i int) NodeStatus {
+	if f.dead[i] {
+		return NodeStatus{Killed: true}
+	}
+	return NodeStatus{Alive: true}
+}
+func (f *eventFake) Channels() int { return len(f.chans) }
+func (f *eventFake) Channel(c int) ChannelInfo {
+	to := f.chans[c].to
+	if f.dead[to] {
+		to = -1
+	}
+	return ChannelInfo{From: f.chans[c].from, To: to, Datagram: f.chans[c].dgram, Sent: slices.Clone(f.chans[c].sent)}
+}
+func (f *eventFake) Timers() []TimerInfo { return slices.Clone(f.timers) }
+func (f *eventFake) Drop(c, i int) {
+	f.log = append(f.log, fmt.Sprintf("drop m%d", f.chans[c].ids[i]))
+	f.chans[c].sent = slices.Delete(f.chans[c].sent, i, i+1)
+	f.chans[c].ids = slices.Delete(f.chans[c].ids, i, i+1)
+}
+func (f *eventFake) Duplicate(c, i int) {
+	f.log = append(f.log, fmt.Sprintf("dup m%d", f.chans[c].ids[i]))
+	f.chans[c].sent = slices.Insert(f.chans[c].sent, i+1, f.chans[c].sent[i])
+	f.chans[c].ids = slices.Insert(f.chans[c].ids, i+1, f.chans[c].ids[i])
+}
+
+// apply performs a at at, as a world would.
+func (f *eventFake) apply(a Action, at int64) error {
+	f.now = max(f.now, at)
+	switch a.Kind {
+	case Deliver:
+		if !hasMessage(f, a) {
+			return fmt.Errorf("%s is not possible", a)
+		}
+		id := f.chans[a.Chan].ids[a.Index]
+		f.chans[a.Chan].sent = slices.Delete(f.chans[a.Chan].sent, a.Index, a.Index+1)
+		f.chans[a.Chan].ids = slices.Delete(f.chans[a.Chan].ids, a.Index, a.Index+1)
+		f.log = append(f.log, fmt.Sprintf("%d deliver m%d", f.now, id))
+		if d, ok := f.echo[a.Chan]; ok && !f.dead[f.chans[a.Chan].to] {
+			f.chans[d].sent = append(f.chans[d].sent, f.now)
+			f.chans[d].ids = append(f.chans[d].ids, id+100)
+		}
+	case Timer:
+		k := slices.IndexFunc(f.timers, func(t TimerInfo) bool { return t.Node == a.Node })
+		if k < 0 {
+			return fmt.Errorf("%s is not possible", a)
+		}
+		f.timers = slices.Delete(f.timers, k, k+1)
+		f.log = append(f.log, fmt.Sprintf("%d %s", f.now, a))
+	default:
+		if a.Kind == Crash {
+			f.dead[a.Node] = true
+		}
+		if a.Kind == Restart {
+			delete(f.dead, a.Node)
+		}
+		f.log = append(f.log, fmt.Sprintf("%d %s", f.now, a))
+	}
+	return nil
+}
+
+// runSeeded drives s over f until nothing is pending or end (ns) passes,
+// returning every choice made (drops and duplicates included).
+func runSeeded(s *Seeded, f *eventFake, end int64) ([]Timed, error) {
+	var out []Timed
+	for steps := 0; steps < 10000; steps++ {
+		pre, a, at, ok := s.Next(f)
+		for _, p := range pre {
+			out = append(out, Timed{At: f.now, A: p})
+		}
+		if !ok || at > end {
+			return out, nil
+		}
+		s.Applied(f, a, at)
+		if err := f.apply(a, at); err != nil {
+			return out, err
+		}
+		if a.Kind == Crash {
+			s.Crashed(f, a.Node, 2, at)
+		}
+		out = append(out, Timed{At: at, A: a})
+	}
+	return out, fmt.Errorf("no end after 10000 steps")
+}
+
+// replaySeeded re-applies recorded choices to f through a Replayer.
+func replaySeeded(choices []Timed, f *eventFake) error {
+	r := NewReplayer(choices)
+	for {
+		_, a, at, ok, err := r.Next(f)
+		if err != nil || !ok {
+			return err
+		}
+		if err := f.apply(a, at); err != nil {
+			return err
+		}
+	}
+}
+
+// uniform draws uniformly in [lo, hi] µs.
+func uniform(lo, hi int64) Draw {
+	return func(r *rand.Rand) int64 { return lo + r.Int64N(hi-lo+1) }
+}
+
+func formatChoices(ch []Timed) string {
+	var b strings.Builder
+	for _, c := range ch {
+		fmt.Fprintf(&b, "%8.3fms %s\n", float64(c.At)/1e6, c.A)
+	}
+	return b.String()
+}

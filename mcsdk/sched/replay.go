@@ -1,0 +1,68 @@
+package sched
+
+import "fmt"
+
+// Timed is a recorded choice: an action at a virtual time (ns).
+type Timed struct {
+	At int64
+	A  Action
+}
+
+// Replayer hands out a recording's choices again, in order, applying the
+// network's recorded drops and duplicates itself (as Seeded.Next does), and
+// checks each choice is possible before it is taken: a choice the world
+// cannot take is a divergence, reported with its step.
+type Replayer struct {
+	choices []Timed
+	step    int
+}
+
+// NewReplayer replays choices.
+func NewReplayer(choices []Timed) *Replayer { return &Replayer{choices: choices} }
+
+// Next returns the next recorded action and the drops and duplicates
+// before it (already applied to w); ok is false at the end.
+func (r *Replayer) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool, err error) {
+	for len(r.choices) > 0 {
+		c := r.choices[0]
+		r.choices = r.choices[1:]
+		a, at = c.A, c.At
+		switch a.Kind {
+		case Drop, Dup:
+			if !hasMessage(w, a) {
+				return pre, a, at, false, fmt.Errorf("step %d: %s is not possible: the run diverged", r.step+1, a)
+			}
+			if a.Kind == Drop {
+				w.Drop(a.Chan, a.Index)
+			} else {
+				w.Duplicate(a.Chan, a.Index)
+			}
+			pre = append(pre, a)
+			continue
+		case Deliver:
+			if !hasMessage(w, a) {
+				return pre, a, at, false, fmt.Errorf("step %d: %s is not possible: the run diverged", r.step+1, a)
+			}
+		case Timer:
+			due, found := int64(0), false
+			for _, t := range w.Timers() {
+				if t.Node == a.Node {
+					due, found = t.Deadline, true
+				}
+			}
+			if !found {
+				return pre, a, at, false, fmt.Errorf("step %d: node %d has no pending timer: the run diverged", r.step+1, a.Node)
+			}
+			if due != at {
+				return pre, a, at, false, fmt.Errorf("step %d: node %d's timer is due at %dns, the recording fired it at %dns: the run diverged", r.step+1, a.Node, due, at)
+			}
+		}
+		r.step++
+		return pre, a, at, true, nil
+	}
+	return pre, Action{}, 0, false, nil
+}
+
+func hasMessage(w EventWorld, a Action) bool {
+	return a.Chan >= 0 && a.Chan < w.Channels() && a.Index >= 0 && a.Index < len(w.Channel(a.Chan).Sent)
+}

@@ -1,0 +1,352 @@
+package sched
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// EventWorld is what the seeded scheduler reads of a world between steps,
+// beside applying actions: the messages in flight, the pending timers and
+// liveness. Times are virtual ns.
+type EventWorld interface {
+	Status(i int) NodeStatus
+	// Channels is the number of channels; Channel describes one.
+	Channels() int
+	Channel(c int) ChannelInfo
+	// Timers lists every parked call's pending timeout, in node order.
+	Timers() []TimerInfo
+	// Drop and Duplicate change the network as a Drop or Dup choice says.
+	Drop(c, i int)
+	Duplicate(c, i int)
+}
+
+// ChannelInfo describes one channel of the network.
+type ChannelInfo struct {
+	From, To int     // sending node; the node that would receive now (-1 none)
+	Datagram bool    // datagrams may be lost, duplicated and reordered
+	Sent     []int64 // each message's send time, in channel order
+}
+
+// TimerInfo is one pending timeout.
+type TimerInfo struct {
+	Node     int
+	Deadline int64
+}
+
+// Draw draws a non-negative duration in µs.
+type Draw func(r *rand.Rand) int64
+
+// FaultEvent is one scheduled fault (or death notice) of a seeded run.
+type FaultEvent struct {
+	AtUS  int64 // virtual µs since the start
+	Kind  Kind  // Crash, Restart or Notice
+	Node  int
+	About int // Notice: the crashed node
+}
+
+// PartitionPlan is one partition of a seeded run: fixed (From, Until µs)
+// or, when Until is 0, beginning at a time drawn in the fault window and
+// lasting a drawn Duration.
+type PartitionPlan struct {
+	From, Until int64
+	Duration    Draw
+	Cut         Cut
+}
+
+// Window is a partition as scheduled: active in [Start, End) ns.
+type Window struct {
+	Start, End int64
+	Cut        Cut
+}
+
+// ClientPlan is when one client request is sent: at AtUS if Fixed, else
+// at a time drawn uniformly in [From, Until] µs.
+type ClientPlan struct {
+	Fixed       bool
+	AtUS        int64
+	From, Until int64
+}
+
+// Plan configures a seeded run. Two independent random streams derive
+// from the seed — faults and network — and a third for client requests,
+// so the fault schedule of a seed is the same for every variant (paired
+// comparisons) whatever the messages do.
+type Plan struct {
+	Seed  uint64
+	Epoch int64 // virtual ns at time 0
+	FIFO  bool
+	// Drop, Duplicate and Reorder are the datagram fault probabilities.
+	Drop, Duplicate, Reorder float64
+	Latency                  Draw
+	// Crashes distinct nodes of Nodes crash at uniform times in
+	// [From, Until] µs, each restarting after RestartDelay if Restart.
+	Nodes        []int
+	Crashes      int
+	From, Until  int64
+	Restart      bool
+	RestartDelay Draw
+	// Given, if non-nil, replaces the drawn fault schedule (shrinking);
+	// the draws are still made so that everything after them is unchanged.
+	Given      []FaultEvent
+	Partitions []PartitionPlan
+	// Notices sends every live node a death notice after a drawn latency
+	// (NoticeDelay, or Latency when nil) when a node crashes.
+	Notices     bool
+	NoticeDelay Draw
+	Clients     []ClientPlan
+	_           struct{}
+}
+
+// Seeded is the discrete-event scheduler of one seeded run: every message
+// gets a latency (and, for datagrams, a fate) drawn from the seed, faults
+// and client requests happen at drawn times, and the next event is always
+// the earliest pending one.
+type Seeded struct {
+	p       Plan
+	lat     *rand.Rand
+	faults  []FaultEvent // pending, in time order
+	windows []Window
+	clients []pendingClient
+	meta    [][]msgMeta // per channel, aligned with its messages
+	drawn   []FaultEvent
+}
+
+type pendingClient struct {
+	at  int64 // ns
+	req int
+}
+
+type msgMeta struct {
+	scheduled bool
+	due       int64
+	free      bool // may overtake earlier messages of its channel
+	copy      bool
+}
+
+// NewSeeded draws the run's fault, partition and client schedules.
+func NewSeeded(p Plan) *Seeded {
+	s := &Seeded{p: p}
+	fr := rand.New(rand.NewPCG(p.Seed, 0x6661756c7473))    // "faults"
+	s.lat = rand.New(rand.NewPCG(p.Seed, 0x6e6574776f726b)) // "network"
+	s.drawFaults(fr)
+	if p.Given != nil {
+		s.faults = slices.Clone(p.Given)
+	}
+	s.drawn = slices.Clone(s.faults)
+	s.drawPartitions(fr)
+	cr := rand.New(rand.NewPCG(p.Seed, 0x636c69656e74)) // "client"
+	for i, c := range p.Clients {
+		at := c.AtUS
+		if !c.Fixed {
+			at = c.From
+			if c.Until > c.From {
+				at += cr.Int64N(c.Until - c.From + 1)
+			}
+		}
+		s.clients = append(s.clients, pendingClient{at: p.Epoch + at*1000, req: i})
+	}
+	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
+	return s
+}
+
+// Faults is the fault schedule the run uses (drawn or given).
+func (s *Seeded) Faults() []FaultEvent { return s.drawn }
+
+// Windows is the partition schedule.
+func (s *Seeded) Windows() []Window { return s.windows }
+
+// ClientTimes lists each client request's send time in ns, by request.
+func (s *Seeded) ClientTimes() []int64 {
+	out := make([]int64, len(s.clients))
+	for _, c := range s.clients {
+		out[c.req] = c.at
+	}
+	return out
+}
+
+func (s *Seeded) drawFaults(fr *rand.Rand) {
+	p := s.p
+	nodes := slices.Clone(p.Nodes)
+	fr.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	for i := 0; i < p.Crashes && i < len(nodes); i++ {
+		at := p.From
+		if p.Until > p.From {
+			at += fr.Int64N(p.Until - p.From + 1)
+		}
+		s.faults = append(s.faults, FaultEvent{AtUS: at, Kind: Crash, Node: nodes[i]})
+		if p.Restart {
+			s.faults = append(s.faults, FaultEvent{AtUS: at + 1 + p.RestartDelay(fr), Kind: Restart, Node: nodes[i]})
+		}
+	}
+	sort.SliceStable(s.faults, func(i, j int) bool { return s.faults[i].AtUS < s.faults[j].AtUS })
+}
+
+func (s *Seeded) drawPartitions(fr *rand.Rand) {
+	for _, pp := range s.p.Partitions {
+		start, end := pp.From, pp.Until
+		if end == 0 {
+			start = s.p.From
+			if s.p.Until > s.p.From {
+				start += fr.Int64N(s.p.Until - s.p.From + 1)
+			}
+			end = start + max(1, pp.Duration(fr))
+		}
+		s.windows = append(s.windows, Window{Start: s.p.Epoch + start*1000, End: s.p.Epoch + end*1000, Cut: pp.Cut})
+	}
+}
+
+// partitioned returns the heal time if a message from a to b due at t
+// crosses an active partition.
+func (s *Seeded) partitioned(a, b int, t int64) (int64, bool) {
+	for _, w := range s.windows {
+		if t >= w.Start && t < w.End && w.Cut(a, b) {
+			return w.End, true
+		}
+	}
+	return 0, false
+}
+
+// schedule draws the fate and arrival time of every message not yet
+// scheduled, in canonical order (by channel, then position), applies the
+// drops and duplicates it draws to w and returns them as choices. FIFO
+// channels never let a message overtake an earlier one; datagrams may be
+// lost (also when a partition cuts them), duplicated or reordered.
+func (s *Seeded) schedule(w EventWorld) []Action {
+	var made []Action
+	for c := 0; c < w.Channels(); c++ {
+		info := w.Channel(c)
+		for len(s.meta) <= c {
+			s.meta = append(s.meta, nil)
+		}
+		for len(s.meta[c]) < len(info.Sent) {
+			s.meta[c] = append(s.meta[c], msgMeta{})
+		}
+		meta := s.meta[c]
+		var prev int64
+		for i := 0; i < len(meta); i++ {
+			m := &meta[i]
+			if !m.scheduled {
+				dgram := info.Datagram
+				if dgram && s.p.Drop > 0 && s.lat.Float64() < s.p.Drop {
+					made = append(made, s.drop(w, c, i, &info))
+					meta = s.meta[c]
+					i--
+					continue
+				}
+				if dgram && !m.copy && s.p.Duplicate > 0 && s.lat.Float64() < s.p.Duplicate {
+					w.Duplicate(c, i)
+					info.Sent = slices.Insert(info.Sent, i+1, info.Sent[i])
+					s.meta[c] = slices.Insert(s.meta[c], i+1, msgMeta{copy: true})
+					meta = s.meta[c]
+					m = &meta[i]
+					made = append(made, Action{Kind: Dup, Chan: c, Index: i})
+				}
+				m.free = dgram && s.p.Reorder > 0 && s.lat.Float64() < s.p.Reorder
+				lat := s.p.Latency(s.lat) * 1000
+				m.due = info.Sent[i] + lat
+				m.scheduled = true
+				if heal, cut := s.partitioned(info.From, info.To, m.due); cut {
+					if dgram {
+						made = append(made, s.drop(w, c, i, &info))
+						meta = s.meta[c]
+						i--
+						continue
+					}
+					m.due = heal + lat // retransmitted after the heal
+				}
+				if s.p.FIFO && !m.free && m.due < prev {
+					m.due = prev
+				}
+			}
+			if !m.free {
+				prev = max(prev, m.due)
+			}
+		}
+	}
+	return made
+}
+
+func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
+	w.Drop(c, i)
+	info.Sent = slices.Delete(info.Sent, i, i+1)
+	s.meta[c] = slices.Delete(s.meta[c], i, i+1)
+	return Action{Kind: Drop, Chan: c, Index: i}
+}
+
+// Next draws the fate of the messages sent since the last step (Drop and
+// Dup choices, already applied to w, in pre) and picks the earliest
+// pending event, at virtual time at. Ties go to faults, then client
+// requests, then deliveries in channel order, then timers in node order.
+// ok is false when nothing is pending.
+func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) {
+	pre = s.schedule(w)
+	consider := func(c Action, t int64) {
+		if !ok || t < at {
+			a, at, ok = c, t, true
+		}
+	}
+	if len(s.faults) > 0 {
+		f := s.faults[0]
+		consider(Action{Kind: f.Kind, Node: f.Node, Req: f.About}, s.p.Epoch+f.AtUS*1000)
+	}
+	if len(s.clients) > 0 {
+		consider(Action{Kind: Client, Req: s.clients[0].req}, s.clients[0].at)
+	}
+	for c, meta := range s.meta {
+		head := true
+		for i, m := range meta {
+			// On a FIFO channel only the first message in order may arrive,
+			// and reordered datagrams, which may overtake it (a reordered
+			// datagram at the head does not hold back the ones behind it).
+			if !s.p.FIFO || m.free || head {
+				consider(Action{Kind: Deliver, Chan: c, Index: i}, m.due)
+			}
+			head = head && m.free
+		}
+	}
+	for _, t := range w.Timers() {
+		consider(Action{Kind: Timer, Node: t.Node}, t.Deadline)
+	}
+	return pre, a, at, ok
+}
+
+// Applied tells the scheduler that a, chosen by Next, was applied at at:
+// a delivered message leaves its channel, a fault or request leaves the
+// schedule, and a crash schedules death notices to every live node
+// (drawn from the network stream) when the plan asks for them.
+func (s *Seeded) Applied(w EventWorld, a Action, at int64) {
+	switch a.Kind {
+	case Deliver:
+		s.meta[a.Chan] = slices.Delete(s.meta[a.Chan], a.Index, a.Index+1)
+	case Client:
+		if len(s.clients) > 0 && s.clients[0].req == a.Req {
+			s.clients = s.clients[1:]
+		}
+	case Crash, Restart, Notice:
+		if len(s.faults) > 0 && s.faults[0].Node == a.Node && s.faults[0].Kind == a.Kind {
+			s.faults = s.faults[1:]
+		}
+	}
+}
+
+// Crashed schedules the death notices of a crash applied at at (ns),
+// one to every other live node, when the plan asks for them. n is the
+// number of nodes.
+func (s *Seeded) Crashed(w EventWorld, crashed, n int, at int64) {
+	if !s.p.Notices {
+		return
+	}
+	delay := s.p.NoticeDelay
+	if delay == nil {
+		delay = s.p.Latency
+	}
+	for k := 0; k < n; k++ {
+		if k == crashed || !w.Status(k).Alive {
+			continue
+		}
+		due := (at-s.p.Epoch)/1000 + delay(s.lat)
+		s.faults = append(s.faults, FaultEvent{AtUS: due, Kind: Notice, Node: k, About: crashed})
+	}
+	sort.SliceStable(s.faults, func(i, j int) bool { return s.faults[i].AtUS < s.faults[j].AtUS })
+}
