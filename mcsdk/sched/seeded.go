@@ -127,7 +127,7 @@ type msgMeta struct {
 // NewSeeded draws the run's fault, partition and client schedules.
 func NewSeeded(p Plan) *Seeded {
 	s := &Seeded{p: p}
-	fr := rand.New(rand.NewPCG(p.Seed, 0x6661756c7473))    // "faults"
+	fr := rand.New(rand.NewPCG(p.Seed, 0x6661756c7473))     // "faults"
 	s.lat = rand.New(rand.NewPCG(p.Seed, 0x6e6574776f726b)) // "network"
 	s.drawFaults(fr)
 	if p.Given != nil {
