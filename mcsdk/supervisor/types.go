@@ -73,6 +73,11 @@ type World struct {
 	replies    []Reply
 	dataRoot   string
 	synced     map[uint64][]byte // inode → content at its last fsync
+	runDirs    []string          // per node: the canonical directory it may write in ("" none)
+	refused    []int             // per node: writes refused outside its run directory
+	fileClocks map[fileKey]*fileClock
+	hostStart  int64           // host time (ns) when the world started: older files read fileEpoch
+	pseudoDevs map[uint64]bool // devices of /proc, /sys and /dev
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since
@@ -104,6 +109,7 @@ type node struct {
 	opts     map[optKey][]byte
 	ran      bool
 	restarts int
+	started  int64 // virtual time of its launch
 	output   bytes.Buffer
 }
 
