@@ -50,11 +50,11 @@ func fsFD(fd int) fsArg { return fsArg{dirfd: fd, path: -1, follow: true, flags:
 func guard(args ...fsArg) handler {
 	return func(c *call) result {
 		for _, a := range args {
-			host, follow, err := c.fsTarget(a)
+			tg, err := c.fsTarget(a)
 			if err != nil {
 				return errno(errnoOf(err))
 			}
-			if !c.mayWrite(host, follow) {
+			if !c.mayWrite(tg.host, tg.follow) {
 				return c.refuseWrite()
 			}
 		}
@@ -62,9 +62,16 @@ func guard(args ...fsArg) handler {
 	}
 }
 
-// fsTarget returns the host path for a, and whether a final symlink is
-// followed.
-func (c *call) fsTarget(a fsArg) (string, bool, error) {
+// target is where a call acts: a host path for the supervisor, whether a
+// final symlink is followed, and whether it is the descriptor itself.
+type target struct {
+	host   string
+	follow bool
+	fd     bool
+}
+
+// fsTarget returns where a call acts for a.
+func (c *call) fsTarget(a fsArg) (target, error) {
 	dirfd := int32(unix.AT_FDCWD)
 	if a.dirfd >= 0 {
 		dirfd = int32(c.arg(a.dirfd))
@@ -80,20 +87,21 @@ func (c *call) fsTarget(a fsArg) (string, bool, error) {
 			follow = false
 		}
 	}
+	itself := target{host: c.hostPath(dirfd, ""), follow: true, fd: true}
 	if a.path < 0 || c.arg(a.path) == 0 {
-		return c.hostPath(dirfd, ""), true, nil
+		return itself, nil
 	}
 	path, err := c.readPath(c.arg(a.path))
 	if err != nil {
-		return "", false, err
+		return target{}, err
 	}
 	if path == "" {
 		if flags&unix.AT_EMPTY_PATH == 0 {
-			return "", false, unix.ENOENT
+			return target{}, unix.ENOENT
 		}
-		return c.hostPath(dirfd, ""), true, nil
+		return itself, nil
 	}
-	return c.hostPath(dirfd, path), follow, nil
+	return target{host: c.hostPath(dirfd, path), follow: follow}, nil
 }
 
 // hostPath names, for the supervisor, the file the node's (dirfd, path)
@@ -150,12 +158,12 @@ func (c *call) readPath(addr uint64) (string, error) {
 // kernel, which fails the call the same way: it resolves what weft does.
 func (c *call) mayWrite(host string, follow bool) bool {
 	p, err := canonicalTarget(host, follow)
-	if err != nil {
-		return true
-	}
-	if writableDevices[p] {
-		return true
-	}
+	return err != nil || writableDevices[p] || c.inRunDir(p)
+}
+
+// inRunDir reports whether the canonical path p is in the node's run
+// directory.
+func (c *call) inRunDir(p string) bool {
 	dir := c.w.runDirs[c.n.id]
 	return dir != "" && (p == dir || strings.HasPrefix(p, dir+"/"))
 }

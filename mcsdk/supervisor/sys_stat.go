@@ -10,18 +10,18 @@ import (
 
 // File times are virtual. weft stats the file itself (through the node's
 // /proc entries, see hostPath) and rewrites every time field before the
-// node sees it: a time that predates the world (the host's files, the
-// executables) reads fileEpoch; a time set during the run reads the
-// virtual clock at the first stat that saw it (or what utimensat asked
-// for). A file's virtual times change exactly when its host times change,
-// so "has this file changed" still works, and a run is still a function
-// of its choices. Pseudo file systems (/proc, /sys, /dev) always read
-// fileEpoch: their inodes come and go with the host's caches.
+// node sees it. A file outside the node's run directory, which no node
+// can change, always reads fileEpoch: its host times (changed by the
+// host, not by the run) never show. A file in the run directory reads
+// the virtual clock at the first stat that saw its current host time (or
+// what utimensat asked for): its virtual times change exactly when the
+// node changes it, so "has this file changed" still works, and a run is
+// still a function of its choices.
 //
 // Inode and device numbers are the host's (README, LIMITATIONS).
 
-// fileEpoch is the virtual time of every file older than the world: one
-// virtual day before the run starts.
+// fileEpoch is the virtual time of every file outside the run directory:
+// one virtual day before the run starts.
 const fileEpoch = Epoch - 86400*int64(1e9)
 
 // fileKey identifies a file on the host.
@@ -42,9 +42,10 @@ type fileClock struct {
 	seen       [nTimes]bool
 }
 
-// virtualTimes returns the virtual times for a file's host times (ns).
-func (w *World) virtualTimes(k fileKey, host [nTimes]int64) [nTimes]int64 {
-	if w.pseudoDevs[k.dev] {
+// virtualTimes returns the virtual times for a file's host times (ns);
+// inside says whether the file is in the node's run directory.
+func (w *World) virtualTimes(k fileKey, host [nTimes]int64, inside bool) [nTimes]int64 {
+	if !inside {
 		return [nTimes]int64{fileEpoch, fileEpoch, fileEpoch, fileEpoch}
 	}
 	fc := w.fileClocks[k]
@@ -53,16 +54,17 @@ func (w *World) virtualTimes(k fileKey, host [nTimes]int64) [nTimes]int64 {
 		w.fileClocks[k] = fc
 	}
 	for i, h := range host {
-		if fc.seen[i] && fc.host[i] == h {
-			continue
-		}
-		fc.seen[i], fc.host[i] = true, h
-		fc.virt[i] = w.now
-		if h < w.hostStart {
-			fc.virt[i] = fileEpoch
+		if !fc.seen[i] || fc.host[i] != h {
+			fc.seen[i], fc.host[i], fc.virt[i] = true, h, w.now
 		}
 	}
 	return fc.virt
+}
+
+// inside reports whether the target is in the node's run directory.
+func (c *call) inside(tg target) bool {
+	p, err := canonicalTarget(tg.host, tg.follow)
+	return err == nil && c.inRunDir(p)
 }
 
 func tsNs(t unix.Timespec) int64        { return t.Sec*1e9 + t.Nsec }
@@ -90,49 +92,50 @@ func sysFstat(c *call) result { return statAt(c, fsFD(0), c.arg(1)) }
 func sysNewfstatat(c *call) result { return statAt(c, fsAt(0, 1, true, 3), c.arg(2)) }
 
 func statAt(c *call, a fsArg, buf uint64) result {
-	host, follow, err := c.fsTarget(a)
+	tg, err := c.fsTarget(a)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
-	flags := 0
-	if !follow {
-		flags = unix.AT_SYMLINK_NOFOLLOW
-	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, host, &st, flags); err != nil {
-		return errno(fdErrno(a, err))
+	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
+		return errno(tg.errno(err))
 	}
-	v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0})
+	v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, c.inside(tg))
 	st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
 	return errno(errnoOf(c.write(buf, structBytes(&st))))
 }
 
-// fdErrno maps the error of a stat through /proc/PID/fd/N: a descriptor
+// errno maps the error of a call through /proc/PID/fd/N: a descriptor
 // the node does not have is EBADF, as the node's own call would answer.
-func fdErrno(a fsArg, err error) unix.Errno {
-	if a.path < 0 && err == unix.ENOENT {
+func (tg target) errno(err error) unix.Errno {
+	if tg.fd && err == unix.ENOENT {
 		return unix.EBADF
 	}
 	return errnoOf(err)
 }
 
+// atFlags is AT_SYMLINK_NOFOLLOW unless the target follows symlinks.
+func (tg target) atFlags() int {
+	if tg.follow {
+		return 0
+	}
+	return unix.AT_SYMLINK_NOFOLLOW
+}
+
 // Statx implements statx(2).
 func sysStatx(c *call) result {
 	a := fsAt(0, 1, true, 2)
-	host, follow, err := c.fsTarget(a)
+	tg, err := c.fsTarget(a)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
-	flags := int(c.arg(2)) &^ (unix.AT_EMPTY_PATH | unix.AT_SYMLINK_NOFOLLOW)
-	if !follow {
-		flags |= unix.AT_SYMLINK_NOFOLLOW
-	}
+	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | tg.atFlags()
 	var stx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, host, flags, int(c.arg(3)), &stx); err != nil {
-		return errno(errnoOf(err))
+	if err := unix.Statx(unix.AT_FDCWD, tg.host, flags, int(c.arg(3)), &stx); err != nil {
+		return errno(tg.errno(err))
 	}
 	host4 := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), stxNs(stx.Btime)}
-	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4)
+	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, c.inside(tg))
 	stx.Atime, stx.Mtime, stx.Ctime = nsStx(v[atime]), nsStx(v[mtime]), nsStx(v[ctime])
 	if stx.Mask&unix.STATX_BTIME != 0 {
 		stx.Btime = nsStx(v[btime])
@@ -148,13 +151,13 @@ func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
 func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
 
 func statfsAt(c *call, a fsArg, buf uint64) result {
-	host, _, err := c.fsTarget(a)
+	tg, err := c.fsTarget(a)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
 	var st unix.Statfs_t
-	if err := unix.Statfs(host, &st); err != nil {
-		return errno(fdErrno(a, err))
+	if err := unix.Statfs(tg.host, &st); err != nil {
+		return errno(tg.errno(err))
 	}
 	st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
 	st.Files, st.Ffree = 1<<20, 1<<19
@@ -236,11 +239,11 @@ func sysUtime(c *call) result {
 // later stats show what the node asked for. Refused outside the run
 // directory, like every other write.
 func setTimes(c *call, a fsArg, times *[2]int64) result {
-	host, follow, err := c.fsTarget(a)
+	tg, err := c.fsTarget(a)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
-	if !c.mayWrite(host, follow) {
+	if !c.mayWrite(tg.host, tg.follow) {
 		return c.refuseWrite()
 	}
 	want := [2]int64{c.w.now, c.w.now}
@@ -254,39 +257,23 @@ func setTimes(c *call, a fsArg, times *[2]int64) result {
 			want[i] = times[i]
 		}
 	}
-	flags := 0
-	if !follow {
-		flags = unix.AT_SYMLINK_NOFOLLOW
-	}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, host, hostTs, flags); err != nil {
-		return errno(fdErrno(a, err))
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, tg.host, hostTs, tg.atFlags()); err != nil {
+		return errno(tg.errno(err))
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, host, &st, flags); err != nil {
+	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
 		return errno(errnoOf(err))
 	}
 	k := fileKey{st.Dev, st.Ino}
-	c.w.virtualTimes(k, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0})
-	fc := c.w.fileClocks[k]
-	if fc == nil { // a pseudo file system: its times stay fixed
-		return ret(0)
+	if !c.inside(tg) {
+		return ret(0) // /dev/null: times outside the run directory stay fixed
 	}
+	c.w.virtualTimes(k, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, true)
+	fc := c.w.fileClocks[k]
 	for i, t := range want {
 		if t >= 0 {
 			fc.virt[i] = t // atime, mtime are indexes 0 and 1
 		}
 	}
 	return ret(0)
-}
-
-// pseudoDevices returns the device numbers of /proc, /sys and /dev.
-func pseudoDevices() map[uint64]bool {
-	devs := map[uint64]bool{}
-	for _, p := range []string{"/proc", "/sys", "/dev"} {
-		var st unix.Stat_t
-		if unix.Stat(p, &st) == nil {
-			devs[st.Dev] = true
-		}
-	}
-	return devs
 }

@@ -58,14 +58,14 @@ func openFile(c *call, a fsArg, oflags uint64) result {
 	if !openWrites(oflags) {
 		return cont()
 	}
-	host, _, err := c.fsTarget(a)
+	tg, err := c.fsTarget(a)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
 	// O_CREAT|O_EXCL and O_NOFOLLOW never follow a final symlink; O_TMPFILE
 	// names the directory the file goes in.
 	follow := oflags&unix.O_NOFOLLOW == 0 && oflags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
-	if !c.mayWrite(host, follow) {
+	if !c.mayWrite(tg.host, follow) {
 		return c.refuseWrite()
 	}
 	return cont()

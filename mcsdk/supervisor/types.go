@@ -75,9 +75,7 @@ type World struct {
 	synced     map[uint64][]byte // inode → content at its last fsync
 	runDirs    []string          // per node: the canonical directory it may write in ("" none)
 	refused    []int             // per node: writes refused outside its run directory
-	fileClocks map[fileKey]*fileClock
-	hostStart  int64           // host time (ns) when the world started: older files read fileEpoch
-	pseudoDevs map[uint64]bool // devices of /proc, /sys and /dev
+	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since

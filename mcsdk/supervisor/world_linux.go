@@ -29,9 +29,7 @@ func Start(cfg Config) (*World, error) {
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}}
 	w.setNow(Epoch)
-	w.hostStart = time.Now().UnixNano()
 	w.fileClocks = map[fileKey]*fileClock{}
-	w.pseudoDevs = pseudoDevices()
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = func(*netsim.Socket) {}
 	if cfg.DataDirs {
