@@ -72,9 +72,9 @@ type World struct {
 	envNode    map[int]int
 	replies    []Reply
 	dataRoot   string
-	synced     map[uint64][]byte // inode → content at its last fsync
-	runDirs    []string          // per node: the canonical directory it may write in ("" none)
-	refused    []int             // per node: writes refused outside its run directory
+	synced     map[uint64][]byte      // inode → content at its last fsync
+	runDirs    []string               // per node: the canonical directory it may write in ("" none)
+	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 }
 
