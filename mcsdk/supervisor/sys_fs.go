@@ -211,8 +211,10 @@ func canonical(path string) (string, error) {
 }
 
 // openWrites reports whether open flags create, change or truncate.
+// O_TMPFILE includes O_DIRECTORY's bit, so it is tested whole.
 func openWrites(flags uint64) bool {
-	return flags&unix.O_ACCMODE != unix.O_RDONLY || flags&(unix.O_CREAT|unix.O_TRUNC|unix.O_TMPFILE) != 0
+	return flags&unix.O_ACCMODE != unix.O_RDONLY || flags&(unix.O_CREAT|unix.O_TRUNC) != 0 ||
+		flags&unix.O_TMPFILE == unix.O_TMPFILE
 }
 
 // RefusedWrites is how many writes outside its run directory node i
