@@ -54,7 +54,7 @@ func guard(args ...fsArg) handler {
 			if err != nil {
 				return errno(errnoOf(err))
 			}
-			if !c.mayWrite(tg.host, tg.follow) {
+			if !c.mayWrite(tg.host, tg.follow, false) {
 				return c.refuseWrite()
 			}
 		}
@@ -153,12 +153,13 @@ func (c *call) readPath(addr uint64) (string, error) {
 	return "", unix.ENAMETOOLONG
 }
 
-// mayWrite reports whether the node may write at host (see guard). A path
-// that does not resolve (a missing parent directory) is left to the
-// kernel, which fails the call the same way: it resolves what weft does.
-func (c *call) mayWrite(host string, follow bool) bool {
+// mayWrite reports whether the node may change the file at host (see
+// guard): its names, metadata or, with data, its content. A path that does
+// not resolve (a missing parent directory) is left to the kernel, which
+// fails the call the same way: it resolves what weft does.
+func (c *call) mayWrite(host string, follow, data bool) bool {
 	p, err := canonicalTarget(host, follow)
-	return err != nil || writableDevices[p] || c.inRunDir(p)
+	return err != nil || data && writableDevices[p] || c.inRunDir(p)
 }
 
 // inRunDir reports whether the canonical path p is in the node's run
@@ -168,7 +169,8 @@ func (c *call) inRunDir(p string) bool {
 	return dir != "" && (p == dir || strings.HasPrefix(p, dir+"/"))
 }
 
-// writableDevices may be written from anywhere: they keep nothing.
+// writableDevices may be opened for writing from anywhere: they keep
+// nothing. Their metadata (modes, owners, times) stays the host's.
 var writableDevices = map[string]bool{"/dev/null": true}
 
 // refuseWrite answers a write outside the run directory and counts it.

@@ -65,7 +65,7 @@ func openFile(c *call, a fsArg, oflags uint64) result {
 	// O_CREAT|O_EXCL and O_NOFOLLOW never follow a final symlink; O_TMPFILE
 	// names the directory the file goes in.
 	follow := oflags&unix.O_NOFOLLOW == 0 && oflags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
-	if !c.mayWrite(tg.host, follow) {
+	if !c.mayWrite(tg.host, follow, true) {
 		return c.refuseWrite()
 	}
 	return cont()

@@ -311,7 +311,7 @@ func (w *World) dispatch(c *call) outcome {
 	case refuse:
 		r = errno(e.errno)
 	case passthrough:
-		r = cont() // the filter allows these itself; a stacked filter may still notify
+		r = cont() // unreachable: the filter allows these itself
 	default:
 		r = e.handler(c)
 	}

@@ -87,6 +87,8 @@ int main(int argc, char **argv)
 	r("truncate(ok)", truncate("ok", 1));
 	r("chmod(ok)", chmod("ok", 0600));
 	r("open(/dev/null, O_WRONLY)", open("/dev/null", O_WRONLY));
+	r("fchmod(stdout, /dev/null)", fchmod(1, 0600));
+	r("futimens(stdout, /dev/null)", futimens(1, NULL));
 	r("rename(ok, outside/ok)", rename("ok", newf));
 	r("open(outside, O_TMPFILE)", open(argv[1], O_TMPFILE | O_WRONLY, 0644));
 	r("open(., O_TMPFILE)", open(".", O_TMPFILE | O_WRONLY, 0644));
