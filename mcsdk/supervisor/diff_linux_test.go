@@ -90,7 +90,7 @@ var diffProbes = []struct {
 		"~ /proc/meminfo: MemTotal:        4194304 kB", "~ /sys/devices/system/cpu/online: 0-1",
 		"~ /proc/cpuinfo processors 2", "~ /proc/stat cpu lines 3",
 	}},
-	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
+	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
 	{name: "random", weft: []string{"~ uuid "}},
 	{name: "socket", args: []string{"47931"}},
 }

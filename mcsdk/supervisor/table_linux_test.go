@@ -73,6 +73,11 @@ func TestFilterFollowsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// BPF_MAXINSNS, and the size of the native launcher's buffer.
+	if len(prog) > 4096 {
+		t.Fatalf("the filter has %d instructions, more than the kernel's 4096", len(prog))
+	}
+	t.Logf("filter: %d instructions", len(prog))
 	raw := make([]bpf.RawInstruction, len(prog))
 	for i, p := range prog {
 		raw[i] = bpf.RawInstruction{Op: p.Code, Jt: p.Jt, Jf: p.Jf, K: p.K}

@@ -57,6 +57,9 @@ int main(void)
 	long r = kill(1, 0);
 	VIRT("kill(1, 0) -> %ld %s", r, r ? strerrorname_np(errno) : "ok");
 	errno = 0;
+	r = kill(-1, 0);
+	VIRT("kill(-1, 0) -> %ld %s", r, r ? strerrorname_np(errno) : "ok");
+	errno = 0;
 	r = ptrace(PTRACE_TRACEME, 0, 0, 0);
 	VIRT("ptrace(TRACEME) -> %ld %s", r, r ? strerrorname_np(errno) : "ok");
 	return 0;
