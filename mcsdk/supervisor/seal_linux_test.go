@@ -69,3 +69,29 @@ func TestSealProbe(t *testing.T) {
 		t.Errorf("the refused file exists outside the run directory (stat: %v)", err)
 	}
 }
+
+// TestSelfSignalEndsNode checks that a node killed by a signal it sent
+// itself is reported with that signal, whether the signal is fatal at
+// once (SIGTERM, SIGKILL) or dumps core (SIGABRT, SIGSEGV).
+func TestSelfSignalEndsNode(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"raise-SIGTERM", "raise(SIGTERM);", "SIGTERM"},
+		{"kill-SIGKILL", "kill(getpid(), SIGKILL);", "SIGKILL"},
+		{"abort", "abort();", "SIGABRT"},
+		{"tgkill-SIGSEGV", "syscall(SYS_tgkill, getpid(), gettid(), SIGSEGV);", "SIGSEGV"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "p.c")
+			prog := "#define _GNU_SOURCE\n#include <signal.h>\n#include <stdlib.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n" +
+				"int main(void) { " + tc.body + " return 3; }\n"
+			if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, w := runAlone(t, buildC(t, src), 1)
+			defer w.Close()
+			if st := w.Status(0); !st.Exited || st.Signal != tc.want {
+				t.Errorf("status %+v, want killed by %s", st, tc.want)
+			}
+		})
+	}
+}
