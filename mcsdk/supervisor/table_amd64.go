@@ -331,7 +331,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_LSM_LIST_MODULES:        refused("lsm_list_modules", unix.ENOSYS, "security labels are host configuration"),
 	unix.SYS_GETRLIMIT:               passed("getrlimit", "the limits weft started the node with, fixed for a run"),
 	unix.SYS_SETRLIMIT:               passed("setrlimit", "the node's own limits"),
-	unix.SYS_PRLIMIT64:               servedPartly("prlimit64", selfOnly(0), pidArg0),
+	unix.SYS_PRLIMIT64:               served("prlimit64", sysPrlimit64),
 
 	// Credentials.
 	unix.SYS_GETUID:    passed("getuid", ownCreds),
@@ -371,8 +371,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_SCHED_RR_GET_INTERVAL:  servedPartly("sched_rr_get_interval", selfOnly(0), pidArg0),
 	unix.SYS_SCHED_SETATTR:          servedPartly("sched_setattr", selfOnly(0), pidArg0),
 	unix.SYS_SCHED_GETATTR:          servedPartly("sched_getattr", selfOnly(0), pidArg0),
-	unix.SYS_GETPRIORITY:            servedPartly("getpriority", selfOnly(1), pidArg0),
-	unix.SYS_SETPRIORITY:            servedPartly("setpriority", selfOnly(1), pidArg0),
+	unix.SYS_GETPRIORITY:            servedPartly("getpriority", sysGetpriority, "PRIO_PROCESS of the node itself; groups and users are ESRCH unless 0"),
+	unix.SYS_SETPRIORITY:            servedPartly("setpriority", sysSetpriority, "PRIO_PROCESS of the node itself; groups and users are ESRCH unless 0"),
 	unix.SYS_IOPRIO_GET:             servedPartly("ioprio_get", selfOnly(1), pidArg0),
 	unix.SYS_IOPRIO_SET:             servedPartly("ioprio_set", selfOnly(1), pidArg0),
 	unix.SYS_PERF_EVENT_OPEN:        refused("perf_event_open", unix.EPERM, "hardware counters are host state"),
