@@ -89,6 +89,7 @@ var diffProbes = []struct {
 		"~ get_nprocs 2 sysconf online 2", "~ /proc/uptime: 1000.00 0.00", "~ /proc/loadavg: 0.00 0.00 0.00 1/1 100",
 		"~ /proc/meminfo: MemTotal:        4194304 kB", "~ /sys/devices/system/cpu/online: 0-1",
 		"~ /proc/cpuinfo processors 2", "~ /proc/stat cpu lines 3",
+		"~ status VmRSS:\t       0 kB", "~ status Cpus_allowed_list:\t0-1", "~ status PPid 1",
 	}},
 	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
 	{name: "random", weft: []string{"~ uuid "}},

@@ -106,6 +106,11 @@ func (c *call) virtualFile(path string) ([]byte, bool) {
 	case "/proc/self/stat", "/proc/thread-self/stat",
 		fmt.Sprintf("/proc/%d/stat", c.n.vpid()), fmt.Sprintf("/proc/%d/task/%d/stat", c.n.vpid(), c.n.vpid()):
 		return c.procStat(), true
+	case "/proc/self/status", "/proc/thread-self/status",
+		fmt.Sprintf("/proc/%d/status", c.n.vpid()), fmt.Sprintf("/proc/%d/task/%d/status", c.n.vpid(), c.n.vpid()):
+		return c.procStatus(), true
+	case "/proc/self/statm", fmt.Sprintf("/proc/%d/statm", c.n.vpid()):
+		return []byte("0 0 0 0 0 0 0\n"), true
 	}
 	if f, ok := virtualFiles[path]; ok {
 		return []byte(f(c.w, c.n)), true
@@ -183,4 +188,42 @@ func (c *call) procStat() []byte {
 	s := fmt.Sprintf("%d (%s) R 1 %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0 18446744073709551615", pid, comm, pid, start)
 	s += strings.Repeat(" 0", 12) + " 17" + strings.Repeat(" 0", 14) + "\n"
 	return []byte(s)
+}
+
+// statusLines are the fields of /proc/self/status (proc(5)) that would
+// show host values, with their virtual replacements ("" for the node's
+// virtual pid; memory and context switches read zero).
+var statusLines = map[string]string{
+	"Tgid": "", "Pid": "", "NStgid": "", "NSpid": "", "NSpgid": "",
+	"PPid": "1", "NSsid": "1", "TracerPid": "0", "Ngid": "0",
+	"Cpus_allowed": fmt.Sprintf("%x", 1<<virtualCPUs-1), "Cpus_allowed_list": fmt.Sprintf("0-%d", virtualCPUs-1),
+	"Mems_allowed": "1", "Mems_allowed_list": "0",
+	"voluntary_ctxt_switches": "0", "nonvoluntary_ctxt_switches": "0",
+}
+
+// procStatus is /proc/self/status with its host values replaced: the
+// node's own state (name, umask, credentials, signal masks) stays.
+func (c *call) procStatus() []byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.n.pid))
+	if err != nil {
+		return []byte{} // not nil: nil content is the random device
+	}
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		key, _, ok := strings.Cut(line, ":")
+		v, virtual := statusLines[key]
+		switch {
+		case !ok:
+			out.WriteString(line)
+		case virtual && v == "":
+			fmt.Fprintf(&out, "%s:\t%d\n", key, c.n.vpid())
+		case virtual:
+			fmt.Fprintf(&out, "%s:\t%s\n", key, v)
+		case strings.HasPrefix(key, "Vm") || strings.HasPrefix(key, "Rss") || key == "HugetlbPages":
+			fmt.Fprintf(&out, "%s:\t       0 kB\n", key)
+		default:
+			out.WriteString(line)
+		}
+	}
+	return []byte(out.String())
 }

@@ -92,5 +92,23 @@ int main(void)
 		fields += *p == ' ';
 	SAME("/proc/self/stat fields %d", fields + 2);
 	SAME("/proc/self/stat pid is getpid: %d", atoi(buf) == getpid());
+	char line[256];
+	int pidline = 0, ppid = -1;
+	f = fopen("/proc/self/status", "r");
+	SAME("/proc/self/status opens: %d", f != NULL);
+	while (f && fgets(line, sizeof line, f)) {
+		if (strncmp(line, "Pid:", 4) == 0)
+			pidline = atoi(line + 4) == getpid();
+		if (strncmp(line, "PPid:", 5) == 0)
+			ppid = atoi(line + 5);
+		if (strncmp(line, "VmRSS:", 6) == 0 || strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+			line[strcspn(line, "\n")] = 0;
+			VIRT("status %s", line);
+		}
+	}
+	if (f)
+		fclose(f);
+	SAME("/proc/self/status Pid is getpid: %d", pidline);
+	VIRT("status PPid %d", ppid);
 	return 0;
 }
