@@ -11,7 +11,12 @@
 // is killed. Because only one node runs at any moment, a run is a pure
 // function of the choices made at quiescent points.
 //
-// The syscall table (table.go) is data: every intercepted syscall has an
-// explicit decision — serve, pass through, or unsupported — and one handler
-// per family lives in sys_*.go.
+// The syscall table (table.go, table_amd64.go) is data: every syscall
+// number has an explicit decision — served by a handler, passed through
+// (deterministic, and allowed by the filter itself), refused with an
+// errno, or unsupported (verdict error) — and the filter notifies weft of
+// everything it does not pass through. One handler per family lives in
+// sys_*.go. Nothing of the host reaches a node: file times, the machine
+// (uname, sysinfo, CPUs, /proc), process ids and signals are virtual, and
+// a node writes only in its run directory.
 package supervisor

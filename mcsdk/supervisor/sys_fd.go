@@ -220,3 +220,31 @@ func sysIoctl(c *call) result {
 
 // fionbio is FIONBIO (asm-generic/ioctls.h).
 const fionbio = 0x5421
+
+// CloseRange implements close_range(2): weft forgets the virtual
+// descriptors in the range, then the kernel closes them (or, with
+// CLOSE_RANGE_CLOEXEC, only marks them, and weft keeps them).
+func sysCloseRange(c *call) result {
+	first, last := c.arg(0), c.arg(1)
+	if first > last {
+		return errno(unix.EINVAL)
+	}
+	if c.arg(2)&unix.CLOSE_RANGE_CLOEXEC == 0 {
+		for fd := range c.n.fds {
+			if uint64(fd) >= first && uint64(fd) <= last {
+				c.n.dropFD(fd, c.w)
+			}
+		}
+	}
+	return cont()
+}
+
+// Preadv2 implements preadv2(2) and pwritev2(2) on files; with offset -1
+// they would read or write a virtual socket's host end, which is not
+// modelled.
+func sysPreadv2(c *call) result {
+	if c.n.fds[int(int32(c.arg(0)))] != nil {
+		return failf("positional vector I/O on a virtual descriptor is not modelled")
+	}
+	return cont()
+}

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"golang.org/x/sys/unix"
 
@@ -39,7 +40,7 @@ func sysSocket(c *call) result {
 func sysBind(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	a, e := c.readSockaddr(c.arg(1), c.arg(2))
 	if e != 0 {
@@ -52,7 +53,7 @@ func sysBind(c *call) result {
 func sysListen(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	return netResult(c.w.net.Listen(v.sock), 0)
 }
@@ -67,7 +68,7 @@ func accept(c *call, flags uint64) result {
 	v := c.vsock(c.arg(0))
 	switch {
 	case v == nil:
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	case !v.sock.Listening():
 		return errno(unix.EINVAL)
 	case !v.sock.Readable():
@@ -90,7 +91,7 @@ func accept(c *call, flags uint64) result {
 func sysConnect(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	a, e := c.readSockaddr(c.arg(1), c.arg(2))
 	if e != 0 {
@@ -106,7 +107,7 @@ func sysConnect(c *call) result {
 func sysSendto(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	data, err := c.read(c.arg(1), int(c.arg(2)))
 	if err != nil {
@@ -135,7 +136,7 @@ func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 func sysRecvfrom(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	data, from, r, ok := receive(c, v, int(c.arg(2)), c.arg(3))
 	if !ok {
@@ -197,7 +198,7 @@ func (c *call) block(v *vfd, flags uint64) result {
 func sysSendmsg(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	h, err := c.readMsghdr(c.arg(1))
 	if err != nil {
@@ -217,7 +218,7 @@ func sysSendmsg(c *call) result {
 func sysRecvmsg(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	h, err := c.readMsghdr(c.arg(1))
 	if err != nil {
@@ -268,7 +269,7 @@ func (c *call) readMsghdr(addr uint64) (msghdr, error) {
 func sysShutdown(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	how := c.arg(1)
 	if how > unix.SHUT_RDWR {
@@ -281,7 +282,7 @@ func sysShutdown(c *call) result {
 func sysGetsockname(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock.Local))
 }
@@ -290,7 +291,7 @@ func sysGetsockname(c *call) result {
 func sysGetpeername(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	if !v.sock.Connected() {
 		return errno(unix.ENOTCONN)
@@ -303,4 +304,15 @@ func netResult(e netsim.Errno, v int64) result {
 		return errno(sysErrno(e))
 	}
 	return ret(v)
+}
+
+// notSocket answers a socket call on a descriptor that is not a virtual
+// socket (every socket a node has is virtual): EBADF if the node has no
+// such descriptor, ENOTSOCK otherwise, as Linux checks in that order.
+func notSocket(c *call, fd uint64) result {
+	var st unix.Stat_t
+	if unix.Lstat(fmt.Sprintf("/proc/%d/fd/%d", c.n.pid, int32(fd)), &st) != nil {
+		return errno(unix.EBADF)
+	}
+	return errno(unix.ENOTSOCK)
 }

@@ -33,7 +33,7 @@ var acceptedOptions = map[sockopt]string{
 func sysSetsockopt(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	opt := sockopt{c.arg(1), c.arg(2)}
 	if _, ok := acceptedOptions[opt]; !ok {
@@ -71,7 +71,7 @@ func (n *node) rcvTimeout(v *vfd) int64 {
 func sysGetsockopt(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
-		return errno(unix.ENOTSOCK)
+		return notSocket(c, c.arg(0))
 	}
 	opt := sockopt{c.arg(1), c.arg(2)}
 	var val []byte

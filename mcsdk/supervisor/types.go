@@ -73,7 +73,10 @@ type World struct {
 	envNode    map[int]int
 	replies    []Reply
 	dataRoot   string
-	synced     map[uint64][]byte // inode → content at its last fsync
+	synced     map[uint64][]byte      // inode → content at its last fsync
+	runDirs    []string               // per node: the canonical directory it may write in ("" none)
+	refused    []int                  // per node: writes refused outside its run directory
+	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since
@@ -105,6 +108,7 @@ type node struct {
 	opts     map[optKey][]byte
 	ran      bool
 	restarts int
+	started  int64 // virtual time of its launch
 	output   bytes.Buffer
 }
 

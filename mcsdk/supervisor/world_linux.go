@@ -29,6 +29,7 @@ func Start(cfg Config) (*World, error) {
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}}
 	w.setNow(Epoch)
+	w.fileClocks = map[fileKey]*fileClock{}
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = func(*netsim.Socket) {}
 	if cfg.DataDirs {
@@ -43,6 +44,10 @@ func Start(cfg Config) (*World, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := w.initRunDirs(); err != nil {
+		w.Close()
+		return nil, err
 	}
 	for i := range cfg.Nodes {
 		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
@@ -71,6 +76,7 @@ func (w *World) launch(n *node) error {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
+	n.started = w.now
 	w.runNode(n)
 	return nil
 }
@@ -299,17 +305,19 @@ func (w *World) reap(n *node) {
 // dispatch runs the table entry for c and answers the node unless the call
 // parks.
 func (w *World) dispatch(c *call) outcome {
-	nr := int(c.req.Data.Nr)
-	e, ok := syscallTable[nr]
-	if !ok {
-		w.fail(c.n, sysName(nr), "intercepted but not in the syscall table")
-		return failed
-	}
-	if e.decision == unsupported {
+	e := lookup(int(c.req.Data.Nr))
+	var r result
+	switch e.decision {
+	case unsupported:
 		w.fail(c.n, e.name, e.note)
 		return failed
+	case refuse:
+		r = errno(e.errno)
+	case passthrough:
+		r = cont() // unreachable: the filter allows these itself
+	default:
+		r = e.handler(c)
 	}
-	r := e.handler(c)
 	switch r.kind {
 	case rPark:
 		return parked

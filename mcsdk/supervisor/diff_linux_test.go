@@ -1,0 +1,136 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildC compiles one C file of testdata into the test's temporary
+// directory.
+func buildC(t *testing.T, src string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".c"))
+	if msg, err := exec.Command("cc", "-O1", "-Wall", "-o", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc %s: %v\n%s", src, err, msg)
+	}
+	return out
+}
+
+// runAlone runs bin as the one node of a world with a data directory
+// until nothing is enabled, applying each quiescent point's first action
+// (its timers and deliveries), and returns the node's output and world.
+// The caller closes the world.
+func runAlone(t *testing.T, bin string, seed uint64, args ...string) ([]byte, *World) {
+	t.Helper()
+	w, err := Start(Config{
+		Nodes:    []NodeSpec{{Path: bin, Args: args, Env: []string{"PATH=/usr/bin:/bin"}}},
+		BasePort: 7000, Seed: seed, DataDirs: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for steps := 0; ; steps++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if steps > 1000 {
+			w.Close()
+			t.Fatal("more than 1000 steps")
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			w.Close()
+			t.Fatal(err)
+		}
+	}
+	if f := w.Failure(); f != nil {
+		w.Close()
+		t.Fatal(f)
+	}
+	return w.Output(0), w
+}
+
+// sameLines returns the "= " lines of a probe's output.
+func sameLines(out []byte) []string {
+	var keep []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "= ") {
+			keep = append(keep, l)
+		}
+	}
+	return keep
+}
+
+// diffProbes are the differential probes, one per syscall family, with
+// the lines each must print under weft (weft's virtual machine).
+var diffProbes = []struct {
+	name string
+	args []string
+	weft []string
+}{
+	{name: "time", weft: []string{
+		"~ realtime 1767225600000000000", "~ monotonic 1000000000000", "~ slept 10000000 ns",
+		"~ gettimeofday 1767225600.000000", "~ times 100001 utime 0",
+	}},
+	{name: "stat", weft: []string{
+		"~ /: mtime 1767139200.000000000 ctime 1767139200 atime 1767139200",
+		"~ f: mtime 1767225600.000000000",
+	}},
+	{name: "sysinfo", weft: []string{
+		"~ nodename node0 release 6.1.0-weft", "~ sysinfo uptime 1000 totalram 4294967296 procs 1",
+		"~ rusage utime 0 maxrss 0 minflt 0", "~ affinity CPUs 2", "~ getcpu cpu 0 node 0",
+		"~ get_nprocs 2 sysconf online 2", "~ /proc/uptime: 1000.00 0.00", "~ /proc/loadavg: 0.00 0.00 0.00 1/1 100",
+		"~ /proc/meminfo: MemTotal:        4194304 kB", "~ /sys/devices/system/cpu/online: 0-1",
+		"~ /proc/cpuinfo processors 2", "~ /proc/stat cpu lines 3",
+		"~ status VmRSS:\t       0 kB", "~ status Cpus_allowed_list:\t0-1", "~ status PPid 1",
+	}},
+	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
+	{name: "random", weft: []string{"~ uuid "}},
+	{name: "socket", args: []string{"47931"}},
+}
+
+// TestDifferential runs each probe of testdata/diff natively and twice
+// under weft with one seed: the "= " lines (return codes, errnos,
+// semantics) must match the native run, the two weft runs must be
+// byte-identical, and weft's virtual values must be the expected ones.
+func TestDifferential(t *testing.T) {
+	for _, p := range diffProbes {
+		t.Run(p.name, func(t *testing.T) {
+			bin := buildC(t, fmt.Sprintf("testdata/diff/%s.c", p.name))
+			cmd := exec.Command(bin, p.args...)
+			cmd.Dir = t.TempDir()
+			native, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("native run: %v\n%s", err, native)
+			}
+			first, w1 := runAlone(t, bin, 1, p.args...)
+			w1.Close()
+			second, w2 := runAlone(t, bin, 1, p.args...)
+			w2.Close()
+			if !bytes.Equal(first, second) {
+				t.Errorf("two runs of seed 1 differ:\n%s\n---\n%s", first, second)
+			}
+			n, s := sameLines(native), sameLines(first)
+			if strings.Join(n, "\n") != strings.Join(s, "\n") {
+				t.Errorf("semantics differ from the native run:\nnative:\n%s\nweft:\n%s", strings.Join(n, "\n"), strings.Join(s, "\n"))
+			}
+			if len(s) == 0 {
+				t.Errorf("the probe printed no checked lines:\n%s", first)
+			}
+			for _, want := range p.weft {
+				if !bytes.Contains(first, []byte(want)) {
+					t.Errorf("weft output lacks %q:\n%s", want, first)
+				}
+			}
+		})
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }

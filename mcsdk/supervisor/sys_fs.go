@@ -1,0 +1,251 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A node writes only inside its run directory: its data directory, else
+// its working directory (NodeSpec.Dir). Every call that would create,
+// change or remove a file elsewhere is refused with EACCES and counted
+// (World.RefusedWrites); reads anywhere stay possible. Descriptor-based
+// writes (write, ftruncate, fallocate…) need a descriptor opened for
+// writing, which the open guard has already confined.
+//
+// Paths are resolved as the node sees them, through its /proc entries
+// (/proc/PID/cwd, /proc/PID/fd/N), and made canonical by the kernel itself
+// (an O_PATH open, then its /proc/self/fd link), so symlinks and "..",
+// absolute or relative to the node's cwd or a dirfd, resolve exactly as
+// the node's call would. Nothing runs between the check and the call:
+// the node is stopped in it and every other node is stopped too.
+
+// fsArg says where one path a syscall acts on is found in its arguments.
+type fsArg struct {
+	dirfd      int    // argument index of the directory fd; -1: relative to the cwd
+	path       int    // argument index of the path; -1: the descriptor dirfd itself
+	follow     bool   // a final symlink is followed
+	flags      int    // argument index of AT_* flags; -1: none
+	followFlag uint64 // with flags: the flag that turns following on (linkat's AT_SYMLINK_FOLLOW)
+}
+
+func fsPath(path int, follow bool) fsArg {
+	return fsArg{dirfd: -1, path: path, follow: follow, flags: -1}
+}
+func fsAt(dirfd, path int, follow bool, flags int) fsArg {
+	return fsArg{dirfd: dirfd, path: path, follow: follow, flags: flags}
+}
+func fsAtFollow(dirfd, path, flags int, flag uint64) fsArg {
+	return fsArg{dirfd: dirfd, path: path, flags: flags, followFlag: flag}
+}
+func fsFD(fd int) fsArg { return fsArg{dirfd: fd, path: -1, follow: true, flags: -1} }
+
+// guard serves a call that writes at each of args: refused with EACCES if
+// any lies outside the node's run directory, run natively otherwise.
+func guard(args ...fsArg) handler {
+	return func(c *call) result {
+		for _, a := range args {
+			tg, err := c.fsTarget(a)
+			if err != nil {
+				return errno(errnoOf(err))
+			}
+			if !c.mayWrite(tg.host, tg.follow, false) {
+				return c.refuseWrite()
+			}
+		}
+		return cont()
+	}
+}
+
+// target is where a call acts: a host path for the supervisor, whether a
+// final symlink is followed, and whether it is the descriptor itself.
+type target struct {
+	host   string
+	follow bool
+	fd     bool
+}
+
+// fsTarget returns where a call acts for a.
+func (c *call) fsTarget(a fsArg) (target, error) {
+	dirfd := int32(unix.AT_FDCWD)
+	if a.dirfd >= 0 {
+		dirfd = int32(c.arg(a.dirfd))
+	}
+	follow := a.follow
+	var flags uint64
+	if a.flags >= 0 {
+		flags = c.arg(a.flags)
+		switch {
+		case a.followFlag != 0:
+			follow = flags&a.followFlag != 0
+		case flags&unix.AT_SYMLINK_NOFOLLOW != 0:
+			follow = false
+		}
+	}
+	itself := target{host: c.hostPath(dirfd, ""), follow: true, fd: true}
+	if a.path < 0 || c.arg(a.path) == 0 {
+		return itself, nil
+	}
+	path, err := c.readPath(c.arg(a.path))
+	if err != nil {
+		return target{}, err
+	}
+	if path == "" {
+		if flags&unix.AT_EMPTY_PATH == 0 {
+			return target{}, unix.ENOENT
+		}
+		return itself, nil
+	}
+	return target{host: c.hostPath(dirfd, path), follow: follow}, nil
+}
+
+// hostPath names, for the supervisor, the file the node's (dirfd, path)
+// names: relative paths go through the node's /proc/PID/cwd or
+// /proc/PID/fd/N, and /proc/self becomes the node's /proc/PID. An empty
+// path names the descriptor dirfd itself.
+func (c *call) hostPath(dirfd int32, path string) string {
+	pid := c.n.pid
+	switch {
+	case path == "":
+		return fmt.Sprintf("/proc/%d/fd/%d", pid, dirfd)
+	case strings.HasPrefix(path, "/"):
+		return procSelf(path, pid)
+	case dirfd == unix.AT_FDCWD:
+		return fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
+	}
+	return fmt.Sprintf("/proc/%d/fd/%d/%s", pid, dirfd, path)
+}
+
+// procSelf rewrites /proc/self and /proc/thread-self for process pid.
+func procSelf(path string, pid int) string {
+	for _, p := range [...]struct{ from, to string }{
+		{"/proc/self", fmt.Sprintf("/proc/%d", pid)},
+		{"/proc/thread-self", fmt.Sprintf("/proc/%d/task/%d", pid, pid)},
+	} {
+		if path == p.from || strings.HasPrefix(path, p.from+"/") {
+			return p.to + path[len(p.from):]
+		}
+	}
+	return path
+}
+
+// readPath reads a NUL-terminated path (at most PATH_MAX bytes) from the
+// node, page by page so that a short string at the end of a mapping reads.
+func (c *call) readPath(addr uint64) (string, error) {
+	var out []byte
+	for len(out) < unix.PathMax {
+		chunk := 4096 - int((addr+uint64(len(out)))%4096)
+		buf := make([]byte, chunk)
+		k, err := readMem(c.n.pid, uintptr(addr)+uintptr(len(out)), buf)
+		if k <= 0 || err != nil {
+			return "", unix.EFAULT
+		}
+		if i := strings.IndexByte(string(buf[:k]), 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:k]...)
+	}
+	return "", unix.ENAMETOOLONG
+}
+
+// mayWrite reports whether the node may change the file at host (see
+// guard): its names, metadata or, with data, its content. A path that does
+// not resolve (a missing parent directory) is left to the kernel, which
+// fails the call the same way: it resolves what weft does.
+func (c *call) mayWrite(host string, follow, data bool) bool {
+	p, err := canonicalTarget(host, follow)
+	return err != nil || data && writableDevices[p] || c.inRunDir(p)
+}
+
+// inRunDir reports whether the canonical path p is in the node's run
+// directory.
+func (c *call) inRunDir(p string) bool {
+	dir := c.w.runDirs[c.n.id]
+	return dir != "" && (p == dir || strings.HasPrefix(p, dir+"/"))
+}
+
+// writableDevices may be opened for writing from anywhere: they keep
+// nothing. Their metadata (modes, owners, times) stays the host's.
+var writableDevices = map[string]bool{"/dev/null": true}
+
+// refuseWrite answers a write outside the run directory and counts it.
+func (c *call) refuseWrite() result {
+	c.w.refused[c.n.id]++
+	return errno(unix.EACCES)
+}
+
+// canonicalTarget returns the canonical path of the file a call on host
+// acts on: host itself with its symlinks resolved when follow (or when it
+// names a directory by "." or ".."), else its resolved parent joined with
+// its last name.
+func canonicalTarget(host string, follow bool) (string, error) {
+	trimmed := strings.TrimRight(host, "/")
+	if trimmed == "" {
+		return "/", nil
+	}
+	dir, base := filepath.Split(trimmed)
+	if follow || base == "." || base == ".." || trimmed != host {
+		p, err := canonical(host)
+		if err == nil || err != unix.ENOENT {
+			return p, err
+		}
+	}
+	d, err := canonical(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, base), nil
+}
+
+// canonical asks the kernel where path leads.
+func canonical(path string) (string, error) {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	return os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+}
+
+// openWrites reports whether open flags create, change or truncate.
+// O_TMPFILE includes O_DIRECTORY's bit, so it is tested whole.
+func openWrites(flags uint64) bool {
+	return flags&unix.O_ACCMODE != unix.O_RDONLY || flags&(unix.O_CREAT|unix.O_TRUNC) != 0 ||
+		flags&unix.O_TMPFILE == unix.O_TMPFILE
+}
+
+// RefusedWrites is how many writes outside its run directory node i
+// attempted (and weft refused), over all its restarts.
+func (w *World) RefusedWrites(i int) int { return w.refused[i] }
+
+// RunDir is node i's run directory, the only place it may write, in
+// canonical form ("" when it has none and may write nowhere).
+func (w *World) RunDir(i int) string { return w.runDirs[i] }
+
+// initRunDirs resolves each node's run directory once.
+func (w *World) initRunDirs() error {
+	w.refused = make([]int, len(w.cfg.Nodes))
+	w.runDirs = make([]string, len(w.cfg.Nodes))
+	for i, spec := range w.cfg.Nodes {
+		dir := spec.Dir
+		if w.dataRoot != "" {
+			dir = w.DataDir(i)
+		}
+		if dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if w.runDirs[i], err = filepath.EvalSymlinks(abs); err != nil {
+			return fmt.Errorf("node %d: run directory: %w", i, err)
+		}
+	}
+	return nil
+}

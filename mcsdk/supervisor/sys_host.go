@@ -1,0 +1,191 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Every node runs on the same fixed virtual machine, so nothing of the
+// host (its name, kernel build, CPU count, memory, load, uptime) reaches a
+// node through these calls.
+const (
+	virtualCPUs    = 2
+	virtualRelease = "6.1.0-weft"
+	virtualVersion = "#1 SMP PREEMPT_DYNAMIC weft"
+	virtualMemory  = 4 << 30 // bytes of RAM
+	virtualFree    = 2 << 30
+	userHZ         = 100 // clock ticks per second for times(2) and /proc
+)
+
+// uptime is the virtual time since boot in ns: CLOCK_BOOTTIME.
+func (w *World) uptime() int64 { return w.now - Epoch + monotonicOffset }
+
+func utsField(dst *[65]byte, s string) { copy(dst[:len(dst)-1], s) }
+
+// Uname implements uname(2) for the virtual machine: node i is "nodeI".
+func sysUname(c *call) result {
+	var u unix.Utsname
+	utsField(&u.Sysname, "Linux")
+	utsField(&u.Nodename, fmt.Sprintf("node%d", c.n.id))
+	utsField(&u.Release, virtualRelease)
+	utsField(&u.Version, virtualVersion)
+	utsField(&u.Machine, "x86_64")
+	utsField(&u.Domainname, "(none)")
+	return errno(errnoOf(c.write(c.arg(0), structBytes(&u))))
+}
+
+// Sysinfo implements sysinfo(2): virtual uptime, fixed memory, no load.
+func sysSysinfo(c *call) result {
+	si := unix.Sysinfo_t{
+		Uptime:   c.w.uptime() / 1e9,
+		Totalram: virtualMemory, Freeram: virtualFree,
+		Procs: uint16(len(c.w.nodes)), Unit: 1,
+	}
+	return errno(errnoOf(c.write(c.arg(0), structBytes(&si))))
+}
+
+// Getrusage implements getrusage(2): a node's usage depends on the host,
+// so every field reads zero.
+func sysGetrusage(c *call) result {
+	switch int32(c.arg(0)) {
+	case unix.RUSAGE_SELF, unix.RUSAGE_CHILDREN, unix.RUSAGE_THREAD:
+	default:
+		return errno(unix.EINVAL)
+	}
+	var ru unix.Rusage
+	return errno(errnoOf(c.write(c.arg(1), structBytes(&ru))))
+}
+
+// Times implements times(2): zero CPU times; the result is the virtual
+// uptime in clock ticks.
+func sysTimes(c *call) result {
+	if c.arg(0) != 0 {
+		var t unix.Tms
+		if err := c.write(c.arg(0), structBytes(&t)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	return ret(c.w.uptime() / (1e9 / userHZ))
+}
+
+// Getcpu implements getcpu(2): always CPU 0 on NUMA node 0.
+func sysGetcpu(c *call) result {
+	for _, p := range []uint64{c.arg(0), c.arg(1)} {
+		if p != 0 {
+			if err := c.writeU32(p, 0); err != nil {
+				return errno(unix.EFAULT)
+			}
+		}
+	}
+	return ret(0)
+}
+
+// SchedGetaffinity implements sched_getaffinity(2): the node may run on
+// the virtual CPUs 0..virtualCPUs-1. Like the kernel, it writes one
+// unsigned long and returns its size (the kernel's cpumask size on a
+// machine with at most 64 CPUs).
+func sysSchedGetaffinity(c *call) result {
+	if !c.isSelf(0) {
+		return errno(unix.ESRCH)
+	}
+	size := c.arg(1)
+	if size < 8 || size%8 != 0 {
+		return errno(unix.EINVAL)
+	}
+	mask := binary.LittleEndian.AppendUint64(nil, 1<<virtualCPUs-1)
+	if err := c.write(c.arg(2), mask); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(8)
+}
+
+// SchedSetaffinity implements sched_setaffinity(2): nodes run one at a
+// time, so placement changes nothing; a mask without any virtual CPU is
+// EINVAL, as Linux answers.
+func sysSchedSetaffinity(c *call) result {
+	if !c.isSelf(0) {
+		return errno(unix.ESRCH)
+	}
+	if c.arg(1) < 8 {
+		return errno(unix.EINVAL)
+	}
+	b, err := c.read(c.arg(2), 8)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if binary.LittleEndian.Uint64(b)&(1<<virtualCPUs-1) == 0 {
+		return errno(unix.EINVAL)
+	}
+	return ret(0)
+}
+
+// Prlimit64 implements prlimit64(2) for the node itself (pid 0 or its
+// virtual pid); weft performs it on the node's host pid.
+func sysPrlimit64(c *call) result {
+	if !c.isSelf(0) {
+		return errno(unix.ESRCH)
+	}
+	if int32(c.arg(0)) == 0 {
+		return cont()
+	}
+	var nw, old unix.Rlimit
+	var newp *unix.Rlimit
+	if c.arg(2) != 0 {
+		b, err := c.read(c.arg(2), 16)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		nw = unix.Rlimit{Cur: binary.LittleEndian.Uint64(b), Max: binary.LittleEndian.Uint64(b[8:])}
+		newp = &nw
+	}
+	if err := unix.Prlimit(c.n.pid, int(c.arg(1)), newp, &old); err != nil {
+		return errno(errnoOf(err))
+	}
+	if c.arg(3) != 0 {
+		return errno(errnoOf(c.write(c.arg(3), structBytes(&old))))
+	}
+	return ret(0)
+}
+
+// Getpriority implements getpriority(2) for the node itself. Like the
+// raw syscall, it returns 20 - nice.
+func sysGetpriority(c *call) result {
+	if who, ok := c.priorityWho(); !ok {
+		return errno(unix.ESRCH)
+	} else if who == 0 {
+		return cont()
+	}
+	r, _, e := unix.Syscall(unix.SYS_GETPRIORITY, unix.PRIO_PROCESS, uintptr(c.n.pid), 0)
+	if e != 0 {
+		return errno(e)
+	}
+	return ret(int64(r))
+}
+
+// Setpriority implements setpriority(2) for the node itself.
+func sysSetpriority(c *call) result {
+	if who, ok := c.priorityWho(); !ok {
+		return errno(unix.ESRCH)
+	} else if who == 0 {
+		return cont()
+	}
+	return errno(errnoOf(unix.Setpriority(unix.PRIO_PROCESS, c.n.pid, int(int32(c.arg(2))))))
+}
+
+// priorityWho checks get/setpriority's target: 0 (the caller, its group
+// or its user: the kernel answers) or, for PRIO_PROCESS, the node's
+// virtual pid (returned as -1: weft must act on the host pid).
+func (c *call) priorityWho() (int, bool) {
+	who := int32(c.arg(1))
+	switch {
+	case who == 0:
+		return 0, true
+	case int32(c.arg(0)) == unix.PRIO_PROCESS && who == int32(c.n.vpid()):
+		return -1, true
+	}
+	return 0, false
+}

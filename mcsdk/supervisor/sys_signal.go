@@ -1,0 +1,169 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// A node's world holds one process: itself, with virtual pid 100+index
+// (sys_proc.go). Signals it sends to itself are delivered by weft through
+// its pidfd; a signal aimed anywhere else is refused with EPERM, so no
+// host process ever receives one. (Before these handlers, glibc's abort()
+// sent tgkill(100, 100, SIGABRT) natively: the virtual pid named no
+// process, or a host one, and abort fell back to its last resort, a hlt
+// instruction, which the kernel reports as SIGSEGV.)
+
+// siQueue is SI_QUEUE (asm-generic/siginfo.h): the only kind of siginfo
+// one process may send another. weft's signals carry it, with the node's
+// virtual pid as sender, so no host pid reaches the node's handler.
+const siQueue = -1
+
+// maxSignal is the highest signal number (SIGRTMAX on Linux).
+const maxSignal = 64
+
+// Kill implements kill(2): the node itself (its virtual pid, 0 or its
+// process group, which it leads alone) gets the signal; any other target
+// is refused with EPERM.
+func sysKill(c *call) result {
+	pid, sig := int32(c.arg(0)), int(int32(c.arg(1)))
+	self := int32(c.n.vpid())
+	if pid != self && pid != 0 && pid != -self {
+		return refuseSignal(c, sig)
+	}
+	return c.signalSelf(sig, nil)
+}
+
+// Tkill implements tkill(2): single-threaded nodes have one tid, their pid.
+func sysTkill(c *call) result {
+	if int32(c.arg(0)) != int32(c.n.vpid()) {
+		return refuseSignal(c, int(int32(c.arg(1))))
+	}
+	return c.signalSelf(int(int32(c.arg(1))), nil)
+}
+
+// Tgkill implements tgkill(2) (glibc's raise and abort use it).
+func sysTgkill(c *call) result {
+	self := int32(c.n.vpid())
+	if int32(c.arg(0)) != self || int32(c.arg(1)) != self {
+		return refuseSignal(c, int(int32(c.arg(2))))
+	}
+	return c.signalSelf(int(int32(c.arg(2))), nil)
+}
+
+// RtSigqueueinfo implements rt_sigqueueinfo(2) for the node itself.
+func sysRtSigqueueinfo(c *call) result {
+	if int32(c.arg(0)) != int32(c.n.vpid()) {
+		return refuseSignal(c, int(int32(c.arg(1))))
+	}
+	return c.queueSelf(int(int32(c.arg(1))), c.arg(2))
+}
+
+// RtTgsigqueueinfo implements rt_tgsigqueueinfo(2) for the node itself.
+func sysRtTgsigqueueinfo(c *call) result {
+	self := int32(c.n.vpid())
+	if int32(c.arg(0)) != self || int32(c.arg(1)) != self {
+		return refuseSignal(c, int(int32(c.arg(2))))
+	}
+	return c.queueSelf(int(int32(c.arg(2))), c.arg(3))
+}
+
+// PidfdOpen implements pidfd_open(2) for the node's own pid: weft opens a
+// pidfd on the node and installs it.
+func sysPidfdOpen(c *call) result {
+	if int32(c.arg(0)) != int32(c.n.vpid()) {
+		return errno(unix.ESRCH)
+	}
+	if c.arg(1)&^uint64(unix.PIDFD_NONBLOCK) != 0 {
+		return errno(unix.EINVAL)
+	}
+	fd, err := unix.PidfdOpen(c.n.pid, int(c.arg(1)))
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	defer unix.Close(fd)
+	tfd, err := injectFD(c.n.listener, c.req.ID, fd, true) // pidfds are always close-on-exec
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	return ret(int64(tfd))
+}
+
+// PidfdSendSignal implements pidfd_send_signal(2) on a pidfd for the node
+// itself, the only kind a node can hold (pidfd_open serves no other).
+func sysPidfdSendSignal(c *call) result {
+	if c.arg(3) != 0 {
+		return errno(unix.EINVAL)
+	}
+	if !c.isSelfPidfd(int(int32(c.arg(0)))) {
+		return errno(unix.EBADF)
+	}
+	if c.arg(2) != 0 {
+		return c.queueSelf(int(int32(c.arg(1))), c.arg(2))
+	}
+	return c.signalSelf(int(int32(c.arg(1))), nil)
+}
+
+// isSelfPidfd reports whether the node's fd is a pidfd for the node.
+func (c *call) isSelfPidfd(fd int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.pid, fd))
+	return err == nil && bytes.Contains(b, fmt.Appendf(nil, "\nPid:\t%d\n", c.n.pid))
+}
+
+// refuseSignal answers a signal to a process outside the node: an invalid
+// signal number is EINVAL, as Linux checks it first; anything else EPERM.
+func refuseSignal(c *call, sig int) result {
+	if sig < 0 || sig > maxSignal {
+		return errno(unix.EINVAL)
+	}
+	return errno(unix.EPERM)
+}
+
+// signalSelf delivers sig to the node, as the node itself would have. The
+// node is stopped in this syscall; the kernel delivers the signal as the
+// call returns, so the node sees it exactly where it would natively.
+// info, when given, is a 128-byte siginfo to send.
+func (c *call) signalSelf(sig int, info []byte) result {
+	if sig < 0 || sig > maxSignal {
+		return errno(unix.EINVAL)
+	}
+	if sig == 0 {
+		return ret(0) // the existence check: the node exists
+	}
+	if info == nil {
+		info = make([]byte, siginfoSize)
+		putCode(info, siQueue)
+		binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))  // si_pid
+		binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid())) // si_uid
+	}
+	binary.LittleEndian.PutUint32(info[0:], uint32(sig)) // si_signo
+	if err := pidfdSendSiginfo(c.n.pidfd, sig, info); err != nil {
+		return errno(errnoOf(err))
+	}
+	return ret(0)
+}
+
+// queueSelf sends the siginfo at addr to the node (rt_sigqueueinfo). A
+// process may queue a kernel- or kill-style siginfo to itself; weft, which
+// sends it, may not, so such a code becomes SI_QUEUE.
+func (c *call) queueSelf(sig int, addr uint64) result {
+	info, err := c.read(addr, siginfoSize)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if code := int32(binary.LittleEndian.Uint32(info[8:])); code >= 0 || code == siTkill {
+		putCode(info, siQueue)
+	}
+	return c.signalSelf(sig, info)
+}
+
+// siTkill is SI_TKILL (asm-generic/siginfo.h).
+const siTkill = -6
+
+// putCode stores si_code (a C int) in a siginfo.
+func putCode(info []byte, code int32) { binary.LittleEndian.PutUint32(info[8:], uint32(code)) }

@@ -1,0 +1,279 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// File times are virtual. weft stats the file itself (through the node's
+// /proc entries, see hostPath) and rewrites every time field before the
+// node sees it. A file outside the node's run directory, which no node
+// can change, always reads fileEpoch: its host times (changed by the
+// host, not by the run) never show. A file in the run directory reads
+// the virtual clock at the first stat that saw its current host time (or
+// what utimensat asked for): its virtual times change exactly when the
+// node changes it, so "has this file changed" still works, and a run is
+// still a function of its choices.
+//
+// Inode and device numbers are the host's (README, LIMITATIONS).
+
+// fileEpoch is the virtual time of every file outside the run directory:
+// one virtual day before the run starts.
+const fileEpoch = Epoch - 86400*int64(1e9)
+
+// fileKey identifies a file on the host.
+type fileKey struct{ dev, ino uint64 }
+
+// Indexes of fileClock's times.
+const (
+	atime = iota
+	mtime
+	ctime
+	btime
+	nTimes
+)
+
+// fileClock maps one file's host times to virtual ones.
+type fileClock struct {
+	host, virt [nTimes]int64
+	seen       [nTimes]bool
+}
+
+// virtualTimes returns the virtual times for a file's host times (ns);
+// inside says whether the file is in the node's run directory.
+func (w *World) virtualTimes(k fileKey, host [nTimes]int64, inside bool) [nTimes]int64 {
+	if !inside {
+		return [nTimes]int64{fileEpoch, fileEpoch, fileEpoch, fileEpoch}
+	}
+	fc := w.fileClocks[k]
+	if fc == nil {
+		fc = &fileClock{}
+		w.fileClocks[k] = fc
+	}
+	for i, h := range host {
+		if !fc.seen[i] || fc.host[i] != h {
+			fc.seen[i], fc.host[i], fc.virt[i] = true, h, w.now
+		}
+	}
+	return fc.virt
+}
+
+// inside reports whether the target is in the node's run directory.
+func (c *call) inside(tg target) bool {
+	p, err := canonicalTarget(tg.host, tg.follow)
+	return err == nil && c.inRunDir(p)
+}
+
+func tsNs(t unix.Timespec) int64        { return t.Sec*1e9 + t.Nsec }
+func nsTs(ns int64) unix.Timespec       { return unix.Timespec{Sec: ns / 1e9, Nsec: ns % 1e9} }
+func stxNs(t unix.StatxTimestamp) int64 { return t.Sec*1e9 + int64(t.Nsec) }
+func nsStx(ns int64) unix.StatxTimestamp {
+	return unix.StatxTimestamp{Sec: ns / 1e9, Nsec: uint32(ns % 1e9)}
+}
+
+// Stat implements stat(2).
+func sysStat(c *call) result {
+	return statAt(c, fsArg{dirfd: -1, path: 0, follow: true, flags: -1}, c.arg(1))
+}
+
+// Lstat implements lstat(2).
+func sysLstat(c *call) result {
+	return statAt(c, fsArg{dirfd: -1, path: 0, flags: -1}, c.arg(1))
+}
+
+// Fstat implements fstat(2).
+func sysFstat(c *call) result { return statAt(c, fsFD(0), c.arg(1)) }
+
+// Newfstatat implements newfstatat(2) (glibc's fstatat and, with
+// AT_EMPTY_PATH, its fstat).
+func sysNewfstatat(c *call) result { return statAt(c, fsAt(0, 1, true, 3), c.arg(2)) }
+
+func statAt(c *call, a fsArg, buf uint64) result {
+	tg, err := c.fsTarget(a)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
+		return errno(tg.errno(err))
+	}
+	v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, c.inside(tg))
+	st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
+	return errno(errnoOf(c.write(buf, structBytes(&st))))
+}
+
+// errno maps the error of a call through /proc/PID/fd/N: a descriptor
+// the node does not have is EBADF, as the node's own call would answer.
+func (tg target) errno(err error) unix.Errno {
+	if tg.fd && err == unix.ENOENT {
+		return unix.EBADF
+	}
+	return errnoOf(err)
+}
+
+// atFlags is AT_SYMLINK_NOFOLLOW unless the target follows symlinks.
+func (tg target) atFlags() int {
+	if tg.follow {
+		return 0
+	}
+	return unix.AT_SYMLINK_NOFOLLOW
+}
+
+// Statx implements statx(2).
+func sysStatx(c *call) result {
+	a := fsAt(0, 1, true, 2)
+	tg, err := c.fsTarget(a)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | tg.atFlags()
+	var stx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, tg.host, flags, int(c.arg(3)), &stx); err != nil {
+		return errno(tg.errno(err))
+	}
+	host4 := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), stxNs(stx.Btime)}
+	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, c.inside(tg))
+	stx.Atime, stx.Mtime, stx.Ctime = nsStx(v[atime]), nsStx(v[mtime]), nsStx(v[ctime])
+	if stx.Mask&unix.STATX_BTIME != 0 {
+		stx.Btime = nsStx(v[btime])
+	}
+	return errno(errnoOf(c.write(c.arg(4), structBytes(&stx))))
+}
+
+// Statfs implements statfs(2): the file system's type and limits are the
+// host's, its size and free counts fixed (they change with the host's use).
+func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
+
+// Fstatfs implements fstatfs(2).
+func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
+
+func statfsAt(c *call, a fsArg, buf uint64) result {
+	tg, err := c.fsTarget(a)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(tg.host, &st); err != nil {
+		return errno(tg.errno(err))
+	}
+	st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
+	st.Files, st.Ffree = 1<<20, 1<<19
+	st.Fsid = unix.Fsid{}
+	return errno(errnoOf(c.write(buf, structBytes(&st))))
+}
+
+// utimeOmit and utimeNow are UTIME_OMIT and UTIME_NOW (utimensat(2)).
+const (
+	utimeOmit = (1 << 30) - 2
+	utimeNow  = (1 << 30) - 1
+)
+
+// Utimensat implements utimensat(2) (and futimens, with a NULL path).
+func sysUtimensat(c *call) result {
+	var times *[2]int64
+	if c.arg(2) != 0 {
+		b, err := c.read(c.arg(2), 32)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		times = &[2]int64{}
+		for i := range times {
+			sec, nsec := int64(binary.LittleEndian.Uint64(b[16*i:])), int64(binary.LittleEndian.Uint64(b[16*i+8:]))
+			switch {
+			case nsec == utimeOmit || nsec == utimeNow:
+				times[i] = -nsec
+			case nsec < 0 || nsec >= 1e9:
+				return errno(unix.EINVAL)
+			default:
+				times[i] = sec*1e9 + nsec
+			}
+		}
+	}
+	return setTimes(c, fsAt(0, 1, true, 3), times)
+}
+
+// Utimes implements utimes(2).
+func sysUtimes(c *call) result { return timevals(c, fsPath(0, true), c.arg(1)) }
+
+// Futimesat implements futimesat(2).
+func sysFutimesat(c *call) result { return timevals(c, fsAt(0, 1, true, -1), c.arg(2)) }
+
+func timevals(c *call, a fsArg, addr uint64) result {
+	if addr == 0 {
+		return setTimes(c, a, nil)
+	}
+	b, err := c.read(addr, 32)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	var times [2]int64
+	for i := range times {
+		sec, usec := int64(binary.LittleEndian.Uint64(b[16*i:])), int64(binary.LittleEndian.Uint64(b[16*i+8:]))
+		if usec < 0 || usec >= 1e6 {
+			return errno(unix.EINVAL)
+		}
+		times[i] = sec*1e9 + usec*1e3
+	}
+	return setTimes(c, a, &times)
+}
+
+// Utime implements utime(2).
+func sysUtime(c *call) result {
+	a := fsPath(0, true)
+	if c.arg(1) == 0 {
+		return setTimes(c, a, nil)
+	}
+	b, err := c.read(c.arg(1), 16)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	return setTimes(c, a, &[2]int64{int64(binary.LittleEndian.Uint64(b)) * 1e9, int64(binary.LittleEndian.Uint64(b[8:])) * 1e9})
+}
+
+// setTimes sets a file's access and modification times to virtual times
+// (nil: now; -utimeNow: now; -utimeOmit: unchanged). weft sets the host
+// times to the host's now and remembers the virtual ones against them, so
+// later stats show what the node asked for. Refused outside the run
+// directory, like every other write.
+func setTimes(c *call, a fsArg, times *[2]int64) result {
+	tg, err := c.fsTarget(a)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	if !c.mayWrite(tg.host, tg.follow, false) {
+		return c.refuseWrite()
+	}
+	want := [2]int64{c.w.now, c.w.now}
+	hostTs := []unix.Timespec{{Nsec: utimeNow}, {Nsec: utimeNow}}
+	for i := range want {
+		switch {
+		case times == nil || times[i] == -utimeNow:
+		case times[i] == -utimeOmit:
+			want[i], hostTs[i].Nsec = -1, utimeOmit
+		default:
+			want[i] = times[i]
+		}
+	}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, tg.host, hostTs, tg.atFlags()); err != nil {
+		return errno(tg.errno(err))
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
+		return errno(errnoOf(err))
+	}
+	k := fileKey{st.Dev, st.Ino}
+	if !c.inside(tg) {
+		return ret(0) // cannot happen: mayWrite allowed only the run directory
+	}
+	c.w.virtualTimes(k, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, true)
+	fc := c.w.fileClocks[k]
+	for i, t := range want {
+		if t >= 0 {
+			fc.virt[i] = t // atime, mtime are indexes 0 and 1
+		}
+	}
+	return ret(0)
+}

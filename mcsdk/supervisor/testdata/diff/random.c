@@ -1,0 +1,43 @@
+/* random: the kernel's random sources. */
+#include "probe.h"
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static void hex(const char *what, const unsigned char *b, int n)
+{
+	char s[80];
+	for (int i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", b[i]);
+	VIRT("%s %s", what, s);
+}
+
+int main(void)
+{
+	unsigned char b[16];
+	CHECK("getrandom(16)", getrandom(b, sizeof b, 0));
+	hex("getrandom", b, 16);
+	CHECK("getrandom(16, GRND_NONBLOCK)", getrandom(b, sizeof b, GRND_NONBLOCK));
+	int fd = open("/dev/urandom", O_RDONLY);
+	SAME("open(/dev/urandom) ok: %d", fd >= 0);
+	CHECK("read(/dev/urandom, 16)", read(fd, b, sizeof b));
+	hex("urandom", b, 16);
+	close(fd);
+	const unsigned char *at = (const unsigned char *)getauxval(AT_RANDOM);
+	SAME("AT_RANDOM present: %d", at != NULL);
+	if (at)
+		hex("AT_RANDOM", at, 16);
+	char u[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/uuid", "r");
+	SAME("random/uuid opens: %d", f != NULL);
+	if (f) {
+		if (!fgets(u, sizeof u, f))
+			u[0] = 0;
+		fclose(f);
+	}
+	u[strcspn(u, "\n")] = 0;
+	SAME("uuid length %zu", strlen(u));
+	VIRT("uuid %s", u);
+	return 0;
+}
