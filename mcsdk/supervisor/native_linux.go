@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && amd64
 
 package supervisor
 
@@ -26,18 +26,6 @@ var native struct {
 	prog []byte
 	perr error
 	pon  sync.Once
-}
-
-// CacheDir is where weft keeps built executables: $WEFT_CACHE, else
-// $XDG_CACHE_HOME/weft, else ~/.cache/weft.
-func CacheDir() string {
-	if d := os.Getenv("WEFT_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "weft")
-	}
-	return filepath.Join(os.TempDir(), "weft-cache")
 }
 
 // nativeLauncher builds (once per source version, cached) and returns the

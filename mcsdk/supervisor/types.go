@@ -1,60 +1,13 @@
-//go:build linux
+//go:build linux && amd64
 
 package supervisor
 
 import (
 	"bytes"
 	"fmt"
-	"github.com/weft-mc/weft/mcsdk/sched"
-	"time"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
 )
-
-// NodeSpec says how to start one node.
-type NodeSpec struct {
-	Path string   // executable
-	Args []string // argv[1:]
-	Env  []string // the complete environment
-	Dir  string   // working directory ("" = the supervisor's)
-}
-
-// ClientRequest is one request the environment's client may send: it
-// connects to the node's port and sends Data.
-type ClientRequest struct {
-	Node int
-	Data []byte
-}
-
-// Config describes one world.
-type Config struct {
-	Nodes    []NodeSpec
-	BasePort int // node i listens on BasePort+i
-	Client   []ClientRequest
-	// Bag makes every in-flight message deliverable, not only each
-	// channel's head (FIFO, the TCP default).
-	Bag bool
-	// Seed feeds every random byte a node sees (AT_RANDOM, getrandom,
-	// /dev/urandom).
-	Seed uint64
-	// Watchdog bounds the wall time a node may run without parking.
-	Watchdog time.Duration
-	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
-	OutputLimit int
-	// DataDirs gives every node a private working directory that survives
-	// its crash and restart.
-	DataDirs bool
-	// LoseUnsynced makes a crash lose file data the node had not fsync'd:
-	// each file in its data directory reverts to its content at its last
-	// fsync (empty if never). Names (creates, renames) are durable.
-	LoseUnsynced bool
-	// Notice is the line the environment sends each live node, over a
-	// fresh connection, when a node crashes (a failure detector's death
-	// notice); "{node}" becomes the crashed node's index. Empty: none.
-	Notice string
-	// OnOutput, if set, receives node output as it is written, in order.
-	OnOutput func(node int, data []byte)
-}
 
 // World is one run of the system under test: its node processes, the
 // virtual network between them, the virtual clock and the environment.
@@ -77,20 +30,6 @@ type World struct {
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
-}
-
-// Epoch is the virtual wall clock at the start of every run, in ns since
-// the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time
-// since the run began.
-const Epoch = int64(1767225600) * int64(time.Second)
-
-// Reply is one line the environment's client received from a node, or a
-// refused connection.
-type Reply struct {
-	Node int
-	Line string
-	Err  string
-	Step int
 }
 
 // node is one node process.
@@ -184,25 +123,3 @@ func done() result { return result{kind: rDone} }
 func failf(format string, a ...any) result {
 	return result{kind: rFail, msg: fmt.Sprintf(format, a...)}
 }
-
-// ActionKind is the kind of a scheduler choice; the vocabulary belongs to
-// the scheduler (package sched).
-type ActionKind = sched.Kind
-
-// Action kinds.
-const (
-	Deliver   = sched.Deliver
-	Client    = sched.Client
-	Timer     = sched.Timer
-	Crash     = sched.Crash
-	Restart   = sched.Restart
-	Notice    = sched.Notice
-	Partition = sched.Partition
-	Heal      = sched.Heal
-)
-
-// Action is one choice of the scheduler at a quiescent point.
-type Action = sched.Action
-
-// ParseAction parses the text form written by Action.String.
-func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && amd64
 
 package supervisor
 
@@ -106,12 +106,6 @@ func (w *World) DataDir(i int) string {
 func (w *World) setNow(t int64) {
 	w.now = t
 	w.net.Now = t
-}
-
-// TimerInfo is a parked call's pending timeout.
-type TimerInfo struct {
-	Node     int
-	Deadline int64 // virtual ns since the Unix epoch (see Epoch)
 }
 
 // Timers lists the pending timeouts, by node.
@@ -384,21 +378,6 @@ func (w *World) settle() {
 	}
 }
 
-// Failure is why a run ended with verdict error: an unsupported syscall, a
-// watchdog expiry, or a supervisor fault. It names the node and syscall.
-type Failure struct {
-	Node    int
-	Syscall string
-	Msg     string
-}
-
-func (f *Failure) Error() string {
-	if f.Syscall != "" {
-		return fmt.Sprintf("node %d: unsupported or failed syscall %s: %s", f.Node, f.Syscall, f.Msg)
-	}
-	return fmt.Sprintf("node %d: %s", f.Node, f.Msg)
-}
-
 // Failure returns why the run failed, or nil.
 func (w *World) Failure() *Failure { return w.failure }
 
@@ -591,16 +570,6 @@ func (w *World) AdvanceTo(t int64) {
 	}
 }
 
-// NodeStatus describes one node at a quiescent point.
-type NodeStatus struct {
-	Alive    bool
-	Exited   bool
-	Killed   bool   // killed by the scheduler (a crash action)
-	ExitCode int    // when exited normally
-	Signal   string // when killed by a signal it did not get from weft
-	Syscall  string // the call it is parked in
-}
-
 // Status reports node i.
 func (w *World) Status(i int) NodeStatus {
 	n := w.nodes[i]
@@ -765,19 +734,6 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
 }
-
-// HashMode selects what Hash covers.
-type HashMode int
-
-// Hash modes.
-const (
-	// HashMemory hashes every node's writable memory: sound, since two
-	// states merge only if nothing a node can later observe differs.
-	HashMemory HashMode = iota
-	// HashGlobals hashes only the declared globals the caller passes: a
-	// coarser abstraction that may merge states a node can tell apart.
-	HashGlobals
-)
 
 // Output returns what node i wrote to stdout and stderr, in order.
 func (w *World) Output(i int) []byte { return w.nodes[i].output.Bytes() }

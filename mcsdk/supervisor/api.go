@@ -1,0 +1,151 @@
+package supervisor
+
+// The part of the supervisor's API that every platform has: what a world
+// is configured with and what it reports. Running worlds needs Linux on
+// x86-64 (world_linux.go); elsewhere Start refuses (unsupported.go).
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
+)
+
+// NodeSpec says how to start one node.
+type NodeSpec struct {
+	Path string   // executable
+	Args []string // argv[1:]
+	Env  []string // the complete environment
+	Dir  string   // working directory ("" = the supervisor's)
+}
+
+// ClientRequest is one request the environment's client may send: it
+// connects to the node's port and sends Data.
+type ClientRequest struct {
+	Node int
+	Data []byte
+}
+
+// Config describes one world.
+type Config struct {
+	Nodes    []NodeSpec
+	BasePort int // node i listens on BasePort+i
+	Client   []ClientRequest
+	// Bag makes every in-flight message deliverable, not only each
+	// channel's head (FIFO, the TCP default).
+	Bag bool
+	// Seed feeds every random byte a node sees (AT_RANDOM, getrandom,
+	// /dev/urandom).
+	Seed uint64
+	// Watchdog bounds the wall time a node may run without parking.
+	Watchdog time.Duration
+	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
+	OutputLimit int
+	// DataDirs gives every node a private working directory that survives
+	// its crash and restart.
+	DataDirs bool
+	// LoseUnsynced makes a crash lose file data the node had not fsync'd:
+	// each file in its data directory reverts to its content at its last
+	// fsync (empty if never). Names (creates, renames) are durable.
+	LoseUnsynced bool
+	// Notice is the line the environment sends each live node, over a
+	// fresh connection, when a node crashes (a failure detector's death
+	// notice); "{node}" becomes the crashed node's index. Empty: none.
+	Notice string
+	// OnOutput, if set, receives node output as it is written, in order.
+	OnOutput func(node int, data []byte)
+}
+
+// Epoch is the virtual wall clock at the start of every run, in ns since
+// the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time
+// since the run began.
+const Epoch = int64(1767225600) * int64(time.Second)
+
+// Reply is one line the environment's client received from a node, or a
+// refused connection.
+type Reply struct {
+	Node int
+	Line string
+	Err  string
+	Step int
+}
+
+// ActionKind is the kind of a scheduler choice; the vocabulary belongs to
+// the scheduler (package sched).
+type ActionKind = sched.Kind
+
+// Action kinds.
+const (
+	Deliver   = sched.Deliver
+	Client    = sched.Client
+	Timer     = sched.Timer
+	Crash     = sched.Crash
+	Restart   = sched.Restart
+	Notice    = sched.Notice
+	Partition = sched.Partition
+	Heal      = sched.Heal
+)
+
+// Action is one choice of the scheduler at a quiescent point.
+type Action = sched.Action
+
+// ParseAction parses the text form written by Action.String.
+func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }
+
+// TimerInfo is a parked call's pending timeout.
+type TimerInfo struct {
+	Node     int
+	Deadline int64 // virtual ns since the Unix epoch (see Epoch)
+}
+
+// Failure is why a run ended with verdict error: an unsupported syscall, a
+// watchdog expiry, or a supervisor fault. It names the node and syscall.
+type Failure struct {
+	Node    int
+	Syscall string
+	Msg     string
+}
+
+func (f *Failure) Error() string {
+	if f.Syscall != "" {
+		return fmt.Sprintf("node %d: unsupported or failed syscall %s: %s", f.Node, f.Syscall, f.Msg)
+	}
+	return fmt.Sprintf("node %d: %s", f.Node, f.Msg)
+}
+
+// NodeStatus describes one node at a quiescent point.
+type NodeStatus struct {
+	Alive    bool
+	Exited   bool
+	Killed   bool   // killed by the scheduler (a crash action)
+	ExitCode int    // when exited normally
+	Signal   string // when killed by a signal it did not get from weft
+	Syscall  string // the call it is parked in
+}
+
+// HashMode selects what Hash covers.
+type HashMode int
+
+// Hash modes.
+const (
+	// HashMemory hashes every node's writable memory: sound, since two
+	// states merge only if nothing a node can later observe differs.
+	HashMemory HashMode = iota
+	// HashGlobals hashes only the declared globals the caller passes: a
+	// coarser abstraction that may merge states a node can tell apart.
+	HashGlobals
+)
+
+// CacheDir is where weft keeps built executables: $WEFT_CACHE, else
+// $XDG_CACHE_HOME/weft, else ~/.cache/weft.
+func CacheDir() string {
+	if d := os.Getenv("WEFT_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "weft")
+	}
+	return filepath.Join(os.TempDir(), "weft-cache")
+}
