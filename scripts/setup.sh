@@ -15,6 +15,7 @@ apt_packages=(
   jupyter-nbconvert jupyter-notebook           # running and opening the notebooks
   chromium                                     # report rendering test (headless)
   slurm-wlm munge                              # the Slurm campaign test (scripts/slurm-test-setup.sh)
+  python3-yaml                                 # parsing the Kubernetes manifest in a test
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -131,6 +131,7 @@ type clusterCampaign struct {
 	Jobs      int          `json:"jobs"` // parallel runs (CPUs) per shard
 	Args      []string     `json:"args"` // campaign flags forwarded to every shard
 	Dir       string       `json:"dir"`  // the campaign directory
+	Cwd       string       `json:"cwd"`  // where the shards start: the submitting directory
 	Weft      string       `json:"weft"` // the weft binary the shards run
 	Name      string       `json:"name"` // the job name
 	Submitted []submission `json:"submitted,omitempty"`

@@ -123,7 +123,7 @@ func (c *clusterCampaign) slurmScripts() (shard, merge string, err error) {
 	dir := filepath.Join(c.Dir, "slurm")
 	shard, merge = filepath.Join(dir, "shard.sh"), filepath.Join(dir, "merge.sh")
 	shardText := "#!/bin/sh\n# weft campaign --slurm: one shard of the campaign in " + c.Dir + " per array task.\nset -eu\n" +
-		`k="${SLURM_ARRAY_TASK_ID:?run this script as a Slurm array task}"` + "\nexec " +
+		`k="${SLURM_ARRAY_TASK_ID:?run this script as a Slurm array task}"` + "\ncd " + shellQuote(c.Cwd) + "\nexec " +
 		c.shardCommand(c.Weft, c.Model, c.Dir, "$k", "${SLURM_CPUS_PER_TASK:-1}") + "\n"
 	parts := make([]string, c.Shards)
 	for k := range parts {
@@ -205,7 +205,10 @@ func (c *clusterCampaign) absolute() (err error) {
 	if c.Weft, err = os.Executable(); err != nil {
 		return fmt.Errorf("finding the weft binary to submit: %w", err)
 	}
-	if c.Model, err = filepath.Abs(c.Model); err != nil {
+	// The model path stays as given, relative to the submitting directory
+	// where the shards start: recordings name it, and a shard's must be
+	// byte-identical to a local campaign's.
+	if c.Cwd, err = os.Getwd(); err != nil {
 		return err
 	}
 	c.Dir, err = filepath.Abs(c.Dir)
@@ -237,11 +240,7 @@ func (o *clusterOptions) submitMissing(c *clusterCampaign, q slurmQueue, res *sl
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	common := o.sbatchCommon(c, cwd)
+	common := o.sbatchCommon(c, c.Cwd)
 	sub := submission{At: time.Now().UTC()}
 	if len(missing) > 0 {
 		args := append(slices.Clone(common), "--array="+compactRange(missing), "--cpus-per-task="+strconv.Itoa(c.Jobs),
