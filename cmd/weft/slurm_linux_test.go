@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,5 +368,68 @@ func checkK8sJob(t *testing.T, j *k8sJob) {
 	if len(c.VolumeMounts) != 1 || len(p.Volumes) != 1 || c.VolumeMounts[0].Name != p.Volumes[0].Name ||
 		p.Volumes[0].PersistentVolumeClaim.ClaimName != "weft-datasets" {
 		t.Errorf("volumes: %+v %+v", c.VolumeMounts, p.Volumes)
+	}
+}
+
+// processTree returns every process below pid, parents first.
+func processTree(pid int) []int {
+	var out []int
+	for queue := descendants(pid); len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, descendants(queue[0])...)
+	}
+	return out
+}
+
+// TestCampaignJobSignalResumes signals a campaign the way a batch system
+// cancels a job (scancel, a time limit): SIGTERM to weft and to every
+// process below it, nodes included, at once (nodes first). The runs in flight see their
+// nodes die; none of those outcomes may be kept, so the resumed campaign
+// equals an uninterrupted one seed by seed (three cuts, then a resume).
+func TestCampaignJobSignalResumes(t *testing.T) {
+	dir := t.TempDir()
+	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "cut")
+	args := []string{"campaign", "targets/election/election.model", "--seeds", "200", "--variants", "bug", "-j", "2"}
+	if o, e, code := weft(t, append(args, "--out", ref)...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	for range 3 { // each cut usually catches a run in flight; three make it near certain
+		signalJob(t, weftBin, append(args, "--out", out), out)
+	}
+	if o, e, code := weft(t, append(args, "--out", out)...); code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
+	}
+	sameRows(t, out, ref, 200)
+}
+
+// signalJob starts weft with args, waits until it has written a verdict
+// file more than dir held and has nodes running, then sends SIGTERM to
+// every process below it and to weft (the nodes first: the worst order,
+// in which a run sees its nodes die before weft hears of it).
+func signalJob(t *testing.T, bin string, args []string, dir string) {
+	t.Helper()
+	before, _ := filepath.Glob(filepath.Join(dir, "verdicts-*.arrow"))
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = "../.."
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if files, _ := filepath.Glob(filepath.Join(dir, "verdicts-*.arrow")); len(files) > len(before) && len(processTree(cmd.Process.Pid)) > 0 {
+			break
+		}
+	}
+	pids := append(processTree(cmd.Process.Pid), cmd.Process.Pid)
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGTERM)
+	}
+	cmd.Wait()
+	partial, err := dataset.ReadRows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("signalled %d processes; %d rows kept", len(pids), len(partial))
+	if len(partial) >= 200 {
+		t.Fatal("the campaign finished before the signal: nothing was tested")
 	}
 }
