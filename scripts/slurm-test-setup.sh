@@ -74,21 +74,23 @@ if ! munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
   munge -n </dev/null | unmunge >/dev/null
 fi
 
+# running NAME PIDFILE: the daemon NAME whose pid PIDFILE holds is alive
+# (a stale pid file may name a reused pid: the name must match too).
+running() {
+  local pid
+  pid=$($sudo cat "$2" 2>/dev/null || true)
+  [[ -n $pid ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$1" ]]
+}
+
 # stop_daemon NAME PIDFILE: ends a daemon this script started earlier.
 stop_daemon() {
   local pid
   pid=$($sudo cat "$2" 2>/dev/null || true)
-  if [[ -n $pid ]] && $sudo kill -0 "$pid" 2>/dev/null; then
+  if running "$1" "$2"; then
     echo "slurm-test-setup: stopping $1 (pid $pid) for the new configuration"
     $sudo kill "$pid"
     for _ in $(seq 100); do $sudo kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
-}
-
-running() { # running PIDFILE
-  local pid
-  pid=$($sudo cat "$1" 2>/dev/null || true)
-  [[ -n $pid ]] && $sudo kill -0 "$pid" 2>/dev/null
 }
 
 $sudo mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
@@ -99,7 +101,7 @@ if [[ ! -f $conf ]] || [[ "$($sudo cat "$conf")" != "$want" ]]; then
   printf '%s\n' "$want" | $sudo tee "$conf" >/dev/null
 fi
 
-if ! running /run/slurmctld.pid; then
+if ! running slurmctld /run/slurmctld.pid; then
   # -c: a fresh test cluster; jobs of an earlier boot (whose files are gone)
   # are not recovered.
   echo "slurm-test-setup: starting slurmctld"
@@ -115,7 +117,7 @@ if ! scontrol ping | grep -q "is UP"; then
   exit 1
 fi
 
-if ! running /run/slurmd.pid; then
+if ! running slurmd /run/slurmd.pid; then
   echo "slurm-test-setup: starting slurmd"
   $sudo slurmd -N localhost
 fi
