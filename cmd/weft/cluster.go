@@ -55,7 +55,7 @@ func (o *clusterOptions) declare(fs *flag.FlagSet) {
 	o.fs, o.own = fs, map[string]bool{}
 	add := func(name string, def func()) { def(); o.own[name] = true }
 	add("slurm", func() {
-		fs.BoolVar(&o.slurm, "slurm", false, "submit the campaign to Slurm: an array job of --array-size shards, then a dependent merge job; rerunning resubmits only missing shards")
+		fs.BoolVar(&o.slurm, "slurm", false, "submit the campaign to Slurm: an array job of --array-size shards (each asks for -j CPUs, default 1), then a dependent merge job into DIR/merged; rerunning resubmits only missing shards")
 	})
 	add("partition", func() {
 		fs.StringVar(&o.partition, "partition", "", "Slurm `partition` (default: the cluster's default)")
@@ -127,6 +127,7 @@ type clusterCampaign struct {
 	Model     string       `json:"model"` // the model file as given
 	ModelHash string       `json:"model_hash"`
 	Seeds     int          `json:"seeds"`
+	FirstSeed int          `json:"first_seed"`
 	Shards    int          `json:"shards"`
 	Jobs      int          `json:"jobs"` // parallel runs (CPUs) per shard
 	Args      []string     `json:"args"` // campaign flags forwarded to every shard
@@ -179,6 +180,7 @@ func (o *clusterOptions) plan(modelPath string) (*clusterCampaign, error) {
 	if c.Shards < 1 || c.Shards > c.Seeds {
 		return nil, fmt.Errorf("--array-size %d: want 1 to %d (the number of seeds)", c.Shards, c.Seeds)
 	}
+	c.FirstSeed, _ = strconv.Atoi(o.flag("first-seed"))
 	if c.Jobs, err = strconv.Atoi(o.flag("j")); err != nil || c.Jobs <= 0 {
 		c.Jobs = 1
 	}
@@ -286,6 +288,7 @@ const (
 	stateDone       = "done"       // the part holds every row
 	stateIncomplete = "incomplete" // a part with missing rows, not queued
 	stateMissing    = "missing"    // no part, not queued
+	stateSubmitted  = "submitted"  // just submitted (in the output of --slurm)
 )
 
 // partRows returns the rows a part holds and the rows it holds when
@@ -319,7 +322,7 @@ func (c *clusterCampaign) states(q slurmQueue) ([]shardState, error) {
 	out := make([]shardState, c.Shards)
 	for k := 1; k <= c.Shards; k++ {
 		lo, hi, _ := dataset.ShardRange(k, c.Shards, c.Seeds)
-		s := shardState{Shard: k, Seeds: fmt.Sprintf("%d-%d", lo, hi), Job: c.lastTask(k)}
+		s := shardState{Shard: k, Seeds: fmt.Sprintf("%d-%d", c.FirstSeed+lo, c.FirstSeed+hi), Job: c.lastTask(k)}
 		var err error
 		if s.Rows, s.Want, err = partRows(c.partDir(k)); err != nil {
 			return nil, err

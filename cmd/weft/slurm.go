@@ -250,6 +250,9 @@ func (o *clusterOptions) submitMissing(c *clusterCampaign, q slurmQueue, res *sl
 		}
 		sub.Tasks = missing
 		waitFor = append(waitFor, sub.ArrayJob)
+		for _, k := range missing {
+			res.States[k-1].State, res.States[k-1].Job, res.States[k-1].Slurm = stateSubmitted, sub.ArrayJob+"_"+strconv.Itoa(k), ""
+		}
 	}
 	if activeJobState(q[lastMerge]) {
 		// It waits on shards that failed: its dependency can never be met.
@@ -350,7 +353,11 @@ func printStatus(st *campaignStatus) {
 		if s.Want > 0 {
 			rows += "/" + strconv.Itoa(s.Want)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Shard, s.Seeds, rows, s.State, s.Job)
+		job := s.Job
+		if s.Slurm != "" && s.Slurm != s.State {
+			job += " (" + s.Slurm + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Shard, s.Seeds, rows, s.State, job)
 	}
 	tw.Flush()
 	merged := "not yet"
