@@ -20,11 +20,8 @@ func writeK8sJob(w io.Writer, c *clusterCampaign, image, claim string) error {
 	if !strings.HasPrefix(c.Dir, "/") {
 		c.Dir = k8sMount + "/" + strings.TrimPrefix(c.Dir, "datasets/")
 	}
-	parts := make([]string, c.Shards)
-	for k := range parts {
-		parts[k] = c.partDir(k + 1)
-	}
-	merge := shellJoin(append([]string{"weft", "merge", "-o", c.Dir + "/merged"}, parts...))
+	// Every part by name (seq), so that a missing one fails the merge.
+	merge := fmt.Sprintf("weft merge -o %s $(seq -f %s 1 %d)", shellQuote(c.Dir+"/merged"), shellQuote(c.Dir+"/part-%g"), c.Shards)
 	shard := "exec " + c.shardCommand("weft", c.Model, c.Dir, "$((JOB_COMPLETION_INDEX + 1))", strconv.Itoa(c.Jobs))
 	job := yamlMap{
 		{"apiVersion", "batch/v1", ""},
@@ -85,7 +82,8 @@ and controls it through ptrace, which a default container forbids:
   rewrites its auxiliary vector at exec (no vDSO: every clock read is a
   syscall), process_vm_readv/writev read and write node memory.
 - appArmorProfile Unconfined: the default AppArmor profile restricts ptrace.
-- runAsUser 0: the launcher and the build cache expect root, as weft's tests do.
+- runAsUser 0: weft's supervisor is tested as root; the build cache
+  ($WEFT_CACHE, else ~/.cache/weft) must be writable.
 The filter itself needs no CAP_SYS_ADMIN: the launcher sets no_new_privs
 before loading it. Where seccompProfile/appArmorProfile are not honoured,
 privileged: true is the blunt equivalent.`
