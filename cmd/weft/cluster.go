@@ -83,8 +83,35 @@ func (o *clusterOptions) declare(fs *flag.FlagSet) {
 	})
 }
 
-// active reports whether the campaign goes to (or asks) a cluster engine.
-func (o *clusterOptions) active() bool { return o.slurm || o.status != "" || o.emit != "" }
+// active reports whether any cluster flag was given: the campaign goes to
+// (or asks) a cluster engine, or the flags are refused.
+func (o *clusterOptions) active() bool {
+	set := false
+	o.fs.Visit(func(f *flag.Flag) { set = set || o.own[f.Name] })
+	return set
+}
+
+// stray returns a cluster flag given without the mode it belongs to.
+func (o *clusterOptions) stray() string {
+	bad := ""
+	o.fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "partition", "time-limit", "sbatch-opt":
+			if !o.slurm {
+				bad = "--" + f.Name + " needs --slurm"
+			}
+		case "image", "claim":
+			if o.emit == "" {
+				bad = "--" + f.Name + " needs --emit k8s"
+			}
+		case "array-size":
+			if !o.slurm && o.emit == "" {
+				bad = "--array-size needs --slurm or --emit k8s"
+			}
+		}
+	})
+	return bad
+}
 
 // run carries out the cluster form of `weft campaign`.
 func (o *clusterOptions) run(args []string) (int, error) {
@@ -96,6 +123,8 @@ func (o *clusterOptions) run(args []string) (int, error) {
 		return o.showStatus(o.status)
 	case o.slurm && o.emit != "":
 		return exitUsage, errors.New("--slurm and --emit are exclusive")
+	case o.stray() != "":
+		return exitUsage, errors.New(o.stray())
 	case o.flag("shard") != "":
 		return exitUsage, errors.New("--shard is chosen per task by --slurm and --emit; give --array-size instead")
 	case o.emit != "" && o.emit != "k8s":

@@ -124,6 +124,9 @@ func TestClusterUsageErrors(t *testing.T) {
 		{[]string{"campaign", model, "--slurm", "--seeds", "2", "--array-size", "3"}, "want 1 to 2"},
 		{[]string{"campaign", "--slurm"}, "exactly one MODEL"},
 		{[]string{"campaign", "--status", t.TempDir()}, "not a campaign submitted with --slurm"},
+		{[]string{"campaign", model, "--partition", "p"}, "--partition needs --slurm"},
+		{[]string{"campaign", model, "--slurm", "--image", "x"}, "--image needs --emit k8s"},
+		{[]string{"campaign", model, "--array-size", "3"}, "--array-size needs --slurm or --emit k8s"},
 	}
 	for _, tc := range tests {
 		var stderr bytes.Buffer
