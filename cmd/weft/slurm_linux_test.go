@@ -233,7 +233,7 @@ func TestSlurmCampaign(t *testing.T) {
 func waitReason(t *testing.T, job, want string) {
 	t.Helper()
 	var got string
-	for range 300 {
+	for range 1200 { // slurmctld re-evaluates dependencies on its scheduling passes
 		out, _ := exec.Command("squeue", "--noheader", "--jobs="+job, "--format=%r").Output()
 		if got = strings.TrimSpace(string(out)); got == want {
 			return
