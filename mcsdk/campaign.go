@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -77,8 +78,10 @@ type job struct {
 
 // Campaign runs the seeds × variants of m into a dataset directory. It
 // resumes: runs already in the dataset are skipped. Cancelling ctx stops
-// dispatching new runs; runs in flight finish and are kept, so an
-// interrupted campaign loses nothing and leaves no node process behind.
+// dispatching new runs; runs in flight finish but are not kept (the signal
+// that interrupted the campaign may have reached their nodes too), so an
+// interrupted campaign keeps only true outcomes, resumes where it stopped
+// and leaves no node process behind.
 func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*CampaignSummary, error) {
 	sp, err := readSpecs(m)
 	if err != nil {
@@ -219,7 +222,7 @@ func (c *campaign) runAll(ctx context.Context, jobs []job) {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				c.one(j)
+				c.one(ctx, j)
 			}
 		}()
 	}
@@ -249,11 +252,14 @@ dispatch:
 }
 
 // one runs a job and writes its row (and recording) under the lock.
-func (c *campaign) one(j job) {
+func (c *campaign) one(ctx context.Context, j job) {
 	bin := c.bins[j.variant]
 	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Preconditions: c.opts.Preconditions,
 		Watchdog: c.opts.Watchdog, Build: &bin, prep: c.prep}
 	res, err := Run(c.m, opts)
+	if cutShort(ctx, res, err) {
+		return
+	}
 	var recBytes []byte
 	if err == nil {
 		recBytes, err = res.Recording(c.m).Bytes()
@@ -319,6 +325,34 @@ func (c *campaign) one(j job) {
 	c.prog.Elapsed = time.Since(c.start)
 	if c.opts.Progress != nil {
 		c.opts.Progress(c.prog)
+	}
+}
+
+// interruptGrace is how long a run whose node died or that failed waits
+// for the campaign's interruption before its outcome is believed.
+const interruptGrace = 50 * time.Millisecond
+
+// cutShort reports whether a run's outcome may be the campaign's
+// interruption rather than the target's: the signal that stops a campaign
+// on a batch system (scancel, a time limit) reaches every process of the
+// job, the nodes too, which then die or fail to start. Such a run is not
+// kept; resuming the campaign reruns it. Only an error or a node crash can
+// be caused so, and the signal reaches weft within microseconds of its
+// nodes: those outcomes wait a moment for the interruption.
+func cutShort(ctx context.Context, res *RunResult, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	if err == nil && res.Verdict != Error && !slices.Contains(res.Violated, "no_node_crash") {
+		return false
+	}
+	t := time.NewTimer(interruptGrace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

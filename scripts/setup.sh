@@ -14,6 +14,8 @@ apt_packages=(
   python3 python3-jupyter-client python3-nbclient python3-nbformat python3-ipykernel
   jupyter-nbconvert jupyter-notebook           # running and opening the notebooks
   chromium                                     # report rendering test (headless)
+  slurm-wlm munge                              # the Slurm campaign test (scripts/slurm-test-setup.sh)
+  python3-yaml                                 # parsing the Kubernetes manifest in a test
 )
 missing=()
 for p in "${apt_packages[@]}"; do

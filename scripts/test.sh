@@ -8,4 +8,7 @@ unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
 if [[ -n $unformatted ]]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
 go vet ./...
 mkdir -p build
+# A real single-node Slurm for cmd/weft's Slurm campaign test; if it cannot
+# start, that test fails (CI) or says loudly why it skipped (locally).
+bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCampaign will fail under CI=true" >&2
 go test -count=1 -timeout 14m ./... 2>&1 | tee build/test.log

@@ -28,6 +28,7 @@ func init() {
 		recordAll bool
 		determ    bool
 		asJSON    bool
+		cluster   clusterOptions // --slurm, --status, --emit k8s (cluster.go)
 	)
 	register(&command{
 		name:    "campaign",
@@ -44,8 +45,12 @@ func init() {
 			fs.BoolVar(&recordAll, "record-all", false, "write a recording for every run, not only failing ones")
 			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+			cluster.declare(fs)
 		},
 		run: func(args []string) (int, error) {
+			if cluster.active() {
+				return cluster.run(args)
+			}
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")
 			}
