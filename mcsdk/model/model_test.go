@@ -368,3 +368,50 @@ func TestExprAt(t *testing.T) {
 		t.Errorf("ExprAt float: %v", err)
 	}
 }
+
+// TestValuePos: positions of values, array elements (nested, multi-line,
+// commented) and keys of inline tables in the raw sections.
+func TestValuePos(t *testing.T) {
+	src := []byte(`[target]
+nodes = 3
+source = "repl.c"
+[faults]
+crashes = 2
+nodes = [0,2, 1]
+partition = [{groups = [[0], [1, 2]], from = 5}, {until = 9}]
+[campaign]
+required = [
+  "a", # first
+  'b',
+]
+`)
+	m, err := Parse("testdata/pos.model", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path  string
+		index []int
+		at    string // the source text the position starts
+	}{
+		{"faults.crashes", nil, "2\n"},
+		{"faults.nodes", nil, "[0,2, 1]"},
+		{"faults.nodes", []int{1}, "2, 1]"},
+		{"faults.nodes", []int{2}, "1]"},
+		{"faults.nodes", []int{3}, "[0,2, 1]"}, // no such element: the array
+		{"faults.partition#0.groups", []int{1, 1}, "2]]"},
+		{"faults.partition#0.from", nil, "5}"},
+		{"faults.partition#1.until", nil, "9}"},
+		{"campaign.required", []int{1}, "'b'"},
+		{"campaign.missing", nil, "[campaign]"},
+		{"campaign.required", []int{0}, `"a"`},
+	}
+	for _, tt := range tests {
+		if got := textAt(src, m.ValuePos(tt.path, tt.index...)); !strings.HasPrefix(got, tt.at) {
+			t.Errorf("ValuePos(%s, %v) points at %.12q, want %q", tt.path, tt.index, got, tt.at)
+		}
+	}
+	if got := textAt(src, m.KeyPos("faults.crashes")); !strings.HasPrefix(got, "crashes") {
+		t.Errorf("KeyPos(faults.crashes) points at %.12q", got)
+	}
+}
