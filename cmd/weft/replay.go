@@ -12,7 +12,9 @@ import (
 )
 
 // loadRecording reads the one recording in args and the model it names
-// (or the one given with --model).
+// (or the one given with --model), and checks that the recording fits the
+// model (mcsdk.ValidateRecording): a corrupted or foreign recording is
+// refused before anything runs.
 func loadRecording(args []string, given string) (*weftlog.Recording, *model.Model, error) {
 	if len(args) != 1 {
 		return nil, nil, fmt.Errorf("want exactly one recording")
@@ -29,7 +31,13 @@ func loadRecording(args []string, given string) (*weftlog.Recording, *model.Mode
 	if err != nil && given == "" {
 		return nil, nil, fmt.Errorf("%v (the recording names %s: pass --model)", err, rec.Header.Model)
 	}
-	return rec, m, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mcsdk.ValidateRecording(m, rec); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", args[0], err)
+	}
+	return rec, m, nil
 }
 
 func init() {
