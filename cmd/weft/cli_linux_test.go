@@ -393,8 +393,24 @@ func TestRunStopsOnSignal(t *testing.T) {
 			sent := time.Now()
 			syscall.Kill(pid, tc.sig)
 			var rest []string
-			for l := range lines {
-				rest = append(rest, l)
+			timeout := time.After(8 * time.Second)
+		collect:
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						break collect
+					}
+					rest = append(rest, l)
+				case <-timeout: // today's weft ignores SIGINT in the background
+					syscall.Kill(pid, syscall.SIGKILL)
+					cmd.Process.Kill()
+					for _, n := range nodes {
+						syscall.Kill(n, syscall.SIGKILL)
+					}
+					cmd.Wait()
+					t.Fatalf("weft still runs 8 s after %v; stderr:\n%s", tc.sig, errOut.String())
+				}
 			}
 			err := cmd.Wait()
 			took := time.Since(sent)
