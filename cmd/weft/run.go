@@ -31,7 +31,7 @@ func init() {
 		summary: "one seeded run (virtual time, seeded faults and randomness), node output prefixed; exit as check",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
-			fs.Var(&seed, "seed", "the seed (required): every latency, fault time and random byte derives from it")
+			fs.Var(&seed, "seed", "the seed `S` (required): every latency, fault time and random byte derives from it")
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 		},
