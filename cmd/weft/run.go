@@ -37,7 +37,7 @@ func init() {
 		},
 		run: func(args []string) (int, error) {
 			if len(args) == 0 {
-				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY ARGS...")
+				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY [ARGS]")
 			}
 			if !seed.set {
 				return exitUsage, fmt.Errorf("--seed is required: a run is a function of its seed, so say which (e.g. --seed 1; weft campaign runs many)")
