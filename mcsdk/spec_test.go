@@ -102,6 +102,8 @@ func TestSpecErrorsArePositioned(t *testing.T) {
 		{"second partition", "[[faults.partition]]\ngroups = [[0], [1]]\nfrom = 1\nuntil = 2\n[[faults.partition]]\ngroups = [[0], [2]]\nfrom = 9\nuntil = 3\n", []string{
 			"16:9: faults.partition[1].until = 3 must come after from = 9"}},
 		{"partition duration", "[[faults.partition]]\ngroups = [[0], [1]]\nduration = \"uniform:9-1\"\n", []string{`11:12: faults.partition[0].duration: "uniform:9-1": upper bound below lower bound`}},
+		{"partition type", "[[faults.partition]]\ngroups = [[0], [1]]\n[[faults.partition]]\ngroups = 3\n", []string{
+			"12:10: faults.partition.groups: incompatible types: TOML value has type int64; destination has type slice"}},
 		{"inline partition", "[faults]\npartition = [{groups = [[0], [1]], from = 4, until = 4}]\n", []string{"10:54: faults.partition[0].until = 4 must come after from = 4"}},
 		{"required", "[campaign]\nrequired = [\"trivial\", \"postive\"]\n", []string{`10:24: campaign.required: no invariant "postive" (the model's invariants: positive, trivial)`}},
 		{"duration", "[campaign]\nduration = -100\ntail = -1\n", []string{

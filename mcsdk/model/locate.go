@@ -77,6 +77,29 @@ func (l *locator) find(path string) loc {
 	}
 }
 
+// onLine finds the key whose path is key once the array indices are
+// dropped ("faults.partition#1.groups" for "faults.partition.groups") and
+// that is written on the given line.
+func (l *locator) onLine(key string, line int) (loc, bool) {
+	for k, lc := range l.keys {
+		if dropIndices(k) == key && l.pos(lc.key).Line == line {
+			return lc, true
+		}
+	}
+	return loc{}, false
+}
+
+// dropIndices removes the "#N" entry indices from a locator path.
+func dropIndices(path string) string {
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		if j := strings.IndexByte(p, '#'); j >= 0 {
+			parts[i] = p[:j]
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
 // firstUnder returns the earliest location of a key below path.
 func (l *locator) firstUnder(path string) (loc, bool) {
 	best, found := loc{}, false

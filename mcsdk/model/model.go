@@ -337,5 +337,10 @@ func (m *Model) decodeError(section string, err error) error {
 	}
 	key, rest, _ := strings.Cut(msg[i+len(marker):], `")`)
 	rest = strings.TrimPrefix(rest, ": ")
+	var line int
+	fmt.Sscanf(msg, "toml: line %d", &line)
+	if lc, ok := m.loc.onLine(key, line); ok { // an entry of an array of tables
+		return errorf(m.loc.pos(lc.val), "%s: %s", key, rest)
+	}
 	return errorf(m.loc.valPos(key), "%s: %s", key, rest)
 }
