@@ -201,18 +201,27 @@ func splitList(s string) []string {
 	return out
 }
 
-// intFlag is an integer flag that refuses, when given, a value below min;
-// hint says what leaving it out means. Its zero value is "not given".
+// intFlag is an integer flag that refuses, when given, a value outside
+// [min, max]; hint says what leaving it out means.
 type intFlag struct {
-	p    *int
-	min  int
-	hint string
+	p        *int
+	min, max int
+	hint     string
 }
 
-// boundedInt defines an integer flag with a lower bound (see intFlag).
-func boundedInt(fs *flag.FlagSet, p *int, name string, min int, hint, usage string) {
-	fs.Var(&intFlag{p: p, min: min, hint: hint}, name, usage)
+// boundedInt defines an integer flag with bounds (see intFlag).
+func boundedInt(fs *flag.FlagSet, p *int, name string, min, max int, hint, usage string) {
+	fs.Var(&intFlag{p: p, min: min, max: max, hint: hint}, name, usage)
 }
+
+// Bounds of the integer flags: no more seeds than a campaign's seed list
+// can hold (as [campaign] seeds), seeds far from overflowing.
+const (
+	maxSeeds     = 10_000_000
+	maxFirstSeed = 1 << 62
+	maxJobs      = 4096
+	maxDepth     = 1 << 20
+)
 
 func (f *intFlag) String() string {
 	if f == nil || f.p == nil {
@@ -223,11 +232,11 @@ func (f *intFlag) String() string {
 
 func (f *intFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
-	if err != nil {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return fmt.Errorf("not an integer")
 	}
-	if int(n) < f.min {
-		return fmt.Errorf("want %d or more%s", f.min, f.hint)
+	if err != nil || n < int64(f.min) || n > int64(f.max) {
+		return fmt.Errorf("want %d to %d%s", f.min, f.max, f.hint)
 	}
 	*f.p = int(n)
 	return nil
