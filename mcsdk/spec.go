@@ -221,11 +221,11 @@ func (v *specCheck) dist(path, name, text string) distribution {
 	return d
 }
 
-// timeUS records a problem unless the virtual time at path is in
-// [0, maxTimeUS].
-func (v *specCheck) timeUS(path string, us int64) {
+// timeUS records a problem unless the virtual time at path (called name
+// in messages) is in [0, maxTimeUS].
+func (v *specCheck) timeUS(path, name string, us int64) {
 	if us < 0 || us > maxTimeUS {
-		v.at(path, nil, "%s = %d: want a virtual time in µs between 0 and %d", path, us, int64(maxTimeUS))
+		v.at(path, nil, "%s = %d: want a virtual time in µs between 0 and %d", name, us, int64(maxTimeUS))
 	}
 }
 
@@ -258,8 +258,8 @@ func (v *specCheck) faults() {
 			v.at("faults.nodes", []int{i}, "faults.nodes: no node %d (the model has nodes 0..%d)", n, nodes-1)
 		}
 	}
-	v.timeUS("faults.from", f.From)
-	v.timeUS("faults.until", f.Until)
+	v.timeUS("faults.from", "faults.from", f.From)
+	v.timeUS("faults.until", "faults.until", f.Until)
 	if f.Until != 0 && f.Until < f.From {
 		v.at("faults.until", nil, "faults.until = %d is before faults.from = %d", f.Until, f.From)
 	}
@@ -284,8 +284,8 @@ func (v *specCheck) partitions() {
 				seen[n] = true
 			}
 		}
-		v.timeUS(path+".from", p.From)
-		v.timeUS(path+".until", p.Until)
+		v.timeUS(path+".from", name+".from", p.From)
+		v.timeUS(path+".until", name+".until", p.Until)
 		switch {
 		case p.Until == 0 && p.Duration != "":
 			v.dist(path+".duration", name+".duration", p.Duration)
@@ -300,8 +300,8 @@ func (v *specCheck) campaign() {
 	if c.Seeds < 0 || c.Seeds > maxSeeds {
 		v.at("campaign.seeds", nil, "campaign.seeds = %d: want between 0 and %d", c.Seeds, maxSeeds)
 	}
-	v.timeUS("campaign.duration", c.Duration)
-	v.timeUS("campaign.tail", c.Tail)
+	v.timeUS("campaign.duration", "campaign.duration", c.Duration)
+	v.timeUS("campaign.tail", "campaign.tail", c.Tail)
 	if c.Duration >= 0 && c.Duration <= maxTimeUS && c.Tail >= 0 && c.Tail <= maxTimeUS && c.Duration+c.Tail > maxTimeUS {
 		v.at("campaign.tail", nil, "campaign.duration + campaign.tail = %d: want at most %d µs", c.Duration+c.Tail, int64(maxTimeUS))
 	}

@@ -98,6 +98,8 @@ func TestSpecErrorsArePositioned(t *testing.T) {
 		{"partition groups", "[faults]\n[[faults.partition]]\ngroups = [[0, 1], [1, 5]]\nfrom = 1\nuntil = 2\n", []string{
 			"11:20: faults.partition[0].groups: node 1 is in two groups",
 			"11:23: faults.partition[0].groups: no node 5 (the model has nodes 0..2)"}},
+		{"partition negative", "[[faults.partition]]\ngroups = [[0], [1]]\nfrom = -1\nuntil = 5\n", []string{
+			"11:8: faults.partition[0].from = -1: want a virtual time in µs between 0 and 1000000000000000"}},
 		{"partition one group", "[[faults.partition]]\ngroups = [[0, 1, 2]]\nduration = \"constant:5\"\n", []string{"10:10: faults.partition[0].groups: want at least two groups"}},
 		{"second partition", "[[faults.partition]]\ngroups = [[0], [1]]\nfrom = 1\nuntil = 2\n[[faults.partition]]\ngroups = [[0], [2]]\nfrom = 9\nuntil = 3\n", []string{
 			"16:9: faults.partition[1].until = 3 must come after from = 9"}},
