@@ -209,9 +209,10 @@ func (r *Recording) WriteFile(path string) error {
 	return os.Rename(tmp, path)
 }
 
-// MaxDecodedSize bounds a recording's uncompressed size (256 MiB, far above
-// any run's: a million steps take some 60 MiB), so that a corrupted or
-// hostile file cannot exhaust memory. DecodeLimited takes another bound.
+// MaxDecodedSize bounds a recording's uncompressed size, so that a
+// corrupted or hostile file cannot exhaust memory: 256 MiB, some four times
+// a run of max_steps' default million steps (Chord's recordings take about
+// 57 bytes per step). DecodeLimited takes another bound.
 const MaxDecodedSize = 256 << 20
 
 // MaxNodes bounds a recording's node count (as the model language does).
