@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +55,11 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
+			in := watchInterrupts("replay", os.Stderr, interruptGrace)
 			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if sig := in.stop(); sig != nil {
+				return interrupted("replay", sig, "the replay was abandoned")
+			}
 			if err != nil {
 				return exitUsage, err
 			}
@@ -88,7 +93,11 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
+			in := watchInterrupts("shrink", os.Stderr, interruptGrace)
 			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if sig := in.stop(); sig != nil {
+				return interrupted("shrink", sig, "shrinking was abandoned (nothing written)")
+			}
 			if err != nil {
 				return exitUsage, err
 			}

@@ -57,12 +57,11 @@ func init() {
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}
-			in := watchInterrupts(os.Stderr, interruptGrace)
+			in := watchInterrupts("run", os.Stderr, interruptGrace)
 			res, err := mcsdk.Run(m, opts)
 			p.flush()
 			if sig := in.stop(); sig != nil {
-				fmt.Fprintf(os.Stderr, "weft run: interrupted by %s: the run was abandoned (no verdict) and its node processes killed\n", signalName(sig))
-				return exitInterrupted, nil
+				return interrupted("run", sig, "the run was abandoned (no verdict)")
 			}
 			if err != nil {
 				return exitUsage, err
@@ -175,7 +174,7 @@ type interrupts struct {
 	done chan struct{}
 }
 
-func watchInterrupts(stderr io.Writer, grace time.Duration) *interrupts {
+func watchInterrupts(cmd string, stderr io.Writer, grace time.Duration) *interrupts {
 	in := &interrupts{ch: make(chan os.Signal, 2), got: make(chan os.Signal, 1), done: make(chan struct{})}
 	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -193,7 +192,7 @@ func watchInterrupts(stderr io.Writer, grace time.Duration) *interrupts {
 		case <-in.ch:
 		case <-time.After(grace):
 		}
-		fmt.Fprintf(stderr, "weft run: interrupted by %s: exiting without a verdict\n", signalName(sig))
+		fmt.Fprintf(stderr, "weft %s: interrupted by %s: exiting without a verdict\n", cmd, signalName(sig))
 		os.Exit(exitInterrupted)
 	}()
 	return in
@@ -209,6 +208,13 @@ func (in *interrupts) stop() os.Signal {
 	default:
 		return nil
 	}
+}
+
+// interrupted reports a command stopped by sig on stderr, saying what was
+// abandoned, and returns exitInterrupted.
+func interrupted(cmd string, sig os.Signal, what string) (int, error) {
+	fmt.Fprintf(os.Stderr, "weft %s: interrupted by %s: %s and its node processes killed\n", cmd, signalName(sig), what)
+	return exitInterrupted, nil
 }
 
 func signalName(sig os.Signal) string {
