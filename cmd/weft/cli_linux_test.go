@@ -286,6 +286,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 	}{
 		{[]string{"run", "targets/repl/repl.model"}, "--seed is required"},
 		{[]string{"run", "--", "/bin/true"}, "--seed is required"},
+		{[]string{"run", "--seed", "1", "targets/repl/repl.model", "extra"}, "want one MODEL, got 2 arguments"},
 		{[]string{"check", "--depth", "-1", "targets/repl/repl.model"}, `invalid value "-1" for flag -depth: want 1 to 1048576 (leave it out for the model's environment.depth)`},
 		{[]string{"check", "targets/repl/repl.model", "--depth=0"}, `invalid value "0" for flag -depth: want 1 to 1048576`},
 		{[]string{"check", "--depth", "many", "targets/repl/repl.model"}, `invalid value "many" for flag -depth: not an integer`},

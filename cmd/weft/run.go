@@ -44,7 +44,10 @@ func init() {
 			}
 			var m *model.Model
 			var err error
-			if strings.HasSuffix(args[0], ".model") && len(args) == 1 {
+			if strings.HasSuffix(args[0], ".model") && len(args) > 1 {
+				return exitUsage, fmt.Errorf("want one MODEL, got %d arguments (a program's arguments go after --: run --seed S -- BINARY ARGS)", len(args))
+			}
+			if strings.HasSuffix(args[0], ".model") {
 				m, err = loadModel(args[0])
 			} else {
 				m, err = programModel(args[0], args[1:])
