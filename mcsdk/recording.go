@@ -70,6 +70,9 @@ func ValidateRecording(m *model.Model, rec *weftlog.Recording) error {
 	if !slices.Equal(state, h.State) {
 		return fmt.Errorf("the recording declares the globals %v, model %s declares %v", h.State, m.Path, state)
 	}
+	if h.EndUS < 0 || h.EndUS > maxTimeUS {
+		return fmt.Errorf("the recording ends at %dµs, outside 0..%d", h.EndUS, int64(maxTimeUS))
+	}
 	sp, err := readSpecs(m)
 	if err != nil {
 		return err

@@ -41,6 +41,7 @@ func TestValidateRecording(t *testing.T) {
 		{"nodes", func(r *weftlog.Recording) { r.Header.Nodes = 7 }, "the recording has 7 nodes, model ../targets/election/election.model has 3"},
 		{"globals", func(r *weftlog.Recording) { r.Header.State = []string{"term"} }, "the recording declares the globals [term]"},
 		{"variant", func(r *weftlog.Recording) { r.Header.Variant = "nosuch" }, `has no variant "nosuch"`},
+		{"end", func(r *weftlog.Recording) { r.Header.EndUS = -5 }, "the recording ends at -5µs"},
 		{"model changed", func(r *weftlog.Recording) { r.Header.ModelHash = "00" }, "changed since the recording"},
 	}
 	for _, tt := range tests {
