@@ -327,30 +327,43 @@ func TestBadInputIsAClearError(t *testing.T) {
 	}
 }
 
-// TestRunStopsOnSignal: weft run of a long model, sent SIGTERM, or SIGINT
-// while running as a shell's background job (which starts it with SIGINT
-// ignored), stops promptly with exit 130 and leaves no node process behind.
+// TestRunStopsOnSignal: weft run of a long model (and shrink and replay of
+// a recording of it), sent SIGTERM, or SIGINT while running as a shell's
+// background job (which starts it with SIGINT ignored), stops promptly
+// with exit 130 and leaves no node process behind.
 func TestRunStopsOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	long := filepath.Join(dir, "long.model")
 	// One node that never parks: the run lasts until the 10 s watchdog.
 	os.WriteFile(long, []byte("[target]\nnodes = 1\nbinary = \"/bin/sh\"\nargs = [\"-c\", \"while :; do :; done\"]\n[invariants]\nup = \"alive(0)\"\n"), 0o644)
+	m, err := model.Load(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "long.weftlog") // a violation to shrink, a run to replay
+	res := &mcsdk.RunResult{Variant: "default", Seed: 1, Verdict: mcsdk.Violated, Violated: []string{"up"}}
+	if err := res.Recording(m).WriteFile(rec); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name       string
+		args       []string
 		sig        syscall.Signal
 		background bool
 	}{
-		{"SIGTERM", syscall.SIGTERM, false},
-		{"SIGINT", syscall.SIGINT, false},
-		{"SIGINT to a background job", syscall.SIGINT, true},
-		{"SIGTERM to a background job", syscall.SIGTERM, true},
+		{"SIGTERM", []string{"run", "--seed", "1", long}, syscall.SIGTERM, false},
+		{"SIGINT", []string{"run", "--seed", "1", long}, syscall.SIGINT, false},
+		{"SIGINT to a background job", []string{"run", "--seed", "1", long}, syscall.SIGINT, true},
+		{"SIGTERM to a background job", []string{"run", "--seed", "1", long}, syscall.SIGTERM, true},
+		{"shrink SIGINT", []string{"shrink", rec, "-o", filepath.Join(dir, "shrunk.weftlog")}, syscall.SIGINT, false},
+		{"replay SIGTERM to a background job", []string{"replay", rec}, syscall.SIGTERM, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd *exec.Cmd
 			if tc.background { // sh starts an asynchronous command with SIGINT ignored
-				cmd = exec.Command("/bin/sh", "-c", `"$0" run --seed 1 "$1" & echo $!; wait $!; echo "exit $?"`, weftBin, long)
+				cmd = exec.Command("/bin/sh", append([]string{"-c", `"$0" "$@" & echo $!; wait $!; echo "exit $?"`, weftBin}, tc.args...)...)
 			} else {
-				cmd = exec.Command(weftBin, "run", "--seed", "1", long)
+				cmd = exec.Command(weftBin, tc.args...)
 			}
 			var errOut bytes.Buffer
 			cmd.Stderr = &errOut
@@ -429,6 +442,9 @@ func TestRunStopsOnSignal(t *testing.T) {
 			}
 			if code != 130 || took > 5*time.Second {
 				t.Errorf("exit %d after %s, want 130 within 5s; stderr:\n%s", code, took, errOut.String())
+			}
+			if _, err := os.Stat(filepath.Join(dir, "shrunk.weftlog")); err == nil {
+				t.Errorf("an interrupted shrink wrote its output")
 			}
 			if !strings.Contains(errOut.String(), "interrupted by "+unix.SignalName(tc.sig)) {
 				t.Errorf("stderr does not say it was interrupted:\n%s", errOut.String())

@@ -166,11 +166,11 @@ const interruptGrace = 3 * time.Second
 
 // interrupts watches for SIGINT and SIGTERM during a run. Asking for them
 // also undoes the SIGINT-ignored disposition a shell gives a background
-// job, so `weft run … &` stops on SIGINT too. On the first signal every
-// child process (the nodes, a compiler) is killed, so the run returns
-// promptly and cleans up; a second signal, or a run that does not return
-// within the grace period, exits at once (the nodes die with weft: they
-// are started with PR_SET_PDEATHSIG).
+// job, so `weft run … &` stops on SIGINT too. From the first signal on,
+// every child process (the nodes, a compiler) is killed, so the run
+// returns promptly and cleans up; a second signal, or a command that does
+// not return within the grace period, exits at once (the nodes die with
+// weft: they are started with PR_SET_PDEATHSIG).
 type interrupts struct {
 	ch   chan os.Signal
 	got  chan os.Signal
@@ -188,12 +188,23 @@ func watchInterrupts(cmd string, stderr io.Writer, grace time.Duration) *interru
 			return
 		}
 		in.got <- sig
-		killChildren()
-		select {
-		case <-in.done:
-			return
-		case <-in.ch:
-		case <-time.After(grace):
+		// Kill again while waiting: a command of several runs (shrink)
+		// may start another before it sees the interruption.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		deadline := time.After(grace)
+	wait:
+		for {
+			killChildren()
+			select {
+			case <-in.done:
+				return
+			case <-in.ch:
+				break wait
+			case <-deadline:
+				break wait
+			case <-tick.C:
+			}
 		}
 		fmt.Fprintf(stderr, "weft %s: interrupted by %s: exiting without a verdict\n", cmd, signalName(sig))
 		os.Exit(exitInterrupted)
