@@ -2,9 +2,11 @@ package mcsdk
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
@@ -44,6 +46,91 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 	return rec
 }
 
+// ValidateRecording checks that rec can be re-executed against m before
+// anything runs: it is of this model file (same hash), of one of its
+// variants, with the same nodes and declared globals, and every choice is
+// an action whose node, request and partition indices exist in m. Replay
+// calls it; shrink and trace should too, so that a corrupted or foreign
+// recording is an error, never a panic halfway through a run.
+func ValidateRecording(m *model.Model, rec *weftlog.Recording) error {
+	h := rec.Header
+	if m.Hash != h.ModelHash {
+		return fmt.Errorf("model %s changed since the recording (hash %.12s, recorded %.12s)", m.Path, m.Hash, h.ModelHash)
+	}
+	if _, err := m.Variant(h.Variant); err != nil {
+		return fmt.Errorf("the recording's variant: %v", err)
+	}
+	if h.Nodes != m.Nodes {
+		return fmt.Errorf("the recording has %d nodes, model %s has %d", h.Nodes, m.Path, m.Nodes)
+	}
+	state := make([]string, len(m.State))
+	for i, sv := range m.State {
+		state[i] = sv.Name
+	}
+	if !slices.Equal(state, h.State) {
+		return fmt.Errorf("the recording declares the globals %v, model %s declares %v", h.State, m.Path, state)
+	}
+	if h.EndUS < 0 || h.EndUS > maxTimeUS {
+		return fmt.Errorf("the recording ends at %dµs, outside 0..%d", h.EndUS, int64(maxTimeUS))
+	}
+	sp, err := readSpecs(m)
+	if err != nil {
+		return err
+	}
+	for i, c := range rec.Choices {
+		if err := checkChoice(m, sp, c); err != nil {
+			return fmt.Errorf("the recording's choice %d (%q at %dns): %v", i+1, c.Action, c.T, err)
+		}
+	}
+	return nil
+}
+
+// maxChoiceNS is the latest virtual time a choice may have: later ones
+// would overflow the clock, which starts at supervisor.Epoch.
+const maxChoiceNS = math.MaxInt64 - supervisor.Epoch
+
+// checkChoice checks one recorded choice against the model.
+func checkChoice(m *model.Model, sp *specs, c Choice) error {
+	a, err := supervisor.ParseAction(c.Action)
+	if err != nil {
+		return err
+	}
+	inRange := func(what string, i, n int) error {
+		if i < 0 || i >= n {
+			if n == 0 {
+				return fmt.Errorf("the model has no %ss", what)
+			}
+			return fmt.Errorf("no %s %d: the model has %ss 0..%d", what, i, what, n-1)
+		}
+		return nil
+	}
+	if c.T < 0 || c.T > maxChoiceNS {
+		return fmt.Errorf("time %dns is outside the virtual clock", c.T)
+	}
+	switch a.Kind {
+	case supervisor.Deliver:
+		if a.Chan < 0 || a.Index < 0 {
+			return fmt.Errorf("negative channel or message index")
+		}
+	case supervisor.Client:
+		n := 0
+		if m.Client != nil {
+			n = len(m.Client.Requests)
+		}
+		return inRange("client request", a.Req, n)
+	case supervisor.Timer, supervisor.Crash, supervisor.Restart:
+		return inRange("node", a.Node, m.Nodes)
+	case supervisor.Notice:
+		if err := inRange("node", a.Node, m.Nodes); err != nil {
+			return err
+		}
+		return inRange("node", a.Req, m.Nodes)
+	case supervisor.Partition, supervisor.Heal:
+		return inRange("partition", a.Req, len(sp.faults.Partition))
+	}
+	return nil
+}
+
 // Divergence is the first difference between a recording and its replay.
 type Divergence struct {
 	Step   int    // the step at which they differ (0: the initial state)
@@ -57,8 +144,8 @@ func (d *Divergence) Error() string { return fmt.Sprintf("step %d: %s", d.Step, 
 // replay does not reproduce the recording (a changed binary, a leak of
 // nondeterminism), the first divergence.
 func Replay(m *model.Model, rec *weftlog.Recording, opts RunOptions) (*RunResult, *Divergence, error) {
-	if m.Hash != rec.Header.ModelHash {
-		return nil, nil, fmt.Errorf("model %s changed since the recording (hash %.12s, recorded %.12s)", m.Path, m.Hash, rec.Header.ModelHash)
+	if err := ValidateRecording(m, rec); err != nil {
+		return nil, nil, err
 	}
 	opts.Variant = rec.Header.Variant
 	opts.Seed = rec.Header.Seed

@@ -1,9 +1,10 @@
 package mcsdk
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -133,66 +134,44 @@ type specs struct {
 	restart  distribution
 }
 
+// Bounds on the numbers of the fault sections: virtual times stay far from
+// overflowing the nanosecond clock (which starts at supervisor.Epoch), a
+// distribution's draws stay below the bound on times, and a campaign's seed
+// list fits in memory.
+const (
+	maxTimeUS      = 1_000_000_000_000_000 // 10^15 µs, about 31 years
+	maxDistUS      = 1_000_000_000_000     // 10^12 µs, about 11.6 days
+	maxSeeds       = 10_000_000
+	defaultMaxStep = 1_000_000
+)
+
+// readSpecs decodes and validates the model's [network], [faults] and
+// [campaign] sections. Every problem is a *model.Error at the offending
+// value; all of them are reported, in file order.
 func readSpecs(m *model.Model) (*specs, error) {
 	s := &specs{}
-	if err := m.Decode("network", &s.net); err != nil {
-		return nil, err
-	}
-	if err := m.Decode("faults", &s.faults); err != nil {
-		return nil, err
-	}
-	if err := m.Decode("campaign", &s.campaign); err != nil {
-		return nil, err
-	}
-	var err error
-	if s.latency, err = parseDistribution(s.net.Latency); err != nil {
-		return nil, fmt.Errorf("%s: [network] latency: %v", m.Path, err)
-	}
-	if s.restart, err = parseDistribution(s.faults.RestartAfter); err != nil {
-		return nil, fmt.Errorf("%s: [faults] restart_after: %v", m.Path, err)
-	}
-	for name, p := range map[string]float64{"drop": s.net.Drop, "duplicate": s.net.Duplicate, "reorder": s.net.Reorder} {
-		if p < 0 || p > 1 {
-			return nil, fmt.Errorf("%s: [network] %s = %v: a probability is between 0 and 1", m.Path, name, p)
+	var errs []error
+	for _, sec := range []struct {
+		name string
+		v    any
+	}{{"network", &s.net}, {"faults", &s.faults}, {"campaign", &s.campaign}} {
+		if err := m.Decode(sec.name, sec.v); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	switch s.net.Order {
-	case "", "fifo", "bag":
-	default:
-		return nil, fmt.Errorf("%s: [network] order %q: want fifo or bag", m.Path, s.net.Order)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
-	switch s.campaign.Check {
-	case "", "always", "final":
-	default:
-		return nil, fmt.Errorf("%s: [campaign] check %q: want always or final", m.Path, s.campaign.Check)
-	}
-	for _, n := range s.faults.Nodes {
-		if n < 0 || n >= m.Nodes {
-			return nil, fmt.Errorf("%s: [faults] nodes: no node %d", m.Path, n)
-		}
-	}
-	for i, p := range s.faults.Partition {
-		if len(p.Groups) < 2 {
-			return nil, fmt.Errorf("%s: [[faults.partition]] %d: want at least two groups", m.Path, i+1)
-		}
-		seen := map[int]bool{}
-		for _, g := range p.Groups {
-			for _, n := range g {
-				if n < 0 || n >= m.Nodes || seen[n] {
-					return nil, fmt.Errorf("%s: [[faults.partition]] %d: node %d is out of range or in two groups", m.Path, i+1, n)
-				}
-				seen[n] = true
-			}
-		}
-		if p.Until == 0 {
-			if _, err := parseDistribution(p.Duration); err != nil {
-				return nil, fmt.Errorf("%s: [[faults.partition]] %d: duration: %v", m.Path, i+1, err)
-			}
-		} else if p.Until <= p.From {
-			return nil, fmt.Errorf("%s: [[faults.partition]] %d: until must come after from", m.Path, i+1)
-		}
+	v := &specCheck{m: m, s: s}
+	v.network()
+	v.faults()
+	v.partitions()
+	v.campaign()
+	if len(v.errs) > 0 {
+		return nil, v.joined()
 	}
 	if p := s.faults.Precondition; p != "" && !strings.HasPrefix(p, "go:") {
+		var err error
 		if s.precond, err = m.ExprAtWith("faults", "precondition", "f"); err != nil {
 			return nil, err
 		}
@@ -203,9 +182,159 @@ func readSpecs(m *model.Model) (*specs, error) {
 		}
 	}
 	if s.campaign.MaxSteps == 0 {
-		s.campaign.MaxSteps = 1_000_000
+		s.campaign.MaxSteps = defaultMaxStep
 	}
 	return s, nil
+}
+
+// specCheck collects the positioned problems of the fault sections.
+type specCheck struct {
+	m    *model.Model
+	s    *specs
+	errs []*model.Error
+}
+
+// at records a problem at the value at path (element index..., see
+// model.Model.ValuePos).
+func (v *specCheck) at(path string, index []int, format string, args ...any) {
+	v.errs = append(v.errs, model.ErrorAt(v.m.ValuePos(path, index...), format, args...))
+}
+
+func (v *specCheck) joined() error {
+	sort.SliceStable(v.errs, func(i, j int) bool {
+		a, b := v.errs[i].Pos, v.errs[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	errs := make([]error, len(v.errs))
+	for i, e := range v.errs {
+		errs[i] = e
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// dist parses the distribution at path (called name in messages) and
+// records a problem with it.
+func (v *specCheck) dist(path, name, text string) distribution {
+	d, err := parseDistribution(text)
+	if err != nil {
+		v.at(path, nil, "%s: %v", name, err)
+	}
+	return d
+}
+
+// timeUS records a problem unless the virtual time at path (called name
+// in messages) is in [0, maxTimeUS].
+func (v *specCheck) timeUS(path, name string, us int64) {
+	if us < 0 || us > maxTimeUS {
+		v.at(path, nil, "%s = %d: want a virtual time in µs between 0 and %d", name, us, int64(maxTimeUS))
+	}
+}
+
+func (v *specCheck) network() {
+	n := v.s.net
+	v.s.latency = v.dist("network.latency", "network.latency", n.Latency)
+	for _, p := range []struct {
+		key string
+		p   float64
+	}{{"drop", n.Drop}, {"duplicate", n.Duplicate}, {"reorder", n.Reorder}} {
+		if !(p.p >= 0 && p.p <= 1) { // NaN too
+			v.at("network."+p.key, nil, "network.%s = %v: a probability is between 0 and 1", p.key, p.p)
+		}
+	}
+	switch n.Order {
+	case "", "fifo", "bag":
+	default:
+		v.at("network.order", nil, "network.order %q: want fifo or bag", n.Order)
+	}
+}
+
+func (v *specCheck) faults() {
+	f, nodes := v.s.faults, v.m.Nodes
+	v.s.restart = v.dist("faults.restart_after", "faults.restart_after", f.RestartAfter)
+	if f.Crashes < 0 {
+		v.at("faults.crashes", nil, "faults.crashes = %d: want 0 or more", f.Crashes)
+	}
+	for i, n := range f.Nodes {
+		if n < 0 || n >= nodes {
+			v.at("faults.nodes", []int{i}, "faults.nodes: no node %d (the model has nodes 0..%d)", n, nodes-1)
+		}
+	}
+	v.timeUS("faults.from", "faults.from", f.From)
+	v.timeUS("faults.until", "faults.until", f.Until)
+	if f.Until != 0 && f.Until < f.From {
+		v.at("faults.until", nil, "faults.until = %d is before faults.from = %d", f.Until, f.From)
+	}
+}
+
+func (v *specCheck) partitions() {
+	for i, p := range v.s.faults.Partition {
+		path := fmt.Sprintf("faults.partition#%d", i)
+		name := fmt.Sprintf("faults.partition[%d]", i)
+		if len(p.Groups) < 2 {
+			v.at(path+".groups", nil, "%s.groups: want at least two groups", name)
+		}
+		seen := map[int]bool{}
+		for gi, g := range p.Groups {
+			for ni, n := range g {
+				switch {
+				case n < 0 || n >= v.m.Nodes:
+					v.at(path+".groups", []int{gi, ni}, "%s.groups: no node %d (the model has nodes 0..%d)", name, n, v.m.Nodes-1)
+				case seen[n]:
+					v.at(path+".groups", []int{gi, ni}, "%s.groups: node %d is in two groups", name, n)
+				}
+				seen[n] = true
+			}
+		}
+		v.timeUS(path+".from", name+".from", p.From)
+		v.timeUS(path+".until", name+".until", p.Until)
+		switch {
+		case p.Until == 0 && p.Duration != "":
+			v.dist(path+".duration", name+".duration", p.Duration)
+		case p.Until != 0 && p.Until <= p.From:
+			v.at(path+".until", nil, "%s.until = %d must come after from = %d", name, p.Until, p.From)
+		}
+	}
+}
+
+func (v *specCheck) campaign() {
+	c := v.s.campaign
+	if c.Seeds < 0 || c.Seeds > maxSeeds {
+		v.at("campaign.seeds", nil, "campaign.seeds = %d: want between 0 and %d", c.Seeds, maxSeeds)
+	}
+	v.timeUS("campaign.duration", "campaign.duration", c.Duration)
+	v.timeUS("campaign.tail", "campaign.tail", c.Tail)
+	if c.Duration >= 0 && c.Duration <= maxTimeUS && c.Tail >= 0 && c.Tail <= maxTimeUS && c.Duration+c.Tail > maxTimeUS {
+		v.at("campaign.tail", nil, "campaign.duration + campaign.tail = %d: want at most %d µs", c.Duration+c.Tail, int64(maxTimeUS))
+	}
+	if c.MaxSteps < 0 {
+		v.at("campaign.max_steps", nil, "campaign.max_steps = %d: want 1 or more (0: the default, %d)", c.MaxSteps, defaultMaxStep)
+	}
+	switch c.Check {
+	case "", "always", "final":
+	default:
+		v.at("campaign.check", nil, "campaign.check %q: want always or final", c.Check)
+	}
+	names := make([]string, len(v.m.Invariants))
+	known := map[string]bool{}
+	for i, inv := range v.m.Invariants {
+		names[i] = inv.Name
+		known[inv.Name] = true
+	}
+	for i, r := range c.Required {
+		if !known[r] {
+			v.at("campaign.required", []int{i}, "campaign.required: no invariant %q (the model's invariants: %s)", r, orNone(names))
+		}
+	}
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // distribution draws a non-negative duration in virtual µs.
@@ -227,8 +356,8 @@ func parseDistribution(s string) (distribution, error) {
 	}
 	num := func(x string) (float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return 0, fmt.Errorf("%q: %q is not a non-negative number", s, x)
+		if err != nil || !(v >= 0 && v <= maxDistUS) { // NaN and ±Inf too
+			return 0, fmt.Errorf("%q: %q is not a number of µs between 0 and %d", s, x, int64(maxDistUS))
 		}
 		return v, nil
 	}

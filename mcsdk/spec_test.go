@@ -1,8 +1,14 @@
 package mcsdk
 
 import (
+	"errors"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 func TestParseDistribution(t *testing.T) {
@@ -49,4 +55,170 @@ func TestParseDistribution(t *testing.T) {
 	if mean := float64(sum) / 10000; mean < 30500*0.99 || mean > 30500*1.01 {
 		t.Errorf("uniform mean %.0f, want about 30500", mean)
 	}
+}
+
+// specBase is the part of every readSpecs case that is not under test
+// (lines 1-8); a case's sections start on line 9.
+const specBase = `[target]
+nodes = 3
+source = "probe.c"
+[state]
+ticks = "int32"
+[invariants]
+positive = "node[0].ticks >= 0"
+trivial = "true"
+`
+
+// TestSpecErrorsArePositioned: every bad value of [network], [faults] and
+// [campaign] is an error at file:line:col of the value (the element, in an
+// array), and good sections are accepted.
+func TestSpecErrorsArePositioned(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string // exact errors after "testdata/spec.model:"; nil = accepted
+	}{
+		{"good", "[network]\nlatency = \"uniform:10-20\"\n[faults]\ncrashes = 1\nnodes = [0, 2]\n[campaign]\nrequired = [\"trivial\"]\nduration = 100\n", nil},
+		{"latency", "[network]\nlatency = \"gauss:1\"\n", []string{`10:11: network.latency: "gauss:1": unknown distribution "gauss"`}},
+		{"latency huge", "[network]\nlatency = \"constant:1e300\"\n", []string{`10:11: network.latency: "constant:1e300": "1e300" is not a number of µs between 0 and 1000000000000`}},
+		{"uniform huge", "[network]\nlatency = \"uniform:0-1e19\"\n", []string{`10:11: network.latency: "uniform:0-1e19": "1e19" is not a number of µs between 0 and 1000000000000`}},
+		{"drop", "[network]\norder = \"fifo\"\ndrop = 1.5\n", []string{"11:8: network.drop = 1.5: a probability is between 0 and 1"}},
+		{"drop nan", "[network]\ndrop = nan\n", []string{"10:8: network.drop = NaN: a probability is between 0 and 1"}},
+		{"order", "[network]\norder = \"lifo\"\n", []string{`10:9: network.order "lifo": want fifo or bag`}},
+		{"network type", "[network]\ndrop = \"a lot\"\n", []string{"10:8: network.drop: incompatible types: TOML value has type string; destination has type float"}},
+		{"network unknown key", "[network]\nlatncy = \"constant:1\"\n", []string{"10:1: unknown key latncy in [network]"}},
+		{"crashes", "[faults]\ncrashes = -1\n", []string{"10:11: faults.crashes = -1: want 0 or more"}},
+		{"crashes type", "[faults]\ncrashes = \"two\"\n", []string{"10:11: faults.crashes: incompatible types: TOML value has type string; destination has type integer"}},
+		{"crashes overflow", "[faults]\ncrashes = 99999999999999999999\n", []string{"10:11: 99999999999999999999 is out of range for int64"}},
+		{"nodes", "[faults]\nnodes = [0, 7, -1]\n", []string{
+			"10:13: faults.nodes: no node 7 (the model has nodes 0..2)",
+			"10:16: faults.nodes: no node -1 (the model has nodes 0..2)"}},
+		{"restart_after", "[faults]\nrestart = true\nrestart_after = \"5\"\n", []string{`11:17: faults.restart_after: "5": want KIND:ARGS (constant:X, uniform:A-B, exponential:MEAN, normal:MEAN,SD)`}},
+		{"from until", "[faults]\nfrom = 50\nuntil = 10\n", []string{"11:9: faults.until = 10 is before faults.from = 50"}},
+		{"from negative", "[faults]\nfrom = -5\n", []string{"10:8: faults.from = -5: want a virtual time in µs between 0 and 1000000000000000"}},
+		{"partition groups", "[faults]\n[[faults.partition]]\ngroups = [[0, 1], [1, 5]]\nfrom = 1\nuntil = 2\n", []string{
+			"11:20: faults.partition[0].groups: node 1 is in two groups",
+			"11:23: faults.partition[0].groups: no node 5 (the model has nodes 0..2)"}},
+		{"partition negative", "[[faults.partition]]\ngroups = [[0], [1]]\nfrom = -1\nuntil = 5\n", []string{
+			"11:8: faults.partition[0].from = -1: want a virtual time in µs between 0 and 1000000000000000"}},
+		{"partition one group", "[[faults.partition]]\ngroups = [[0, 1, 2]]\nduration = \"constant:5\"\n", []string{"10:10: faults.partition[0].groups: want at least two groups"}},
+		{"second partition", "[[faults.partition]]\ngroups = [[0], [1]]\nfrom = 1\nuntil = 2\n[[faults.partition]]\ngroups = [[0], [2]]\nfrom = 9\nuntil = 3\n", []string{
+			"16:9: faults.partition[1].until = 3 must come after from = 9"}},
+		{"partition duration", "[[faults.partition]]\ngroups = [[0], [1]]\nduration = \"uniform:9-1\"\n", []string{`11:12: faults.partition[0].duration: "uniform:9-1": upper bound below lower bound`}},
+		{"partition type", "[[faults.partition]]\ngroups = [[0], [1]]\n[[faults.partition]]\ngroups = 3\n", []string{
+			"12:10: faults.partition.groups: incompatible types: TOML value has type int64; destination has type slice"}},
+		{"inline partition", "[faults]\npartition = [{groups = [[0], [1]], from = 4, until = 4}]\n", []string{"10:54: faults.partition[0].until = 4 must come after from = 4"}},
+		{"required", "[campaign]\nrequired = [\"trivial\", \"postive\"]\n", []string{`10:24: campaign.required: no invariant "postive" (the model's invariants: positive, trivial)`}},
+		{"duration", "[campaign]\nduration = -100\ntail = -1\n", []string{
+			"10:12: campaign.duration = -100: want a virtual time in µs between 0 and 1000000000000000",
+			"11:8: campaign.tail = -1: want a virtual time in µs between 0 and 1000000000000000"}},
+		{"duration huge", "[campaign]\nduration = 9000000000000000000\n", []string{"10:12: campaign.duration = 9000000000000000000: want a virtual time in µs between 0 and 1000000000000000"}},
+		{"duration plus tail", "[campaign]\nduration = 1000000000000000\ntail = 1\n", []string{"11:8: campaign.duration + campaign.tail = 1000000000000001: want at most 1000000000000000 µs"}},
+		{"seeds", "[campaign]\nseeds = -3\n", []string{"10:9: campaign.seeds = -3: want between 0 and 10000000"}},
+		{"seeds huge", "[campaign]\nseeds = 100000000000\n", []string{"10:9: campaign.seeds = 100000000000: want between 0 and 10000000"}},
+		{"max_steps", "[campaign]\nmax_steps = -1\n", []string{"10:13: campaign.max_steps = -1: want 1 or more (0: the default, 1000000)"}},
+		{"check", "[campaign]\ncheck = \"sometimes\"\n", []string{`10:9: campaign.check "sometimes": want always or final`}},
+		{"campaign type", "[campaign]\nrequired = \"positive\"\n", []string{"10:12: campaign.required: incompatible types: TOML value has type string; destination has type slice"}},
+		{"several sections", "[network]\norder = \"x\"\n[faults]\ncrashes = -2\n[campaign]\ncheck = \"x\"\n", []string{
+			`10:9: network.order "x": want fifo or bag`,
+			"12:11: faults.crashes = -2: want 0 or more",
+			`14:9: campaign.check "x": want always or final`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := model.Parse("testdata/spec.model", []byte(specBase+tt.src))
+			if err == nil { // huge numbers fail in the TOML parser already
+				_, err = readSpecs(m)
+			}
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted, want an error")
+			}
+			got := strings.Split(err.Error(), "\n")
+			want := make([]string, len(tt.want))
+			for i, w := range tt.want {
+				want[i] = "testdata/spec.model:" + w
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("errors:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+			}
+			for _, e := range splitJoined(err) {
+				var pe *model.Error
+				if !errors.As(e, &pe) {
+					t.Errorf("error %T is not a *model.Error: %v", e, e)
+				}
+			}
+		})
+	}
+}
+
+// splitJoined undoes errors.Join (one level deep and nested).
+func splitJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, splitJoined(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// TestTargetModelsHaveGoodSpecs: every model shipped in targets/ passes
+// the fault sections' validation.
+func TestTargetModelsHaveGoodSpecs(t *testing.T) {
+	paths, _ := filepath.Glob("../targets/*/*.model")
+	if len(paths) == 0 {
+		t.Fatal("no models under ../targets")
+	}
+	for _, p := range paths {
+		m, err := model.Load(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if _, err := readSpecs(m); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// FuzzSpecs: arbitrary fault sections (truncated TOML, wrong types, huge
+// numbers) never panic the parser or readSpecs, and every error is a
+// *model.Error with a position inside the file.
+func FuzzSpecs(f *testing.F) {
+	for _, s := range []string{
+		"[network]\nlatency = \"uniform:10-20\"\ndrop = 0.5\n[faults]\ncrashes = 1\nnodes = [0, 2]\n",
+		"[faults]\npartition = [{groups = [[0], [1]], from = 4, until = 5}]\n",
+		"[[faults.partition]]\ngroups = [[0], [1, 2]]\nduration = \"exponential:100\"\n",
+		"[campaign]\nrequired = [\"trivial\"]\nduration = 9223372036854775807\ntail = 9223372036854775807\n",
+		"[campaign]\nseeds = -9223372036854775808\ncheck = 3\n",
+		"[network]\nlatency = \"normal:1e400,5\"\n[faults]\nrestart_after = \"uniform:1",
+		"[faults]\nnodes = [[0]]\ncrashes = [1]\nfrom = \"now\"\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sections string) {
+		src := specBase + sections
+		m, err := model.Parse("testdata/spec.model", []byte(src))
+		if err == nil {
+			_, err = readSpecs(m)
+		}
+		if err == nil {
+			return
+		}
+		lines := strings.Count(src, "\n") + 1
+		for _, e := range splitJoined(err) {
+			var pe *model.Error
+			if !errors.As(e, &pe) {
+				t.Fatalf("error %T is not a *model.Error: %v", e, e)
+			}
+			if pe.Pos.Line < 1 || pe.Pos.Line > lines || pe.Pos.Col < 1 {
+				t.Fatalf("position %s outside the file: %v", pe.Pos, e)
+			}
+		}
+	})
 }

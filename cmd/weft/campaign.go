@@ -13,7 +13,6 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/dataset"
-	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 func init() {
@@ -35,11 +34,11 @@ func init() {
 		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--check-determinism] [--json]",
 		summary: "seeded runs of every seed × variant into an Arrow dataset (resumable), with recordings of failing runs",
 		flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&seeds, "seeds", 0, "number of seeds (default: the model's [campaign] seeds)")
-			fs.IntVar(&firstSeed, "first-seed", 0, "first seed")
+			boundedInt(fs, &seeds, "seeds", 1, maxSeeds, " (leave it out for the model's campaign.seeds)", "number of seeds, `N` ≥ 1 (default: the model's [campaign] seeds)")
+			boundedInt(fs, &firstSeed, "first-seed", 0, maxFirstSeed, "", "first seed, `S` ≥ 0")
 			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all)")
 			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes")
-			fs.IntVar(&jobs, "j", 0, "parallel runs (default: the number of cores)")
+			boundedInt(fs, &jobs, "j", 1, maxJobs, " (leave it out for one per core)", "`J` ≥ 1 parallel runs (default: the number of cores)")
 			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
 			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
 			fs.BoolVar(&recordAll, "record-all", false, "write a recording for every run, not only failing ones")
@@ -54,7 +53,7 @@ func init() {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")
 			}
-			m, err := model.Load(args[0])
+			m, err := loadModel(args[0])
 			if err != nil {
 				return exitUsage, err
 			}

@@ -24,7 +24,7 @@ func init() {
 		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
-			fs.IntVar(&depth, "depth", 0, "depth bound in actions (default: the model's environment.depth)")
+			boundedInt(fs, &depth, "depth", 1, maxDepth, " (leave it out for the model's environment.depth)", "depth bound in actions, `N` ≥ 1 (default: the model's environment.depth)")
 			fs.StringVar(&abstraction, "abstraction", "memory", "state identity: memory (sound) or globals (coarse)")
 			fs.StringVar(&save, "save", "", "where to save a violating path (default MODEL-VARIANT.weftpath in the current directory)")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
@@ -37,7 +37,7 @@ func init() {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL, got %d arguments", len(args))
 			}
-			m, err := model.Load(args[0])
+			m, err := loadModel(args[0])
 			if err != nil {
 				return exitUsage, err
 			}

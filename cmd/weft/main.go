@@ -12,9 +12,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // Exit codes shared by every command (ARCHITECTURE.md, CLI contract).
@@ -195,4 +199,80 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// intFlag is an integer flag that refuses, when given, a value outside
+// [min, max]; hint says what leaving it out means.
+type intFlag struct {
+	p        *int
+	min, max int
+	hint     string
+}
+
+// boundedInt defines an integer flag with bounds (see intFlag).
+func boundedInt(fs *flag.FlagSet, p *int, name string, min, max int, hint, usage string) {
+	fs.Var(&intFlag{p: p, min: min, max: max, hint: hint}, name, usage)
+}
+
+// Bounds of the integer flags: no more seeds than a campaign's seed list
+// can hold (as [campaign] seeds), seeds far from overflowing.
+const (
+	maxSeeds     = 10_000_000
+	maxFirstSeed = 1 << 62
+	maxJobs      = 4096
+	maxDepth     = 1 << 20
+)
+
+func (f *intFlag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f *intFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("not an integer")
+	}
+	if err != nil || n < int64(f.min) || n > int64(f.max) {
+		return fmt.Errorf("want %d to %d%s", f.min, f.max, f.hint)
+	}
+	*f.p = int(n)
+	return nil
+}
+
+// seedFlag is a required --seed: set reports whether it was given.
+type seedFlag struct {
+	v   uint64
+	set bool
+}
+
+func (f *seedFlag) String() string {
+	if f == nil {
+		return "0"
+	}
+	return strconv.FormatUint(f.v, 10)
+}
+
+func (f *seedFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return fmt.Errorf("want an integer from 0 to %d", uint64(math.MaxUint64))
+	}
+	f.v, f.set = n, true
+	return nil
+}
+
+// loadModel loads a model to check or run: besides parsing, it must have
+// invariants, or a verdict would be "holds" of nothing.
+func loadModel(path string) (*model.Model, error) {
+	m, err := model.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Invariants) == 0 {
+		return nil, model.ErrorAt(m.KeyPos("invariants"), "the model has no invariants: there is nothing to check (add an [invariants] section, e.g. up = \"all i in nodes : alive(i)\")")
+	}
+	return m, nil
 }

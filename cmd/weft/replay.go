@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // loadRecording reads the one recording in args and the model it names
-// (or the one given with --model).
+// (or the one given with --model), and checks that the recording fits the
+// model (mcsdk.ValidateRecording): a corrupted or foreign recording is
+// refused before anything runs.
 func loadRecording(args []string, given string) (*weftlog.Recording, *model.Model, error) {
 	if len(args) != 1 {
 		return nil, nil, fmt.Errorf("want exactly one recording")
@@ -29,7 +32,13 @@ func loadRecording(args []string, given string) (*weftlog.Recording, *model.Mode
 	if err != nil && given == "" {
 		return nil, nil, fmt.Errorf("%v (the recording names %s: pass --model)", err, rec.Header.Model)
 	}
-	return rec, m, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mcsdk.ValidateRecording(m, rec); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", args[0], err)
+	}
+	return rec, m, nil
 }
 
 func init() {
@@ -46,7 +55,11 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
+			in := watchInterrupts("replay", os.Stderr, interruptGrace)
 			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if sig := in.stop(); sig != nil {
+				return interrupted("replay", sig, "the replay was abandoned")
+			}
 			if err != nil {
 				return exitUsage, err
 			}
@@ -80,7 +93,11 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
+			in := watchInterrupts("shrink", os.Stderr, interruptGrace)
 			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			if sig := in.stop(); sig != nil {
+				return interrupted("shrink", sig, "shrinking was abandoned (nothing written)")
+			}
 			if err != nil {
 				return exitUsage, err
 			}

@@ -4,9 +4,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -15,7 +21,7 @@ import (
 func init() {
 	var (
 		variant string
-		seed    uint64
+		seed    seedFlag
 		quiet   bool
 		asJSON  bool
 	)
@@ -25,18 +31,24 @@ func init() {
 		summary: "one seeded run (virtual time, seeded faults and randomness), node output prefixed; exit as check",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
-			fs.Uint64Var(&seed, "seed", 0, "the seed: every latency, fault time and random byte derives from it")
+			fs.Var(&seed, "seed", "the seed `S` (required): every latency, fault time and random byte derives from it")
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) == 0 {
-				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY ARGS...")
+				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY [ARGS]")
+			}
+			if !seed.set {
+				return exitUsage, fmt.Errorf("--seed is required: a run is a function of its seed, so say which (e.g. --seed 1; weft campaign runs many)")
 			}
 			var m *model.Model
 			var err error
-			if strings.HasSuffix(args[0], ".model") && len(args) == 1 {
-				m, err = model.Load(args[0])
+			if strings.HasSuffix(args[0], ".model") && len(args) > 1 {
+				return exitUsage, fmt.Errorf("want one MODEL, got %d arguments (a program's arguments go after --: run --seed S -- BINARY ARGS)", len(args))
+			}
+			if strings.HasSuffix(args[0], ".model") {
+				m, err = loadModel(args[0])
 			} else {
 				m, err = programModel(args[0], args[1:])
 			}
@@ -44,12 +56,16 @@ func init() {
 				return exitUsage, err
 			}
 			p := newLinePrinter(os.Stdout, m.Nodes)
-			opts := mcsdk.RunOptions{Variant: variant, Seed: seed, Registry: registry(), Preconditions: preconditions()}
+			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Registry: registry(), Preconditions: preconditions()}
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}
+			in := watchInterrupts("run", os.Stderr, interruptGrace)
 			res, err := mcsdk.Run(m, opts)
 			p.flush()
+			if sig := in.stop(); sig != nil {
+				return interrupted("run", sig, "the run was abandoned (no verdict)")
+			}
 			if err != nil {
 				return exitUsage, err
 			}
@@ -138,4 +154,86 @@ func (p *linePrinter) flush() {
 		}
 		p.partial[i] = nil
 	}
+}
+
+// exitInterrupted is the exit code of a command stopped by SIGINT or
+// SIGTERM (as campaign's).
+const exitInterrupted = 130
+
+// interruptGrace is how long a run may take to return once its node
+// processes are killed before weft exits anyway.
+const interruptGrace = 3 * time.Second
+
+// interrupts watches for SIGINT and SIGTERM during a run. Asking for them
+// also undoes the SIGINT-ignored disposition a shell gives a background
+// job, so `weft run … &` stops on SIGINT too. From the first signal on,
+// every child process (the nodes, a compiler) is killed, so the run
+// returns promptly and cleans up; a second signal, or a command that does
+// not return within the grace period, exits at once (the nodes die with
+// weft: they are started with PR_SET_PDEATHSIG).
+type interrupts struct {
+	ch   chan os.Signal
+	got  chan os.Signal
+	done chan struct{}
+}
+
+func watchInterrupts(cmd string, stderr io.Writer, grace time.Duration) *interrupts {
+	in := &interrupts{ch: make(chan os.Signal, 2), got: make(chan os.Signal, 1), done: make(chan struct{})}
+	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-in.ch:
+		case <-in.done:
+			return
+		}
+		in.got <- sig
+		// Kill again while waiting: a command of several runs (shrink)
+		// may start another before it sees the interruption.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		deadline := time.After(grace)
+	wait:
+		for {
+			killChildren()
+			select {
+			case <-in.done:
+				return
+			case <-in.ch:
+				break wait
+			case <-deadline:
+				break wait
+			case <-tick.C:
+			}
+		}
+		fmt.Fprintf(stderr, "weft %s: interrupted by %s: exiting without a verdict\n", cmd, signalName(sig))
+		os.Exit(exitInterrupted)
+	}()
+	return in
+}
+
+// stop ends the watch and returns the signal received, if any.
+func (in *interrupts) stop() os.Signal {
+	signal.Stop(in.ch)
+	close(in.done)
+	select {
+	case sig := <-in.got:
+		return sig
+	default:
+		return nil
+	}
+}
+
+// interrupted reports a command stopped by sig on stderr, saying what was
+// abandoned, and returns exitInterrupted.
+func interrupted(cmd string, sig os.Signal, what string) (int, error) {
+	fmt.Fprintf(os.Stderr, "weft %s: interrupted by %s: %s and its node processes killed\n", cmd, signalName(sig), what)
+	return exitInterrupted, nil
+}
+
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		return unix.SignalName(s)
+	}
+	return sig.String()
 }

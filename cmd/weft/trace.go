@@ -41,8 +41,8 @@ func init() {
 			keepNode := map[int]bool{}
 			for _, s := range splitList(nodes) {
 				n, err := strconv.Atoi(s)
-				if err != nil {
-					return exitUsage, fmt.Errorf("--nodes: %q is not a node index", s)
+				if err != nil || n < 0 || n >= rec.Header.Nodes {
+					return exitUsage, fmt.Errorf("--nodes: %q is not a node of the recording (0..%d)", s, rec.Header.Nodes-1)
 				}
 				keepNode[n] = true
 			}

@@ -142,10 +142,16 @@ func (c *evalCtx) nodeOp(n *node) (Value, error) {
 		return Bool(ns.Alive), nil
 	case "nodefield":
 		v, ok := ns.Vars[n.sval]
-		if !ok {
+		switch {
+		case !ok && !ns.Alive:
+			return Value{}, c.errf(n, "node %d is crashed and has no observed state (%s); guard with alive(%d)", i, c.text(n), i)
+		case !ok:
 			return Value{}, c.errf(n, "node[%d] has no value for %s", i, n.sval)
 		}
 		return v, nil
+	}
+	if !ns.Alive && len(ns.Vars) == 0 {
+		return Value{}, c.errf(n, "node %d is crashed and has no observed state (%s); guard with alive(%d)", i, c.text(n), i)
 	}
 	names := c.e.order
 	if names == nil {

@@ -50,6 +50,9 @@ func TestCheck(t *testing.T) {
 	for i := int64(0); i < 30; i++ {
 		many.Logs["replies"] = append(many.Logs["replies"], rec(0, i))
 	}
+	// node 2 crashed before it was ever observed: it has no last values.
+	unseen := baseState()
+	unseen.Nodes[2].Vars = nil
 	srcOnly := baseState()
 	srcOnly.Logs = map[string][]Value{"replies": {Record([]Field{{"src", Int(0)}})}}
 	tests := []struct {
@@ -133,6 +136,13 @@ func TestCheck(t *testing.T) {
 		{expr: `node[0].stored.x == 1`, err: `node[0].stored is int 5, not a record with field x`, col: 15},
 		{expr: `len(1) == 1`, err: `len of 1: want a list or string, got int 1`, col: 4},
 		{expr: `client_val[0] == 1`, err: `cannot index client_val: it is int 5, not a list`, col: 0},
+		// a crashed node: its last observed values, or a clear error
+		{expr: `node[2].stored == 5 and node[2].arr[2] == 9`, ok: true},
+		{expr: `node[2] == [5, 7, 8, 9]`, ok: true},
+		{expr: `node[2].stored == 5`, state: &unseen, err: `node 2 is crashed and has no observed state (node[2].stored); guard with alive(2)`, col: 0},
+		{expr: `all i in nodes : node[i].stored >= 0`, state: &unseen, err: `node 2 is crashed and has no observed state (node[i].stored); guard with alive(2)`, col: 17},
+		{expr: `5 in node[2]`, state: &unseen, err: `node 2 is crashed and has no observed state (node[2]); guard with alive(2)`, col: 5},
+		{expr: `all i in nodes : alive(i) => node[i].stored >= 0`, state: &unseen, ok: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {

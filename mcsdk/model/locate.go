@@ -77,6 +77,29 @@ func (l *locator) find(path string) loc {
 	}
 }
 
+// onLine finds the key whose path is key once the array indices are
+// dropped ("faults.partition#1.groups" for "faults.partition.groups") and
+// that is written on the given line.
+func (l *locator) onLine(key string, line int) (loc, bool) {
+	for k, lc := range l.keys {
+		if dropIndices(k) == key && l.pos(lc.key).Line == line {
+			return lc, true
+		}
+	}
+	return loc{}, false
+}
+
+// dropIndices removes the "#N" entry indices from a locator path.
+func dropIndices(path string) string {
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		if j := strings.IndexByte(p, '#'); j >= 0 {
+			parts[i] = p[:j]
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
 // firstUnder returns the earliest location of a key below path.
 func (l *locator) firstUnder(path string) (loc, bool) {
 	best, found := loc{}, false
@@ -319,4 +342,106 @@ func unescape(s string, j int, multi bool) (int, string, bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// ValuePos is the position of the value at path, a dotted key in which
+// entries of an array of tables carry their index
+// ("faults.partition#1.groups"). With indices it is the position of that
+// element of an array value, one index per level of nesting
+// ("faults.nodes", 2). An absent key positions at its nearest enclosing
+// table, a missing element at the array.
+func (m *Model) ValuePos(path string, index ...int) Pos {
+	if m.loc == nil {
+		return Pos{File: m.Path, Line: 1, Col: 1}
+	}
+	off := m.loc.find(path).val
+	if _, ok := m.loc.keys[path]; !ok {
+		off = m.loc.inlineEntry(path, off)
+	}
+	for _, i := range index {
+		off = elemOffset(m.loc.src, off, i)
+	}
+	return m.loc.pos(off)
+}
+
+// KeyPos is the position of the key at path (see ValuePos).
+func (m *Model) KeyPos(path string) Pos {
+	if m.loc == nil {
+		return Pos{File: m.Path, Line: 1, Col: 1}
+	}
+	return m.loc.keyPos(path)
+}
+
+// ErrorAt returns an *Error at pos; with ValuePos it positions problems
+// that a model's user finds in the sections Parse leaves raw.
+func ErrorAt(pos Pos, format string, args ...any) *Error { return errorf(pos, format, args...) }
+
+// inlineEntry handles a path into an inline array of tables
+// ("faults.partition#1.groups" written as partition = [{…}, {groups = …}]):
+// the offset of the key inside entry 1, or of the entry, or def.
+func (l *locator) inlineEntry(path string, def int) int {
+	hash := strings.LastIndexByte(path, '#')
+	if hash < 0 {
+		return def
+	}
+	base, rest, _ := strings.Cut(path[hash+1:], ".")
+	n, err := strconv.Atoi(base)
+	arr, ok := l.keys[path[:hash]]
+	if err != nil || !ok {
+		return def
+	}
+	off := elemOffset(l.src, arr.val, n)
+	if rest == "" || off >= len(l.src) || l.src[off] != '{' {
+		return off
+	}
+	for i := off + 1; i < len(l.src) && l.src[i] != '}'; {
+		i = skipSpace(l.src, i, true)
+		if i < len(l.src) && l.src[i] == ',' {
+			i = skipSpace(l.src, i+1, true)
+		}
+		parts, end := scanKey(l.src, i)
+		if len(parts) == 0 || end <= i {
+			break
+		}
+		end = skipSpace(l.src, end, false)
+		if end < len(l.src) && l.src[end] == '=' {
+			end = skipSpace(l.src, end+1, false)
+		}
+		if strings.Join(parts, ".") == rest {
+			return end
+		}
+		i = skipSpace(l.src, elemEnd(l.src, end), true)
+	}
+	return off
+}
+
+// elemOffset returns the offset of element i of the array value at off,
+// or off when there is no such element.
+func elemOffset(s string, off, i int) int {
+	if off < 0 || off >= len(s) || s[off] != '[' {
+		return off
+	}
+	j := skipSpace(s, off+1, true)
+	for k := 0; j < len(s) && s[j] != ']'; k++ {
+		if k == i {
+			return j
+		}
+		j = skipSpace(s, elemEnd(s, j), true)
+		if j < len(s) && s[j] == ',' {
+			j = skipSpace(s, j+1, true)
+		}
+	}
+	return off
+}
+
+// elemEnd returns the offset after the array element or inline-table
+// value starting at j; unlike skipValue it stops a scalar at ',', ']' or '}'.
+func elemEnd(s string, j int) int {
+	if j < len(s) && strings.IndexByte("[{\"'", s[j]) >= 0 {
+		return skipValue(s, j)
+	}
+	for j < len(s) && strings.IndexByte(",]} \t\r\n#", s[j]) < 0 {
+		j++
+	}
+	return j
 }

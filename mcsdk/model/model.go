@@ -174,10 +174,17 @@ func tomlError(name string, src []byte, err error) error {
 		return errorf(Pos{File: name, Line: 1, Col: 1}, "%v", err)
 	}
 	p := Pos{File: name, Line: pe.Position.Line, Col: pe.Position.Col}
-	if pe.Position.Start > 0 && pe.Position.Start <= len(src) {
-		p = newLocator(name, nil).posIn(src, pe.Position.Start)
+	start, msg := pe.Position.Start, pe.Message
+	if strings.HasPrefix(msg, "TOML files cannot contain control characters") {
+		start++ // the library points at the character before
 	}
-	return errorf(p, "%s", pe.Message)
+	if start+1 >= len(src) { // the lexer shows the end of the file as NUL
+		msg = strings.Replace(msg, `'\x00'`, "the end of the file", 1)
+	}
+	if start > 0 && start <= len(src) {
+		p = newLocator(name, nil).posIn(src, start)
+	}
+	return errorf(p, "%s", msg)
 }
 
 // Variant returns the variant called name; "" selects the first variant.
@@ -337,5 +344,10 @@ func (m *Model) decodeError(section string, err error) error {
 	}
 	key, rest, _ := strings.Cut(msg[i+len(marker):], `")`)
 	rest = strings.TrimPrefix(rest, ": ")
+	var line int
+	fmt.Sscanf(msg, "toml: line %d", &line)
+	if lc, ok := m.loc.onLine(key, line); ok { // an entry of an array of tables
+		return errorf(m.loc.pos(lc.val), "%s: %s", key, rest)
+	}
 	return errorf(m.loc.valPos(key), "%s: %s", key, rest)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -366,5 +367,111 @@ func TestExprAt(t *testing.T) {
 	}
 	if _, err := m.ExprAt("network", "drop"); errString(err) != "testdata/full.model:47:8: network.drop must be a string expression, not a float" {
 		t.Errorf("ExprAt float: %v", err)
+	}
+}
+
+// TestValuePos: positions of values, array elements (nested, multi-line,
+// commented) and keys of inline tables in the raw sections.
+func TestValuePos(t *testing.T) {
+	src := []byte(`[target]
+nodes = 3
+source = "repl.c"
+[faults]
+crashes = 2
+nodes = [0,2, 1]
+partition = [{groups = [[0], [1, 2]], from = 5}, {until = 9}]
+[campaign]
+required = [
+  "a", # first
+  'b',
+]
+`)
+	m, err := Parse("testdata/pos.model", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path  string
+		index []int
+		at    string // the source text the position starts
+	}{
+		{"faults.crashes", nil, "2\n"},
+		{"faults.nodes", nil, "[0,2, 1]"},
+		{"faults.nodes", []int{1}, "2, 1]"},
+		{"faults.nodes", []int{2}, "1]"},
+		{"faults.nodes", []int{3}, "[0,2, 1]"}, // no such element: the array
+		{"faults.partition#0.groups", []int{1, 1}, "2]]"},
+		{"faults.partition#0.from", nil, "5}"},
+		{"faults.partition#1.until", nil, "9}"},
+		{"campaign.required", []int{1}, "'b'"},
+		{"campaign.missing", nil, "[campaign]"},
+		{"campaign.required", []int{0}, `"a"`},
+	}
+	for _, tt := range tests {
+		if got := textAt(src, m.ValuePos(tt.path, tt.index...)); !strings.HasPrefix(got, tt.at) {
+			t.Errorf("ValuePos(%s, %v) points at %.12q, want %q", tt.path, tt.index, got, tt.at)
+		}
+	}
+	if got := textAt(src, m.KeyPos("faults.crashes")); !strings.HasPrefix(got, "crashes") {
+		t.Errorf("KeyPos(faults.crashes) points at %.12q", got)
+	}
+}
+
+// TestMalformedModels: wrong types in every section, truncated files and
+// huge numbers are errors at a position inside the file (the one given),
+// never a panic or an accepted model.
+func TestMalformedModels(t *testing.T) {
+	const head = "[target]\nnodes = 2\nsource = \"repl.c\"\n" // lines 1-3
+	const inv = "[invariants]\nok = \"true\"\n"
+	tests := []struct {
+		name, src string
+		at        string // "line:col" of the (first) error
+	}{
+		{"nodes string", "[target]\nnodes = \"two\"\nsource = \"repl.c\"\n" + inv, "2:9"},
+		{"nodes huge", "[target]\nnodes = 9223372036854775807\nsource = \"repl.c\"\n" + inv, "2:9"},
+		{"nodes overflow", "[target]\nnodes = 99999999999999999999\nsource = \"repl.c\"\n" + inv, "2:9"},
+		{"nodes negative", "[target]\nnodes = -1\nsource = \"repl.c\"\n" + inv, "2:9"},
+		{"args not a list", head + "args = \"{id}\"\n" + inv, "4:8"},
+		{"args of integers", head + "args = [1, 2]\n" + inv, "4:8"},
+		{"base_port huge", head + "base_port = 99999999999\n" + inv, "4:13"},
+		{"target a string", "target = \"x\"\n" + inv, "1:1"},
+		{"variant integer", head + "[variants]\nfast = 3\n" + inv, "5:8"},
+		{"variants a list", head + "variants = [1]\n" + inv, "4:1"},
+		{"state integer", head + "[state]\nx = 4\n" + inv, "5:5"},
+		{"state huge array", head + "[state]\nx = \"int32[99999999999999999999]\"\n" + inv, "5:5"},
+		{"environment table", head + "[environment]\nx = {a = 1}\n" + inv, "5:5"},
+		{"depth huge", head + "[environment]\ndepth = 99999999999999999999\n" + inv, "5:9"},
+		{"depth string", head + "[environment]\ndepth = \"deep\"\n" + inv, "5:9"},
+		{"client log integer", head + "[client]\nlog = 1\n" + inv, "5:7"},
+		{"request node string", head + "[client]\n[[client.request]]\nnode = \"zero\"\nsend = \"x\"\n" + inv, "6:8"},
+		{"request node huge", head + "[client]\n[[client.request]]\nnode = 9223372036854775807\nsend = \"x\"\n" + inv, "6:8"},
+		{"invariant integer", head + "[invariants]\nok = 1\n", "5:6"},
+		{"invariant huge literal", head + "[invariants]\nok = \"node[0].x == 99999999999999999999\"\n", "5:20"},
+		{"invariants a list", head + "invariants = [\"true\"]\n", "4:1"},
+		{"truncated string", head + inv + "[environment]\nname = \"ab", "7:10"},
+		{"truncated table", head + "[environ", "4:8"},
+		{"truncated array", head + inv + "[faults]\nnodes = [0, 1", "7:13"},
+		{"truncated key", head + "[target", "4:7"},
+		{"duplicate key", head + "nodes = 3\n" + inv, "4:1"},
+		{"binary junk", head + "\x00\x01\x02\n" + inv, "4:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("testdata/bad.model", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tt.src)
+			}
+			first := splitErrors(err)[0]
+			var pe *Error
+			if !errors.As(first, &pe) {
+				t.Fatalf("error %T is not an *Error: %v", first, first)
+			}
+			if got := fmt.Sprintf("%d:%d", pe.Pos.Line, pe.Pos.Col); got != tt.at {
+				t.Errorf("error at %s, want %s: %v", got, tt.at, err)
+			}
+			if strings.Contains(pe.Msg, `\x00`) && !strings.Contains(tt.src, "\x00") {
+				t.Errorf("the end of the file shown as NUL: %v", err)
+			}
+		})
 	}
 }
