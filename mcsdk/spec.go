@@ -51,6 +51,12 @@ type FaultSpec struct {
 	// every live node over a fresh connection, each arriving after a
 	// network latency drawn from [network] latency.
 	Notice string `toml:"notice"`
+	// NoticeLatency, if set, is the distribution (virtual µs, as [network]
+	// latency) of every death notice's delay instead of the network's.
+	// "constant:0" is perfect failure detection: every live node is told
+	// at the instant of death, before any message is delivered or timer
+	// fires at that instant or later.
+	NoticeLatency Latency `toml:"notice_latency"`
 	// Partition lists network partitions of seeded runs.
 	Partition []PartitionSpec `toml:"partition"`
 	// Precondition is a predicate every crash must satisfy, checked on the
@@ -59,6 +65,25 @@ type FaultSpec struct {
 	// "go:NAME" for a Go predicate. A crash that breaks it makes the run
 	// invalid (exit 3).
 	Precondition string `toml:"precondition"`
+}
+
+// Latency is a delay distribution in a model file ("constant:X",
+// "uniform:A-B", "exponential:MEAN", "normal:MEAN,SD", in virtual µs),
+// checked when the model is decoded so that a bad one is reported at its
+// file:line:col. The empty Latency means "not set".
+type Latency string
+
+// UnmarshalText implements encoding.TextUnmarshaler: it accepts only a
+// well-formed distribution.
+func (l *Latency) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("empty distribution: want constant:X, uniform:A-B, exponential:MEAN or normal:MEAN,SD")
+	}
+	if _, err := parseDistribution(string(b)); err != nil {
+		return err
+	}
+	*l = Latency(b)
+	return nil
 }
 
 // PartitionSpec is one [[faults.partition]]: while it lasts, nodes in
@@ -127,6 +152,7 @@ type specs struct {
 	campaign CampaignSpec
 	latency  distribution
 	restart  distribution
+	notice   *distribution // [faults] notice_latency, if set
 }
 
 func readSpecs(m *model.Model) (*specs, error) {
@@ -146,6 +172,13 @@ func readSpecs(m *model.Model) (*specs, error) {
 	}
 	if s.restart, err = parseDistribution(s.faults.RestartAfter); err != nil {
 		return nil, fmt.Errorf("%s: [faults] restart_after: %v", m.Path, err)
+	}
+	if s.faults.NoticeLatency != "" {
+		if s.faults.Notice == "" {
+			return nil, fmt.Errorf("%s: [faults] notice_latency needs notice (the line a death notice sends)", m.Path)
+		}
+		d, _ := parseDistribution(string(s.faults.NoticeLatency)) // checked when decoded
+		s.notice = &d
 	}
 	for name, p := range map[string]float64{"drop": s.net.Drop, "duplicate": s.net.Duplicate, "reorder": s.net.Reorder} {
 		if p < 0 || p > 1 {
