@@ -404,13 +404,20 @@ func (r *runner) next() (supervisor.Action, int64, bool) {
 }
 
 // scheduleNotices queues the environment's death notices about crashed,
-// one to every other live node, each after a drawn network latency.
+// one to every other live node, each after a drawn network latency (or
+// [faults] notice_latency; a constant draws nothing from the seed, and at
+// equal times next applies faults first, so "constant:0" tells every node
+// before anything else happens).
 func (r *runner) scheduleNotices(crashed int, at int64) {
+	lat := r.sp.latency
+	if r.sp.notice != nil {
+		lat = *r.sp.notice
+	}
 	for n := 0; n < r.t.m.Nodes; n++ {
 		if n == crashed || !r.w.Status(n).Alive {
 			continue
 		}
-		due := (at-supervisor.Epoch)/1000 + r.sp.latency.draw(r.lat)
+		due := (at-supervisor.Epoch)/1000 + lat.draw(r.lat)
 		r.faults = append(r.faults, FaultEvent{AtUS: due, Kind: supervisor.Notice, Node: n, About: crashed})
 	}
 	sort.SliceStable(r.faults, func(i, j int) bool { return r.faults[i].AtUS < r.faults[j].AtUS })
