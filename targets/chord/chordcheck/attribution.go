@@ -2,6 +2,8 @@ package chordcheck
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,7 +59,58 @@ type LevelCause struct {
 // level's cause.
 type SeedCauses struct {
 	Seed   int64        `json:"seed"`
+	Rule   string       `json:"rule"` // which masks are invalid (MaskRule)
 	Causes []LevelCause `json:"causes"`
+}
+
+// RuleCount counts the seeds invalid at some masks only by MaskRule.
+type RuleCount struct {
+	Rule  string `json:"rule"`
+	Seeds int    `json:"seeds"`
+}
+
+// MaskRule describes the set of masks at which a seed is invalid (bit m
+// of invalid set for mask m) by the checks that make it valid: "valid iff
+// the reconcile check is on", "valid iff any of stabilize, reconcile is
+// on", "valid iff all of … are on", or the list of invalid masks.
+func MaskRule(invalid uint16) string {
+	var sets []int
+	for b := 1; b < 16; b++ {
+		sets = append(sets, b)
+	}
+	slices.SortStableFunc(sets, func(x, y int) int { return bits.OnesCount(uint(x)) - bits.OnesCount(uint(y)) })
+	names := func(b int) string {
+		var out []string
+		for i, n := range CheckNames() {
+			if b&(1<<i) != 0 {
+				out = append(out, n)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, b := range sets {
+		anyOn, allOn := true, true
+		for m := range 16 {
+			inv := invalid&(1<<m) != 0
+			anyOn = anyOn && inv == (m&b == 0)
+			allOn = allOn && inv == (m&b != b)
+		}
+		switch {
+		case anyOn && bits.OnesCount(uint(b)) == 1:
+			return "valid iff the " + names(b) + " check is on"
+		case anyOn:
+			return "valid iff any of " + names(b) + " is on"
+		case allOn:
+			return "valid iff all of " + names(b) + " are on"
+		}
+	}
+	var masks []string
+	for m := range 16 {
+		if invalid&(1<<m) != 0 {
+			masks = append(masks, MaskVariant(m))
+		}
+	}
+	return "invalid at " + strings.Join(masks, " ")
 }
 
 // CauseCount counts invalid runs by cause category and refusing check.
@@ -95,6 +148,7 @@ type Attribution struct {
 	Spec     []analysis.PairedTest    `json:"spec_paired"`
 	Invalid  []SeedCauses             `json:"invalid_some_levels"`
 	Causes   []CauseCount             `json:"causes"` // over every mask, seeds not invalid at all 16
+	Rules    []RuleCount              `json:"rules"`  // seeds invalid at some masks only, by MaskRule
 	Perfect  []PerfectRow             `json:"perfect,omitempty"`
 	PerfectP []analysis.ITTPairedTest `json:"perfect_levels,omitempty"`
 }
@@ -245,18 +299,20 @@ func (a *Attribution) explain(dir string, rows []dataset.Row) error {
 		seeds = append(seeds, s)
 	}
 	slices.Sort(seeds)
-	counts := map[[2]string]int{}
+	counts, rules := map[[2]string]int{}, map[string]int{}
 	for _, s := range seeds {
 		runs := bySeed[s]
-		invalid := 0
+		var invalid uint16
 		for m := range 16 {
 			if runs[MaskVariant(m)].Verdict == dataset.Invalid {
-				invalid++
+				invalid |= 1 << m
 			}
 		}
-		if invalid == 0 || invalid == 16 {
+		if invalid == 0 || invalid == 0xffff {
 			continue
 		}
+		rule := MaskRule(invalid)
+		rules[rule]++
 		for m := range 16 {
 			r := runs[MaskVariant(m)]
 			if r.Verdict != dataset.Invalid {
@@ -269,8 +325,17 @@ func (a *Attribution) explain(dir string, rows []dataset.Row) error {
 			}
 			counts[key]++
 		}
-		a.levelCauses(dir, s, runs)
+		a.levelCauses(dir, s, rule, runs)
 	}
+	for r, n := range rules {
+		a.Rules = append(a.Rules, RuleCount{Rule: r, Seeds: n})
+	}
+	slices.SortFunc(a.Rules, func(x, y RuleCount) int {
+		if x.Seeds != y.Seeds {
+			return y.Seeds - x.Seeds
+		}
+		return strings.Compare(x.Rule, y.Rule)
+	})
 	for k, n := range counts {
 		a.Causes = append(a.Causes, CauseCount{Category: k[0], Refused: k[1], Runs: n})
 	}
@@ -284,8 +349,8 @@ func (a *Attribution) explain(dir string, rows []dataset.Row) error {
 }
 
 // levelCauses records seed s if it is invalid at some of the levels only.
-func (a *Attribution) levelCauses(dir string, s int64, runs map[string]dataset.Row) {
-	var sc SeedCauses
+func (a *Attribution) levelCauses(dir string, s int64, rule string, runs map[string]dataset.Row) {
+	sc := SeedCauses{Rule: rule}
 	n := 0
 	for level, m := range LevelMasks() {
 		r := runs[MaskVariant(m)]
@@ -356,7 +421,11 @@ func (a *Attribution) Charts() ([]*charts.Chart, error) {
 		var bars []charts.EffectBar
 		for _, e := range a.Effects[name] {
 			if len(e.Factors) == 1 || matters(e) {
-				bars = append(bars, charts.EffectBar{Effect: e.Name(), Value: e.Value, Lo: e.Lower, Hi: e.Upper, Units: e.Units})
+				lo, hi := e.Lower, e.Upper
+				if math.IsNaN(lo) || math.IsNaN(hi) { // one seed: no interval
+					lo, hi = e.Value, e.Value
+				}
+				bars = append(bars, charts.EffectBar{Effect: e.Name(), Value: e.Value, Lo: lo, Hi: hi, Units: e.Units})
 			}
 		}
 		c, err := charts.Effects("chord-effects-"+name, "Effect of each liveness check on "+outcomeTitle(name), "effect on "+outcomeTitle(name), bars)

@@ -198,7 +198,7 @@ func (a *Attribution) invalidSections() []Section {
 			if c.Cause != nil {
 				what = c.Cause.String()
 			}
-			seeds.Text = append(seeds.Text, fmt.Sprintf("seed %d, level %d: %s", s.Seed, c.Level, what))
+			seeds.Text = append(seeds.Text, fmt.Sprintf("seed %d (%s), level %d: %s", s.Seed, s.Rule, c.Level, what))
 		}
 	}
 	causes := Section{Title: "Invalid runs of all 16 variants on seeds not invalid in all 16, by cause", Header: []string{"cause", "the check that refuses it", "runs"}}
@@ -209,7 +209,12 @@ func (a *Attribution) invalidSections() []Section {
 		}
 		causes.Rows = append(causes.Rows, []string{c.Category, r, fmt.Sprint(c.Runs)})
 	}
-	return []Section{seeds, causes}
+	rules := Section{Title: "Seeds invalid at some of the 16 variants only, by the checks that make them valid (from the verdicts alone)",
+		Header: []string{"which variants are valid", "seeds"}}
+	for _, r := range a.Rules {
+		rules.Rows = append(rules.Rows, []string{r.Rule, fmt.Sprint(r.Seeds)})
+	}
+	return []Section{rules, seeds, causes}
 }
 
 func (a *Attribution) perfectSections() []Section {

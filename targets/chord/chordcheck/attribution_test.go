@@ -50,6 +50,31 @@ func handMade(mask int, seed int64) string {
 // TestAttribute: the analysis of hand-made rows, checked by hand. Over 4
 // seeds the stabilize contrast is −1 on seed 0 and 0 elsewhere: effect
 // −0.25, sample sd 0.5, 95 % interval −0.25 ± 1.959964 · 0.5 / 2.
+func TestMaskRule(t *testing.T) {
+	only := func(pred func(m int) bool) uint16 {
+		var x uint16
+		for m := range 16 {
+			if pred(m) {
+				x |= 1 << m
+			}
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		invalid uint16
+		want    string
+	}{
+		{only(func(m int) bool { return m&2 == 0 }), "valid iff the reconcile check is on"},
+		{only(func(m int) bool { return m&3 == 0 }), "valid iff any of stabilize, reconcile is on"},
+		{only(func(m int) bool { return m&9 != 9 }), "valid iff all of stabilize, responder are on"},
+		{1<<0 | 1<<5, "invalid at c00 c05"},
+	} {
+		if got := MaskRule(tc.invalid); got != tc.want {
+			t.Errorf("MaskRule(%016b) = %q, want %q", tc.invalid, got, tc.want)
+		}
+	}
+}
+
 func TestAttribute(t *testing.T) {
 	var variants []string
 	for m := range 16 {
@@ -114,7 +139,7 @@ func TestAttribute(t *testing.T) {
 		t.Errorf("upper bound %v, want %v", got, want)
 	}
 	md, h := a.Markdown(), a.HTML()
-	for _, want := range []string{"| c01 (level 1) | S--- | 2 | 2 | 0 |", "| stabilize | -25.0 pp (-74.0, +24.0) |", "does not hold", "seed 1, level 0: no recording"} {
+	for _, want := range []string{"| c01 (level 1) | S--- | 2 | 2 | 0 |", "| stabilize | -25.0 pp (-74.0, +24.0) |", "does not hold", "seed 1 (valid iff the reconcile check is on), level 0: no recording", "| valid iff the reconcile check is on | 1 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

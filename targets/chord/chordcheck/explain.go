@@ -98,6 +98,9 @@ type InvalidCause struct {
 	Dead     int       `json:"dead"`
 	Why      string    `json:"why"` // the precondition's words
 	Adoption *Adoption `json:"adoption,omitempty"`
+	// Prior, when Adoption is update's clearing of succ2, is the adoption
+	// of the successor that update then replaced because it was dead.
+	Prior *Adoption `json:"prior,omitempty"`
 	// At the fatal crash: whether Stranded knew Dead dead, and whether the
 	// crashing node (Stranded's source of successor lists) knew it.
 	KnownAtCrash     bool `json:"known_at_crash"`
@@ -109,7 +112,8 @@ const (
 	CauseRefusable = "adopted a dead node the adopter or responder knew dead"
 	CauseInFlight  = "adopted a dead node before its notice arrived"
 	CauseDiedLater = "adopted a live node that died before repair"
-	CauseUnset     = "succ2 cleared by update, not refilled before the crash"
+	CauseUnset     = "succ2 cleared by update (replacing a successor that died), not refilled before the crash"
+	CauseUnsetDead = "succ2 cleared by update replacing a dead node adopted as successor, not refilled before the crash"
 	CauseNeverSet  = "pointer never set"
 )
 
@@ -119,6 +123,8 @@ func (c InvalidCause) Category() string {
 	switch {
 	case a == nil:
 		return CauseNeverSet
+	case a.To < 0 && c.Prior != nil && c.Prior.DeadSinceUS >= 0:
+		return CauseUnsetDead
 	case a.To < 0:
 		return CauseUnset
 	case a.DeadSinceUS < 0:
@@ -130,10 +136,14 @@ func (c InvalidCause) Category() string {
 }
 
 // Refused names the check that would have refused the adoption that made
-// the run invalid, or "" (see Adoption.Refused).
+// the run invalid, or "" (see Adoption.Refused): for update's clearing of
+// succ2, the adoption of the dead successor it replaced.
 func (c InvalidCause) Refused() string {
-	if c.Adoption == nil {
+	switch {
+	case c.Adoption == nil:
 		return ""
+	case c.Adoption.To < 0 && c.Prior != nil:
+		return c.Prior.Refused()
 	}
 	return c.Adoption.Refused()
 }
@@ -144,6 +154,9 @@ func (c InvalidCause) String() string {
 		return s + ": never set"
 	}
 	s += ": " + c.Adoption.String()
+	if c.Prior != nil {
+		s += ", replacing the successor of " + c.Prior.String()
+	}
 	if r := c.Refused(); r != "" {
 		s += "; the " + r + " check refuses it"
 	}
@@ -209,6 +222,18 @@ func (r *replayed) pointer(ev weftlog.Event, v int64, next *weftlog.Event) {
 		a.ResponderKnew = r.knows(i, a.To)
 	}
 	r.history[n] = append(r.history[n], a)
+}
+
+// priorSucc is the last change of succ before step in h, the adoption of
+// the successor that update replaced at step.
+func priorSucc(h []Adoption, step int) *Adoption {
+	for k := len(h) - 1; k >= 0; k-- {
+		if h[k].Field == "succ" && h[k].Step < step {
+			a := h[k]
+			return &a
+		}
+	}
+	return nil
 }
 
 // liveMember: alive with succ set (the spec's member).
@@ -296,6 +321,9 @@ func (r *replayed) cause(ev weftlog.Event) (InvalidCause, error) {
 			if h[k].Field == field {
 				a := h[k]
 				c.Adoption = &a
+				if a.Op == OpUpdate && a.To < 0 {
+					c.Prior = priorSucc(h[:k], a.Step)
+				}
 				break
 			}
 		}

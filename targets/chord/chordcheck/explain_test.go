@@ -60,6 +60,8 @@ func TestExplainInvalid(t *testing.T) {
 			"9 3000 state 1 succ2 1", fatal}, CauseRefusable, OpReconcile, CheckResponder, false},
 		{"adopted alive, died before repair", []string{"4 500 state 1 succ2 1", dead1, knows1, fatal},
 			CauseDiedLater, OpReconcile, "", false},
+		{"update replaced a dead successor that stabilize adopted (level 0's path)", []string{"4 500 state 1 succ2 43", dead1, knows1,
+			"7 2000 state 1 succ 1", "8 2500 state 1 succ 43", "8 2500 state 1 succ2 -1", fatal}, CauseUnsetDead, OpUpdate, CheckStabilize, false},
 		{"update cleared succ2", []string{"4 500 state 1 succ 1", "4 500 state 1 succ2 -1",
 			"10 4000 state 1 succ 43", fatal}, CauseUnset, OpUpdate, "", false},
 	}
@@ -75,6 +77,9 @@ func TestExplainInvalid(t *testing.T) {
 			if c.Category() != tc.category || c.Adoption.Op != tc.op || c.Refused() != tc.refused || c.Adoption.Known != tc.known {
 				t.Errorf("got %s: category %q op %q refused %q known %v; want %q %q %q %v",
 					c, c.Category(), c.Adoption.Op, c.Refused(), c.Adoption.Known, tc.category, tc.op, tc.refused, tc.known)
+			}
+			if c.Category() == CauseUnsetDead && (c.Prior == nil || c.Prior.Op != OpStabilize || c.Prior.Step != 7 || !c.Prior.Known) {
+				t.Errorf("prior adoption %+v, want 22's stabilize of known-dead 1 at step 7", c.Prior)
 			}
 			if c.Category() == CauseUnset && c.Adoption.Step != 4 {
 				t.Errorf("the clear is at step %d, want 4 (the update that promoted 1)", c.Adoption.Step)
