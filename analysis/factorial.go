@@ -15,6 +15,13 @@ type FactorialEffect struct {
 	Factors []string `json:"factors"` // their names, in factor order
 	Units   int      `json:"units"`   // units (seeds) averaged over
 	Estimate
+	// Positive and Negative count the units whose contrast is above or
+	// below 0; SignP is the exact two-sided sign test of H₀: a unit's
+	// contrast is as likely above 0 as below (McNemarExact on the two
+	// counts), which needs no normal approximation when few units differ.
+	Positive int     `json:"positive"`
+	Negative int     `json:"negative"`
+	SignP    float64 `json:"sign_p"`
 }
 
 // Name returns the factors joined by "×".
@@ -31,8 +38,8 @@ func (e FactorialEffect) Name() string { return strings.Join(e.Factors, "×") }
 //
 // The effect is the mean of e_S over the units, with the normal interval
 // mean ± z·sd/√n over units at level (the units are independent; the
-// combinations of one unit are paired). With fewer than two units the
-// interval bounds are NaN. names has one name per factor (k = len(names));
+// combinations of one unit are paired), and the exact sign test of the
+// contrasts. With fewer than two units the interval bounds are NaN. names has one name per factor (k = len(names));
 // effects come in order of the number of factors, then of Mask.
 //
 // Reference: G. E. P. Box, J. S. Hunter, W. G. Hunter, Statistics for
@@ -72,7 +79,14 @@ func FactorialEffects(y [][]float64, names []string, level float64) ([]Factorial
 		contrasts := make([]float64, len(y))
 		for u, row := range y {
 			contrasts[u] = contrast(row, s)
+			switch {
+			case contrasts[u] > 0:
+				e.Positive++
+			case contrasts[u] < 0:
+				e.Negative++
+			}
 		}
+		e.SignP, _ = McNemarExact(e.Positive, e.Negative, TwoSided)
 		mean, sd := meanSD(contrasts)
 		e.Value = mean
 		e.Lower, e.Upper = math.NaN(), math.NaN()

@@ -44,6 +44,10 @@ func TestFactorialEffectsBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkNear(t, "A", got[0].Value, 0.5, 1e-12)
+	// Sign test: 2 units above 0, none below: p = 2 · (1/2)² = 0.5.
+	if got[0].Positive != 2 || got[0].Negative != 0 || got[0].SignP != 0.5 {
+		t.Errorf("sign test %d+ %d− p = %v, want 2, 0, 0.5", got[0].Positive, got[0].Negative, got[0].SignP)
+	}
 	checkNear(t, "A lower", got[0].Lower, 0.5-0.5657929, 1e-5)
 	checkNear(t, "A upper", got[0].Upper, 0.5+0.5657929, 1e-6)
 	// Two factors, one unit failing only with A on and B off: A = 0.5,

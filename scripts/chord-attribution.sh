@@ -6,14 +6,17 @@
 # intention-to-treat comparison of the levels, the cause of every invalid run
 # from its recording — and the chart (build/chord-attribution.html).
 #   scripts/chord-attribution.sh [SEEDS]     (default 500; datasets are resumed)
+# WEFT_DATASETS sets where the datasets go (default datasets/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-500}
 mkdir -p bin build
 go build -o bin/weft ./cmd/weft
 go build -o bin/chord-attribution ./targets/chord/attribution
-attr=datasets/chord-attribution-$seeds
-perfect=datasets/chord-perfect-$seeds
+base=${WEFT_DATASETS:-datasets}
+attr=$base/chord-attribution-$seeds
+perfect=$base/chord-perfect-$seeds
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
 bin/weft campaign targets/chord/chord-attribution.model --seeds "$seeds" --out "$attr"
 mid=$(date +%s.%N)

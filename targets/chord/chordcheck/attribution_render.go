@@ -28,6 +28,11 @@ func pp(e analysis.FactorialEffect) string {
 	return fmt.Sprintf("%+.1f pp (%+.1f, %+.1f)", 100*e.Value, 100*e.Lower, 100*e.Upper)
 }
 
+// ppSign adds the sign test: seeds up / down, exact p.
+func ppSign(e analysis.FactorialEffect) string {
+	return fmt.Sprintf("%s; %d↑ %d↓, p = %s", pp(e), e.Positive, e.Negative, pval(e.SignP))
+}
+
 func pval(p float64) string {
 	if p >= 0.001 {
 		return fmt.Sprintf("%.3g", p)
@@ -137,16 +142,16 @@ func (a *Attribution) variantsSection() Section {
 }
 
 func (a *Attribution) effectsSections() []Section {
-	main := Section{Title: fmt.Sprintf("Main effects (2⁴ factorial contrasts, paired by seed over %d seeds, 95 %% intervals; %d seeds dropped)", a.Seeds, a.Dropped),
+	main := Section{Title: fmt.Sprintf("Main effects (2⁴ factorial contrasts, paired by seed over %d seeds, 95 %% intervals; seeds whose contrast is up ↑ or down ↓, exact sign test; %d seeds dropped)", a.Seeds, a.Dropped),
 		Header: []string{"check", "on P(violated)", "on P(invalid)", "on P(failed, ITT)"}}
 	for i, name := range CheckNames() {
-		main.Rows = append(main.Rows, []string{name, pp(a.Effects["violated"][i]), pp(a.Effects["invalid"][i]), pp(a.Effects["itt"][i])})
+		main.Rows = append(main.Rows, []string{name, ppSign(a.Effects["violated"][i]), ppSign(a.Effects["invalid"][i]), ppSign(a.Effects["itt"][i])})
 	}
 	inter := Section{Title: "Interactions whose interval excludes 0", Header: []string{"interaction", "outcome", "effect (95 %)"}}
 	for _, name := range outcomeNames() {
 		for _, e := range a.Effects[name] {
 			if matters(e) {
-				inter.Rows = append(inter.Rows, []string{e.Name(), outcomeTitle(name), pp(e)})
+				inter.Rows = append(inter.Rows, []string{e.Name(), outcomeTitle(name), ppSign(e)})
 			}
 		}
 	}

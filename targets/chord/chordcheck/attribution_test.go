@@ -139,7 +139,7 @@ func TestAttribute(t *testing.T) {
 		t.Errorf("upper bound %v, want %v", got, want)
 	}
 	md, h := a.Markdown(), a.HTML()
-	for _, want := range []string{"| c01 (level 1) | S--- | 2 | 2 | 0 |", "| stabilize | -25.0 pp (-74.0, +24.0) |", "does not hold", "seed 1 (valid iff the reconcile check is on), level 0: no recording", "| valid iff the reconcile check is on | 1 |"} {
+	for _, want := range []string{"| c01 (level 1) | S--- | 2 | 2 | 0 |", "| stabilize | -25.0 pp (-74.0, +24.0); 0↑ 1↓, p = 1 |", "does not hold", "seed 1 (valid iff the reconcile check is on), level 0: no recording", "| valid iff the reconcile check is on | 1 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
