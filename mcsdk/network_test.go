@@ -88,9 +88,20 @@ func TestPartition(t *testing.T) {
 
 // TestDeathNotices: with [faults] notice, the crash of node 0 reaches node
 // 1 as a "DEAD 0" line over the virtual network, after a network latency
-// (here a constant 2 s, so the notice arrives 2 s after the crash).
+// (here a constant 2 s, so the notice arrives 2 s after the crash), or
+// after [faults] notice_latency when set: "constant:0" is perfect failure
+// detection, the notice arrives at the instant of the crash.
 func TestDeathNotices(t *testing.T) {
-	m := probeModel(t, "notice", `[network]
+	for _, tc := range []struct {
+		extra string
+		want  int64 // the virtual second at which node 1 reads the notice
+	}{
+		{"", 3},
+		{`notice_latency = "constant:0"`, 1},
+		{`notice_latency = "constant:1000000"`, 2},
+	} {
+		t.Run(tc.extra, func(t *testing.T) {
+			m := probeModel(t, "notice", `[network]
 latency = "constant:2000000"
 [faults]
 crashes = 1
@@ -98,26 +109,51 @@ nodes = [0]
 from = 1000000
 until = 1000000
 notice = "DEAD {node}\n"
-`)
-	r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
+`+tc.extra+"\n")
+			r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n1 := r.Final.Nodes[1].Vars
+			if got, _ := n1["eof"].AsInt(); got != 1 {
+				t.Fatalf("node 1 recorded %d, want the notice about node 0 (1)", got)
+			}
+			if got, _ := n1["total"].AsInt(); got != tc.want {
+				t.Errorf("the notice arrived at t = %d s, want %d", got, tc.want)
+			}
+			notices := 0
+			for _, c := range r.Choices {
+				if c.Action == "notice 1.0" {
+					notices++
+					if c.T != tc.want*1_000_000_000 {
+						t.Errorf("notice applied at %d ns, want %d s", c.T, tc.want)
+					}
+				}
+			}
+			if notices != 1 {
+				t.Errorf("%d notice choices recorded, want 1: %v", notices, r.Choices)
+			}
+		})
 	}
-	n1 := r.Final.Nodes[1].Vars
-	if got, _ := n1["eof"].AsInt(); got != 1 {
-		t.Fatalf("node 1 recorded %d, want the notice about node 0 (1)", got)
-	}
-	if got, _ := n1["total"].AsInt(); got != 3 {
-		t.Errorf("the notice arrived at t = %d s, want 3 (crash at 1 s + 2 s latency)", got)
-	}
-	notices := 0
-	for _, c := range r.Choices {
-		if c.Action == "notice 1.0" {
-			notices++
+}
+
+// TestNoticeLatencyErrors: a bad [faults] notice_latency is reported at its
+// file:line:col, and one without a notice line is refused.
+func TestNoticeLatencyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		faults string
+		want   string
+	}{
+		{"notice = \"DEAD {node}\\n\"\nnotice_latency = \"gauss:1\"\n", "notice.model:19:18: "},
+		{"notice = \"DEAD {node}\\n\"\nnotice_latency = \"\"\n", "notice.model:19:18: "},
+		{"notice = \"DEAD {node}\\n\"\nnotice_latency = \"uniform:9-1\"\n", "upper bound below lower bound"},
+		{"notice_latency = \"constant:0\"\n", "notice_latency needs notice"},
+	} {
+		m := probeModel(t, "notice", "[faults]\ncrashes = 1\n"+tc.faults)
+		_, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.faults, err, tc.want)
 		}
-	}
-	if notices != 1 {
-		t.Errorf("%d notice choices recorded, want 1: %v", notices, r.Choices)
 	}
 }
 

@@ -190,6 +190,12 @@ func (r *runner) plan() sched.Plan {
 		RestartDelay: sp.restart.draw,
 		Notices:      f.Notice != "" && r.opts.Replay == nil,
 	}
+	if sp.notice != nil {
+		// [faults] notice_latency; a constant draws nothing from the seed,
+		// and faults win ties, so "constant:0" tells every live node of a
+		// death before anything else happens (perfect failure detection).
+		p.NoticeDelay = sp.notice.draw
+	}
 	if r.opts.Faults != nil {
 		p.Given = make([]sched.FaultEvent, 0, len(r.opts.Faults))
 		for _, e := range r.opts.Faults {

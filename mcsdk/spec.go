@@ -52,6 +52,12 @@ type FaultSpec struct {
 	// every live node over a fresh connection, each arriving after a
 	// network latency drawn from [network] latency.
 	Notice string `toml:"notice"`
+	// NoticeLatency, if set, is the distribution (virtual µs, as [network]
+	// latency) of every death notice's delay instead of the network's.
+	// "constant:0" is perfect failure detection: every live node is told
+	// at the instant of death, before any message is delivered or timer
+	// fires at that instant or later.
+	NoticeLatency Latency `toml:"notice_latency"`
 	// Partition lists network partitions of seeded runs.
 	Partition []PartitionSpec `toml:"partition"`
 	// Precondition is a predicate every crash must satisfy, checked on the
@@ -60,6 +66,25 @@ type FaultSpec struct {
 	// "go:NAME" for a Go predicate. A crash that breaks it makes the run
 	// invalid (exit 3).
 	Precondition string `toml:"precondition"`
+}
+
+// Latency is a delay distribution in a model file ("constant:X",
+// "uniform:A-B", "exponential:MEAN", "normal:MEAN,SD", in virtual µs),
+// checked when the model is decoded so that a bad one is reported at its
+// file:line:col. The empty Latency means "not set".
+type Latency string
+
+// UnmarshalText implements encoding.TextUnmarshaler: it accepts only a
+// well-formed distribution.
+func (l *Latency) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("empty distribution: want constant:X, uniform:A-B, exponential:MEAN or normal:MEAN,SD")
+	}
+	if _, err := parseDistribution(string(b)); err != nil {
+		return err
+	}
+	*l = Latency(b)
+	return nil
 }
 
 // PartitionSpec is one [[faults.partition]]: while it lasts, nodes in
@@ -132,6 +157,7 @@ type specs struct {
 	campaign CampaignSpec
 	latency  distribution
 	restart  distribution
+	notice   *distribution // [faults] notice_latency, if set
 }
 
 // Bounds on the numbers of the fault sections: virtual times stay far from
@@ -267,6 +293,13 @@ func (v *specCheck) faults() {
 	if f.Until != 0 && f.Until < f.From {
 		v.at("faults.until", nil, "faults.until = %d is before faults.from = %d", f.Until, f.From)
 	}
+	if f.NoticeLatency != "" {
+		if f.Notice == "" {
+			v.at("faults.notice_latency", nil, "faults.notice_latency needs faults.notice (the line a death notice sends)")
+		}
+		d := v.dist("faults.notice_latency", "faults.notice_latency", string(f.NoticeLatency))
+		v.s.notice = &d
+	}
 }
 
 func (v *specCheck) partitions() {
@@ -306,6 +339,7 @@ func (v *specCheck) campaign() {
 	}
 	v.timeUS("campaign.duration", "campaign.duration", c.Duration)
 	v.timeUS("campaign.tail", "campaign.tail", c.Tail)
+	v.timeUS("campaign.client_window", "campaign.client_window", c.ClientWindow)
 	if c.Duration >= 0 && c.Duration <= maxTimeUS && c.Tail >= 0 && c.Tail <= maxTimeUS && c.Duration+c.Tail > maxTimeUS {
 		v.at("campaign.tail", nil, "campaign.duration + campaign.tail = %d: want at most %d µs", c.Duration+c.Tail, int64(maxTimeUS))
 	}

@@ -46,6 +46,7 @@ func TestNotebooksExecute(t *testing.T) {
 			cmd.Env = append(os.Environ(),
 				"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
 				"WEFT_NOTEBOOK_SEEDS=6",
+				"WEFT_NOTEBOOK_ATTRIBUTION_SEEDS=3", // 19 variants: keep it small
 				"WEFT_DATASETS="+filepath.Join(tmp, "datasets"),
 				"WEFT_CACHE="+filepath.Join(tmp, "cache"))
 			out, err := cmd.CombinedOutput()
@@ -68,7 +69,10 @@ func TestNotebooksExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Paired by seed", "fix1 vs fix2: ", "seeds invalid in fix1 but valid in fix2"} {
+	// and the attribution sections (issue 21).
+	for _, want := range []string{"Paired by seed", "fix1 vs fix2: ", "seeds invalid in fix1 but valid in fix2",
+		"The 16 variants (3 seeds each", "Levels 0 > 1 > 2 by the intention-to-treat outcome", "Perfect failure detection (chord-perfect.model)",
+		`data-weft-chart=\"effects\"`} {
 		if !strings.Contains(string(done), want) {
 			t.Errorf("executed notebook 02 lacks %q", want)
 		}

@@ -133,6 +133,20 @@ const errorBarJS = `function (params, api) {
   ]};
 }`
 
+// effectTipJS shows an effect with its interval and the number of paired
+// units (data [x, lo, hi, value, units]).
+const effectTipJS = `function (ps) {
+  var enc = window.echarts.format.encodeHTML;
+  if (!Array.isArray(ps)) { ps = [ps]; }
+  var out = ps.length ? enc(String(ps[0].axisValueLabel || ps[0].name || "")) : "";
+  for (var i = 0; i < ps.length; i++) {
+    var v = ps[i].value;
+    if (ps[i].seriesType !== "custom") { continue; }
+    out += "<br/>" + (v[3] >= 0 ? "+" : "") + v[3].toFixed(4) + " [" + v[1].toFixed(4) + ", " + v[2].toFixed(4) + "] over " + v[4] + " seeds";
+  }
+  return out;
+}`
+
 // nameTipJS shows an item's name (which the charts fill with a description).
 const nameTipJS = `function (p) {
   return window.echarts.format.encodeHTML(String(p.name)).replace(/\n/g, "<br/>");
@@ -154,6 +168,8 @@ func jsFunc(name string) string {
 		return intervalTipJS
 	case "errorbar":
 		return errorBarJS
+	case "effect-tip":
+		return effectTipJS
 	case "name-tip":
 		return nameTipJS
 	case "trace-tip":

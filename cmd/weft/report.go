@@ -9,6 +9,7 @@ import (
 
 	"github.com/weft-mc/weft/analysis/charts"
 	"github.com/weft-mc/weft/report"
+	"github.com/weft-mc/weft/targets/chord/chordcheck"
 )
 
 func init() {
@@ -31,6 +32,8 @@ type reportOptions struct {
 	noDefaultClaim bool
 	level          float64
 	traceRows      int
+	chordAttr      string // issue 21: the chord-attribution.model dataset
+	chordPerfect   string // and the chord-perfect.model dataset
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
@@ -41,6 +44,8 @@ func (o *reportOptions) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noDefaultClaim, "no-default-claim", false, "leave out the claim rate(v1) > rate(v2) > … over the variants in manifest order")
 	fs.Float64Var(&o.level, "level", report.DefaultLevel, "confidence level of intervals (tests use α = 1 − level)")
 	fs.IntVar(&o.traceRows, "trace-rows", report.DefaultTraceRows, "state changes listed before each traced failure's first violation")
+	fs.StringVar(&o.chordAttr, "chord-attribution", "", "add the Chord attribution section from this chord-attribution.model `DATASET`")
+	fs.StringVar(&o.chordPerfect, "chord-perfect", "", "with --chord-attribution: the chord-perfect.model `DATASET`")
 }
 
 // run executes weft report with the dataset directories args.
@@ -67,7 +72,19 @@ func (o *reportOptions) run(args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := report.WriteFile(o.out, rep.Render(lib)); err != nil {
+	page := rep.Render(lib)
+	if o.chordAttr != "" {
+		a, err := chordcheck.Attribute(o.chordAttr, o.chordPerfect)
+		if err != nil {
+			return exitUsage, err
+		}
+		section, err := report.ChordAttributionSection(a)
+		if err != nil {
+			return exitUsage, err
+		}
+		page = report.InsertSections(page, section)
+	}
+	if err := report.WriteFile(o.out, page); err != nil {
 		return exitUsage, err
 	}
 	fmt.Fprintf(w, "wrote %s: %d variants, %d traced failures\n", o.out, len(rep.Rates), len(rep.Traces))

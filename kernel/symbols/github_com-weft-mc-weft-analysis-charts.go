@@ -18,6 +18,7 @@ func init() {
 		"DefaultWidth":          reflect.ValueOf(constant.MakeFromLiteral("900", token.INT, 0)),
 		"Drift":                 reflect.ValueOf(charts.Drift),
 		"EchartsVersion":        reflect.ValueOf(constant.MakeFromLiteral("\"5.4.3\"", token.STRING, 0)),
+		"Effects":               reflect.ValueOf(charts.Effects),
 		"FindLibrary":           reflect.ValueOf(charts.FindLibrary),
 		"Invariants":            reflect.ValueOf(charts.Invariants),
 		"JSDirEnv":              reflect.ValueOf(constant.MakeFromLiteral("\"WEFT_JS_DIR\"", token.STRING, 0)),
@@ -43,6 +44,7 @@ func init() {
 		// type definitions
 		"Chart":           reflect.ValueOf((*charts.Chart)(nil)),
 		"DepthCount":      reflect.ValueOf((*charts.DepthCount)(nil)),
+		"EffectBar":       reflect.ValueOf((*charts.EffectBar)(nil)),
 		"InvariantCount":  reflect.ValueOf((*charts.InvariantCount)(nil)),
 		"Library":         reflect.ValueOf((*charts.Library)(nil)),
 		"Outcome":         reflect.ValueOf((*charts.Outcome)(nil)),

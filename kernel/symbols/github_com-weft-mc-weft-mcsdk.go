@@ -46,6 +46,7 @@ func init() {
 		"FaultEvent":        reflect.ValueOf((*mcsdk.FaultEvent)(nil)),
 		"FaultPrecondition": reflect.ValueOf((*mcsdk.FaultPrecondition)(nil)),
 		"FaultSpec":         reflect.ValueOf((*mcsdk.FaultSpec)(nil)),
+		"Latency":           reflect.ValueOf((*mcsdk.Latency)(nil)),
 		"NetworkSpec":       reflect.ValueOf((*mcsdk.NetworkSpec)(nil)),
 		"Param":             reflect.ValueOf((*mcsdk.Param)(nil)),
 		"PartitionSpec":     reflect.ValueOf((*mcsdk.PartitionSpec)(nil)),

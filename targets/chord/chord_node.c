@@ -32,11 +32,17 @@
  * connect, a connection reset/closed before the reply arrived, or a death
  * notice from the environment's failure detector, itself delayed.
  *
- * CHORD_FIX selects which pointer adoptions consult that knowledge:
- *   0  none (the 2001 protocol)
+ * CHORD_CHECKS selects which pointer adoptions consult that knowledge, one
+ * bit per check (any of the 16 masks):
  *   1  stabilize refuses a known-dead new successor
- *   2  stabilize, reconcile, update's promotion and the GETSUCC/FIND
- *      responder all refuse known-dead nodes
+ *   2  reconcile refuses a known-dead succ2
+ *   4  update does not promote a known-dead succ2
+ *   8  the GETSUCC/FIND responder leaves known-dead nodes out of its list
+ * CHORD_FIX names three of the masks, the levels of the experiment:
+ *   0  none (the 2001 protocol)                    CHORD_CHECKS = 0
+ *   1  the single stabilize fix                    CHORD_CHECKS = 1
+ *   2  the full discipline (all four checks)       CHORD_CHECKS = 15
+ * Defining both is an error; defining neither builds level 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,12 +58,42 @@
 #include <time.h>
 #include <unistd.h>
 
+#define CHECK_STABILIZE 1 /* stabilize's adoption of the successor's predecessor */
+#define CHECK_RECONCILE 2 /* reconcile's adoption of the successor's successor */
+#define CHECK_UPDATE 4    /* update's promotion of succ2 */
+#define CHECK_RESPONDER 8 /* the GETSUCC/FIND responder's reported list */
+
+#if defined(CHORD_CHECKS) && defined(CHORD_FIX)
+#error "define CHORD_CHECKS or CHORD_FIX, not both"
+#endif
+#ifndef CHORD_CHECKS
 #ifndef CHORD_FIX
 #define CHORD_FIX 2
 #endif
-#if CHORD_FIX < 0 || CHORD_FIX > 2
+#if CHORD_FIX == 0
+#define CHORD_CHECKS 0
+#elif CHORD_FIX == 1
+#define CHORD_CHECKS CHECK_STABILIZE
+#elif CHORD_FIX == 2
+#define CHORD_CHECKS (CHECK_STABILIZE | CHECK_RECONCILE | CHECK_UPDATE | CHECK_RESPONDER)
+#else
 #error "CHORD_FIX must be 0, 1 or 2"
 #endif
+#endif
+#if CHORD_CHECKS < 0 || CHORD_CHECKS > 15
+#error "CHORD_CHECKS must be a mask of 4 bits, 0 to 15"
+#endif
+/* The level a mask names, as printed in the start line, or -1. */
+#if CHORD_CHECKS == 0
+#define CHORD_LEVEL 0
+#elif CHORD_CHECKS == CHECK_STABILIZE
+#define CHORD_LEVEL 1
+#elif CHORD_CHECKS == 15
+#define CHORD_LEVEL 2
+#else
+#define CHORD_LEVEL (-1)
+#endif
+#define CHECKING(bit) ((CHORD_CHECKS & (bit)) != 0)
 
 #define RING_BITS 6
 #define RING_SIZE (1 << RING_BITS)
@@ -161,8 +197,8 @@ static int index_of(int32_t id)
 }
 
 /*
- * The successor list this node reports to others.  At level 2 the responder
- * leaves out nodes it knows to be dead.
+ * The successor list this node reports to others.  With CHECK_RESPONDER the
+ * responder leaves out nodes it knows to be dead.
  */
 static void reported_list(int32_t out[2])
 {
@@ -171,7 +207,7 @@ static void reported_list(int32_t out[2])
 
 	out[0] = out[1] = -1;
 	for (int i = 0; i < 2; i++) {
-		if (list[i] < 0 || (CHORD_FIX >= 2 && is_dead(list[i])))
+		if (list[i] < 0 || (CHECKING(CHECK_RESPONDER) && is_dead(list[i])))
 			continue;
 		out[n++] = list[i];
 	}
@@ -184,7 +220,7 @@ static void stabilize_adopt(int32_t x)
 {
 	if (x < 0 || !between(chord_id, x, succ))
 		return;
-	if (CHORD_FIX >= 1 && is_dead(x))
+	if (CHECKING(CHECK_STABILIZE) && is_dead(x))
 		return;
 	set_pointer(&succ, "succ", x);
 }
@@ -194,7 +230,7 @@ static void reconcile(int32_t y)
 {
 	if (y < 0 || (y == succ && succ != chord_id))
 		return;
-	if (CHORD_FIX >= 2 && is_dead(y))
+	if (CHECKING(CHECK_RECONCILE) && is_dead(y))
 		return;
 	set_pointer(&succ2, "succ2", y);
 }
@@ -204,7 +240,7 @@ static void update(void)
 {
 	if (!is_dead(succ) || succ2 < 0)
 		return;
-	if (CHORD_FIX >= 2 && is_dead(succ2))
+	if (CHECKING(CHECK_UPDATE) && is_dead(succ2))
 		return;
 	set_pointer(&succ, "succ", succ2);
 	set_pointer(&succ2, "succ2", -1);
@@ -656,8 +692,12 @@ int main(int argc, char **argv)
 		perror("chord_node: listen");
 		return 1;
 	}
-	printf("node %d: start index %d fix %d succ %d succ2 %d pred %d\n", chord_id, cfg.index,
-	       CHORD_FIX, succ, succ2, pred);
+	if (CHORD_LEVEL >= 0)
+		printf("node %d: start index %d fix %d succ %d succ2 %d pred %d\n", chord_id, cfg.index,
+		       CHORD_LEVEL, succ, succ2, pred);
+	else
+		printf("node %d: start index %d checks %d succ %d succ2 %d pred %d\n", chord_id,
+		       cfg.index, CHORD_CHECKS, succ, succ2, pred);
 	rc = run();
 	printf("node %d: final succ %d succ2 %d pred %d dead %#llx\n", chord_id, succ, succ2, pred,
 	       (unsigned long long)known_dead);
