@@ -62,21 +62,6 @@ func substituteDefault(id int, m *model.Model) []string {
 // start launches a fresh world.
 func (t *target) start() (*supervisor.World, error) { return supervisor.Start(t.cfg) }
 
-// replay launches a fresh world and applies path.
-func (t *target) replay(path []Action) (*supervisor.World, error) {
-	w, err := t.start()
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range path {
-		if err := w.Apply(a); err != nil {
-			w.Close()
-			return nil, err
-		}
-	}
-	return w, nil
-}
-
 // observation is what the checker sees at a quiescent point.
 type observation struct {
 	state   model.State

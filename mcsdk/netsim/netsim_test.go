@@ -167,7 +167,7 @@ func TestHashCanonical(t *testing.T) {
 		copy(out[:], h.Sum(nil))
 		return out
 	}
-	if build(false) != build(false) {
+	if first, again := build(false), build(false); first != again {
 		t.Fatal("equal histories hash differently")
 	}
 	if build(false) == build(true) {
