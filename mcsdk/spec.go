@@ -295,7 +295,7 @@ func (v *specCheck) faults() {
 	}
 	if f.NoticeLatency != "" {
 		if f.Notice == "" {
-			v.at("faults.notice_latency", nil, "faults.notice_latency needs faults.notice (the line a death notice sends)")
+			v.at("faults.notice_latency", nil, "faults.notice_latency needs notice (the line a death notice sends)")
 		}
 		d := v.dist("faults.notice_latency", "faults.notice_latency", string(f.NoticeLatency))
 		v.s.notice = &d

@@ -95,9 +95,6 @@ func ParseAction(s string) (Action, error) {
 	default:
 		err = fmt.Errorf("unknown kind")
 	}
-	if err == nil && (a.Chan < 0 || a.Index < 0 || a.Node < 0 || a.Req < 0) {
-		err = fmt.Errorf("negative index")
-	}
 	if err != nil {
 		return Action{}, fmt.Errorf("bad action %q: %v", s, err)
 	}
