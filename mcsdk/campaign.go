@@ -102,6 +102,9 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 	if opts.RunID == "" {
 		opts.RunID = "run1"
 	}
+	if err := withChecks(m, &opts.Registry, &opts.Preconditions); err != nil {
+		return nil, err
+	}
 	if opts.Registry != nil {
 		if err := m.Bind(opts.Registry); err != nil {
 			return nil, err

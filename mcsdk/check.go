@@ -83,6 +83,9 @@ func (r *CheckResult) StatesPerSecond() float64 {
 // shortest one (unless FirstFound). An error is returned only for problems with the model or the
 // tool; a target's misbehaviour is a verdict.
 func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
+	if err := withChecks(m, &opts.Registry, &opts.Preconditions); err != nil {
+		return nil, err
+	}
 	if opts.Registry != nil {
 		if err := m.Bind(opts.Registry); err != nil {
 			return nil, err

@@ -70,6 +70,10 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 	if m.Hash != p.ModelHash {
 		return nil, fmt.Errorf("model %s changed since the path was saved (hash %.12s, recorded %.12s)", m.Path, m.Hash, p.ModelHash)
 	}
+	var pre map[string]FaultPrecondition
+	if err := withChecks(m, &reg, &pre); err != nil {
+		return nil, err
+	}
 	if reg != nil {
 		if err := m.Bind(reg); err != nil {
 			return nil, err

@@ -23,4 +23,6 @@ mid=$(date +%s.%N)
 bin/weft campaign targets/chord/chord-perfect.model --seeds "$seeds" --variants orig,fix1,fix2 --out "$perfect"
 end=$(date +%s.%N)
 echo "wall time: 16 masks $(echo "$mid - $start" | bc) s, perfect detection $(echo "$end - $mid" | bc) s, on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-bin/chord-attribution --perfect "$perfect" --chart build/chord-attribution.html "$attr" | tee build/chord-attribution.md
+bin/chord-attribution --perfect "$perfect" --chart build/chord-attribution.html --section build/chord-attribution-section.html "$attr" | tee build/chord-attribution.md
+# The same analysis as a section of the campaign's report:
+#   bin/weft report "$attr" --section build/chord-attribution-section.html -o build/chord-attribution-report.html

@@ -61,7 +61,7 @@ func init() {
 				out = "datasets/" + strings.TrimSuffix(baseName(args[0]), ".model")
 			}
 			opts := mcsdk.CampaignOptions{Variants: splitList(variants), Seeds: seeds, FirstSeed: firstSeed, Out: out, Jobs: jobs,
-				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ, Registry: registry(), Preconditions: preconditions()}
+				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ}
 			if shard != "" {
 				if opts.ShardK, opts.ShardN, err = dataset.ParseShard(shard); err != nil {
 					return exitUsage, err

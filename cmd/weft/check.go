@@ -41,7 +41,7 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
-			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction), Registry: registry(), Preconditions: preconditions()})
+			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction)})
 			if err != nil {
 				return exitUsage, err
 			}
@@ -120,7 +120,7 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	res, err := mcsdk.ReplayPath(m, p, registry())
+	res, err := mcsdk.ReplayPath(m, p, nil)
 	if err != nil {
 		return exitViolated, fmt.Errorf("replay of %s diverged: %v", file, err)
 	}

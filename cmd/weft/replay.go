@@ -56,7 +56,7 @@ func init() {
 				return exitUsage, err
 			}
 			in := watchInterrupts("replay", os.Stderr, interruptGrace)
-			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
 			if sig := in.stop(); sig != nil {
 				return interrupted("replay", sig, "the replay was abandoned")
 			}
@@ -94,7 +94,7 @@ func init() {
 				return exitUsage, err
 			}
 			in := watchInterrupts("shrink", os.Stderr, interruptGrace)
-			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{Registry: registry(), Preconditions: preconditions()})
+			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{})
 			if sig := in.stop(); sig != nil {
 				return interrupted("shrink", sig, "shrinking was abandoned (nothing written)")
 			}

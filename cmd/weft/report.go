@@ -9,7 +9,6 @@ import (
 
 	"github.com/weft-mc/weft/analysis/charts"
 	"github.com/weft-mc/weft/report"
-	"github.com/weft-mc/weft/targets/chord/chordcheck"
 )
 
 func init() {
@@ -32,8 +31,7 @@ type reportOptions struct {
 	noDefaultClaim bool
 	level          float64
 	traceRows      int
-	chordAttr      string // issue 21: the chord-attribution.model dataset
-	chordPerfect   string // and the chord-perfect.model dataset
+	sections       []string // HTML fragments a target's own analysis wrote
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
@@ -44,8 +42,10 @@ func (o *reportOptions) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noDefaultClaim, "no-default-claim", false, "leave out the claim rate(v1) > rate(v2) > … over the variants in manifest order")
 	fs.Float64Var(&o.level, "level", report.DefaultLevel, "confidence level of intervals (tests use α = 1 − level)")
 	fs.IntVar(&o.traceRows, "trace-rows", report.DefaultTraceRows, "state changes listed before each traced failure's first violation")
-	fs.StringVar(&o.chordAttr, "chord-attribution", "", "add the Chord attribution section from this chord-attribution.model `DATASET`")
-	fs.StringVar(&o.chordPerfect, "chord-perfect", "", "with --chord-attribution: the chord-perfect.model `DATASET`")
+	fs.Func("section", "add this HTML `FILE` as a section of the report (repeatable), e.g. the Chord attribution from targets/chord/attribution --section", func(v string) error {
+		o.sections = append(o.sections, v)
+		return nil
+	})
 }
 
 // run executes weft report with the dataset directories args.
@@ -73,17 +73,15 @@ func (o *reportOptions) run(args []string, w io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	page := rep.Render(lib)
-	if o.chordAttr != "" {
-		a, err := chordcheck.Attribute(o.chordAttr, o.chordPerfect)
+	var sections []string
+	for _, f := range o.sections {
+		b, err := os.ReadFile(f)
 		if err != nil {
 			return exitUsage, err
 		}
-		section, err := report.ChordAttributionSection(a)
-		if err != nil {
-			return exitUsage, err
-		}
-		page = report.InsertSections(page, section)
+		sections = append(sections, string(b))
 	}
+	page = report.InsertSections(page, sections...)
 	if err := report.WriteFile(o.out, page); err != nil {
 		return exitUsage, err
 	}

@@ -56,7 +56,7 @@ func init() {
 				return exitUsage, err
 			}
 			p := newLinePrinter(os.Stdout, m.Nodes)
-			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Registry: registry(), Preconditions: preconditions()}
+			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v}
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}

@@ -19,6 +19,7 @@ func init() {
 		"DefaultLog":      reflect.ValueOf(constant.MakeFromLiteral("\"replies\"", token.STRING, 0)),
 		"DefaultReply":    reflect.ValueOf(constant.MakeFromLiteral("\"ACK (?P<val>-?\\\\d+)\"", token.STRING, 0)),
 		"DefaultSend":     reflect.ValueOf(constant.MakeFromLiteral("\"WRITE {client_val}\\n\"", token.STRING, 0)),
+		"ErrorAt":         reflect.ValueOf(model.ErrorAt),
 		"Int":             reflect.ValueOf(model.Int),
 		"Int16":           reflect.ValueOf(model.Int16),
 		"Int32":           reflect.ValueOf(model.Int32),

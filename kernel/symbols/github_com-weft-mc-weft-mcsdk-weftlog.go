@@ -12,11 +12,15 @@ import (
 func init() {
 	Symbols["github.com/weft-mc/weft/mcsdk/weftlog/weftlog"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Decode":    reflect.ValueOf(weftlog.Decode),
-		"ErrFormat": reflect.ValueOf(&weftlog.ErrFormat).Elem(),
-		"Parse":     reflect.ValueOf(weftlog.Parse),
-		"ReadFile":  reflect.ValueOf(weftlog.ReadFile),
-		"Version":   reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"Decode":         reflect.ValueOf(weftlog.Decode),
+		"DecodeLimited":  reflect.ValueOf(weftlog.DecodeLimited),
+		"ErrFormat":      reflect.ValueOf(&weftlog.ErrFormat).Elem(),
+		"ErrTooLarge":    reflect.ValueOf(&weftlog.ErrTooLarge).Elem(),
+		"MaxDecodedSize": reflect.ValueOf(constant.MakeFromLiteral("268435456", token.INT, 0)),
+		"MaxNodes":       reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
+		"Parse":          reflect.ValueOf(weftlog.Parse),
+		"ReadFile":       reflect.ValueOf(weftlog.ReadFile),
+		"Version":        reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
 
 		// type definitions
 		"Choice":    reflect.ValueOf((*weftlog.Choice)(nil)),

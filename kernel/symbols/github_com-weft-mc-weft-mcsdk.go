@@ -4,31 +4,36 @@ package symbols
 
 import (
 	"github.com/weft-mc/weft/mcsdk"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/weft-mc/weft/mcsdk/mcsdk"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Build":       reflect.ValueOf(mcsdk.Build),
-		"CacheDir":    reflect.ValueOf(mcsdk.CacheDir),
-		"Campaign":    reflect.ValueOf(mcsdk.Campaign),
-		"Check":       reflect.ValueOf(mcsdk.Check),
-		"Error":       reflect.ValueOf(mcsdk.Error),
-		"Globals":     reflect.ValueOf(mcsdk.Globals),
-		"Holds":       reflect.ValueOf(mcsdk.Holds),
-		"Invalid":     reflect.ValueOf(mcsdk.Invalid),
-		"LoadPath":    reflect.ValueOf(mcsdk.LoadPath),
-		"Memory":      reflect.ValueOf(mcsdk.Memory),
-		"ParseAction": reflect.ValueOf(mcsdk.ParseAction),
-		"Replay":      reflect.ValueOf(mcsdk.Replay),
-		"ReplayPath":  reflect.ValueOf(mcsdk.ReplayPath),
-		"Run":         reflect.ValueOf(mcsdk.Run),
-		"SavePath":    reflect.ValueOf(mcsdk.SavePath),
-		"Shrink":      reflect.ValueOf(mcsdk.Shrink),
-		"Summarize":   reflect.ValueOf(mcsdk.Summarize),
-		"ToolVersion": reflect.ValueOf(&mcsdk.ToolVersion).Elem(),
-		"Violated":    reflect.ValueOf(mcsdk.Violated),
+		"Build":                 reflect.ValueOf(mcsdk.Build),
+		"CacheDir":              reflect.ValueOf(mcsdk.CacheDir),
+		"Campaign":              reflect.ValueOf(mcsdk.Campaign),
+		"Check":                 reflect.ValueOf(mcsdk.Check),
+		"DefaultClientWindowUS": reflect.ValueOf(constant.MakeFromLiteral("100000", token.INT, 0)),
+		"Error":                 reflect.ValueOf(mcsdk.Error),
+		"Globals":               reflect.ValueOf(mcsdk.Globals),
+		"Holds":                 reflect.ValueOf(mcsdk.Holds),
+		"Invalid":               reflect.ValueOf(mcsdk.Invalid),
+		"LoadChecks":            reflect.ValueOf(mcsdk.LoadChecks),
+		"LoadPath":              reflect.ValueOf(mcsdk.LoadPath),
+		"Memory":                reflect.ValueOf(mcsdk.Memory),
+		"ParseAction":           reflect.ValueOf(mcsdk.ParseAction),
+		"Replay":                reflect.ValueOf(mcsdk.Replay),
+		"ReplayPath":            reflect.ValueOf(mcsdk.ReplayPath),
+		"Run":                   reflect.ValueOf(mcsdk.Run),
+		"SavePath":              reflect.ValueOf(mcsdk.SavePath),
+		"Shrink":                reflect.ValueOf(mcsdk.Shrink),
+		"Summarize":             reflect.ValueOf(mcsdk.Summarize),
+		"ToolVersion":           reflect.ValueOf(&mcsdk.ToolVersion).Elem(),
+		"ValidateRecording":     reflect.ValueOf(mcsdk.ValidateRecording),
+		"Violated":              reflect.ValueOf(mcsdk.Violated),
 
 		// type definitions
 		"Abstraction":       reflect.ValueOf((*mcsdk.Abstraction)(nil)),

@@ -12,15 +12,14 @@ import (
 func init() {
 	Symbols["github.com/weft-mc/weft/report/report"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Build":                   reflect.ValueOf(report.Build),
-		"ChordAttributionSection": reflect.ValueOf(report.ChordAttributionSection),
-		"DefaultClaim":            reflect.ValueOf(report.DefaultClaim),
-		"DefaultLevel":            reflect.ValueOf(constant.MakeFromLiteral("0.9499999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
-		"DefaultTraceRows":        reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
-		"InsertSections":          reflect.ValueOf(report.InsertSections),
-		"LoadTable":               reflect.ValueOf(report.LoadTable),
-		"Write":                   reflect.ValueOf(report.Write),
-		"WriteFile":               reflect.ValueOf(report.WriteFile),
+		"Build":            reflect.ValueOf(report.Build),
+		"DefaultClaim":     reflect.ValueOf(report.DefaultClaim),
+		"DefaultLevel":     reflect.ValueOf(constant.MakeFromLiteral("0.9499999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
+		"DefaultTraceRows": reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
+		"InsertSections":   reflect.ValueOf(report.InsertSections),
+		"LoadTable":        reflect.ValueOf(report.LoadTable),
+		"Write":            reflect.ValueOf(report.Write),
+		"WriteFile":        reflect.ValueOf(report.WriteFile),
 
 		// type definitions
 		"InvariantCount": reflect.ValueOf((*report.InvariantCount)(nil)),

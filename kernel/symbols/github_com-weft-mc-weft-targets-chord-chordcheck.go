@@ -46,6 +46,7 @@ func init() {
 		"OrderedMerges":       reflect.ValueOf(chordcheck.OrderedMerges),
 		"OrderedRing":         reflect.ValueOf(chordcheck.OrderedRing),
 		"Precondition":        reflect.ValueOf(chordcheck.Precondition),
+		"Preconditions":       reflect.ValueOf(chordcheck.Preconditions),
 		"Registry":            reflect.ValueOf(chordcheck.Registry),
 		"Required":            reflect.ValueOf(chordcheck.Required),
 		"RingMembers":         reflect.ValueOf(chordcheck.RingMembers),

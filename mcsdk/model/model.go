@@ -77,6 +77,9 @@ type Model struct {
 	Binary   string   // absolute path of a prebuilt binary, or ""
 	Args     []string // per-node arguments with {placeholders}; see NodeArgs
 	CFlags   string   // compiler flags common to every variant
+	// Checks are Go source files (absolute paths) of the model's "go:NAME"
+	// invariants and preconditions, loaded by package mcsdk/gocheck.
+	Checks []string
 	BasePort int      // node i listens on BasePort+i
 
 	Variants []Variant // file order; never empty

@@ -208,7 +208,7 @@ func (p *parser) target() {
 		p.errAt(Pos{File: m.Path, Line: 1, Col: 1}, "missing [target] section")
 		return
 	}
-	p.checkKeys("target", t, "nodes", "source", "binary", "args", "cflags", "base_port")
+	p.checkKeys("target", t, "nodes", "source", "binary", "args", "cflags", "base_port", "checks")
 	n, ok := p.getInt(t, "target", "nodes")
 	switch {
 	case !ok && t["nodes"] == nil:
@@ -227,6 +227,7 @@ func (p *parser) target() {
 	}
 	m.CFlags, _ = p.getString(t, "target", "cflags")
 	p.args(t)
+	p.checks(t)
 	p.sourceFiles(t)
 }
 
@@ -247,6 +248,39 @@ func (p *parser) args(t map[string]any) {
 			continue
 		}
 		p.m.Args = append(p.m.Args, s)
+	}
+}
+
+// checks reads target.checks: Go files, relative to the model, that must
+// exist.
+func (p *parser) checks(t map[string]any) {
+	v, ok := t["checks"]
+	if !ok {
+		return
+	}
+	list, ok := v.([]any)
+	if !ok {
+		p.errAt(p.loc.valPos("target.checks"), "target.checks must be an array of Go file names, not %s", tomlType(v))
+		return
+	}
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok || !strings.HasSuffix(s, ".go") {
+			p.errAt(p.loc.valPos("target.checks"), "target.checks[%d] must be the name of a .go file, not %v", i, e)
+			continue
+		}
+		path := s
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.m.Dir, s)
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		if _, err := os.Stat(path); err != nil {
+			p.errAt(p.loc.valPos("target.checks"), "target.checks[%d]: %v", i, err)
+			continue
+		}
+		p.m.Checks = append(p.m.Checks, path)
 	}
 }
 

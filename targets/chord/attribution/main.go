@@ -30,8 +30,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	perfect := fs.String("perfect", "", "the dataset of chord-perfect.model (variants orig, fix1, fix2)")
 	chart := fs.String("chart", "", "write the attribution chart (offline HTML) to this file")
 	asJSON := fs.Bool("json", false, "print the analysis as JSON")
+	section := fs.String("section", "", "write the analysis as a weft report section (HTML) to this file, for weft report --section")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attribution [--perfect DIR] [--chart FILE] [--json] DIR\n\nthe 16-mask attribution, intention-to-treat comparison and perfect-detection rates of the Chord target\n\nflags (before or after the argument):")
+		fmt.Fprintln(stderr, "usage: attribution [--perfect DIR] [--chart FILE] [--section FILE] [--json] DIR\n\nthe 16-mask attribution, intention-to-treat comparison and perfect-detection rates of the Chord target\n\nflags (before or after the argument):")
 		fs.PrintDefaults()
 	}
 	var dirs []string
@@ -63,6 +64,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stderr, "wrote", *chart)
+	}
+	if *section != "" {
+		html, err := a.ReportSection()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*section, []byte(html), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", *section)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -237,3 +237,26 @@ func (a *Attribution) perfectSections() []Section {
 	}
 	return []Section{rates, paired}
 }
+
+// ReportSection renders the analysis as one section of a weft report page
+// (weft report --section FILE): the 16-mask table, the main effects and
+// interactions with their charts, the intention-to-treat comparison of the
+// levels, the cause of each invalid run, and perfect failure detection.
+// The page's stylesheet styles its tables; the charts need the page's
+// echarts.
+func (a *Attribution) ReportSection() (string, error) {
+	cs, err := a.Charts()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("<section id=\"chord-attribution\">\n<h2>Chord beyond the seed: which liveness check does what</h2>\n")
+	b.WriteString("<p class=\"note\">From " + html.EscapeString(a.Dir) + ". The spec's rate (violated / valid) is unchanged; " +
+		"the intention-to-treat outcome counts a run as failed if it is violated or invalid, and compares variants seed by seed.</p>\n")
+	b.WriteString(a.HTML())
+	for _, c := range cs {
+		b.WriteString("<div class=\"chart\">" + c.Element() + "</div>\n")
+	}
+	b.WriteString("</section>\n")
+	return b.String(), nil
+}

@@ -14,7 +14,7 @@ package chordcheck
 
 import (
 	"fmt"
-	"slices"
+	"sort"
 )
 
 // None is the value of an unset pointer.
@@ -130,7 +130,7 @@ func newView(nodes []Node) view {
 		v.byID[n.ID] = n
 		v.ids = append(v.ids, n.ID)
 	}
-	slices.Sort(v.ids)
+	sort.Ints(v.ids)
 	return v
 }
 
@@ -166,7 +166,7 @@ func (v view) bestSucc(id int) int {
 // next (a pointer function returning None where it is undefined).
 func (v view) follows(next func(int) int, from, to int) bool {
 	cur := from
-	for range len(v.ids) {
+	for k := 0; k < len(v.ids); k++ {
 		cur = next(cur)
 		if cur == None {
 			return false

@@ -1,9 +1,6 @@
 package chordcheck
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // AtLeastOneRing holds when some member reaches itself by BestSucc.
 // (Zave 2012, OneOrderedRing: "some ringMembers".)
@@ -55,7 +52,7 @@ func ConnectedAppendages(nodes []Node) (ok bool, why string) {
 	v := newView(nodes)
 	ring := v.ringMembers()
 	for _, a := range Appendages(nodes) {
-		if !slices.ContainsFunc(ring, func(r int) bool { return v.reaches(a, r) }) {
+		if !anyOf(ring, func(r int) bool { return v.reaches(a, r) }) {
 			return false, fmt.Sprintf("appendage %d reaches no ring member", a)
 		}
 	}
@@ -69,7 +66,7 @@ func ConnectedAppendages(nodes []Node) (ok bool, why string) {
 func OrderedAppendages(nodes []Node) (ok bool, why string) {
 	v := newView(nodes)
 	ring := v.ringMembers()
-	isRing := func(id int) bool { return slices.Contains(ring, id) }
+	isRing := func(id int) bool { return anyOf(ring, func(r int) bool { return r == id }) }
 	appendSucc := func(id int) int {
 		if isRing(id) {
 			return None
@@ -161,7 +158,7 @@ func ValidSuccessorList(nodes []Node) (ok bool, why string) {
 // must have a live member as m.Succ. Evaluate it on the lists as they are
 // at the moment of death. (Zave 2012, fact MemberCanFail.)
 func Precondition(nodes []Node, failingID int) (ok bool, why string) {
-	after := slices.Clone(nodes)
+	after := append([]Node(nil), nodes...)
 	found := false
 	for i := range after {
 		if after[i].ID == failingID {
@@ -182,4 +179,16 @@ func Precondition(nodes []Node, failingID int) (ok bool, why string) {
 		}
 	}
 	return true, ""
+}
+
+// anyOf reports whether some id in ids satisfies f. (Plain loops rather
+// than the generic slices package, so that weft's interpreter, which loads
+// these checks from the model, runs them unchanged.)
+func anyOf(ids []int, f func(int) bool) bool {
+	for _, id := range ids {
+		if f(id) {
+			return true
+		}
+	}
+	return false
 }

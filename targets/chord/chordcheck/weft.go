@@ -55,3 +55,9 @@ func CrashPrecondition(s model.State, node int) (bool, string) {
 	}
 	return Precondition(nodes, nodes[node].ID)
 }
+
+// Preconditions exposes the fault preconditions to weft models as
+// "go:NAME" (precondition = "go:CrashPrecondition").
+func Preconditions() map[string]func(model.State, int) (bool, string) {
+	return map[string]func(model.State, int) (bool, string){"CrashPrecondition": CrashPrecondition}
+}

@@ -1,0 +1,40 @@
+package mcsdk
+
+import (
+	"github.com/weft-mc/weft/mcsdk/gocheck"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// LoadChecks loads the Go invariants and fault preconditions a model's
+// target.checks files define (package gocheck interprets them), for
+// "go:NAME" references. A model without checks gives empty tables.
+func LoadChecks(m *model.Model) (model.Registry, map[string]FaultPrecondition, error) {
+	c, err := gocheck.Load(m.Checks)
+	if err != nil {
+		return nil, nil, err
+	}
+	pre := make(map[string]FaultPrecondition, len(c.Preconditions))
+	for name, f := range c.Preconditions {
+		pre[name] = f
+	}
+	return c.Registry, pre, nil
+}
+
+// withChecks fills a nil registry and preconditions from the model's own
+// checks, so that a model that names its Go checks needs nothing else.
+func withChecks(m *model.Model, reg *model.Registry, pre *map[string]FaultPrecondition) error {
+	if len(m.Checks) == 0 || (*reg != nil && *pre != nil) {
+		return nil
+	}
+	r, p, err := LoadChecks(m)
+	if err != nil {
+		return err
+	}
+	if *reg == nil {
+		*reg = r
+	}
+	if *pre == nil {
+		*pre = p
+	}
+	return nil
+}
