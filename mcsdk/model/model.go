@@ -72,15 +72,15 @@ type Model struct {
 	Dir  string // filepath.Dir(Path)
 	Hash string // sha256 hex of the file bytes
 
-	Nodes    int
-	Source   string   // absolute path of the C source, or ""
-	Binary   string   // absolute path of a prebuilt binary, or ""
-	Args     []string // per-node arguments with {placeholders}; see NodeArgs
-	CFlags   string   // compiler flags common to every variant
+	Nodes  int
+	Source string   // absolute path of the C source, or ""
+	Binary string   // absolute path of a prebuilt binary, or ""
+	Args   []string // per-node arguments with {placeholders}; see NodeArgs
+	CFlags string   // compiler flags common to every variant
 	// Checks are Go source files (absolute paths) of the model's "go:NAME"
 	// invariants and preconditions, loaded by package mcsdk/gocheck.
-	Checks []string
-	BasePort int      // node i listens on BasePort+i
+	Checks   []string
+	BasePort int // node i listens on BasePort+i
 
 	Variants []Variant // file order; never empty
 	State    []StateVar
