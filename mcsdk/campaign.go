@@ -293,10 +293,16 @@ func (c *campaign) one(j job) {
 		if res.Verdict != Holds || c.opts.RecordAll {
 			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
-				err = werr
-			} else {
-				row.RecordingPath = rel
+				// Without its recording the row is not kept: a resumed
+				// campaign reruns the seed.
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				if c.err == nil {
+					c.err = fmt.Errorf("recording of %s seed %d: %w", j.variant, j.seed, werr)
+				}
+				return
 			}
+			row.RecordingPath = rel
 		}
 	}
 	c.mu.Lock()

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -60,7 +61,11 @@ func TestManifestRoundTrip(t *testing.T) {
 	if got.FormatVersion != Version || got.End.IsZero() || len(got.Machines) != 1 || got.Machines[0].CPUs < 1 {
 		t.Errorf("manifest not completed by the writer: %+v", got)
 	}
-	if want := []FileEntry{{Name: fileName(1), Rows: 10}}; !reflect.DeepEqual(got.Files, want) {
+	sum, err := fileSHA256(filepath.Join(dir, fileName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []FileEntry{{Name: fileName(1), Rows: 10, SHA256: sum}}; !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("manifest files %+v, want %+v", got.Files, want)
 	}
 	got.FormatVersion, got.End, got.Machines, got.Files = 0, m.End, nil, nil
@@ -69,6 +74,9 @@ func TestManifestRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/" + RecordingsDir); err != nil {
 		t.Errorf("recordings dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ReserveName)); err == nil {
+		t.Error("Close left the reserve file behind")
 	}
 }
 

@@ -45,11 +45,13 @@ type Manifest struct {
 	Machines []Machine `json:"machines"`
 	// MergedFrom lists the input directories of a merged dataset.
 	MergedFrom []string `json:"merged_from,omitempty"`
-	// Files lists the verdict files with their row counts; the writer
-	// adds each file after writing it. Readers refuse a dataset in which
-	// a listed file is missing or holds another number of rows (e.g. an
-	// interrupted copy). A file written just before a crash may be
-	// missing from the list; it is complete and is read.
+	// Files lists the verdict files with their row counts and sha256;
+	// the writer adds each file after writing it. Readers read exactly
+	// the listed files and refuse a dataset in which a listed file is
+	// missing, differs from its checksum or holds another number of rows
+	// (an interrupted copy, a flipped bit). Any other file is ignored: a
+	// file written just before a crash, before the manifest named it,
+	// is not part of the dataset (a resumed campaign reruns its rows).
 	Files []FileEntry `json:"files,omitempty"`
 }
 
@@ -57,6 +59,9 @@ type Manifest struct {
 type FileEntry struct {
 	Name string `json:"name"`
 	Rows int64  `json:"rows"`
+	// SHA256 is the hex sha256 of the file's bytes ("" only in datasets
+	// written before checksums were recorded).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Variant is one build of the model under test.

@@ -43,11 +43,15 @@ func Merge(out string, in ...string) (res MergeResult, err error) {
 	if len(in) == 0 {
 		return res, errors.New("dataset: nothing to merge")
 	}
+	// Open checks every input (manifest, checksums, files) before out
+	// is created.
 	mans := make([]Manifest, len(in))
 	for i, dir := range in {
-		if mans[i], err = ReadManifest(dir); err != nil {
+		d, err := Open(dir)
+		if err != nil {
 			return res, err
 		}
+		mans[i] = d.Manifests[0]
 	}
 	m, err := mergeManifests(in, mans)
 	if err != nil {
