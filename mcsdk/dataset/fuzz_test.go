@@ -19,6 +19,7 @@ const goldenDir = "testdata/golden-v1"
 func TestGoldenV1(t *testing.T) {
 	want := sampleRows(12, "run1")
 	if *update {
+		t.Fatal("testdata/golden-v1 is format 1; this package writes format 2: keep the committed files")
 		must(t, os.RemoveAll(goldenDir))
 		w, err := Create(goldenDir, testManifest(12))
 		must(t, err)
@@ -34,6 +35,9 @@ func TestGoldenV1(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(goldenDir, r.RecordingPath)); r.RecordingPath != "" && err != nil {
 			t.Errorf("golden recording: %v", err)
 		}
+	}
+	for i := range want {
+		want[i] = v1Only(want[i])
 	}
 	got, err := ReadRows(goldenDir)
 	must(t, err)
@@ -73,4 +77,11 @@ func FuzzReadIPC(f *testing.F) {
 			}
 		}
 	})
+}
+
+// v1Only returns r without the columns format 1 lacks.
+func v1Only(r Row) Row {
+	r.Faults, r.Latency, r.Order, r.FirstViolations = nil, "", "", nil
+	r.MessagesSent, r.MessagesDelivered, r.MessagesDropped, r.MessagesDuplicated, r.MessagesHeld = nil, nil, nil, nil, nil
+	return r
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -29,6 +30,12 @@ type Manifest struct {
 	ModelPath string `json:"model_path"`
 	// ModelHash is the hex sha256 of the model file.
 	ModelHash string `json:"model_hash"`
+	// ModelText is the model file itself, so the dataset explains itself
+	// when the file has changed or is elsewhere.
+	ModelText string `json:"model_text,omitempty"`
+	// FaultModel describes the faults and network the runs drew from (the
+	// model's [faults] and [network] sections, as JSON).
+	FaultModel string `json:"fault_model,omitempty"`
 	// Variants lists every variant rows may name, with its binary's hash.
 	Variants []Variant `json:"variants"`
 	// Seeds are the seed ranges the campaign covers.
@@ -41,6 +48,9 @@ type Manifest struct {
 	// Start when zero; Close sets End.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end,omitzero"`
+	// Sessions are the spans during which a writer wrote the dataset (the
+	// first campaign, then each resumption); see ComputeTime.
+	Sessions []Session `json:"sessions,omitempty"`
 	// Machines lists where the rows were produced (several after Merge).
 	Machines []Machine `json:"machines"`
 	// MergedFrom lists the input directories of a merged dataset.
@@ -68,6 +78,49 @@ type FileEntry struct {
 type Variant struct {
 	Name       string `json:"name"`
 	BinaryHash string `json:"binary_hash"`
+	// CFlags are the variant's compiler flags, as the model gives them.
+	CFlags string `json:"cflags,omitempty"`
+}
+
+// Session is one span of writing: from opening a writer to its last write
+// or Close.
+type Session struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
+	// Seeds are the seed ranges this session was asked to cover.
+	Seeds []SeedRange `json:"seeds,omitempty"`
+}
+
+// ComputeTime is the time the dataset's writers were at work: the sum of
+// its sessions, without the pauses between a campaign and its
+// resumptions. Without sessions (older datasets) it is End − Start.
+func (m *Manifest) ComputeTime() time.Duration {
+	if len(m.Sessions) == 0 {
+		if m.Start.IsZero() || m.End.IsZero() {
+			return 0
+		}
+		return m.End.Sub(m.Start)
+	}
+	var d time.Duration
+	for _, s := range m.Sessions {
+		if !s.End.IsZero() && s.End.After(s.Start) {
+			d += s.End.Sub(s.Start)
+		}
+	}
+	return d
+}
+
+// SeedsText formats seed ranges as "0–49" or "0–39, 100–109".
+func SeedsText(rs []SeedRange) string {
+	var parts []string
+	for _, r := range rs {
+		if r.Hi-r.Lo == 1 {
+			parts = append(parts, fmt.Sprint(r.Lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", r.Lo, r.Hi-1))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // SeedRange is the half-open seed interval [Lo, Hi).

@@ -368,6 +368,12 @@ func (d *dicts) unify(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer cols[ve].Release()
+	// A format 1 file lacks the later columns: they read as null.
+	for _, f := range fields()[len(cols):] {
+		null := array.MakeArrayOfNull(d.mem, f.Type, int(rec.NumRows()))
+		defer null.Release()
+		cols = append(cols, null)
+	}
 	return array.NewRecordBatch(Schema(), cols, rec.NumRows()), nil
 }
 

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -76,6 +78,9 @@ func Create(dir string, m Manifest, opts ...Option) (*Writer, error) {
 	if len(m.Machines) == 0 {
 		m.Machines = []Machine{HostMachine()}
 	}
+	if len(m.Sessions) == 0 {
+		m.Sessions = []Session{{Start: m.Start, Seeds: normalizeSeeds(m.Seeds)}}
+	}
 	if err := m.check(); err != nil {
 		return nil, err
 	}
@@ -113,6 +118,7 @@ func OpenAppend(dir string, opts ...Option) (*Writer, error) {
 	if err := makeReserve(dir); err != nil {
 		return nil, err
 	}
+	m.Sessions = append(m.Sessions, Session{Start: time.Now().UTC()})
 	w := newWriter(dir, m, opts)
 	for _, f := range d.files {
 		w.seq = max(w.seq, fileSeq(f))
@@ -121,6 +127,40 @@ func OpenAppend(dir string, opts ...Option) (*Writer, error) {
 		w.done.add(rows[i].Key())
 	}
 	return w, nil
+}
+
+// Extend records that this session covers seeds, runs and variants,
+// perhaps beyond what the dataset held (a campaign grown from 40 to 50
+// seeds, or given a new variant): the manifest's seed ranges become the
+// union, new runs and variants are added. A variant already listed must
+// keep its binary hash.
+func (w *Writer) Extend(seeds []SeedRange, runs []string, variants []Variant) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.m
+	m.Variants = slices.Clone(m.Variants)
+	for _, v := range variants {
+		h, ok := m.binaryHash(v.Name)
+		switch {
+		case !ok:
+			m.Variants = append(m.Variants, v)
+		case h != v.BinaryHash:
+			return fmt.Errorf("dataset: %s: variant %s has binary hash %.12s, the dataset %.12s", w.dir, v.Name, v.BinaryHash, h)
+		}
+	}
+	m.Seeds = normalizeSeeds(append(slices.Clone(m.Seeds), seeds...))
+	m.Runs = uniqueInOrder(append(slices.Clone(m.Runs), runs...))
+	m.Sessions = slices.Clone(m.Sessions)
+	if n := len(m.Sessions); n > 0 {
+		m.Sessions[n-1].Seeds = normalizeSeeds(seeds)
+	}
+	if err := writeManifest(w.dir, &m); err != nil {
+		return err
+	}
+	w.m = m
+	w.dicts.release()
+	w.dicts = newDicts(memory.DefaultAllocator, m.VariantNames())
+	return nil
 }
 
 func newWriter(dir string, m Manifest, opts []Option) *Writer {
@@ -235,10 +275,13 @@ func (w *Writer) writeBuffer() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	rec, err := w.dicts.encode(w.buf)
+	slices.SortFunc(w.buf, compareRows)
+	enc, err := w.dicts.encode(w.buf)
 	if err != nil {
 		return err
 	}
+	defer enc.Release()
+	rec := array.NewRecordBatch(schemaWith(metadataOf([]Manifest{w.m})), enc.Columns(), enc.NumRows())
 	defer rec.Release()
 	name := w.nextName()
 	h := sha256.New()
@@ -259,6 +302,7 @@ func (w *Writer) writeBuffer() error {
 	files := append(slices.Clip(w.m.Files), FileEntry{Name: name, Rows: int64(len(w.buf)), SHA256: hex.EncodeToString(h.Sum(nil))})
 	m := w.m
 	m.Files = files
+	m.Sessions = stampSession(m.Sessions)
 	if err := writeManifest(w.dir, &m); err != nil {
 		os.Remove(filepath.Join(w.dir, name)) // unlisted, it would be ignored anyway
 		return err
@@ -297,6 +341,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	w.dicts.release()
 	w.m.End = time.Now().UTC()
+	w.m.Sessions = stampSession(w.m.Sessions)
 	if err := writeManifest(w.dir, &w.m); err != nil {
 		return err
 	}
@@ -305,6 +350,20 @@ func (w *Writer) Close() error {
 		full = w.full
 	}
 	return full
+}
+
+// stampSession returns ss with the last session ending now.
+func stampSession(ss []Session) []Session {
+	ss = slices.Clone(ss)
+	if n := len(ss); n > 0 {
+		ss[n-1].End = time.Now().UTC()
+	}
+	return ss
+}
+
+// compareRows orders rows by variant name, seed, then run.
+func compareRows(a, b Row) int {
+	return cmp.Or(cmp.Compare(a.Variant, b.Variant), cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
 }
 
 // ReserveName is the hidden file a writer keeps in the dataset directory
