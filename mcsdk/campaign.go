@@ -132,7 +132,11 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 			return nil, err
 		}
 		bins[name] = b
-		man.Variants = append(man.Variants, dataset.Variant{Name: b.Variant, BinaryHash: b.Hash})
+		v, _ := m.Variant(name)
+		man.Variants = append(man.Variants, dataset.Variant{Name: b.Variant, BinaryHash: b.Hash, CFlags: v.CFlags})
+	}
+	if err := describeModel(&man, m); err != nil {
+		return nil, err
 	}
 	w, done, err := openDataset(opts.Out, man)
 	if err != nil {
@@ -194,7 +198,14 @@ func openDataset(dir string, man dataset.Manifest) (*dataset.Writer, map[dataset
 		return nil, nil, err
 	}
 	w, err := dataset.OpenAppend(dir, dataset.FlushEvery(64))
-	return w, done, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// A grown or resumed campaign: the manifest covers the union.
+	if err := w.Extend(man.Seeds, man.Runs, man.Variants); err != nil {
+		return nil, nil, err
+	}
+	return w, done, nil
 }
 
 type campaign struct {
@@ -290,6 +301,7 @@ func (c *campaign) one(j job) {
 		for _, p := range res.Params {
 			row.Detail += fmt.Sprintf("%s%s=%s", sep(row.Detail), p.Name, p.Value)
 		}
+		fillStructured(&row, res)
 		if res.Verdict != Holds || c.opts.RecordAll {
 			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {

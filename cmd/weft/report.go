@@ -34,7 +34,8 @@ type reportOptions struct {
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "the report `FILE` to write (required)")
+	fs.StringVar(&o.out, "o", "", "the report `FILE` to write (required; also --out)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
 	fs.Var(&o.claims, "claim", "a claim to evaluate besides the default ordering claim, e.g. \"rate(fix2) <= 2%\" (repeatable)")
 	fs.StringVar(&o.claimsFile, "claims", "", "`FILE` of claims, one per line (# comments)")
 	fs.StringVar(&o.title, "title", "", "the report's title (default: Falsification report: MODEL)")

@@ -118,6 +118,9 @@ func OpenAppend(dir string, opts ...Option) (*Writer, error) {
 	if err := makeReserve(dir); err != nil {
 		return nil, err
 	}
+	if err := upgrade(dir, &m, d.files); err != nil {
+		return nil, err
+	}
 	m.Sessions = append(m.Sessions, Session{Start: time.Now().UTC()})
 	w := newWriter(dir, m, opts)
 	for _, f := range d.files {
@@ -350,6 +353,35 @@ func (w *Writer) Close() error {
 		full = w.full
 	}
 	return full
+}
+
+// upgrade makes the manifest of an older format one of this format
+// before rows of this format are added: every verdict file it read is
+// listed with its checksum.
+func upgrade(dir string, m *Manifest, files []string) error {
+	if m.FormatVersion >= Version {
+		return nil
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		if slices.ContainsFunc(m.Files, func(f FileEntry) bool { return f.Name == name && f.SHA256 != "" }) {
+			continue
+		}
+		v, err := openVerdictFile(memory.DefaultAllocator, path)
+		if err != nil {
+			return err
+		}
+		rows := v.rows
+		v.close()
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return fmt.Errorf("dataset: %w", err)
+		}
+		m.Files = slices.DeleteFunc(m.Files, func(f FileEntry) bool { return f.Name == name })
+		m.Files = append(m.Files, FileEntry{Name: name, Rows: rows, SHA256: sum})
+	}
+	m.FormatVersion = Version
+	return writeManifest(dir, m)
 }
 
 // stampSession returns ss with the last session ending now.
