@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"math"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/weft-mc/weft/analysis/charts"
 	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // style is the page's whole stylesheet, inlined.
@@ -30,7 +32,18 @@ pre { background: #f6f8fa; padding: .7em 1em; overflow-x: auto; }
 .inconclusive { color: #9a6700; font-weight: 600; }
 tr.violation td { background: #ffebe9; }
 tr.fault td { background: #fff8c5; }
-.chart { margin: 1em 0; }
+.chart { margin: 1em 0; break-inside: avoid; page-break-inside: avoid; }
+.seqdiag { margin: 1em 0; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
+.seqdiag svg { max-width: 100%; height: auto; }
+pre.model { max-height: 24em; overflow: auto; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 11pt; }
+  h2 { break-before: auto; break-after: avoid; }
+  h3, caption { break-after: avoid; }
+  table, pre, section.trace > p { break-inside: avoid; }
+  pre.model { max-height: none; overflow: visible; }
+  .runs-filter { display: none; }
+}
 `
 
 // page accumulates the report's HTML.
@@ -86,7 +99,8 @@ func (p *page) intro(r *Report) {
 	}
 }
 
-// sources lists each dataset's manifest.
+// sources lists each dataset's manifest: what was run, with which faults,
+// on which seeds and machines, and what each invariant means.
 func (p *page) sources(r *Report) {
 	p.f("<h2>Model and variants</h2>\n")
 	for _, s := range r.Sources {
@@ -96,7 +110,7 @@ func (p *page) sources(r *Report) {
 			{"campaign", m.CampaignID}, {"model", m.ModelPath}, {"model sha256", m.ModelHash},
 			{"seeds", seedRanges(m.Seeds)}, {"runs", strings.Join(m.Runs, ", ")}, {"rows", fmt.Sprint(len(s.Rows))},
 			{"tool version", m.ToolVersion}, {"machines", machines(m.Machines)},
-			{"started", stamp(m.Start)}, {"ended", stamp(m.End)}, {"wall time", wallTime(m)},
+			{"started", stamp(m.Start)}, {"ended", stamp(m.End)}, {"compute time", computeTime(m)},
 		}
 		if len(m.MergedFrom) > 0 {
 			kv = append(kv, [2]string{"merged from", strings.Join(m.MergedFrom, ", ")})
@@ -104,21 +118,62 @@ func (p *page) sources(r *Report) {
 		for _, e := range kv {
 			p.f("<tr><th>%s</th><td>%s</td></tr>\n", esc(e[0]), esc(e[1]))
 		}
-		p.f("</tbody>\n</table>\n<table class=\"binaries\">\n<thead><tr><th>variant</th><th>binary sha256</th></tr></thead>\n<tbody>\n")
+		p.f("</tbody>\n</table>\n<table class=\"binaries\">\n<thead><tr><th>variant</th><th>compiler flags</th><th>binary sha256</th></tr></thead>\n<tbody>\n")
 		for _, v := range m.Variants {
-			p.f("<tr><td>%s</td><td><code>%s</code></td></tr>\n", esc(v.Name), esc(v.BinaryHash))
+			flags := v.CFlags
+			if flags == "" {
+				flags = "(none)"
+			}
+			p.f("<tr><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>\n", esc(v.Name), esc(flags), esc(v.BinaryHash))
 		}
 		p.f("</tbody>\n</table>\n")
+		p.modelFacts(m)
 	}
 }
 
-func seedRanges(rs []dataset.SeedRange) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%d–%d", r.Lo, r.Hi-1)
+// modelFacts states the fault model and the invariants' meanings, read
+// from the model text the manifest carries.
+func (p *page) modelFacts(m dataset.Manifest) {
+	if m.FaultModel != "" {
+		p.f("<p><strong>Fault and network model</strong> (the model's <code>[faults]</code> and <code>[network]</code> sections):</p>\n<pre class=\"faultmodel\">%s</pre>\n", esc(faultModelText(m.FaultModel)))
 	}
-	return strings.Join(parts, ", ")
+	if m.ModelText == "" {
+		p.f("<p class=\"note\">This dataset predates manifests that carry the model text: the fault model and the invariants' meanings are in %s.</p>\n", esc(m.ModelPath))
+		return
+	}
+	mod, err := model.Parse(m.ModelPath, []byte(m.ModelText))
+	if err != nil {
+		p.f("<p class=\"note\">The model text in the manifest does not parse: %s</p>\n", esc(err.Error()))
+		return
+	}
+	if len(mod.Invariants) > 0 {
+		p.f("<table class=\"invariant-meanings\">\n<caption>What each invariant means</caption>\n<thead><tr><th>invariant</th><th>holds when</th></tr></thead>\n<tbody>\n")
+		for _, inv := range mod.Invariants {
+			what := inv.Src
+			if inv.Go != "" {
+				what = "the Go predicate " + inv.Go + " (registered by the target's checker)"
+			}
+			p.f("<tr><td>%s</td><td><code>%s</code></td></tr>\n", esc(inv.Name), esc(what))
+		}
+		p.f("</tbody>\n</table>\n")
+	}
+	p.f("<details><summary>The model file</summary>\n<pre class=\"model\">%s</pre>\n</details>\n", esc(m.ModelText))
 }
+
+// faultModelText prints the fault model JSON indented, or as it is.
+func faultModelText(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+func seedRanges(rs []dataset.SeedRange) string { return dataset.SeedsText(rs) }
 
 func machines(ms []dataset.Machine) string {
 	parts := make([]string, len(ms))
@@ -135,11 +190,17 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func wallTime(m dataset.Manifest) string {
-	if m.Start.IsZero() || m.End.IsZero() {
+// computeTime is the time the campaign's writers worked, without the
+// pauses between a campaign and its resumptions.
+func computeTime(m dataset.Manifest) string {
+	d := m.ComputeTime()
+	if d == 0 {
 		return "—"
 	}
-	return m.End.Sub(m.Start).Round(time.Millisecond).String()
+	if len(m.Sessions) > 1 {
+		return fmt.Sprintf("%s in %d sessions", d.Round(time.Millisecond), len(m.Sessions))
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // pct formats a proportion as a percentage with two decimals.
@@ -165,18 +226,37 @@ func (p *page) variants(r *Report) {
 	p.chart(r.figs.rates)
 }
 
-// invariants writes the violations by invariant.
+// invariants writes the violated runs by the set of invariants they
+// broke (each run once, so the counts add up to the rates table's) and,
+// for reference, by single invariant.
 func (p *page) invariants(r *Report) {
 	p.f("<h2>Violations by invariant</h2>\n")
-	if len(r.ByInvariant) == 0 {
+	if len(r.BySet) == 0 {
 		p.f("<p>No run violated an invariant.</p>\n")
 		return
 	}
-	p.f("<table class=\"invariants\">\n<thead><tr><th>variant</th><th>invariant</th><th>violating runs</th></tr></thead>\n<tbody>\n")
-	for _, ic := range r.ByInvariant {
-		p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td></tr>\n", esc(ic.Variant), esc(ic.Invariant), ic.Runs)
+	p.f("<table class=\"invariant-sets\">\n<thead><tr><th>variant</th><th>invariants broken</th><th>violating runs</th></tr></thead>\n<tbody>\n")
+	for _, v := range r.Table.Variants {
+		n := 0
+		for _, s := range r.BySet {
+			if s.Variant == v.Variant {
+				p.f("<tr data-set-variant=\"%s\"><td>%s</td><td>%s</td><td class=\"num\">%d</td></tr>\n", esc(v.Variant), esc(v.Variant), esc(s.Label()), s.Runs)
+				n += s.Runs
+			}
+		}
+		if n == 0 {
+			p.f("<tr data-set-variant=\"%s\"><td>%s</td><td>none</td><td class=\"num\">0</td></tr>\n", esc(v.Variant), esc(v.Variant))
+		}
 	}
-	p.f("</tbody>\n</table>\n<p class=\"note\">A run may violate several invariants.</p>\n")
+	p.f("</tbody>\n</table>\n<p class=\"note\">Each violated run is counted once, under the set of invariants it broke, so a variant's rows add up to its violated runs in the table above.")
+	if len(r.ByInvariant) > 0 {
+		var parts []string
+		for _, ic := range r.ByInvariant {
+			parts = append(parts, fmt.Sprintf("%s %s: %d", ic.Variant, ic.Invariant, ic.Runs))
+		}
+		p.f(" Per single invariant (a run breaking two counts under both): %s.", esc(strings.Join(parts, "; ")))
+	}
+	p.f("</p>\n")
 	p.chart(r.figs.invariants)
 }
 
@@ -186,7 +266,7 @@ func (p *page) outcomes(r *Report) {
 }
 
 func (p *page) statistics(r *Report) {
-	p.f("<h2>Statistics</h2>\n%s\n", r.Summary.HTML())
+	p.f("<h2>Statistics</h2>\n%s\n", withoutFirstTable(r.Summary.HTML()))
 	if r.figs.drift != nil {
 		p.f("<h3>Drift across runs</h3>\n")
 		p.chart(r.figs.drift)
@@ -227,6 +307,9 @@ func (p *page) trace(t *Trace) {
 	p.f("<section class=\"trace\" data-variant=\"%s\" data-seed=\"%d\">\n<h3>%s, seed %d (run %s)</h3>\n", esc(t.Variant), t.Seed, esc(t.Variant), t.Seed, esc(t.Run))
 	p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
 	p.chart(t.Timeline)
+	if len(t.Sequence) > 0 {
+		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
+	}
 	p.f("<table class=\"recent\">\n<caption>The last %d state changes and faults up to the first violation</caption>\n<thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead>\n<tbody>\n", len(t.Recent))
 	for _, e := range t.Recent {
 		class := ""
@@ -243,6 +326,26 @@ func (p *page) trace(t *Trace) {
 		p.f("%s\n", esc(c))
 	}
 	p.f("</pre>\n</section>\n")
+}
+
+// withoutFirstTable drops the summary's first table, the violation rates,
+// which the variant table at the top already shows: the page states each
+// table once.
+func withoutFirstTable(h string) string {
+	i := strings.Index(h, "<table>")
+	j := strings.Index(h, "</table>\n")
+	if i < 0 || j < i {
+		return h
+	}
+	rest := h[j+len("</table>\n"):]
+	for strings.HasPrefix(rest, "<p class=\"note\">") {
+		k := strings.Index(rest, "</p>\n")
+		if k < 0 {
+			break
+		}
+		rest = rest[k+len("</p>\n"):]
+	}
+	return h[:i] + rest
 }
 
 // maxErrors bounds the rows of the error table.

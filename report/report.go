@@ -43,7 +43,8 @@ type Report struct {
 	Rates       []VariantRate        // the variant table, in Table order
 	Summary     analysis.Summary     // the standard statistics
 	Claims      analysis.ClaimReport // default ordering claim first, then Options.Claims
-	ByInvariant []InvariantCount     // violating runs per variant and invariant
+	ByInvariant []InvariantCount     // violating runs per variant and invariant (a run may count under several)
+	BySet       []ViolationSet       // violating runs per variant and set of invariants (each run once)
 	Traces      []*Trace             // one per variant with a traceable violation, in Table order
 	Untraced    map[string]string    // variant → why it has no traced failure (variants with violations only)
 	// Notes explain what the report left out and why.
@@ -82,6 +83,7 @@ func Build(dirs []string, opt Options) (*Report, error) {
 		return nil, err
 	}
 	r.ByInvariant = invariantCounts(srcs, tab.Variants)
+	r.BySet = violationSets(srcs, tab.Variants)
 	r.traceFailures(srcs, run, opt.TraceRows)
 	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
 		return nil, err

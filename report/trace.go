@@ -34,6 +34,9 @@ type Trace struct {
 	// Timeline is the recording's timeline up to FirstViolationStep; nil
 	// when the recording holds no event to draw.
 	Timeline *charts.Chart
+	// Sequence is the run's message sequence diagram (SVG) up to the first
+	// violation, drawn from the recording alone.
+	Sequence []byte
 	// Commands reproduce and inspect the run.
 	Commands []string
 }
@@ -110,6 +113,11 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 		c.Title = fmt.Sprintf("%s seed %d: declared state up to the first violation (step %d)", row.Variant, row.Seed, step)
 		t.Timeline = c
 	}
+	svg, err := SequenceSVG(rec, DefaultSequenceSteps)
+	if err != nil {
+		return nil, err
+	}
+	t.Sequence = svg
 	t.Commands = reproduceCommands(t)
 	return t, nil
 }
@@ -209,6 +217,7 @@ func reproduceCommands(t *Trace) []string {
 	cmds := []string{
 		"weft replay " + rec,
 		fmt.Sprintf("weft trace %s --from %d --to %d", rec, from, t.FirstViolationStep),
+		fmt.Sprintf("weft trace %s --svg diagram.svg", rec),
 	}
 	if t.ModelPath != "" {
 		cmds = append(cmds, fmt.Sprintf("weft run %s --variant %s --seed %d", shellQuote(t.ModelPath), shellQuote(t.Variant), t.Seed))
