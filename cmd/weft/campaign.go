@@ -26,28 +26,39 @@ func init() {
 		runID     string
 		shard     string
 		recordAll bool
+		record    string
 		determ    bool
 		asJSON    bool
 	)
 	register(&command{
 		name:    "campaign",
-		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--check-determinism] [--json]",
+		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--record failing|all] [--check-determinism] [--json]",
 		summary: "seeded runs of every seed × variant into an Arrow dataset (resumable), with recordings of failing runs",
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&seeds, "seeds", 0, "number of seeds (default: the model's [campaign] seeds)")
 			fs.IntVar(&firstSeed, "first-seed", 0, "first seed")
-			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all)")
-			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes")
+			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all; also --variant)")
+			fs.StringVar(&variants, "variant", "", "same as --variants")
+			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes (also -o)")
+			fs.StringVar(&out, "o", "", "same as --out")
 			fs.IntVar(&jobs, "j", 0, "parallel runs (default: the number of cores)")
 			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
 			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
-			fs.BoolVar(&recordAll, "record-all", false, "write a recording for every run, not only failing ones")
+			fs.BoolVar(&recordAll, "record-all", false, "same as --record all")
+			fs.StringVar(&record, "record", "failing", "which runs get a recording: `failing` (not holds) or all (for weft report --all)")
 			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")
+			}
+			switch record {
+			case "all":
+				recordAll = true
+			case "failing":
+			default:
+				return exitUsage, fmt.Errorf("--record %q: want failing or all", record)
 			}
 			m, err := model.Load(args[0])
 			if err != nil {

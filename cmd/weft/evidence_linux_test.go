@@ -62,6 +62,18 @@ func TestGrownCampaignAndDuckDB(t *testing.T) {
 	if m.ModelText != string(model0) || !strings.Contains(m.FaultModel, `"crashes":1`) {
 		t.Errorf("manifest model text (%d bytes) or fault model %q wrong", len(m.ModelText), m.FaultModel)
 	}
+	html := filepath.Join(t.TempDir(), "report.html")
+	if o, e, code := weft(t, "report", out, "--out", html); code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, o, e)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<th>compute time</th><td>" + m.ComputeTime().Round(time.Millisecond).String() + " in 2 sessions</td>"
+	if !strings.Contains(string(page), "<th>seeds</th><td>0–49</td>") || !strings.Contains(string(page), want) {
+		t.Errorf("the report of the grown campaign does not say seeds 0–49 and %q", want)
+	}
 	rows, err := dataset.ReadRows(out)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +81,7 @@ func TestGrownCampaignAndDuckDB(t *testing.T) {
 	if len(rows) != 100 {
 		t.Fatalf("%d rows, want 2 variants × 50 seeds", len(rows))
 	}
-	want := map[string][]float64{}
+	means := map[string][]float64{}
 	for _, r := range rows {
 		crash := slices.IndexFunc(r.Faults, func(f dataset.Fault) bool { return f.Kind == "crash" && f.Node == 2 })
 		if r.Latency != "uniform:1000-20000" || crash < 0 || r.MessagesDelivered == nil || *r.MessagesDelivered == 0 {
@@ -80,10 +92,10 @@ func TestGrownCampaignAndDuckDB(t *testing.T) {
 			if len(r.FirstViolations) == 0 || r.FirstViolations[0].At == nil {
 				t.Errorf("%s seed %d: violated without a first violation time per invariant", r.Variant, r.Seed)
 			}
-			want[r.Variant] = append(want[r.Variant], float64(r.Faults[crash].At/time.Microsecond))
+			means[r.Variant] = append(means[r.Variant], float64(r.Faults[crash].At/time.Microsecond))
 		}
 	}
-	if len(want) == 0 {
+	if len(means) == 0 {
 		t.Fatal("no violated run in 100: the query would prove nothing")
 	}
 	pq := filepath.Join(t.TempDir(), "election.parquet")
@@ -91,11 +103,11 @@ func TestGrownCampaignAndDuckDB(t *testing.T) {
 		t.Fatalf("export: exit %d\n%s\n%s", code, o, e)
 	}
 	got := duckQuery(t, pq)
-	if len(got.Means) != len(want) {
-		t.Fatalf("DuckDB gives %d variants, Go %d", len(got.Means), len(want))
+	if len(got.Means) != len(means) {
+		t.Fatalf("DuckDB gives %d variants, Go %d", len(got.Means), len(means))
 	}
 	for _, g := range got.Means {
-		xs := want[g.Variant]
+		xs := means[g.Variant]
 		var sum float64
 		for _, x := range xs {
 			sum += x
