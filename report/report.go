@@ -30,7 +30,12 @@ type Options struct {
 	// TraceRows is how many state changes and faults each traced failure
 	// lists (DefaultTraceRows when zero).
 	TraceRows int
-	_         struct{}
+	// AllRuns adds the run browser: every run with its verdict and fault
+	// schedule, filterable, each opening its diagram and events when it
+	// has a recording (campaigns run with --record all have one for every
+	// run).
+	AllRuns bool
+	_       struct{}
 }
 
 // Report is the content of a falsification report, computed from the
@@ -47,6 +52,7 @@ type Report struct {
 	BySet       []ViolationSet       // violating runs per variant and set of invariants (each run once)
 	Traces      []*Trace             // one per variant with a traceable violation, in Table order
 	Untraced    map[string]string    // variant → why it has no traced failure (variants with violations only)
+	Runs        []RunEntry           // every run, when Options.AllRuns
 	// Notes explain what the report left out and why.
 	Notes []string
 
@@ -85,6 +91,9 @@ func Build(dirs []string, opt Options) (*Report, error) {
 	r.ByInvariant = invariantCounts(srcs, tab.Variants)
 	r.BySet = violationSets(srcs, tab.Variants)
 	r.traceFailures(srcs, run, opt.TraceRows)
+	if opt.AllRuns {
+		r.allRuns(srcs, run)
+	}
 	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
 		return nil, err
 	}

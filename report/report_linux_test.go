@@ -463,3 +463,65 @@ func checkScreenshot(t *testing.T, shot []byte) {
 		t.Errorf("the screenshot (%dx%d, %d colours, %.2f%% ink) does not show a drawn report", b.Dx(), b.Dy(), len(colours), 100*share)
 	}
 }
+
+// TestRunBrowser builds the report with AllRuns over an election campaign
+// recorded in full: every run is listed with its verdict and fault
+// schedule, every run opens its sequence diagram and events, and in
+// headless Chromium the filter shows exactly the violated runs.
+func TestRunBrowser(t *testing.T) {
+	lib := requireLibrary(t)
+	dir := filepath.Join(t.TempDir(), "election")
+	m, err := model.Load("../targets/election/election.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 30, Out: dir, Jobs: 2, RecordAll: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build([]string{dir}, Options{AllRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := r.Render(lib)
+	rows := readRows(t, []string{dir})
+	violated := 0
+	for _, row := range rows {
+		if row.Verdict == dataset.Violated {
+			violated++
+		}
+		e := RunEntry{Row: row.Row, Run: row.RunID}
+		line := fmt.Sprintf(`<tr class="run" data-verdict="%s" data-run-variant="%s"><td>%s</td><td class="num">%d</td>`, row.Verdict, row.Variant, row.Variant, row.Seed)
+		for _, want := range []string{line, html.EscapeString(FaultsText(row.Faults)), fmt.Sprintf(`<details class="run-detail" id="%s">`, e.ID()), `href="#` + e.ID() + `"`} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s seed %d: the run browser lacks %q", row.Variant, row.Seed, want)
+			}
+		}
+		if !strings.Contains(FaultsText(row.Faults), "crash n2") {
+			t.Errorf("%s seed %d: fault schedule %q lacks the crash of n2", row.Variant, row.Seed, FaultsText(row.Faults))
+		}
+	}
+	if got := bytes.Count(page, []byte(`<details class="run-detail"`)); got != len(rows) {
+		t.Errorf("%d runs open a diagram, want all %d", got, len(rows))
+	}
+	chromium, err := browsertest.Chromium()
+	if err != nil {
+		browsertest.Require(t)
+	}
+	ready := fmt.Sprintf(`window.weftFilterRuns && weftFilterRuns("", "violated", "") === "%d of %d runs"`, violated, len(rows))
+	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, ReadyExpr: ready})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	path := filepath.Join(t.TempDir(), "runs.html")
+	if err := WriteFile(path, page); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := res.Problems(); len(ps) > 0 || !res.Settled {
+		t.Errorf("run browser in Chromium: settled %v (filter to violated runs), problems %v", res.Settled, ps)
+	}
+}

@@ -15,7 +15,7 @@ func init() {
 	o := &reportOptions{}
 	register(&command{
 		name:    "report",
-		usage:   "report DATASET… -o FILE.html [--claim C]… [--claims FILE] [--title T] [--no-default-claim]",
+		usage:   "report DATASET… -o FILE.html [--all] [--claim C]… [--claims FILE] [--title T] [--no-default-claim]",
 		summary: "a standalone, offline HTML falsification report: manifests, rates, tests, charts, claims and a traced failure per variant",
 		flags:   o.declare,
 		run:     func(args []string) (int, error) { return o.run(args, os.Stdout) },
@@ -31,6 +31,7 @@ type reportOptions struct {
 	noDefaultClaim bool
 	level          float64
 	traceRows      int
+	all            bool
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
@@ -42,6 +43,7 @@ func (o *reportOptions) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noDefaultClaim, "no-default-claim", false, "leave out the claim rate(v1) > rate(v2) > … over the variants in manifest order")
 	fs.Float64Var(&o.level, "level", report.DefaultLevel, "confidence level of intervals (tests use α = 1 − level)")
 	fs.IntVar(&o.traceRows, "trace-rows", report.DefaultTraceRows, "state changes listed before each traced failure's first violation")
+	fs.BoolVar(&o.all, "all", false, "add a run browser: every run with its verdict and fault schedule, filterable, each opening its sequence diagram and events (campaign --record all records every run)")
 }
 
 // run executes weft report with the dataset directories args.
@@ -60,7 +62,7 @@ func (o *reportOptions) run(args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows})
+	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows, AllRuns: o.all})
 	if err != nil {
 		return exitUsage, err
 	}
