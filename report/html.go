@@ -312,7 +312,7 @@ func (p *page) trace(t *Trace) {
 	if len(t.Sequence) > 0 {
 		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
 	}
-	p.f("<table class=\"recent\">\n<caption>The last %d state changes and faults up to the first violation</caption>\n<thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead>\n<tbody>\n", len(t.Recent))
+	p.f("<table class=\"recent\">\n<caption>Every fault and the last state changes up to the first violation (%d rows)</caption>\n<thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead>\n<tbody>\n", len(t.Recent))
 	for _, e := range t.Recent {
 		class := ""
 		switch {

@@ -282,8 +282,17 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 		if n := strings.Count(sec, `data-weft-chart="sequence"`); n != 1 {
 			t.Errorf("traced failure of %s has %d sequence diagrams, want 1", v, n)
 		}
-		if n := strings.Count(sec, "<tr"); n < 2 || n > DefaultTraceRows+1 {
-			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows)
+		faults := 0
+		for _, e := range rec.Events {
+			if (e.Kind == "crash" || e.Kind == "restart") && e.Step <= rec.Verdict.FirstViolationStep {
+				faults++
+				if w := html.EscapeString(fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)); !strings.Contains(sec, w) {
+					t.Errorf("traced failure of %s seed %d does not list the fault %q before the violation", v, r.Seed, w)
+				}
+			}
+		}
+		if n := strings.Count(sec, "<tr"); n < 2 || n > DefaultTraceRows+faults+1 {
+			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows+faults)
 		}
 	}
 }

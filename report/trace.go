@@ -131,17 +131,28 @@ func shown(kind string) bool {
 	return false
 }
 
-// recentChanges returns the last n state changes and faults at or before
-// step, oldest first.
+// recentChanges returns what the table of a traced failure lists, oldest
+// first: every fault (crash, restart, invalid) at or before step, since a
+// failure usually starts there, and the last n state changes up to step.
 func recentChanges(events []weftlog.Event, step, n int) []weftlog.Event {
-	var out []weftlog.Event
-	for _, e := range events {
-		if shown(e.Kind) && (step < 0 || e.Step <= step) {
-			out = append(out, e)
+	var states []int
+	for i, e := range events {
+		if e.Kind == "state" && (step < 0 || e.Step <= step) {
+			states = append(states, i)
 		}
 	}
-	if len(out) > n {
-		out = out[len(out)-n:]
+	from := -1
+	if len(states) > n {
+		from = states[len(states)-n]
+	}
+	var out []weftlog.Event
+	for i, e := range events {
+		if !shown(e.Kind) || (step >= 0 && e.Step > step) {
+			continue
+		}
+		if e.Kind != "state" || i >= from {
+			out = append(out, e)
+		}
 	}
 	return out
 }
