@@ -305,20 +305,21 @@ func (c *campaign) one(j job) {
 		if res.Verdict != Holds || c.opts.RecordAll {
 			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
-				// Without its recording the row is not kept: a resumed
-				// campaign reruns the seed.
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				if c.err == nil {
-					c.err = fmt.Errorf("recording of %s seed %d: %w", j.variant, j.seed, werr)
-				}
-				return
+				// The verdict is kept (the writer's reserve takes it on a
+				// full disk); the recording can be made again by rerunning
+				// the seed. The campaign stops.
+				row.Detail += sep(row.Detail) + "recording not written (" + werr.Error() + "): weft run reproduces it"
+				err = fmt.Errorf("recording of %s seed %d: %w", j.variant, j.seed, werr)
+			} else {
+				row.RecordingPath = rel
 			}
-			row.RecordingPath = rel
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err != nil && row.Verdict != dataset.Error && c.err == nil {
+		c.err = err
+	}
 	if werr := c.w.Write(row); werr != nil && c.err == nil {
 		c.err = werr
 	}
