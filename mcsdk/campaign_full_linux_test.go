@@ -86,3 +86,26 @@ func verdicts(t *testing.T, dir string) map[dataset.Key]string {
 	}
 	return out
 }
+
+// TestResumeIntoReadOnlyRunsNothing: resuming a campaign into a dataset on
+// a read-only mount fails before the first run. Needs root (mount).
+func TestResumeIntoReadOnlyRunsNothing(t *testing.T) {
+	m := loadTarget(t, "election/election.model")
+	out := filepath.Join(t.TempDir(), "election")
+	if _, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 4, Out: out, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount(out, out, "", unix.MS_BIND, ""); err != nil {
+		t.Fatalf("bind mount (needs root): %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(out, unix.MNT_DETACH) })
+	if err := unix.Mount("", out, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remount read-only: %v", err)
+	}
+	ran := 0
+	_, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 20, Out: out, Jobs: 2,
+		Progress: func(mcsdk.CampaignProgress) { ran++ }})
+	if !errors.Is(err, syscall.EROFS) || ran != 0 {
+		t.Fatalf("resume into a read-only dataset: %v after %d runs; want a read-only error before any run", err, ran)
+	}
+}
