@@ -17,7 +17,8 @@ const DefaultSequenceSteps = 80
 // dropped) message, crashes, restarts, notices and declared-state changes
 // on the lifelines, and the first violation across them. It covers the
 // last steps steps up to the first violation (the whole run when it has
-// none); steps <= 0 means all of them.
+// none); steps <= 0 means all of them. A node crashed before the window
+// starts with a dashed lifeline.
 //
 // Recordings of this version record deliveries, not sends: an arrow is
 // drawn level at its delivery unless the recording has "send" events
@@ -43,6 +44,23 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	}
 	if from > 0 {
 		s.Note = fmt.Sprintf("steps %d–%d of the recording; earlier steps are not drawn (weft trace lists them)", from, last)
+	}
+	down := map[int]bool{}
+	for _, e := range rec.Events {
+		if e.Step >= from {
+			break
+		}
+		switch e.Kind {
+		case "crash":
+			down[e.Node] = true
+		case "restart":
+			down[e.Node] = false
+		}
+	}
+	for i := range len(s.Nodes) {
+		if down[i] {
+			s.Down = append(s.Down, nodeName(i))
+		}
 	}
 	sends := map[[2]int][]weftlog.Event{}
 	for _, e := range rec.Events {

@@ -75,7 +75,12 @@ func TestSequenceFromRecording(t *testing.T) {
 		t.Error("the diagram must be self-contained, without script")
 	}
 	// A window of 2 steps keeps only steps 5 and 6.
-	if w := SequenceOf(rec, 2); len(w.Messages) != 2 || !strings.Contains(w.Note, "steps 5–6") {
-		t.Errorf("2-step window: %d messages, note %q", len(w.Messages), w.Note)
+	if w := SequenceOf(rec, 2); len(w.Messages) != 2 || !strings.Contains(w.Note, "steps 5–6") || len(w.Down) != 0 {
+		t.Errorf("2-step window: %d messages, note %q, down %v", len(w.Messages), w.Note, w.Down)
+	}
+	// n2 crashes at step 2 and restarts at step 3: a window from step 3 on
+	// starts with it down only if it has not restarted yet.
+	if w := SequenceOf(rec, 4); len(w.Down) != 1 || w.Down[0] != "n2" {
+		t.Errorf("window from step 3: down %v, want [n2] (crashed at step 2, restarting at step 3)", w.Down)
 	}
 }

@@ -184,6 +184,9 @@ func timelineEvents(events []weftlog.Event, step int) []charts.TraceEvent {
 			te.Kind = charts.KindRestart
 		case e.Kind == "invalid":
 			te.Kind, te.Value = charts.KindFault, "invalid: "+e.Value
+		case e.Kind == "partition", e.Kind == "heal":
+			// Shaded across every panel (recordings that record them).
+			te.Kind, te.Node, te.Value = e.Kind, "", e.Value
 		case e.Kind == "deliver" && changed[e.Step]:
 			te.Kind, te.Value = charts.KindDeliver, deliveryText(e)
 		default:

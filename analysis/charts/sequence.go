@@ -20,6 +20,8 @@ type Sequence struct {
 	Marks    []Mark
 	// Note is printed under the title (e.g. what was left out).
 	Note string
+	// Down lists the nodes already crashed when the diagram starts.
+	Down []string
 	_    struct{}
 }
 
@@ -181,7 +183,7 @@ func (d *svgDoc) lifelines(s Sequence, rows []row, x func(string) int, y func(ro
 		d.f(`<rect x="%d" y="%d" width="90" height="22" rx="4" fill="#ddf4ff" stroke="#0969da"/>`+"\n", x(n)-45, seqTop-30)
 		d.f(`<text x="%d" y="%d" text-anchor="middle" font-weight="600">%s</text>`+"\n", x(n), seqTop-15, esc(n))
 		top := seqTop - 8
-		down := false
+		down := slices.Contains(s.Down, n)
 		for _, mk := range s.Marks {
 			if mk.Node != n || (mk.Kind != MarkCrash && mk.Kind != MarkRestart) {
 				continue
