@@ -379,6 +379,8 @@ func (p *page) runBrowser(r *Report) {
 		}
 		open := "no recording"
 		switch {
+		case r.runLink != nil && e.Recording != "":
+			open = fmt.Sprintf("<a href=\"%s\">open</a>", esc(r.runLink(e)))
 		case len(e.Diagram) > 0:
 			open = fmt.Sprintf("<a href=\"#%s\">open</a>", e.ID())
 		case e.Recording != "":
@@ -395,13 +397,39 @@ func (p *page) runBrowser(r *Report) {
 			continue
 		}
 		p.f("<details class=\"run-detail\" id=\"%s\"><summary>%s seed %d (run %s): %s — <code>%s</code></summary>\n", e.ID(), esc(e.Row.Variant), e.Row.Seed, esc(e.Run), esc(e.Row.Verdict), esc(e.Recording))
-		p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
-		for _, ev := range e.Events {
-			p.f("<tr><td class=\"num\">%d</td><td class=\"num\">%.3f</td><td><code>%s</code></td></tr>\n", ev.Step, float64(ev.T)/1000, esc(eventText(ev)))
-		}
-		p.f("</tbody></table>\n</details>\n")
+		p.runDetail(e)
+		p.f("</details>\n")
 	}
 	p.f("<script type=\"text/javascript\">%s</script>\n", runFilterJS)
+}
+
+// runDetail writes a run's diagram and events.
+func (p *page) runDetail(e *RunEntry) {
+	p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
+	for _, ev := range e.Events {
+		p.f("<tr><td class=\"num\">%d</td><td class=\"num\">%.3f</td><td><code>%s</code></td></tr>\n", ev.Step, float64(ev.T)/1000, esc(eventText(ev)))
+	}
+	p.f("</tbody></table>\n")
+}
+
+// RunPage renders one run's page for weft serve: its verdict, fault
+// schedule, sequence diagram and events (e must be loaded, see Load).
+func RunPage(e *RunEntry, back string) []byte {
+	var p page
+	title := fmt.Sprintf("%s seed %d (run %s): %s", e.Row.Variant, e.Row.Seed, e.Run, e.Row.Verdict)
+	p.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n%s\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", charts.CSPMeta, esc(title), style)
+	p.f("<p><a href=\"%s\">← every run</a></p>\n<h1>%s</h1>\n", esc(back), esc(title))
+	p.f("<p>Invariants: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
+	p.runDetail(e)
+	p.f("</body>\n</html>\n")
+	return []byte(p.String())
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // runFilterJS filters the run table as the user types and opens a run's

@@ -35,6 +35,10 @@ type Options struct {
 	// has a recording (campaigns run with --record all have one for every
 	// run).
 	AllRuns bool
+	// RunLink, if set, is where each recorded run of the run browser
+	// links to (weft serve's per-run pages); the page then embeds no
+	// diagrams.
+	RunLink func(*RunEntry) string
 	_       struct{}
 }
 
@@ -57,6 +61,7 @@ type Report struct {
 	Notes []string
 
 	defaultClaim bool // Claims.Results[0] is the default ordering claim
+	runLink      func(*RunEntry) string
 	figs         reportCharts
 }
 
@@ -92,7 +97,8 @@ func Build(dirs []string, opt Options) (*Report, error) {
 	r.BySet = violationSets(srcs, tab.Variants)
 	r.traceFailures(srcs, run, opt.TraceRows)
 	if opt.AllRuns {
-		r.allRuns(srcs, run)
+		r.allRuns(srcs, run, opt.RunLink == nil)
+		r.runLink = opt.RunLink
 	}
 	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
 		return nil, err

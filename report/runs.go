@@ -46,7 +46,7 @@ func anchor(s string) string {
 
 // allRuns lists every row of the datasets, variants in table order, then
 // seed and run; failing runs get their diagrams first.
-func (r *Report) allRuns(srcs []Source, run runFunc) {
+func (r *Report) allRuns(srcs []Source, run runFunc, embed bool) {
 	order := map[string]int{}
 	for i, v := range r.Table.Variants {
 		order[v.Variant] = i
@@ -63,6 +63,9 @@ func (r *Report) allRuns(srcs []Source, run runFunc) {
 	slices.SortStableFunc(r.Runs, func(a, b RunEntry) int {
 		return cmp.Or(cmp.Compare(order[a.Row.Variant], order[b.Row.Variant]), cmp.Compare(a.Row.Seed, b.Row.Seed), cmp.Compare(a.Run, b.Run))
 	})
+	if !embed {
+		return
+	}
 	idx := make([]int, 0, len(r.Runs))
 	for i := range r.Runs {
 		if r.Runs[i].Recording != "" {
@@ -97,6 +100,22 @@ func verdictRank(v string) int {
 		return 1
 	}
 	return 2
+}
+
+// Load reads the run's recording and draws its diagram.
+func (e *RunEntry) Load() error {
+	if e.Recording == "" {
+		return fmt.Errorf("report: %s seed %d has no recording (run the campaign with --record all)", e.Row.Variant, e.Row.Seed)
+	}
+	rec, err := weftlog.ReadFile(e.Recording)
+	if err != nil {
+		return err
+	}
+	if e.Diagram, err = SequenceSVG(rec, DefaultSequenceSteps); err != nil {
+		return err
+	}
+	e.Events = rec.Events
+	return nil
 }
 
 // FaultsText is a run's fault schedule in one line, e.g.
