@@ -37,15 +37,15 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&seeds, "seeds", 0, "number of seeds (default: the model's [campaign] seeds)")
 			fs.IntVar(&firstSeed, "first-seed", 0, "first seed")
-			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all; also --variant)")
-			fs.StringVar(&variants, "variant", "", "same as --variants")
-			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes (also -o)")
-			fs.StringVar(&out, "o", "", "same as --out")
+			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all)")
+			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes")
 			fs.IntVar(&jobs, "j", 0, "parallel runs (default: the number of cores)")
 			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
 			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
 			fs.BoolVar(&recordAll, "record-all", false, "same as --record all")
 			fs.StringVar(&record, "record", "failing", "which runs get a recording: `failing` (not holds) or all (for weft report --all)")
+			fs.StringVar(&variants, "variant", "", "same as --variants")
+			fs.StringVar(&out, "o", "", "same as --out")
 			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 		},
@@ -53,19 +53,19 @@ func init() {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")
 			}
-			switch record {
-			case "all":
-				recordAll = true
-			case "failing":
-			default:
-				return exitUsage, fmt.Errorf("--record %q: want failing or all", record)
-			}
 			m, err := model.Load(args[0])
 			if err != nil {
 				return exitUsage, err
 			}
 			if out == "" {
 				out = "datasets/" + strings.TrimSuffix(baseName(args[0]), ".model")
+			}
+			switch record {
+			case "all":
+				recordAll = true
+			case "failing":
+			default:
+				return exitUsage, fmt.Errorf("--record %q: want failing or all", record)
 			}
 			opts := mcsdk.CampaignOptions{Variants: splitList(variants), Seeds: seeds, FirstSeed: firstSeed, Out: out, Jobs: jobs,
 				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ, Registry: registry(), Preconditions: preconditions()}

@@ -25,25 +25,25 @@ func init() {
 // reportOptions are the flags of weft report.
 type reportOptions struct {
 	out            string
+	all            bool // the run browser
 	claims         claimFlags
 	claimsFile     string
 	title          string
 	noDefaultClaim bool
 	level          float64
 	traceRows      int
-	all            bool
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "o", "", "the report `FILE` to write (required; also --out)")
 	fs.StringVar(&o.out, "out", "", "same as -o")
+	fs.BoolVar(&o.all, "all", false, "add a run browser: every run with its verdict and fault schedule, filterable, each opening its sequence diagram and events (campaign --record all records every run)")
 	fs.Var(&o.claims, "claim", "a claim to evaluate besides the default ordering claim, e.g. \"rate(fix2) <= 2%\" (repeatable)")
 	fs.StringVar(&o.claimsFile, "claims", "", "`FILE` of claims, one per line (# comments)")
 	fs.StringVar(&o.title, "title", "", "the report's title (default: Falsification report: MODEL)")
 	fs.BoolVar(&o.noDefaultClaim, "no-default-claim", false, "leave out the claim rate(v1) > rate(v2) > … over the variants in manifest order")
 	fs.Float64Var(&o.level, "level", report.DefaultLevel, "confidence level of intervals (tests use α = 1 − level)")
 	fs.IntVar(&o.traceRows, "trace-rows", report.DefaultTraceRows, "state changes listed before each traced failure's first violation")
-	fs.BoolVar(&o.all, "all", false, "add a run browser: every run with its verdict and fault schedule, filterable, each opening its sequence diagram and events (campaign --record all records every run)")
 }
 
 // run executes weft report with the dataset directories args.
