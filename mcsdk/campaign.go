@@ -138,7 +138,11 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 			return nil, err
 		}
 		bins[name] = b
-		man.Variants = append(man.Variants, dataset.Variant{Name: b.Variant, BinaryHash: b.Hash})
+		v, _ := m.Variant(name)
+		man.Variants = append(man.Variants, dataset.Variant{Name: b.Variant, BinaryHash: b.Hash, CFlags: v.CFlags})
+	}
+	if err := describeModel(&man, m); err != nil {
+		return nil, err
 	}
 	w, done, err := openDataset(opts.Out, man)
 	if err != nil {
@@ -200,7 +204,14 @@ func openDataset(dir string, man dataset.Manifest) (*dataset.Writer, map[dataset
 		return nil, nil, err
 	}
 	w, err := dataset.OpenAppend(dir, dataset.FlushEvery(64))
-	return w, done, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// A grown or resumed campaign: the manifest covers the union.
+	if err := w.Extend(man.Seeds, man.Runs, man.Variants); err != nil {
+		return nil, nil, err
+	}
+	return w, done, nil
 }
 
 type campaign struct {
@@ -299,10 +310,15 @@ func (c *campaign) one(ctx context.Context, j job) {
 		for _, p := range res.Params {
 			row.Detail += fmt.Sprintf("%s%s=%s", sep(row.Detail), p.Name, p.Value)
 		}
+		fillStructured(&row, res)
 		if res.Verdict != Holds || c.opts.RecordAll {
 			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
-				err = werr
+				// The verdict is kept (the writer's reserve takes it on a
+				// full disk); the recording can be made again by rerunning
+				// the seed. The campaign stops.
+				row.Detail += sep(row.Detail) + "recording not written (" + werr.Error() + "): weft run reproduces it"
+				err = fmt.Errorf("recording of %s seed %d: %w", j.variant, j.seed, werr)
 			} else {
 				row.RecordingPath = rel
 			}
@@ -310,6 +326,9 @@ func (c *campaign) one(ctx context.Context, j job) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err != nil && row.Verdict != dataset.Error && c.err == nil {
+		c.err = err
+	}
 	if werr := c.w.Write(row); werr != nil && c.err == nil {
 		c.err = werr
 	}

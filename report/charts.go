@@ -24,15 +24,11 @@ func (r *Report) buildCharts(srcs []Source, run runFunc, level float64) (reportC
 		}
 		c.rates.Title = "Violation rate per variant (violated / valid runs, Wilson " + pct + ")"
 	}
-	if len(r.ByInvariant) > 0 {
-		rows := make([]charts.InvariantCount, len(r.ByInvariant))
-		for i, ic := range r.ByInvariant {
-			rows[i] = charts.InvariantCount{Variant: ic.Variant, Invariant: ic.Invariant, Count: ic.Runs}
-		}
-		if c.invariants, err = charts.Invariants("invariants", rows); err != nil {
+	if len(r.BySet) > 0 {
+		if c.invariants, err = charts.Invariants("invariants", invariantRows(r.BySet, r.Table)); err != nil {
 			return c, err
 		}
-		c.invariants.Title = "Violating runs by invariant"
+		c.invariants.Title = "Violating runs by the invariants they broke (each run counted once)"
 	}
 	if c.outcomes, err = charts.Outcomes("outcomes", outcomeCells(srcs, run, r.Table)); err != nil {
 		return c, err
@@ -45,6 +41,26 @@ func (r *Report) buildCharts(srcs []Source, run runFunc, level float64) (reportC
 		c.drift.Title = "Violation rate across runs (Wilson " + pct + ")"
 	}
 	return c, nil
+}
+
+// invariantRows stacks each variant's violated runs by invariant set;
+// variants without a violation get a zero bar, so every variant is on the
+// axis.
+func invariantRows(sets []ViolationSet, t analysis.Table) []charts.InvariantCount {
+	var rows []charts.InvariantCount
+	for _, v := range t.Variants {
+		n := 0
+		for _, s := range sets {
+			if s.Variant == v.Variant {
+				rows = append(rows, charts.InvariantCount{Variant: v.Variant, Invariant: s.Label(), Count: s.Runs})
+				n++
+			}
+		}
+		if n == 0 {
+			rows = append(rows, charts.InvariantCount{Variant: v.Variant, Invariant: sets[0].Label(), Count: 0})
+		}
+	}
+	return rows
 }
 
 // rateBars converts the variants with valid runs.

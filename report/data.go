@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/weft-mc/weft/analysis"
 	"github.com/weft-mc/weft/mcsdk/dataset"
@@ -169,6 +170,56 @@ func invariantCounts(srcs []Source, variants []analysis.TallyRow) []InvariantCou
 		for _, inv := range invs {
 			if n := counts[[2]string{v.Variant, inv}]; n > 0 {
 				out = append(out, InvariantCount{Variant: v.Variant, Invariant: inv, Runs: n})
+			}
+		}
+	}
+	return out
+}
+
+// ViolationSet counts a variant's violated runs that broke exactly one set
+// of invariants. Each violated run is in one set, so a variant's sets add
+// up to its violated runs (the rates table's count).
+type ViolationSet struct {
+	Variant    string   `json:"variant"`
+	Invariants []string `json:"invariants"` // sorted
+	Runs       int      `json:"runs"`
+}
+
+// Label names the set: "a", or "a + b" for runs that broke both.
+func (s ViolationSet) Label() string {
+	if len(s.Invariants) == 0 {
+		return "(none named)"
+	}
+	return strings.Join(s.Invariants, " + ")
+}
+
+// violationSets tallies the violated runs of each variant (table order) by
+// their set of violated invariants, sets in order of first appearance.
+func violationSets(srcs []Source, variants []analysis.TallyRow) []ViolationSet {
+	var labels []string
+	sets := map[string][]string{}
+	counts := map[[2]string]int{}
+	for _, s := range srcs {
+		for _, r := range s.Rows {
+			if r.Verdict != dataset.Violated {
+				continue
+			}
+			invs := slices.Clone(r.ViolatedInvariants)
+			slices.Sort(invs)
+			invs = slices.Compact(invs)
+			l := ViolationSet{Invariants: invs}.Label()
+			if _, ok := sets[l]; !ok {
+				sets[l] = invs
+				labels = append(labels, l)
+			}
+			counts[[2]string{r.Variant, l}]++
+		}
+	}
+	var out []ViolationSet
+	for _, v := range variants {
+		for _, l := range labels {
+			if n := counts[[2]string{v.Variant, l}]; n > 0 {
+				out = append(out, ViolationSet{Variant: v.Variant, Invariants: sets[l], Runs: n})
 			}
 		}
 	}

@@ -30,7 +30,16 @@ type Options struct {
 	// TraceRows is how many state changes and faults each traced failure
 	// lists (DefaultTraceRows when zero).
 	TraceRows int
-	_         struct{}
+	// AllRuns adds the run browser: every run with its verdict and fault
+	// schedule, filterable, each opening its diagram and events when it
+	// has a recording (campaigns run with --record all have one for every
+	// run).
+	AllRuns bool
+	// RunLink, if set, is where each recorded run of the run browser
+	// links to (weft serve's per-run pages); the page then embeds no
+	// diagrams.
+	RunLink func(*RunEntry) string
+	_       struct{}
 }
 
 // Report is the content of a falsification report, computed from the
@@ -43,13 +52,16 @@ type Report struct {
 	Rates       []VariantRate        // the variant table, in Table order
 	Summary     analysis.Summary     // the standard statistics
 	Claims      analysis.ClaimReport // default ordering claim first, then Options.Claims
-	ByInvariant []InvariantCount     // violating runs per variant and invariant
+	ByInvariant []InvariantCount     // violating runs per variant and invariant (a run may count under several)
+	BySet       []ViolationSet       // violating runs per variant and set of invariants (each run once)
 	Traces      []*Trace             // one per variant with a traceable violation, in Table order
 	Untraced    map[string]string    // variant → why it has no traced failure (variants with violations only)
+	Runs        []RunEntry           // every run, when Options.AllRuns
 	// Notes explain what the report left out and why.
 	Notes []string
 
 	defaultClaim bool // Claims.Results[0] is the default ordering claim
+	runLink      func(*RunEntry) string
 	figs         reportCharts
 }
 
@@ -82,7 +94,12 @@ func Build(dirs []string, opt Options) (*Report, error) {
 		return nil, err
 	}
 	r.ByInvariant = invariantCounts(srcs, tab.Variants)
+	r.BySet = violationSets(srcs, tab.Variants)
 	r.traceFailures(srcs, run, opt.TraceRows)
+	if opt.AllRuns {
+		r.allRuns(srcs, run, opt.RunLink == nil)
+		r.runLink = opt.RunLink
+	}
 	if r.figs, err = r.buildCharts(srcs, run, opt.Level); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,6 +97,8 @@ func TestReportFromCampaigns(t *testing.T) {
 			t.Run("table", func(t *testing.T) { checkVariantTable(t, page, rows, manifestOrder(t, tc.dirs)) })
 			t.Run("claims", func(t *testing.T) { checkClaims(t, page, rows, manifestOrder(t, tc.dirs), opt.Claims) })
 			t.Run("traces", func(t *testing.T) { checkTraces(t, page, rows) })
+			t.Run("invariant sets", func(t *testing.T) { checkInvariantSets(t, r, page, rows) })
+			t.Run("facts", func(t *testing.T) { checkFacts(t, page, tc.dirs) })
 			t.Run("drift", func(t *testing.T) { checkDrift(t, page, tc.drift) })
 			t.Run("deterministic", func(t *testing.T) { checkDeterministic(t, page, tc.dirs, opt, lib) })
 			t.Run("browser", func(t *testing.T) { checkBrowser(t, browser, tc.name, page) })
@@ -266,7 +269,8 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 				last = &rec.Events[i]
 			}
 		}
-		wants := []string{`data-weft-chart="timeline"`, "weft replay " + path, fmt.Sprintf("first at step %d", rec.Verdict.FirstViolationStep)}
+		wants := []string{`data-weft-chart="timeline"`, `data-weft-chart="sequence"`, "first violation: " + strings.Join(rec.Verdict.Violated, ", "),
+			"weft replay " + path, fmt.Sprintf("first at step %d", rec.Verdict.FirstViolationStep)}
 		if last != nil {
 			wants = append(wants, html.EscapeString(fmt.Sprintf("n%d.%s = %s", last.Node, last.Var, last.Value)))
 		}
@@ -275,9 +279,89 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 				t.Errorf("traced failure of %s seed %d lacks %q", v, r.Seed, w)
 			}
 		}
-		if n := strings.Count(sec, "<tr"); n < 2 || n > DefaultTraceRows+1 {
-			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows)
+		if n := strings.Count(sec, `data-weft-chart="sequence"`); n != 1 {
+			t.Errorf("traced failure of %s has %d sequence diagrams, want 1", v, n)
 		}
+		faults := 0
+		for _, e := range rec.Events {
+			if (e.Kind == "crash" || e.Kind == "restart") && e.Step <= rec.Verdict.FirstViolationStep {
+				faults++
+				if w := html.EscapeString(fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)); !strings.Contains(sec, w) {
+					t.Errorf("traced failure of %s seed %d does not list the fault %q before the violation", v, r.Seed, w)
+				}
+			}
+		}
+		if n := strings.Count(sec, "<tr"); n < 2 || n > DefaultTraceRows+faults+1 {
+			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows+faults)
+		}
+	}
+}
+
+// checkInvariantSets: each violated run is counted once, so the counts
+// per variant in the invariant chart and table equal the rates table's
+// violated runs, and every variant is on the chart, violations or not.
+func checkInvariantSets(t *testing.T, r *Report, page []byte, rows []sourcedRow) {
+	violated := map[string]int{}
+	for _, row := range rows {
+		if row.Verdict == dataset.Violated {
+			violated[row.Variant]++
+		}
+	}
+	got := map[string]int{}
+	for _, s := range r.BySet {
+		got[s.Variant] += s.Runs
+	}
+	for _, v := range r.Rates {
+		if got[v.Variant] != v.Violated || v.Violated != violated[v.Variant] {
+			t.Errorf("%s: the invariant sets count %d violated runs, the rates table %d, the rows %d", v.Variant, got[v.Variant], v.Violated, violated[v.Variant])
+		}
+		if !bytes.Contains(page, []byte(fmt.Sprintf(`<tr data-set-variant="%s">`, html.EscapeString(v.Variant)))) {
+			t.Errorf("variant %s is missing from the invariant table", v.Variant)
+		}
+	}
+	if r.figs.invariants != nil {
+		opt := r.figs.invariants.OptionJS()
+		for _, v := range r.Rates {
+			if !strings.Contains(opt, `"`+v.Variant+`"`) {
+				t.Errorf("variant %s is not on the invariant chart's axis", v.Variant)
+			}
+		}
+	}
+}
+
+// checkFacts: the page states each dataset's seeds, compute time, fault
+// model, variant flags and invariant meanings, and the rates table once.
+func checkFacts(t *testing.T, page []byte, dirs []string) {
+	for _, d := range dirs {
+		m, err := dataset.ReadManifest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := model.Parse(m.ModelPath, []byte(m.ModelText))
+		if err != nil {
+			t.Fatalf("manifest model text: %v", err)
+		}
+		wants := []string{"<th>seeds</th><td>" + dataset.SeedsText(m.Seeds) + "</td>", "<th>compute time</th>", `<pre class="faultmodel">`,
+			"<th>machines</th><td>" + html.EscapeString(machines(m.Machines)) + "</td>"}
+		for _, v := range m.Variants {
+			if v.CFlags != "" {
+				wants = append(wants, "<code>"+html.EscapeString(v.CFlags)+"</code>")
+			}
+		}
+		for _, inv := range mod.Invariants {
+			wants = append(wants, "<tr><td>"+html.EscapeString(inv.Name)+"</td>")
+		}
+		for _, w := range wants {
+			if !bytes.Contains(page, []byte(w)) {
+				t.Errorf("the page lacks %q", w)
+			}
+		}
+	}
+	if n := bytes.Count(page, []byte("<caption>Violation rates (")); n != 0 {
+		t.Errorf("the summary's rates table repeats the variant table (%d times)", n)
+	}
+	if !bytes.Contains(page, []byte("break-inside: avoid")) {
+		t.Error("charts may split across printed pages")
 	}
 }
 
@@ -316,7 +400,7 @@ func launchBrowser(t *testing.T) *browsertest.Browser {
 	if err != nil {
 		return nil
 	}
-	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, Screenshot: os.Getenv("WEFT_SCREENSHOT_DIR") != ""})
+	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, Screenshot: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,6 +434,7 @@ func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte
 	if ps := res.Problems(); len(ps) > 0 {
 		t.Errorf("the report rendered with problems:\n  %s", strings.Join(ps, "\n  "))
 	}
+	checkScreenshot(t, res.Screenshot)
 	want := bytes.Count(page, []byte(`data-weft-chart="`))
 	if len(res.Containers) != want || want < 4 {
 		t.Errorf("%d chart containers drew, the page has %d (want at least 4)", len(res.Containers), want)
@@ -358,5 +443,94 @@ func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte
 		if !c.Painted || c.Canvases+c.SVGs == 0 {
 			t.Errorf("chart %s (%s) did not draw: %+v", c.ID, c.Kind, c)
 		}
+	}
+}
+
+// checkScreenshot decodes the page's screenshot: a full-width, long page
+// with real content (many colours, a good share of non-white pixels).
+func checkScreenshot(t *testing.T, shot []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	colours := map[[3]uint32]bool{}
+	ink := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 10, g >> 10, bl >> 10}] = true
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				ink++
+			}
+		}
+	}
+	share := float64(ink) / float64((b.Dx()/2)*(b.Dy()/2))
+	t.Logf("screenshot %dx%d: %d colours, %.1f%% ink", b.Dx(), b.Dy(), len(colours), 100*share)
+	if b.Dx() < 1000 || b.Dy() < 2000 || len(colours) < 64 || share < 0.02 {
+		t.Errorf("the screenshot (%dx%d, %d colours, %.2f%% ink) does not show a drawn report", b.Dx(), b.Dy(), len(colours), 100*share)
+	}
+}
+
+// TestRunBrowser builds the report with AllRuns over an election campaign
+// recorded in full: every run is listed with its verdict and fault
+// schedule, every run opens its sequence diagram and events, and in
+// headless Chromium the filter shows exactly the violated runs.
+func TestRunBrowser(t *testing.T) {
+	lib := requireLibrary(t)
+	dir := filepath.Join(t.TempDir(), "election")
+	m, err := model.Load("../targets/election/election.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 30, Out: dir, Jobs: 2, RecordAll: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build([]string{dir}, Options{AllRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := r.Render(lib)
+	rows := readRows(t, []string{dir})
+	violated := 0
+	for _, row := range rows {
+		if row.Verdict == dataset.Violated {
+			violated++
+		}
+		e := RunEntry{Row: row.Row, Run: row.RunID}
+		line := fmt.Sprintf(`<tr class="run" data-verdict="%s" data-run-variant="%s"><td>%s</td><td class="num">%d</td>`, row.Verdict, row.Variant, row.Variant, row.Seed)
+		for _, want := range []string{line, html.EscapeString(FaultsText(row.Faults)), fmt.Sprintf(`<details class="run-detail" id="%s">`, e.ID()), `href="#` + e.ID() + `"`} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s seed %d: the run browser lacks %q", row.Variant, row.Seed, want)
+			}
+		}
+		if !strings.Contains(FaultsText(row.Faults), "crash n2") {
+			t.Errorf("%s seed %d: fault schedule %q lacks the crash of n2", row.Variant, row.Seed, FaultsText(row.Faults))
+		}
+	}
+	if got := bytes.Count(page, []byte(`<details class="run-detail"`)); got != len(rows) {
+		t.Errorf("%d runs open a diagram, want all %d", got, len(rows))
+	}
+	chromium, err := browsertest.Chromium()
+	if err != nil {
+		browsertest.Require(t)
+	}
+	ready := fmt.Sprintf(`window.weftFilterRuns && weftFilterRuns("", "violated", "") === "%d of %d runs"`, violated, len(rows))
+	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, ReadyExpr: ready})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	path := filepath.Join(t.TempDir(), "runs.html")
+	if err := WriteFile(path, page); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := res.Problems(); len(ps) > 0 || !res.Settled {
+		t.Errorf("run browser in Chromium: settled %v (filter to violated runs), problems %v", res.Settled, ps)
 	}
 }

@@ -217,7 +217,8 @@ func TestTraceWindow(t *testing.T) {
 		wantSteps []int
 	}{
 		{"up to the violation", 3, 40, []int{0, 0, 1, 2, 3}},
-		{"last two", 3, 2, []int{2, 3}},
+		{"last two state changes and the crash", 3, 2, []int{1, 2, 3}},
+		{"the crash before the last state change is kept", 3, 1, []int{2, 3}},
 		{"no violation step", -1, 40, []int{0, 0, 1, 2, 3, 4}},
 	}
 	for _, tc := range tests {

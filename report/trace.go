@@ -34,6 +34,9 @@ type Trace struct {
 	// Timeline is the recording's timeline up to FirstViolationStep; nil
 	// when the recording holds no event to draw.
 	Timeline *charts.Chart
+	// Sequence is the run's message sequence diagram (SVG) up to the first
+	// violation, drawn from the recording alone.
+	Sequence []byte
 	// Commands reproduce and inspect the run.
 	Commands []string
 }
@@ -110,6 +113,11 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 		c.Title = fmt.Sprintf("%s seed %d: declared state up to the first violation (step %d)", row.Variant, row.Seed, step)
 		t.Timeline = c
 	}
+	svg, err := SequenceSVG(rec, DefaultSequenceSteps)
+	if err != nil {
+		return nil, err
+	}
+	t.Sequence = svg
 	t.Commands = reproduceCommands(t)
 	return t, nil
 }
@@ -123,17 +131,28 @@ func shown(kind string) bool {
 	return false
 }
 
-// recentChanges returns the last n state changes and faults at or before
-// step, oldest first.
+// recentChanges returns what the table of a traced failure lists, oldest
+// first: every fault (crash, restart, invalid) at or before step, since a
+// failure usually starts there, and the last n state changes up to step.
 func recentChanges(events []weftlog.Event, step, n int) []weftlog.Event {
-	var out []weftlog.Event
-	for _, e := range events {
-		if shown(e.Kind) && (step < 0 || e.Step <= step) {
-			out = append(out, e)
+	var states []int
+	for i, e := range events {
+		if e.Kind == "state" && (step < 0 || e.Step <= step) {
+			states = append(states, i)
 		}
 	}
-	if len(out) > n {
-		out = out[len(out)-n:]
+	from := -1
+	if len(states) > n {
+		from = states[len(states)-n]
+	}
+	var out []weftlog.Event
+	for i, e := range events {
+		if !shown(e.Kind) || (step >= 0 && e.Step > step) {
+			continue
+		}
+		if e.Kind != "state" || i >= from {
+			out = append(out, e)
+		}
 	}
 	return out
 }
@@ -165,6 +184,9 @@ func timelineEvents(events []weftlog.Event, step int) []charts.TraceEvent {
 			te.Kind = charts.KindRestart
 		case e.Kind == "invalid":
 			te.Kind, te.Value = charts.KindFault, "invalid: "+e.Value
+		case e.Kind == "partition", e.Kind == "heal":
+			// Shaded across every panel (recordings that record them).
+			te.Kind, te.Node, te.Value = e.Kind, "", e.Value
 		case e.Kind == "deliver" && changed[e.Step]:
 			te.Kind, te.Value = charts.KindDeliver, deliveryText(e)
 		default:
@@ -209,6 +231,7 @@ func reproduceCommands(t *Trace) []string {
 	cmds := []string{
 		"weft replay " + rec,
 		fmt.Sprintf("weft trace %s --from %d --to %d", rec, from, t.FirstViolationStep),
+		fmt.Sprintf("weft trace %s --svg diagram.svg", rec),
 	}
 	if t.ModelPath != "" {
 		cmds = append(cmds, fmt.Sprintf("weft run %s --variant %s --seed %d", shellQuote(t.ModelPath), shellQuote(t.Variant), t.Seed))

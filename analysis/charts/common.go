@@ -152,13 +152,14 @@ const nameTipJS = `function (p) {
   return window.echarts.format.encodeHTML(String(p.name)).replace(/\n/g, "<br/>");
 }`
 
-// traceTipJS shows a trace point: series, step, virtual time and raw value
-// (data [step, y, value, timeUS]); marks show their name.
+// traceTipJS shows a trace point: node.variable, step, virtual time and
+// raw value (data [step, y, value, timeUS, node.variable]); marks show
+// their name.
 const traceTipJS = `function (p) {
   var enc = window.echarts.format.encodeHTML;
   if (p.componentType !== "series") { return enc(String(p.name)); }
   var v = p.value;
-  return p.marker + enc(p.seriesName) + " = " + enc(String(v[2])) + "<br/>step " + v[0] + ", t = " + v[3] + " µs";
+  return p.marker + enc(String(v[4] || p.seriesName)) + " = " + enc(String(v[2])) + "<br/>step " + v[0] + ", t = " + v[3] + " µs";
 }`
 
 // jsFunc returns the JavaScript source for a placeholder name (see fn).

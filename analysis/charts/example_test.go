@@ -20,7 +20,7 @@ func ExampleRates() {
 	}
 	c.Title = "M4 register: violation rate (Wilson 95%)"
 	fmt.Println(c.Kind(), c.ID())
-	// Output: rates weft-m4-8302c5d64dbe
+	// Output: rates weft-m4-401fc3996c28
 }
 
 // A report page of its own design inlines echarts once in its head and

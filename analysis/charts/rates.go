@@ -36,8 +36,12 @@ func ratesOption(rows []RateBar) map[string]any {
 	whiskers := make([]opts.CustomData, len(rows))
 	for i, r := range rows {
 		variants[i] = r.Variant
-		bars[i] = opts.BarData{Name: r.Variant, Value: r.Rate, Label: &opts.Label{
-			Show: opts.Bool(true), Position: "insideBottom", Formatter: fmt.Sprintf("%d/%d", r.K, r.N)}}
+		label := &opts.Label{Show: opts.Bool(true), Position: "insideBottom", Formatter: fmt.Sprintf("%d/%d", r.K, r.N)}
+		if r.K == 0 {
+			// A bar of height zero has no inside: the label goes above it, in ink.
+			label.Position, label.Color = "top", "#1b1f24"
+		}
+		bars[i] = opts.BarData{Name: r.Variant, Value: r.Rate, Label: label}
 		whiskers[i] = opts.CustomData{Value: []any{i, r.Lo, r.Hi, r.Rate, r.K, r.N}}
 	}
 	bar := ec.NewBar()

@@ -25,13 +25,14 @@ func init() {
 		runID     string
 		shard     string
 		recordAll bool
+		record    string
 		determ    bool
 		asJSON    bool
 		cluster   clusterOptions // --slurm, --status, --emit k8s (cluster.go)
 	)
 	register(&command{
 		name:    "campaign",
-		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--check-determinism] [--json]",
+		usage:   "campaign MODEL --seeds N [--variants a,b] [--out DIR] [-j J] [--shard K/N] [--record failing|all] [--check-determinism] [--json]",
 		summary: "seeded runs of every seed × variant into an Arrow dataset (resumable), with recordings of failing runs",
 		flags: func(fs *flag.FlagSet) {
 			boundedInt(fs, &seeds, "seeds", 1, maxSeeds, " (leave it out for the model's campaign.seeds)", "number of seeds, `N` ≥ 1 (default: the model's [campaign] seeds)")
@@ -41,7 +42,10 @@ func init() {
 			boundedInt(fs, &jobs, "j", 1, maxJobs, " (leave it out for one per core)", "`J` ≥ 1 parallel runs (default: the number of cores)")
 			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
 			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
-			fs.BoolVar(&recordAll, "record-all", false, "write a recording for every run, not only failing ones")
+			fs.BoolVar(&recordAll, "record-all", false, "same as --record all")
+			fs.StringVar(&record, "record", "failing", "which runs get a recording: `failing` (not holds) or all (for weft report --all)")
+			fs.StringVar(&variants, "variant", "", "same as --variants")
+			fs.StringVar(&out, "o", "", "same as --out")
 			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 			cluster.declare(fs)
@@ -59,6 +63,13 @@ func init() {
 			}
 			if out == "" {
 				out = "datasets/" + strings.TrimSuffix(baseName(args[0]), ".model")
+			}
+			switch record {
+			case "all":
+				recordAll = true
+			case "failing":
+			default:
+				return exitUsage, fmt.Errorf("--record %q: want failing or all", record)
 			}
 			opts := mcsdk.CampaignOptions{Variants: splitList(variants), Seeds: seeds, FirstSeed: firstSeed, Out: out, Jobs: jobs,
 				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ}

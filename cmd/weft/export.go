@@ -18,15 +18,21 @@ func init() {
 	o := &exportOptions{}
 	register(&command{
 		name: "export",
-		usage: `export DATASET... --format parquet|arrow|csv -o FILE [--variant V,…] [--run R,…] [--verdict holds,…]
+		usage: `export DATASET... --format parquet|arrow|csv -o FILE [--variant(s) V,…] [--run R,…] [--verdict holds,…]
 
 Writes the verdict rows of one or more datasets into a single file that
 pandas, Polars, DuckDB and R open directly:
   arrow    Arrow IPC file (Feather v2), the dataset schema unchanged
   parquet  Parquet with the Arrow schema stored (dictionaries restored);
-           durations as int64 microseconds
+           durations as int64 microseconds named *_us; the fault
+           schedule as a list of structs (kind, node, peer, at_us,
+           until_us, sides, applied); one row group per 65536 rows
   csv      header row; durations in microseconds; violated invariants
-           joined with ";"; null is the empty field
+           joined with ";"; faults and first violations as JSON; null is
+           the empty field
+Rows come in (variant, seed, run) order; the schema metadata carries the
+model's hash and text, the variants and their flags, the tool version,
+the fault model and the seeds.
 Without --format the format comes from FILE's extension.`,
 		summary: "dataset to one Parquet, Arrow IPC or CSV file for other tools",
 		flags:   o.declare,
@@ -41,8 +47,10 @@ type exportOptions struct {
 
 func (o *exportOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "", "output `FORMAT`: parquet, arrow or csv (default: from -o's extension)")
-	fs.StringVar(&o.out, "o", "", "output `FILE` (written atomically)")
-	fs.StringVar(&o.variants, "variant", "", "only these `VARIANTS` (comma-separated)")
+	fs.StringVar(&o.out, "o", "", "output `FILE` (written atomically; also --out)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
+	fs.StringVar(&o.variants, "variant", "", "only these `VARIANTS` (comma-separated; also --variants)")
+	fs.StringVar(&o.variants, "variants", "", "same as --variant")
 	fs.StringVar(&o.runs, "run", "", "only these `RUNS` (comma-separated)")
 	fs.StringVar(&o.verdicts, "verdict", "", "only these `VERDICTS` (comma-separated: holds, violated, invalid, error)")
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
@@ -53,7 +61,7 @@ func (o *exportOptions) run(args []string, stdout io.Writer) (int, error) {
 		return exitUsage, errors.New("missing DATASET (see weft export --help)")
 	}
 	if o.out == "" {
-		return exitUsage, errors.New("missing -o FILE")
+		return exitUsage, errors.New("missing -o FILE (or --out FILE)")
 	}
 	format, err := o.resolveFormat()
 	if err != nil {

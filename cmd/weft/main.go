@@ -84,6 +84,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
+		if near := nearestCommand(args[0]); near != "" {
+			fmt.Fprintf(stderr, "weft: unknown command %q; did you mean %q? (run 'weft --help' for the list)\n", args[0], near)
+			return exitUsage
+		}
 		fmt.Fprintf(stderr, "weft: unknown command %q (run 'weft --help' for the list)\n", args[0])
 		return exitUsage
 	}

@@ -35,13 +35,14 @@ type mergeOptions struct {
 }
 
 func (o *mergeOptions) declare(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "output dataset `DIR` (must not exist or be empty)")
+	fs.StringVar(&o.out, "o", "", "output dataset `DIR` (must not exist or be empty; also --out)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
 }
 
 func (o *mergeOptions) run(args []string, stdout io.Writer) (int, error) {
 	if o.out == "" {
-		return exitUsage, errors.New("missing -o OUT")
+		return exitUsage, errors.New("missing -o OUT (or --out OUT)")
 	}
 	if len(args) == 0 {
 		return exitUsage, errors.New("missing DATASET (see weft merge --help)")

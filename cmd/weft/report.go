@@ -15,7 +15,7 @@ func init() {
 	o := &reportOptions{}
 	register(&command{
 		name:    "report",
-		usage:   "report DATASET… -o FILE.html [--claim C]… [--claims FILE] [--title T] [--no-default-claim]",
+		usage:   "report DATASET… -o FILE.html [--all] [--claim C]… [--claims FILE] [--title T] [--no-default-claim]",
 		summary: "a standalone, offline HTML falsification report: manifests, rates, tests, charts, claims and a traced failure per variant",
 		flags:   o.declare,
 		run:     func(args []string) (int, error) { return o.run(args, os.Stdout) },
@@ -25,6 +25,7 @@ func init() {
 // reportOptions are the flags of weft report.
 type reportOptions struct {
 	out            string
+	all            bool // the run browser
 	claims         claimFlags
 	claimsFile     string
 	title          string
@@ -35,7 +36,9 @@ type reportOptions struct {
 }
 
 func (o *reportOptions) declare(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "the report `FILE` to write (required)")
+	fs.StringVar(&o.out, "o", "", "the report `FILE` to write (required; also --out)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
+	fs.BoolVar(&o.all, "all", false, "add a run browser: every run with its verdict and fault schedule, filterable, each opening its sequence diagram and events (campaign --record all records every run)")
 	fs.Var(&o.claims, "claim", "a claim to evaluate besides the default ordering claim, e.g. \"rate(fix2) <= 2%\" (repeatable)")
 	fs.StringVar(&o.claimsFile, "claims", "", "`FILE` of claims, one per line (# comments)")
 	fs.StringVar(&o.title, "title", "", "the report's title (default: Falsification report: MODEL)")
@@ -64,7 +67,7 @@ func (o *reportOptions) run(args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows})
+	rep, err := report.Build(args, report.Options{Title: o.title, Claims: claims, NoDefaultClaim: o.noDefaultClaim, Level: o.level, TraceRows: o.traceRows, AllRuns: o.all})
 	if err != nil {
 		return exitUsage, err
 	}

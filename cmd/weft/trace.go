@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/report"
 )
 
 func init() {
@@ -18,17 +19,21 @@ func init() {
 		from   int
 		to     int
 		asJSON bool
+		svg    string
+		steps  int
 	)
 	register(&command{
 		name:    "trace",
-		usage:   "trace REC [--nodes 0,2] [--vars succ,pred] [--from OP] [--to OP] [--json]",
+		usage:   "trace REC [--nodes 0,2] [--vars succ,pred] [--from STEP] [--to STEP] [--json] [--svg FILE [--steps N]]",
 		summary: "the timeline of declared state and events from a recording alone (no re-execution)",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&nodes, "nodes", "", "only these nodes (indices)")
 			fs.StringVar(&vars, "vars", "", "only these declared globals")
-			fs.IntVar(&from, "from", 0, "first op (step) to show")
-			fs.IntVar(&to, "to", -1, "last op (step) to show")
+			fs.IntVar(&from, "from", 0, "first step to show")
+			fs.IntVar(&to, "to", -1, "last step to show")
 			fs.BoolVar(&asJSON, "json", false, "one JSON object per event")
+			fs.StringVar(&svg, "svg", "", "write the message sequence diagram to `FILE` (SVG; - for stdout) instead of the timeline")
+			fs.IntVar(&steps, "steps", report.DefaultSequenceSteps, "the diagram shows this many last steps up to the first violation (0: all)")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) != 1 {
@@ -37,6 +42,9 @@ func init() {
 			rec, err := weftlog.ReadFile(args[0])
 			if err != nil {
 				return exitUsage, err
+			}
+			if svg != "" {
+				return writeSequence(rec, svg, steps)
 			}
 			keepNode := map[int]bool{}
 			for _, s := range splitList(nodes) {
@@ -54,13 +62,13 @@ func init() {
 			if !asJSON {
 				fmt.Printf("# %s variant %s seed %d; %s", h.Model, h.Variant, h.Seed, rec.Verdict.Verdict)
 				if len(rec.Verdict.Violated) > 0 {
-					fmt.Printf(" %s (first at op %d)", strings.Join(rec.Verdict.Violated, ","), rec.Verdict.FirstViolationStep)
+					fmt.Printf(" %s (first at step %d)", strings.Join(rec.Verdict.Violated, ","), rec.Verdict.FirstViolationStep)
 				}
 				fmt.Println()
 				for _, p := range h.Params {
 					fmt.Printf("# %s %s\n", p.Name, p.Value)
 				}
-				fmt.Printf("%6s %10s  %s\n", "op", "t(ms)", "event")
+				fmt.Printf("%6s %10s  %s\n", "step", "t(ms)", "event")
 			}
 			enc := json.NewEncoder(os.Stdout)
 			for _, e := range rec.Events {
@@ -89,6 +97,26 @@ func init() {
 			return exitHolds, nil
 		},
 	})
+}
+
+// writeSequence writes rec's sequence diagram to path ("-": stdout).
+func writeSequence(rec *weftlog.Recording, path string, steps int) (int, error) {
+	if steps < 0 {
+		return exitUsage, fmt.Errorf("--steps %d: want 0 (all) or more", steps)
+	}
+	b, err := report.SequenceSVG(rec, steps)
+	if err != nil {
+		return exitUsage, err
+	}
+	if path == "-" {
+		_, err = os.Stdout.Write(b)
+	} else {
+		err = report.WriteFile(path, b)
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	return exitHolds, nil
 }
 
 func eventText(e weftlog.Event) string {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,96 +70,122 @@ func foreignArrow(t *testing.T, path string) {
 
 func TestBadInput(t *testing.T) {
 	rows := sampleRows(30, "run1")
+	// Damage to a listed file is caught by its checksum. Cases marked
+	// resign also rewrite the manifest's checksum, as a careless tool
+	// would, to show the structural checks still stand behind it.
 	tests := []struct {
 		name    string
 		damage  func(t *testing.T, dir string) string // returns the path the error must name
 		want    string                                // substring of the error
+		resign  bool                                  // update the manifest's sha256 of the damaged file
 		newer   bool                                  // errors.Is(err, ErrNewerVersion)
 		readsOK bool                                  // the damage must not matter
 	}{
 		{"truncated tail", func(t *testing.T, dir string) string {
 			return truncate(t, filepath.Join(dir, fileName(2)), func(n int64) int64 { return n - 9 })
-		}, "truncated", false, false},
-		{"truncated half", func(t *testing.T, dir string) string {
+		}, "is damaged", false, false, false},
+		{"one flipped byte", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(1))
+			data, err := os.ReadFile(p)
+			must(t, err)
+			data[len(data)/2] ^= 0x10
+			must(t, os.WriteFile(p, data, 0o644))
+			return p
+		}, "is damaged", false, false, false},
+		{"truncated half, checksum rewritten", func(t *testing.T, dir string) string {
 			return truncate(t, filepath.Join(dir, fileName(1)), func(n int64) int64 { return n / 2 })
-		}, "truncated", false, false},
-		{"empty file", func(t *testing.T, dir string) string {
+		}, "truncated", true, false, false},
+		{"empty file, checksum rewritten", func(t *testing.T, dir string) string {
 			return truncate(t, filepath.Join(dir, fileName(3)), func(int64) int64 { return 0 })
-		}, "truncated", false, false},
+		}, "truncated", true, false, false},
 		{"text under a verdict name", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, fileName(7))
+			p := filepath.Join(dir, fileName(3))
 			must(t, os.WriteFile(p, []byte("hello, this is not arrow\n"), 0o644))
 			return p
-		}, "not an Arrow IPC file", false, false},
+		}, "not an Arrow IPC file", true, false, false},
 		{"arrow file of another schema", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, fileName(8))
+			p := filepath.Join(dir, fileName(3))
 			foreignArrow(t, p)
 			return p
-		}, "not a weft verdict file", false, false},
+		}, "not a weft verdict file", true, false, false},
 		{"verdict file without version", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, fileName(9))
+			p := filepath.Join(dir, fileName(3))
 			writeIPC(t, p, arrow.NewSchema(fields(), nil), sampleRows(3, "run9"))
 			return p
-		}, "not a weft verdict file", false, false},
+		}, "not a weft verdict file", true, false, false},
 		{"newer verdict file", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, fileName(9))
-			writeIPC(t, p, withVersion("2"), sampleRows(3, "run9"))
+			p := filepath.Join(dir, fileName(3))
+			writeIPC(t, p, withVersion(fmt.Sprint(Version+1)), sampleRows(3, "run9"))
 			return p
-		}, "format version 2, this weft reads up to 1", true, false},
+		}, fmt.Sprintf("format version %d, this weft reads up to %d", Version+1, Version), true, true, false},
 		{"newer manifest", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, ManifestName)
 			data, err := os.ReadFile(p)
 			must(t, err)
-			must(t, os.WriteFile(p, []byte(strings.Replace(string(data), `"format_version": 1`, `"format_version": 2`, 1)), 0o644))
+			must(t, os.WriteFile(p, []byte(strings.Replace(string(data), fmt.Sprintf(`"format_version": %d`, Version), fmt.Sprintf(`"format_version": %d`, Version+1), 1)), 0o644))
 			return p
-		}, "format version 2", true, false},
+		}, fmt.Sprintf("format version %d", Version+1), false, true, false},
 		{"missing manifest", func(t *testing.T, dir string) string {
 			must(t, os.Remove(filepath.Join(dir, ManifestName)))
 			return dir
-		}, "not a dataset", false, false},
-		{"foreign parquet beside", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "all.parquet")
-			must(t, os.WriteFile(p, []byte("PAR1"), 0o644))
-			return p
-		}, "foreign file", false, false},
+		}, "not a dataset", false, false, false},
+		{"manifest names a file outside", func(t *testing.T, dir string) string {
+			editManifest(t, dir, func(m *Manifest) { m.Files[0].Name = "../" + fileName(1) })
+			return filepath.Join(dir, ManifestName)
+		}, "not a verdict file name", false, false, false},
+		{"manifest without checksums", func(t *testing.T, dir string) string {
+			editManifest(t, dir, func(m *Manifest) { m.Files[1].SHA256 = "" })
+			return filepath.Join(dir, fileName(2))
+		}, "without its sha256", false, false, false},
 		{"schema vector length corrupt", func(t *testing.T, dir string) string {
 			return patchFieldCount(t, filepath.Join(dir, fileName(2)), 0x7fffffff)
-		}, "corrupt Arrow metadata", false, false},
+		}, "corrupt Arrow metadata", true, false, false},
 		{"compressed batches", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, fileName(9))
+			p := filepath.Join(dir, fileName(3))
 			writeCompressed(t, p, sampleRows(4, "run9"))
 			return p
-		}, "compressed record batches", false, false},
+		}, "compressed record batches", true, false, false},
 		{"listed file missing (interrupted copy)", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, fileName(3))
 			must(t, os.Remove(p))
 			return p
-		}, "but the file is missing", false, false},
+		}, "but the file is missing", false, false, false},
 		{"listed file replaced by fewer rows", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, fileName(2))
 			writeIPC(t, p, Schema(), rows[10:13])
 			return p
-		}, "holds 3 rows but manifest.json says 10", false, false},
-		{"unlisted complete file (crash before the manifest update)", func(t *testing.T, dir string) string {
+		}, "holds 3 rows but manifest.json says 10", true, false, false},
+		{"unlisted complete file (crash before the manifest update) is ignored", func(t *testing.T, dir string) string {
 			writeIPC(t, filepath.Join(dir, fileName(4)), Schema(), sampleRows(35, "run1")[30:])
 			return ""
-		}, "", false, true},
+		}, "", false, false, true},
+		{"stray unreadable verdict file is ignored", func(t *testing.T, dir string) string {
+			must(t, os.WriteFile(filepath.Join(dir, fileName(9)), []byte("garbage"), 0o000))
+			return ""
+		}, "", false, false, true},
+		{"foreign parquet beside is ignored", func(t *testing.T, dir string) string {
+			must(t, os.WriteFile(filepath.Join(dir, "all.parquet"), []byte("PAR1"), 0o644))
+			return ""
+		}, "", false, false, true},
 		{"leftover temporary is ignored", func(t *testing.T, dir string) string {
 			must(t, os.WriteFile(filepath.Join(dir, "."+fileName(4)+".123.tmp"), []byte("partial"), 0o644))
 			return ""
-		}, "", false, true},
+		}, "", false, false, true},
 		{"unrelated notes are ignored", func(t *testing.T, dir string) string {
 			must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hi"), 0o644))
 			return ""
-		}, "", false, true},
+		}, "", false, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeDataset(t, testManifest(30), rows, FlushEvery(10))
 			path := tc.damage(t, dir)
+			if tc.resign {
+				resign(t, dir, filepath.Base(path))
+			}
 			got, err := ReadRows(dir)
 			if tc.readsOK {
-				if err != nil || len(got) < len(rows) {
+				if err != nil || len(got) != len(rows) {
 					t.Fatalf("ReadRows = %d rows, %v; want %d rows", len(got), err, len(rows))
 				}
 				return
@@ -178,6 +205,29 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// editManifest rewrites dir's manifest through edit.
+func editManifest(t *testing.T, dir string, edit func(*Manifest)) {
+	t.Helper()
+	m, err := ReadManifest(dir)
+	must(t, err)
+	edit(&m)
+	must(t, writeManifest(dir, &m))
+}
+
+// resign sets the manifest's checksum of the file name to its current one.
+func resign(t *testing.T, dir, name string) {
+	t.Helper()
+	sum, err := fileSHA256(filepath.Join(dir, name))
+	must(t, err)
+	editManifest(t, dir, func(m *Manifest) {
+		for i := range m.Files {
+			if m.Files[i].Name == name {
+				m.Files[i].SHA256 = sum
+			}
+		}
+	})
 }
 
 func truncate(t *testing.T, path string, size func(int64) int64) string {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -36,6 +37,8 @@ func TestWriteReadRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Each file holds its rows in (variant, seed, run) order.
+			got, want = sortRows(got), sortRows(want)
 			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
 				t.Fatalf("rows differ:\n got %+v\nwant %+v", first(got), first(want))
 			}
@@ -60,15 +63,25 @@ func TestManifestRoundTrip(t *testing.T) {
 	if got.FormatVersion != Version || got.End.IsZero() || len(got.Machines) != 1 || got.Machines[0].CPUs < 1 {
 		t.Errorf("manifest not completed by the writer: %+v", got)
 	}
-	if want := []FileEntry{{Name: fileName(1), Rows: 10}}; !reflect.DeepEqual(got.Files, want) {
+	sum, err := fileSHA256(filepath.Join(dir, fileName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []FileEntry{{Name: fileName(1), Rows: 10, SHA256: sum}}; !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("manifest files %+v, want %+v", got.Files, want)
 	}
-	got.FormatVersion, got.End, got.Machines, got.Files = 0, m.End, nil, nil
+	if len(got.Sessions) != 1 || !got.Sessions[0].Start.Equal(m.Start) || got.Sessions[0].End.IsZero() {
+		t.Errorf("sessions %+v, want one from the start to the close", got.Sessions)
+	}
+	got.FormatVersion, got.End, got.Machines, got.Files, got.Sessions = 0, m.End, nil, nil, nil
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("manifest = %+v\nwant %+v", got, m)
 	}
 	if _, err := os.Stat(dir + "/" + RecordingsDir); err != nil {
 		t.Errorf("recordings dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ReserveName)); err == nil {
+		t.Error("Close left the reserve file behind")
 	}
 }
 
@@ -104,7 +117,7 @@ func TestFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(sortRows(got), sortRows(want))) {
 				t.Fatalf("%d rows, want %d", len(got), len(want))
 			}
 			tbl, err := d.Table(memory.DefaultAllocator, tc.f)

@@ -90,6 +90,11 @@ type rowBuilder struct {
 	steps, states                *array.Int64Builder
 	virtual, wall                *array.DurationBuilder
 	recording, detail            *array.StringBuilder
+	faults                       *array.ListBuilder
+	latency, order               *array.StringBuilder
+	sent, delivered, dropped     *array.Int64Builder
+	duplicated, held             *array.Int64Builder
+	firstViolations              *array.ListBuilder
 }
 
 func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
@@ -103,6 +108,11 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 		steps: array.NewInt64Builder(mem), states: array.NewInt64Builder(mem),
 		virtual: array.NewDurationBuilder(mem, durationType), wall: array.NewDurationBuilder(mem, durationType),
 		recording: array.NewStringBuilder(mem), detail: array.NewStringBuilder(mem),
+		faults:  array.NewListBuilder(mem, FaultType),
+		latency: array.NewStringBuilder(mem), order: array.NewStringBuilder(mem),
+		sent: array.NewInt64Builder(mem), delivered: array.NewInt64Builder(mem), dropped: array.NewInt64Builder(mem),
+		duplicated: array.NewInt64Builder(mem), held: array.NewInt64Builder(mem),
+		firstViolations: array.NewListBuilder(mem, FirstViolationType),
 	}
 	for _, x := range b.all() {
 		x.Reserve(n)
@@ -112,7 +122,8 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 
 func (b *rowBuilder) all() []array.Builder {
 	return []array.Builder{b.campaign, b.run, b.model, b.binary, b.variant, b.seed, b.verdict,
-		b.violated, b.firstStep, b.firstTime, b.steps, b.states, b.virtual, b.wall, b.recording, b.detail}
+		b.violated, b.firstStep, b.firstTime, b.steps, b.states, b.virtual, b.wall, b.recording, b.detail,
+		b.faults, b.latency, b.order, b.sent, b.delivered, b.dropped, b.duplicated, b.held, b.firstViolations}
 }
 
 func (b *rowBuilder) release() {
@@ -158,7 +169,88 @@ func (b *rowBuilder) append(d *dicts, r *Row) error {
 		b.recording.AppendNull()
 	}
 	b.detail.Append(r.Detail)
+	b.appendFaults(r.Faults)
+	appendOptString(b.latency, r.Latency)
+	appendOptString(b.order, r.Order)
+	appendOptInt(b.sent, r.MessagesSent)
+	appendOptInt(b.delivered, r.MessagesDelivered)
+	appendOptInt(b.dropped, r.MessagesDropped)
+	appendOptInt(b.duplicated, r.MessagesDuplicated)
+	appendOptInt(b.held, r.MessagesHeld)
+	b.appendFirstViolations(r.FirstViolations)
 	return nil
+}
+
+// appendFaults appends one list of faults (empty, never null).
+func (b *rowBuilder) appendFaults(fs []Fault) {
+	b.faults.Append(true)
+	st := b.faults.ValueBuilder().(*array.StructBuilder)
+	kind := st.FieldBuilder(0).(*array.StringBuilder)
+	node := st.FieldBuilder(1).(*array.Int32Builder)
+	peer := st.FieldBuilder(2).(*array.Int32Builder)
+	at := st.FieldBuilder(3).(*array.Int64Builder)
+	until := st.FieldBuilder(4).(*array.Int64Builder)
+	sides := st.FieldBuilder(5).(*array.ListBuilder)
+	applied := st.FieldBuilder(6).(*array.BooleanBuilder)
+	for _, f := range fs {
+		st.Append(true)
+		kind.Append(f.Kind)
+		appendNode(node, f.Node)
+		appendNode(peer, f.Peer)
+		at.Append(int64(toMicros(f.At)))
+		if f.Kind == "partition" {
+			until.Append(int64(toMicros(f.Until)))
+		} else {
+			until.AppendNull()
+		}
+		if f.Sides == nil {
+			sides.AppendNull()
+		} else {
+			sides.Append(true)
+			group := sides.ValueBuilder().(*array.ListBuilder)
+			members := group.ValueBuilder().(*array.Int32Builder)
+			for _, g := range f.Sides {
+				group.Append(true)
+				members.AppendValues(g, nil)
+			}
+		}
+		applied.Append(f.Applied)
+	}
+}
+
+func appendNode(b *array.Int32Builder, n int) {
+	if n < 0 {
+		b.AppendNull()
+	} else {
+		b.Append(int32(n))
+	}
+}
+
+// appendFirstViolations appends one list (empty, never null).
+func (b *rowBuilder) appendFirstViolations(vs []InvariantViolation) {
+	b.firstViolations.Append(true)
+	st := b.firstViolations.ValueBuilder().(*array.StructBuilder)
+	name := st.FieldBuilder(0).(*array.StringBuilder)
+	step := st.FieldBuilder(1).(*array.Int64Builder)
+	at := st.FieldBuilder(2).(*array.Int64Builder)
+	for _, v := range vs {
+		st.Append(true)
+		name.Append(v.Invariant)
+		appendOptInt(step, v.Step)
+		if v.At != nil {
+			at.Append(int64(toMicros(*v.At)))
+		} else {
+			at.AppendNull()
+		}
+	}
+}
+
+func appendOptString(b *array.StringBuilder, s string) {
+	if s == "" {
+		b.AppendNull()
+	} else {
+		b.Append(s)
+	}
 }
 
 func appendOptInt(b *array.Int64Builder, v *int64) {
@@ -183,6 +275,9 @@ func (b *rowBuilder) finish(d *dicts) []arrow.Array {
 		b.violated.NewArray(), b.firstStep.NewArray(), b.firstTime.NewArray(),
 		b.steps.NewArray(), b.states.NewArray(), b.virtual.NewArray(), b.wall.NewArray(),
 		b.recording.NewArray(), b.detail.NewArray(),
+		b.faults.NewArray(), b.latency.NewArray(), b.order.NewArray(),
+		b.sent.NewArray(), b.delivered.NewArray(), b.dropped.NewArray(), b.duplicated.NewArray(), b.held.NewArray(),
+		b.firstViolations.NewArray(),
 	}
 }
 

@@ -94,7 +94,7 @@ func checkSchema(s *arrow.Schema) error {
 	case n > Version:
 		return fmt.Errorf("format version %d, this weft reads up to %d: %w", n, Version, ErrNewerVersion)
 	}
-	want := fields()
+	want := fieldsOf(n)
 	if s.NumFields() != len(want) {
 		return fmt.Errorf("not a weft verdict file: %d columns, want %d", s.NumFields(), len(want))
 	}

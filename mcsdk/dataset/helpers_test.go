@@ -40,6 +40,19 @@ func sampleRow(variant string, seed int64, run string) Row {
 		WallTime:        time.Duration(seed*7+1) * time.Microsecond,
 		Detail:          fmt.Sprintf("latency=uniform:1000-60000 drawn=%d", seed),
 	}
+	if seed%5 != 4 {
+		r.Latency, r.Order = "uniform:1000-60000", "fifo"
+		sent, delivered := 10+seed, 9+seed
+		r.MessagesSent, r.MessagesDelivered = &sent, &delivered
+		r.Faults = []Fault{
+			{Kind: "crash", Node: int(seed % 3), Peer: -1, At: time.Duration(seed*1000+7) * time.Microsecond, Applied: true},
+			{Kind: "notice", Node: 1, Peer: int(seed % 3), At: time.Duration(seed*1000+90) * time.Microsecond, Applied: seed%2 == 0},
+		}
+		if seed%3 == 1 {
+			r.Faults = append(r.Faults, Fault{Kind: "partition", Node: -1, Peer: -1, At: 5 * time.Millisecond,
+				Until: 9 * time.Millisecond, Sides: [][]int32{{0, 1}, {2}}})
+		}
+	}
 	switch r.Verdict {
 	case Violated:
 		step, at := seed+1, time.Duration(seed)*time.Microsecond
@@ -47,6 +60,15 @@ func sampleRow(variant string, seed int64, run string) Row {
 		r.ViolatedInvariants = []string{"agree_on_ack"}
 		if seed%3 == 0 {
 			r.ViolatedInvariants = append(r.ViolatedInvariants, "ring_ok", "ünïcode, \"quoted\"")
+		}
+		if seed%5 != 4 {
+			for k, inv := range r.ViolatedInvariants {
+				fv := InvariantViolation{Invariant: inv}
+				if k == 0 {
+					fv.Step, fv.At = &step, &at
+				}
+				r.FirstViolations = append(r.FirstViolations, fv)
+			}
 		}
 		r.RecordingPath = fmt.Sprintf("recordings/%s-%d-%s.weftrec", variant, seed, run)
 	case Error:

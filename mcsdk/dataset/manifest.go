@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -29,6 +30,12 @@ type Manifest struct {
 	ModelPath string `json:"model_path"`
 	// ModelHash is the hex sha256 of the model file.
 	ModelHash string `json:"model_hash"`
+	// ModelText is the model file itself, so the dataset explains itself
+	// when the file has changed or is elsewhere.
+	ModelText string `json:"model_text,omitempty"`
+	// FaultModel describes the faults and network the runs drew from (the
+	// model's [faults] and [network] sections, as JSON).
+	FaultModel string `json:"fault_model,omitempty"`
 	// Variants lists every variant rows may name, with its binary's hash.
 	Variants []Variant `json:"variants"`
 	// Seeds are the seed ranges the campaign covers.
@@ -41,15 +48,20 @@ type Manifest struct {
 	// Start when zero; Close sets End.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end,omitzero"`
+	// Sessions are the spans during which a writer wrote the dataset (the
+	// first campaign, then each resumption); see ComputeTime.
+	Sessions []Session `json:"sessions,omitempty"`
 	// Machines lists where the rows were produced (several after Merge).
 	Machines []Machine `json:"machines"`
 	// MergedFrom lists the input directories of a merged dataset.
 	MergedFrom []string `json:"merged_from,omitempty"`
-	// Files lists the verdict files with their row counts; the writer
-	// adds each file after writing it. Readers refuse a dataset in which
-	// a listed file is missing or holds another number of rows (e.g. an
-	// interrupted copy). A file written just before a crash may be
-	// missing from the list; it is complete and is read.
+	// Files lists the verdict files with their row counts and sha256;
+	// the writer adds each file after writing it. Readers read exactly
+	// the listed files and refuse a dataset in which a listed file is
+	// missing, differs from its checksum or holds another number of rows
+	// (an interrupted copy, a flipped bit). Any other file is ignored: a
+	// file written just before a crash, before the manifest named it,
+	// is not part of the dataset (a resumed campaign reruns its rows).
 	Files []FileEntry `json:"files,omitempty"`
 }
 
@@ -57,12 +69,58 @@ type Manifest struct {
 type FileEntry struct {
 	Name string `json:"name"`
 	Rows int64  `json:"rows"`
+	// SHA256 is the hex sha256 of the file's bytes ("" only in datasets
+	// written before checksums were recorded).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Variant is one build of the model under test.
 type Variant struct {
 	Name       string `json:"name"`
 	BinaryHash string `json:"binary_hash"`
+	// CFlags are the variant's compiler flags, as the model gives them.
+	CFlags string `json:"cflags,omitempty"`
+}
+
+// Session is one span of writing: from opening a writer to its last write
+// or Close.
+type Session struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
+	// Seeds are the seed ranges this session was asked to cover.
+	Seeds []SeedRange `json:"seeds,omitempty"`
+}
+
+// ComputeTime is the time the dataset's writers were at work: the sum of
+// its sessions, without the pauses between a campaign and its
+// resumptions. Without sessions (older datasets) it is End − Start.
+func (m *Manifest) ComputeTime() time.Duration {
+	if len(m.Sessions) == 0 {
+		if m.Start.IsZero() || m.End.IsZero() {
+			return 0
+		}
+		return m.End.Sub(m.Start)
+	}
+	var d time.Duration
+	for _, s := range m.Sessions {
+		if !s.End.IsZero() && s.End.After(s.Start) {
+			d += s.End.Sub(s.Start)
+		}
+	}
+	return d
+}
+
+// SeedsText formats seed ranges as "0–49" or "0–39, 100–109".
+func SeedsText(rs []SeedRange) string {
+	var parts []string
+	for _, r := range rs {
+		if r.Hi-r.Lo == 1 {
+			parts = append(parts, fmt.Sprint(r.Lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", r.Lo, r.Hi-1))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // SeedRange is the half-open seed interval [Lo, Hi).

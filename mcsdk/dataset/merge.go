@@ -43,11 +43,15 @@ func Merge(out string, in ...string) (res MergeResult, err error) {
 	if len(in) == 0 {
 		return res, errors.New("dataset: nothing to merge")
 	}
+	// Open checks every input (manifest, checksums, files) before out
+	// is created.
 	mans := make([]Manifest, len(in))
 	for i, dir := range in {
-		if mans[i], err = ReadManifest(dir); err != nil {
+		d, err := Open(dir)
+		if err != nil {
 			return res, err
 		}
+		mans[i] = d.Manifests[0]
 	}
 	m, err := mergeManifests(in, mans)
 	if err != nil {
@@ -75,8 +79,10 @@ func Merge(out string, in ...string) (res MergeResult, err error) {
 	if err := w.Close(); err != nil {
 		return mg.res, err
 	}
+	sessions := m.Sessions
 	m = w.Manifest()
 	m.End = latestEnd(mans)
+	m.Sessions = sessions // the inputs' work, not the merge's
 	return mg.res, writeManifest(out, &m)
 }
 
@@ -119,6 +125,14 @@ func mergeManifests(in []string, mans []Manifest) (Manifest, error) {
 		ids, tools = append(ids, x.CampaignID), append(tools, x.ToolVersion)
 		m.Seeds = append(m.Seeds, x.Seeds...)
 		m.Runs = append(m.Runs, x.Runs...)
+		for _, s := range x.Sessions {
+			if !slices.ContainsFunc(m.Sessions, func(o Session) bool { return o.Start.Equal(s.Start) && o.End.Equal(s.End) }) {
+				m.Sessions = append(m.Sessions, s)
+			}
+		}
+		if m.ModelText == "" {
+			m.ModelText, m.FaultModel = x.ModelText, x.FaultModel
+		}
 		m.Machines = append(m.Machines, x.Machines...)
 		if !x.Start.IsZero() && (m.Start.IsZero() || x.Start.Before(m.Start)) {
 			m.Start = x.Start

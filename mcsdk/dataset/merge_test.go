@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // shard writes a dataset of rows with recordings for the rows that name
@@ -50,6 +51,15 @@ func TestMerge(t *testing.T) {
 	must(t, err)
 	if !reflect.DeepEqual(m.Seeds, []SeedRange{{0, 100}}) || len(m.MergedFrom) != 3 || m.ModelHash != testModelHash {
 		t.Errorf("merged manifest: %+v", m)
+	}
+	var work time.Duration
+	for _, dir := range []string{a, b, overlap} {
+		in, err := ReadManifest(dir)
+		must(t, err)
+		work += in.ComputeTime()
+	}
+	if len(m.Sessions) != 3 || m.ComputeTime() != work {
+		t.Errorf("merged compute time %v in %d sessions, want the inputs' %v in 3", m.ComputeTime(), len(m.Sessions), work)
 	}
 	recs := 0
 	for _, r := range got {

@@ -1,7 +1,12 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -50,7 +55,7 @@ func Open(dirs ...string) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		files, err := verdictFiles(dir)
+		files, err := datasetFiles(dir, &m)
 		if err != nil {
 			return nil, err
 		}
@@ -65,6 +70,63 @@ func Open(dirs ...string) (*Dataset, error) {
 	}
 	d.variants = uniqueSorted(names)
 	return d, nil
+}
+
+// datasetFiles returns the verdict files of dir: the ones the manifest
+// lists, after checking each one's checksum, or, for a dataset written
+// before manifests listed their files, every verdict file of dir.
+func datasetFiles(dir string, m *Manifest) ([]string, error) {
+	if len(m.Files) == 0 && m.FormatVersion < 2 {
+		return verdictFiles(dir)
+	}
+	files := make([]string, 0, len(m.Files))
+	for _, f := range m.Files {
+		if !isVerdictName(f.Name) || f.Name != filepath.Base(f.Name) {
+			return nil, fmt.Errorf("dataset: %s lists %q, which is not a verdict file name", filepath.Join(dir, ManifestName), f.Name)
+		}
+		path := filepath.Join(dir, f.Name)
+		if err := checkSum(path, f, m.FormatVersion); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// checkSum compares the sha256 of the file at path with the manifest's.
+// Manifests of format 2 and later must record one.
+func checkSum(path string, f FileEntry, version int) error {
+	if f.SHA256 == "" {
+		if version >= 2 {
+			return fmt.Errorf("dataset: the manifest lists %s without its sha256", path)
+		}
+		return nil
+	}
+	got, err := fileSHA256(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("dataset: the manifest lists %s (%d rows) but the file is missing", path, f.Rows)
+	}
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if got != f.SHA256 {
+		return fmt.Errorf("dataset: %s is damaged: its sha256 is %.16s…, the manifest says %.16s… (altered or truncated after it was written)", path, got, f.SHA256)
+	}
+	return nil
+}
+
+// fileSHA256 returns the hex sha256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // checkFiles opens every verdict file of dir (footer, schema, metadata
@@ -306,6 +368,12 @@ func (d *dicts) unify(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer cols[ve].Release()
+	// A format 1 file lacks the later columns: they read as null.
+	for _, f := range fields()[len(cols):] {
+		null := array.MakeArrayOfNull(d.mem, f.Type, int(rec.NumRows()))
+		defer null.Release()
+		cols = append(cols, null)
+	}
 	return array.NewRecordBatch(Schema(), cols, rec.NumRows()), nil
 }
 

@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,7 +13,12 @@ import (
 // Version is the dataset format version this package writes and the newest
 // it reads. It is stored in every verdict file's schema metadata under
 // [VersionKey] and in the manifest.
-const Version = 1
+//
+// Version 2 added the structured fault schedule, the network model, the
+// message counts and the first violation of each invariant (columns
+// appended after version 1's, which files of version 1 lack: they read as
+// null), and checksums in the manifest.
+const Version = 2
 
 // VersionKey is the schema metadata key that carries the format version.
 const VersionKey = "weft.dataset.version"
@@ -57,6 +65,45 @@ type Row struct {
 	RecordingPath string
 	// Detail is free-form: the error or invalid reason, drawn parameters.
 	Detail string
+
+	// Faults is the run's fault schedule in time order (format 2).
+	Faults []Fault
+	// Latency is the network's latency model, e.g. "uniform:1000-60000"
+	// (µs); Order is "fifo" or "bag" (format 2; "" is stored as null).
+	Latency, Order string
+	// Message counts of the run; nil (null) when the runner did not count.
+	MessagesSent, MessagesDelivered, MessagesDropped, MessagesDuplicated, MessagesHeld *int64
+	// FirstViolations gives, per violated invariant, when it first failed
+	// (format 2).
+	FirstViolations []InvariantViolation
+}
+
+// Fault is one entry of a run's fault schedule.
+type Fault struct {
+	Kind string // "crash", "restart", "notice" or "partition"
+	// Node is the node crashed, restarted or told of a crash; -1 (null)
+	// for a partition.
+	Node int
+	// Peer is, for a notice, the node whose crash is told; -1 (null)
+	// otherwise.
+	Peer int
+	At   time.Duration // virtual time since the start of the run
+	// Until is when a partition heals; 0 (null) for other faults.
+	Until time.Duration
+	// Sides are a partition's groups of nodes; nil (null) otherwise.
+	Sides [][]int32
+	// Applied reports whether the fault happened before the run ended (a
+	// run that stops at a violation leaves later faults unapplied).
+	Applied bool
+}
+
+// InvariantViolation is when one invariant first failed in a run.
+type InvariantViolation struct {
+	Invariant string
+	// Step and At are nil (null) when the runner knows only that the
+	// invariant failed in the final state.
+	Step *int64
+	At   *time.Duration
 }
 
 // Key identifies a row within a dataset: a (variant, seed, run) triple is
@@ -93,6 +140,35 @@ const (
 	ColWallTime           = "wall_time"
 	ColRecordingPath      = "recording_path"
 	ColDetail             = "detail"
+	// Format 2.
+	ColFaults             = "faults"
+	ColLatency            = "latency"
+	ColOrder              = "order"
+	ColMessagesSent       = "messages_sent"
+	ColMessagesDelivered  = "messages_delivered"
+	ColMessagesDropped    = "messages_dropped"
+	ColMessagesDuplicated = "messages_duplicated"
+	ColMessagesHeld       = "messages_held"
+	ColFirstViolations    = "first_violations"
+)
+
+// FaultType is the element type of the faults column: times are int64
+// microseconds named *_us, so every tool reads them the same way.
+var FaultType = arrow.StructOf(
+	arrow.Field{Name: "kind", Type: arrow.BinaryTypes.String},
+	arrow.Field{Name: "node", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	arrow.Field{Name: "peer", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	arrow.Field{Name: "at_us", Type: arrow.PrimitiveTypes.Int64},
+	arrow.Field{Name: "until_us", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	arrow.Field{Name: "sides", Type: arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int32)), Nullable: true},
+	arrow.Field{Name: "applied", Type: arrow.FixedWidthTypes.Boolean},
+)
+
+// FirstViolationType is the element type of the first_violations column.
+var FirstViolationType = arrow.StructOf(
+	arrow.Field{Name: "invariant", Type: arrow.BinaryTypes.String},
+	arrow.Field{Name: "step", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	arrow.Field{Name: "at_us", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 )
 
 var (
@@ -119,14 +195,47 @@ var (
 //	wall_time             duration[us]
 //	recording_path        utf8, nullable
 //	detail                utf8
+//	faults                list<struct<kind utf8, node int32?, peer int32?, at_us int64,
+//	                           until_us int64?, sides list<list<int32>>?, applied bool>>, nullable
+//	latency               utf8, nullable
+//	order                 utf8, nullable
+//	messages_sent         int64, nullable (and _delivered, _dropped, _duplicated, _held)
+//	first_violations      list<struct<invariant utf8, step int64?, at_us int64?>>, nullable
 //
-// with metadata weft.dataset.version = "1".
+// with metadata weft.dataset.version = "2". The columns from faults on
+// are format 2's; files of format 1 end at detail.
 func Schema() *arrow.Schema {
 	md := arrow.NewMetadata([]string{VersionKey}, []string{fmt.Sprint(Version)})
 	return arrow.NewSchema(fields(), &md)
 }
 
+// fields returns the columns of the current format.
 func fields() []arrow.Field {
+	i64 := arrow.PrimitiveTypes.Int64
+	str := arrow.BinaryTypes.String
+	return append(fieldsV1(),
+		arrow.Field{Name: ColFaults, Type: arrow.ListOf(FaultType), Nullable: true},
+		arrow.Field{Name: ColLatency, Type: str, Nullable: true},
+		arrow.Field{Name: ColOrder, Type: str, Nullable: true},
+		arrow.Field{Name: ColMessagesSent, Type: i64, Nullable: true},
+		arrow.Field{Name: ColMessagesDelivered, Type: i64, Nullable: true},
+		arrow.Field{Name: ColMessagesDropped, Type: i64, Nullable: true},
+		arrow.Field{Name: ColMessagesDuplicated, Type: i64, Nullable: true},
+		arrow.Field{Name: ColMessagesHeld, Type: i64, Nullable: true},
+		arrow.Field{Name: ColFirstViolations, Type: arrow.ListOf(FirstViolationType), Nullable: true},
+	)
+}
+
+// fieldsOf returns the columns of format version v.
+func fieldsOf(v int) []arrow.Field {
+	if v == 1 {
+		return fieldsV1()
+	}
+	return fields()
+}
+
+// fieldsV1 returns the columns of format 1.
+func fieldsV1() []arrow.Field {
 	str := arrow.BinaryTypes.String
 	i64 := arrow.PrimitiveTypes.Int64
 	return []arrow.Field{
@@ -170,3 +279,47 @@ func verdictIndex(v string) int {
 	}
 	return -1
 }
+
+// Schema metadata keys that describe what a verdict file or export holds,
+// so the file explains itself without its manifest.
+const (
+	MetaModelHash   = "weft.model.hash"   // hex sha256 of the model file(s), comma-separated
+	MetaModelText   = "weft.model.text"   // the model file (when all rows share one model)
+	MetaVariants    = "weft.variants"     // JSON: [{name, binary_hash, cflags}]
+	MetaToolVersion = "weft.tool.version" // the weft version(s) that wrote the rows
+	MetaFaultModel  = "weft.fault_model"  // JSON: the model's [faults] and [network] sections
+	MetaSeeds       = "weft.seeds"        // JSON: [{lo, hi}], half-open seed ranges
+)
+
+// metadataOf describes the datasets of mans as schema metadata.
+func metadataOf(mans []Manifest) arrow.Metadata {
+	var hashes, tools []string
+	var variants []Variant
+	var ranges []SeedRange
+	text, faults := "", ""
+	for _, m := range mans {
+		hashes, tools = append(hashes, m.ModelHash), append(tools, m.ToolVersion)
+		for _, v := range m.Variants {
+			if !slices.ContainsFunc(variants, func(x Variant) bool { return x.Name == v.Name }) {
+				variants = append(variants, v)
+			}
+		}
+		ranges = append(ranges, m.Seeds...)
+		if text == "" {
+			text, faults = m.ModelText, m.FaultModel
+		}
+	}
+	hashes, tools = uniqueInOrder(hashes), uniqueInOrder(tools)
+	if len(hashes) > 1 {
+		text, faults = "", ""
+	}
+	vj, _ := json.Marshal(variants)
+	sj, _ := json.Marshal(normalizeSeeds(ranges))
+	return arrow.NewMetadata(
+		[]string{VersionKey, MetaModelHash, MetaModelText, MetaVariants, MetaToolVersion, MetaFaultModel, MetaSeeds},
+		[]string{fmt.Sprint(Version), strings.Join(hashes, ","), text, string(vj), strings.Join(tools, ","), faults, string(sj)})
+}
+
+// schemaWith is the verdict schema with metadata md (which must hold the
+// version key).
+func schemaWith(md arrow.Metadata) *arrow.Schema { return arrow.NewSchema(fields(), &md) }

@@ -1,14 +1,21 @@
 package dataset
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -50,6 +57,9 @@ type Writer struct {
 	seq       int
 	done      keySet
 	closed    bool
+	// full is set once the reserve had to be spent: the disk is full, the
+	// rows so far are safe, and later rows are kept in memory until Close.
+	full error
 }
 
 // Create makes dir (and dir/recordings) a new dataset described by m and
@@ -68,6 +78,9 @@ func Create(dir string, m Manifest, opts ...Option) (*Writer, error) {
 	if len(m.Machines) == 0 {
 		m.Machines = []Machine{HostMachine()}
 	}
+	if len(m.Sessions) == 0 {
+		m.Sessions = []Session{{Start: m.Start, Seeds: normalizeSeeds(m.Seeds)}}
+	}
 	if err := m.check(); err != nil {
 		return nil, err
 	}
@@ -75,6 +88,9 @@ func Create(dir string, m Manifest, opts ...Option) (*Writer, error) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	if err := writeManifest(dir, &m); err != nil {
+		return nil, err
+	}
+	if err := makeReserve(dir); err != nil {
 		return nil, err
 	}
 	return newWriter(dir, m, opts), nil
@@ -97,6 +113,15 @@ func OpenAppend(dir string, opts ...Option) (*Writer, error) {
 		return nil, err
 	}
 	removeTemporaries(dir)
+	// A directory that cannot take the reserve (read-only, full) fails
+	// here, before a resumed campaign runs anything.
+	if err := makeReserve(dir); err != nil {
+		return nil, err
+	}
+	if err := upgrade(dir, &m, d.files); err != nil {
+		return nil, err
+	}
+	m.Sessions = append(m.Sessions, Session{Start: time.Now().UTC()})
 	w := newWriter(dir, m, opts)
 	for _, f := range d.files {
 		w.seq = max(w.seq, fileSeq(f))
@@ -105,6 +130,40 @@ func OpenAppend(dir string, opts ...Option) (*Writer, error) {
 		w.done.add(rows[i].Key())
 	}
 	return w, nil
+}
+
+// Extend records that this session covers seeds, runs and variants,
+// perhaps beyond what the dataset held (a campaign grown from 40 to 50
+// seeds, or given a new variant): the manifest's seed ranges become the
+// union, new runs and variants are added. A variant already listed must
+// keep its binary hash.
+func (w *Writer) Extend(seeds []SeedRange, runs []string, variants []Variant) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.m
+	m.Variants = slices.Clone(m.Variants)
+	for _, v := range variants {
+		h, ok := m.binaryHash(v.Name)
+		switch {
+		case !ok:
+			m.Variants = append(m.Variants, v)
+		case h != v.BinaryHash:
+			return fmt.Errorf("dataset: %s: variant %s has binary hash %.12s, the dataset %.12s", w.dir, v.Name, v.BinaryHash, h)
+		}
+	}
+	m.Seeds = normalizeSeeds(append(slices.Clone(m.Seeds), seeds...))
+	m.Runs = uniqueInOrder(append(slices.Clone(m.Runs), runs...))
+	m.Sessions = slices.Clone(m.Sessions)
+	if n := len(m.Sessions); n > 0 {
+		m.Sessions[n-1].Seeds = normalizeSeeds(seeds)
+	}
+	if err := writeManifest(w.dir, &m); err != nil {
+		return err
+	}
+	w.m = m
+	w.dicts.release()
+	w.dicts = newDicts(memory.DefaultAllocator, m.VariantNames())
+	return nil
 }
 
 func newWriter(dir string, m Manifest, opts []Option) *Writer {
@@ -153,6 +212,9 @@ func (w *Writer) Write(r Row) error {
 	}
 	w.done.add(r.Key())
 	w.buf = append(w.buf, r)
+	if w.full != nil {
+		return w.full // kept in memory; Close writes it into the reserve
+	}
 	if len(w.buf) >= w.flushRows {
 		return w.flush()
 	}
@@ -181,21 +243,53 @@ func (w *Writer) check(r *Row) error {
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.full != nil {
+		return w.full
+	}
 	return w.flush()
 }
 
+// flush writes the buffer. When the disk is full it spends the reserve
+// and tries once more; if that works the rows are safe and the writer
+// reports the full disk from then on, so the caller stops producing rows.
 func (w *Writer) flush() error {
+	err := w.writeBuffer()
+	if err == nil || !errors.Is(err, syscall.ENOSPC) || !dropReserve(w.dir) {
+		return err
+	}
+	if err := w.writeBuffer(); err != nil {
+		return err
+	}
+	w.full = fmt.Errorf("dataset: %s: no space left on device (%d rows are written; rows finished after this are kept until Close): %w", w.dir, w.total(), syscall.ENOSPC)
+	return w.full
+}
+
+func (w *Writer) total() int64 {
+	var n int64
+	for _, f := range w.m.Files {
+		n += f.Rows
+	}
+	return n
+}
+
+// writeBuffer writes the buffered rows as a new verdict file and lists it
+// in the manifest; on error the rows stay buffered.
+func (w *Writer) writeBuffer() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	rec, err := w.dicts.encode(w.buf)
+	slices.SortFunc(w.buf, compareRows)
+	enc, err := w.dicts.encode(w.buf)
 	if err != nil {
 		return err
 	}
+	defer enc.Release()
+	rec := array.NewRecordBatch(schemaWith(metadataOf([]Manifest{w.m})), enc.Columns(), enc.NumRows())
 	defer rec.Release()
 	name := w.nextName()
+	h := sha256.New()
 	err = writeAtomic(w.dir, name, func(f *os.File) error {
-		iw, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+		iw, err := ipc.NewFileWriter(io.MultiWriter(f, h), ipc.WithSchema(rec.Schema()))
 		if err != nil {
 			return err
 		}
@@ -208,9 +302,17 @@ func (w *Writer) flush() error {
 	if err != nil {
 		return err
 	}
-	w.m.Files = append(w.m.Files, FileEntry{Name: name, Rows: int64(len(w.buf))})
+	files := append(slices.Clip(w.m.Files), FileEntry{Name: name, Rows: int64(len(w.buf)), SHA256: hex.EncodeToString(h.Sum(nil))})
+	m := w.m
+	m.Files = files
+	m.Sessions = stampSession(m.Sessions)
+	if err := writeManifest(w.dir, &m); err != nil {
+		os.Remove(filepath.Join(w.dir, name)) // unlisted, it would be ignored anyway
+		return err
+	}
+	w.m = m
 	w.buf = w.buf[:0]
-	return writeManifest(w.dir, &w.m)
+	return nil
 }
 
 // nextName returns the first unused verdict file name after the last one.
@@ -232,13 +334,93 @@ func (w *Writer) Close() error {
 	if w.closed {
 		return errors.New("dataset: Close called twice")
 	}
+	full := w.full
+	if full != nil {
+		w.full = nil // write what was kept, into the reserve's space
+	}
 	if err := w.flush(); err != nil {
 		return err
 	}
 	w.closed = true
 	w.dicts.release()
 	w.m.End = time.Now().UTC()
-	return writeManifest(w.dir, &w.m)
+	w.m.Sessions = stampSession(w.m.Sessions)
+	if err := writeManifest(w.dir, &w.m); err != nil {
+		return err
+	}
+	dropReserve(w.dir)
+	if full == nil {
+		full = w.full
+	}
+	return full
+}
+
+// upgrade makes the manifest of an older format one of this format
+// before rows of this format are added: every verdict file it read is
+// listed with its checksum.
+func upgrade(dir string, m *Manifest, files []string) error {
+	if m.FormatVersion >= Version {
+		return nil
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		if slices.ContainsFunc(m.Files, func(f FileEntry) bool { return f.Name == name && f.SHA256 != "" }) {
+			continue
+		}
+		v, err := openVerdictFile(memory.DefaultAllocator, path)
+		if err != nil {
+			return err
+		}
+		rows := v.rows
+		v.close()
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return fmt.Errorf("dataset: %w", err)
+		}
+		m.Files = slices.DeleteFunc(m.Files, func(f FileEntry) bool { return f.Name == name })
+		m.Files = append(m.Files, FileEntry{Name: name, Rows: rows, SHA256: sum})
+	}
+	m.FormatVersion = Version
+	return writeManifest(dir, m)
+}
+
+// stampSession returns ss with the last session ending now.
+func stampSession(ss []Session) []Session {
+	ss = slices.Clone(ss)
+	if n := len(ss); n > 0 {
+		ss[n-1].End = time.Now().UTC()
+	}
+	return ss
+}
+
+// compareRows orders rows by variant name, seed, then run.
+func compareRows(a, b Row) int {
+	return cmp.Or(cmp.Compare(a.Variant, b.Variant), cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
+}
+
+// ReserveName is the hidden file a writer keeps in the dataset directory
+// while it writes: space set aside so that the rows finished when the disk
+// fills up can still be written.
+const ReserveName = ".reserve"
+
+// ReserveSize is the reserve's size, enough for thousands of rows.
+const ReserveSize = 1 << 20
+
+// makeReserve writes the reserve file (real blocks, not a sparse file).
+func makeReserve(dir string) error {
+	err := writeAtomic(dir, ReserveName, func(f *os.File) error {
+		_, err := f.Write(make([]byte, ReserveSize))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dataset: %s is not writable: %w", dir, err)
+	}
+	return nil
+}
+
+// dropReserve deletes the reserve and reports whether there was one.
+func dropReserve(dir string) bool {
+	return os.Remove(filepath.Join(dir, ReserveName)) == nil
 }
 
 // Completed lists the (variant, seed, run) triples dir already holds, so a

@@ -39,7 +39,8 @@ const probeJS = `(function () {
       } catch (e) {}
     }
     for (var j = 0; j < svgs.length && !painted; j++) {
-      if (svgs[j].querySelector("path,rect,text,line,circle,polyline,polygon")) { painted = true; }
+      var box = svgs[j].getBoundingClientRect();
+      if (svgs[j].querySelector("path,rect,text,line,circle,polyline,polygon") && box.width > 0 && box.height > 0) { painted = true; }
     }
     out.push({ID: el.id, Kind: el.getAttribute("data-weft-chart") || "", Canvases: cs.length, SVGs: svgs.length, Painted: painted});
   }

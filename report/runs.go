@@ -1,0 +1,152 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// MaxRunDiagrams bounds how many runs of the run browser embed their
+// sequence diagram and events; the others list the command that draws them.
+const MaxRunDiagrams = 300
+
+// RunEntry is one run in the run browser (Options.AllRuns).
+type RunEntry struct {
+	Dataset string
+	Row     dataset.Row
+	Run     string // as the tables name it
+	// Recording is the recording's path ("" without one); Diagram and
+	// Events are filled for the first MaxRunDiagrams runs that have one.
+	Recording string
+	Diagram   []byte
+	Events    []weftlog.Event
+	// Problem says why a listed recording could not be shown.
+	Problem string
+}
+
+// ID is the run's anchor in the page.
+func (e *RunEntry) ID() string {
+	return anchor(fmt.Sprintf("run-%s-%d-%s", e.Row.Variant, e.Row.Seed, e.Run))
+}
+
+func anchor(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// allRuns lists every row of the datasets, variants in table order, then
+// seed and run; failing runs get their diagrams first.
+func (r *Report) allRuns(srcs []Source, run runFunc, embed bool) {
+	order := map[string]int{}
+	for i, v := range r.Table.Variants {
+		order[v.Variant] = i
+	}
+	for _, s := range srcs {
+		for _, row := range s.Rows {
+			e := RunEntry{Dataset: s.Dir, Row: row, Run: run(row)}
+			if row.RecordingPath != "" {
+				e.Recording = filepath.Join(s.Dir, filepath.FromSlash(row.RecordingPath))
+			}
+			r.Runs = append(r.Runs, e)
+		}
+	}
+	slices.SortStableFunc(r.Runs, func(a, b RunEntry) int {
+		return cmp.Or(cmp.Compare(order[a.Row.Variant], order[b.Row.Variant]), cmp.Compare(a.Row.Seed, b.Row.Seed), cmp.Compare(a.Run, b.Run))
+	})
+	if !embed {
+		return
+	}
+	idx := make([]int, 0, len(r.Runs))
+	for i := range r.Runs {
+		if r.Runs[i].Recording != "" {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Compare(verdictRank(r.Runs[a].Row.Verdict), verdictRank(r.Runs[b].Row.Verdict))
+	})
+	for n, i := range idx {
+		if n == MaxRunDiagrams {
+			break
+		}
+		e := &r.Runs[i]
+		rec, err := weftlog.ReadFile(e.Recording)
+		if err == nil {
+			e.Diagram, err = SequenceSVG(rec, DefaultSequenceSteps)
+		}
+		if err != nil {
+			e.Problem = err.Error()
+			continue
+		}
+		e.Events = rec.Events
+	}
+}
+
+func verdictRank(v string) int {
+	switch v {
+	case dataset.Violated:
+		return 0
+	case dataset.Invalid, dataset.Error:
+		return 1
+	}
+	return 2
+}
+
+// Load reads the run's recording and draws its diagram.
+func (e *RunEntry) Load() error {
+	if e.Recording == "" {
+		return fmt.Errorf("report: %s seed %d has no recording (run the campaign with --record all)", e.Row.Variant, e.Row.Seed)
+	}
+	rec, err := weftlog.ReadFile(e.Recording)
+	if err != nil {
+		return err
+	}
+	if e.Diagram, err = SequenceSVG(rec, DefaultSequenceSteps); err != nil {
+		return err
+	}
+	e.Events = rec.Events
+	return nil
+}
+
+// FaultsText is a run's fault schedule in one line, e.g.
+// "crash n2 8.224ms · restart n2 8.225ms · partition {0,1}|{2} 5–9ms".
+// Faults a run did not reach are marked "(not reached)".
+func FaultsText(fs []dataset.Fault) string {
+	var parts []string
+	for _, f := range fs {
+		var s string
+		switch f.Kind {
+		case "partition":
+			var sides []string
+			for _, g := range f.Sides {
+				var ns []string
+				for _, n := range g {
+					ns = append(ns, fmt.Sprint(n))
+				}
+				sides = append(sides, "{"+strings.Join(ns, ",")+"}")
+			}
+			s = fmt.Sprintf("partition %s %s–%s", strings.Join(sides, "|"), ms(f.At), ms(f.Until))
+		case "notice":
+			s = fmt.Sprintf("notice n%d: n%d died %s", f.Node, f.Peer, ms(f.At))
+		default:
+			s = fmt.Sprintf("%s n%d %s", f.Kind, f.Node, ms(f.At))
+		}
+		if !f.Applied {
+			s += " (not reached)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond)) }

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// DefaultSequenceSteps is how many of the last steps before the first
+// violation (or the end) a sequence diagram shows.
+const DefaultSequenceSteps = 80
+
+// SequenceOf builds the message sequence diagram of a recording from the
+// recording alone: one lifeline per node, an arrow per delivered (or
+// dropped) message, crashes, restarts, notices and declared-state changes
+// on the lifelines, and the first violation across them. It covers the
+// last steps steps up to the first violation (the whole run when it has
+// none); steps <= 0 means all of them. A node crashed before the window
+// starts with a dashed lifeline.
+//
+// Recordings of this version record deliveries, not sends: an arrow is
+// drawn level at its delivery unless the recording has "send" events
+// (Node the sender, Peer the receiver), which are matched to deliveries
+// in order per pair of nodes; "drop" events (same fields) are drawn as
+// lost messages.
+func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
+	stop := rec.Verdict.FirstViolationStep
+	last := 0
+	for _, e := range rec.Events {
+		if stop < 0 || e.Step <= stop {
+			last = max(last, e.Step)
+		}
+	}
+	from := 0
+	if steps > 0 && last-steps+1 > 0 {
+		from = last - steps + 1
+	}
+	h := rec.Header
+	s := charts.Sequence{Title: fmt.Sprintf("%s · %s · seed %d: %s", h.Model, h.Variant, h.Seed, verdictText(rec.Verdict))}
+	for i := range max(h.Nodes, maxNode(rec.Events)+1) {
+		s.Nodes = append(s.Nodes, nodeName(i))
+	}
+	if from > 0 {
+		s.Note = fmt.Sprintf("steps %d–%d of the recording; earlier steps are not drawn (weft trace lists them)", from, last)
+	}
+	down := map[int]bool{}
+	for _, e := range rec.Events {
+		if e.Step >= from {
+			break
+		}
+		switch e.Kind {
+		case "crash":
+			down[e.Node] = true
+		case "restart":
+			down[e.Node] = false
+		}
+	}
+	for i := range len(s.Nodes) {
+		if down[i] {
+			s.Down = append(s.Down, nodeName(i))
+		}
+	}
+	sends := map[[2]int][]weftlog.Event{}
+	for _, e := range rec.Events {
+		if e.Step > last {
+			break
+		}
+		pair := [2]int{e.Peer, e.Node}
+		switch e.Kind {
+		case "send":
+			sends[[2]int{e.Node, e.Peer}] = append(sends[[2]int{e.Node, e.Peer}], e)
+			continue
+		case "deliver":
+			m := charts.Message{From: nodeName(e.Peer), To: nodeName(e.Node), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e)}
+			if q := sends[pair]; len(q) > 0 {
+				m.SentUS, m.SentStep = int(q[0].T), q[0].Step
+				sends[pair] = q[1:]
+			}
+			if e.Step >= from && (m.SentUS < 0 || m.SentStep >= from) {
+				s.Messages = append(s.Messages, m)
+			}
+			continue
+		case "drop":
+			if e.Step >= from {
+				s.Messages = append(s.Messages, charts.Message{From: nodeName(e.Node), To: nodeName(e.Peer), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e), Dropped: true})
+			}
+			continue
+		}
+		if e.Step < from {
+			continue
+		}
+		mk := charts.Mark{Node: nodeName(e.Node), AtUS: int(e.T), Step: e.Step}
+		switch e.Kind {
+		case "crash":
+			mk.Kind = charts.MarkCrash
+		case "restart":
+			mk.Kind = charts.MarkRestart
+		case "notice":
+			mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", nodeName(e.Peer))
+		case "state":
+			mk.Kind, mk.Label = charts.MarkState, e.Var+" = "+e.Value
+		default:
+			continue
+		}
+		s.Marks = append(s.Marks, mk)
+	}
+	if stop >= 0 {
+		at := 0
+		for _, e := range rec.Events {
+			if e.Step <= stop {
+				at = int(e.T)
+			}
+		}
+		s.Marks = append(s.Marks, charts.Mark{Kind: charts.MarkViolation, Step: stop, AtUS: at,
+			Label: "first violation: " + strings.Join(rec.Verdict.Violated, ", ")})
+	}
+	return s
+}
+
+func maxNode(events []weftlog.Event) int {
+	n := -1
+	for _, e := range events {
+		n = max(n, e.Node, e.Peer)
+	}
+	return n
+}
+
+func msgLabel(e weftlog.Event) string {
+	if e.Value != "" {
+		return e.Value
+	}
+	return fmt.Sprintf("%dB", e.Bytes)
+}
+
+func verdictText(v weftlog.Verdict) string {
+	if len(v.Violated) > 0 {
+		return v.Verdict + " " + strings.Join(v.Violated, ", ")
+	}
+	return v.Verdict
+}
+
+// SequenceSVG draws the sequence diagram of rec (see SequenceOf).
+func SequenceSVG(rec *weftlog.Recording, steps int) ([]byte, error) {
+	return charts.SequenceSVG(SequenceOf(rec, steps))
+}

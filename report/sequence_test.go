@@ -1,0 +1,86 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/*.svg")
+
+// TestSequenceGolden pins the sequence diagram of one recording (election,
+// variant bug, seed 15: a vote granted, the voter crashes and restarts
+// before persisting it, and votes again in the same term). Regenerate with
+// go test ./report -run TestSequenceGolden -update, and look at it.
+func TestSequenceGolden(t *testing.T) {
+	rec, err := weftlog.ReadFile("testdata/election-bug-15.weftlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SequenceSVG(rec, DefaultSequenceSteps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const golden = "testdata/election-bug-15.svg"
+	if *updateGolden {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the diagram differs from %s (run with -update if the change is meant):\n%s", golden, got)
+	}
+}
+
+// TestSequenceFromRecording checks the diagram against the recording it
+// is drawn from: one arrow per delivery, the crash and restart of n2, the
+// first violation naming its invariant, nothing after it.
+func TestSequenceFromRecording(t *testing.T) {
+	rec, err := weftlog.ReadFile("testdata/election-bug-15.weftlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliveries := 0
+	for _, e := range rec.Events {
+		if e.Kind == "deliver" && e.Step <= rec.Verdict.FirstViolationStep {
+			deliveries++
+		}
+	}
+	s := SequenceOf(rec, 0)
+	if len(s.Messages) != deliveries || deliveries == 0 {
+		t.Errorf("%d arrows, the recording delivers %d messages up to the violation", len(s.Messages), deliveries)
+	}
+	svg, err := SequenceSVG(rec, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(svg)
+	for _, want := range []string{`class="crash"`, `class="restart"`, "first violation: one_leader_per_term", ">n0<", ">n1<", ">n2<"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diagram lacks %q", want)
+		}
+	}
+	if n := strings.Count(text, `<g class="msg">`); n != deliveries {
+		t.Errorf("%d message groups drawn, want %d", n, deliveries)
+	}
+	if strings.Contains(text, "<script") || strings.Contains(text, "http://") && !strings.Contains(text, `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Error("the diagram must be self-contained, without script")
+	}
+	// A window of 2 steps keeps only steps 5 and 6.
+	if w := SequenceOf(rec, 2); len(w.Messages) != 2 || !strings.Contains(w.Note, "steps 5–6") || len(w.Down) != 0 {
+		t.Errorf("2-step window: %d messages, note %q, down %v", len(w.Messages), w.Note, w.Down)
+	}
+	// n2 crashes at step 2 and restarts at step 3: a window from step 3 on
+	// starts with it down only if it has not restarted yet.
+	if w := SequenceOf(rec, 4); len(w.Down) != 1 || w.Down[0] != "n2" {
+		t.Errorf("window from step 3: down %v, want [n2] (crashed at step 2, restarting at step 3)", w.Down)
+	}
+}
