@@ -26,6 +26,20 @@ func TestDatagramFaults(t *testing.T) {
 		if r.Verdict != mcsdk.Holds {
 			t.Fatalf("%s: verdict %s %s", network, r.Verdict, r.Detail)
 		}
+		// The scheduler counts what the network did; drops and
+		// duplicates are recorded choices, so the run replays.
+		c := r.Messages
+		switch {
+		case c == nil || c.Sent < 2:
+			t.Fatalf("%s: message counts %+v", network, c)
+		case network == "drop = 1.0" && c.Dropped != c.Sent:
+			t.Fatalf("%s: %d of %d dropped", network, c.Dropped, c.Sent)
+		case network == "duplicate = 1.0" && c.Duplicated != c.Sent:
+			t.Fatalf("%s: %d of %d duplicated", network, c.Duplicated, c.Sent)
+		}
+		if _, div, err := mcsdk.Replay(m, r.Recording(m), mcsdk.RunOptions{}); err != nil || div != nil {
+			t.Fatalf("%s seed %d: replay: %v %v", network, seed, err, div)
+		}
 		return fmt.Sprint(r.Final.Nodes[1].Vars["chunks"].Elems()[:2])
 	}
 	tests := []struct {
@@ -82,6 +96,20 @@ func TestPartition(t *testing.T) {
 		}
 		if !found {
 			t.Error("the partition is not among the run's parameters")
+		}
+		// Its beginning and healing are on the timeline.
+		var kinds []string
+		for _, e := range r.Events {
+			if e.Kind == "partition" || e.Kind == "heal" {
+				kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.T))
+			}
+		}
+		want := fmt.Sprintf("[partition@0 heal@%d]", tc.until)
+		if int64(tc.until) > r.VirtualTime.Microseconds() {
+			want = "[partition@0]" // the run ended before the heal
+		}
+		if fmt.Sprint(kinds) != want {
+			t.Errorf("partition events %v, want %s", kinds, want)
 		}
 	}
 }

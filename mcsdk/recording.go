@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
@@ -108,7 +109,7 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 		return fmt.Errorf("time %dns is outside the virtual clock", c.T)
 	}
 	switch a.Kind {
-	case supervisor.Deliver:
+	case supervisor.Deliver, sched.Drop, sched.Dup:
 		if a.Chan < 0 || a.Index < 0 {
 			return fmt.Errorf("negative channel or message index")
 		}

@@ -73,7 +73,10 @@ type RunResult struct {
 	Choices            []Choice     // every action applied, for replay
 	Events             []Event      // the timeline, for recordings and traces
 	Final              model.State
-	endUS              int64 // an overridden end, recorded for replay
+	// Messages is what the network did, when the scheduler drew the run
+	// (nil for a replayed run).
+	Messages *sched.Counts
+	endUS    int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -174,6 +177,7 @@ type runner struct {
 	replay   []Choice
 	replayer *sched.Replayer
 	distinct map[uint64]bool
+	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte // the evalKey of the last state whose evaluation found no required failure
 }
 
@@ -266,6 +270,7 @@ const DefaultClientWindowUS = 100_000
 
 func (r *runner) run() error {
 	r.s = sched.NewSeeded(r.plan())
+	r.partSeen = map[int]int{}
 	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
 	for _, f := range r.s.Faults() {
 		r.faultsAppend(FaultEvent(f))
@@ -318,6 +323,7 @@ func (r *runner) run() error {
 		if !ok || (bounded && at > end) {
 			break
 		}
+		r.partitionEvents(at)
 		if err := r.apply(a, at); err != nil {
 			return err
 		}
@@ -331,12 +337,36 @@ func (r *runner) run() error {
 	if bounded && w.Now() < end {
 		w.AdvanceTo(end)
 	}
+	r.partitionEvents(w.Now())
+	if r.opts.Replay == nil {
+		c := r.s.Counts()
+		r.res.Messages = &c
+	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
 	if r.res.Verdict != "" {
 		return nil
 	}
 	r.finish()
 	return nil
+}
+
+// partitionEvents records the partitions that began or healed up to
+// virtual time t (ns), in time order, as timeline events.
+func (r *runner) partitionEvents(t int64) {
+	for k, win := range r.s.Windows() {
+		for r.partSeen[k] < 2 {
+			at := win.Start
+			kind := "partition"
+			if r.partSeen[k] == 1 {
+				at, kind = win.End, "heal"
+			}
+			if at > t {
+				break
+			}
+			r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (at - supervisor.Epoch) / 1000, Kind: kind, Node: -1, Peer: -1, Value: fmt.Sprint(r.partitionGroups(k))})
+			r.partSeen[k]++
+		}
+	}
 }
 
 // faultsAppend records one scheduled fault in the result and its params.

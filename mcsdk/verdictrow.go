@@ -31,8 +31,8 @@ func fillStructured(row *dataset.Row, res *RunResult) {
 			row.Order = p.Value
 		}
 	}
-	// Only deliveries are in the events; sends, drops, duplicates and
-	// messages held by a partition are not recorded yet (null).
+	// Deliveries are in the events; what else the network did, the
+	// scheduler counted (a replayed run has no counts: null).
 	var delivered int64
 	for _, e := range res.Events {
 		if e.Kind == "deliver" && e.Value == "" {
@@ -40,6 +40,10 @@ func fillStructured(row *dataset.Row, res *RunResult) {
 		}
 	}
 	row.MessagesDelivered = &delivered
+	if c := res.Messages; c != nil {
+		sent, dropped, dup, held := c.Sent, c.Dropped, c.Duplicated, c.Held
+		row.MessagesSent, row.MessagesDropped, row.MessagesDuplicated, row.MessagesHeld = &sent, &dropped, &dup, &held
+	}
 	row.FirstViolations = firstViolations(res)
 }
 

@@ -110,7 +110,19 @@ type Seeded struct {
 	clients []pendingClient
 	meta    [][]msgMeta // per channel, aligned with its messages
 	drawn   []FaultEvent
+	counts  Counts
 }
+
+// Counts are what the network did to the messages of a run so far.
+type Counts struct {
+	Sent       int64 // messages the nodes sent (duplicates not counted)
+	Dropped    int64 // lost datagrams, also those a partition cut
+	Duplicated int64 // datagrams the network duplicated
+	Held       int64 // stream segments a partition held until its heal
+}
+
+// Counts reports what the network did so far.
+func (s *Seeded) Counts() Counts { return s.counts }
 
 type pendingClient struct {
 	at  int64 // ns
@@ -221,6 +233,7 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 		}
 		for len(s.meta[c]) < len(info.Sent) {
 			s.meta[c] = append(s.meta[c], msgMeta{})
+			s.counts.Sent++
 		}
 		meta := s.meta[c]
 		var prev int64
@@ -241,6 +254,7 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 					meta = s.meta[c]
 					m = &meta[i]
 					made = append(made, Action{Kind: Dup, Chan: c, Index: i})
+					s.counts.Duplicated++
 				}
 				m.free = dgram && s.p.Reorder > 0 && s.lat.Float64() < s.p.Reorder
 				lat := s.p.Latency(s.lat) * 1000
@@ -254,6 +268,7 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 						continue
 					}
 					m.due = heal + lat // retransmitted after the heal
+					s.counts.Held++
 				}
 				if s.p.FIFO && !m.free && m.due < prev {
 					m.due = prev
@@ -269,6 +284,7 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 
 func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
 	w.Drop(c, i)
+	s.counts.Dropped++
 	info.Sent = slices.Delete(info.Sent, i, i+1)
 	s.meta[c] = slices.Delete(s.meta[c], i, i+1)
 	return Action{Kind: Drop, Chan: c, Index: i}

@@ -28,8 +28,10 @@ func TestSeeded(t *testing.T) {
 			case "run":
 				p := planFrom(d)
 				f := base.clone()
-				choices, err := runSeeded(NewSeeded(p), f, 1<<62)
-				out := formatChoices(choices)
+				s := NewSeeded(p)
+				choices, err := runSeeded(s, f, 1<<62)
+				c := s.Counts()
+				out := formatChoices(choices) + fmt.Sprintf("sent %d, dropped %d, duplicated %d, held %d\n", c.Sent, c.Dropped, c.Duplicated, c.Held)
 				if err != nil {
 					out += "error: " + err.Error() + "\n"
 				}
