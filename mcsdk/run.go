@@ -178,7 +178,7 @@ type runner struct {
 	replayer *sched.Replayer
 	distinct map[uint64]bool
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
-	passed   []byte // the evalKey of the last state whose evaluation found no required failure
+	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
 }
 
 // evalKey encodes everything the invariants and the no-crash rule read:
