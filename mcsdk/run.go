@@ -76,6 +76,9 @@ type RunResult struct {
 	// Messages is what the network did, when the scheduler drew the run
 	// (nil for a replayed run).
 	Messages *sched.Counts
+	// RefusedWrites counts the nodes' writes outside their run
+	// directories, which weft refused.
+	RefusedWrites int
 	endUS    int64 // an overridden end, recorded for replay
 }
 
@@ -338,6 +341,9 @@ func (r *runner) run() error {
 		w.AdvanceTo(end)
 	}
 	r.partitionEvents(w.Now())
+	for i := 0; i < r.t.m.Nodes; i++ {
+		r.res.RefusedWrites += w.RefusedWrites(i)
+	}
 	if r.opts.Replay == nil {
 		c := r.s.Counts()
 		r.res.Messages = &c

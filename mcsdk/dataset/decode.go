@@ -51,6 +51,7 @@ type columns struct {
 	// Format 2; nil when the table lacks the column.
 	latency, order                             strFn
 	sent, delivered, dropped, duplicated, held intFn
+	refused                                    intFn
 	faults                                     func(i int) []Fault
 	firstViolations                            func(i int) []InvariantViolation
 }
@@ -86,6 +87,7 @@ func newColumns(rec arrow.RecordBatch) (*columns, error) {
 	c.sent, c.delivered = intsOf(ColMessagesSent, opt(ColMessagesSent), &errs), intsOf(ColMessagesDelivered, opt(ColMessagesDelivered), &errs)
 	c.dropped, c.duplicated = intsOf(ColMessagesDropped, opt(ColMessagesDropped), &errs), intsOf(ColMessagesDuplicated, opt(ColMessagesDuplicated), &errs)
 	c.held = intsOf(ColMessagesHeld, opt(ColMessagesHeld), &errs)
+	c.refused = intsOf(ColRefusedWrites, opt(ColRefusedWrites), &errs)
 	c.faults = faultsOf(opt(ColFaults), &errs)
 	c.firstViolations = firstViolationsOf(opt(ColFirstViolations), &errs)
 	if len(errs) > 0 {
@@ -126,6 +128,7 @@ func (c *columns) row(i int, r *Row) {
 	}
 	r.MessagesSent, r.MessagesDelivered = optInt(c.sent, i), optInt(c.delivered, i)
 	r.MessagesDropped, r.MessagesDuplicated, r.MessagesHeld = optInt(c.dropped, i), optInt(c.duplicated, i), optInt(c.held, i)
+	r.RefusedWrites = optInt(c.refused, i)
 	if c.faults != nil {
 		r.Faults = c.faults(i)
 	}

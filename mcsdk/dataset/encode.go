@@ -95,6 +95,7 @@ type rowBuilder struct {
 	sent, delivered, dropped     *array.Int64Builder
 	duplicated, held             *array.Int64Builder
 	firstViolations              *array.ListBuilder
+	refused                      *array.Int64Builder
 }
 
 func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
@@ -113,6 +114,7 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 		sent: array.NewInt64Builder(mem), delivered: array.NewInt64Builder(mem), dropped: array.NewInt64Builder(mem),
 		duplicated: array.NewInt64Builder(mem), held: array.NewInt64Builder(mem),
 		firstViolations: array.NewListBuilder(mem, FirstViolationType),
+		refused:         array.NewInt64Builder(mem),
 	}
 	for _, x := range b.all() {
 		x.Reserve(n)
@@ -123,7 +125,7 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 func (b *rowBuilder) all() []array.Builder {
 	return []array.Builder{b.campaign, b.run, b.model, b.binary, b.variant, b.seed, b.verdict,
 		b.violated, b.firstStep, b.firstTime, b.steps, b.states, b.virtual, b.wall, b.recording, b.detail,
-		b.faults, b.latency, b.order, b.sent, b.delivered, b.dropped, b.duplicated, b.held, b.firstViolations}
+		b.faults, b.latency, b.order, b.sent, b.delivered, b.dropped, b.duplicated, b.held, b.firstViolations, b.refused}
 }
 
 func (b *rowBuilder) release() {
@@ -178,6 +180,7 @@ func (b *rowBuilder) append(d *dicts, r *Row) error {
 	appendOptInt(b.duplicated, r.MessagesDuplicated)
 	appendOptInt(b.held, r.MessagesHeld)
 	b.appendFirstViolations(r.FirstViolations)
+	appendOptInt(b.refused, r.RefusedWrites)
 	return nil
 }
 
@@ -278,6 +281,7 @@ func (b *rowBuilder) finish(d *dicts) []arrow.Array {
 		b.faults.NewArray(), b.latency.NewArray(), b.order.NewArray(),
 		b.sent.NewArray(), b.delivered.NewArray(), b.dropped.NewArray(), b.duplicated.NewArray(), b.held.NewArray(),
 		b.firstViolations.NewArray(),
+		b.refused.NewArray(),
 	}
 }
 

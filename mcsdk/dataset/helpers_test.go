@@ -44,6 +44,8 @@ func sampleRow(variant string, seed int64, run string) Row {
 		r.Latency, r.Order = "uniform:1000-60000", "fifo"
 		sent, delivered := 10+seed, 9+seed
 		r.MessagesSent, r.MessagesDelivered = &sent, &delivered
+		refused := seed % 3
+		r.RefusedWrites = &refused
 		r.Faults = []Fault{
 			{Kind: "crash", Node: int(seed % 3), Peer: -1, At: time.Duration(seed*1000+7) * time.Microsecond, Applied: true},
 			{Kind: "notice", Node: 1, Peer: int(seed % 3), At: time.Duration(seed*1000+90) * time.Microsecond, Applied: seed%2 == 0},

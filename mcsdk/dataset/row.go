@@ -73,6 +73,9 @@ type Row struct {
 	Latency, Order string
 	// Message counts of the run; nil (null) when the runner did not count.
 	MessagesSent, MessagesDelivered, MessagesDropped, MessagesDuplicated, MessagesHeld *int64
+	// RefusedWrites counts the writes outside their run directory that
+	// the run's nodes attempted and weft refused (null when unknown).
+	RefusedWrites *int64
 	// FirstViolations gives, per violated invariant, when it first failed
 	// (format 2).
 	FirstViolations []InvariantViolation
@@ -150,6 +153,7 @@ const (
 	ColMessagesDuplicated = "messages_duplicated"
 	ColMessagesHeld       = "messages_held"
 	ColFirstViolations    = "first_violations"
+	ColRefusedWrites      = "refused_writes"
 )
 
 // FaultType is the element type of the faults column: times are int64
@@ -223,6 +227,7 @@ func fields() []arrow.Field {
 		arrow.Field{Name: ColMessagesDuplicated, Type: i64, Nullable: true},
 		arrow.Field{Name: ColMessagesHeld, Type: i64, Nullable: true},
 		arrow.Field{Name: ColFirstViolations, Type: arrow.ListOf(FirstViolationType), Nullable: true},
+		arrow.Field{Name: ColRefusedWrites, Type: i64, Nullable: true},
 	)
 }
 
