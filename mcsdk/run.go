@@ -79,7 +79,7 @@ type RunResult struct {
 	// RefusedWrites counts the nodes' writes outside their run
 	// directories, which weft refused.
 	RefusedWrites int
-	endUS    int64 // an overridden end, recorded for replay
+	endUS         int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
