@@ -259,8 +259,12 @@ func (r *runner) plan() sched.Plan {
 		if window == 0 {
 			window = DefaultClientWindowUS
 		}
-		for range c.Requests {
-			p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
+		for _, req := range c.Requests {
+			if req.At >= 0 {
+				p.Clients = append(p.Clients, sched.ClientPlan{Fixed: true, AtUS: req.At})
+			} else {
+				p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
+			}
 		}
 	}
 	return p

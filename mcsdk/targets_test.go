@@ -3,6 +3,7 @@
 package mcsdk_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -181,5 +182,39 @@ func TestClientDrivenSeededRuns(t *testing.T) {
 			}
 			t.Logf("%s first violated at seed %d", tc.bug, found)
 		})
+	}
+}
+
+// TestClientRequestAt: a request with at = T is sent at virtual time T on
+// every seed; without it, at a drawn time.
+func TestClientRequestAt(t *testing.T) {
+	src, err := os.ReadFile("../targets/repl/repl.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), `source = "repl.c"`, fmt.Sprintf("source = %q", mustAbs(t, "../targets/repl/repl.c")), 1)
+	text = strings.Replace(text, `send = "WRITE {client_val}\n"`, "send = \"WRITE {client_val}\\n\"\nat = 7000", 1)
+	path := filepath.Join(t.TempDir(), "repl-at.model")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(0); seed < 3; seed++ {
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Variant: "correct", Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at []int64
+		for _, e := range r.Events {
+			if e.Kind == "client" {
+				at = append(at, e.T)
+			}
+		}
+		if len(at) != 1 || at[0] != 7000 {
+			t.Fatalf("seed %d: client requests at %v µs, want [7000]", seed, at)
+		}
 	}
 }

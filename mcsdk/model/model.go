@@ -125,6 +125,9 @@ type Client struct {
 type Request struct {
 	Node int
 	Send string
+	// At is when a seeded run sends it (virtual µs); -1 (unset): at a
+	// time drawn from the seed within [campaign] client_window.
+	At int64
 }
 
 // Defaults used when the model leaves them out.

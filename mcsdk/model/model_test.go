@@ -56,7 +56,7 @@ func TestParseSeed(t *testing.T) {
 		{"Depth", m.Depth, 6},
 		{"Client.Log", m.Client.Log, "replies"},
 		{"Client.Reply", m.Client.Reply.String(), `ACK (?P<val>-?\d+)`},
-		{"Client.Requests", m.Client.Requests, []Request{{Node: 0, Send: "WRITE 5\n"}}},
+		{"Client.Requests", m.Client.Requests, []Request{{Node: 0, Send: "WRITE 5\n", At: -1}}},
 		{"len(Invariants)", len(m.Invariants), 1},
 		{"Invariant.Name", m.Invariants[0].Name, "agree_on_ack"},
 		{"Invariant.Src", m.Invariants[0].Src, "all r in replies : r.val in node[1]"},
@@ -94,7 +94,7 @@ func TestParseFull(t *testing.T) {
 		{"Depth", m.Depth, 6},
 		{"Client.Log", m.Client.Log, "acks"},
 		{"Client.Reply", m.Client.Reply.String(), `ACK (?P<val>-?\d+) (?P<who>\w+)`},
-		{"Client.Requests", m.Client.Requests, []Request{{0, "WRITE 5\n"}, {2, "READ fast\n"}}},
+		{"Client.Requests", m.Client.Requests, []Request{{0, "WRITE 5\n", -1}, {2, "READ fast\n", -1}}},
 		{"invariant names", invNames(m), []string{"agree_on_ack", "escaped", "literal", "multi", "ring"}},
 		{"escaped Src", m.Invariants[1].Src, `node[0].stored != "q" or true`},
 		{"multi Src", m.Invariants[3].Src, "some r in acks :\n    r.who == mode"},
@@ -169,7 +169,7 @@ func TestBadModels(t *testing.T) {
 		{"env_type", []string{"5:8: environment.rate must be an integer or a string, not a float"}, []string{"0.5"}},
 		{"client_unknown_key", []string{
 			"7:1: client.request[1].send is required",
-			"9:1: unknown key sned in [client.request] (allowed: node, send)",
+			"9:1: unknown key sned in [client.request] (allowed: node, send, at)",
 		}, []string{"[[client.request]]\nnode = 1", "sned"}},
 		{"several", []string{
 			"2:9: target.nodes must be between 1 and 1024, not 0",

@@ -408,7 +408,7 @@ func (p *parser) client() {
 		if _, ok := m.env["client_val"]; ok {
 			m.Client = &Client{Log: DefaultLog, Reply: regexp.MustCompile(DefaultReply)}
 			send, _ := substitute(DefaultSend, m.placeholders(0))
-			m.Client.Requests = []Request{{Node: 0, Send: send}}
+			m.Client.Requests = []Request{{Node: 0, Send: send, At: -1}}
 		}
 		return
 	}
@@ -445,8 +445,8 @@ func (p *parser) requests(t map[string]any, c *Client) {
 	vals := p.m.placeholders(0)
 	for i, r := range list {
 		path := fmt.Sprintf("client.request#%d", i)
-		p.checkKeys(path, r, "node", "send")
-		var req Request
+		p.checkKeys(path, r, "node", "send", "at")
+		req := Request{At: -1}
 		if n, ok := p.getInt(r, path, "node"); ok {
 			if n < 0 || n >= int64(p.m.Nodes) {
 				p.errAt(p.loc.valPos(path+".node"), "client.request[%d].node %d out of range 0..%d", i, n, p.m.Nodes-1)
@@ -463,6 +463,12 @@ func (p *parser) requests(t map[string]any, c *Client) {
 			p.errAt(p.stringAt(path+".send")(bad), "unknown placeholder {%s} (known: environment names, id, nodes, base_port, port)", name)
 		}
 		req.Send = s
+		if at, ok := p.getInt(r, path, "at"); ok {
+			if at < 0 || at > 1_000_000_000_000_000 {
+				p.errAt(p.loc.valPos(path+".at"), "client.request[%d].at = %d: want a virtual time in µs between 0 and 10^15", i, at)
+			}
+			req.At = at
+		}
 		c.Requests = append(c.Requests, req)
 	}
 }
