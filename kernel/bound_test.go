@@ -70,4 +70,5 @@ type discard struct{}
 func (discard) Stream(string, string)              {}
 func (discard) Display(display.Data) error         { return nil }
 func (discard) Update(string, display.Data) error  { return nil }
+func (discard) Clear(bool) error                   { return nil }
 func (discard) Input(string, bool) (string, error) { return "", errors.New("no input") }

@@ -16,6 +16,7 @@ func init() {
 		"Auto":               reflect.ValueOf(display.Auto),
 		"Bind":               reflect.ValueOf(display.Bind),
 		"Bytes":              reflect.ValueOf(display.Bytes),
+		"ClearOutput":        reflect.ValueOf(display.ClearOutput),
 		"Context":            reflect.ValueOf(display.Context),
 		"Display":            reflect.ValueOf(display.Display),
 		"File":               reflect.ValueOf(display.File),
@@ -25,6 +26,7 @@ func init() {
 		"JPEG":               reflect.ValueOf(display.JPEG),
 		"JSON":               reflect.ValueOf(display.JSON),
 		"JavaScript":         reflect.ValueOf(display.JavaScript),
+		"Javascript":         reflect.ValueOf(display.Javascript),
 		"Latex":              reflect.ValueOf(display.Latex),
 		"MIME":               reflect.ValueOf(display.MIME),
 		"MIMETypeHTML":       reflect.ValueOf(constant.MakeFromLiteral("\"text/html\"", token.STRING, 0)),
@@ -54,6 +56,7 @@ func init() {
 		"WithID":             reflect.ValueOf(display.WithID),
 
 		// type definitions
+		"Clearer":        reflect.ValueOf((*display.Clearer)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
 		"Funcs":          reflect.ValueOf((*display.Funcs)(nil)),
 		"HTMLer":         reflect.ValueOf((*display.HTMLer)(nil)),
@@ -74,6 +77,7 @@ func init() {
 		"TextOutput":     reflect.ValueOf((*display.TextOutput)(nil)),
 
 		// interface wrapper definitions
+		"_Clearer":        reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_Clearer)(nil)),
 		"_HTMLer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_HTMLer)(nil)),
 		"_JPEGer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JPEGer)(nil)),
 		"_JSONer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JSONer)(nil)),
@@ -87,6 +91,16 @@ func init() {
 		"_SVGer":          reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_SVGer)(nil)),
 		"_SimpleRenderer": reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_SimpleRenderer)(nil)),
 	}
+}
+
+// _github_com_weft_mc_weft_kernel_display_Clearer is an interface wrapper for Clearer type
+type _github_com_weft_mc_weft_kernel_display_Clearer struct {
+	IValue interface{}
+	WClear func(wait bool) error
+}
+
+func (W _github_com_weft_mc_weft_kernel_display_Clearer) Clear(wait bool) error {
+	return W.WClear(wait)
 }
 
 // _github_com_weft_mc_weft_kernel_display_HTMLer is an interface wrapper for HTMLer type

@@ -16,6 +16,7 @@ func init() {
 		"DefaultClaim":     reflect.ValueOf(report.DefaultClaim),
 		"DefaultLevel":     reflect.ValueOf(constant.MakeFromLiteral("0.9499999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
 		"DefaultTraceRows": reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
+		"LoadTable":        reflect.ValueOf(report.LoadTable),
 		"Write":            reflect.ValueOf(report.Write),
 		"WriteFile":        reflect.ValueOf(report.WriteFile),
 
