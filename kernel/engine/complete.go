@@ -163,9 +163,12 @@ func (e *Engine) Inspect(code string, cursor int) (text string, found bool) {
 		return "", false
 	}
 	if i := strings.LastIndex(word, "."); i >= 0 {
-		if path, ok := e.imported[word[:i]]; ok {
+		if path, ok := e.packagePath(word[:i], code); ok {
 			v, ok := e.in.Symbols(path)[path][word[i+1:]]
-			return describe(word, v), ok
+			if !ok {
+				return "", false
+			}
+			return withDoc(describe(word, v), e.goDoc(path+"."+word[i+1:])), true
 		}
 	}
 	if g, _ := e.globals(); g[word].IsValid() {
@@ -178,8 +181,8 @@ func (e *Engine) Inspect(code string, cursor int) (text string, found bool) {
 		}
 		return word + " (declared in a cell)", true
 	}
-	if path, ok := e.imported[word]; ok {
-		return fmt.Sprintf("package %s // import %q", word, path), true
+	if path, ok := e.packagePath(word, code); ok {
+		return withDoc(fmt.Sprintf("package %s // import %q", word, path), e.goDoc(path)), true
 	}
 	return "", false
 }

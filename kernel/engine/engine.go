@@ -66,9 +66,11 @@ type Engine struct {
 	packages  map[string]bool   // every bound import path
 	gopath    string            // where %go get links module sources; "" disables it
 	timeout   time.Duration     // %timeout: 0 means none
-	docs      map[string]string // go doc output by symbol
-	ctxMu     sync.Mutex
-	cellCtx   context.Context // the running cell's context (display.Context)
+	// cellTimeout is the running cell's timeout.
+	cellTimeout time.Duration
+	docs        map[string]string // go doc output by symbol
+	ctxMu       sync.Mutex
+	cellCtx     context.Context // the running cell's context (display.Context)
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -299,6 +301,7 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 	e.io.attach(pub)
 	defer e.io.detach()
 	defer e.stderr.sync() // before detach: the cell's stderr reaches its stream
+	e.cellTimeout = e.timeout
 	if e.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
@@ -641,7 +644,7 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	var sl scanner.ErrorList
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		v := fmt.Sprintf("cell interrupted after %v (%%timeout)", e.timeout)
+		v := fmt.Sprintf("cell interrupted after %v (%%timeout)", e.cellTimeout)
 		return &Error{Name: "Timeout", Value: v, Traceback: []string{"Timeout: " + v}}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return &Error{Name: "Interrupted", Value: "execution interrupted", Traceback: []string{"Interrupted: execution interrupted"}}

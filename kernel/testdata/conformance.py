@@ -4,8 +4,9 @@ Run by kernel/conformance_test.go as
     python3 -m unittest -v conformance
 with JUPYTER_PATH finding the kernelspec named by $WEFT_KERNEL_NAME.
 Every test of the suite has a sample, so none is skipped; the Go test fails
-if one is. The comm tests at the end are weft's own: Debian's suite (0.4.5)
-has none.
+if one is. The tests at the end are weft's own: Debian's suite (0.4.5) has no
+comm tests and does not check inspect's text, completion of fields or
+error positions.
 """
 import os
 import unittest
@@ -59,6 +60,39 @@ class WeftGoKernelTests(jkt.KernelTests):
     code_inspect_sample = "fmt.Println"
 
     code_clear_output = "display.ClearOutput(false)"
+
+    # weft's own checks of what the suite leaves loose.
+
+    def test_inspect_doc(self):
+        # The doc text, not only the signature.
+        self.flush_channels()
+        msg_id = self.kc.inspect("strings.ToUpper", 9)
+        reply = self.get_non_kernel_info_reply(timeout=jkt.TIMEOUT)
+        validate_message(reply, "inspect_reply", msg_id)
+        text = reply["content"]["data"]["text/plain"]
+        self.assertIn("func strings.ToUpper", text)
+        self.assertIn("ToUpper returns s with all Unicode letters mapped to their upper case", text)
+
+    def test_completion_in_scope(self):
+        # Fields of a value in scope, and the indent of an open block.
+        self.execute_helper("type Pt struct{ X, Y int }\norigin := Pt{}")
+        msg_id = self.kc.complete("origin.", 7)
+        reply = self.get_non_kernel_info_reply(timeout=jkt.TIMEOUT)
+        validate_message(reply, "complete_reply", msg_id)
+        self.assertEqual(set(reply["content"]["matches"]), {"X", "Y"})
+        self.assertEqual(reply["content"]["cursor_start"], 7)
+        msg_id = self.kc.is_complete("func f() {\n\tif true {")
+        reply = self.get_non_kernel_info_reply(timeout=jkt.TIMEOUT)
+        self.assertEqual(reply["content"], {"status": "incomplete", "indent": "\t\t"})
+
+    def test_error_position(self):
+        # Positions are the cell's line:col, also on its first line.
+        self.flush_channels()
+        reply, output_msgs = self.execute_helper("x := 1/0")
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertTrue(reply["content"]["evalue"].startswith("1:6: "), reply["content"]["evalue"])
+        reply, output_msgs = self.execute_helper('import "fmt"\n\nfmt.Println(undefinedName)')
+        self.assertIn("3:13", reply["content"]["evalue"])
 
     def test_comm_info(self):
         self.flush_channels()

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weft-mc/weft/kernel/display"
+)
+
+// TestCellFeatures runs cells in one session and checks what each
+// publishes: stderr streams, displays, clear_output, redefinitions,
+// positions in errors, automatic imports and magics.
+func TestCellFeatures(t *testing.T) {
+	e := newEngine(t)
+	defer e.Close()
+	cases := []struct {
+		name, code     string
+		stdout, stderr string // substrings expected ("" checks nothing)
+		plain          string // text/plain result, "" for none
+		errName, inErr string // expected error name and a substring of its value
+		displays       int
+		clears         int
+		page           string
+	}{
+		{name: "stderr from a cell", code: "import (\"fmt\"; \"os\")\nfmt.Fprintln(os.Stderr, \"x\")", stderr: "x\n"},
+		{name: "stderr from a goroutine", code: "done := make(chan bool)\ngo func() { fmt.Fprintln(os.Stderr, \"g\"); done <- true }()\n<-done", stderr: "g\n", plain: "true"},
+		{name: "automatic import", code: "strings.ToUpper(\"a\")", plain: "A"},
+		{name: "gophernotes Display", code: "Display(display.HTML(\"<b>x</b>\"))", displays: 1},
+		{name: "gophernotes Javascript", code: "display.Display(display.Javascript(\"1\"))", displays: 1},
+		{name: "clear output", code: "display.ClearOutput(true)", clears: 1},
+		{name: "type", code: "type P struct{ A int }\nP{1}", plain: "{1}"},
+		{name: "redefined type", code: "type P struct{ A, B int }\nP{1, 2}", plain: "{1 2}"},
+		{name: "redefined type's method", code: "func (p P) Sum() int { return p.A + p.B }\nP{1, 2}.Sum()", plain: "3"},
+		{name: "func", code: "func f() int { return 1 }"},
+		{name: "redefined func", code: "func f() int { return 2 }\nf()", plain: "2"},
+		{name: "generic with two type parameters", code: "func Keys[K comparable, V any](m map[K]V) int { return len(m) }\nKeys(map[string]float64{\"a\": 1})", plain: "1"},
+		{name: "position on line 1", code: "x := 1/0", errName: "CompileError", inErr: "1:6:"},
+		{name: "position of the last expression", code: "\n\nqq + 1", errName: "CompileError", inErr: "3:1:"},
+		{name: "panic position", code: "func g() { panic(\"deep\") }\ng()", errName: "panic", inErr: "deep"},
+		{name: "help", code: "%help", stdout: "%go get"},
+		{name: "unknown magic", code: "%nope", errName: "MagicError", inErr: "unknown magic %nope"},
+		{name: "env", code: "%env WEFT_TEST_ENV=yes\nos.Getenv(\"WEFT_TEST_ENV\")", plain: "yes"},
+		{name: "time", code: "%time n := 1", stdout: "time: "},
+		{name: "cell time", code: "%%time\nm := 2\nm", stdout: "time: ", plain: "2"},
+		{name: "shell", code: "!echo out; echo err >&2", stdout: "out\n", stderr: "err\n"},
+		{name: "help page", code: "?strings.ToUpper", page: "func strings.ToUpper"},
+		{name: "timeout", code: "%timeout 200ms"},
+		{name: "timed out", code: "time.Sleep(5 * time.Second)", errName: "Timeout"},
+		{name: "timeout off", code: "%timeout off"},
+		{name: "no timeout", code: "time.Sleep(300 * time.Millisecond)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := newRecorder()
+			res, err := e.Execute(context.Background(), c.code, rec)
+			var ee *Error
+			if c.errName != "" {
+				if !errors.As(err, &ee) || ee.Name != c.errName || !strings.Contains(ee.Value+strings.Join(ee.Traceback, "\n"), c.inErr) {
+					t.Fatalf("error = %#v, want %s containing %q", err, c.errName, c.inErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(rec.streams["stdout"], c.stdout) || !strings.Contains(rec.streams["stderr"], c.stderr) {
+				t.Errorf("streams = %q, want stdout %q stderr %q", rec.streams, c.stdout, c.stderr)
+			}
+			if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+				t.Errorf("result = %q, want %q", got, c.plain)
+			}
+			if len(rec.displays) != c.displays || rec.clears != c.clears {
+				t.Errorf("displays %d clears %d, want %d %d", len(rec.displays), rec.clears, c.displays, c.clears)
+			}
+			if !strings.HasPrefix(res.Page, c.page) {
+				t.Errorf("page = %q, want prefix %q", res.Page, c.page)
+			}
+		})
+	}
+}
+
+// TestGoGet fetches github.com/google/uuid@v1.6.0 through the Go module
+// proxy (or the module cache) and uses it in a later cell, with a variable
+// of an earlier cell still in scope.
+func TestGoGet(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("needs the go command")
+	}
+	e, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cells := []struct{ code, plain string }{
+		{"before := 41", ""},
+		{"%go get github.com/google/uuid@v1.6.0", ""},
+		{"import \"github.com/google/uuid\"\nuuid.NewSHA1(uuid.NameSpaceURL, []byte(\"weft\")).String()", "625b7bf2-7e14-5f4d-b579-b74113668cd5"},
+		{"before + 1", "42"},
+	}
+	for _, c := range cells {
+		rec := newRecorder()
+		res, err := e.Execute(ctx, c.code, rec)
+		if err != nil {
+			t.Fatalf("%s: %v\n%q", c.code, err, rec.streams)
+		}
+		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
+		}
+	}
+}
