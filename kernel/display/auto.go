@@ -38,7 +38,19 @@ func Merge(v any, parts ...Data) Data {
 	if len(d.Metadata) == 0 {
 		d.Metadata = nil
 	}
+	if len(d.Data) == 0 || onlyText(d.Data) {
+		// Tabular values without a representation of their own.
+		if g, ok := gridOf(v, TableRows, false); ok {
+			return g.data()
+		}
+	}
 	return ensureText(d, fmt.Sprint(v))
+}
+
+// onlyText reports whether m holds nothing but text/plain.
+func onlyText(m MIMEMap) bool {
+	_, ok := m[MIMETypeText]
+	return ok && len(m) == 1
 }
 
 // Any renders data as mimeType: strings and byte slices become that type

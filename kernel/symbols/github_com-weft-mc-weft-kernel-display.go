@@ -52,6 +52,9 @@ func init() {
 		"SVG":                reflect.ValueOf(display.SVG),
 		"Show":               reflect.ValueOf(display.Show),
 		"String":             reflect.ValueOf(display.String),
+		"Table":              reflect.ValueOf(display.Table),
+		"TableN":             reflect.ValueOf(display.TableN),
+		"TableRows":          reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
 		"Update":             reflect.ValueOf(display.Update),
 		"WithID":             reflect.ValueOf(display.WithID),
 
