@@ -2,6 +2,8 @@ package display
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"image"
 	"io"
 )
@@ -26,6 +28,9 @@ func Auto(v any) Data {
 // it found inside the interpreter, where methods of interpreted types are
 // visible (host-side reflection cannot see them).
 func Merge(v any, parts ...Data) Data {
+	if c, ok := v.(EChart); ok && isGoECharts(v) {
+		return ECharts(c)
+	}
 	d := methods{}.from(v).build()
 	for _, p := range parts {
 		d.Data = merge(d.Data, p.Data)
@@ -45,6 +50,15 @@ func Merge(v any, parts ...Data) Data {
 		}
 	}
 	return ensureText(d, fmt.Sprint(v))
+}
+
+// isGoECharts reports whether v is one of go-echarts' chart types.
+func isGoECharts(v any) bool {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return strings.HasPrefix(t.PkgPath(), "github.com/go-echarts/go-echarts/")
 }
 
 // onlyText reports whether m holds nothing but text/plain.

@@ -19,6 +19,7 @@ func init() {
 		"ClearOutput":        reflect.ValueOf(display.ClearOutput),
 		"Context":            reflect.ValueOf(display.Context),
 		"Display":            reflect.ValueOf(display.Display),
+		"ECharts":            reflect.ValueOf(display.ECharts),
 		"File":               reflect.ValueOf(display.File),
 		"HTML":               reflect.ValueOf(display.HTML),
 		"ID":                 reflect.ValueOf(display.ID),
@@ -61,6 +62,7 @@ func init() {
 		// type definitions
 		"Clearer":        reflect.ValueOf((*display.Clearer)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
+		"EChart":         reflect.ValueOf((*display.EChart)(nil)),
 		"Funcs":          reflect.ValueOf((*display.Funcs)(nil)),
 		"HTMLer":         reflect.ValueOf((*display.HTMLer)(nil)),
 		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
@@ -81,6 +83,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_Clearer":        reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_Clearer)(nil)),
+		"_EChart":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_EChart)(nil)),
 		"_HTMLer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_HTMLer)(nil)),
 		"_JPEGer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JPEGer)(nil)),
 		"_JSONer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JSONer)(nil)),
@@ -104,6 +107,20 @@ type _github_com_weft_mc_weft_kernel_display_Clearer struct {
 
 func (W _github_com_weft_mc_weft_kernel_display_Clearer) Clear(wait bool) error {
 	return W.WClear(wait)
+}
+
+// _github_com_weft_mc_weft_kernel_display_EChart is an interface wrapper for EChart type
+type _github_com_weft_mc_weft_kernel_display_EChart struct {
+	IValue    interface{}
+	WJSON     func() map[string]any
+	WValidate func()
+}
+
+func (W _github_com_weft_mc_weft_kernel_display_EChart) JSON() map[string]any {
+	return W.WJSON()
+}
+func (W _github_com_weft_mc_weft_kernel_display_EChart) Validate() {
+	W.WValidate()
 }
 
 // _github_com_weft_mc_weft_kernel_display_HTMLer is an interface wrapper for HTMLer type
