@@ -2,10 +2,10 @@ package display
 
 import (
 	"fmt"
-	"reflect"
-	"strings"
 	"image"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // Auto renders v through every rendering interface it implements (Data,
