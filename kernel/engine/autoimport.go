@@ -2,6 +2,7 @@ package engine
 
 import (
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"path"
 	"sort"
@@ -87,4 +88,23 @@ func cellFile(items []item) string {
 		}
 	}
 	return "package p\n" + imports.String() + decls.String() + "func _() {\n" + stmts.String() + "}\n"
+}
+
+// firstUse returns the cell position (1-based line and column, in bytes)
+// of the first identifier token name in code.
+func firstUse(code, name string) (line, col int, ok bool) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(code))
+	var s scanner.Scanner
+	s.Init(file, []byte(code), nil, 0)
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return 0, 0, false
+		}
+		if tok == token.IDENT && lit == name {
+			p := fset.Position(pos)
+			return p.Line, p.Column, true
+		}
+	}
 }

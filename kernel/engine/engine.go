@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,6 +326,38 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 
 // goCode evaluates the Go code of a cell.
 func (e *Engine) goCode(ctx context.Context, code string) (Result, error) {
+	res, err := e.goItems(ctx, code)
+	return res, e.clearerError(code, err)
+}
+
+// yaegiUndefined matches yaegi's messages for a name that is not defined.
+var yaegiUndefined = regexp.MustCompile(`incomplete type |constant definition loop`)
+
+// clearerError replaces yaegi's messages for undefined names ("CFG
+// post-order panic: incomplete type x", "constant definition loop") by
+// "line:col: undefined: x" at the name's first use in the cell.
+func (e *Engine) clearerError(code string, err error) error {
+	ee, ok := err.(*Error)
+	if !ok || ee.Name != "CompileError" || !yaegiUndefined.MatchString(ee.Value) {
+		return err
+	}
+	g, _ := e.globals()
+	for _, name := range unresolvedNames(splitCell(code)) {
+		if _, ok := e.imported[name]; ok || e.names[name] || g[name].IsValid() || slices.Contains(goWords, name) {
+			continue
+		}
+		line, col, ok := firstUse(code, name)
+		if !ok {
+			continue
+		}
+		v := fmt.Sprintf("%d:%d: undefined: %s", line, col, name)
+		return &Error{Name: "CompileError", Value: v, Traceback: []string{"CompileError: " + v}}
+	}
+	return err
+}
+
+// goItems evaluates the Go code of a cell.
+func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	items := e.filterImports(splitCell(code))
 	if len(items) == 0 {
 		return Result{}, nil
