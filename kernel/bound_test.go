@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"path"
 	"reflect"
@@ -30,13 +31,13 @@ func TestBoundPackagesImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := symbols.Exports()
-	for _, p := range pkgs {
+	for i, p := range pkgs {
 		t.Run(p, func(t *testing.T) {
 			fn := aFunction(tables[p+"/"+path.Base(p)])
 			if fn == "" {
 				t.Skipf("%s exports no function", p)
 			}
-			alias := "w_" + path.Base(p)
+			alias := fmt.Sprintf("w%d_%s", i, path.Base(p)) // analysis/charts and go-echarts' charts share a name
 			code := "import " + alias + ` "` + p + `"` + "\n" + `fmt.Sprintf("%T", ` + alias + "." + fn + ")"
 			res, err := eng.Execute(context.Background(), code, discard{})
 			if err != nil {
