@@ -2,8 +2,8 @@ package kernel
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"path"
 	"reflect"
 	"sort"
