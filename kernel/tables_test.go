@@ -74,6 +74,8 @@ if err != nil { panic(err) }`
 		{"arrow record", "tr := array.NewTableReader(tbl, 5)\ntr.Next()\ntr.RecordBatch()",
 			[]string{"<th>seed</th>", "5 rows"}, "seed"},
 		{"explicit limit", "display.TableN(rows, 3)", []string{"3 of 30 rows"}, "(3 of 30 rows)"},
+		{"stats summary", "import \"github.com/weft-mc/weft/analysis\"\ntab, _ := analysis.TableFromCounts([]analysis.Count{{\"bug\", 20, 100}, {\"fixed\", 2, 100}})\nsum, _ := analysis.Summarize(tab, analysis.SummaryOptions{})\nsum",
+			[]string{"<table", "bug", "fixed"}, "bug"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -103,7 +103,8 @@ func TestGoGet(t *testing.T) {
 	cells := []struct{ code, plain string }{
 		{"before := 41", ""},
 		{"%go get github.com/google/uuid@v1.6.0", ""},
-		{"import \"github.com/google/uuid\"\nuuid.NewSHA1(uuid.NameSpaceURL, []byte(\"weft\")).String()", "625b7bf2-7e14-5f4d-b579-b74113668cd5"},
+		// Expected value: Python's uuid.uuid5(uuid.NAMESPACE_URL, "weft").
+		{"import \"github.com/google/uuid\"\nurl := uuid.MustParse(\"6ba7b811-9dad-11d1-80b4-00c04fd430c8\")\nuuid.NewSHA1(url, []byte(\"weft\")).String()", "3b241fd5-6253-5d39-b3e3-16bc7849138c"},
 		{"before + 1", "42"},
 	}
 	for _, c := range cells {
@@ -115,5 +116,19 @@ func TestGoGet(t *testing.T) {
 		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
 			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
 		}
+	}
+	// In a new session with a fresh GoPath, importing the module is enough.
+	e2, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	rec := newRecorder()
+	res, err := e2.Execute(ctx, "import \"github.com/google/uuid\"\nuuid.MustParse(\"6BA7B811-9DAD-11D1-80B4-00C04FD430C8\").String()", rec)
+	if err != nil {
+		t.Fatalf("import without %%go get: %v\n%q", err, rec.streams)
+	}
+	if got, _ := res.Data.Data[display.MIMETypeText].(string); got != "6ba7b811-9dad-11d1-80b4-00c04fd430c8" || !strings.Contains(rec.streams["stderr"], "go get github.com/google/uuid") {
+		t.Fatalf("import without %%go get = %q, streams %q", got, rec.streams)
 	}
 }

@@ -654,7 +654,10 @@ hist
 ("code", r"""
 import "github.com/google/uuid"
 
-id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(fmt.Sprintf("weft/election/%.6f", combined)))
+// (The interpreter reads package-level variables of interpreted modules
+// such as uuid.NameSpaceURL as zero: parse the namespace instead.)
+url := uuid.MustParse("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
+id := uuid.NewSHA1(url, []byte(fmt.Sprintf("weft/election/%.6f", combined)))
 fmt.Println("campaign id", id, "p =", combined)
 """),
 ("markdown", "## Rich output, stderr, redefinition"),
