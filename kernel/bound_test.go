@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"reflect"
 	"sort"
@@ -30,13 +31,13 @@ func TestBoundPackagesImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := symbols.Exports()
-	for _, p := range pkgs {
+	for i, p := range pkgs {
 		t.Run(p, func(t *testing.T) {
 			fn := aFunction(tables[p+"/"+path.Base(p)])
 			if fn == "" {
 				t.Skipf("%s exports no function", p)
 			}
-			alias := "w_" + path.Base(p)
+			alias := fmt.Sprintf("w%d_%s", i, path.Base(p)) // analysis/charts and go-echarts' charts share a name
 			code := "import " + alias + ` "` + p + `"` + "\n" + `fmt.Sprintf("%T", ` + alias + "." + fn + ")"
 			res, err := eng.Execute(context.Background(), code, discard{})
 			if err != nil {
@@ -70,4 +71,5 @@ type discard struct{}
 func (discard) Stream(string, string)              {}
 func (discard) Display(display.Data) error         { return nil }
 func (discard) Update(string, display.Data) error  { return nil }
+func (discard) Clear(bool) error                   { return nil }
 func (discard) Input(string, bool) (string, error) { return "", errors.New("no input") }

@@ -55,8 +55,12 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 			"execution_count": count, "data": res.Data.Data, "metadata": orEmpty(res.Data.Metadata),
 		})
 	}
+	payload := []any{}
+	if res.Page != "" {
+		payload = append(payload, map[string]any{"source": "page", "data": map[string]any{"text/plain": res.Page}, "start": 0})
+	}
 	return k.reply(ch, m, "execute_reply", map[string]any{
-		"status": "ok", "execution_count": count, "user_expressions": map[string]any{}, "payload": []any{},
+		"status": "ok", "execution_count": count, "user_expressions": map[string]any{}, "payload": payload,
 	})
 }
 
@@ -188,6 +192,12 @@ func (p *cellPublisher) flush() {
 func (p *cellPublisher) Display(d display.Data) error {
 	p.flush()
 	return p.k.publish(p.parent, "display_data", displayContent(d))
+}
+
+// Clear implements engine.Publisher: clear_output, after pending streams.
+func (p *cellPublisher) Clear(wait bool) error {
+	p.flush()
+	return p.k.publish(p.parent, "clear_output", map[string]any{"wait": wait})
 }
 
 // Update implements display.Output: update_display_data.

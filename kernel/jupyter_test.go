@@ -162,7 +162,7 @@ func testProtocol(t *testing.T, jupyterPath string) {
 		{"count after silent is 6", o.CountAfterSilent.Reply["execution_count"] == 6.0, o.CountAfterSilent.Reply},
 		{"update_display_data with the shown id", sameDisplayID(o.Update), o.Update.types()},
 		{"progress updates live", strings.Count(strings.Join(o.Progress.types(), ","), "update_display_data") == 4, o.Progress.types()},
-		{"complete package member", slices.Contains(asStrings(o.CompletePkg.Content["matches"]), "strings.ToUpper"), o.CompletePkg},
+		{"complete package member", slices.Contains(asStrings(o.CompletePkg.Content["matches"]), "ToUpper") && o.CompletePkg.Content["cursor_start"] == 8.0, o.CompletePkg},
 		{"complete top-level name", slices.Contains(asStrings(o.CompleteTop.Content["matches"]), "fmt"), o.CompleteTop},
 		{"inspect", o.Inspect.Content["found"] == true && strings.Contains(text(o.Inspect.Content["data"]), "func(string) string"), o.Inspect},
 		{"is_complete complete", o.IsComplete["x := 1"]["status"] == "complete", o.IsComplete},

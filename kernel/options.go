@@ -1,6 +1,9 @@
 package kernel
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/weft-mc/weft/kernel/engine"
@@ -16,11 +19,28 @@ type Options struct {
 	_             struct{}
 }
 
-// DefaultOptions binds every weft package in kernel/symbols into the
-// engine, in addition to the standard library and display, and captures
-// standard output.
+// DefaultOptions binds every package in kernel/symbols into the engine,
+// in addition to the standard library and display, captures standard
+// output, and links modules %go get fetches under GoPath().
 func DefaultOptions() Options {
-	return Options{Engine: engine.Options{Symbols: []interp.Exports{symbols.Exports()}}, CaptureStdout: true}
+	return Options{
+		Engine:        engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: GoPath()},
+		CaptureStdout: true,
+	}
+}
+
+// GoPath is where the kernel links the sources of modules fetched by
+// %go get: $WEFT_GOPATH, else weft/gopath in the user's cache directory
+// ("" if there is none).
+func GoPath() string {
+	if p := os.Getenv("WEFT_GOPATH"); p != "" {
+		return p
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "weft", "gopath")
 }
 
 // BoundPackages lists the weft import paths notebooks can import.

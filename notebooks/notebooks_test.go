@@ -3,11 +3,16 @@
 package notebooks
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/weft-mc/weft/analysis/charts/browsertest"
 )
 
 const python = "/usr/bin/python3" // Debian's, with python3-nbclient
@@ -37,8 +42,8 @@ func TestNotebooksExecute(t *testing.T) {
 		t.Fatalf("installing the kernel: %v\n%s", err, out)
 	}
 	books, _ := filepath.Glob("*.ipynb")
-	if len(books) < 3 {
-		t.Fatalf("found %d notebooks, want 01, 02 and 03", len(books))
+	if len(books) < 4 {
+		t.Fatalf("found %d notebooks, want 01, 02, 03 and 04", len(books))
 	}
 	for _, nb := range books {
 		t.Run(strings.TrimSuffix(nb, ".ipynb"), func(t *testing.T) {
@@ -55,6 +60,19 @@ func TestNotebooksExecute(t *testing.T) {
 			}
 			t.Logf("%s", out)
 		})
+	}
+	renderInBrowser(t, tmp, books)
+	// The kernel tour shows what issue 18 asks for: rows as an HTML table,
+	// gonum, go-echarts drawn offline, %go get with earlier state, Display,
+	// stderr as a stream and a redefined struct.
+	outs := outputs(t, filepath.Join(tmp, "04-go-kernel.ipynb"))
+	for _, want := range []string{"text/html:<table>", "<th>Variant</th>", "of 80 rows",
+		"stdout:half p-values", "combined p = ", `data-weft-chart="echarts"`,
+		"stdout:github.com/google/uuid v1.6.0 ready to import", "stdout:campaign id ", "text/html:<b>x</b>",
+		"stderr:x\n", "text/plain:{2 holds}", "shell sees WEFT_TOUR=1"} {
+		if !strings.Contains(outs, want) {
+			t.Errorf("executed notebook 04 lacks %q", want)
+		}
 	}
 	// The Chord notebook ran the CI-sized campaign, twice, where the test
 	// told it to (its parameters reach the kernel through the environment).
@@ -77,4 +95,100 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Errorf("executed notebook 02 lacks %q", want)
 		}
 	}
+}
+
+// renderInBrowser converts each executed notebook in dir to HTML with
+// Debian's nbconvert (template basic: outputs only, no network assets) and
+// opens it in headless Chromium, offline: every chart must paint a
+// non-empty canvas, with no console error and no network request. A
+// notebook without charts must still load cleanly.
+func renderInBrowser(t *testing.T, dir string, books []string) {
+	t.Helper()
+	chromium, err := browsertest.Chromium()
+	if err != nil {
+		t.Fatalf("needs Chromium (scripts/setup.sh): %v", err)
+	}
+	ctx := context.Background()
+	b, err := browsertest.Launch(ctx, browsertest.Options{Chromium: chromium, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, nb := range books {
+		name := strings.TrimSuffix(nb, ".ipynb")
+		out, err := exec.Command(python, "-m", "nbconvert", "--to", "html", "--template", "basic",
+			"--output-dir", dir, "--output", name+"-basic", filepath.Join(dir, nb)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("nbconvert %s: %v\n%s", nb, err, out)
+		}
+		body, err := os.ReadFile(filepath.Join(dir, name+"-basic.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := filepath.Join(dir, name+".html")
+		html := "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + name + "</title></head><body>\n" +
+			string(body) + "\n</body></html>\n"
+		if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.Open(ctx, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		charted := strings.Contains(string(body), "data-weft-chart")
+		for _, p := range res.Problems() {
+			if p == "no chart containers found" && !charted {
+				continue
+			}
+			t.Errorf("%s in Chromium: %s", nb, p)
+		}
+		t.Logf("%s: %d charts painted in Chromium", nb, len(res.Containers))
+	}
+}
+
+// outputs returns a notebook's outputs, one per line, as "stream:text" or
+// "mime:data" (lines of multi-line values joined).
+func outputs(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			Outputs []struct {
+				Name string          `json:"name"`
+				Text json.RawMessage `json:"text"`
+				Data map[string]json.RawMessage
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			if o.Name != "" {
+				sb.WriteString(o.Name + ":" + joined(o.Text) + "\n")
+			}
+			for mime, v := range o.Data {
+				sb.WriteString(mime + ":" + joined(v) + "\n")
+			}
+		}
+	}
+	return sb.String()
+}
+
+// joined decodes a notebook string: one string or a list of lines.
+func joined(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var lines []string
+	if json.Unmarshal(raw, &lines) == nil {
+		return strings.Join(lines, "")
+	}
+	return string(raw)
 }

@@ -13,6 +13,7 @@ apt_packages=(
   gcc libc6-dev pkg-config libseccomp-dev      # building targets and the supervisor (cgo)
   python3 python3-jupyter-client python3-nbclient python3-nbformat python3-ipykernel
   jupyter-nbconvert jupyter-notebook           # running and opening the notebooks
+  python3-jupyter-kernel-test                  # the kernel conformance suite (kernel/conformance_test.go)
   chromium                                     # report rendering test (headless)
   slurm-wlm munge                              # the Slurm campaign test (scripts/slurm-test-setup.sh)
   python3-yaml                                 # parsing the Kubernetes manifest in a test

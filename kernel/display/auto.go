@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // Auto renders v through every rendering interface it implements (Data,
@@ -26,6 +28,9 @@ func Auto(v any) Data {
 // it found inside the interpreter, where methods of interpreted types are
 // visible (host-side reflection cannot see them).
 func Merge(v any, parts ...Data) Data {
+	if c, ok := v.(EChart); ok && isGoECharts(v) {
+		return ECharts(c)
+	}
 	d := methods{}.from(v).build()
 	for _, p := range parts {
 		d.Data = merge(d.Data, p.Data)
@@ -38,7 +43,28 @@ func Merge(v any, parts ...Data) Data {
 	if len(d.Metadata) == 0 {
 		d.Metadata = nil
 	}
+	if len(d.Data) == 0 || onlyText(d.Data) {
+		// Tabular values without a representation of their own.
+		if g, ok := gridOf(v, TableRows, false); ok {
+			return g.data()
+		}
+	}
 	return ensureText(d, fmt.Sprint(v))
+}
+
+// isGoECharts reports whether v is one of go-echarts' chart types.
+func isGoECharts(v any) bool {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return strings.HasPrefix(t.PkgPath(), "github.com/go-echarts/go-echarts/")
+}
+
+// onlyText reports whether m holds nothing but text/plain.
+func onlyText(m MIMEMap) bool {
+	_, ok := m[MIMETypeText]
+	return ok && len(m) == 1
 }
 
 // Any renders data as mimeType: strings and byte slices become that type

@@ -121,6 +121,9 @@ func JSON(json map[string]any) Data { return MakeData(MIMETypeJSON, json) }
 // JavaScript returns JavaScript for the front end to run.
 func JavaScript(javascript string) Data { return MakeData(MIMETypeJavaScript, javascript) }
 
+// Javascript is JavaScript under gophernotes's name.
+func Javascript(javascript string) Data { return JavaScript(javascript) }
+
 // Latex returns inline LaTeX math, shown as $latex$.
 func Latex(latex string) Data {
 	return MakeData3(MIMETypeLatex, latex, "$"+strings.Trim(latex, "$")+"$")

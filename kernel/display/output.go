@@ -20,6 +20,13 @@ type Output interface {
 	Update(id string, d Data) error
 }
 
+// Clearer is an Output that can clear the cell's output (clear_output).
+// With wait, the front end clears when the next output arrives, which
+// avoids flicker in animations.
+type Clearer interface {
+	Clear(wait bool) error
+}
+
 // TextOutput writes the text/plain form of every display to W. It is what
 // the package-level functions use outside a kernel.
 type TextOutput struct{ W io.Writer }
@@ -41,6 +48,7 @@ type Funcs struct {
 	Update      func(id string, d Data) error
 	Show        func(d Data) *Handle
 	NewProgress func(title string, total int) *Progress
+	ClearOutput func(wait bool) error
 }
 
 // Bind returns the output functions writing to out.
@@ -59,6 +67,12 @@ func Bind(out Output) Funcs {
 			p.last = p.percent()
 			p.h = show(p.data())
 			return p
+		},
+		ClearOutput: func(wait bool) error {
+			if c, ok := out.(Clearer); ok {
+				return c.Clear(wait)
+			}
+			return nil
 		},
 	}
 }
@@ -83,6 +97,10 @@ func Show(d Data) *Handle { return stdout().Show(d) }
 // NewProgress shows a progress bar for total steps (0 if unknown) and
 // returns it; Set, Add and Finish update it in place while the cell runs.
 func NewProgress(title string, total int) *Progress { return stdout().NewProgress(title, total) }
+
+// ClearOutput clears the output of the running cell (outside a kernel it
+// does nothing).
+func ClearOutput(wait bool) error { return stdout().ClearOutput(wait) }
 
 // Handle is a display that can be updated in place.
 type Handle struct {

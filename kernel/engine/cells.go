@@ -197,6 +197,21 @@ func declaredNames(text string) []string {
 	return out
 }
 
+// declaredTypes returns the type names a run of declarations introduces.
+func declaredTypes(text string) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			out = append(out, genDeclNames(g)...)
+		}
+	}
+	return out
+}
+
 func genDeclNames(d *ast.GenDecl) []string {
 	var out []string
 	for _, s := range d.Specs {

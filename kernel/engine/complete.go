@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"go/constant"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"reflect"
@@ -18,9 +19,11 @@ any bool byte comparable complex64 complex128 error float32 float64 int int8 int
 uint uint8 uint16 uint32 uint64 uintptr true false iota nil
 append cap clear close complex copy delete imag len make max min new panic print println real recover`)
 
-// Complete returns the completions of the identifier (or pkg.Ident
-// selector) ending at cursor, a position in runes as the protocol counts,
-// and the rune range [start, end) they replace.
+// Complete returns the completions of the identifier (or the name after
+// x. in a selector) ending at cursor, a position in runes as the protocol
+// counts, and the rune range [start, end) they replace. Packages the cell
+// imports, or that it would import automatically, complete before the cell
+// has run; so do the fields and methods of variables in scope.
 func (e *Engine) Complete(code string, cursor int) (matches []string, start, end int) {
 	runes := []rune(code)
 	cursor = min(max(cursor, 0), len(runes))
@@ -30,11 +33,13 @@ func (e *Engine) Complete(code string, cursor int) (matches []string, start, end
 	}
 	word := string(runes[start:cursor])
 	if i := strings.LastIndex(word, "."); i >= 0 {
-		for _, m := range e.members(word[:i]) {
-			if strings.HasPrefix(m, word[i+1:]) {
-				matches = append(matches, word[:i+1]+m)
+		prefix := word[i+1:]
+		for _, m := range e.members(word[:i], string(runes[:start])) {
+			if strings.HasPrefix(m, prefix) {
+				matches = append(matches, m)
 			}
 		}
+		start = cursor - len([]rune(prefix))
 	} else {
 		for _, m := range e.topNames() {
 			if strings.HasPrefix(m, word) {
@@ -71,10 +76,11 @@ func (e *Engine) topNames() []string {
 	return out
 }
 
-// members lists the exported names of an imported package, or the fields
-// and methods of a variable's (host-visible) type.
-func (e *Engine) members(left string) []string {
-	if path, ok := e.imported[left]; ok {
+// members lists the exported names of the package left names (imported
+// by the session, by the code before the cursor, or importable
+// automatically), or the fields and methods of a variable's type.
+func (e *Engine) members(left, before string) []string {
+	if path, ok := e.packagePath(left, before); ok {
 		var out []string
 		for name := range e.in.Symbols(path)[path] {
 			if token.IsExported(name) {
@@ -89,6 +95,27 @@ func (e *Engine) members(left string) []string {
 		return nil
 	}
 	return typeMembers(v.Type())
+}
+
+// packagePath resolves a package name as a cell would see it.
+func (e *Engine) packagePath(name, code string) (string, bool) {
+	if p, ok := e.imported[name]; ok {
+		return p, true
+	}
+	for _, it := range splitCell(code) {
+		if it.kind != importItem {
+			continue
+		}
+		for _, s := range parseImports(it.text) {
+			if s.name == name {
+				return canonical(s.path), true
+			}
+		}
+	}
+	if g, _ := e.globals(); g[name].IsValid() || e.names[name] {
+		return "", false
+	}
+	return e.packageNamed(name)
 }
 
 func typeMembers(t reflect.Type) []string {
@@ -136,9 +163,12 @@ func (e *Engine) Inspect(code string, cursor int) (text string, found bool) {
 		return "", false
 	}
 	if i := strings.LastIndex(word, "."); i >= 0 {
-		if path, ok := e.imported[word[:i]]; ok {
+		if path, ok := e.packagePath(word[:i], code); ok {
 			v, ok := e.in.Symbols(path)[path][word[i+1:]]
-			return describe(word, v), ok
+			if !ok {
+				return "", false
+			}
+			return withDoc(describe(word, v), e.goDoc(path+"."+word[i+1:])), true
 		}
 	}
 	if g, _ := e.globals(); g[word].IsValid() {
@@ -151,8 +181,8 @@ func (e *Engine) Inspect(code string, cursor int) (text string, found bool) {
 		}
 		return word + " (declared in a cell)", true
 	}
-	if path, ok := e.imported[word]; ok {
-		return fmt.Sprintf("package %s // import %q", word, path), true
+	if path, ok := e.packagePath(word, code); ok {
+		return withDoc(fmt.Sprintf("package %s // import %q", word, path), e.goDoc(path)), true
 	}
 	return "", false
 }
@@ -182,6 +212,9 @@ func describe(name string, v reflect.Value) string {
 // "incomplete" (open brackets, a trailing operator, an unterminated raw
 // string or comment) with the indent for the next line, or "invalid".
 func IsComplete(code string) (status, indent string) {
+	if isMagic(code) {
+		return "complete", ""
+	}
 	fset := token.NewFileSet()
 	var s scanner.Scanner
 	var errMsg string
@@ -215,6 +248,9 @@ func IsComplete(code string) (status, indent string) {
 	case continues(last):
 		return "incomplete", ""
 	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "", cellFile(splitCell(code)), parser.SkipObjectResolution); err != nil {
+		return "invalid", ""
+	}
 	return "complete", ""
 }
 
@@ -228,4 +264,11 @@ func continues(tok token.Token) bool {
 		return false
 	}
 	return true
+}
+
+// isMagic reports whether code starts with a magic (%, %%), a shell line
+// (!) or a help request (?), which the engine handles before Go.
+func isMagic(code string) bool {
+	t := strings.TrimLeft(code, " \t\r\n")
+	return t != "" && strings.ContainsRune("%!?", rune(t[0]))
 }

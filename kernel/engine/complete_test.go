@@ -21,6 +21,11 @@ func TestIsComplete(t *testing.T) {
 		{"x := 1 @", "invalid", ""},
 		{"fmt.Println(x)", "complete", ""},
 		{"x++", "complete", ""},
+		{"x := 1 2", "invalid", ""},
+		{"func f() }", "invalid", ""},
+		{"import \"fmt\"\nfunc f() {}\nfmt.Println(f)", "complete", ""},
+		{"%time x := 1", "complete", ""},
+		{"for i := 0; i < 3; i++ {", "incomplete", "\t"},
 	}
 	for _, tc := range tests {
 		status, indent := IsComplete(tc.code)
@@ -42,15 +47,19 @@ func TestCompleteAndInspect(t *testing.T) {
 		want   string
 		start  int
 	}{
-		{"strings.Has", 11, "strings.HasPrefix", 0},
-		{"x := strings.Has", 16, "strings.HasSuffix", 5},
+		{"strings.Has", 11, "HasPrefix", 8},
+		{"x := strings.Has", 16, "HasSuffix", 13},
+		{"import \"sort\"\nsort.Sli", 22, "Slice", 19},  // imported in the cell, not yet run
+		{"import s2 \"sort\"\ns2.Sli", 23, "Slice", 20}, // under another name
+		{"fmt.Printl", 10, "Println", 4},                // not imported: as auto-import would
+		{"unicode.IsUpp", 13, "IsUpper", 8},
 		{"ar", 2, "area", 0},
 		{"cou", 3, "count", 0},
 		{"ori", 3, "origin", 0},
-		{"origin.", 7, "origin.X", 0},
+		{"origin.", 7, "X", 7},
 		{"retu", 4, "return", 0},
 		{"disp", 4, "display", 0},
-		{"display.Sh", 10, "display.Show", 0},
+		{"display.Sh", 10, "Show", 8},
 		{"é := co", 7, "count", 5}, // cursor counts runes, not bytes
 	}
 	for _, c := range completions {

@@ -12,9 +12,14 @@ import (
 	"go/parser"
 	"go/scanner"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -31,6 +36,8 @@ type Publisher interface {
 	Stream(name, text string)
 	// Display and Update send display_data and update_display_data.
 	display.Output
+	// Clear sends clear_output.
+	Clear(wait bool) error
 	// Input asks the front end for a line of input (without the newline);
 	// it fails if the front end does not allow input.
 	Input(prompt string, password bool) (string, error)
@@ -48,14 +55,23 @@ type Options struct {
 
 // Engine is one interpreter session. Execute calls are serialised.
 type Engine struct {
-	mu       sync.Mutex // held by Execute
-	in       *interp.Interpreter
-	io       *cellIO
-	imported map[string]string // bound package name -> canonical path
-	names    map[string]bool   // names declared by cells
-	packages map[string]bool   // every bound import path
-	ctxMu    sync.Mutex
-	cellCtx  context.Context // the running cell's context (display.Context)
+	mu     sync.Mutex // held by Execute
+	in     *interp.Interpreter
+	io     *cellIO
+	stderr *pipeStream // os.Stderr of cells
+	// line1Decl tells whether the running cell's first line is in a run
+	// of declarations (yaegi's wrapper there is shorter).
+	line1Decl bool
+	imported  map[string]string // bound package name -> canonical path
+	names     map[string]bool   // names declared by cells
+	packages  map[string]bool   // every bound import path
+	gopath    string            // where %go get links module sources; "" disables it
+	timeout   time.Duration     // %timeout: 0 means none
+	// cellTimeout is the running cell's timeout.
+	cellTimeout time.Duration
+	docs        map[string]string // go doc output by symbol
+	ctxMu       sync.Mutex
+	cellCtx     context.Context // the running cell's context (display.Context)
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -75,6 +91,8 @@ type Result struct {
 	// expression with one non-nil value.
 	HasValue bool
 	Data     display.Data
+	// Page is help text ?NAME asked for (the execute_reply's page payload).
+	Page string
 }
 
 // Error is a failed cell: the protocol's ename, evalue and traceback.
@@ -94,14 +112,26 @@ func New(opts Options) (*Engine, error) {
 		imported: map[string]string{},
 		names:    map[string]bool{},
 		packages: map[string]bool{},
+		docs:     map[string]string{},
+		gopath:   opts.GoPath,
+	}
+	if opts.GoPath != "" {
+		if err := os.MkdirAll(filepath.Join(opts.GoPath, "src"), 0o755); err != nil {
+			return nil, fmt.Errorf("engine: GoPath: %w", err)
+		}
 	}
 	e.io = newCellIO()
+	stderr, err := newPipeStream(e.io.stderr)
+	if err != nil {
+		return nil, fmt.Errorf("engine: stderr pipe: %w", err)
+	}
+	e.stderr = stderr
 	e.in = interp.New(interp.Options{
 		// Cells see the kernel's environment, as a Go program would (yaegi
 		// otherwise gives interpreted code an empty one).
 		Env:    os.Environ(),
 		GoPath: opts.GoPath,
-		Stdout: e.io.stdout, Stderr: e.io.stderr, Stdin: e.io.stdin,
+		Stdout: e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
 	})
 	tables := append(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), e.displayExports())
 	for _, t := range tables {
@@ -131,9 +161,13 @@ func New(opts Options) (*Engine, error) {
 const prelude = `import (
 	"display"
 	_weft_fmt "fmt"
+	_weft_os "os"
 	_weft_display "github.com/weft-mc/weft/kernel/display"
 	_weft_hook "weft.internal/hook"
 )
+
+// Display shows d now, as gophernotes's top-level Display does.
+func Display(d _weft_display.Data) error { return _weft_display.Display(d) }
 
 func _weft_recover() {
 	if r := recover(); r != nil {
@@ -246,6 +280,7 @@ func (e *Engine) displayExports() interp.Exports {
 	syms["Update"] = reflect.ValueOf(f.Update)
 	syms["Show"] = reflect.ValueOf(f.Show)
 	syms["NewProgress"] = reflect.ValueOf(f.NewProgress)
+	syms["ClearOutput"] = reflect.ValueOf(f.ClearOutput)
 	syms["Context"] = reflect.ValueOf(e.cellContext)
 	hook := map[string]reflect.Value{
 		"GoroutinePanic": reflect.ValueOf(func(r any) {
@@ -255,6 +290,9 @@ func (e *Engine) displayExports() interp.Exports {
 	return interp.Exports{full: syms, "display/display": syms, "weft.internal/hook/hook": hook}
 }
 
+// Close releases the engine's stderr pipe. The engine must not be used after.
+func (e *Engine) Close() error { return e.stderr.Close() }
+
 // Execute evaluates code. Output goes to pub while the cell runs. A
 // cancelled ctx interrupts the cell (an *Error named "Interrupted"); the
 // engine stays usable. Errors in the cell are *Error values.
@@ -263,21 +301,90 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 	defer e.mu.Unlock()
 	e.io.attach(pub)
 	defer e.io.detach()
+	defer e.stderr.sync() // before detach: the cell's stderr reaches its stream
+	e.cellTimeout = e.timeout
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.timeout)
+		defer cancel()
+	}
 	e.ctxMu.Lock()
 	e.cellCtx = ctx
 	e.ctxMu.Unlock()
+	code, page, timeCell, err := e.cellMagics(ctx, code)
+	if err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	res, err := e.goCode(ctx, code)
+	if timeCell {
+		fmt.Fprintf(e.io.stdout, "time: %v\n", time.Since(start).Round(time.Microsecond))
+	}
+	res.Page = page
+	return res, err
+}
+
+// goCode evaluates the Go code of a cell.
+func (e *Engine) goCode(ctx context.Context, code string) (Result, error) {
+	res, err := e.goItems(ctx, code)
+	return res, e.clearerError(code, err)
+}
+
+// yaegiUndefined matches yaegi's messages for a name that is not defined.
+var yaegiUndefined = regexp.MustCompile(`incomplete type |constant definition loop`)
+
+// clearerError replaces yaegi's messages for undefined names ("CFG
+// post-order panic: incomplete type x", "constant definition loop") by
+// "line:col: undefined: x" at the name's first use in the cell.
+func (e *Engine) clearerError(code string, err error) error {
+	ee, ok := err.(*Error)
+	if !ok || ee.Name != "CompileError" || !yaegiUndefined.MatchString(ee.Value) {
+		return err
+	}
+	g, _ := e.globals()
+	for _, name := range unresolvedNames(splitCell(code)) {
+		if _, ok := e.imported[name]; ok || e.names[name] || g[name].IsValid() || slices.Contains(goWords, name) {
+			continue
+		}
+		line, col, ok := firstUse(code, name)
+		if !ok {
+			continue
+		}
+		v := fmt.Sprintf("%d:%d: undefined: %s", line, col, name)
+		return &Error{Name: "CompileError", Value: v, Traceback: []string{"CompileError: " + v}}
+	}
+	return err
+}
+
+// goItems evaluates the Go code of a cell.
+func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	items := e.filterImports(splitCell(code))
 	if len(items) == 0 {
 		return Result{}, nil
+	}
+	if err := e.fetchMissing(ctx, items); err != nil {
+		return Result{}, err
+	}
+	if auto := e.autoImports(items); len(auto) > 0 {
+		g := group{decl: true, imports: true, text: importText(auto), line: 1}
+		if _, err := e.in.EvalWithContext(ctx, g.text); err != nil {
+			return Result{}, e.cellError(ctx, err)
+		}
+		e.noteGroup(g)
 	}
 	var last *item
 	if it := items[len(items)-1]; it.kind == stmtItem && isExpr(it.text) {
 		last, items = &it, items[:len(items)-1]
 	}
-	for _, g := range groups(items) {
+	gs := groups(items)
+	e.line1Decl = len(gs) > 0 && gs[0].line == 1 && gs[0].decl
+	for _, g := range gs {
 		g.text = guardGoroutines(g.text, g.decl)
+		if err := e.forgetRedeclared(g); err != nil {
+			return Result{}, err
+		}
 		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
-			return Result{}, e.cellError(ctx, err)
+			return Result{}, e.errorIn(ctx, err, g, 0)
 		}
 		e.noteGroup(g)
 	}
@@ -291,13 +398,15 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 // If the expression has no single value (a call of a function returning
 // nothing or several values), it runs for its effects only.
 func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
+	alone := group{text: it.text, line: it.line}
 	if isNil(it.text) || e.arity(it.text) != 1 {
-		_, err := e.in.EvalWithContext(ctx, group{text: it.text, line: it.line}.source())
-		return Result{}, e.cellError(ctx, err)
+		_, err := e.in.EvalWithContext(ctx, alone.source())
+		return Result{}, e.errorIn(ctx, err, alone, 0)
 	}
 	// The value is bound to a typed variable first: formatted through an
 	// interface{} parameter, interpreted values print as yaegi's wrappers.
-	g := group{text: "_weft_v := " + guardGoroutines(it.text, false) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
+	const bind = "_weft_v := "
+	g := group{text: bind + guardGoroutines(it.text, false) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
 	prog, err := e.compile(g.source())
 	if err != nil {
 		// yaegi cannot compile some forms (generic calls in :=): if the
@@ -306,19 +415,18 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 		if err := undefinedName(it); err != nil {
 			return Result{}, err
 		}
-		alone := group{text: it.text, line: it.line}.source()
-		if _, err := e.compile(alone); err != nil {
-			return Result{}, e.cellError(ctx, err)
+		if _, err := e.compile(alone.source()); err != nil {
+			return Result{}, e.errorIn(ctx, err, alone, 0)
 		}
-		v, err := e.in.EvalWithContext(ctx, alone)
+		v, err := e.in.EvalWithContext(ctx, alone.source())
 		if err != nil {
-			return Result{}, e.cellError(ctx, err)
+			return Result{}, e.errorIn(ctx, err, alone, 0)
 		}
 		return hostResult(v), nil
 	}
 	v, err := e.in.ExecuteWithContext(ctx, prog)
 	if err != nil {
-		return Result{}, e.cellError(ctx, err)
+		return Result{}, e.errorIn(ctx, err, g, len(bind))
 	}
 	d, ok := v.Interface().(display.Data)
 	if !ok || len(d.Data) == 0 {
@@ -464,6 +572,24 @@ func canonical(path string) string {
 	return path
 }
 
+// forgetRedeclared drops the earlier types a run of declarations
+// redeclares, so that the new declarations take effect.
+func (e *Engine) forgetRedeclared(g group) error {
+	if !g.decl {
+		return nil
+	}
+	var old []string
+	for _, n := range declaredTypes(g.text) {
+		if e.names[n] {
+			old = append(old, n)
+		}
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	return forgetGlobals(e.in, old)
+}
+
 // noteGroup records what a successfully evaluated run declared.
 func (e *Engine) noteGroup(g group) {
 	if !g.decl {
@@ -483,6 +609,62 @@ func (e *Engine) noteGroup(g group) {
 	}
 }
 
+// yaegi's wrappers of REPL input: positions on the first line of a run
+// that starts on the cell's first line are shifted by their length.
+const (
+	stmtWrapper = "package main; func main() {"
+	declWrapper = "package main;"
+)
+
+// posRE matches a line:col position in a message.
+var posRE = regexp.MustCompile(`\b(\d+):(\d+)\b`)
+
+// errorIn converts err, raised evaluating g, into an *Error whose
+// positions are the cell's: yaegi's wrapper of the run on the cell's first
+// line is taken off columns on line 1, and extra characters the engine put
+// before g's text off columns on g's first line.
+func (e *Engine) errorIn(ctx context.Context, err error, g group, extra int) error {
+	err = e.cellError(ctx, err)
+	ee, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	e.stderr.sync()
+	if frames := e.stderr.takeFrames(); ee.Name == "panic" {
+		for _, f := range frames {
+			ee.Traceback = append(ee.Traceback, "\tat "+strings.Replace(f, ": panic: ", ": in ", 1))
+		}
+	}
+	shift := func(line int) int {
+		n := 0
+		if line == g.line {
+			n += extra
+		}
+		if line == 1 && e.line1Decl {
+			n += len(declWrapper)
+		} else if line == 1 {
+			n += len(stmtWrapper)
+		}
+		return n
+	}
+	fix := func(s string) string {
+		return posRE.ReplaceAllStringFunc(s, func(p string) string {
+			m := posRE.FindStringSubmatch(p)
+			line, _ := strconv.Atoi(m[1])
+			col, _ := strconv.Atoi(m[2])
+			if d := shift(line); d > 0 && col > d {
+				return fmt.Sprintf("%d:%d", line, col-d)
+			}
+			return p
+		})
+	}
+	out := &Error{Name: ee.Name, Value: fix(ee.Value)}
+	for _, l := range ee.Traceback {
+		out.Traceback = append(out.Traceback, fix(l))
+	}
+	return out
+}
+
 // cellError converts an interpreter error into an *Error.
 func (e *Engine) cellError(ctx context.Context, err error) error {
 	if err == nil {
@@ -494,6 +676,9 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	var p interp.Panic
 	var sl scanner.ErrorList
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		v := fmt.Sprintf("cell interrupted after %v (%%timeout)", e.cellTimeout)
+		return &Error{Name: "Timeout", Value: v, Traceback: []string{"Timeout: " + v}}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return &Error{Name: "Interrupted", Value: "execution interrupted", Traceback: []string{"Interrupted: execution interrupted"}}
 	case errors.As(err, &p) && strings.Contains(fmt.Sprint(p.Value), "CFG post-order panic"):

@@ -17,6 +17,7 @@ type recorder struct {
 	streams  map[string]string
 	displays []display.Data
 	updates  []string // display ids updated
+	clears   int      // clear_output calls
 	input    []string // answers to Input, in order
 }
 
@@ -39,6 +40,13 @@ func (r *recorder) Update(id string, d display.Data) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, id)
+	return nil
+}
+
+func (r *recorder) Clear(bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clears++
 	return nil
 }
 

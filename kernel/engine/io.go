@@ -62,6 +62,15 @@ func (c *cellIO) Update(id string, d display.Data) error {
 	return p.Update(id, d)
 }
 
+// Clear implements display.Clearer for the running cell.
+func (c *cellIO) Clear(wait bool) error {
+	p := c.current()
+	if p == nil {
+		return errNoCell
+	}
+	return p.Clear(wait)
+}
+
 type streamWriter struct {
 	c    *cellIO
 	name string

@@ -16,8 +16,10 @@ func init() {
 		"Auto":               reflect.ValueOf(display.Auto),
 		"Bind":               reflect.ValueOf(display.Bind),
 		"Bytes":              reflect.ValueOf(display.Bytes),
+		"ClearOutput":        reflect.ValueOf(display.ClearOutput),
 		"Context":            reflect.ValueOf(display.Context),
 		"Display":            reflect.ValueOf(display.Display),
+		"ECharts":            reflect.ValueOf(display.ECharts),
 		"File":               reflect.ValueOf(display.File),
 		"HTML":               reflect.ValueOf(display.HTML),
 		"ID":                 reflect.ValueOf(display.ID),
@@ -25,6 +27,7 @@ func init() {
 		"JPEG":               reflect.ValueOf(display.JPEG),
 		"JSON":               reflect.ValueOf(display.JSON),
 		"JavaScript":         reflect.ValueOf(display.JavaScript),
+		"Javascript":         reflect.ValueOf(display.Javascript),
 		"Latex":              reflect.ValueOf(display.Latex),
 		"MIME":               reflect.ValueOf(display.MIME),
 		"MIMETypeHTML":       reflect.ValueOf(constant.MakeFromLiteral("\"text/html\"", token.STRING, 0)),
@@ -50,11 +53,16 @@ func init() {
 		"SVG":                reflect.ValueOf(display.SVG),
 		"Show":               reflect.ValueOf(display.Show),
 		"String":             reflect.ValueOf(display.String),
+		"Table":              reflect.ValueOf(display.Table),
+		"TableN":             reflect.ValueOf(display.TableN),
+		"TableRows":          reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
 		"Update":             reflect.ValueOf(display.Update),
 		"WithID":             reflect.ValueOf(display.WithID),
 
 		// type definitions
+		"Clearer":        reflect.ValueOf((*display.Clearer)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
+		"EChart":         reflect.ValueOf((*display.EChart)(nil)),
 		"Funcs":          reflect.ValueOf((*display.Funcs)(nil)),
 		"HTMLer":         reflect.ValueOf((*display.HTMLer)(nil)),
 		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
@@ -74,6 +82,8 @@ func init() {
 		"TextOutput":     reflect.ValueOf((*display.TextOutput)(nil)),
 
 		// interface wrapper definitions
+		"_Clearer":        reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_Clearer)(nil)),
+		"_EChart":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_EChart)(nil)),
 		"_HTMLer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_HTMLer)(nil)),
 		"_JPEGer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JPEGer)(nil)),
 		"_JSONer":         reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_JSONer)(nil)),
@@ -87,6 +97,30 @@ func init() {
 		"_SVGer":          reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_SVGer)(nil)),
 		"_SimpleRenderer": reflect.ValueOf((*_github_com_weft_mc_weft_kernel_display_SimpleRenderer)(nil)),
 	}
+}
+
+// _github_com_weft_mc_weft_kernel_display_Clearer is an interface wrapper for Clearer type
+type _github_com_weft_mc_weft_kernel_display_Clearer struct {
+	IValue interface{}
+	WClear func(wait bool) error
+}
+
+func (W _github_com_weft_mc_weft_kernel_display_Clearer) Clear(wait bool) error {
+	return W.WClear(wait)
+}
+
+// _github_com_weft_mc_weft_kernel_display_EChart is an interface wrapper for EChart type
+type _github_com_weft_mc_weft_kernel_display_EChart struct {
+	IValue    interface{}
+	WJSON     func() map[string]any
+	WValidate func()
+}
+
+func (W _github_com_weft_mc_weft_kernel_display_EChart) JSON() map[string]any {
+	return W.WJSON()
+}
+func (W _github_com_weft_mc_weft_kernel_display_EChart) Validate() {
+	W.WValidate()
 }
 
 // _github_com_weft_mc_weft_kernel_display_HTMLer is an interface wrapper for HTMLer type

@@ -12,21 +12,30 @@ import (
 func init() {
 	Symbols["github.com/weft-mc/weft/report/report"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Build":            reflect.ValueOf(report.Build),
-		"DefaultClaim":     reflect.ValueOf(report.DefaultClaim),
-		"DefaultLevel":     reflect.ValueOf(constant.MakeFromLiteral("0.9499999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
-		"DefaultTraceRows": reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
-		"InsertSections":   reflect.ValueOf(report.InsertSections),
-		"LoadTable":        reflect.ValueOf(report.LoadTable),
-		"Write":            reflect.ValueOf(report.Write),
-		"WriteFile":        reflect.ValueOf(report.WriteFile),
+		"Build":                reflect.ValueOf(report.Build),
+		"DefaultClaim":         reflect.ValueOf(report.DefaultClaim),
+		"DefaultLevel":         reflect.ValueOf(constant.MakeFromLiteral("0.9499999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
+		"DefaultSequenceSteps": reflect.ValueOf(constant.MakeFromLiteral("80", token.INT, 0)),
+		"DefaultTraceRows":     reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
+		"FaultsText":           reflect.ValueOf(report.FaultsText),
+		"Handler":              reflect.ValueOf(report.Handler),
+		"InsertSections":       reflect.ValueOf(report.InsertSections),
+		"LoadTable":            reflect.ValueOf(report.LoadTable),
+		"MaxRunDiagrams":       reflect.ValueOf(constant.MakeFromLiteral("300", token.INT, 0)),
+		"RunPage":              reflect.ValueOf(report.RunPage),
+		"SequenceOf":           reflect.ValueOf(report.SequenceOf),
+		"SequenceSVG":          reflect.ValueOf(report.SequenceSVG),
+		"Write":                reflect.ValueOf(report.Write),
+		"WriteFile":            reflect.ValueOf(report.WriteFile),
 
 		// type definitions
 		"InvariantCount": reflect.ValueOf((*report.InvariantCount)(nil)),
 		"Options":        reflect.ValueOf((*report.Options)(nil)),
 		"Report":         reflect.ValueOf((*report.Report)(nil)),
+		"RunEntry":       reflect.ValueOf((*report.RunEntry)(nil)),
 		"Source":         reflect.ValueOf((*report.Source)(nil)),
 		"Trace":          reflect.ValueOf((*report.Trace)(nil)),
 		"VariantRate":    reflect.ValueOf((*report.VariantRate)(nil)),
+		"ViolationSet":   reflect.ValueOf((*report.ViolationSet)(nil)),
 	}
 }

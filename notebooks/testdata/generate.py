@@ -566,6 +566,204 @@ export(dataset.FormatArrow)
 os.RemoveAll(tmp)
 """),
 ]
+tour = [
+("markdown", r"""
+# 04 — The Go kernel: any module, tables, magics
+
+What the *Go (weft)* kernel offers beyond weft's own packages: gonum, arrow-go and go-echarts import like
+the standard library (their symbols are bound into the kernel), `%go get` fetches any other module through the
+Go module proxy and keeps the session's state, tabular values show as HTML tables, and the magics
+`%help`, `%time`, `%%time`, `%env`, `%timeout`, `!shell` and `?name` work as in IPython. The data: a small
+campaign of the `election` target.
+"""),
+("code", r"""
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/election/election.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+tmp, err := os.MkdirTemp("", "weft-notebook-04-")
+if err != nil {
+	panic(err)
+}
+m, err := model.Load("targets/election/election.model")
+if err != nil {
+	panic(err)
+}
+out := filepath.Join(tmp, "election")
+if _, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 40, Out: out}); err != nil {
+	panic(err)
+}
+d, err := dataset.Open(out)
+if err != nil {
+	panic(err)
+}
+rows, err := d.Rows(dataset.Filter{})
+if err != nil {
+	panic(err)
+}
+fmt.Println(len(rows), "runs of", d.Variants())
+"""),
+("markdown", "## A dataset's rows are a table (the first 20, and the total)"),
+("code", r"""
+rows
+"""),
+("markdown", """
+## gonum: a Fisher-style combined p-value, by hand
+
+Split the seeds into two halves (as two independent runs), test in each half whether `bug` violates more often
+than `fixed` (a one-sided two-proportion z-test), and combine the two p-values with Fisher's method:
+X = −2 Σ ln pᵢ follows χ² with 2k degrees of freedom under the null hypothesis.
+"""),
+("code", r"""
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// violated returns 1/0 per run of variant v in the seeds with the given parity.
+func violated(v string, parity int64) []float64 {
+	var xs []float64
+	for _, r := range rows {
+		if r.Variant == v && r.Seed%2 == parity {
+			x := 0.0
+			if r.Verdict == dataset.Violated {
+				x = 1
+			}
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
+// zTest is the one-sided p-value of rate(a) > rate(b).
+func zTest(a, b []float64) float64 {
+	pa, pb := stat.Mean(a, nil), stat.Mean(b, nil)
+	na, nb := float64(len(a)), float64(len(b))
+	pool := (pa*na + pb*nb) / (na + nb)
+	se := math.Sqrt(pool * (1 - pool) * (1/na + 1/nb))
+	if se == 0 {
+		return 1
+	}
+	return distuv.UnitNormal.Survival((pa - pb) / se)
+}
+
+ps := []float64{zTest(violated("bug", 0), violated("fixed", 0)), zTest(violated("bug", 1), violated("fixed", 1))}
+x := 0.0
+for _, p := range ps {
+	x += -2 * math.Log(math.Max(p, 1e-300))
+}
+combined := distuv.ChiSquared{K: float64(2 * len(ps))}.Survival(x)
+fmt.Printf("half p-values %.3g, %.3g; Fisher X = %.2f, combined p = %.3g\n", ps[0], ps[1], x, combined)
+"""),
+("markdown", "## go-echarts directly: a histogram of `first_violation_time`"),
+("code", r"""
+import (
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+const bins = 8
+var times []float64
+for _, r := range rows {
+	if r.FirstViolationTime != nil {
+		times = append(times, float64(*r.FirstViolationTime)/1e6) // ms
+	}
+}
+lo, hi := times[0], times[0]
+for _, t := range times {
+	lo, hi = math.Min(lo, t), math.Max(hi, t)
+}
+width := math.Max((hi-lo)/bins, 1e-9)
+counts := make([]int, bins)
+for _, t := range times {
+	b := int((t - lo) / width)
+	if b >= bins {
+		b = bins - 1
+	}
+	counts[b]++
+}
+labels := make([]string, bins)
+items := make([]opts.BarData, bins)
+for i := range counts {
+	labels[i] = fmt.Sprintf("%.1f", lo+float64(i)*width)
+	items[i] = opts.BarData{Value: counts[i]}
+}
+hist := charts.NewBar()
+hist.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: "first_violation_time (ms of virtual time)"}))
+hist.SetXAxis(labels).AddSeries("violating runs", items)
+hist
+"""),
+("markdown", """
+## Any other module: `%go get`, with the session's state kept
+
+`%go get` runs the go command (through `GOPROXY`) and links the module's source where the interpreter finds it;
+`combined` from above is still in scope.
+"""),
+("code", r"""
+%go get github.com/google/uuid@v1.6.0
+"""),
+("code", r"""
+import "github.com/google/uuid"
+
+// (The interpreter reads package-level variables of interpreted modules
+// such as uuid.NameSpaceURL as zero: parse the namespace instead.)
+url := uuid.MustParse("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
+id := uuid.NewSHA1(url, []byte(fmt.Sprintf("weft/election/%.6f", combined)))
+fmt.Println("campaign id", id, "p =", combined)
+"""),
+("markdown", "## Rich output, stderr, redefinition"),
+("code", r"""
+Display(display.HTML("<b>x</b>"))
+fmt.Fprintln(os.Stderr, "x")
+"""),
+("code", r"""
+type Run struct{ Seed int64 }
+Run{1}
+"""),
+("code", r"""
+type Run struct {
+	Seed    int64
+	Verdict string
+}
+Run{2, "holds"}
+"""),
+("markdown", "## Magics"),
+("code", r"""
+%%time
+n := 0
+for _, r := range rows {
+	if r.Verdict == dataset.Violated {
+		n++
+	}
+}
+n
+"""),
+("code", r"""
+%env WEFT_TOUR=1
+!echo "shell sees WEFT_TOUR=$WEFT_TOUR"
+os.RemoveAll(tmp)
+"""),
+]
+
 json.dump(nb(m4), open("01-m4-replicated-register.ipynb","w"), indent=1)
 json.dump(nb(chord), open("02-chord-liveness-discipline.ipynb","w"), indent=1)
 json.dump(nb(ds), open("03-datasets.ipynb","w"), indent=1)
+json.dump(nb(tour), open("04-go-kernel.ipynb","w"), indent=1)

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weft-mc/weft/kernel/display"
+)
+
+// TestCellFeatures runs cells in one session and checks what each
+// publishes: stderr streams, displays, clear_output, redefinitions,
+// positions in errors, automatic imports and magics.
+func TestCellFeatures(t *testing.T) {
+	e := newEngine(t)
+	defer e.Close()
+	cases := []struct {
+		name, code     string
+		stdout, stderr string // substrings expected ("" checks nothing)
+		plain          string // text/plain result, "" for none
+		errName, inErr string // expected error name and a substring of its value
+		displays       int
+		clears         int
+		page           string
+	}{
+		{name: "stderr from a cell", code: "import (\"fmt\"; \"os\")\nfmt.Fprintln(os.Stderr, \"x\")", stderr: "x\n"},
+		{name: "stderr from a goroutine", code: "done := make(chan bool)\ngo func() { fmt.Fprintln(os.Stderr, \"g\"); done <- true }()\n<-done", stderr: "g\n", plain: "true"},
+		{name: "automatic import", code: "strings.ToUpper(\"a\")", plain: "A"},
+		{name: "gophernotes Display", code: "Display(display.HTML(\"<b>x</b>\"))", displays: 1},
+		{name: "gophernotes Javascript", code: "display.Display(display.Javascript(\"1\"))", displays: 1},
+		{name: "clear output", code: "display.ClearOutput(true)", clears: 1},
+		{name: "type", code: "type P struct{ A int }\nP{1}", plain: "{1}"},
+		{name: "redefined type", code: "type P struct{ A, B int }\nP{1, 2}", plain: "{1 2}"},
+		{name: "redefined type's method", code: "func (p P) Sum() int { return p.A + p.B }\nP{1, 2}.Sum()", plain: "3"},
+		{name: "func", code: "func f() int { return 1 }"},
+		{name: "redefined func", code: "func f() int { return 2 }\nf()", plain: "2"},
+		{name: "generic with two type parameters", code: "func Keys[K comparable, V any](m map[K]V) int { return len(m) }\nKeys(map[string]float64{\"a\": 1})", plain: "1"},
+		{name: "position on line 1", code: "x := 1/0", errName: "CompileError", inErr: "1:6:"},
+		{name: "position of the last expression", code: "\n\nqq + 1", errName: "CompileError", inErr: "3:1:"},
+		{name: "undefined package", code: "x := foo.Bar()", errName: "CompileError", inErr: "1:6: undefined: foo"},
+		{name: "undefined name", code: "\ny := qq + 1", errName: "CompileError", inErr: "2:6: undefined: qq"},
+		{name: "generic with three type parameters", code: "func K[A, B, C any](a A, b B, c C) C { return c }\nK(1, \"a\", 2.5)", plain: "2.5"},
+		{name: "panic position", code: "func g() { panic(\"deep\") }\ng()", errName: "panic", inErr: "deep"},
+		{name: "help", code: "%help", stdout: "%go get"},
+		{name: "unknown magic", code: "%nope", errName: "MagicError", inErr: "unknown magic %nope"},
+		{name: "env", code: "%env WEFT_TEST_ENV=yes\nos.Getenv(\"WEFT_TEST_ENV\")", plain: "yes"},
+		{name: "time", code: "%time n := 1", stdout: "time: "},
+		{name: "cell time", code: "%%time\nm := 2\nm", stdout: "time: ", plain: "2"},
+		{name: "shell", code: "!echo out; echo err >&2", stdout: "out\n", stderr: "err\n"},
+		{name: "help page", code: "?strings.ToUpper", page: "func strings.ToUpper"},
+		{name: "timeout", code: "%timeout 200ms"},
+		{name: "timed out", code: "time.Sleep(5 * time.Second)", errName: "Timeout"},
+		{name: "timeout off", code: "%timeout off"},
+		{name: "no timeout", code: "time.Sleep(300 * time.Millisecond)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := newRecorder()
+			res, err := e.Execute(context.Background(), c.code, rec)
+			var ee *Error
+			if c.errName != "" {
+				if !errors.As(err, &ee) || ee.Name != c.errName || !strings.Contains(ee.Value+strings.Join(ee.Traceback, "\n"), c.inErr) {
+					t.Fatalf("error = %#v, want %s containing %q", err, c.errName, c.inErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(rec.streams["stdout"], c.stdout) || !strings.Contains(rec.streams["stderr"], c.stderr) {
+				t.Errorf("streams = %q, want stdout %q stderr %q", rec.streams, c.stdout, c.stderr)
+			}
+			if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+				t.Errorf("result = %q, want %q", got, c.plain)
+			}
+			if len(rec.displays) != c.displays || rec.clears != c.clears {
+				t.Errorf("displays %d clears %d, want %d %d", len(rec.displays), rec.clears, c.displays, c.clears)
+			}
+			if !strings.HasPrefix(res.Page, c.page) {
+				t.Errorf("page = %q, want prefix %q", res.Page, c.page)
+			}
+		})
+	}
+}
+
+// TestGoGet fetches github.com/google/uuid@v1.6.0 through the Go module
+// proxy (or the module cache) and uses it in a later cell, with a variable
+// of an earlier cell still in scope.
+func TestGoGet(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("needs the go command")
+	}
+	e, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cells := []struct{ code, plain string }{
+		{"before := 41", ""},
+		{"%go get github.com/google/uuid@v1.6.0", ""},
+		// Expected value: Python's uuid.uuid5(uuid.NAMESPACE_URL, "weft").
+		{"import \"github.com/google/uuid\"\nurl := uuid.MustParse(\"6ba7b811-9dad-11d1-80b4-00c04fd430c8\")\nuuid.NewSHA1(url, []byte(\"weft\")).String()", "3b241fd5-6253-5d39-b3e3-16bc7849138c"},
+		{"before + 1", "42"},
+	}
+	for _, c := range cells {
+		rec := newRecorder()
+		res, err := e.Execute(ctx, c.code, rec)
+		if err != nil {
+			t.Fatalf("%s: %v\n%q", c.code, err, rec.streams)
+		}
+		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
+		}
+	}
+	// In a new session with a fresh GoPath, importing the module is enough.
+	e2, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	rec := newRecorder()
+	res, err := e2.Execute(ctx, "import \"github.com/google/uuid\"\nuuid.MustParse(\"6BA7B811-9DAD-11D1-80B4-00C04FD430C8\").String()", rec)
+	if err != nil {
+		t.Fatalf("import without %%go get: %v\n%q", err, rec.streams)
+	}
+	if got, _ := res.Data.Data[display.MIMETypeText].(string); got != "6ba7b811-9dad-11d1-80b4-00c04fd430c8" || !strings.Contains(rec.streams["stderr"], "go get github.com/google/uuid") {
+		t.Fatalf("import without %%go get = %q, streams %q", got, rec.streams)
+	}
+}
