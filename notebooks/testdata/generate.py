@@ -352,7 +352,7 @@ func firstFailures() map[string]*weftlog.Recording {
 traced := firstFailures()
 for _, v := range []string{"orig", "fix1", "fix2"} {
 	if rec := traced[v]; rec != nil {
-		fmt.Printf("%s: seed %d, %v first at op %d — weft trace %s/recordings/%s-%d.weftlog --vars succ,succ2,pred\n",
+		fmt.Printf("%s: seed %d, %v first at step %d — weft trace %s/recordings/%s-%d.weftlog --vars succ,succ2,pred\n",
 			v, rec.Header.Seed, rec.Verdict.Violated, rec.Verdict.FirstViolationStep, dirs[0], v, rec.Header.Seed)
 	}
 }
