@@ -180,6 +180,7 @@ type runner struct {
 	replay   []Choice
 	replayer *sched.Replayer
 	distinct map[uint64]bool
+	msgs     [][]int     // per channel, the sizes of the messages in flight (see sends)
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
 }
@@ -325,6 +326,7 @@ func (r *runner) run() error {
 			pre, a, at, ok = r.s.Next(r.ew)
 			for _, p := range pre {
 				r.res.Choices = append(r.res.Choices, Choice{T: w.Now() - supervisor.Epoch, Action: p.String()})
+				r.network(p)
 			}
 		}
 		if !ok || (bounded && at > end) {
@@ -456,6 +458,7 @@ func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
 	pre, a, at, ok, err := r.replayer.Next(r.ew)
 	for _, p := range pre {
 		r.res.Choices = append(r.res.Choices, Choice{T: r.w.Now() - supervisor.Epoch, Action: p.String()})
+		r.network(p)
 	}
 	return a, at, ok, err
 }
@@ -508,6 +511,9 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	}
 	r.res.Steps++
 	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
+	if a.Kind == supervisor.Deliver {
+		r.network(a) // before the receiver runs and sends anew
+	}
 	if err := w.Apply(a); err != nil {
 		return err
 	}
@@ -559,7 +565,47 @@ func trimGo(s string) string {
 
 // observe reads the state (only nodes that ran can have changed), records
 // changes of declared globals, and tracks the first violation.
+// sends records a "send" event for every message that appeared on a
+// channel since the last look (Node the sender, Peer the receiver, T the
+// send time), so that traces and sequence diagrams draw each message from
+// its send to its delivery. r.msgs mirrors every channel's messages (their
+// sizes), kept in step with deliveries, drops and duplicates; the same in
+// seeded runs and replays, so replays see the same events.
+func (r *runner) sends() {
+	net := r.w.Network()
+	for len(r.msgs) < len(net.Channels) {
+		r.msgs = append(r.msgs, nil)
+	}
+	for c, ch := range net.Channels {
+		for i := len(r.msgs[c]); i < len(ch.Msgs); i++ {
+			m := ch.Msgs[i]
+			r.msgs[c] = append(r.msgs[c], len(m.Data))
+			r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (m.Sent - supervisor.Epoch) / 1000, Kind: "send", Node: ch.FromNode, Peer: net.ReceiverNode(ch), Bytes: len(m.Data)})
+		}
+	}
+}
+
+// network keeps r.msgs in step with a delivery, drop or duplicate already
+// applied to the world, and records a drop as a "drop" event.
+func (r *runner) network(a sched.Action) {
+	if a.Chan >= len(r.msgs) || a.Index >= len(r.msgs[a.Chan]) {
+		return
+	}
+	q := r.msgs[a.Chan]
+	switch a.Kind {
+	case sched.Deliver:
+		r.msgs[a.Chan] = slices.Delete(q, a.Index, a.Index+1)
+	case sched.Drop:
+		ch := r.w.Network().Channels[a.Chan]
+		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "drop", Node: ch.FromNode, Peer: r.w.Network().ReceiverNode(ch), Bytes: q[a.Index]})
+		r.msgs[a.Chan] = slices.Delete(q, a.Index, a.Index+1)
+	case sched.Dup:
+		r.msgs[a.Chan] = slices.Insert(q, a.Index+1, q[a.Index])
+	}
+}
+
 func (r *runner) observe() error {
+	r.sends()
 	var prev *model.State
 	if r.last != nil {
 		prev = &r.last.state

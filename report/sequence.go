@@ -20,11 +20,11 @@ const DefaultSequenceSteps = 80
 // none); steps <= 0 means all of them. A node crashed before the window
 // starts with a dashed lifeline.
 //
-// Recordings of this version record deliveries, not sends: an arrow is
-// drawn level at its delivery unless the recording has "send" events
-// (Node the sender, Peer the receiver), which are matched to deliveries
-// in order per pair of nodes; "drop" events (same fields) are drawn as
-// lost messages.
+// Recordings have "send" events (Node the sender, Peer the receiver, T the
+// send time), matched to deliveries in order per pair of nodes, so each
+// arrow runs from its send to its delivery; "drop" events (same fields)
+// are drawn as lost messages. Older recordings without sends get level
+// arrows at the delivery.
 func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	stop := rec.Verdict.FirstViolationStep
 	last := 0

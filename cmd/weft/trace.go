@@ -75,13 +75,13 @@ func init() {
 				if e.Step < from || (to >= 0 && e.Step > to) {
 					continue
 				}
-				if len(keepNode) > 0 && !keepNode[e.Node] && !(e.Kind == "deliver" && keepNode[e.Peer]) {
+				if len(keepNode) > 0 && !keepNode[e.Node] && !((e.Kind == "deliver" || e.Kind == "send" || e.Kind == "drop") && keepNode[e.Peer]) {
 					continue
 				}
 				if e.Kind == "state" && len(keepVar) > 0 && !keepVar[e.Var] {
 					continue
 				}
-				if (e.Kind == "deliver" || e.Kind == "timer") && len(keepVar) > 0 {
+				if (e.Kind == "deliver" || e.Kind == "send" || e.Kind == "drop" || e.Kind == "timer") && len(keepVar) > 0 {
 					continue
 				}
 				if asJSON {
@@ -129,6 +129,12 @@ func eventText(e weftlog.Event) string {
 			what = e.Value
 		}
 		return fmt.Sprintf("deliver n%d→n%d %s", e.Peer, e.Node, what)
+	case "send":
+		return fmt.Sprintf("send n%d→%s %dB", e.Node, peerName(e.Peer), e.Bytes)
+	case "drop":
+		return fmt.Sprintf("LOST n%d→%s %dB (the network dropped it)", e.Node, peerName(e.Peer), e.Bytes)
+	case "partition", "heal":
+		return fmt.Sprintf("%s %s", strings.ToUpper(e.Kind), e.Value)
 	case "invalid":
 		return fmt.Sprintf("INVALID crash of n%d: %s", e.Node, e.Value)
 	case "crash", "restart":
@@ -137,4 +143,13 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
 	}
 	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
+}
+
+// peerName names a message's receiver; -1 is the environment (or nobody
+// listening).
+func peerName(n int) string {
+	if n < 0 {
+		return "env"
+	}
+	return fmt.Sprintf("n%d", n)
 }
