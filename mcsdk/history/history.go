@@ -154,7 +154,9 @@ func Model(k workload.Kind) (porcupine.Model, error) {
 }
 
 // Kinds lists the workload kinds with a model, for "porcupine:KIND".
-func Kinds() []string { return []string{string(workload.Register), string(workload.KV), string(workload.Set)} }
+func Kinds() []string {
+	return []string{string(workload.Register), string(workload.KV), string(workload.Set)}
+}
 
 func describe(in, out any) string {
 	c, o := in.(workload.Call), out.(output)
