@@ -42,6 +42,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // Pos is a position in a model file: 1-based line and byte column.
@@ -86,7 +87,9 @@ type Model struct {
 	EnvStr map[string]string // string scalars of [environment]
 	Depth  int               // DFS depth bound, environment.depth (default 10)
 
-	Client     *Client // nil if the model has none
+	Client *Client // nil if the model has none
+	// Workload is the clients' operations, nil if the model has none.
+	Workload   *workload.Spec
 	Invariants []*Invariant
 
 	src   []byte
