@@ -300,6 +300,8 @@ func (c *campaign) one(ctx context.Context, j job) {
 			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
 				err = werr
+			} else if _, werr := writeVisualisation(filepath.Join(c.w.Dir(), rel), res.FirstViolation); werr != nil {
+				err = werr
 			} else {
 				row.RecordingPath = rel
 			}

@@ -44,7 +44,11 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, file)
+	if err := os.Rename(tmp, file); err != nil {
+		return err
+	}
+	_, err = writeVisualisation(file, res.Violation)
+	return err
 }
 
 // LoadPath reads a saved path.

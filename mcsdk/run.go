@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // FaultPrecondition decides whether node may crash in state s; why says
@@ -71,7 +73,13 @@ type RunResult struct {
 	Choices            []Choice     // every action applied, for replay
 	Events             []Event      // the timeline, for recordings and traces
 	Final              model.State
-	endUS              int64 // an overridden end, recorded for replay
+	// History is the workload clients' operations, in invocation order;
+	// Ops and OpsIndeterminate count them and those without a known
+	// outcome (no reply by the deadline, or none by the end).
+	History          []workload.Op
+	Ops              int
+	OpsIndeterminate int
+	endUS            int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -167,6 +175,7 @@ type runner struct {
 	replay   []Choice
 	replayer *sched.Replayer
 	distinct map[uint64]bool
+	clients  *workload.Clients
 }
 
 // plan is the scheduler's plan for a seeded run of the model.
@@ -221,6 +230,16 @@ func (r *runner) plan() sched.Plan {
 			p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
 		}
 	}
+	if wl, tab := r.t.m.Workload, r.t.table; wl != nil {
+		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS,
+			Slot: func(c, k int) (int, int, bool) {
+				if k >= wl.Ops {
+					return 0, 0, false
+				}
+				lo, hi := tab.Slot(c, k)
+				return lo, hi, true
+			}}
+	}
 	return p
 }
 
@@ -242,6 +261,7 @@ func (r *runner) run() error {
 		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
 	}
 	r.replay = r.opts.Replay
+	r.clients = r.t.clients()
 	w, err := r.t.start()
 	if err != nil {
 		return err
@@ -297,6 +317,7 @@ func (r *runner) run() error {
 		w.AdvanceTo(end)
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
+	r.summarise()
 	if r.res.Verdict != "" {
 		return nil
 	}
@@ -417,6 +438,18 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
 			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
 		}
+		if r.clients != nil {
+			if a.Req >= len(r.t.table.Calls) {
+				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
+			}
+			call := r.t.table.Calls[a.Req]
+			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
+			if err := r.clients.Invoke(a.Req, w.Steps()+1, at-supervisor.Epoch); err != nil {
+				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
+			}
+		}
+	case sched.Expire:
+		return r.expire(a, at, ev)
 	case supervisor.Deliver:
 		if a.Chan >= len(w.Network().Channels) || a.Index >= len(w.Network().Channels[a.Chan].Msgs) {
 			return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
@@ -440,6 +473,60 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		r.s.Crashed(r.ew, a.Node, r.t.m.Nodes, at)
 	}
 	ev.T = (w.Now() - supervisor.Epoch) / 1000
+	r.res.Events = append(r.res.Events, ev)
+	r.returns(ev.Step)
+	return nil
+}
+
+// returns records the operations whose replies arrived in the last step
+// and lets their clients go on.
+func (r *runner) returns(step int) {
+	for _, c := range feed(r.clients, r.w) {
+		op := r.clients.Ops[len(r.clients.Ops)-1]
+		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
+			if r.clients.Ops[k].Call.Client == c {
+				op = r.clients.Ops[k]
+				break
+			}
+		}
+		r.res.Events = append(r.res.Events, Event{Step: step, T: op.ReturnT / 1000, Kind: "return", Node: op.Call.Node, Peer: -1,
+			Var: fmt.Sprintf("c%d", c), Value: outcomeText(op)})
+		if r.opts.Replay == nil {
+			r.s.Completed(c, r.w.Now())
+		}
+	}
+}
+
+func outcomeText(op workload.Op) string {
+	if op.Outcome == workload.Ok && workload.Reads(op.Call.Op) {
+		s := make([]string, len(op.Values))
+		for i, v := range op.Values {
+			s[i] = fmt.Sprint(v)
+		}
+		return op.Call.String() + " → " + strings.Join(s, ",")
+	}
+	return op.Call.String() + " → " + op.Outcome.String()
+}
+
+// expire applies an Expire choice: the client gives up on its pending
+// operation, which stays indeterminate; the world does not change.
+func (r *runner) expire(a sched.Action, at int64, ev Event) error {
+	if r.clients == nil || !r.clients.Waiting(a.Req) {
+		return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
+	}
+	r.w.AdvanceTo(at)
+	var call workload.Call
+	for _, op := range r.clients.Ops {
+		if op.Call.Client == a.Req {
+			call = op.Call
+		}
+	}
+	if err := r.clients.Expire(a.Req); err != nil {
+		return err
+	}
+	r.res.Steps++
+	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
+	ev.Kind, ev.Node, ev.Var, ev.Value, ev.T = "expire", call.Node, fmt.Sprintf("c%d", a.Req), call.String()+" → indeterminate", (at-supervisor.Epoch)/1000
 	r.res.Events = append(r.res.Events, ev)
 	return nil
 }
@@ -493,6 +580,7 @@ func (r *runner) observe() error {
 	if err != nil {
 		return err
 	}
+	ob = ob.withHistory(r.clients)
 	r.w.ClearRan()
 	if r.distinct == nil {
 		r.distinct = map[uint64]bool{}
@@ -557,6 +645,16 @@ func requiredOnly(names []string, req func(string) bool) []string {
 		}
 	}
 	return out
+}
+
+// summarise records the clients' history in the result.
+func (r *runner) summarise() {
+	if r.clients == nil {
+		return
+	}
+	r.res.History = slices.Clone(r.clients.Ops)
+	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
+	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
 }
 
 // finish decides the verdict from the final quiescent state.
