@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/sched"
@@ -45,6 +46,9 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 	}
 	rec.Verdict = weftlog.Verdict{Verdict: string(res.Verdict), Violated: res.Violated,
 		FirstViolationStep: res.FirstViolationStep, Steps: res.Steps, Detail: res.Detail}
+	if v := res.FirstViolation; v != nil && v.Linearizability != nil {
+		rec.Verdict.Detail = strings.TrimSpace(rec.Verdict.Detail + "\n" + v.Invariant + ": " + v.Why)
+	}
 	return rec
 }
 
