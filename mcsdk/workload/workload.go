@@ -56,7 +56,9 @@ type Spec struct {
 	Use     []string
 	Values  []int64
 	Keys    []string // kv only
-	// Request formats each operation's request: {value}, {old}, {key}.
+	// Request formats each operation's request: {value}, {old}, {key},
+	// {client} and {seq} (the client's operation number, from 0), so that
+	// a target can tell every command apart.
 	Request map[string]string
 	// Reply matches a successful reply line; a named group "value"
 	// carries a read's result (a set's read: integers separated by
@@ -98,7 +100,8 @@ func (c Call) String() string {
 
 // Request is the bytes the call sends, from the spec's format.
 func (s *Spec) RequestOf(c Call) []byte {
-	r := strings.NewReplacer("{value}", strconv.FormatInt(c.Value, 10), "{old}", strconv.FormatInt(c.Old, 10), "{key}", c.Key)
+	r := strings.NewReplacer("{value}", strconv.FormatInt(c.Value, 10), "{old}", strconv.FormatInt(c.Old, 10), "{key}", c.Key,
+		"{client}", strconv.Itoa(c.Client), "{seq}", strconv.Itoa(c.Seq))
 	return []byte(r.Replace(s.Request[c.Op]))
 }
 
