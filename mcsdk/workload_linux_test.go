@@ -168,3 +168,29 @@ func TestWorkloadIndeterminate(t *testing.T) {
 		t.Errorf("params %v", res.Params)
 	}
 }
+
+// TestPaxos: seed 119 of targets/paxos under the bug variant chooses two
+// commands for slot 1 (the acceptor node 1 promised ballot 6 without
+// making it durable, crashed, came back with its promise of 5 and accepted
+// ballot 5's value after node 0's ballot 6 had chosen another); the
+// correct variant holds on the same seed, and on a few more.
+func TestPaxos(t *testing.T) {
+	m := loadTarget(t, "paxos/paxos.model")
+	bug, err := mcsdk.Run(m, mcsdk.RunOptions{Variant: "bug", Seed: 119})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bug.Verdict != mcsdk.Violated || bug.Violated[0] != "agreement" || bug.FirstViolationStep != 35 {
+		t.Fatalf("bug seed 119: %s %v at step %d (%s)", bug.Verdict, bug.Violated, bug.FirstViolationStep, bug.Detail)
+	}
+	seeds := []uint64{119, 0, 1, 2, 3, 4, 5, 6, 7}
+	for _, seed := range seeds {
+		res, err := mcsdk.Run(m, mcsdk.RunOptions{Variant: "correct", Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != mcsdk.Holds || res.Ops == 0 {
+			t.Fatalf("correct seed %d: %s %v (%s), %d ops", seed, res.Verdict, res.Violated, res.Detail, res.Ops)
+		}
+	}
+}
