@@ -279,3 +279,22 @@ func writeVisualisation(file string, v *Violation) (string, error) {
 	out := VisualisationPath(file)
 	return out, writeAtomic(out, b.Bytes())
 }
+
+// Linearizability checks the run's history against the sequential model
+// of m's workload (Porcupine) and returns the verdict as text and
+// Porcupine's visualisation as a self-contained HTML page. A model
+// without a workload is an error.
+func (res *RunResult) Linearizability(m *model.Model) (text, html string, err error) {
+	if m.Workload == nil {
+		return "", "", fmt.Errorf("model %s has no [workload]", m.Path)
+	}
+	r, err := history.Check(m.Workload.Kind, res.History)
+	if err != nil {
+		return "", "", err
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		return "", "", err
+	}
+	return r.Text(), b.String(), nil
+}
