@@ -44,7 +44,6 @@ func TestSeededWorkload(t *testing.T) {
 		t.Fatalf("not deterministic")
 	}
 	var c0, c1, exp int
-	var expires []int64
 	prevInvoke := map[int]int64{}
 	for _, e := range a {
 		var kind string
@@ -70,7 +69,6 @@ func TestSeededWorkload(t *testing.T) {
 			if at-prevInvoke[exp] != 1000 {
 				t.Errorf("expired %dµs after the invocation, want 1000", at-prevInvoke[exp])
 			}
-			expires = append(expires, at)
 			exp++
 		}
 	}
