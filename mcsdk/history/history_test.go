@@ -62,6 +62,13 @@ func TestCheck(t *testing.T) {
 			if err := r.WriteHTML(&html); err != nil || !strings.Contains(html.String(), "<html") {
 				t.Fatalf("visualisation: %v (%d bytes)", err, html.Len())
 			}
+			// The same history gives the same text and page, byte for byte.
+			again, _ := Check(tc.kind, tc.ops)
+			var html2 bytes.Buffer
+			again.WriteHTML(&html2)
+			if again.Text() != r.Text() || !bytes.Equal(html.Bytes(), html2.Bytes()) {
+				t.Fatalf("two checks of one history differ")
+			}
 		})
 	}
 }
