@@ -4,6 +4,11 @@
 // A model names the target (nodes, C source or binary, arguments), its
 // compile variants, the declared node globals that make up observable state,
 // the environment (constants, DFS depth, the client) and the invariants.
+// A [workload] section declares clients instead of fixed requests: a
+// register, a key-value map or a set, with each operation's request and
+// reply formats (package workload); an invariant "porcupine:KIND" asks for
+// the clients' history to be linearizable (checked by package mcsdk).
+//
 // Every parse or validation problem is an *Error carrying the file position
 // of the offending token, including tokens inside invariant strings.
 //
