@@ -138,15 +138,26 @@ func Model(k workload.Kind) (porcupine.Model, error) {
 			return s.(string)
 		},
 	}
+	// A definite failure took no effect (a cas's failure says more: the
+	// value was not its old one).
+	failed := func(step func(string, workload.Call, output) (bool, any)) func(st, in, out any) (bool, any) {
+		return func(st, in, out any) (bool, any) {
+			c, o := in.(workload.Call), out.(output)
+			if o.outcome == workload.Failed && c.Op != "cas" {
+				return true, st
+			}
+			return step(st.(string), c, o)
+		}
+	}
 	switch k {
 	case workload.Register:
 		m.Init = func() any { return "0" }
-		m.Step = func(st, in, out any) (bool, any) { return register(st.(string), in.(workload.Call), out.(output)) }
+		m.Step = failed(register)
 	case workload.KV:
 		m.Partition = byKey
-		m.Step = func(st, in, out any) (bool, any) { return kv(st.(string), in.(workload.Call), out.(output)) }
+		m.Step = failed(kv)
 	case workload.Set:
-		m.Step = func(st, in, out any) (bool, any) { return set(st.(string), in.(workload.Call), out.(output)) }
+		m.Step = failed(set)
 	default:
 		return m, fmt.Errorf("history: no linearizability model for workload kind %q (register, kv, set)", k)
 	}

@@ -38,6 +38,8 @@ func TestCheck(t *testing.T) {
 		{"register concurrent writes", workload.Register, []workload.Op{op(0, "write", 5, 1, 6, ok), op(1, "write", 7, 2, 3, ok), op(1, "read", 0, 4, 5, ok, 5)}, true, 0},
 		{"register indeterminate write may take effect", workload.Register, []workload.Op{op(0, "write", 5, 1, -1, ind), op(1, "read", 0, 4, 5, ok, 5), op(1, "read", 0, 6, 7, ok, 5)}, true, 0},
 		{"register indeterminate write cannot undo", workload.Register, []workload.Op{op(0, "write", 5, 1, -1, ind), op(1, "read", 0, 4, 5, ok, 5), op(1, "read", 0, 6, 7, ok, 0)}, false, 1},
+		{"register failed write takes no effect", workload.Register, []workload.Op{op(0, "write", 5, 1, 2, fail), op(0, "read", 0, 3, 4, ok, 0)}, true, 0},
+		{"register failed write cannot be seen", workload.Register, []workload.Op{op(0, "write", 5, 1, 2, fail), op(0, "read", 0, 3, 4, ok, 5)}, false, 1},
 		{"register initial read", workload.Register, []workload.Op{op(0, "read", 0, 1, 2, ok)}, true, 0},
 		{"register cas", workload.Register, []workload.Op{op(0, "write", 5, 1, 2, ok), op(0, "cas 5", 7, 3, 4, ok), op(1, "cas 5", 9, 5, 6, fail), op(1, "read", 0, 7, 8, ok, 7)}, true, 0},
 		{"register cas wrongly failed", workload.Register, []workload.Op{op(0, "write", 5, 1, 2, ok), op(0, "cas 5", 7, 3, 4, fail)}, false, 1},
