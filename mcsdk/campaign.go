@@ -319,6 +319,9 @@ func (c *campaign) one(ctx context.Context, j job) {
 				// the seed. The campaign stops.
 				row.Detail += sep(row.Detail) + "recording not written (" + werr.Error() + "): weft run reproduces it"
 				err = fmt.Errorf("recording of %s seed %d: %w", j.variant, j.seed, werr)
+			} else if _, werr := writeVisualisation(filepath.Join(c.w.Dir(), rel), res.FirstViolation); werr != nil {
+				row.Detail += sep(row.Detail) + "visualisation not written (" + werr.Error() + ")"
+				err = fmt.Errorf("visualisation of %s seed %d: %w", j.variant, j.seed, werr)
 			} else {
 				row.RecordingPath = rel
 			}

@@ -8,7 +8,20 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
+
+// describe renders an action for people, naming a workload's calls.
+func (t *target) describe(w *supervisor.World, a sched.Action) string {
+	switch {
+	case a.Kind == sched.Expire:
+		return fmt.Sprintf("client c%d gives up waiting (indeterminate)", a.Req)
+	case a.Kind == sched.Client && t.table != nil && a.Req < len(t.table.Calls):
+		c := t.table.Calls[a.Req]
+		return fmt.Sprintf("client c%d → n%d %s %q", c.Client, c.Node, c, t.m.Workload.RequestOf(c))
+	}
+	return w.Describe(a)
+}
 
 // Abstraction selects how states are identified for merging.
 type Abstraction string
@@ -169,10 +182,65 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 // under one abstraction.
 type checkWorld struct {
 	*supervisor.World
-	mode supervisor.HashMode
+	mode    supervisor.HashMode
+	clients *workload.Clients // the workload's clients, or nil
 }
 
-func (w checkWorld) Hash(extra []byte) ([32]byte, error) { return w.World.Hash(w.mode, extra) }
+func (w checkWorld) Hash(extra []byte) ([32]byte, error) {
+	if w.clients != nil {
+		extra = append(append([]byte(nil), extra...), w.clients.Bytes()...)
+	}
+	return w.World.Hash(w.mode, extra)
+}
+
+// Enabled is the world's actions with the workload's rules: a client
+// invokes one operation at a time, choosing among the calls of its next
+// slot (operation, value, node); a client waiting for a reply may give up
+// on it (Expire: indeterminate) when it has operations left to retry
+// with. Without operations left, giving up would change nothing the
+// history can show: the operation stays unknown either way.
+func (w checkWorld) Enabled() []sched.Action {
+	acts := w.World.Enabled()
+	if w.clients == nil {
+		return acts
+	}
+	ok := map[int]bool{}
+	for _, r := range w.clients.Enabled() {
+		ok[r] = true
+	}
+	out := acts[:0]
+	for _, a := range acts {
+		if a.Kind != sched.Client || ok[a.Req] {
+			out = append(out, a)
+		}
+	}
+	for c := 0; c < w.clients.Spec().Clients; c++ {
+		if w.clients.Waiting(c) && w.clients.Next(c) < w.clients.Spec().Ops {
+			out = append(out, sched.Action{Kind: sched.Expire, Req: c})
+		}
+	}
+	return out
+}
+
+// Apply performs a, keeping the clients' history: an invocation, an
+// expiry (the world does not change), the replies that arrive.
+func (w checkWorld) Apply(a sched.Action) error {
+	if w.clients != nil {
+		switch a.Kind {
+		case sched.Expire:
+			return w.clients.Expire(a.Req)
+		case sched.Client:
+			if err := w.clients.Invoke(a.Req, w.Steps()+1, w.Now()-supervisor.Epoch); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.World.Apply(a); err != nil {
+		return err
+	}
+	feed(w.clients, w.World)
+	return nil
+}
 
 func (w checkWorld) Status(i int) sched.NodeStatus {
 	st := w.World.Status(i)
@@ -208,7 +276,7 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 			if err != nil {
 				return nil, err
 			}
-			return checkWorld{w, mode}, nil
+			return checkWorld{w, mode, t.clients()}, nil
 		},
 		Depth: depth,
 		Faults: sched.Faults{
@@ -225,10 +293,12 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 		if p, ok := parent.(observation); ok {
 			last = &p.state
 		}
-		ob, err := t.observe(w.(checkWorld).World, last)
+		cw := w.(checkWorld)
+		ob, err := t.observe(cw.World, last)
 		if err != nil {
 			return sched.Observation{}, err
 		}
+		ob = ob.withHistory(cw.clients)
 		out := sched.Observation{Data: ob}
 		if mode == supervisor.HashGlobals {
 			out.Extra = ob.globals
@@ -256,9 +326,10 @@ func (t *target) explain(v *Violation, path []Action) *Violation {
 		return v
 	}
 	defer w.Close()
+	cw := checkWorld{World: w, clients: t.clients()}
 	for _, a := range path {
-		v.Steps = append(v.Steps, w.Describe(a))
-		if w.Apply(a) != nil {
+		v.Steps = append(v.Steps, t.describe(w, a))
+		if cw.Apply(a) != nil {
 			break
 		}
 	}

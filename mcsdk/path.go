@@ -44,7 +44,11 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, file)
+	if err := os.Rename(tmp, file); err != nil {
+		return err
+	}
+	_, err = writeVisualisation(file, res.Violation)
+	return err
 }
 
 // LoadPath reads a saved path.
@@ -92,6 +96,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 		return nil, err
 	}
 	defer w.Close()
+	cw := checkWorld{World: w, clients: t.clients()}
 	var path []Action
 	var steps []string
 	var last *model.State
@@ -104,6 +109,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 		if err != nil {
 			return nil, err
 		}
+		ob = ob.withHistory(cw.clients)
 		last = &ob.state
 		res.States++
 		v, err := t.checkInvariants(w, ob)
@@ -126,15 +132,15 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 			return nil, err
 		}
 		enabled := false
-		for _, e := range w.Enabled() {
+		for _, e := range cw.Enabled() {
 			enabled = enabled || e == a
 		}
 		if !enabled {
 			return nil, fmt.Errorf("step %d: action %q is not enabled: the run diverged from the saved path", i+1, p.Actions[i])
 		}
-		steps = append(steps, w.Describe(a))
+		steps = append(steps, t.describe(w, a))
 		path = append(path, a)
-		if err := w.Apply(a); err != nil {
+		if err := cw.Apply(a); err != nil {
 			if f := w.Failure(); f != nil {
 				continue
 			}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // ToolVersion is written into recordings and datasets.
@@ -44,6 +46,9 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 	}
 	rec.Verdict = weftlog.Verdict{Verdict: string(res.Verdict), Violated: res.Violated,
 		FirstViolationStep: res.FirstViolationStep, Steps: res.Steps, Detail: res.Detail}
+	if v := res.FirstViolation; v != nil && v.Linearizability != nil {
+		rec.Verdict.Detail = strings.TrimSpace(rec.Verdict.Detail + "\n" + v.Invariant + ": " + v.Why)
+	}
 	return rec
 }
 
@@ -118,7 +123,16 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 		if m.Client != nil {
 			n = len(m.Client.Requests)
 		}
+		if m.Workload != nil {
+			n = len(workload.NewTable(m.Workload).Calls)
+		}
 		return inRange("client request", a.Req, n)
+	case sched.Expire:
+		n := 0
+		if m.Workload != nil {
+			n = m.Workload.Clients
+		}
+		return inRange("workload client", a.Req, n)
 	case supervisor.Timer, supervisor.Crash, supervisor.Restart:
 		return inRange("node", a.Node, m.Nodes)
 	case supervisor.Notice:

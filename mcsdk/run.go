@@ -14,6 +14,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // FaultPrecondition decides whether node may crash in state s; why says
@@ -79,7 +80,13 @@ type RunResult struct {
 	// RefusedWrites counts the nodes' writes outside their run
 	// directories, which weft refused.
 	RefusedWrites int
-	endUS         int64 // an overridden end, recorded for replay
+	// History is the workload clients' operations, in invocation order;
+	// Ops and OpsIndeterminate count them and those without a known
+	// outcome (no reply by the deadline, or none by the end).
+	History          []workload.Op
+	Ops              int
+	OpsIndeterminate int
+	endUS            int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -183,12 +190,18 @@ type runner struct {
 	msgs     [][]int     // per channel, the sizes of the messages in flight (see sends)
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
+	clients  *workload.Clients
 }
 
 // evalKey encodes everything the invariants and the no-crash rule read:
-// each node's status and declared globals, and the ghost logs.
-func (r *runner) evalKey(s model.State) []byte {
+// each node's status and declared globals, the ghost logs and the
+// workload's history.
+func (r *runner) evalKey(ob observation) []byte {
+	s := ob.state
 	var b bytes.Buffer
+	for _, op := range ob.ops {
+		fmt.Fprintf(&b, "%v %d %v %v %d %d %d %d|", op.Call, op.Req, op.Outcome, op.Values, op.CallStep, op.ReturnStep, op.CallT, op.ReturnT)
+	}
 	for i, ns := range s.Nodes {
 		st := r.w.Status(i)
 		fmt.Fprintf(&b, "%v %v %v %d %s|", st.Alive, st.Exited, st.Killed, st.ExitCode, st.Signal)
@@ -268,6 +281,16 @@ func (r *runner) plan() sched.Plan {
 			}
 		}
 	}
+	if wl, tab := r.t.m.Workload, r.t.table; wl != nil {
+		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS,
+			Slot: func(c, k int) (int, int, bool) {
+				if k >= wl.Ops {
+					return 0, 0, false
+				}
+				lo, hi := tab.Slot(c, k)
+				return lo, hi, true
+			}}
+	}
 	return p
 }
 
@@ -290,6 +313,7 @@ func (r *runner) run() error {
 		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
 	}
 	r.replay = r.opts.Replay
+	r.clients = r.t.clients()
 	w, err := r.t.start()
 	if err != nil {
 		return err
@@ -355,6 +379,7 @@ func (r *runner) run() error {
 		r.res.Messages = &c
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
+	r.summarise()
 	if r.res.Verdict != "" {
 		return nil
 	}
@@ -495,6 +520,18 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
 			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
 		}
+		if r.clients != nil {
+			if a.Req >= len(r.t.table.Calls) {
+				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
+			}
+			call := r.t.table.Calls[a.Req]
+			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
+			if err := r.clients.Invoke(a.Req, w.Steps()+1, at-supervisor.Epoch); err != nil {
+				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
+			}
+		}
+	case sched.Expire:
+		return r.expire(a, at, ev)
 	case supervisor.Deliver:
 		if a.Chan >= len(w.Network().Channels) || a.Index >= len(w.Network().Channels[a.Chan].Msgs) {
 			return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
@@ -521,6 +558,60 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		r.s.Crashed(r.ew, a.Node, r.t.m.Nodes, at)
 	}
 	ev.T = (w.Now() - supervisor.Epoch) / 1000
+	r.res.Events = append(r.res.Events, ev)
+	r.returns(ev.Step)
+	return nil
+}
+
+// returns records the operations whose replies arrived in the last step
+// and lets their clients go on.
+func (r *runner) returns(step int) {
+	for _, c := range feed(r.clients, r.w) {
+		op := r.clients.Ops[len(r.clients.Ops)-1]
+		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
+			if r.clients.Ops[k].Call.Client == c {
+				op = r.clients.Ops[k]
+				break
+			}
+		}
+		r.res.Events = append(r.res.Events, Event{Step: step, T: op.ReturnT / 1000, Kind: "return", Node: op.Call.Node, Peer: -1,
+			Var: fmt.Sprintf("c%d", c), Value: outcomeText(op)})
+		if r.opts.Replay == nil {
+			r.s.Completed(c, r.w.Now())
+		}
+	}
+}
+
+func outcomeText(op workload.Op) string {
+	if op.Outcome == workload.Ok && workload.Reads(op.Call.Op) {
+		s := make([]string, len(op.Values))
+		for i, v := range op.Values {
+			s[i] = fmt.Sprint(v)
+		}
+		return op.Call.String() + " → " + strings.Join(s, ",")
+	}
+	return op.Call.String() + " → " + op.Outcome.String()
+}
+
+// expire applies an Expire choice: the client gives up on its pending
+// operation, which stays indeterminate; the world does not change.
+func (r *runner) expire(a sched.Action, at int64, ev Event) error {
+	if r.clients == nil || !r.clients.Waiting(a.Req) {
+		return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
+	}
+	r.w.AdvanceTo(at)
+	var call workload.Call
+	for _, op := range r.clients.Ops {
+		if op.Call.Client == a.Req {
+			call = op.Call
+		}
+	}
+	if err := r.clients.Expire(a.Req); err != nil {
+		return err
+	}
+	r.res.Steps++
+	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
+	ev.Kind, ev.Node, ev.Var, ev.Value, ev.T = "expire", call.Node, fmt.Sprintf("c%d", a.Req), call.String()+" → indeterminate", (at-supervisor.Epoch)/1000
 	r.res.Events = append(r.res.Events, ev)
 	return nil
 }
@@ -614,6 +705,7 @@ func (r *runner) observe() error {
 	if err != nil {
 		return err
 	}
+	ob = ob.withHistory(r.clients)
 	r.w.ClearRan()
 	if r.distinct == nil {
 		r.distinct = map[uint64]bool{}
@@ -646,7 +738,7 @@ func (r *runner) observe() error {
 	// Invariants are pure functions of the observed state: when nothing
 	// they read changed since the last evaluation found no failure, the
 	// answer is the same (most steps change no declared global).
-	key := r.evalKey(ob.state)
+	key := r.evalKey(ob)
 	if r.passed != nil && bytes.Equal(key, r.passed) {
 		return nil
 	}
@@ -688,6 +780,16 @@ func requiredOnly(names []string, req func(string) bool) []string {
 		}
 	}
 	return out
+}
+
+// summarise records the clients' history in the result.
+func (r *runner) summarise() {
+	if r.clients == nil {
+		return
+	}
+	r.res.History = slices.Clone(r.clients.Ops)
+	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
+	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
 }
 
 // finish decides the verdict from the final quiescent state.

@@ -1,20 +1,25 @@
 package mcsdk
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/weft-mc/weft/mcsdk/history"
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // target is a model bound to one variant's binary: everything needed to
 // start identical worlds again and again.
 type target struct {
-	m    *model.Model
-	bin  Binary
-	syms *symbolTable
-	cfg  supervisor.Config
+	m     *model.Model
+	bin   Binary
+	syms  *symbolTable
+	cfg   supervisor.Config
+	table *workload.Table // the workload's calls (request i = table.Calls[i]), or nil
 }
 
 func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration) (*target, error) {
@@ -52,7 +57,36 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 			cfg.Client = append(cfg.Client, supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)})
 		}
 	}
-	return &target{m: m, bin: bin, syms: syms, cfg: cfg}, nil
+	t := &target{m: m, bin: bin, syms: syms, cfg: cfg}
+	if wl := m.Workload; wl != nil {
+		t.table = workload.NewTable(wl)
+		for _, c := range t.table.Calls {
+			t.cfg.Client = append(t.cfg.Client, supervisor.ClientRequest{Node: c.Node, Data: wl.RequestOf(c)})
+		}
+	}
+	return t, nil
+}
+
+// clients starts the workload's clients of one run (nil without one).
+func (t *target) clients() *workload.Clients {
+	if t.table == nil {
+		return nil
+	}
+	return workload.NewClients(t.m.Workload, t.table)
+}
+
+// feed hands the clients the reply lines received so far, at the
+// world's virtual time, and returns the clients whose operation ended.
+func feed(c *workload.Clients, w *supervisor.World) []int {
+	if c == nil {
+		return nil
+	}
+	replies := w.Replies()
+	lines := make([]workload.Line, len(replies))
+	for i, r := range replies {
+		lines[i] = workload.Line{Req: r.Req, Text: r.Line, Step: r.Step}
+	}
+	return c.Feed(lines, w.Now()-supervisor.Epoch)
 }
 
 func substituteDefault(id int, m *model.Model) []string {
@@ -65,7 +99,16 @@ func (t *target) start() (*supervisor.World, error) { return supervisor.Start(t.
 // observation is what the checker sees at a quiescent point.
 type observation struct {
 	state   model.State
-	globals []byte // the declared globals' raw bytes, for coarse hashing
+	globals []byte        // the declared globals' raw bytes, for coarse hashing
+	ops     []workload.Op // the clients' history so far
+}
+
+// withHistory adds the clients' history to an observation.
+func (ob observation) withHistory(c *workload.Clients) observation {
+	if c != nil {
+		ob.ops = slices.Clone(c.Ops)
+	}
+	return ob
 }
 
 // observe reads every live node's declared globals by ELF symbol
@@ -139,6 +182,11 @@ type Violation struct {
 	Steps     []string // the same, described for people
 	Output    []string // each node's output up to the violation
 	State     model.State
+	// Linearizability is Porcupine's verdict on the clients' history when
+	// a porcupine: invariant is violated (its HTML visualisation: WriteHTML).
+	Linearizability *history.Result
+	// History is the clients' history at the violation.
+	History []workload.Op
 }
 
 // checkInvariants evaluates every invariant, and the built-in rule that no
@@ -187,6 +235,19 @@ func (t *target) failing(w *supervisor.World, ob observation, only func(string) 
 		if only != nil && !only(inv.Name) {
 			continue
 		}
+		if inv.Porcupine != "" {
+			res, err := history.Check(workload.Kind(inv.Porcupine), ob.ops)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !res.Ok {
+				names = append(names, inv.Name)
+				if first == nil {
+					first = &Violation{Invariant: inv.Name, Why: res.Text(), Summary: ob.state.Summary(t.m), State: ob.state, Linearizability: res, History: ob.ops}
+				}
+			}
+			continue
+		}
 		ok, why, err := inv.Check(ob.state)
 		if err != nil {
 			return nil, nil, err
@@ -199,4 +260,41 @@ func (t *target) failing(w *supervisor.World, ob observation, only func(string) 
 		}
 	}
 	return names, first, nil
+}
+
+// VisualisationPath is where the Porcupine visualisation of a violation
+// found in the run recorded (or the path saved) at file is written.
+func VisualisationPath(file string) string { return file + ".porcupine.html" }
+
+// writeVisualisation writes v's Porcupine visualisation beside file, if v
+// is a linearizability violation; it returns the path written ("" if none).
+func writeVisualisation(file string, v *Violation) (string, error) {
+	if v == nil || v.Linearizability == nil {
+		return "", nil
+	}
+	var b bytes.Buffer
+	if err := v.Linearizability.WriteHTML(&b); err != nil {
+		return "", err
+	}
+	out := VisualisationPath(file)
+	return out, writeAtomic(out, b.Bytes())
+}
+
+// Linearizability checks the run's history against the sequential model
+// of m's workload (Porcupine) and returns the verdict as text and
+// Porcupine's visualisation as a self-contained HTML page. A model
+// without a workload is an error.
+func (res *RunResult) Linearizability(m *model.Model) (text, html string, err error) {
+	if m.Workload == nil {
+		return "", "", fmt.Errorf("model %s has no [workload]", m.Path)
+	}
+	r, err := history.Check(m.Workload.Kind, res.History)
+	if err != nil {
+		return "", "", err
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		return "", "", err
+	}
+	return r.Text(), b.String(), nil
 }

@@ -95,6 +95,18 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Errorf("executed notebook 02 lacks %q", want)
 		}
 	}
+	// The Paxos notebook traced the bug's violation, the correct variant on
+	// the same seed, and embedded Porcupine's visualisation.
+	paxos, err := os.ReadFile(filepath.Join(tmp, "05-paxos.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bug, seed 119: violated [agreement] at step 35", "correct, seed 119: holds",
+		"exact one-sided 95% upper bound", "linearizable (4 operations)", "&lt;title&gt;Porcupine&lt;/title&gt;"} {
+		if !strings.Contains(string(paxos), want) {
+			t.Errorf("executed notebook 04 lacks %q", want)
+		}
+	}
 }
 
 // renderInBrowser converts each executed notebook in dir to HTML with

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -78,7 +79,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		}
 	case mcsdk.Violated:
 		v := res.Violation
-		fmt.Printf("violated: %s\n  %s\n", v.Invariant, v.Why)
+		fmt.Printf("violated: %s\n  %s\n", v.Invariant, strings.ReplaceAll(v.Why, "\n", "\n  "))
 		if v.Summary != "" {
 			fmt.Printf("  state: %s\n", v.Summary)
 		}
@@ -99,6 +100,9 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		}
 		if saved != "" {
 			fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
+			if v.Linearizability != nil && saved != os.DevNull {
+				fmt.Printf("  Porcupine's visualisation: %s\n", mcsdk.VisualisationPath(saved))
+			}
 		}
 	case mcsdk.Error:
 		fmt.Printf("error: %s\n", res.Failure)

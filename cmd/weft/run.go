@@ -116,7 +116,7 @@ func printRun(res *mcsdk.RunResult) {
 	}
 	fmt.Printf(" after %d steps, %s of virtual time\n", res.Steps, res.VirtualTime)
 	if v := res.FirstViolation; v != nil {
-		fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, v.Why)
+		fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, strings.ReplaceAll(v.Why, "\n", "\n    "))
 	}
 	if len(res.Useful) > 0 {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))

@@ -65,6 +65,9 @@ func init() {
 					fmt.Printf(" %s (first at step %d)", strings.Join(rec.Verdict.Violated, ","), rec.Verdict.FirstViolationStep)
 				}
 				fmt.Println()
+				if len(rec.Verdict.Violated) > 0 && rec.Verdict.Detail != "" {
+					fmt.Printf("# %s\n", strings.ReplaceAll(rec.Verdict.Detail, "\n", "\n# "))
+				}
 				for _, p := range h.Params {
 					fmt.Printf("# %s %s\n", p.Name, p.Value)
 				}
@@ -141,6 +144,8 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)
 	case "notice":
 		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
+	case "invoke", "return", "expire": // the clients' history
+		return fmt.Sprintf("%s %s %s at n%d", e.Kind, e.Var, e.Value, e.Node)
 	}
 	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
 }

@@ -13,6 +13,10 @@ type Invariant struct {
 	Src  string // the expression (or "go:NAME") as written
 	Pos  Pos    // position of Src's first character in the model file
 	Go   string // NAME for a "go:NAME" invariant, else ""
+	// Porcupine is KIND for a "porcupine:KIND" invariant: the clients'
+	// history is linearizable for that sequential model. Package mcsdk
+	// checks it; Check reports it as not evaluable over a State.
+	Porcupine string
 
 	expr *Expr
 	fn   GoFunc
@@ -66,6 +70,9 @@ func (inv *Invariant) Expr() *Expr { return inv.expr }
 // evaluation error (e.g. an index out of range), positioned; then ok is
 // false and why is empty. Check is safe for concurrent use.
 func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
+	if inv.Porcupine != "" {
+		return false, "", errorf(inv.Pos, "invariant %s is checked over the clients' history (mcsdk), not over a state", inv.Name)
+	}
 	if inv.Go != "" {
 		if inv.fn == nil {
 			return false, "", errorf(inv.Pos, "invariant %s: Go invariant %q is not bound (call Model.Bind)", inv.Name, inv.Go)

@@ -4,6 +4,11 @@
 // A model names the target (nodes, C source or binary, arguments), its
 // compile variants, the declared node globals that make up observable state,
 // the environment (constants, DFS depth, the client) and the invariants.
+// A [workload] section declares clients instead of fixed requests: a
+// register, a key-value map or a set, with each operation's request and
+// reply formats (package workload); an invariant "porcupine:KIND" asks for
+// the clients' history to be linearizable (checked by package mcsdk).
+//
 // Every parse or validation problem is an *Error carrying the file position
 // of the offending token, including tokens inside invariant strings.
 //
@@ -42,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // Pos is a position in a model file: 1-based line and byte column.
@@ -89,7 +95,9 @@ type Model struct {
 	EnvStr map[string]string // string scalars of [environment]
 	Depth  int               // DFS depth bound, environment.depth (default 10)
 
-	Client     *Client // nil if the model has none
+	Client *Client // nil if the model has none
+	// Workload is the clients' operations, nil if the model has none.
+	Workload   *workload.Spec
 	Invariants []*Invariant
 
 	src   []byte

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/weft-mc/weft/mcsdk/workload"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,12 +161,21 @@ func TestBadModels(t *testing.T) {
 		{"no_source", []string{"1:1: missing source: set target.source or target.binary (default testdata/bad/no_source.c does not exist)"}, []string{"[target]"}},
 		{"missing_file", []string{"3:10: source file testdata/bad/nope.c does not exist"}, []string{`"nope.c"`}},
 		{"source_and_binary", []string{"4:1: target.source and target.binary are exclusive"}, []string{"binary"}},
-		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, invariants, campaign, faults, network, preconditions)"}, []string{"[invariant]"}},
+		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, workload, invariants, campaign, faults, network, preconditions)"}, []string{"[invariant]"}},
 		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port)"}, []string{"valu}"}},
 		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
 		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port and environment names)"}, []string{`["{id}"`}},
 		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
+		{"workload_kind", []string{`5:8: unknown workload.kind "queue" (register, kv, set)`}, []string{`"queue"`}},
+		{"workload_bad", []string{
+			"6:11: workload.clients must be in 1..1000, not 0",
+			"7:9: workload.nodes: 3 is not a node (0..1)",
+			`8:7: workload.use[1]: "put" is not an operation of a register (read, write, cas)`,
+			"11:1: unknown key put in [workload.request] (allowed: read)",
+			"13:8: workload.reply.read: error parsing regexp: missing closing ): `VAL (?P<value>\\d+`",
+			`15:18: invariant lin: model "kv" does not fit a register workload`,
+		}, []string{"0", "[0, 3]", `["read"`, "put =", `'VAL`, "kv\""}},
 		{"env_type", []string{"5:8: environment.rate must be an integer or a string, not a float"}, []string{"0.5"}},
 		{"client_unknown_key", []string{
 			"7:1: client.request[1].send is required",
@@ -473,5 +483,33 @@ func TestMalformedModels(t *testing.T) {
 				t.Errorf("the end of the file shown as NUL: %v", err)
 			}
 		})
+	}
+}
+
+func TestWorkload(t *testing.T) {
+	m, err := Load("testdata/workload.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := m.Workload
+	if w == nil || w.Kind != "kv" || w.Clients != 2 || w.Ops != 3 || w.TimeoutUS != 20000 || len(w.Nodes) != 2 || len(w.Nodes[1]) != 2 {
+		t.Fatalf("workload %+v", w)
+	}
+	if got := string(w.RequestOf(workload.Call{Op: "put", Key: "a", Value: 5})); got != "PUT a 5\n" {
+		t.Errorf("request %q", got)
+	}
+	if out, vals, ok := w.Parse(workload.Call{Op: "get"}, "VAL 4,5"); !ok || out != workload.Ok || len(vals) != 2 {
+		t.Errorf("parse: %v %v %v", out, vals, ok)
+	}
+	if inv := m.Invariants[0]; inv.Porcupine != "kv" {
+		t.Errorf("invariant %+v", inv)
+	}
+	// 2 keys × (get + 2 puts) × 1 node for client 0; × 2 nodes for client 1.
+	tab := workload.NewTable(w)
+	if lo, hi := tab.Slot(0, 0); hi-lo != 6 {
+		t.Errorf("client 0 slot: %d calls", hi-lo)
+	}
+	if lo, hi := tab.Slot(1, 2); hi-lo != 12 || hi != len(tab.Calls) {
+		t.Errorf("client 1 last slot: [%d, %d) of %d", lo, hi, len(tab.Calls))
 	}
 }

@@ -59,13 +59,13 @@ func (p *parser) parse() {
 		}
 		name := k[0]
 		switch name {
-		case "target", "variants", "state", "environment", "client", "invariants":
+		case "target", "variants", "state", "environment", "client", "workload", "invariants":
 			if _, ok := p.m.top[name].(map[string]any); !ok {
 				p.errAt(p.loc.keyPos(name), "%s must be a table, not %s", name, tomlType(p.m.top[name]))
 			}
 		default:
 			if !isRawSection(name) {
-				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, variants, state, environment, client, invariants, %s)",
+				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, variants, state, environment, client, workload, invariants, %s)",
 					name, strings.Join(RawSections(), ", "))
 			}
 		}
@@ -75,6 +75,7 @@ func (p *parser) parse() {
 	p.state()
 	p.environment()
 	p.client()
+	p.workload()
 	p.invariants()
 }
 
@@ -483,7 +484,11 @@ func (p *parser) invariants() {
 		}
 		at := p.stringAt(path)
 		inv := &Invariant{Name: k, Src: src, Pos: at(0), m: p.m}
-		if name, ok := strings.CutPrefix(src, "go:"); ok {
+		if kind, ok := strings.CutPrefix(src, "porcupine:"); ok {
+			if !p.porcupine(inv, kind, at) {
+				continue
+			}
+		} else if name, ok := strings.CutPrefix(src, "go:"); ok {
 			if !isIdent(name) {
 				p.errAt(at(3), "invalid Go invariant name %q", name)
 				continue

@@ -17,9 +17,10 @@ const (
 	Heal                  // partition Req ends
 	Drop                  // the network loses message Chan.Index (seeded runs)
 	Dup                   // the network duplicates message Chan.Index (seeded runs)
+	Expire                // client Req's pending operation passes its deadline (indeterminate)
 )
 
-var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal", "drop", "dup"}
+var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal", "drop", "dup", "expire"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -34,7 +35,7 @@ type Action struct {
 	Chan  int // Deliver: channel
 	Index int // Deliver: message index within the channel
 	Node  int // Timer, Crash, Restart, Notice (the node told)
-	Req   int // Client: request index; Notice: the crashed node; Partition, Heal: the partition
+	Req   int // Client: request index; Notice: the crashed node; Partition, Heal: the partition; Expire: the client
 }
 
 // String is the action's stable text form, used in recordings.
@@ -52,7 +53,7 @@ func (a Action) String() string {
 		return fmt.Sprintf("restart %d", a.Node)
 	case Notice:
 		return fmt.Sprintf("notice %d.%d", a.Node, a.Req)
-	case Partition, Heal:
+	case Partition, Heal, Expire:
 		return fmt.Sprintf("%s %d", a.Kind, a.Req)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
@@ -91,6 +92,9 @@ func ParseAction(s string) (Action, error) {
 		one(&a.Req)
 	case "heal":
 		a.Kind = Heal
+		one(&a.Req)
+	case "expire":
+		a.Kind = Expire
 		one(&a.Req)
 	default:
 		err = fmt.Errorf("unknown kind")

@@ -95,7 +95,25 @@ type Plan struct {
 	Notices     bool
 	NoticeDelay Draw
 	Clients     []ClientPlan
-	_           struct{}
+	// Workload, if set, runs closed-loop clients beside Clients.
+	Workload *WorkloadPlan
+	_        struct{}
+}
+
+// WorkloadPlan is the clients of a workload in a seeded run. Each client
+// invokes one operation at a time: a pause drawn in [0, ThinkUS] µs after
+// the start or after its previous operation ended, it draws one of the
+// calls of its next slot (which operation, value and node); the
+// operation ends with its reply (Completed) or at its deadline, TimeoutUS
+// after the invocation, with an Expire choice (indeterminate).
+type WorkloadPlan struct {
+	Clients int
+	// Slot is the range [lo, hi) of client c's k-th operation's calls
+	// (Client action Req values); ok is false when c has no k-th one.
+	Slot      func(c, k int) (lo, hi int, ok bool)
+	ThinkUS   int64
+	TimeoutUS int64
+	_         struct{}
 }
 
 // Seeded is the discrete-event scheduler of one seeded run: every message
@@ -111,6 +129,17 @@ type Seeded struct {
 	meta    [][]msgMeta // per channel, aligned with its messages
 	drawn   []FaultEvent
 	counts  Counts
+	cr      *rand.Rand // the client stream
+	wl      []wlClient
+}
+
+// wlClient is one workload client's next event: an invocation of Req at
+// At (ready) or the deadline At of its pending operation (waiting).
+type wlClient struct {
+	seq            int
+	ready, waiting bool
+	at             int64 // ns
+	req            int
 }
 
 // Counts are what the network did to the messages of a run so far.
@@ -159,7 +188,40 @@ func NewSeeded(p Plan) *Seeded {
 		s.clients = append(s.clients, pendingClient{at: p.Epoch + at*1000, req: i})
 	}
 	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
+	s.cr = cr
+	if wp := p.Workload; wp != nil {
+		s.wl = make([]wlClient, wp.Clients)
+		for c := range s.wl {
+			s.wl[c].seq = -1
+			s.nextOp(c, p.Epoch)
+		}
+	}
 	return s
+}
+
+// nextOp draws client c's next operation after time t (ns): its pause
+// and which call of its slot it makes.
+func (s *Seeded) nextOp(c int, t int64) {
+	wp, cl := s.p.Workload, &s.wl[c]
+	cl.seq++
+	cl.ready, cl.waiting = false, false
+	lo, hi, ok := wp.Slot(c, cl.seq)
+	if !ok || hi <= lo {
+		return
+	}
+	pause := int64(0)
+	if wp.ThinkUS > 0 {
+		pause = s.cr.Int64N(wp.ThinkUS + 1)
+	}
+	cl.ready, cl.at, cl.req = true, t+pause*1000, lo+s.cr.IntN(hi-lo)
+}
+
+// Completed tells the scheduler that client c's pending operation got
+// its reply at t (ns): the client goes on with its next one.
+func (s *Seeded) Completed(c int, t int64) {
+	if c >= 0 && c < len(s.wl) && s.wl[c].waiting {
+		s.nextOp(c, t)
+	}
 }
 
 // Faults is the fault schedule the run uses (drawn or given).
@@ -309,6 +371,14 @@ func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) 
 	if len(s.clients) > 0 {
 		consider(Action{Kind: Client, Req: s.clients[0].req}, s.clients[0].at)
 	}
+	for c, cl := range s.wl {
+		switch {
+		case cl.ready:
+			consider(Action{Kind: Client, Req: cl.req}, cl.at)
+		case cl.waiting:
+			consider(Action{Kind: Expire, Req: c}, cl.at)
+		}
+	}
 	for c, meta := range s.meta {
 		head := true
 		for i, m := range meta {
@@ -338,6 +408,17 @@ func (s *Seeded) Applied(w EventWorld, a Action, at int64) {
 	case Client:
 		if len(s.clients) > 0 && s.clients[0].req == a.Req {
 			s.clients = s.clients[1:]
+			break
+		}
+		for c := range s.wl {
+			if cl := &s.wl[c]; cl.ready && cl.req == a.Req {
+				cl.ready, cl.waiting, cl.at = false, true, at+s.p.Workload.TimeoutUS*1000
+				break
+			}
+		}
+	case Expire:
+		if a.Req >= 0 && a.Req < len(s.wl) && s.wl[a.Req].waiting {
+			s.nextOp(a.Req, at)
 		}
 	case Crash, Restart, Notice:
 		if len(s.faults) > 0 && s.faults[0].Node == a.Node && s.faults[0].Kind == a.Kind {

@@ -67,6 +67,7 @@ const Epoch = int64(1767225600) * int64(time.Second)
 // refused connection.
 type Reply struct {
 	Node int
+	Req  int // the client request whose connection carried it (-1: none)
 	Line string
 	Err  string
 	Step int

@@ -24,6 +24,7 @@ type World struct {
 	clientSent []bool
 	envBuf     map[int][]byte
 	envNode    map[int]int
+	envReq     map[int]int // env connection → client request + 1 (0: a death notice)
 	replies    []Reply
 	dataRoot   string
 	synced     map[uint64][]byte      // inode → content at its last fsync

@@ -27,7 +27,7 @@ func Start(cfg Config) (*World, error) {
 		cfg.Watchdog = 10 * time.Second
 	}
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
-		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}}
+		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
 	w.fileClocks = map[fileKey]*fileClock{}
 	w.net.OnEnvData = w.envData
@@ -390,7 +390,7 @@ func (w *World) envData(env *netsim.Socket, data []byte) {
 		if i < 0 {
 			return
 		}
-		w.replies = append(w.replies, Reply{Node: w.envNode[env.ID], Line: string(buf[:i]), Step: w.steps})
+		w.replies = append(w.replies, Reply{Node: w.envNode[env.ID], Req: w.envReq[env.ID] - 1, Line: string(buf[:i]), Step: w.steps})
 		w.envBuf[env.ID] = buf[i+1:]
 	}
 }
@@ -416,10 +416,11 @@ func (w *World) Apply(a Action) error {
 		r := w.cfg.Client[a.Req]
 		env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + r.Node))
 		if e != netsim.OK {
-			w.replies = append(w.replies, Reply{Node: r.Node, Err: e.String(), Step: w.steps})
+			w.replies = append(w.replies, Reply{Node: r.Node, Req: a.Req, Err: e.String(), Step: w.steps})
 			break
 		}
 		w.envNode[env.ID] = r.Node
+		w.envReq[env.ID] = a.Req + 1
 		w.net.InjectEnv(env, r.Data)
 	case Partition, Heal:
 		// The network's reachability is the scheduler's business: it stops
@@ -726,6 +727,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	}
 	for _, r := range w.replies {
 		put(uint64(r.Node))
+		put(uint64(r.Req + 1))
 		h.Write([]byte(r.Line))
 		h.Write([]byte(r.Err))
 	}

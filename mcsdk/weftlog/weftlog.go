@@ -14,7 +14,10 @@
 //	E <step> <t_us> <kind> <node> <peer> <bytes> <var> <value>
 //	                               an observation; fields are tab-separated,
 //	                               "-" for empty; kinds: deliver, timer,
-//	                               crash, restart, client, state, invalid
+//	                               crash, restart, client, state, invalid;
+//	                               a workload's history: invoke, return,
+//	                               expire (var = client "cN", value = the
+//	                               call and its result, node = the node)
 //	V <json>                       the verdict (see Verdict), last line
 //
 // Choices and observations interleave in step order. Readers must reject a

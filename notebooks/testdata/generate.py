@@ -764,6 +764,209 @@ os.RemoveAll(tmp)
 ]
 
 json.dump(nb(m4), open("01-m4-replicated-register.ipynb","w"), indent=1)
+
+paxos = [
+("markdown", r"""
+# 05 — Multi-Paxos: clients' histories, agreement and linearizability
+
+`targets/paxos/paxos.c` is a Multi-Paxos replicated log behind a key-value client API on three real node
+processes (UDP between nodes, TCP clients, the acceptor's promise and accepted values `fsync`'d before each
+reply). The model (`targets/paxos/paxos.model`) runs three workload clients (gets and puts on two keys; which
+operation, value, node and when are drawn from the seed), one crash of node 1 with a restart that loses unsynced
+writes, and a partition isolating node 0. Invariants: `agreement` and `validity` per slot over the declared
+`chosen[]`, and `linearizable = "porcupine:kv"` over the clients' history.
+
+Variant `bug` answers a PREPARE before its promise is durable. `WEFT_NOTEBOOK_SEEDS` sets the seeds per variant
+(default 2000; the README has the full run's numbers). Datasets go to `WEFT_DATASETS` (default `datasets/`)
+and are resumed if present.
+"""),
+("code", r"""
+import (
+	"fmt"
+	"html"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/paxos/paxos.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+seeds := 2000
+if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
+	seeds, _ = strconv.Atoi(s)
+}
+m, err := model.Load("targets/paxos/paxos.model")
+if err != nil {
+	panic(err)
+}
+fmt.Println("seeds per variant:", seeds)
+"""),
+("markdown", "## The campaign: both variants on the same seeds (same faults, same client draws)"),
+("code", r"""
+base := os.Getenv("WEFT_DATASETS")
+if base == "" {
+	base = "datasets"
+}
+dir := fmt.Sprintf("%s/paxos-%d", base, seeds)
+p := display.NewProgress("paxos campaign", 2*seeds)
+start := time.Now()
+sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{
+	Seeds: seeds, Out: dir,
+	Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) },
+})
+p.Finish()
+if err != nil {
+	panic(err)
+}
+fmt.Printf("%s: %d runs (%d already on disk) in %s\n", dir, sum.Runs, sum.Resumed, time.Since(start).Round(time.Millisecond))
+for _, v := range sum.Variants {
+	fmt.Printf("  %-8s valid %4d violated %3d rate %5.2f%% %v\n", v.Variant, v.Valid, v.Violated, 100*v.Rate, v.ByInvariant)
+}
+"""),
+("markdown", "## Rates with intervals"),
+("code", r"""
+rows, err := dataset.ReadRows(dir)
+if err != nil {
+	panic(err)
+}
+outcomes := make([]analysis.Outcome, len(rows))
+for i, r := range rows {
+	outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: r.RunID, Verdict: r.Verdict, Seed: r.Seed}
+}
+table, err := analysis.Tally(outcomes)
+if err != nil {
+	panic(err)
+}
+table = table.Reorder([]string{"correct", "bug"})
+summary, err := analysis.Summarize(table, analysis.SummaryOptions{})
+if err != nil {
+	panic(err)
+}
+summary
+"""),
+("code", r"""
+func paxosBars() []charts.RateBar {
+	var bars []charts.RateBar
+	for _, c := range table.Counts() {
+		iv, err := analysis.WilsonInterval(c, 0.95)
+		if err != nil {
+			continue
+		}
+		bars = append(bars, charts.RateBar{Variant: c.Group, Rate: float64(c.Successes) / float64(c.Trials), Lo: iv.Lower, Hi: iv.Upper, K: c.Successes, N: c.Trials})
+	}
+	return bars
+}
+rates, err := charts.Rates("paxos-rates", paxosBars())
+if err != nil {
+	panic(err)
+}
+rates
+"""),
+("markdown", "## Claims: the bug's rate is above 0; the correct variant's is below an exact bound"),
+("code", r"""
+// upperBound prints the exact one-sided 95% upper bound on the correct
+// variant's rate.
+func upperBound() {
+	for _, c := range table.Counts() {
+		if c.Group != "correct" {
+			continue
+		}
+		ub, err := analysis.ClopperPearsonBound(c, 0.95, analysis.Less)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("correct: %d violations in %d valid runs; exact one-sided 95%% upper bound on its rate: %.3f%%\n", c.Successes, c.Trials, 100*ub)
+	}
+}
+upperBound()
+func parseClaims(texts ...string) []analysis.Claim {
+	var claims []analysis.Claim
+	for _, text := range texts {
+		c, err := analysis.ParseClaim(text)
+		if err != nil {
+			panic(err)
+		}
+		claims = append(claims, c)
+	}
+	return claims
+}
+claimReport, err := analysis.EvaluateClaims(parseClaims("rate(bug) > 0%", "rate(correct) <= 1%"), table)
+if err != nil {
+	panic(err)
+}
+claimReport
+"""),
+("markdown", r"""
+## One traced violation: seed 119 of the bug variant
+
+Node 1 promised ballot 6 to node 0 without making the promise durable, crashed, and came back with its older,
+durable promise of ballot 5; it then accepted ballot 5's command for slot 1, which node 2 (leading ballot 5)
+learned as chosen, while node 0's ballot 6, whose promises predate that acceptance, had already chosen another
+command for the same slot. `weft trace` shows the same from the recording; `targets/paxos/README.md` walks through
+it. The same seed of the correct variant holds.
+"""),
+("code", r"""
+bug, err := mcsdk.Run(m, mcsdk.RunOptions{Variant: "bug", Seed: 119})
+if err != nil {
+	panic(err)
+}
+fmt.Printf("bug, seed 119: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\n",
+	bug.Verdict, bug.Violated, bug.FirstViolationStep, bug.FirstViolationTime, bug.Ops, bug.OpsIndeterminate)
+fmt.Println(bug.FirstViolation.Why)
+// traceEvents prints the history, the faults and the declared promises
+// and chosen commands, step by step.
+func traceEvents(res *mcsdk.RunResult) {
+	for _, e := range res.Events {
+		switch e.Kind {
+		case "crash", "restart", "invoke", "return", "expire":
+			fmt.Printf("%4d %9.3fms  %-7s n%d %s %s\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
+		case "state":
+			if e.Var == "chosen" || e.Var == "promised" {
+				fmt.Printf("%4d %9.3fms  n%d.%s = %s\n", e.Step, float64(e.T)/1000, e.Node, e.Var, e.Value)
+			}
+		}
+	}
+}
+traceEvents(bug)
+ok, err := mcsdk.Run(m, mcsdk.RunOptions{Variant: "correct", Seed: 119})
+if err != nil {
+	panic(err)
+}
+fmt.Println("correct, seed 119:", ok.Verdict)
+"""),
+("markdown", r"""
+## Its clients' history, as Porcupine sees it
+
+Agreement broke first; the history up to that point, checked against the key-value model (partitioned by key),
+and Porcupine's visualisation of it. For a history that cannot be linearized (`targets/quorum/register.model`,
+variant `bug`), `weft check` and `weft campaign` write the same visualisation beside the saved path or recording,
+and the text names the longest linearizable prefix and the operations that cannot be ordered after it.
+"""),
+("code", r"""
+text, page, err := bug.Linearizability(m)
+if err != nil {
+	panic(err)
+}
+fmt.Println(text)
+display.HTML(`<iframe style="width:100%;height:380px;border:0" srcdoc="` + html.EscapeString(page) + `"></iframe>`)
+"""),
+]
+
 json.dump(nb(chord), open("02-chord-liveness-discipline.ipynb","w"), indent=1)
 json.dump(nb(ds), open("03-datasets.ipynb","w"), indent=1)
 json.dump(nb(tour), open("04-go-kernel.ipynb","w"), indent=1)
+json.dump(nb(paxos), open("05-paxos.ipynb","w"), indent=1)

@@ -6,7 +6,11 @@
  * client request "WRITE <v>" gets a sequence number; the primary appends v
  * to its own log and forwards "FWD <seq> <v>" to both backups, which append
  * and answer "OK <seq>". When a majority (the primary and one backup) has
- * the value, the primary answers the client "ACK <v>".
+ * the value, the primary answers the client "ACK <v>". A client request
+ * "READ" gets "VAL <v>": the value of the latest write that some backup
+ * has confirmed (0 before any), which in the correct protocol is the
+ * latest acknowledged write (register.model checks that reads and writes
+ * are linearizable).
  *
  * Built with -DBUG the primary credits every backup OK to the most recent
  * write instead of the write it acknowledges: an OK for an earlier write,
@@ -26,7 +30,7 @@
 #include <unistd.h>
 
 #define MAXLOG 4
-#define MAXCONN 8
+#define MAXCONN 16
 
 int log_vals[MAXLOG]; /* the replicated log */
 int nlog;
@@ -138,7 +142,7 @@ static void primary(int lfd, int base)
 {
 	struct conn peers[2], clients[MAXCONN];
 	struct write w[MAXLOG + 1];
-	int nclients = 0, seq = 0;
+	int nclients = 0, seq = 0, confirmed = 0;
 	char line[128], msg[64];
 
 	for (int i = 0; i < 2; i++) {
@@ -170,6 +174,8 @@ static void primary(int lfd, int base)
 			int s;
 			while (next_line(&peers[i], line, sizeof line))
 				if (sscanf(line, "OK %d", &s) == 1 && s >= 1 && s <= seq) {
+					if (s > confirmed)
+						confirmed = s;
 #ifdef BUG
 					struct write *x = &w[seq]; /* credits the latest write */
 #else
@@ -194,6 +200,9 @@ static void primary(int lfd, int base)
 					snprintf(msg, sizeof msg, "FWD %d %d\n", seq, v);
 					for (int k = 0; k < 2; k++)
 						send_str(peers[k].fd, msg);
+				} else if (strcmp(line, "READ") == 0) {
+					snprintf(msg, sizeof msg, "VAL %d\n", confirmed ? w[confirmed].val : 0);
+					send_str(clients[i].fd, msg);
 				}
 		}
 	}
