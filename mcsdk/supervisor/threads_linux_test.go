@@ -1,0 +1,111 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildThreads compiles testdata/threads.c once per test binary.
+func buildThreads(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-threads-%d", os.Getpid()))
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	if msg, err := exec.Command("cc", "-O1", "-pthread", "-o", out, "testdata/threads.c").CombinedOutput(); err != nil {
+		tb.Fatalf("cc: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// runThreads runs one threads workload to its end, taking the k-th
+// enabled action at each step (pick), and returns the world, closed.
+func runThreads(tb testing.TB, cfg Config, pick func(acts []Action, step int) Action) (*World, []Action) {
+	tb.Helper()
+	w, err := Start(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer w.Close()
+	var path []Action
+	for step := 0; step < 10000 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		a := pick(acts, step)
+		path = append(path, a)
+		if err := w.Apply(a); err != nil {
+			break
+		}
+	}
+	return w, path
+}
+
+func first(acts []Action, _ int) Action { return acts[0] }
+func last(acts []Action, _ int) Action  { return acts[len(acts)-1] }
+
+// TestThreads runs real pthread programs under the one scheduler: every
+// thread a task, futex waits virtual, thread ids virtual.
+func TestThreads(t *testing.T) {
+	bin := buildThreads(t)
+	cases := []struct {
+		mode     string
+		pick     func([]Action, int) Action
+		out      []string // substrings of the node's output
+		fail     string   // substring of the failure, "" none
+		signal   string   // the node's ending signal
+		runs     bool     // the path holds Run choices
+		maxWall  time.Duration
+		watchdog time.Duration
+	}{
+		{mode: "join", pick: first, runs: true, out: []string{"t1 tid 1001 counter", "t2 tid 1002 counter", "main tid 100 pid 100 total 6 results 10 20"}},
+		{mode: "join", pick: last, runs: true, out: []string{"main tid 100 pid 100 total 6 results 10 20"}},
+		{mode: "condwait", pick: first, out: []string{"timedwait rc=110 waited 10s"}, maxWall: time.Second},
+		{mode: "sleep", pick: first, runs: true, out: []string{"slept 100ms\nslept 300ms\nboth slept"}},
+		{mode: "abort", pick: first, out: []string{"aborting"}, signal: "SIGABRT"},
+		{mode: "spin", pick: last, fail: "watchdog: thread n0/t1 ran", watchdog: 2 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			start := time.Now()
+			w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, Watchdog: tc.watchdog}, tc.pick)
+			wall := time.Since(start)
+			out := string(w.Output(0))
+			f := w.Failure()
+			switch {
+			case tc.fail != "" && (f == nil || !strings.Contains(f.Error(), tc.fail)):
+				t.Fatalf("failure %v, want %q\noutput:\n%s", f, tc.fail, out)
+			case tc.fail == "" && f != nil:
+				t.Fatalf("failure: %v\noutput:\n%s", f, out)
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			if st := w.Status(0); tc.signal != "" && st.Signal != tc.signal {
+				t.Errorf("status %+v, want signal %s", st, tc.signal)
+			}
+			runs := 0
+			for _, a := range path {
+				if a.Kind == Run {
+					runs++
+				}
+			}
+			if tc.runs && runs == 0 {
+				t.Errorf("no thread interleaving was a choice: %v", path)
+			}
+			if tc.maxWall > 0 && wall > tc.maxWall {
+				t.Errorf("took %v of wall time, want under %v", wall, tc.maxWall)
+			}
+		})
+	}
+}
