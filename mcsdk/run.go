@@ -354,10 +354,17 @@ func (e eventWorld) Channel(c int) sched.ChannelInfo {
 func (e eventWorld) Timers() []sched.TimerInfo {
 	var out []sched.TimerInfo
 	for _, t := range e.w.Timers() {
-		out = append(out, sched.TimerInfo{Node: t.Node, Deadline: t.Deadline})
+		out = append(out, sched.TimerInfo{Node: t.Node, Task: t.Task, Deadline: t.Deadline})
 	}
 	return out
 }
+
+// Ready lists the threads the scheduler may run next (Run choices): the
+// seeded scheduler draws one from the seed.
+func (e eventWorld) Ready() []sched.Action { return e.w.Ready() }
+
+// Now is the world's virtual time.
+func (e eventWorld) Now() int64 { return e.w.Now() }
 
 func (e eventWorld) Drop(c, i int) { e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i}) }
 
@@ -396,6 +403,12 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Notice:
 		w.AdvanceTo(at)
 		ev.Peer = a.Req
+	case supervisor.Run:
+		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
+	case supervisor.Timer:
+		if a.Task != 0 {
+			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
+		}
 	case supervisor.Crash, supervisor.Restart:
 		w.AdvanceTo(at)
 		if a.Kind == supervisor.Crash {

@@ -653,8 +653,15 @@ func (w *World) Describe(a Action) string {
 		return fmt.Sprintf("timer fires on n%d", a.Node)
 	case Run:
 		what := ""
-		if c := w.pendingCall(a.Node, a.Task); c != nil {
-			what = " (from " + sysName(int(c.req.Data.Nr)) + ")"
+		if t := w.task(a.Node, a.Task); t != nil {
+			switch {
+			case t.cloned:
+				what = " (returns from clone)"
+			case t.held:
+				what = " (a new thread starts)"
+			case t.call != nil:
+				what = " (from " + sysName(int(t.call.req.Data.Nr)) + ")"
+			}
 		}
 		return fmt.Sprintf("n%d/t%d runs%s", a.Node, a.Task, what)
 	case Crash:
