@@ -101,7 +101,7 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 // next call instead).
 func (w *World) awaitClone(p *task) (tid int, ok bool, err error) {
 	fds := []unix.PollFd{{Fd: int32(p.n.listener), Events: unix.POLLIN}}
-	for {
+	for spins := 0; ; spins++ {
 		got, ws, err := wait4(p.tid, unix.WNOHANG)
 		if err != nil {
 			return 0, false, fmt.Errorf("waiting for the clone: %v", err)
@@ -120,7 +120,13 @@ func (w *World) awaitClone(p *task) (tid int, ok bool, err error) {
 			}
 			continue
 		}
-		if k, _ := unix.Poll(fds, 1); k > 0 {
+		// The event comes within microseconds: look again at once for a
+		// while, then every millisecond.
+		ms := 0
+		if spins > 5000 {
+			ms = 1
+		}
+		if k, _ := unix.Poll(fds, ms); k > 0 {
 			return 0, false, nil
 		}
 	}

@@ -109,3 +109,51 @@ func TestThreads(t *testing.T) {
 		})
 	}
 }
+
+// threadsWall runs the threads workload mode with argument n under weft
+// (first enabled action each step) or natively, and returns the wall time.
+func threadsWall(tb testing.TB, bin, mode string, n int, supervised bool) time.Duration {
+	tb.Helper()
+	args := []string{mode, fmt.Sprint(n)}
+	start := time.Now()
+	if !supervised {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			tb.Fatalf("%v: %s", err, out)
+		}
+		return time.Since(start)
+	}
+	w, _ := runThreads(tb, Config{Nodes: []NodeSpec{{Path: bin, Args: args}}}, first)
+	if f := w.Failure(); f != nil {
+		tb.Fatal(f)
+	}
+	if !strings.Contains(string(w.Output(0)), "done") {
+		tb.Fatalf("%s %d did not finish: %s", mode, n, w.Output(0))
+	}
+	return time.Since(start)
+}
+
+// benchThreads reports the cost of one operation of a threads workload,
+// supervised and native, with their ratio.
+func benchThreads(b *testing.B, mode string, n int, unit string) {
+	bin := buildThreads(b)
+	var sup, nat float64
+	for i := 0; i < b.N; i++ {
+		sup += perOp(threadsWall(b, bin, mode, n, true), threadsWall(b, bin, mode, 0, true), n)
+		nat += perOp(threadsWall(b, bin, mode, n, false), threadsWall(b, bin, mode, 0, false), n)
+	}
+	b.ReportMetric(sup/float64(b.N)/1e3, "µs/supervised-"+unit)
+	b.ReportMetric(nat/float64(b.N)/1e3, "µs/native-"+unit)
+	b.ReportMetric(sup/nat, "ratio")
+}
+
+// BenchmarkFutexPingPong hands a turn back and forth between two threads
+// (mutex and condition variable: futex wait and wake) supervised and
+// native. One hand-off is one thread switch under weft: the waker goes
+// on to its next syscall, where the woken thread is ready and the
+// scheduler switches.
+func BenchmarkFutexPingPong(b *testing.B) { benchThreads(b, "pingpong", 500, "handoff") }
+
+// BenchmarkThreadClone creates and joins one thread at a time: under weft
+// a clone holds parent and child with ptrace and the child's exit is
+// collected before its joiner runs.
+func BenchmarkThreadClone(b *testing.B) { benchThreads(b, "clones", 100, "clone+join") }

@@ -1,5 +1,5 @@
 // Thread workloads for the supervisor's tests (threads_linux_test.go).
-// threads MODE: join, condwait, abort, spin, sleep, yield, pingpong N.
+// threads MODE: join, condwait, abort, spin, sleep, pingpong N, clones N.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -46,6 +46,8 @@ static void *sleeper(void *arg) {
 	printf("slept %ldms\n", ms);
 	return NULL;
 }
+
+static void *nothing(void *arg) { return arg; }
 
 static void *ponger(void *arg) {
 	long me = (long)arg;
@@ -115,6 +117,15 @@ int main(int argc, char **argv) {
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 		printf("pingpong %d done\n", n);
+		return 0;
+	}
+	if (!strcmp(mode, "clones")) {
+		int n = argc > 2 ? atoi(argv[2]) : 100;
+		for (int i = 0; i < n; i++) {
+			pthread_create(&a, NULL, nothing, NULL);
+			pthread_join(a, NULL);
+		}
+		printf("clones %d done\n", n);
 		return 0;
 	}
 	fprintf(stderr, "unknown mode %s\n", mode);
