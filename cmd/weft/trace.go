@@ -107,6 +107,10 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)
 	case "notice":
 		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
+	case "run", "timer":
+		if e.Value != "" { // a thread: n1/t2
+			return fmt.Sprintf("%s %s", e.Kind, e.Value)
+		}
 	}
 	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
 }
