@@ -94,7 +94,7 @@ func sysPidfdSendSignal(c *call) result {
 
 // isSelfPidfd reports whether the node's fd is a pidfd for the node.
 func (c *call) isSelfPidfd(fd int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.pid, fd))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.memPid(), fd))
 	return err == nil && bytes.Contains(b, fmt.Appendf(nil, "\nPid:\t%d\n", c.n.pid))
 }
 

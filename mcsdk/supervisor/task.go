@@ -386,3 +386,16 @@ func boolBits(bs ...bool) uint64 {
 	}
 	return v
 }
+
+// memPid is the id through which weft reaches the node's memory and its
+// /proc files: the main thread's, or, once the main thread has ended
+// while others run on (a zombie has no memory or descriptors), the first
+// live thread's. Signals and waits still use the node's pid.
+func (n *node) memPid() int {
+	for _, t := range n.tasks {
+		if !t.exited {
+			return t.tid
+		}
+	}
+	return n.pid
+}

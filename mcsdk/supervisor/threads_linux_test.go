@@ -62,6 +62,7 @@ func TestThreads(t *testing.T) {
 		out      []string // substrings of the node's output
 		fail     string   // substring of the failure, "" none
 		signal   string   // the node's ending signal
+		exit     int      // the node's exit status
 		runs     bool     // the path holds Run choices
 		maxWall  time.Duration
 		watchdog time.Duration
@@ -71,6 +72,9 @@ func TestThreads(t *testing.T) {
 		{mode: "condwait", pick: first, out: []string{"timedwait rc=110 waited 10s"}, maxWall: time.Second},
 		{mode: "sleep", pick: first, runs: true, out: []string{"slept 100ms\nslept 300ms\nboth slept"}},
 		{mode: "abort", pick: first, out: []string{"aborting"}, signal: "SIGABRT"},
+		{mode: "mainexit", pick: first, out: []string{"last thread exits the process"}, exit: 3},
+		{mode: "mainexit", pick: last, out: []string{"last thread exits the process"}, exit: 3},
+		{mode: "groupexit", pick: first, out: []string{"thread ends the group"}, exit: 4},
 		{mode: "spin", pick: last, fail: "watchdog: thread n0/t1 ran", watchdog: 2 * time.Second},
 	}
 	for _, tc := range cases {
@@ -91,8 +95,8 @@ func TestThreads(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}
-			if st := w.Status(0); tc.signal != "" && st.Signal != tc.signal {
-				t.Errorf("status %+v, want signal %s", st, tc.signal)
+			if st := w.Status(0); st.Signal != tc.signal || st.ExitCode != tc.exit || !st.Exited {
+				t.Errorf("status %+v, want exit %d signal %q", st, tc.exit, tc.signal)
 			}
 			runs := 0
 			for _, a := range path {
@@ -157,3 +161,25 @@ func BenchmarkFutexPingPong(b *testing.B) { benchThreads(b, "pingpong", 500, "ha
 // a clone holds parent and child with ptrace and the child's exit is
 // collected before its joiner runs.
 func BenchmarkThreadClone(b *testing.B) { benchThreads(b, "clones", 100, "clone+join") }
+
+// TestFutexOpsMatchNative runs every futex operation weft models (wait,
+// wake, the bitset forms, requeue, cmp_requeue, wake_op, private and
+// shared, relative and absolute timeouts on both clocks) natively and
+// under weft, with each interleaving order: the program prints every
+// result, and the outputs must be equal.
+func TestFutexOpsMatchNative(t *testing.T) {
+	bin := buildThreads(t)
+	native, err := exec.Command(bin, "futexops").CombinedOutput()
+	if err != nil {
+		t.Fatalf("native: %v\n%s", err, native)
+	}
+	for name, pick := range map[string]func([]Action, int) Action{"first": first, "last": last} {
+		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"futexops"}}}}, pick)
+		if f := w.Failure(); f != nil {
+			t.Fatalf("%s: %v\n%s", name, f, w.Output(0))
+		}
+		if got := string(w.Output(0)); got != string(native) {
+			t.Errorf("%s: under weft:\n%s\nnatively:\n%s", name, got, native)
+		}
+	}
+}

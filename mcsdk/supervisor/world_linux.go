@@ -746,7 +746,7 @@ func (w *World) ReadMemv(i int, addrs []uintptr, sizes []int) ([][]byte, error) 
 		out[k] = buf[off : off+sizes[k]]
 		off += sizes[k]
 	}
-	got, err := unix.ProcessVMReadv(n.pid, local, remote, 0)
+	got, err := unix.ProcessVMReadv(n.memPid(), local, remote, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -766,11 +766,11 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 	if n.base != 0 {
 		return n.base, nil
 	}
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
 	if err != nil {
 		return 0, err
 	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n.pid))
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n.memPid()))
 	if err != nil {
 		return 0, err
 	}
@@ -790,7 +790,7 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 // private writable mapping, byte for byte. With ASLR off and AT_RANDOM
 // seeded, equal histories give equal bytes.
 func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) error {
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
 	if err != nil {
 		return err
 	}
@@ -812,7 +812,7 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		}
 		for a := lo; a < hi; {
 			k := min(uint64(len(buf)), hi-a)
-			got, _ := readMem(n.pid, uintptr(a), buf[:k])
+			got, _ := readMem(n.memPid(), uintptr(a), buf[:k])
 			if got <= 0 {
 				break
 			}

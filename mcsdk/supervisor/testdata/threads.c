@@ -1,6 +1,10 @@
 // Thread workloads for the supervisor's tests (threads_linux_test.go).
-// threads MODE: join, condwait, abort, spin, sleep, pingpong N, clones N.
+// threads MODE: join, condwait, abort, spin, sleep, pingpong N, clones N,
+// futexops (raw futex(2) operations; its output is the same natively).
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +52,118 @@ static void *sleeper(void *arg) {
 }
 
 static void *nothing(void *arg) { return arg; }
+
+static uint32_t f1, f2;
+static volatile int waiting;
+
+static long fx(uint32_t *a, int op, uint32_t val, const struct timespec *ts, uint32_t *a2, uint32_t val3) {
+	long r = syscall(SYS_futex, a, op, val, ts, a2, val3);
+	return r < 0 ? -errno : r;
+}
+
+// fxn is fx with a count where futex(2) takes a timeout pointer.
+static long fxn(uint32_t *a, int op, uint32_t val, long n, uint32_t *a2, uint32_t val3) {
+	long r = syscall(SYS_futex, a, op, val, (void *)n, a2, val3);
+	return r < 0 ? -errno : r;
+}
+
+struct waitspec {
+	uint32_t *addr;
+	uint32_t bits;
+	long rc;
+};
+
+static void *waiter(void *arg) {
+	struct waitspec *w = arg;
+	__atomic_add_fetch(&waiting, 1, __ATOMIC_SEQ_CST);
+	if (w->bits)
+		w->rc = fx(w->addr, FUTEX_WAIT_BITSET_PRIVATE, *w->addr, NULL, NULL, w->bits);
+	else
+		w->rc = fx(w->addr, FUTEX_WAIT_PRIVATE, *w->addr, NULL, NULL, 0);
+	return NULL;
+}
+
+// settle gives started waiters time to block natively (under weft the
+// sleep lets every ready thread run first).
+static void settle(int n) {
+	while (waiting < n)
+		usleep(1000);
+	usleep(20000);
+}
+
+static void futexops(void) {
+	struct timespec rel = {0, 50 * 1000000}, abs;
+	printf("wait wrong value: %ld\n", fx(&f1, FUTEX_WAIT, 7, NULL, NULL, 0));
+	printf("wait relative timeout: %ld\n", fx(&f1, FUTEX_WAIT_PRIVATE, 0, &rel, NULL, 0));
+	clock_gettime(CLOCK_MONOTONIC, &abs);
+	abs.tv_nsec += 20 * 1000000;
+	if (abs.tv_nsec >= 1000000000) abs.tv_sec++, abs.tv_nsec -= 1000000000;
+	printf("wait_bitset absolute monotonic: %ld\n", fx(&f1, FUTEX_WAIT_BITSET_PRIVATE, 0, &abs, NULL, FUTEX_BITSET_MATCH_ANY));
+	clock_gettime(CLOCK_REALTIME, &abs);
+	abs.tv_sec -= 1;
+	printf("wait_bitset realtime in the past: %ld\n", fx(&f1, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &abs, NULL, FUTEX_BITSET_MATCH_ANY));
+	printf("wait_bitset zero bitset: %ld\n", fx(&f1, FUTEX_WAIT_BITSET, 0, NULL, NULL, 0));
+	printf("wake nobody: %ld\n", fx(&f1, FUTEX_WAKE, 1, NULL, NULL, 0));
+
+	pthread_t a, b;
+	struct waitspec wa = {&f1, 0, 99}, wb = {&f1, 0, 99};
+	waiting = 0;
+	pthread_create(&a, NULL, waiter, &wa);
+	pthread_create(&b, NULL, waiter, &wb);
+	settle(2);
+	printf("cmp_requeue wrong value: %ld\n", fxn(&f1, FUTEX_CMP_REQUEUE_PRIVATE, 1, 1, &f2, 5));
+	printf("cmp_requeue wake 1 move 1: %ld\n", fxn(&f1, FUTEX_CMP_REQUEUE_PRIVATE, 1, 1, &f2, 0));
+	printf("wake f1 after requeue: %ld\n", fx(&f1, FUTEX_WAKE_PRIVATE, 10, NULL, NULL, 0));
+	printf("wake f2 after requeue: %ld\n", fx(&f2, FUTEX_WAKE_PRIVATE, 10, NULL, NULL, 0));
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("waiters returned %ld %ld\n", wa.rc, wb.rc);
+
+	struct waitspec wc = {&f2, 0, 99};
+	waiting = 0;
+	f2 = 0;
+	pthread_create(&a, NULL, waiter, &wc);
+	settle(1);
+	printf("wake_op add 5 if 0: %ld\n", fxn(&f1, FUTEX_WAKE_OP_PRIVATE, 1, 1, &f2, FUTEX_OP(FUTEX_OP_ADD, 5, FUTEX_OP_CMP_EQ, 0)));
+	printf("f2 now %u\n", f2);
+	printf("wake_op or 2 if 0: %ld\n", fxn(&f1, FUTEX_WAKE_OP_PRIVATE, 1, 1, &f2, FUTEX_OP(FUTEX_OP_OR, 2, FUTEX_OP_CMP_EQ, 0)));
+	printf("f2 now %u\n", f2);
+	pthread_join(a, NULL);
+	printf("waiter returned %ld\n", wc.rc);
+
+	struct waitspec wd = {&f1, 2, 99};
+	waiting = 0;
+	f1 = 0;
+	pthread_create(&a, NULL, waiter, &wd);
+	settle(1);
+	printf("wake_bitset other bits: %ld\n", fx(&f1, FUTEX_WAKE_BITSET_PRIVATE, 1, NULL, NULL, 1));
+	printf("wake_bitset its bits: %ld\n", fx(&f1, FUTEX_WAKE_BITSET_PRIVATE, 1, NULL, NULL, 6));
+	pthread_join(a, NULL);
+	printf("bitset waiter returned %ld\n", wd.rc);
+
+	f1 = 0;
+	waiting = 0;
+	struct waitspec we = {&f1, 0, 99};
+	pthread_create(&a, NULL, waiter, &we);
+	settle(1);
+	printf("requeue all: %ld\n", fxn(&f1, FUTEX_REQUEUE_PRIVATE, 0, 10, &f2, 0));
+	printf("wake f2: %ld\n", fx(&f2, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0));
+	pthread_join(a, NULL);
+	printf("requeued waiter returned %ld\n", we.rc);
+}
+
+static void *lastone(void *arg) {
+	(void)arg;
+	usleep(5000);
+	printf("last thread exits the process\n");
+	exit(3);
+}
+
+static void *groupexit(void *arg) {
+	(void)arg;
+	printf("thread ends the group\n");
+	exit(4);
+}
 
 static void *ponger(void *arg) {
 	long me = (long)arg;
@@ -117,6 +233,19 @@ int main(int argc, char **argv) {
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 		printf("pingpong %d done\n", n);
+		return 0;
+	}
+	if (!strcmp(mode, "mainexit")) { // the main thread ends first
+		pthread_create(&a, NULL, lastone, NULL);
+		pthread_exit(NULL);
+	}
+	if (!strcmp(mode, "groupexit")) { // another thread's exit_group ends the waiting main one
+		pthread_create(&a, NULL, groupexit, NULL);
+		pthread_join(a, NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "futexops")) {
+		futexops();
 		return 0;
 	}
 	if (!strcmp(mode, "clones")) {
