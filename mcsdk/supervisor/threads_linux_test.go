@@ -75,6 +75,7 @@ func TestThreads(t *testing.T) {
 		{mode: "mainexit", pick: first, out: []string{"last thread exits the process"}, exit: 3},
 		{mode: "mainexit", pick: last, out: []string{"last thread exits the process"}, exit: 3},
 		{mode: "groupexit", pick: first, out: []string{"thread ends the group"}, exit: 4},
+		{mode: "sigthread", pick: first, out: []string{"SIGUSR1 handled in tid 1001"}},
 		{mode: "spin", pick: last, fail: "watchdog: thread n0/t1 ran", watchdog: 2 * time.Second},
 	}
 	for _, tc := range cases {
@@ -181,5 +182,50 @@ func TestFutexOpsMatchNative(t *testing.T) {
 		if got := string(w.Output(0)); got != string(native) {
 			t.Errorf("%s: under weft:\n%s\nnatively:\n%s", name, got, native)
 		}
+	}
+}
+
+// TestThreadedCrashRestart crashes a node whose threads are parked (every
+// thread is killed and collected) and restarts it: the new process runs
+// its threads to the end.
+func TestThreadedCrashRestart(t *testing.T) {
+	bin := buildThreads(t)
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"sleep"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for step := 0; len(w.Timers()) < 2; step++ {
+		acts := w.Enabled()
+		if step > 100 || len(acts) == 0 {
+			t.Fatalf("the threads never both slept: %v %v", acts, w.Failure())
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Apply(Action{Kind: Crash, Node: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Status(0); !st.Killed || st.Alive {
+		t.Fatalf("after the crash: %+v", st)
+	}
+	if err := w.Apply(Action{Kind: Restart, Node: 0}); err != nil {
+		t.Fatal(err)
+	}
+	for step := 0; step < 100 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[len(acts)-1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	if out := string(w.Output(0)); !strings.Contains(out, "both slept") || w.Restarts(0) != 1 {
+		t.Errorf("after the restart (restarts %d):\n%s", w.Restarts(0), out)
 	}
 }

@@ -6,6 +6,8 @@
 #include <linux/futex.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,21 @@ static void *groupexit(void *arg) {
 	exit(4);
 }
 
+static volatile long handled_in;
+
+static void on_usr1(int sig) {
+	(void)sig;
+	handled_in = syscall(SYS_gettid);
+}
+
+static void *sigwaiter(void *arg) {
+	(void)arg;
+	while (!handled_in)
+		sched_yield();
+	printf("SIGUSR1 handled in tid %ld\n", handled_in);
+	return NULL;
+}
+
 static void *ponger(void *arg) {
 	long me = (long)arg;
 	for (;;) {
@@ -241,6 +258,13 @@ int main(int argc, char **argv) {
 	}
 	if (!strcmp(mode, "groupexit")) { // another thread's exit_group ends the waiting main one
 		pthread_create(&a, NULL, groupexit, NULL);
+		pthread_join(a, NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "sigthread")) { // pthread_kill: tgkill to another thread
+		signal(SIGUSR1, on_usr1);
+		pthread_create(&a, NULL, sigwaiter, NULL);
+		pthread_kill(a, SIGUSR1);
 		pthread_join(a, NULL);
 		return 0;
 	}
