@@ -26,7 +26,7 @@ const (
 	numa         = "NUMA placement is host state"
 	obsolete     = "obsolete; not implemented by current kernels either"
 	mounts       = "mounts and namespaces are host configuration"
-	epoll        = "epoll is not modelled; use poll or select"
+	epoll        = "a minimal virtual epoll (level- and edge-triggered readiness of virtual sockets, timerfds and kernel descriptors, evaluated at each wait); EPOLLONESHOT and EPOLLEXCLUSIVE are not modelled"
 	sigTimers    = "signal-based timers are not modelled; use poll timeouts or timerfd"
 	zeroCopy     = "zero-copy transfers are not modelled"
 	otherProcess = "acts on another process, which a node may not reach"
@@ -104,12 +104,12 @@ var syscallTable = map[int]entry{
 	unix.SYS_PPOLL:             served("ppoll", sysPpoll),
 	unix.SYS_SELECT:            served("select", sysSelect),
 	unix.SYS_PSELECT6:          served("pselect6", sysPselect6),
-	unix.SYS_EPOLL_CREATE:      notModelled("epoll_create", epoll),
-	unix.SYS_EPOLL_CREATE1:     notModelled("epoll_create1", epoll),
-	unix.SYS_EPOLL_CTL:         notModelled("epoll_ctl", epoll),
-	unix.SYS_EPOLL_WAIT:        notModelled("epoll_wait", epoll),
-	unix.SYS_EPOLL_PWAIT:       notModelled("epoll_pwait", epoll),
-	unix.SYS_EPOLL_PWAIT2:      notModelled("epoll_pwait2", epoll),
+	unix.SYS_EPOLL_CREATE:      servedPartly("epoll_create", sysEpollCreate, epoll),
+	unix.SYS_EPOLL_CREATE1:     servedPartly("epoll_create1", sysEpollCreate, epoll),
+	unix.SYS_EPOLL_CTL:         servedPartly("epoll_ctl", sysEpollCtl, epoll),
+	unix.SYS_EPOLL_WAIT:        servedPartly("epoll_wait", sysEpollWait, epoll),
+	unix.SYS_EPOLL_PWAIT:       servedPartly("epoll_pwait", sysEpollWait, epoll),
+	unix.SYS_EPOLL_PWAIT2:      servedPartly("epoll_pwait2", sysEpollPwait2, epoll),
 	unix.SYS_EPOLL_CTL_OLD:     refused("epoll_ctl_old", unix.ENOSYS, obsolete),
 	unix.SYS_EPOLL_WAIT_OLD:    refused("epoll_wait_old", unix.ENOSYS, obsolete),
 	unix.SYS_IO_URING_SETUP:    notModelled("io_uring_setup", "io_uring is not modelled"),

@@ -63,6 +63,7 @@ type vfd struct {
 	sock   *netsim.Socket // nil for a random device or a timer
 	random bool           // /dev/urandom or /dev/random
 	timer  *vtimer        // a timerfd
+	epoll  *vepoll        // an epoll instance
 	ours   int
 }
 
