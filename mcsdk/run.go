@@ -297,11 +297,27 @@ func (r *runner) run() error {
 		w.AdvanceTo(end)
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
+	r.threadsParam()
 	if r.res.Verdict != "" {
 		return nil
 	}
 	r.finish()
 	return nil
+}
+
+// threadsParam records how many threads each node had, when any had more
+// than one (weft trace shows it in the recording's header).
+func (r *runner) threadsParam() {
+	var parts []string
+	many := false
+	for i := 0; i < r.t.m.Nodes; i++ {
+		k := r.w.Threads(i)
+		many = many || k > 1
+		parts = append(parts, fmt.Sprintf("n%d=%d", i, k))
+	}
+	if many {
+		r.res.Params = append(r.res.Params, Param{"threads", strings.Join(parts, " ")})
+	}
 }
 
 // faultsAppend records one scheduled fault in the result and its params.

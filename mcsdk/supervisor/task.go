@@ -399,3 +399,7 @@ func (n *node) memPid() int {
 	}
 	return n.pid
 }
+
+// Threads is how many threads node i's current process has had, the main
+// one included (1 for a single-threaded node).
+func (w *World) Threads(i int) int { return max(len(w.nodes[i].tasks), 1) }

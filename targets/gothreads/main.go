@@ -12,8 +12,20 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	_ "unsafe" // go:linkname
 )
+
+// workersDone counts finished workers, and balance is what they added;
+// weft reads them by symbol (the model's state): the invariant is that the
+// workers' sums never exceed what four workers can add.
+//
+//go:linkname workersDone workers_done
+var workersDone atomic.Int64
+
+//go:linkname balance workers_balance
+var balance atomic.Int64
 
 // ledger is the shared state the workers append to under the mutex.
 type ledger struct {
@@ -43,6 +55,8 @@ func main() {
 				l.add(fmt.Sprintf("w%d.%d", w, i))
 				time.Sleep(time.Duration(1+w) * time.Millisecond)
 			}
+			balance.Add(int64(sum))
+			workersDone.Add(1)
 			results <- sum
 		}(w)
 	}
