@@ -69,6 +69,8 @@ func TestThreads(t *testing.T) {
 	}{
 		{mode: "join", pick: first, runs: true, out: []string{"t1 tid 1001 counter", "t2 tid 1002 counter", "main tid 100 pid 100 total 6 results 10 20"}},
 		{mode: "join", pick: last, runs: true, out: []string{"main tid 100 pid 100 total 6 results 10 20"}},
+		{mode: "hold", pick: first, runs: true, out: []string{"flag after create 0"}},
+		{mode: "hold", pick: last, runs: true, out: []string{"flag after create 1"}},
 		{mode: "condwait", pick: first, out: []string{"timedwait rc=110 waited 10s"}, maxWall: time.Second},
 		{mode: "sleep", pick: first, runs: true, out: []string{"slept 100ms\nslept 300ms\nboth slept"}},
 		{mode: "abort", pick: first, out: []string{"aborting"}, signal: "SIGABRT"},

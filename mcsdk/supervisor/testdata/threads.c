@@ -167,6 +167,13 @@ static void *groupexit(void *arg) {
 	exit(4);
 }
 
+static volatile int flag;
+
+static void *setflag(void *arg) {
+	flag = 1; // its first instruction of its own
+	return arg;
+}
+
 static volatile long handled_in;
 
 static void on_usr1(int sig) {
@@ -259,6 +266,13 @@ int main(int argc, char **argv) {
 	if (!strcmp(mode, "groupexit")) { // another thread's exit_group ends the waiting main one
 		pthread_create(&a, NULL, groupexit, NULL);
 		pthread_join(a, NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "hold")) { // neither thread runs on past the clone until picked
+		pthread_create(&a, NULL, setflag, NULL);
+		int seen = flag;
+		pthread_join(a, NULL);
+		printf("flag after create %d\n", seen);
 		return 0;
 	}
 	if (!strcmp(mode, "sigthread")) { // pthread_kill: tgkill to another thread
