@@ -257,9 +257,8 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		if t.exited && t.k != 0 {
 			continue
 		}
-		if t.held {
-			continue // stopped by us: nothing to collect
-		}
+		// A held thread's stop was collected already; what it can still
+		// report is its end (a group exit kills it in its stop).
 		got, ws, err := wait4(t.tid, unix.WNOHANG)
 		if err != nil || got == 0 {
 			continue
@@ -271,7 +270,7 @@ func (w *World) pollThreads(n *node) (bool, error) {
 				n.status, n.reaped = ws, true
 				return true, nil
 			}
-		case ws.Stopped():
+		case ws.Stopped() && !t.held:
 			if err := w.passStop(t, ws); err != nil {
 				return false, err
 			}

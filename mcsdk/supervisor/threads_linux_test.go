@@ -76,6 +76,7 @@ func TestThreads(t *testing.T) {
 		{mode: "abort", pick: first, out: []string{"aborting"}, signal: "SIGABRT"},
 		{mode: "mainexit", pick: first, out: []string{"last thread exits the process"}, exit: 3},
 		{mode: "mainexit", pick: last, out: []string{"last thread exits the process"}, exit: 3},
+		{mode: "exitheld", pick: first, out: []string{"exiting with the thread held"}, exit: 5},
 		{mode: "groupexit", pick: first, out: []string{"thread ends the group"}, exit: 4},
 		{mode: "sigthread", pick: first, out: []string{"SIGUSR1 handled in tid 1001"}},
 		{mode: "spin", pick: last, fail: "watchdog: thread n0/t1 ran", watchdog: 2 * time.Second},

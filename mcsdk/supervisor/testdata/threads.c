@@ -263,6 +263,11 @@ int main(int argc, char **argv) {
 		pthread_create(&a, NULL, lastone, NULL);
 		pthread_exit(NULL);
 	}
+	if (!strcmp(mode, "exitheld")) { // exit_group while the new thread is held
+		pthread_create(&a, NULL, setflag, NULL);
+		printf("exiting with the thread held\n");
+		exit(5);
+	}
 	if (!strcmp(mode, "groupexit")) { // another thread's exit_group ends the waiting main one
 		pthread_create(&a, NULL, groupexit, NULL);
 		pthread_join(a, NULL);
