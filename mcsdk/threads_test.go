@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -18,7 +19,8 @@ import (
 
 // TestBankCheck checks targets/bank exhaustively: the lost update of the
 // variant without the mutex is found along a path of thread switches that
-// names the threads; the fixed variant holds.
+// names the threads, the same path and state count every time; the fixed
+// variant holds.
 func TestBankCheck(t *testing.T) {
 	m := loadTarget(t, "bank/bank.model")
 	tests := []struct {
@@ -42,6 +44,14 @@ func TestBankCheck(t *testing.T) {
 			}
 			if tc.verdict != mcsdk.Violated {
 				return
+			}
+			again, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.States != r.States || again.Executions != r.Executions || !reflect.DeepEqual(again.Violation.Path, r.Violation.Path) {
+				t.Errorf("a second check differs: %d states, %d executions, path %v; first %d, %d, %v",
+					again.States, again.Executions, again.Violation.Path, r.States, r.Executions, r.Violation.Path)
 			}
 			if r.Violation.Invariant != "conserved" {
 				t.Errorf("violated %s, want conserved", r.Violation.Invariant)
