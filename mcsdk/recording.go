@@ -133,7 +133,12 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 			n = m.Workload.Clients
 		}
 		return inRange("workload client", a.Req, n)
-	case supervisor.Timer, supervisor.Crash, supervisor.Restart:
+	case supervisor.Timer, supervisor.Run:
+		if a.Task < 0 {
+			return fmt.Errorf("negative thread index")
+		}
+		return inRange("node", a.Node, m.Nodes)
+	case supervisor.Crash, supervisor.Restart:
 		return inRange("node", a.Node, m.Nodes)
 	case supervisor.Notice:
 		if err := inRange("node", a.Node, m.Nodes); err != nil {

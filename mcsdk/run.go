@@ -380,6 +380,7 @@ func (r *runner) run() error {
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
 	r.summarise()
+	r.threadsParam()
 	if r.res.Verdict != "" {
 		return nil
 	}
@@ -403,6 +404,21 @@ func (r *runner) partitionEvents(t int64) {
 			r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (at - supervisor.Epoch) / 1000, Kind: kind, Node: -1, Peer: -1, Value: fmt.Sprint(r.partitionGroups(k))})
 			r.partSeen[k]++
 		}
+	}
+}
+
+// threadsParam records how many threads each node had, when any had more
+// than one (weft trace shows it in the recording's header).
+func (r *runner) threadsParam() {
+	var parts []string
+	many := false
+	for i := 0; i < r.t.m.Nodes; i++ {
+		k := r.w.Threads(i)
+		many = many || k > 1
+		parts = append(parts, fmt.Sprintf("n%d=%d", i, k))
+	}
+	if many {
+		r.res.Params = append(r.res.Params, Param{"threads", strings.Join(parts, " ")})
 	}
 }
 
@@ -456,10 +472,17 @@ func (e eventWorld) Channel(c int) sched.ChannelInfo {
 func (e eventWorld) Timers() []sched.TimerInfo {
 	var out []sched.TimerInfo
 	for _, t := range e.w.Timers() {
-		out = append(out, sched.TimerInfo{Node: t.Node, Deadline: t.Deadline})
+		out = append(out, sched.TimerInfo{Node: t.Node, Task: t.Task, Deadline: t.Deadline})
 	}
 	return out
 }
+
+// Ready lists the threads the scheduler may run next (Run choices): the
+// seeded scheduler draws one from the seed.
+func (e eventWorld) Ready() []sched.Action { return e.w.Ready() }
+
+// Now is the world's virtual time.
+func (e eventWorld) Now() int64 { return e.w.Now() }
 
 func (e eventWorld) Drop(c, i int) { e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i}) }
 
@@ -499,6 +522,12 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Notice:
 		w.AdvanceTo(at)
 		ev.Peer = a.Req
+	case supervisor.Run:
+		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
+	case supervisor.Timer:
+		if a.Task != 0 {
+			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
+		}
 	case supervisor.Crash, supervisor.Restart:
 		w.AdvanceTo(at)
 		if a.Kind == supervisor.Crash {

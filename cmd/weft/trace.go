@@ -146,6 +146,10 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
 	case "invoke", "return", "expire": // the clients' history
 		return fmt.Sprintf("%s %s %s at n%d", e.Kind, e.Var, e.Value, e.Node)
+	case "run", "timer":
+		if e.Value != "" { // a thread: n1/t2
+			return fmt.Sprintf("%s %s", e.Kind, e.Value)
+		}
 	}
 	return fmt.Sprintf("%s n%d", e.Kind, e.Node)
 }

@@ -18,9 +18,10 @@ const (
 	Drop                  // the network loses message Chan.Index (seeded runs)
 	Dup                   // the network duplicates message Chan.Index (seeded runs)
 	Expire                // client Req's pending operation passes its deadline (indeterminate)
+	Run                   // thread Task of node Node runs next (an interleaving)
 )
 
-var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal", "drop", "dup", "expire"}
+var kindNames = [...]string{"deliver", "client", "timer", "crash", "restart", "notice", "partition", "heal", "drop", "dup", "expire", "run"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -36,6 +37,7 @@ type Action struct {
 	Index int // Deliver: message index within the channel
 	Node  int // Timer, Crash, Restart, Notice (the node told)
 	Req   int // Client: request index; Notice: the crashed node; Partition, Heal: the partition; Expire: the client
+	Task  int // Run, Timer: the thread's index within its node (0 is the main thread)
 }
 
 // String is the action's stable text form, used in recordings.
@@ -46,7 +48,12 @@ func (a Action) String() string {
 	case Client:
 		return fmt.Sprintf("client %d", a.Req)
 	case Timer:
+		if a.Task != 0 {
+			return fmt.Sprintf("timer %d.%d", a.Node, a.Task)
+		}
 		return fmt.Sprintf("timer %d", a.Node)
+	case Run:
+		return fmt.Sprintf("run %d.%d", a.Node, a.Task)
 	case Crash:
 		return fmt.Sprintf("crash %d", a.Node)
 	case Restart:
@@ -77,7 +84,13 @@ func ParseAction(s string) (Action, error) {
 		one(&a.Req)
 	case "timer":
 		a.Kind = Timer
-		one(&a.Node)
+		if _, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Task); err != nil {
+			a.Task = 0
+			one(&a.Node)
+		}
+	case "run":
+		a.Kind = Run
+		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Task)
 	case "crash":
 		a.Kind = Crash
 		one(&a.Node)

@@ -104,7 +104,7 @@ func (w *fakeWorld) Enabled() []Action {
 	var out []Action
 	for _, e := range w.g.edges[w.at] {
 		switch e.a.Kind {
-		case Deliver, Timer, Client:
+		case Deliver, Timer, Client, Run:
 			out = append(out, e.a)
 		}
 	}

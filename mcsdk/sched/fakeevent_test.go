@@ -18,7 +18,23 @@ type eventFake struct {
 	dead   map[int]bool
 	now    int64
 	log    []string // what happened, for comparing runs
+	// ready lists each node's threads that may run next; a Run of one
+	// consumes it (runs are "ready N T..." lines).
+	ready [][2]int
 }
+
+// Ready lists the Run choices: every ready thread, when a node has two or
+// more (as the supervisor offers them).
+func (f *eventFake) Ready() []Action {
+	var acts []Action
+	for _, r := range f.ready {
+		acts = append(acts, Action{Kind: Run, Node: r[0], Task: r[1]})
+	}
+	return acts
+}
+
+// Now is the fake's virtual time.
+func (f *eventFake) Now() int64 { return f.now }
 
 type fakeChan struct {
 	from, to int
@@ -28,7 +44,7 @@ type fakeChan struct {
 }
 
 func (f *eventFake) clone() *eventFake {
-	g := &eventFake{echo: f.echo, dead: map[int]bool{}, timers: slices.Clone(f.timers)}
+	g := &eventFake{echo: f.echo, dead: map[int]bool{}, timers: slices.Clone(f.timers), ready: slices.Clone(f.ready)}
 	for _, c := range f.chans {
 		g.chans = append(g.chans, fakeChan{c.from, c.to, c.dgram, slices.Clone(c.sent), slices.Clone(c.ids)})
 	}
@@ -77,8 +93,15 @@ func (f *eventFake) apply(a Action, at int64) error {
 			f.chans[d].sent = append(f.chans[d].sent, f.now)
 			f.chans[d].ids = append(f.chans[d].ids, id+100)
 		}
+	case Run:
+		k := slices.Index(f.ready, [2]int{a.Node, a.Task})
+		if k < 0 {
+			return fmt.Errorf("%s is not possible", a)
+		}
+		f.ready = slices.Delete(f.ready, k, k+1)
+		f.log = append(f.log, fmt.Sprintf("%d %s", f.now, a))
 	case Timer:
-		k := slices.IndexFunc(f.timers, func(t TimerInfo) bool { return t.Node == a.Node })
+		k := slices.IndexFunc(f.timers, func(t TimerInfo) bool { return t.Node == a.Node && t.Task == a.Task })
 		if k < 0 {
 			return fmt.Errorf("%s is not possible", a)
 		}

@@ -46,7 +46,7 @@ func (r *Replayer) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool
 		case Timer:
 			due, found := int64(0), false
 			for _, t := range w.Timers() {
-				if t.Node == a.Node {
+				if t.Node == a.Node && t.Task == a.Task {
 					due, found = t.Deadline, true
 				}
 			}

@@ -31,7 +31,17 @@ type ChannelInfo struct {
 // TimerInfo is one pending timeout.
 type TimerInfo struct {
 	Node     int
+	Task     int // the thread of Node whose call times out
 	Deadline int64
+}
+
+// ThreadWorld is an EventWorld whose nodes run several threads: at a point
+// where more than one thread of a node may run next, Ready lists the Run
+// choices, and the seeded scheduler draws one from the seed at Now.
+type ThreadWorld interface {
+	EventWorld
+	Ready() []Action
+	Now() int64
 }
 
 // Draw draws a non-negative duration in µs.
@@ -131,6 +141,7 @@ type Seeded struct {
 	counts  Counts
 	cr      *rand.Rand // the client stream
 	wl      []wlClient
+	thr     *rand.Rand // interleavings: which ready thread runs next
 }
 
 // wlClient is one workload client's next event: an invocation of Req at
@@ -170,6 +181,7 @@ func NewSeeded(p Plan) *Seeded {
 	s := &Seeded{p: p}
 	fr := rand.New(rand.NewPCG(p.Seed, 0x6661756c7473))     // "faults"
 	s.lat = rand.New(rand.NewPCG(p.Seed, 0x6e6574776f726b)) // "network"
+	s.thr = rand.New(rand.NewPCG(p.Seed, 0x74687265616473)) // "threads"
 	s.drawFaults(fr)
 	if p.Given != nil {
 		s.faults = slices.Clone(p.Given)
@@ -357,8 +369,17 @@ func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
 // pending event, at virtual time at. Ties go to faults, then client
 // requests, then deliveries in channel order, then timers in node order.
 // ok is false when nothing is pending.
+//
+// When w is a ThreadWorld with ready threads, the next event is one of
+// them, drawn uniformly from the interleaving stream, at the current time:
+// threads run before time moves on.
 func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) {
 	pre = s.schedule(w)
+	if tw, isT := w.(ThreadWorld); isT {
+		if ready := tw.Ready(); len(ready) > 0 {
+			return pre, ready[s.thr.IntN(len(ready))], tw.Now(), true
+		}
+	}
 	consider := func(c Action, t int64) {
 		if !ok || t < at {
 			a, at, ok = c, t, true
@@ -392,7 +413,7 @@ func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) 
 		}
 	}
 	for _, t := range w.Timers() {
-		consider(Action{Kind: Timer, Node: t.Node}, t.Deadline)
+		consider(Action{Kind: Timer, Node: t.Node, Task: t.Task}, t.Deadline)
 	}
 	return pre, a, at, ok
 }

@@ -79,6 +79,13 @@ func parseEventFake(text string) (*eventFake, error) {
 			f.chans = append(f.chans, c)
 		case "timer":
 			f.timers = append(f.timers, TimerInfo{Node: num(1), Deadline: int64(num(2)) * 1000})
+		case "ttimer": // ttimer NODE TASK US: a thread's timeout
+			f.timers = append(f.timers, TimerInfo{Node: num(1), Task: num(2), Deadline: int64(num(3)) * 1000})
+		case "ready": // ready NODE TASK...
+			for _, x := range w[2:] {
+				k, _ := strconv.Atoi(x)
+				f.ready = append(f.ready, [2]int{num(1), k})
+			}
 		case "echo":
 			f.echo[num(1)] = num(2)
 		default:

@@ -87,6 +87,7 @@ const (
 	Notice    = sched.Notice
 	Partition = sched.Partition
 	Heal      = sched.Heal
+	Run       = sched.Run
 )
 
 // Action is one choice of the scheduler at a quiescent point.
@@ -98,6 +99,7 @@ func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }
 // TimerInfo is a parked call's pending timeout.
 type TimerInfo struct {
 	Node     int
+	Task     int   // the thread (0 the main one)
 	Deadline int64 // virtual ns since the Unix epoch (see Epoch)
 }
 

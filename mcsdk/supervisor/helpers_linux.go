@@ -27,7 +27,7 @@ func (c *call) read(addr uint64, n int) ([]byte, error) {
 		}
 	}
 	buf := make([]byte, n)
-	k, err := readMem(c.n.pid, uintptr(addr), buf)
+	k, err := readMem(c.n.memPid(), uintptr(addr), buf)
 	if err != nil || k != n {
 		return nil, unix.EFAULT
 	}
@@ -46,7 +46,7 @@ func (c *call) write(addr uint64, b []byte) error {
 		return nil
 	}
 	c.reads = nil
-	k, err := writeMem(c.n.pid, uintptr(addr), b)
+	k, err := writeMem(c.n.memPid(), uintptr(addr), b)
 	if err != nil || k != len(b) {
 		return unix.EFAULT
 	}

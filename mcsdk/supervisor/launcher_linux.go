@@ -107,7 +107,10 @@ type launchResult struct {
 // launcher owns the one locked OS thread that forks every node: ptrace
 // requires all requests to come from the tracer thread, and PR_SET_PDEATHSIG
 // fires when the forking thread exits, so this thread never exits.
-type launcher struct{ reqs chan launchRequest }
+type launcher struct {
+	reqs chan launchRequest
+	fns  chan func() // ptrace requests for seized nodes (onTracer)
+}
 
 var theLauncher struct {
 	once sync.Once
@@ -116,7 +119,7 @@ var theLauncher struct {
 
 func getLauncher() *launcher {
 	theLauncher.once.Do(func() {
-		l := &launcher{reqs: make(chan launchRequest)}
+		l := &launcher{reqs: make(chan launchRequest), fns: make(chan func())}
 		go l.loop()
 		theLauncher.l = l
 	})
@@ -125,8 +128,13 @@ func getLauncher() *launcher {
 
 func (l *launcher) loop() {
 	runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-	for r := range l.reqs {
-		r.reply <- launchOne(r)
+	for {
+		select {
+		case r := <-l.reqs:
+			r.reply <- launchOne(r)
+		case f := <-l.fns:
+			f()
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ func sysFsync(c *call) result {
 	if !c.w.cfg.LoseUnsynced || c.w.dataRoot == "" {
 		return cont()
 	}
-	path, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", c.n.pid, int32(c.arg(0))))
+	path, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), int32(c.arg(0))))
 	if err != nil || !strings.HasPrefix(path, c.w.DataDir(c.n.id)+"/") {
 		return cont()
 	}

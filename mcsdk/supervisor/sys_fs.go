@@ -109,7 +109,7 @@ func (c *call) fsTarget(a fsArg) (target, error) {
 // /proc/PID/fd/N, and /proc/self becomes the node's /proc/PID. An empty
 // path names the descriptor dirfd itself.
 func (c *call) hostPath(dirfd int32, path string) string {
-	pid := c.n.pid
+	pid := c.n.memPid()
 	switch {
 	case path == "":
 		return fmt.Sprintf("/proc/%d/fd/%d", pid, dirfd)
@@ -141,7 +141,7 @@ func (c *call) readPath(addr uint64) (string, error) {
 	for len(out) < unix.PathMax {
 		chunk := 4096 - int((addr+uint64(len(out)))%4096)
 		buf := make([]byte, chunk)
-		k, err := readMem(c.n.pid, uintptr(addr)+uintptr(len(out)), buf)
+		k, err := readMem(c.n.memPid(), uintptr(addr)+uintptr(len(out)), buf)
 		if k <= 0 || err != nil {
 			return "", unix.EFAULT
 		}

@@ -311,7 +311,7 @@ func netResult(e netsim.Errno, v int64) result {
 // such descriptor, ENOTSOCK otherwise, as Linux checks in that order.
 func notSocket(c *call, fd uint64) result {
 	var st unix.Stat_t
-	if unix.Lstat(fmt.Sprintf("/proc/%d/fd/%d", c.n.pid, int32(fd)), &st) != nil {
+	if unix.Lstat(fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), int32(fd)), &st) != nil {
 		return errno(unix.EBADF)
 	}
 	return errno(unix.ENOTSOCK)

@@ -14,11 +14,6 @@ func sysGetpid(c *call) result { return ret(c.n.vpid()) }
 // Getppid implements getppid(2).
 func sysGetppid(c *call) result { return ret(1) }
 
-// SetTidAddress implements set_tid_address(2) for single-threaded nodes:
-// it returns the virtual tid (glibc stores it in the thread descriptor,
-// which would otherwise make memory differ between runs).
-func sysSetTidAddress(c *call) result { return ret(int64(virtualPidBase + c.n.id)) }
-
 // Rseq implements rseq(2) by refusing it: a registered rseq area holds the
 // CPU the thread last ran on, which the kernel rewrites on every return to
 // user space. glibc falls back to not using rseq.

@@ -39,23 +39,6 @@ func sysKill(c *call) result {
 	return c.signalSelf(sig, nil)
 }
 
-// Tkill implements tkill(2): single-threaded nodes have one tid, their pid.
-func sysTkill(c *call) result {
-	if int32(c.arg(0)) != int32(c.n.vpid()) {
-		return refuseSignal(c, int(int32(c.arg(1))))
-	}
-	return c.signalSelf(int(int32(c.arg(1))), nil)
-}
-
-// Tgkill implements tgkill(2) (glibc's raise and abort use it).
-func sysTgkill(c *call) result {
-	self := int32(c.n.vpid())
-	if int32(c.arg(0)) != self || int32(c.arg(1)) != self {
-		return refuseSignal(c, int(int32(c.arg(2))))
-	}
-	return c.signalSelf(int(int32(c.arg(2))), nil)
-}
-
 // RtSigqueueinfo implements rt_sigqueueinfo(2) for the node itself.
 func sysRtSigqueueinfo(c *call) result {
 	if int32(c.arg(0)) != int32(c.n.vpid()) {
@@ -111,7 +94,7 @@ func sysPidfdSendSignal(c *call) result {
 
 // isSelfPidfd reports whether the node's fd is a pidfd for the node.
 func (c *call) isSelfPidfd(fd int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.pid, fd))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.memPid(), fd))
 	return err == nil && bytes.Contains(b, fmt.Appendf(nil, "\nPid:\t%d\n", c.n.pid))
 }
 

@@ -176,7 +176,7 @@ func seededUUID(w *World) string {
 // node was launched.
 func (c *call) procStat() []byte {
 	comm := "node"
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c.n.pid)); err == nil {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c.n.memPid())); err == nil {
 		comm = strings.TrimSpace(string(b))
 	}
 	start := (c.n.started - Epoch + monotonicOffset) / (1e9 / userHZ)
@@ -204,7 +204,7 @@ var statusLines = map[string]string{
 // procStatus is /proc/self/status with its host values replaced: the
 // node's own state (name, umask, credentials, signal masks) stays.
 func (c *call) procStatus() []byte {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.n.pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.n.memPid()))
 	if err != nil {
 		return []byte{} // not nil: nil content is the random device
 	}

@@ -19,16 +19,15 @@ const (
 	ownCreds     = "the credentials of the user who runs weft, fixed for a run; they name no other process"
 	confinedFD   = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
 	fsRead       = "reads the file system, which nodes may read (only writes are confined to the run directory)"
-	singleThread = "single-threaded nodes: a futex has no other waiter or waker, so the call returns at once"
+	futex2       = "the futex2 calls are not modelled (futex(2) is)"
 	noChildren   = "a node has no children (fork is unsupported): the kernel answers ECHILD"
 	hostAdmin    = "administers the host"
 	hostIPC      = "host-wide IPC objects would be shared with other processes and runs"
 	numa         = "NUMA placement is host state"
 	obsolete     = "obsolete; not implemented by current kernels either"
 	mounts       = "mounts and namespaces are host configuration"
-	epoll        = "epoll is not modelled; use poll or select"
+	epoll        = "a minimal virtual epoll (level- and edge-triggered readiness of virtual sockets, timerfds and kernel descriptors, evaluated at each wait); EPOLLONESHOT and EPOLLEXCLUSIVE are not modelled"
 	sigTimers    = "signal-based timers are not modelled; use poll timeouts or timerfd"
-	noThreads    = "threads and child processes are not scheduled yet: targets must be single-threaded and must not fork"
 	zeroCopy     = "zero-copy transfers are not modelled"
 	otherProcess = "acts on another process, which a node may not reach"
 	pidArg0      = "pid 0 (the node itself) runs natively; the node's own virtual pid is not modelled; any other pid is ESRCH"
@@ -105,12 +104,12 @@ var syscallTable = map[int]entry{
 	unix.SYS_PPOLL:             served("ppoll", sysPpoll),
 	unix.SYS_SELECT:            served("select", sysSelect),
 	unix.SYS_PSELECT6:          served("pselect6", sysPselect6),
-	unix.SYS_EPOLL_CREATE:      notModelled("epoll_create", epoll),
-	unix.SYS_EPOLL_CREATE1:     notModelled("epoll_create1", epoll),
-	unix.SYS_EPOLL_CTL:         notModelled("epoll_ctl", epoll),
-	unix.SYS_EPOLL_WAIT:        notModelled("epoll_wait", epoll),
-	unix.SYS_EPOLL_PWAIT:       notModelled("epoll_pwait", epoll),
-	unix.SYS_EPOLL_PWAIT2:      notModelled("epoll_pwait2", epoll),
+	unix.SYS_EPOLL_CREATE:      servedPartly("epoll_create", sysEpollCreate, epoll),
+	unix.SYS_EPOLL_CREATE1:     servedPartly("epoll_create1", sysEpollCreate, epoll),
+	unix.SYS_EPOLL_CTL:         servedPartly("epoll_ctl", sysEpollCtl, epoll),
+	unix.SYS_EPOLL_WAIT:        servedPartly("epoll_wait", sysEpollWait, epoll),
+	unix.SYS_EPOLL_PWAIT:       servedPartly("epoll_pwait", sysEpollWait, epoll),
+	unix.SYS_EPOLL_PWAIT2:      servedPartly("epoll_pwait2", sysEpollPwait2, epoll),
 	unix.SYS_EPOLL_CTL_OLD:     refused("epoll_ctl_old", unix.ENOSYS, obsolete),
 	unix.SYS_EPOLL_WAIT_OLD:    refused("epoll_wait_old", unix.ENOSYS, obsolete),
 	unix.SYS_IO_URING_SETUP:    notModelled("io_uring_setup", "io_uring is not modelled"),
@@ -262,11 +261,11 @@ var syscallTable = map[int]entry{
 	unix.SYS_MOVE_PAGES:              refused("move_pages", unix.ENOSYS, numa),
 	unix.SYS_SET_MEMPOLICY_HOME_NODE: refused("set_mempolicy_home_node", unix.ENOSYS, numa),
 	unix.SYS_USERFAULTFD:             refused("userfaultfd", unix.EPERM, "page-fault handling is not modelled"),
-	unix.SYS_FUTEX:                   passed("futex", singleThread),
-	unix.SYS_FUTEX_WAITV:             passed("futex_waitv", singleThread),
-	unix.SYS_FUTEX_WAKE:              passed("futex_wake", singleThread),
-	unix.SYS_FUTEX_WAIT:              passed("futex_wait", singleThread),
-	unix.SYS_FUTEX_REQUEUE:           passed("futex_requeue", singleThread),
+	unix.SYS_FUTEX:                   servedPartly("futex", sysFutex, "virtual: waits park in weft's futex table, timeouts on the virtual clocks; priority-inheritance operations end the run"),
+	unix.SYS_FUTEX_WAITV:             notModelled("futex_waitv", futex2),
+	unix.SYS_FUTEX_WAKE:              notModelled("futex_wake", futex2),
+	unix.SYS_FUTEX_WAIT:              notModelled("futex_wait", futex2),
+	unix.SYS_FUTEX_REQUEUE:           notModelled("futex_requeue", futex2),
 	unix.SYS_SET_ROBUST_LIST:         passed("set_robust_list", "registers a list in the node's own memory"),
 	unix.SYS_GET_ROBUST_LIST:         servedPartly("get_robust_list", selfOnly(0), pidArg0),
 	unix.SYS_ARCH_PRCTL:              passed("arch_prctl", "the node's own thread-local storage and CPU features"),
@@ -294,23 +293,23 @@ var syscallTable = map[int]entry{
 
 	// Process identity and structure (sys_proc.go): virtual pids.
 	unix.SYS_GETPID:                  served("getpid", sysGetpid),
-	unix.SYS_GETTID:                  served("gettid", sysGetpid),
+	unix.SYS_GETTID:                  served("gettid", sysGettid),
 	unix.SYS_GETPPID:                 served("getppid", sysGetppid),
 	unix.SYS_GETPGRP:                 served("getpgrp", sysGetpid),
 	unix.SYS_GETPGID:                 served("getpgid", sysGetpgid),
 	unix.SYS_SETPGID:                 served("setpgid", sysSetpgid),
 	unix.SYS_GETSID:                  served("getsid", sysGetsid),
 	unix.SYS_SETSID:                  servedPartly("setsid", sysSetsid, "a node already leads its process group, so EPERM, as Linux answers"),
-	unix.SYS_SET_TID_ADDRESS:         servedPartly("set_tid_address", sysSetTidAddress, "single-threaded: the clear-child-tid address is not registered"),
+	unix.SYS_SET_TID_ADDRESS:         served("set_tid_address", sysSetTidAddress),
 	unix.SYS_RSEQ:                    servedPartly("rseq", sysRseq, "refused with ENOSYS: the kernel would write the CPU id into node memory"),
 	unix.SYS_RSEQ_SLICE_YIELD:        refused("rseq_slice_yield", unix.ENOSYS, "rseq is refused"),
-	unix.SYS_CLONE:                   notModelled("clone", noThreads),
-	unix.SYS_CLONE3:                  notModelled("clone3", noThreads),
+	unix.SYS_CLONE:                   servedPartly("clone", sysClone, "threads (CLONE_THREAD) only; child processes end the run"),
+	unix.SYS_CLONE3:                  servedPartly("clone3", sysClone3, "threads (CLONE_THREAD) only; child processes end the run"),
 	unix.SYS_FORK:                    notModelled("fork", "child processes are not scheduled yet: targets must not fork"),
 	unix.SYS_VFORK:                   notModelled("vfork", "child processes are not scheduled yet: targets must not fork"),
 	unix.SYS_EXECVE:                  notModelled("execve", "a node may not exec another program"),
 	unix.SYS_EXECVEAT:                notModelled("execveat", "a node may not exec another program"),
-	unix.SYS_EXIT:                    passed("exit", "ends the node; weft observes it through its pidfd"),
+	unix.SYS_EXIT:                    served("exit", sysExit),
 	unix.SYS_EXIT_GROUP:              passed("exit_group", "ends the node; weft observes it through its pidfd"),
 	unix.SYS_WAIT4:                   passed("wait4", noChildren),
 	unix.SYS_WAITID:                  passed("waitid", noChildren),
@@ -361,7 +360,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETCPU:                 servedPartly("getcpu", sysGetcpu, "always CPU 0, NUMA node 0"),
 	unix.SYS_SCHED_GETAFFINITY:      servedPartly("sched_getaffinity", sysSchedGetaffinity, "a fixed set of virtual CPUs"),
 	unix.SYS_SCHED_SETAFFINITY:      servedPartly("sched_setaffinity", sysSchedSetaffinity, "accepted and ignored: nodes run one at a time"),
-	unix.SYS_SCHED_YIELD:            passed("sched_yield", "nodes run one at a time; yielding changes nothing they can see"),
+	unix.SYS_SCHED_YIELD:            served("sched_yield", sysSchedYield),
 	unix.SYS_SCHED_GET_PRIORITY_MAX: passed("sched_get_priority_max", "a constant of the policy"),
 	unix.SYS_SCHED_GET_PRIORITY_MIN: passed("sched_get_priority_min", "a constant of the policy"),
 	unix.SYS_SCHED_SETPARAM:         servedPartly("sched_setparam", selfOnly(0), pidArg0),

@@ -42,7 +42,12 @@ type node struct {
 	exited   bool
 	killed   bool
 	status   unixWaitStatus
-	parked   *call
+	reaped   bool               // the main thread's exit status was collected while the node's threads ended
+	tasks    []*task            // its threads, by index; tasks[0] is the main thread
+	cur      *task              // the thread running now, nil if none
+	traced   bool               // seized with ptrace (from its first clone on)
+	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
+	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
 	fds      map[int]*vfd
 	base     uintptr
 	opts     map[optKey][]byte
@@ -59,6 +64,7 @@ type vfd struct {
 	sock   *netsim.Socket // nil for a random device or a timer
 	random bool           // /dev/urandom or /dev/random
 	timer  *vtimer        // a timerfd
+	epoll  *vepoll        // an epoll instance
 	ours   int
 }
 
@@ -74,14 +80,15 @@ type vtimer struct {
 type call struct {
 	w        *World
 	n        *node
+	t        *task // the calling thread
 	req      notif
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
 	// reads caches what the handler read from the node's memory: a parked
-	// call is retried after every action, and the node, single-threaded
-	// and stopped in this call, cannot change its memory meanwhile. A
-	// write by the handler clears it.
+	// call is retried after every action, and the node, stopped in this
+	// call, cannot change its memory meanwhile; a write by the handler
+	// clears it, and so does any other thread of the node running.
 	reads []memRead
 }
 

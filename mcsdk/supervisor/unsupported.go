@@ -38,3 +38,5 @@ func (w *World) Status(int) NodeStatus                            { return NodeS
 func (w *World) Timers() []TimerInfo                              { return nil }
 func (w *World) Steps() int                                       { return 0 }
 func (w *World) RefusedWrites(int) int                            { return 0 }
+func (w *World) Ready() []Action                                  { return nil }
+func (w *World) Threads(int) int                                  { return 0 }

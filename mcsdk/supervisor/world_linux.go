@@ -76,7 +76,9 @@ func (w *World) launch(n *node) error {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
+	n.tracer = getLauncher()
 	n.started = w.now
+	n.cur = n.mainTask()
 	w.runNode(n)
 	return nil
 }
@@ -108,12 +110,17 @@ func (w *World) setNow(t int64) {
 	w.net.Now = t
 }
 
-// Timers lists the pending timeouts, by node.
+// Timers lists the pending timeouts, by node and thread.
 func (w *World) Timers() []TimerInfo {
 	var ts []TimerInfo
 	for _, n := range w.nodes {
-		if c := n.parked; c != nil && c.deadline >= 0 && !n.exited {
-			ts = append(ts, TimerInfo{Node: n.id, Deadline: c.deadline})
+		if n.exited {
+			continue
+		}
+		for _, t := range n.tasks {
+			if c := t.call; c != nil && c.deadline >= 0 && !c.timedOut && !t.exited && !t.ready {
+				ts = append(ts, TimerInfo{Node: n.id, Task: t.k, Deadline: c.deadline})
+			}
 		}
 	}
 	return ts
@@ -140,8 +147,12 @@ func (w *World) Restarts(i int) int { return w.nodes[i].restarts }
 func (w *World) kill(n *node) {
 	if n.pid > 0 && !n.exited {
 		unix.Kill(n.pid, unix.SIGKILL)
-		var ws unix.WaitStatus
-		unix.Wait4(n.pid, &ws, unix.WALL, nil)
+		if n.traced {
+			n.reapThreads()
+		}
+		if !n.reaped {
+			wait4(n.pid, 0)
+		}
 		n.exited, n.killed = true, true
 	}
 	n.release()
@@ -163,15 +174,19 @@ func (n *node) release() {
 		unix.Close(n.pidfd)
 		n.pidfd = -1
 	}
-	n.parked = nil
+	for _, t := range n.tasks {
+		t.call, t.ready, t.held = nil, false, false
+	}
+	n.cur, n.futexQ = nil, nil
 }
 
-// runNode lets node n run until it parks in a deferred call, exits, or
-// fails. Only one node runs at any moment; that is what makes a run a pure
-// function of the scheduler's choices.
+// runNode lets node n's running task run until it parks in a deferred
+// call, is preempted, exits, or fails. Only one task in the world runs at
+// any moment; that is what makes a run a pure function of the scheduler's
+// choices.
 func (w *World) runNode(n *node) {
 	n.ran = true
-	for w.failure == nil && !n.exited {
+	for w.failure == nil && !n.exited && n.cur != nil {
 		ev, err := w.waitEvent(n)
 		if err != nil {
 			w.fail(n, "", err.Error())
@@ -181,6 +196,9 @@ func (w *World) runNode(n *node) {
 			w.reap(n)
 			return
 		}
+		if ev == evNone {
+			continue
+		}
 		c := &call{w: w, n: n, deadline: -1}
 		if err := recvNotif(n.listener, &c.req); err != nil {
 			if errors.Is(err, unix.ENOENT) {
@@ -189,9 +207,27 @@ func (w *World) runNode(n *node) {
 			w.fail(n, "", fmt.Sprintf("receiving notification: %v", err))
 			return
 		}
-		if w.dispatch(c) == parked {
-			n.parked = c
+		if c.t = n.taskByTid(int(c.req.Pid)); c.t == nil || c.t != n.cur {
+			w.fail(n, "", fmt.Sprintf("notification from thread %d, which is not the running one", c.req.Pid))
 			return
+		}
+		// Preemption at syscalls: while another thread of the node is
+		// ready, which one goes on is the scheduler's choice.
+		if len(n.readyTasks()) > 0 {
+			c.t.call, c.t.ready, n.cur = c, true, nil
+			return
+		}
+		w.serve(c)
+	}
+}
+
+// serve dispatches the running task's call; a call that parks stops the
+// task.
+func (w *World) serve(c *call) {
+	if w.dispatch(c) == parked {
+		c.t.call = c
+		if c.n.cur == c.t {
+			c.n.cur = nil
 		}
 	}
 }
@@ -201,12 +237,14 @@ type event int
 const (
 	evNotif event = iota
 	evExit
+	evNone // a traced node's threads changed state: look again
 )
 
 // waitEvent waits for node n's next notification or its death. The
 // watchdog reports a node that neither parks nor exits (a busy loop).
 func (w *World) waitEvent(n *node) (event, error) {
 	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}, {Fd: int32(n.pidfd), Events: unix.POLLIN}}
+	tid := n.cur.tid
 	deadline := time.Now().Add(w.cfg.Watchdog)
 	cpu0 := time.Duration(-1) // read lazily: /proc costs more than a round trip
 	for {
@@ -217,18 +255,37 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// ended (a busy loop), counted over every period so that a
 			// starved spinner is still caught, or that sleeps in a call weft
 			// does not see, is reported; a starved one gets more time.
-			state, cpu := procState(n.pid), cpuTime(n.pid)
+			state, cpu := taskState(n.pid, tid), cpuTime(n.pid, tid)
+			who := "node"
+			if n.traced {
+				who = "thread " + n.cur.name()
+			}
 			switch {
 			case state == 'S' || state == 'D':
-				return 0, fmt.Errorf("watchdog: node has been blocked for %v in a call weft does not see (process state %c)", w.cfg.Watchdog, state)
+				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog, state)
 			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:
-				return 0, fmt.Errorf("watchdog: node ran %v of CPU without parking or exiting (a busy loop?)", (cpu - cpu0).Round(time.Millisecond))
+				why := "a busy loop?"
+				if n.live() > 1 {
+					why = "a busy loop? weft preempts threads only at syscalls, so a thread that spins waiting for another never lets it run"
+				}
+				return 0, fmt.Errorf("watchdog: %s ran %v of CPU without parking or exiting (%s)", who, (cpu - cpu0).Round(time.Millisecond), why)
 			}
 			deadline = time.Now().Add(w.cfg.Watchdog)
 			if cpu0 < 0 {
 				cpu0 = cpu
 			}
 			continue
+		}
+		if n.traced {
+			// ptrace stops (signals) and thread ends have no descriptor to
+			// poll: look for them between short polls.
+			ms = min(ms, 1)
+			if gone, err := w.pollThreads(n); err != nil || gone {
+				return evExit, err
+			}
+			if n.cur == nil || n.cur.exited {
+				return evNone, nil
+			}
 		}
 		k, err := unix.Poll(fds, ms)
 		if err == unix.EINTR {
@@ -249,9 +306,10 @@ func (w *World) waitEvent(n *node) (event, error) {
 	}
 }
 
-// procStat returns the fields of /proc/PID/stat after the command name.
-func procStat(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// procStat returns the fields of one thread's /proc stat file after the
+// command name.
+func procStat(pid, tid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
 	if err != nil {
 		return nil
 	}
@@ -261,17 +319,9 @@ func procStat(pid int) []string {
 	return strings.Fields(string(b))
 }
 
-// procState is the process state letter (R, S, D, Z…), or 0.
-func procState(pid int) byte {
-	if f := procStat(pid); len(f) > 0 && len(f[0]) > 0 {
-		return f[0][0]
-	}
-	return 0
-}
-
-// cpuTime is the user+system CPU time the process has used.
-func cpuTime(pid int) time.Duration {
-	f := procStat(pid)
+// cpuTime is the user+system CPU time one thread has used.
+func cpuTime(pid, tid int) time.Duration {
+	f := procStat(pid, tid)
 	if len(f) < 13 {
 		return 0
 	}
@@ -282,15 +332,13 @@ func cpuTime(pid int) time.Duration {
 }
 
 func (w *World) reap(n *node) {
-	var ws unix.WaitStatus
-	for {
-		_, err := unix.Wait4(n.pid, &ws, unix.WALL, nil)
-		if err != unix.EINTR {
-			break
-		}
+	if n.traced {
+		n.reapThreads()
 	}
-	n.exited = true
-	n.status = ws
+	if !n.reaped {
+		_, n.status, _ = wait4(n.pid, 0)
+	}
+	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)
 	n.release()
 	n.ran = true
@@ -354,8 +402,10 @@ func (w *World) fail(n *node, syscall, msg string) {
 	w.failure = &Failure{Node: n.id, Syscall: syscall, Msg: msg}
 }
 
-// settle retries parked calls until no node can make progress: the world
-// is then quiescent. Nodes are retried in index order, so the result is
+// settle runs the world to a quiescent point: it retries parked calls
+// until no thread can make progress, and runs a node's only ready thread.
+// A node with two or more ready threads waits for the scheduler (a Run
+// choice). Nodes and threads are visited in index order, so the result is
 // deterministic.
 func (w *World) settle() {
 	for progress := true; progress && w.failure == nil; {
@@ -364,18 +414,43 @@ func (w *World) settle() {
 			if w.failure != nil {
 				return
 			}
-			c := n.parked
-			if c == nil || n.exited {
+			if n.exited || n.cur != nil {
 				continue
 			}
-			if w.dispatch(c) == parked {
+			if w.retryParked(n) {
+				progress = true
 				continue
 			}
-			n.parked = nil
-			w.runNode(n)
-			progress = true
+			if r := n.readyTasks(); len(r) == 1 {
+				w.resume(r[0])
+				progress = true
+			}
 		}
 	}
+}
+
+// retryParked retries the node's parked (not ready) calls in thread
+// order; the first that completes runs its thread.
+func (w *World) retryParked(n *node) bool {
+	for _, t := range n.tasks {
+		c := t.call
+		if c == nil || t.ready || t.exited {
+			continue
+		}
+		if w.dispatch(c) == parked {
+			continue
+		}
+		t.call = nil
+		for _, o := range n.tasks {
+			if o != t && o.call != nil {
+				o.call.reads = nil
+			}
+		}
+		n.cur = t
+		w.runNode(n)
+		return true
+	}
+	return false
 }
 
 // Failure returns why the run failed, or nil.
@@ -440,14 +515,20 @@ func (w *World) Apply(a Action) error {
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
 	case Timer:
-		n := w.nodes[a.Node]
-		if n.parked == nil || n.parked.deadline < 0 {
-			return fmt.Errorf("supervisor: node %d has no pending timer", a.Node)
+		c := w.pendingCall(a.Node, a.Task)
+		if c == nil || c.deadline < 0 {
+			return fmt.Errorf("supervisor: thread n%d/t%d has no pending timer", a.Node, a.Task)
 		}
-		if n.parked.deadline > w.now {
-			w.setNow(n.parked.deadline)
+		if c.deadline > w.now {
+			w.setNow(c.deadline)
 		}
-		n.parked.timedOut = true
+		c.timedOut = true
+	case Run:
+		t := w.task(a.Node, a.Task)
+		if t == nil || !t.ready || w.nodes[a.Node].cur != nil {
+			return fmt.Errorf("supervisor: thread n%d/t%d is not ready to run", a.Node, a.Task)
+		}
+		w.resume(t)
 	case Crash:
 		n := w.nodes[a.Node]
 		if n.exited {
@@ -494,18 +575,56 @@ func (w *World) Enabled() []Action {
 	for _, d := range w.net.Deliverable(!w.cfg.Bag) {
 		acts = append(acts, Action{Kind: Deliver, Chan: d.Chan, Index: d.Index})
 	}
+	acts = append(acts, w.Ready()...)
 	earliest := int64(-1)
-	for _, n := range w.nodes {
-		if c := n.parked; c != nil && c.deadline >= 0 && (earliest < 0 || c.deadline < earliest) {
-			earliest = c.deadline
+	ts := w.Timers()
+	for _, t := range ts {
+		if earliest < 0 || t.Deadline < earliest {
+			earliest = t.Deadline
 		}
 	}
-	for _, n := range w.nodes {
-		if c := n.parked; c != nil && c.deadline >= 0 && c.deadline == earliest {
-			acts = append(acts, Action{Kind: Timer, Node: n.id})
+	for _, t := range ts {
+		if t.Deadline == earliest {
+			acts = append(acts, Action{Kind: Timer, Node: t.Node, Task: t.Task})
 		}
 	}
 	return acts
+}
+
+// Ready lists the Run choices: every ready thread of each node that has
+// two or more (a node's only ready thread runs without a choice).
+func (w *World) Ready() []Action {
+	var acts []Action
+	for _, n := range w.nodes {
+		if n.exited || n.cur != nil {
+			continue
+		}
+		if r := n.readyTasks(); len(r) > 1 {
+			for _, t := range r {
+				acts = append(acts, Action{Kind: Run, Node: n.id, Task: t.k})
+			}
+		}
+	}
+	return acts
+}
+
+// task returns thread k of node i, or nil.
+func (w *World) task(i, k int) *task {
+	if i < 0 || i >= len(w.nodes) || k < 0 || k >= len(w.nodes[i].tasks) {
+		return nil
+	}
+	if t := w.nodes[i].tasks[k]; !t.exited {
+		return t
+	}
+	return nil
+}
+
+// pendingCall is the call thread k of node i is stopped in, or nil.
+func (w *World) pendingCall(i, k int) *call {
+	if t := w.task(i, k); t != nil && !w.nodes[i].exited {
+		return t.call
+	}
+	return nil
 }
 
 // Describe renders an action for people: which node sends what to whom.
@@ -529,7 +648,23 @@ func (w *World) Describe(a Action) string {
 		r := w.cfg.Client[a.Req]
 		return fmt.Sprintf("client → n%d %q", r.Node, truncate(r.Data, 40))
 	case Timer:
+		if w.threaded(a.Node) {
+			return fmt.Sprintf("timer fires on n%d/t%d", a.Node, a.Task)
+		}
 		return fmt.Sprintf("timer fires on n%d", a.Node)
+	case Run:
+		what := ""
+		if t := w.task(a.Node, a.Task); t != nil {
+			switch {
+			case t.cloned:
+				what = " (returns from clone)"
+			case t.held:
+				what = " (a new thread starts)"
+			case t.call != nil:
+				what = " (from " + sysName(int(t.call.req.Data.Nr)) + ")"
+			}
+		}
+		return fmt.Sprintf("n%d/t%d runs%s", a.Node, a.Task, what)
 	case Crash:
 		return fmt.Sprintf("crash n%d", a.Node)
 	case Restart:
@@ -582,8 +717,11 @@ func (w *World) Status(i int) NodeStatus {
 			st.ExitCode = n.status.ExitStatus()
 		}
 	}
-	if n.parked != nil {
-		st.Syscall = sysName(int(n.parked.req.Data.Nr))
+	for _, t := range n.tasks {
+		if t.call != nil && !t.exited {
+			st.Syscall = sysName(int(t.call.req.Data.Nr))
+			break
+		}
 	}
 	return st
 }
@@ -609,7 +747,7 @@ func (w *World) ReadMemv(i int, addrs []uintptr, sizes []int) ([][]byte, error) 
 		out[k] = buf[off : off+sizes[k]]
 		off += sizes[k]
 	}
-	got, err := unix.ProcessVMReadv(n.pid, local, remote, 0)
+	got, err := unix.ProcessVMReadv(n.memPid(), local, remote, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -629,11 +767,11 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 	if n.base != 0 {
 		return n.base, nil
 	}
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
 	if err != nil {
 		return 0, err
 	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n.pid))
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n.memPid()))
 	if err != nil {
 		return 0, err
 	}
@@ -653,7 +791,7 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 // private writable mapping, byte for byte. With ASLR off and AT_RANDOM
 // seeded, equal histories give equal bytes.
 func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) error {
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
 	if err != nil {
 		return err
 	}
@@ -675,7 +813,7 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		}
 		for a := lo; a < hi; {
 			k := min(uint64(len(buf)), hi-a)
-			got, _ := readMem(n.pid, uintptr(a), buf[:k])
+			got, _ := readMem(n.memPid(), uintptr(a), buf[:k])
 			if got <= 0 {
 				break
 			}
@@ -701,14 +839,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			continue
 		}
 		put(0)
-		if c := n.parked; c != nil {
-			put(uint64(c.req.Data.Nr))
-			put(c.req.Data.InstructionPointer)
-			for _, a := range c.req.Data.Args[:arity(int(c.req.Data.Nr))] {
-				put(a)
-			}
-			put(uint64(c.deadline))
-		}
+		w.hashTasks(n, put)
 		if mode == HashMemory {
 			if err := w.hashMemory(n, h); err != nil {
 				return [32]byte{}, err

@@ -1,0 +1,245 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// Futexes are virtual: a wait parks the thread's notification in the
+// node's futex table (keyed by address: a node's threads share one address
+// space, and nodes share no memory), a wake marks waiters ready, and a
+// timeout is a timer on the virtual clock. No thread ever blocks in the
+// kernel unseen.
+
+// futex(2) operations and flags (linux/futex.h).
+const (
+	futexWait          = 0
+	futexWake          = 1
+	futexRequeue       = 3
+	futexCmpRequeue    = 4
+	futexWakeOp        = 5
+	futexWaitBitset    = 9
+	futexWakeBitset    = 10
+	futexPrivateFlag   = 128
+	futexClockRealtime = 256
+	futexBitsetAll     = 0xffffffff
+)
+
+// Futex implements futex(2): WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP,
+// WAIT_BITSET and WAKE_BITSET, private or not, with timeouts on the
+// virtual clocks. The priority-inheritance operations end the run.
+func sysFutex(c *call) result {
+	op := c.arg(1)
+	cmd := op &^ (futexPrivateFlag | futexClockRealtime)
+	addr, val, addr2, val3 := c.arg(0), uint32(c.arg(2)), c.arg(4), uint32(c.arg(5))
+	val2 := int(int32(c.arg(3))) // REQUEUE, CMP_REQUEUE, WAKE_OP: a count, not a timeout
+	n := c.n
+	switch cmd {
+	case futexWait:
+		return c.futexWait(addr, val, futexBitsetAll, false, unix.CLOCK_MONOTONIC)
+	case futexWaitBitset:
+		if val3 == 0 {
+			return errno(unix.EINVAL)
+		}
+		clock := uint64(unix.CLOCK_MONOTONIC)
+		if op&futexClockRealtime != 0 {
+			clock = unix.CLOCK_REALTIME
+		}
+		return c.futexWait(addr, val, val3, true, clock)
+	case futexWake:
+		return ret(int64(n.futexWake(addr, int(int32(val)), futexBitsetAll)))
+	case futexWakeBitset:
+		if val3 == 0 {
+			return errno(unix.EINVAL)
+		}
+		return ret(int64(n.futexWake(addr, int(int32(val)), val3)))
+	case futexRequeue, futexCmpRequeue:
+		if cmd == futexCmpRequeue {
+			word, err := c.readU32(addr)
+			if err != nil {
+				return errno(unix.EFAULT)
+			}
+			if word != val3 {
+				return errno(unix.EAGAIN)
+			}
+		}
+		if int32(val) < 0 || val2 < 0 {
+			return errno(unix.EINVAL)
+		}
+		return ret(int64(n.futexRequeue(addr, int(val), val2, addr2)))
+	case futexWakeOp:
+		return c.futexWakeOp(addr, int(int32(val)), addr2, val2, val3)
+	}
+	return failf("futex operation %d is not modelled (priority inheritance and futex fds are not)", cmd)
+}
+
+// futexWait parks the thread on addr while the word there equals val,
+// until a wake whose bitset meets bits, or the timeout (relative, or
+// absolute on clock).
+func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uint64) result {
+	t, n := c.t, c.n
+	if !c.started {
+		c.started = true
+		word, err := c.readU32(addr)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		if word != val {
+			return errno(unix.EAGAIN)
+		}
+		if c.arg(3) != 0 {
+			ns, err := c.readTimespec(c.arg(3))
+			if err != nil {
+				return errno(unix.EFAULT)
+			}
+			if ns < 0 {
+				return errno(unix.EINVAL)
+			}
+			c.deadline = c.w.now + ns
+			if absolute {
+				now, _ := c.w.clockNow(clock)
+				c.deadline = c.w.now + (ns - now)
+			}
+			if c.deadline <= c.w.now {
+				return errno(unix.ETIMEDOUT)
+			}
+		}
+		t.futexAddr, t.futexBits, t.woken = addr, bits, false
+		if n.futexQ == nil {
+			n.futexQ = map[uint64][]*task{}
+		}
+		n.futexQ[addr] = append(n.futexQ[addr], t)
+		return park()
+	}
+	if t.woken {
+		t.woken = false
+		return ret(0)
+	}
+	if c.timedOut {
+		n.futexRemove(t)
+		return errno(unix.ETIMEDOUT)
+	}
+	return park()
+}
+
+// futexWake wakes up to nr waiters on addr whose bitset meets bits, in
+// arrival order (as the kernel, a count below one wakes one), and
+// returns how many it woke. A woken waiter is ready: the scheduler picks
+// when it runs.
+func (n *node) futexWake(addr uint64, nr int, bits uint32) int {
+	q := n.futexQ[addr]
+	woke := 0
+	var keep []*task
+	for _, t := range q {
+		if woke < max(nr, 1) && t.futexBits&bits != 0 {
+			t.woken, t.ready = true, true
+			woke++
+			continue
+		}
+		keep = append(keep, t)
+	}
+	n.setQueue(addr, keep)
+	return woke
+}
+
+// futexRequeue wakes up to nwake waiters on addr and moves up to nreq of
+// the rest to addr2; it returns how many it woke and moved.
+func (n *node) futexRequeue(addr uint64, nwake, nreq int, addr2 uint64) int {
+	woke := 0
+	if nwake > 0 {
+		woke = n.futexWake(addr, nwake, futexBitsetAll)
+	}
+	q := n.futexQ[addr]
+	k := min(nreq, len(q))
+	moved := q[:k]
+	for _, t := range moved {
+		t.futexAddr = addr2
+	}
+	n.setQueue(addr, slices.Clone(q[k:]))
+	if k > 0 {
+		if n.futexQ == nil {
+			n.futexQ = map[uint64][]*task{}
+		}
+		n.futexQ[addr2] = append(n.futexQ[addr2], moved...)
+	}
+	return woke + k
+}
+
+// futexWakeOp implements FUTEX_WAKE_OP: change the word at addr2 by the
+// encoded operation, wake nr waiters on addr, and, if the old value of the
+// word at addr2 passes the encoded comparison, nr2 waiters there. No other
+// thread runs meanwhile, so the change is atomic.
+func (c *call) futexWakeOp(addr uint64, nr int, addr2 uint64, nr2 int, enc uint32) result {
+	old, err := c.readU32(addr2)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	op, cmp := (enc>>28)&7, (enc>>24)&15
+	oparg := signExtend12((enc >> 12) & 0xfff)
+	cmparg := signExtend12(enc & 0xfff)
+	if enc&(8<<28) != 0 {
+		oparg = 1 << (uint32(oparg) & 31)
+	}
+	var v int32
+	o := int32(old)
+	switch op {
+	case 0:
+		v = oparg
+	case 1:
+		v = o + oparg
+	case 2:
+		v = o | oparg
+	case 3:
+		v = o &^ oparg
+	case 4:
+		v = o ^ oparg
+	default:
+		return errno(unix.ENOSYS)
+	}
+	var pass bool
+	switch cmp {
+	case 0:
+		pass = o == cmparg
+	case 1:
+		pass = o != cmparg
+	case 2:
+		pass = o < cmparg
+	case 3:
+		pass = o <= cmparg
+	case 4:
+		pass = o > cmparg
+	case 5:
+		pass = o >= cmparg
+	default:
+		return errno(unix.ENOSYS)
+	}
+	if err := c.writeU32(addr2, uint32(v)); err != nil {
+		return errno(unix.EFAULT)
+	}
+	woke := c.n.futexWake(addr, nr, futexBitsetAll)
+	if pass {
+		woke += c.n.futexWake(addr2, nr2, futexBitsetAll)
+	}
+	return ret(int64(woke))
+}
+
+func signExtend12(v uint32) int32 { return int32(v<<20) >> 20 }
+
+// futexRemove takes a timed-out waiter off its queue.
+func (n *node) futexRemove(t *task) {
+	q := n.futexQ[t.futexAddr]
+	if i := slices.Index(q, t); i >= 0 {
+		n.setQueue(t.futexAddr, slices.Delete(slices.Clone(q), i, i+1))
+	}
+}
+
+func (n *node) setQueue(addr uint64, q []*task) {
+	if len(q) == 0 {
+		delete(n.futexQ, addr)
+		return
+	}
+	n.futexQ[addr] = q
+}

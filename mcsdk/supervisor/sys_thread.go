@@ -1,0 +1,235 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Threads (task.go has the scheduling): clone of a thread, its exit, its
+// id, yielding, and signals aimed at one thread.
+
+// cloneRefused are the clone flags of calls weft does not model: child
+// processes (no CLONE_THREAD) and the rarer thread options.
+const cloneRefused = unix.CLONE_VFORK | unix.CLONE_PIDFD | unix.CLONE_PTRACE | unix.CLONE_UNTRACED |
+	unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_PARENT
+
+// cloneThread is what a thread clone needs.
+const cloneThread = unix.CLONE_THREAD | unix.CLONE_VM | unix.CLONE_SIGHAND
+
+// Clone implements clone(2) for threads: clone(flags, stack, parent_tid,
+// child_tid, tls) on x86-64.
+func sysClone(c *call) result { return c.cloneThread(c.arg(0), c.arg(2), c.arg(3)) }
+
+// Clone3 implements clone3(2) for threads.
+func sysClone3(c *call) result {
+	if c.arg(1) < 64 {
+		return errno(unix.EINVAL)
+	}
+	b, err := c.read(c.arg(0), 64)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	// struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal,
+	// stack, stack_size, tls (then set_tid, set_tid_size, cgroup).
+	if c.arg(1) >= 88 {
+		more, err := c.read(c.arg(0)+64, 16)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		if binary.LittleEndian.Uint64(more[8:]) != 0 {
+			return failf("clone3 with set_tid is not modelled")
+		}
+	}
+	return c.cloneThread(u(0), u(3), u(2))
+}
+
+// cloneThread lets a thread clone through and holds both threads at it:
+// the parent at its clone event, the child before its first instruction.
+// The scheduler then picks which runs.
+func (c *call) cloneThread(flags, ptid, ctid uint64) result {
+	if flags&unix.CLONE_THREAD == 0 {
+		return failf("child processes are not scheduled yet: targets must not fork")
+	}
+	if flags&cloneThread != cloneThread || flags&cloneRefused != 0 {
+		return failf("thread clone with flags %#x is not modelled", flags)
+	}
+	n, p := c.n, c.t
+	if err := n.seize(); err != nil {
+		return failf("%v", err)
+	}
+	if err := c.letThrough(); err != nil {
+		return failf("%v", err)
+	}
+	newtid, ok, err := c.w.awaitClone(p)
+	if err != nil {
+		return failf("%v", err)
+	}
+	if !ok {
+		return done() // the clone failed: the parent goes on with its error
+	}
+	if _, ws, err := wait4(newtid, 0); err != nil || !ws.Stopped() {
+		return failf("new thread %d did not stop before its first instruction (%v)", newtid, err)
+	}
+	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true}
+	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
+		child.clearTID = ctid
+	}
+	n.tasks = append(n.tasks, child)
+	vt := child.vtid()
+	// The kernel stored the host tid; the node sees the virtual one.
+	if flags&unix.CLONE_PARENT_SETTID != 0 {
+		c.writeU32(ptid, uint32(vt))
+	}
+	if flags&unix.CLONE_CHILD_SETTID != 0 {
+		c.writeU32(ctid, uint32(vt))
+	}
+	p.held, p.ready, p.cloned, p.childVtid = true, true, true, vt
+	n.cur = nil
+	return done()
+}
+
+// awaitClone waits for the parent's clone event and returns the new
+// thread's host tid; ok is false if the clone failed (the parent made its
+// next call instead).
+func (w *World) awaitClone(p *task) (tid int, ok bool, err error) {
+	fds := []unix.PollFd{{Fd: int32(p.n.listener), Events: unix.POLLIN}}
+	for spins := 0; ; spins++ {
+		got, ws, err := wait4(p.tid, unix.WNOHANG)
+		if err != nil {
+			return 0, false, fmt.Errorf("waiting for the clone: %v", err)
+		}
+		if got == p.tid {
+			if !ws.Stopped() {
+				return 0, false, fmt.Errorf("thread ended in clone (%v)", describeWait(ws))
+			}
+			if ws.TrapCause() == unix.PTRACE_EVENT_CLONE {
+				var msg uint
+				p.n.onTracer(func() { msg, err = unix.PtraceGetEventMsg(p.tid) })
+				return int(msg), err == nil, err
+			}
+			if err := w.passStop(p, ws); err != nil {
+				return 0, false, err
+			}
+			continue
+		}
+		// The event comes within microseconds: look again at once for a
+		// while, then every millisecond.
+		ms := 0
+		if spins > 5000 {
+			ms = 1
+		}
+		if k, _ := unix.Poll(fds, ms); k > 0 {
+			return 0, false, nil
+		}
+	}
+}
+
+// Exit implements exit(2), the end of one thread. The last thread ends
+// the node (observed through its pidfd). Any other is collected before
+// anything else runs, so the kernel has cleared its clear-child-tid word;
+// weft then wakes that word's virtual futex waiters (pthread_join).
+func sysExit(c *call) result {
+	n, t := c.n, c.t
+	if n.live() == 1 {
+		return cont()
+	}
+	if err := c.letThrough(); err != nil {
+		return failf("%v", err)
+	}
+	t.exited, n.cur = true, nil
+	if t.k != 0 {
+		if _, _, err := wait4(t.tid, 0); err != nil {
+			return failf("collecting %s: %v", t.name(), err)
+		}
+	}
+	if t.clearTID != 0 {
+		n.futexWake(t.clearTID, 1, futexBitsetAll)
+	}
+	return done()
+}
+
+// Gettid implements gettid(2): the thread's virtual id.
+func sysGettid(c *call) result { return ret(c.t.vtid()) }
+
+// SetTidAddress implements set_tid_address(2): the word is cleared and
+// woken when the thread ends; the result is the virtual tid (glibc stores
+// it in the thread descriptor).
+func sysSetTidAddress(c *call) result {
+	c.t.clearTID = c.arg(0)
+	return ret(c.t.vtid())
+}
+
+// SchedYield implements sched_yield(2). The call itself is the choice
+// point: a thread that calls it while another is ready was preempted
+// before this handler ran (runNode), so here it simply returns.
+func sysSchedYield(c *call) result { return ret(0) }
+
+// Tkill implements tkill(2) for the node's own threads.
+func sysTkill(c *call) result {
+	sig := int(int32(c.arg(1)))
+	t := c.n.taskByVtid(int64(int32(c.arg(0))))
+	if t == nil {
+		if sig < 0 || sig > maxSignal {
+			return errno(unix.EINVAL)
+		}
+		return errno(unix.ESRCH)
+	}
+	return c.signalThread(t, sig)
+}
+
+// Tgkill implements tgkill(2) (glibc's raise, abort and pthread_kill use
+// it) for the node's own threads.
+func sysTgkill(c *call) result {
+	if int32(c.arg(0)) != int32(c.n.vpid()) {
+		return refuseSignal(c, int(int32(c.arg(2))))
+	}
+	sig := int(int32(c.arg(2)))
+	t := c.n.taskByVtid(int64(int32(c.arg(1))))
+	if t == nil {
+		if sig < 0 || sig > maxSignal {
+			return errno(unix.EINVAL)
+		}
+		return errno(unix.ESRCH)
+	}
+	return c.signalThread(t, sig)
+}
+
+// signalThread sends sig to thread t of the caller's node, as the node
+// would have. A single-threaded node gets it through its pidfd; a thread
+// of a traced node through rt_tgsigqueueinfo, with the node's virtual pid
+// as sender. The kernel delivers it when t next returns to user space.
+func (c *call) signalThread(t *task, sig int) result {
+	if !c.n.traced {
+		return c.signalSelf(sig, nil)
+	}
+	if sig < 0 || sig > maxSignal {
+		return errno(unix.EINVAL)
+	}
+	if sig == 0 {
+		return ret(0)
+	}
+	info := make([]byte, siginfoSize)
+	binary.LittleEndian.PutUint32(info[0:], uint32(sig))
+	putCode(info, siQueue)
+	binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))
+	binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid()))
+	_, _, e := unix.Syscall6(unix.SYS_RT_TGSIGQUEUEINFO, uintptr(c.n.pid), uintptr(t.tid), uintptr(sig), uintptr(unsafe.Pointer(&info[0])), 0, 0)
+	if e != 0 {
+		return errno(e)
+	}
+	return ret(0)
+}
+
+// letThrough answers the call with CONTINUE before the handler has done:
+// the kernel performs it while weft waits for what follows.
+func (c *call) letThrough() error {
+	return sendResp(c.n.listener, &notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
+}

@@ -1,0 +1,404 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Tasks: every thread of a node is a task, and exactly one task in the
+// world runs at a time, from the answer to its last intercepted call to its
+// next one (ARCHITECTURE.md, Tasks).
+//
+// A node is single-threaded until its first clone. At that clone weft
+// seizes it with ptrace (PTRACE_O_TRACECLONE, no syscall stops: seccomp
+// notifications still arrive through the listener), so that the parent
+// stops at the clone event and the new thread before its first
+// instruction. Both are then "held": ready, and resumed with PTRACE_CONT
+// only when the scheduler picks them. Every other ready task sits in a
+// seccomp notification that weft has not answered yet.
+//
+// Thread ids are virtual and stable: the main thread of node i has the
+// node's pid, 100+i; its k-th new thread (k ≥ 1) has 1000·(i+1)+k.
+
+// task is one thread of a node.
+type task struct {
+	n         *node
+	k         int // index within the node; 0 is the main thread
+	tid       int // host thread id
+	call      *call
+	ready     bool // may run when the scheduler picks it
+	held      bool // in a ptrace stop (a new thread, or a parent at clone)
+	cloned    bool // held at a clone event: its clone returns childVtid
+	childVtid int64
+	exited    bool   // the thread has ended
+	clearTID  uint64 // CLONE_CHILD_CLEARTID / set_tid_address word, woken at exit
+	// A futex wait: the address and bitset waited on, and whether a wake
+	// chose this waiter.
+	futexAddr uint64
+	futexBits uint32
+	woken     bool
+}
+
+// vtid is the thread's virtual id.
+func (t *task) vtid() int64 {
+	if t.k == 0 {
+		return t.n.vpid()
+	}
+	return int64(1000*(t.n.id+1) + t.k)
+}
+
+// name is how messages and traces name the thread: n1/t2.
+func (t *task) name() string { return fmt.Sprintf("n%d/t%d", t.n.id, t.k) }
+
+// mainTask returns the node's main thread, creating it at launch.
+func (n *node) mainTask() *task {
+	if len(n.tasks) == 0 {
+		n.tasks = []*task{{n: n, k: 0, tid: n.pid}}
+	}
+	return n.tasks[0]
+}
+
+// taskByTid finds the live task with host thread id tid.
+func (n *node) taskByTid(tid int) *task {
+	for _, t := range n.tasks {
+		if t.tid == tid && !t.exited {
+			return t
+		}
+	}
+	return nil
+}
+
+// taskByVtid finds the live task with virtual thread id vtid.
+func (n *node) taskByVtid(vtid int64) *task {
+	for _, t := range n.tasks {
+		if t.vtid() == vtid && !t.exited {
+			return t
+		}
+	}
+	return nil
+}
+
+// readyTasks lists the node's ready tasks, in index order.
+func (n *node) readyTasks() []*task {
+	var r []*task
+	for _, t := range n.tasks {
+		if t.ready && !t.exited {
+			r = append(r, t)
+		}
+	}
+	return r
+}
+
+// live counts the node's threads that have not ended.
+func (n *node) live() int {
+	k := 0
+	for _, t := range n.tasks {
+		if !t.exited {
+			k++
+		}
+	}
+	return k
+}
+
+// onTracer runs f on the launcher's locked OS thread, which forked the
+// node: every ptrace request must come from the thread that attached.
+func (n *node) onTracer(f func()) {
+	done := make(chan struct{})
+	n.tracer.fns <- func() { f(); close(done) }
+	<-done
+}
+
+// ptraceOptions are the options of a seized node: new threads are traced
+// from birth; a tracer's death kills the node.
+const ptraceOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESYSGOOD
+
+// seize attaches to the node's only thread (it is in a seccomp
+// notification, so it does not stop).
+func (n *node) seize() error {
+	if n.traced {
+		return nil
+	}
+	var err error
+	n.onTracer(func() {
+		_, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(n.pid), 0, ptraceOptions, 0, 0)
+		if e != 0 {
+			err = e
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("ptrace seize: %v", err)
+	}
+	n.traced = true
+	return nil
+}
+
+// ptraceCont resumes a stopped thread, delivering sig (0 none).
+func (t *task) ptraceCont(sig int) error {
+	var err error
+	t.n.onTracer(func() { err = unix.PtraceCont(t.tid, sig) })
+	return err
+}
+
+// wait4 waits for thread tid (a traced thread or the node's process).
+func wait4(tid int, opts int) (int, unix.WaitStatus, error) {
+	var ws unix.WaitStatus
+	for {
+		got, err := unix.Wait4(tid, &ws, opts|unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		return got, ws, err
+	}
+}
+
+// resume lets ready task t run: a held thread continues from its ptrace
+// stop; a thread whose call is pending gets that call served (it may park
+// again). Other tasks' cached reads are stale once t runs.
+func (w *World) resume(t *task) {
+	n := t.n
+	t.ready = false
+	for _, o := range n.tasks {
+		if o != t && o.call != nil {
+			o.call.reads = nil
+		}
+	}
+	n.cur = t
+	if t.held {
+		t.held = false
+		if err := w.contHeld(t); err != nil {
+			w.fail(n, "", fmt.Sprintf("%s: resuming: %v", t.name(), err))
+			return
+		}
+		w.runNode(n)
+		return
+	}
+	c := t.call
+	t.call = nil
+	if w.serve(c); n.cur != nil {
+		w.runNode(n)
+	}
+}
+
+// contHeld resumes a held thread. A parent held at its clone first runs to
+// the clone's return, where its result becomes the child's virtual tid
+// (the kernel returns the host's).
+func (w *World) contHeld(t *task) error {
+	if !t.cloned {
+		return t.ptraceCont(0)
+	}
+	t.cloned = false
+	vtid := t.childVtid
+	var err error
+	t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
+	if err != nil {
+		return err
+	}
+	for {
+		_, ws, err := wait4(t.tid, 0)
+		if err != nil {
+			return err
+		}
+		if !ws.Stopped() {
+			return fmt.Errorf("thread ended at its clone (%v)", describeWait(ws))
+		}
+		if ws.StopSignal() == unix.SIGTRAP|0x80 {
+			break // the syscall-exit stop
+		}
+		if err := w.passStop(t, ws); err != nil {
+			return err
+		}
+		t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
+		if err != nil {
+			return err
+		}
+	}
+	t.n.onTracer(func() {
+		var regs unix.PtraceRegs
+		if err = unix.PtraceGetRegs(t.tid, &regs); err != nil {
+			return
+		}
+		if int64(regs.Rax) > 0 {
+			regs.Rax = uint64(vtid)
+		}
+		if err = unix.PtraceSetRegs(t.tid, &regs); err != nil {
+			return
+		}
+		err = unix.PtraceCont(t.tid, 0)
+	})
+	return err
+}
+
+// passStop resumes a thread from a stop weft does not act on: a signal
+// goes on to the thread (its handler or default action runs), a group
+// stop or event stop just continues.
+func (w *World) passStop(t *task, ws unix.WaitStatus) error {
+	sig := 0
+	if ws.StopSignal() != unix.SIGTRAP && ws.TrapCause() <= 0 {
+		sig = int(ws.StopSignal())
+	}
+	if ws.TrapCause() == unix.PTRACE_EVENT_STOP {
+		sig = 0
+	}
+	return t.ptraceCont(sig)
+}
+
+// pollThreads collects what happened to a traced node's threads without
+// waiting: signal stops are passed on, ended threads marked. It reports
+// whether the main thread's exit was collected (the node is gone).
+func (w *World) pollThreads(n *node) (bool, error) {
+	for i := len(n.tasks) - 1; i >= 0; i-- {
+		t := n.tasks[i]
+		if t.exited && t.k != 0 {
+			continue
+		}
+		// A held thread's stop was collected already; what it can still
+		// report is its end (a group exit kills it in its stop).
+		got, ws, err := wait4(t.tid, unix.WNOHANG)
+		if err != nil || got == 0 {
+			continue
+		}
+		switch {
+		case ws.Exited() || ws.Signaled():
+			t.exited = true
+			if t.k == 0 {
+				n.status, n.reaped = ws, true
+				return true, nil
+			}
+		case ws.Stopped() && !t.held:
+			if err := w.passStop(t, ws); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// reapThreads collects every ended thread of a dying traced node but the
+// main one, whose status is the node's.
+func (n *node) reapThreads() {
+	for _, t := range n.tasks[1:] {
+		if !t.exited {
+			wait4(t.tid, 0)
+			t.exited = true
+		}
+	}
+}
+
+// taskState is /proc's state letter for one thread, or 0.
+func taskState(pid, tid int) byte {
+	if f := procStat(pid, tid); len(f) > 0 && len(f[0]) > 0 {
+		return f[0][0]
+	}
+	return 0
+}
+
+// taskRegs returns the registers that a hash of a stopped task covers: all
+// of them for a thread in a ptrace stop (PTRACE_GETREGS), the stack and
+// instruction pointers for one in a notification (/proc's syscall file;
+// the rest of its user registers are saved where ptrace cannot reach them
+// until it returns).
+func (t *task) taskRegs() []uint64 {
+	if t.held {
+		var regs unix.PtraceRegs
+		var err error
+		t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
+		if err != nil {
+			return nil
+		}
+		return []uint64{regs.R15, regs.R14, regs.R13, regs.R12, regs.Rbp, regs.Rbx, regs.R11, regs.R10,
+			regs.R9, regs.R8, regs.Rax, regs.Rcx, regs.Rdx, regs.Rsi, regs.Rdi, regs.Orig_rax, regs.Rip,
+			regs.Eflags, regs.Rsp, regs.Fs_base}
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/syscall", t.n.pid, t.tid))
+	if err != nil {
+		return nil
+	}
+	var out []uint64
+	f := strings.Fields(string(b))
+	if len(f) >= 9 { // nr, six arguments, sp, pc
+		for _, s := range f[7:9] {
+			var v uint64
+			fmt.Sscanf(s, "0x%x", &v)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// threaded reports whether node i has ever had more than one thread, so
+// that messages name its threads.
+func (w *World) threaded(i int) bool {
+	return i >= 0 && i < len(w.nodes) && len(w.nodes[i].tasks) > 1
+}
+
+// hashTasks writes the state of every thread of n: whether it ended, is
+// ready or held, the call it is stopped in, its futex wait, and, for a
+// traced node, its registers; then the futex table's queues.
+func (w *World) hashTasks(n *node, put func(uint64)) {
+	for _, t := range n.tasks {
+		put(uint64(t.k))
+		put(boolBits(t.exited, t.ready, t.held, t.woken, t.cloned))
+		if t.exited {
+			continue
+		}
+		put(t.clearTID)
+		if c := t.call; c != nil {
+			put(uint64(c.req.Data.Nr))
+			put(c.req.Data.InstructionPointer)
+			for _, a := range c.req.Data.Args[:arity(int(c.req.Data.Nr))] {
+				put(a)
+			}
+			put(uint64(c.deadline))
+			put(boolBits(c.timedOut))
+		}
+		if n.traced {
+			for _, r := range t.taskRegs() {
+				put(r)
+			}
+		}
+	}
+	addrs := make([]uint64, 0, len(n.futexQ))
+	for a := range n.futexQ {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	for _, a := range addrs {
+		put(a)
+		for _, t := range n.futexQ[a] {
+			put(uint64(t.k))
+		}
+	}
+}
+
+func boolBits(bs ...bool) uint64 {
+	var v uint64
+	for i, b := range bs {
+		if b {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
+// memPid is the id through which weft reaches the node's memory and its
+// /proc files: the main thread's, or, once the main thread has ended
+// while others run on (a zombie has no memory or descriptors), the first
+// live thread's. Signals and waits still use the node's pid.
+func (n *node) memPid() int {
+	for _, t := range n.tasks {
+		if !t.exited {
+			return t.tid
+		}
+	}
+	return n.pid
+}
+
+// Threads is how many threads node i's current process has had, the main
+// one included (1 for a single-threaded node).
+func (w *World) Threads(i int) int { return max(len(w.nodes[i].tasks), 1) }
