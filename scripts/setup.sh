@@ -51,6 +51,8 @@ fi
 mkdir -p bin
 go build -o bin/weft ./cmd/weft
 echo "setup: built bin/weft"
+# The Go target's binary (its model names it; weft builds only C sources).
+go build -o targets/gothreads/gothreads ./targets/gothreads
 # The Jupyter kernel for the notebooks (kernelspec in the user's Jupyter dir).
 bin/weft kernel install --user >/dev/null && echo "setup: installed the Jupyter kernel 'Go (weft)'"
 
