@@ -86,6 +86,7 @@ type RunResult struct {
 	History          []workload.Op
 	Ops              int
 	OpsIndeterminate int
+	workload         bool  // the model has a workload (the counts mean something)
 	endUS            int64 // an overridden end, recorded for replay
 }
 
@@ -818,6 +819,7 @@ func (r *runner) summarise() {
 	}
 	r.res.History = slices.Clone(r.clients.Ops)
 	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
+	r.res.workload = true
 	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
 }
 

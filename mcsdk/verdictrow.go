@@ -42,6 +42,10 @@ func fillStructured(row *dataset.Row, res *RunResult) {
 	row.MessagesDelivered = &delivered
 	refused := int64(res.RefusedWrites)
 	row.RefusedWrites = &refused
+	if res.workload {
+		ops, indet := int64(res.Ops), int64(res.OpsIndeterminate)
+		row.Ops, row.OpsIndeterminate = &ops, &indet
+	}
 	if c := res.Messages; c != nil {
 		sent, dropped, dup, held := c.Sent, c.Dropped, c.Duplicated, c.Held
 		row.MessagesSent, row.MessagesDropped, row.MessagesDuplicated, row.MessagesHeld = &sent, &dropped, &dup, &held

@@ -312,6 +312,11 @@ func (p *page) trace(t *Trace) {
 	if len(t.Sequence) > 0 {
 		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
 	}
+	if len(t.Linearizability) > 0 {
+		// Porcupine's page is self-contained; a frame keeps its script and
+		// styles apart from the report's.
+		p.f("<h4>The clients' history (Porcupine)</h4>\n<iframe class=\"porcupine\" title=\"linearizability of %s seed %d\" sandbox=\"allow-scripts\" style=\"width:100%%;height:420px;border:1px solid #ccc\" srcdoc=\"%s\"></iframe>\n", esc(t.Variant), t.Seed, esc(string(t.Linearizability)))
+	}
 	p.f("<table class=\"recent\">\n<caption>Every fault and the last state changes up to the first violation (%d rows)</caption>\n<thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead>\n<tbody>\n", len(t.Recent))
 	for _, e := range t.Recent {
 		class := ""

@@ -534,3 +534,42 @@ func TestRunBrowser(t *testing.T) {
 		t.Errorf("run browser in Chromium: settled %v (filter to violated runs), problems %v", res.Settled, ps)
 	}
 }
+
+// TestReportEmbedsLinearizability: a campaign of the quorum register
+// workload's bug variant fails linearizability on some seeds; the report's
+// traced failure embeds Porcupine's visualisation of that run's history,
+// and the dataset's rows count the operations.
+func TestReportEmbedsLinearizability(t *testing.T) {
+	m, err := model.Load("../targets/quorum/register.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "register")
+	if _, err := mcsdk.Campaign(context.Background(), m, mcsdk.CampaignOptions{Seeds: 100, Out: dir, Jobs: 2, Variants: []string{"bug"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := dataset.ReadRows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	violated := 0
+	for _, r := range rows {
+		if r.Ops == nil || r.OpsIndeterminate == nil || *r.Ops == 0 || *r.OpsIndeterminate > *r.Ops {
+			t.Fatalf("seed %d: ops %v, indeterminate %v", r.Seed, r.Ops, r.OpsIndeterminate)
+		}
+		if r.Verdict == dataset.Violated {
+			violated++
+		}
+	}
+	if violated == 0 {
+		t.Fatal("no linearizability violation over 100 seeds")
+	}
+	rep, err := Build([]string{dir}, Options{NoDefaultClaim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(rep.Render(requireLibrary(t)))
+	if !strings.Contains(page, `<iframe class="porcupine"`) || !strings.Contains(page, "srcdoc=") {
+		t.Fatal("the traced failure does not embed Porcupine's visualisation")
+	}
+}

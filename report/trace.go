@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ type Trace struct {
 	// Sequence is the run's message sequence diagram (SVG) up to the first
 	// violation, drawn from the recording alone.
 	Sequence []byte
+	// Linearizability is Porcupine's visualisation of the run's history
+	// (the campaign writes it beside the recording when a porcupine:
+	// invariant fails), or nil.
+	Linearizability []byte
 	// Commands reproduce and inspect the run.
 	Commands []string
 }
@@ -118,6 +123,9 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 		return nil, err
 	}
 	t.Sequence = svg
+	if b, err := os.ReadFile(path + ".porcupine.html"); err == nil {
+		t.Linearizability = b
+	}
 	t.Commands = reproduceCommands(t)
 	return t, nil
 }

@@ -51,7 +51,7 @@ type columns struct {
 	// Format 2; nil when the table lacks the column.
 	latency, order                             strFn
 	sent, delivered, dropped, duplicated, held intFn
-	refused                                    intFn
+	refused, ops, opsIndet                     intFn
 	faults                                     func(i int) []Fault
 	firstViolations                            func(i int) []InvariantViolation
 }
@@ -88,6 +88,7 @@ func newColumns(rec arrow.RecordBatch) (*columns, error) {
 	c.dropped, c.duplicated = intsOf(ColMessagesDropped, opt(ColMessagesDropped), &errs), intsOf(ColMessagesDuplicated, opt(ColMessagesDuplicated), &errs)
 	c.held = intsOf(ColMessagesHeld, opt(ColMessagesHeld), &errs)
 	c.refused = intsOf(ColRefusedWrites, opt(ColRefusedWrites), &errs)
+	c.ops, c.opsIndet = intsOf(ColOps, opt(ColOps), &errs), intsOf(ColOpsIndeterminate, opt(ColOpsIndeterminate), &errs)
 	c.faults = faultsOf(opt(ColFaults), &errs)
 	c.firstViolations = firstViolationsOf(opt(ColFirstViolations), &errs)
 	if len(errs) > 0 {
@@ -129,6 +130,7 @@ func (c *columns) row(i int, r *Row) {
 	r.MessagesSent, r.MessagesDelivered = optInt(c.sent, i), optInt(c.delivered, i)
 	r.MessagesDropped, r.MessagesDuplicated, r.MessagesHeld = optInt(c.dropped, i), optInt(c.duplicated, i), optInt(c.held, i)
 	r.RefusedWrites = optInt(c.refused, i)
+	r.Ops, r.OpsIndeterminate = optInt(c.ops, i), optInt(c.opsIndet, i)
 	if c.faults != nil {
 		r.Faults = c.faults(i)
 	}

@@ -95,7 +95,7 @@ type rowBuilder struct {
 	sent, delivered, dropped     *array.Int64Builder
 	duplicated, held             *array.Int64Builder
 	firstViolations              *array.ListBuilder
-	refused                      *array.Int64Builder
+	refused, ops, opsIndet       *array.Int64Builder
 }
 
 func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
@@ -115,6 +115,8 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 		duplicated: array.NewInt64Builder(mem), held: array.NewInt64Builder(mem),
 		firstViolations: array.NewListBuilder(mem, FirstViolationType),
 		refused:         array.NewInt64Builder(mem),
+		ops:             array.NewInt64Builder(mem),
+		opsIndet:        array.NewInt64Builder(mem),
 	}
 	for _, x := range b.all() {
 		x.Reserve(n)
@@ -125,7 +127,7 @@ func newRowBuilder(mem memory.Allocator, n int) *rowBuilder {
 func (b *rowBuilder) all() []array.Builder {
 	return []array.Builder{b.campaign, b.run, b.model, b.binary, b.variant, b.seed, b.verdict,
 		b.violated, b.firstStep, b.firstTime, b.steps, b.states, b.virtual, b.wall, b.recording, b.detail,
-		b.faults, b.latency, b.order, b.sent, b.delivered, b.dropped, b.duplicated, b.held, b.firstViolations, b.refused}
+		b.faults, b.latency, b.order, b.sent, b.delivered, b.dropped, b.duplicated, b.held, b.firstViolations, b.refused, b.ops, b.opsIndet}
 }
 
 func (b *rowBuilder) release() {
@@ -181,6 +183,8 @@ func (b *rowBuilder) append(d *dicts, r *Row) error {
 	appendOptInt(b.held, r.MessagesHeld)
 	b.appendFirstViolations(r.FirstViolations)
 	appendOptInt(b.refused, r.RefusedWrites)
+	appendOptInt(b.ops, r.Ops)
+	appendOptInt(b.opsIndet, r.OpsIndeterminate)
 	return nil
 }
 
@@ -281,7 +285,7 @@ func (b *rowBuilder) finish(d *dicts) []arrow.Array {
 		b.faults.NewArray(), b.latency.NewArray(), b.order.NewArray(),
 		b.sent.NewArray(), b.delivered.NewArray(), b.dropped.NewArray(), b.duplicated.NewArray(), b.held.NewArray(),
 		b.firstViolations.NewArray(),
-		b.refused.NewArray(),
+		b.refused.NewArray(), b.ops.NewArray(), b.opsIndet.NewArray(),
 	}
 }
 

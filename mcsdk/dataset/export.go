@@ -202,7 +202,7 @@ func csvRecord(r *Row) []string {
 		strings.Join(r.ViolatedInvariants, ";"), opt(r.FirstViolationStep), at, i(r.Steps), i(r.DistinctStates),
 		i(int64(toMicros(r.VirtualDuration))), i(int64(toMicros(r.WallTime))), r.RecordingPath, r.Detail,
 		faultsJSON(r.Faults), r.Latency, r.Order, opt(r.MessagesSent), opt(r.MessagesDelivered),
-		opt(r.MessagesDropped), opt(r.MessagesDuplicated), opt(r.MessagesHeld), firstViolationsJSON(r.FirstViolations), opt(r.RefusedWrites)}
+		opt(r.MessagesDropped), opt(r.MessagesDuplicated), opt(r.MessagesHeld), firstViolationsJSON(r.FirstViolations), opt(r.RefusedWrites), opt(r.Ops), opt(r.OpsIndeterminate)}
 }
 
 // FaultJSON is a fault as CSV exports write it (in a JSON array), with

@@ -170,7 +170,7 @@ func parseCSVRow(t *testing.T, c []string) Row {
 	}
 	r.MessagesSent, r.MessagesDelivered, r.MessagesDropped = opt(c[19]), opt(c[20]), opt(c[21])
 	r.MessagesDuplicated, r.MessagesHeld = opt(c[22]), opt(c[23])
-	r.RefusedWrites = opt(c[25])
+	r.RefusedWrites, r.Ops, r.OpsIndeterminate = opt(c[25]), opt(c[26]), opt(c[27])
 	var fvs []FirstViolationJSON
 	if err := json.Unmarshal([]byte(c[24]), &fvs); err != nil {
 		t.Fatalf("csv first violations %q: %v", c[24], err)

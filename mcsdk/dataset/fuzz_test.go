@@ -83,7 +83,7 @@ func FuzzReadIPC(f *testing.F) {
 func v1Only(r Row) Row {
 	r.Faults, r.Latency, r.Order, r.FirstViolations = nil, "", "", nil
 	r.MessagesSent, r.MessagesDelivered, r.MessagesDropped, r.MessagesDuplicated, r.MessagesHeld = nil, nil, nil, nil, nil
-	r.RefusedWrites = nil
+	r.RefusedWrites, r.Ops, r.OpsIndeterminate = nil, nil, nil
 	return r
 }
 

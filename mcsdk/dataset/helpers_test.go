@@ -46,6 +46,10 @@ func sampleRow(variant string, seed int64, run string) Row {
 		r.MessagesSent, r.MessagesDelivered = &sent, &delivered
 		refused := seed % 3
 		r.RefusedWrites = &refused
+		if seed%2 == 0 {
+			ops, indet := 5+seed, seed%4
+			r.Ops, r.OpsIndeterminate = &ops, &indet
+		}
 		r.Faults = []Fault{
 			{Kind: "crash", Node: int(seed % 3), Peer: -1, At: time.Duration(seed*1000+7) * time.Microsecond, Applied: true},
 			{Kind: "notice", Node: 1, Peer: int(seed % 3), At: time.Duration(seed*1000+90) * time.Microsecond, Applied: seed%2 == 0},

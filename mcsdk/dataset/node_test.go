@@ -48,7 +48,7 @@ var jsTypes = []string{"Utf8", "Utf8", "Utf8", "Utf8", "Dictionary<Int32, Utf8>"
 	"Duration<MICROSECOND>", "Duration<MICROSECOND>", "Utf8", "Utf8",
 	"List<Struct<{kind:Utf8, node:Int32, peer:Int32, at_us:Int64, until_us:Int64, sides:List<List<Int32>>, applied:Bool}>>",
 	"Utf8", "Utf8", "Int64", "Int64", "Int64", "Int64", "Int64",
-	"List<Struct<{invariant:Utf8, step:Int64, at_us:Int64}>>", "Int64"}
+	"List<Struct<{invariant:Utf8, step:Int64, at_us:Int64}>>", "Int64", "Int64", "Int64"}
 
 // TestIndependentReader reads Arrow IPC files (an export of a multi-file
 // dataset, and one verdict file as the writer left it) with the
@@ -135,7 +135,10 @@ func jsView(r *Row) map[string]any {
 	if r.MessagesSent != nil {
 		m[ColMessagesSent] = s(*r.MessagesSent)
 	}
-	m[ColRefusedWrites] = nil
+	m[ColRefusedWrites], m[ColOps], m[ColOpsIndeterminate] = nil, nil, nil
+	if r.Ops != nil {
+		m[ColOps], m[ColOpsIndeterminate] = s(*r.Ops), s(*r.OpsIndeterminate)
+	}
 	if r.RefusedWrites != nil {
 		m[ColRefusedWrites] = s(*r.RefusedWrites)
 	}

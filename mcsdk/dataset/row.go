@@ -76,6 +76,9 @@ type Row struct {
 	// RefusedWrites counts the writes outside their run directory that
 	// the run's nodes attempted and weft refused (null when unknown).
 	RefusedWrites *int64
+	// Ops and OpsIndeterminate count the workload's operations and those
+	// without a known outcome (null without a workload).
+	Ops, OpsIndeterminate *int64
 	// FirstViolations gives, per violated invariant, when it first failed
 	// (format 2).
 	FirstViolations []InvariantViolation
@@ -154,6 +157,8 @@ const (
 	ColMessagesHeld       = "messages_held"
 	ColFirstViolations    = "first_violations"
 	ColRefusedWrites      = "refused_writes"
+	ColOps                = "ops"
+	ColOpsIndeterminate   = "ops_indeterminate"
 )
 
 // FaultType is the element type of the faults column: times are int64
@@ -228,6 +233,8 @@ func fields() []arrow.Field {
 		arrow.Field{Name: ColMessagesHeld, Type: i64, Nullable: true},
 		arrow.Field{Name: ColFirstViolations, Type: arrow.ListOf(FirstViolationType), Nullable: true},
 		arrow.Field{Name: ColRefusedWrites, Type: i64, Nullable: true},
+		arrow.Field{Name: ColOps, Type: i64, Nullable: true},
+		arrow.Field{Name: ColOpsIndeterminate, Type: i64, Nullable: true},
 	)
 }
 
