@@ -52,6 +52,9 @@ type CheckOptions struct {
 	// FirstFound reports the first violation found instead of searching
 	// below its length for a shortest one.
 	FirstFound bool
+	// Stop, if set, is asked before each expansion; true ends the search
+	// early, and the result says Interrupted.
+	Stop func() bool
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
 	_        struct{}
@@ -70,6 +73,10 @@ type CheckResult struct {
 	Expansions  int      // states expanded, counting re-expansions with more depth left
 	Researches  int      // searches below a violation's length for a shorter one
 	Shortest    bool     // the violating path is a shortest one (no violation within one action less)
+	// Interrupted: Stop ended the search; Verdict is then Violated if a
+	// violation was found, else Error-free and empty: nothing is claimed
+	// beyond what was explored.
+	Interrupted bool
 	Depth       int      // the depth bound
 	ByDepth     []int    // distinct states first reached at each depth
 	Duration    time.Duration
@@ -134,6 +141,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}
 	x := t.explorer(sp, opts, depth)
+	x.Stop = opts.Stop
 	var found *Violation
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
 		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
@@ -147,12 +155,12 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
 	// path is a shortest one within the abstraction.
-	for err == nil && out.Violated && !opts.FirstFound && len(out.Path) > 1 {
+	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && len(out.Path) > 1 {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		prev := found
 		shorter, e := x.Run()
-		if e != nil || !shorter.Violated {
+		if e != nil || !shorter.Violated || shorter.Stopped {
 			found = prev
 			res.Shortest = e == nil
 			break
@@ -172,6 +180,8 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Verdict, res.Failure = Error, f.Error()
 	case err != nil:
 		return res, err
+	case out.Stopped:
+		res.Interrupted = true // no verdict: the bound was not covered
 	default:
 		res.Verdict = Holds
 	}

@@ -3,8 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -42,9 +47,21 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
-			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction)})
+			stop, done := stopOnInterrupt()
+			defer done()
+			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
+				Stop: stop, Progress: checkProgress(os.Stderr)})
 			if err != nil {
 				return exitUsage, err
+			}
+			if res.Interrupted && res.Violation == nil {
+				if asJSON {
+					return exitInterrupted, printJSON(res)
+				}
+				fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s)\n", res.Model, res.Variant, res.Depth, res.Abstraction)
+				fmt.Printf("interrupted: no violation within what was explored (%d distinct states, %d executions, %d replays in %.2fs); the depth bound %d was not covered, so nothing holds yet\n",
+					res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.Depth)
+				return exitInterrupted, nil
 			}
 			if res.Violation != nil {
 				if save == "" {
@@ -138,4 +155,43 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 		return exitViolated, fmt.Errorf("the saved path violated %s, the replay %s", p.Invariant, res.Violation.Invariant)
 	}
 	return res.Verdict.ExitCode(), nil
+}
+
+// stopOnInterrupt turns the first SIGINT or SIGTERM into a request to stop
+// the search (asked before each expansion, so the nodes of the world in
+// hand are not killed under it and no false verdict results); a second one
+// exits at once (the nodes die with weft).
+func stopOnInterrupt() (stop func() bool, done func()) {
+	var stopped atomic.Bool
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			stopped.Store(true)
+			fmt.Fprintln(os.Stderr, "weft check: interrupted: stopping the search (again to exit at once)")
+		case <-quit:
+			return
+		}
+		select {
+		case <-ch:
+			os.Exit(exitInterrupted)
+		case <-quit:
+		}
+	}()
+	return stopped.Load, func() { signal.Stop(ch); close(quit) }
+}
+
+// checkProgress reports the search's counts on w at most every two
+// seconds: long explorations show they are moving.
+func checkProgress(w io.Writer) func(states, executions int) {
+	start, last := time.Now(), time.Now()
+	return func(states, executions int) {
+		if time.Since(last) < 2*time.Second {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "weft check: %d distinct states, %d executions, %.0f states/s\n", states, executions, float64(states)/time.Since(start).Seconds())
+	}
 }

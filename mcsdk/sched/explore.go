@@ -38,7 +38,10 @@ type Explorer struct {
 	Check func(w World, ob Observation, path []Action) (bool, error)
 	// Progress, if set, is called after every 64 new states.
 	Progress func(Stats)
-	_        struct{}
+	// Stop, if set, is asked before each expansion; true ends the search
+	// early with Result.Stopped (what was explored is then all it says).
+	Stop func() bool
+	_    struct{}
 }
 
 // Stats counts the work of a search.
@@ -55,6 +58,7 @@ type Result struct {
 	Stats
 	Violated bool     // Check returned true
 	Path     []Action // the path to the violating state
+	Stopped  bool     // Stop ended the search before it was complete
 }
 
 type search struct {
@@ -181,6 +185,11 @@ func (s *search) replay(path []Action) (World, error) {
 // or handed to the last child, before visit returns.
 func (s *search) visit(w World, path []Action, parent any) error {
 	x := s.x
+	if x.Stop != nil && x.Stop() {
+		s.res.Stopped = true
+		w.Close()
+		return errStop
+	}
 	if err := w.Failure(); err != nil {
 		w.Close()
 		return err

@@ -80,6 +80,10 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 			}
 		case "restart":
 			x.Faults.Restart = true
+		case "stop": // stop=N: the N+1-th expansion is refused
+			n, _ := strconv.Atoi(arg.Vals[0])
+			asked := 0
+			x.Stop = func() bool { asked++; return asked > n }
 		case "partitions":
 			for _, p := range arg.Vals {
 				side := map[int]int{}
@@ -106,6 +110,8 @@ func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
 	switch {
 	case err != nil:
 		fmt.Fprintf(&b, "error: %v\n", err)
+	case res.Stopped && !res.Violated:
+		fmt.Fprintf(&b, "stopped: no violation within what was explored\n")
 	case res.Violated:
 		var steps []string
 		for _, a := range res.Path {
