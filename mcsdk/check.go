@@ -62,23 +62,23 @@ type CheckOptions struct {
 
 // CheckResult is the outcome of an exhaustive check.
 type CheckResult struct {
-	Model       string
-	Variant     string
-	Binary      Binary
-	Verdict     Verdict
-	Invariants  []string // the invariants checked, in model order
-	States      int      // distinct states
-	Executions  int      // paths explored to a leaf, a depth bound or a known state
-	Replays     int      // worlds relaunched to replay a prefix
-	Expansions  int      // states expanded, counting re-expansions with more depth left
-	Researches  int      // searches below a violation's length for a shorter one
-	Shortest    bool     // the violating path is a shortest one (no violation within one action less)
+	Model      string
+	Variant    string
+	Binary     Binary
+	Verdict    Verdict
+	Invariants []string // the invariants checked, in model order
+	States     int      // distinct states
+	Executions int      // paths explored to a leaf, a depth bound or a known state
+	Replays    int      // worlds relaunched to replay a prefix
+	Expansions int      // states expanded, counting re-expansions with more depth left
+	Researches int      // searches below a violation's length for a shorter one
+	Shortest   bool     // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
 	Interrupted bool
-	Depth       int      // the depth bound
-	ByDepth     []int    // distinct states first reached at each depth
+	Depth       int   // the depth bound
+	ByDepth     []int // distinct states first reached at each depth
 	Duration    time.Duration
 	Abstraction Abstraction
 	Violation   *Violation // when Verdict is Violated
