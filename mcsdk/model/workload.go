@@ -153,38 +153,29 @@ func (p *parser) workloadNodes(t map[string]any, clients int) [][]int {
 }
 
 func (p *parser) stringList(t map[string]any, key string, def []string) []string {
-	v, ok := t[key]
-	if !ok {
-		return def
-	}
-	list, ok := v.([]any)
-	var out []string
-	for _, x := range list {
-		s, isStr := x.(string)
-		ok = ok && isStr
-		out = append(out, s)
-	}
-	if !ok || len(out) == 0 {
-		p.errAt(p.loc.valPos("workload."+key), "workload.%s must be a non-empty list of strings", key)
-		return def
-	}
-	return out
+	return listOf(p, t, key, "strings", def)
 }
 
 func (p *parser) intList(t map[string]any, key string, def []int64) []int64 {
+	return listOf(p, t, key, "integers", def)
+}
+
+// listOf reads workload.KEY as a non-empty list of T (what names T in the
+// error), or returns def when the key is absent or wrong.
+func listOf[T any](p *parser, t map[string]any, key, what string, def []T) []T {
 	v, ok := t[key]
 	if !ok {
 		return def
 	}
 	list, ok := v.([]any)
-	var out []int64
+	var out []T
 	for _, x := range list {
-		n, isInt := x.(int64)
-		ok = ok && isInt
-		out = append(out, n)
+		e, isT := x.(T)
+		ok = ok && isT
+		out = append(out, e)
 	}
 	if !ok || len(out) == 0 {
-		p.errAt(p.loc.valPos("workload."+key), "workload.%s must be a non-empty list of integers", key)
+		p.errAt(p.loc.valPos("workload."+key), "workload.%s must be a non-empty list of %s", key, what)
 		return def
 	}
 	return out

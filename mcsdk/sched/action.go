@@ -66,6 +66,9 @@ func (a Action) String() string {
 	return fmt.Sprintf("action(%d)", a.Kind)
 }
 
+// oneNumber are the kinds whose text form has one number.
+var oneNumber = map[string]Kind{"client": Client, "crash": Crash, "restart": Restart, "partition": Partition, "heal": Heal, "expire": Expire}
+
 // ParseAction parses the text form written by Action.String.
 func ParseAction(s string) (Action, error) {
 	var a Action
@@ -79,9 +82,6 @@ func ParseAction(s string) (Action, error) {
 	case "deliver", "drop", "dup":
 		a.Kind = map[string]Kind{"deliver": Deliver, "drop": Drop, "dup": Dup}[kind]
 		_, err = fmt.Sscanf(rest, "%d.%d", &a.Chan, &a.Index)
-	case "client":
-		a.Kind = Client
-		one(&a.Req)
 	case "timer":
 		a.Kind = Timer
 		if _, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Task); err != nil {
@@ -91,26 +91,23 @@ func ParseAction(s string) (Action, error) {
 	case "run":
 		a.Kind = Run
 		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Task)
-	case "crash":
-		a.Kind = Crash
-		one(&a.Node)
-	case "restart":
-		a.Kind = Restart
-		one(&a.Node)
 	case "notice":
 		a.Kind = Notice
 		_, err = fmt.Sscanf(rest, "%d.%d", &a.Node, &a.Req)
-	case "partition":
-		a.Kind = Partition
-		one(&a.Req)
-	case "heal":
-		a.Kind = Heal
-		one(&a.Req)
-	case "expire":
-		a.Kind = Expire
-		one(&a.Req)
 	default:
-		err = fmt.Errorf("unknown kind")
+		// The kinds with one number: a node or an index (request,
+		// partition, client).
+		k, ok := oneNumber[kind]
+		if !ok {
+			err = fmt.Errorf("unknown kind")
+			break
+		}
+		a.Kind = k
+		if k == Crash || k == Restart {
+			one(&a.Node)
+		} else {
+			one(&a.Req)
+		}
 	}
 	if err != nil {
 		return Action{}, fmt.Errorf("bad action %q: %v", s, err)
