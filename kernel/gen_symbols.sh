@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/kernel/symbols"
 mod=github.com/weft-mc/weft
-candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/model mcsdk/dataset mcsdk/weftlog analysis analysis/charts report targets/chord/chordcheck})
+candidates=(${WEFT_SYMBOLS:-kernel/display mcsdk mcsdk/model mcsdk/dataset mcsdk/weftlog analysis analysis/charts report})
 rm -f ./github_com-weft-mc-weft-*.go
 bound=()
 # Third-party packages notebooks use, bound so that they import without

@@ -149,7 +149,7 @@ const (
 
 // RawSections lists the top-level sections that Parse accepts without
 // interpreting them; read them with Model.Raw or Model.Decode.
-func RawSections() []string { return []string{"campaign", "faults", "network", "preconditions"} }
+func RawSections() []string { return []string{"campaign", "faults", "network"} }
 
 // Load reads and parses the model file at path.
 func Load(path string) (*Model, error) {

@@ -161,7 +161,7 @@ func TestBadModels(t *testing.T) {
 		{"no_source", []string{"1:1: missing source: set target.source or target.binary (default testdata/bad/no_source.c does not exist)"}, []string{"[target]"}},
 		{"missing_file", []string{"3:10: source file testdata/bad/nope.c does not exist"}, []string{`"nope.c"`}},
 		{"source_and_binary", []string{"4:1: target.source and target.binary are exclusive"}, []string{"binary"}},
-		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, workload, invariants, campaign, faults, network, preconditions)"}, []string{"[invariant]"}},
+		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, workload, invariants, campaign, faults, network)"}, []string{"[invariant]"}},
 		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port)"}, []string{"valu}"}},
 		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
@@ -248,8 +248,8 @@ func TestRawAndDecode(t *testing.T) {
 	if !ok || !reflect.DeepEqual(net, want) {
 		t.Errorf("Raw(network) = %v, %v; want %v", net, ok, want)
 	}
-	if _, ok := m.Raw("faults"); ok {
-		t.Error("Raw(faults) reports a section the file does not have")
+	if _, ok := m.Raw("workload"); ok {
+		t.Error("Raw(workload) reports a section the file does not have")
 	}
 	var camp struct{ Seeds, Ticks int }
 	if err := m.Decode("campaign", &camp); err != nil || camp.Seeds != 100 || camp.Ticks != 5000 {
@@ -360,7 +360,7 @@ func TestNodeArgsSubstitution(t *testing.T) {
 
 func TestExprAt(t *testing.T) {
 	m := mustLoad(t, "testdata/full.model")
-	e, err := m.ExprAt("preconditions", "quorum")
+	e, err := m.ExprAt("faults", "precondition")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestExprAt(t *testing.T) {
 	if v, err := e.Eval(s, nil); err != nil || v.String() != "false" {
 		t.Errorf("quorum with one node = %v, %v", v, err)
 	}
-	if _, err := m.ExprAt("preconditions", "missing"); errString(err) != "testdata/full.model:53:1: [preconditions] has no key missing" {
+	if _, err := m.ExprAt("faults", "missing"); errString(err) != "testdata/full.model:53:1: [faults] has no key missing" {
 		t.Errorf("ExprAt missing key: %v", err)
 	}
 	if _, err := m.ExprAt("network", "drop"); errString(err) != "testdata/full.model:47:8: network.drop must be a string expression, not a float" {

@@ -124,8 +124,11 @@ interrupted cell keeps every finished run.
 """),
 ("code", r"""
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"time"
 
@@ -135,7 +138,6 @@ import (
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
-	"github.com/weft-mc/weft/targets/chord/chordcheck"
 )
 
 // Notebooks run from the repository root, wherever Jupyter started them.
@@ -159,9 +161,6 @@ if err != nil {
 fmt.Println("seeds per variant:", seeds)
 """),
 ("code", r"""
-pre := map[string]mcsdk.FaultPrecondition{"CrashPrecondition": chordcheck.CrashPrecondition}
-"""),
-("code", r"""
 // campaign runs (or resumes) one run of the 3 × seeds campaign with a live
 // progress bar; interrupting the cell stops it and keeps finished runs.
 func campaign(run string) string {
@@ -173,8 +172,9 @@ func campaign(run string) string {
 	p := display.NewProgress("chord campaign "+run, 3*seeds)
 	start := time.Now()
 	sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{
+		// The model's Go checks (chordcheck/*.go, named in its [target]
+		// checks) are loaded from source by the campaign itself.
 		Seeds: seeds, Out: out, RunID: run,
-		Registry: chordcheck.Registry(), Preconditions: pre,
 		Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) },
 	})
 	p.Finish()
@@ -428,7 +428,6 @@ func campaignOf(path, name string, variants []string) string {
 	start := time.Now()
 	sum, err := mcsdk.Campaign(display.Context(), mm, mcsdk.CampaignOptions{
 		Seeds: attrSeeds, Out: out, Variants: variants,
-		Registry: chordcheck.Registry(), Preconditions: pre,
 		Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) },
 	})
 	p.Finish()
@@ -440,17 +439,54 @@ func campaignOf(path, name string, variants []string) string {
 }
 attrDir := campaignOf("targets/chord/chord-attribution.model", "chord-attribution", nil)
 perfectDir := campaignOf("targets/chord/chord-perfect.model", "chord-perfect", []string{"orig", "fix1", "fix2"})
-attr, err := chordcheck.Attribute(attrDir, perfectDir)
+// The analysis is the target's own program (targets/chord/attribution), run
+// as a command: the kernel binds weft's packages, never a target's.
+mdFile := attrDir + "/attribution.md"
+cmd := exec.Command("go", "run", "./targets/chord/attribution", "--perfect", perfectDir, "--markdown", mdFile, "--json", attrDir)
+cmd.Stderr = os.Stderr
+out, err := cmd.Output()
 if err != nil {
 	panic(err)
 }
-display.Markdown(attr.Markdown())
+var attr struct {
+	Effects map[string][]analysis.FactorialEffect `json:"effects"`
+}
+if err := json.Unmarshal(out, &attr); err != nil {
+	panic(err)
+}
+md, err := os.ReadFile(mdFile)
+if err != nil {
+	panic(err)
+}
+display.Markdown(string(md))
 """),
 ("markdown", "### The attribution chart: each check's main effect, and the interactions whose interval excludes 0"),
 ("code", r"""
-effects, err := attr.Charts()
-if err != nil {
-	panic(err)
+// effectChart draws one outcome's main effects, and the interactions whose
+// 95 % interval excludes 0, as the attribution program's --chart does.
+func effectChart(outcome, title string) *charts.Chart {
+	var bars []charts.EffectBar
+	for _, e := range attr.Effects[outcome] {
+		matters := len(e.Factors) > 1 && (e.Lower > 0 || e.Upper < 0)
+		if len(e.Factors) != 1 && !matters {
+			continue
+		}
+		lo, hi := e.Lower, e.Upper
+		if math.IsNaN(lo) || math.IsNaN(hi) { // one seed: no interval
+			lo, hi = e.Value, e.Value
+		}
+		bars = append(bars, charts.EffectBar{Effect: e.Name(), Value: e.Value, Lo: lo, Hi: hi, Units: e.Units})
+	}
+	c, err := charts.Effects("chord-effects-"+outcome, "Effect of each liveness check on "+title, "effect on "+title, bars)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+effects := []*charts.Chart{
+	effectChart("violated", "P(violated)"),
+	effectChart("invalid", "P(invalid)"),
+	effectChart("itt", "P(failed, ITT)"),
 }
 effects[0]
 """),

@@ -30,9 +30,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	perfect := fs.String("perfect", "", "the dataset of chord-perfect.model (variants orig, fix1, fix2)")
 	chart := fs.String("chart", "", "write the attribution chart (offline HTML) to this file")
 	asJSON := fs.Bool("json", false, "print the analysis as JSON")
+	markdown := fs.String("markdown", "", "also write the analysis as Markdown to this file")
 	section := fs.String("section", "", "write the analysis as a weft report section (HTML) to this file, for weft report --section")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attribution [--perfect DIR] [--chart FILE] [--section FILE] [--json] DIR\n\nthe 16-mask attribution, intention-to-treat comparison and perfect-detection rates of the Chord target\n\nflags (before or after the argument):")
+		fmt.Fprintln(stderr, "usage: attribution [--perfect DIR] [--chart FILE] [--section FILE] [--markdown FILE] [--json] DIR\n\nthe 16-mask attribution, intention-to-treat comparison and perfect-detection rates of the Chord target\n\nflags (before or after the argument):")
 		fs.PrintDefaults()
 	}
 	var dirs []string
@@ -74,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stderr, "wrote", *section)
+	}
+	if *markdown != "" {
+		if err := os.WriteFile(*markdown, []byte(a.Markdown()), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", *markdown)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
