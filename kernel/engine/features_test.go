@@ -50,6 +50,8 @@ func TestCellFeatures(t *testing.T) {
 		{name: "time", code: "%time n := 1", stdout: "time: "},
 		{name: "cell time", code: "%%time\nm := 2\nm", stdout: "time: ", plain: "2"},
 		{name: "shell", code: "!echo out; echo err >&2", stdout: "out\n", stderr: "err\n"},
+		{name: "shell sees a cell's Setenv", code: "os.Setenv(\"WEFT_CELL_ENV\", \"set in a cell\")"},
+		{name: "shell env", code: "!echo \"$WEFT_CELL_ENV\"", stdout: "set in a cell\n"},
 		{name: "help page", code: "?strings.ToUpper", page: "func strings.ToUpper"},
 		{name: "timeout", code: "%timeout 200ms"},
 		{name: "timed out", code: "time.Sleep(5 * time.Second)", errName: "Timeout"},

@@ -193,8 +193,24 @@ func (e *Engine) magicGo(ctx context.Context, args string) error {
 // is reported on stderr and does not fail the cell, as in IPython.
 func (e *Engine) shell(ctx context.Context, command string) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = e.cellEnv(ctx)
 	cmd.Stdout, cmd.Stderr = e.io.stdout, e.io.stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(e.io.stderr, "!%s: %v\n", command, err)
 	}
+}
+
+// cellEnv is the interpreter's copy of the environment, which cells change
+// with os.Setenv, so that a !command sees what the cells before it set, as
+// a Go program's child would.
+func (e *Engine) cellEnv(ctx context.Context) []string {
+	v, err := e.in.EvalWithContext(ctx, "_weft_os.Environ()")
+	if err != nil {
+		return os.Environ()
+	}
+	env, ok := v.Interface().([]string)
+	if !ok {
+		return os.Environ()
+	}
+	return env
 }

@@ -128,7 +128,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -440,21 +439,26 @@ func campaignOf(path, name string, variants []string) string {
 attrDir := campaignOf("targets/chord/chord-attribution.model", "chord-attribution", nil)
 perfectDir := campaignOf("targets/chord/chord-perfect.model", "chord-perfect", []string{"orig", "fix1", "fix2"})
 // The analysis is the target's own program (targets/chord/attribution), run
-// as a command: the kernel binds weft's packages, never a target's.
-mdFile := attrDir + "/attribution.md"
-cmd := exec.Command("go", "run", "./targets/chord/attribution", "--perfect", perfectDir, "--markdown", mdFile, "--json", attrDir)
-cmd.Stderr = os.Stderr
-out, err := cmd.Output()
-if err != nil {
-	panic(err)
-}
+// in the next cell as a command: the kernel binds weft's packages, never a
+// target's.
+os.Setenv("ATTR_DIR", attrDir)
+os.Setenv("PERFECT_DIR", perfectDir)
+"""),
+("code", r"""
+!go run ./targets/chord/attribution --perfect "$PERFECT_DIR" --markdown "$ATTR_DIR/attribution.md" --json "$ATTR_DIR" > "$ATTR_DIR/attribution.json"
+"""),
+("code", r"""
 var attr struct {
 	Effects map[string][]analysis.FactorialEffect `json:"effects"`
 }
-if err := json.Unmarshal(out, &attr); err != nil {
+js, err := os.ReadFile(attrDir + "/attribution.json")
+if err != nil {
 	panic(err)
 }
-md, err := os.ReadFile(mdFile)
+if err := json.Unmarshal(js, &attr); err != nil {
+	panic(err)
+}
+md, err := os.ReadFile(attrDir + "/attribution.md")
 if err != nil {
 	panic(err)
 }
