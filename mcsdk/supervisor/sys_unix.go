@@ -38,6 +38,7 @@ type unixSock struct {
 	shut      uint8       // shutRcv, shutSend
 	err       unix.Errno  // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
 	closed    bool
+	creds     bool // the peer's credentials are known (socketpair, a stream or seqpacket connection)
 	genIn     uint64
 	genOut    uint64
 }
@@ -64,12 +65,22 @@ const (
 func (s *unixSock) stream() bool { return s.typ == unix.SOCK_STREAM }
 func (s *unixSock) dgram() bool  { return s.typ == unix.SOCK_DGRAM }
 
+// unixType is a socket type argument without its flags; SOCK_RAW is
+// SOCK_DGRAM, as af_unix makes it.
+func unixType(arg uint64) uint64 {
+	typ := arg &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	if typ == unix.SOCK_RAW {
+		return unix.SOCK_DGRAM
+	}
+	return typ
+}
+
 // unixTypes are the socket types modelled.
 var unixTypes = map[uint64]bool{unix.SOCK_STREAM: true, unix.SOCK_DGRAM: true, unix.SOCK_SEQPACKET: true}
 
 // unixSocket implements socket(2) for AF_UNIX.
 func sysUnixSocket(c *call) result {
-	typ := c.arg(1) &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	typ := unixType(c.arg(1))
 	if !unixTypes[typ] {
 		return errno(unix.ESOCKTNOSUPPORT)
 	}
@@ -86,7 +97,7 @@ func sysUnixSocket(c *call) result {
 
 // Socketpair implements socketpair(2): AF_UNIX only, as in Linux.
 func sysSocketpair(c *call) result {
-	typ := c.arg(1) &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	typ := unixType(c.arg(1))
 	switch {
 	case c.arg(0) != unix.AF_UNIX:
 		return errno(unix.EOPNOTSUPP)
@@ -102,6 +113,7 @@ func sysSocketpair(c *call) result {
 	a, b := &unixSock{typ: int(typ)}, &unixSock{typ: int(typ)}
 	a.peer, b.peer = b, a
 	a.connected, b.connected = !a.dgram(), !b.dgram()
+	a.creds, b.creds = true, true
 	flags := uint64(0)
 	if c.arg(1)&unix.SOCK_NONBLOCK != 0 {
 		flags |= unix.O_NONBLOCK
@@ -192,7 +204,7 @@ func (s *unixSock) hashAll(put func(uint64), ids func(any) (uint64, bool)) {
 	}
 	put(uint64(s.typ))
 	putBytesTo(put, s.name)
-	put(boolBits(s.listening, s.connected, s.closed) | uint64(s.shut)<<8 | uint64(s.err)<<16)
+	put(boolBits(s.listening, s.connected, s.closed, s.creds) | uint64(s.shut)<<8 | uint64(s.err)<<16)
 	put(uint64(s.maxQueue))
 	put(s.genIn)
 	put(s.genOut)
@@ -339,10 +351,11 @@ func unixBind(c *call, v *vfd) result {
 	return ret(0)
 }
 
-// lookupName finds the socket a name designates: ENOENT for a path with
-// no file, ECONNREFUSED for one outside the run directory or with no
-// socket bound to it.
-func (c *call) lookupName(name []byte, isPath bool) (*unixSock, unix.Errno) {
+// lookupName finds the socket of type typ a name designates: ENOENT for
+// a path with no file, ECONNREFUSED for one outside the run directory or
+// with no socket bound to it; a socket of another type is EPROTOTYPE by
+// path, and no match by abstract name (ECONNREFUSED), as in af_unix.
+func (c *call) lookupName(name []byte, isPath bool, typ int) (*unixSock, unix.Errno) {
 	key := "a" + string(name[2:])
 	if isPath {
 		p, ok := c.unixHostPath(name)
@@ -355,7 +368,12 @@ func (c *call) lookupName(name []byte, isPath bool) (*unixSock, unix.Errno) {
 		}
 	}
 	if t := c.n.unixNs[key]; t != nil && !t.closed {
-		return t, 0
+		if t.typ == typ {
+			return t, 0
+		}
+		if isPath {
+			return nil, unix.EPROTOTYPE
+		}
 	}
 	return nil, unix.ECONNREFUSED
 }
@@ -398,12 +416,9 @@ func unixConnect(c *call, v *vfd) result {
 		}
 		return errno(unix.EISCONN)
 	}
-	t, e := c.lookupName(name, isPath)
+	t, e := c.lookupName(name, isPath, s.typ)
 	if e != 0 {
 		return errno(e)
-	}
-	if t.typ != s.typ {
-		return errno(unix.EPROTOTYPE)
 	}
 	if s.dgram() {
 		if t.peer != nil && t.peer != s && !t.peer.closed {
@@ -421,8 +436,8 @@ func unixConnect(c *call, v *vfd) result {
 		}
 		return park()
 	}
-	srv := &unixSock{typ: s.typ, name: t.name, peer: s, connected: true}
-	s.peer, s.connected = srv, true
+	srv := &unixSock{typ: s.typ, name: t.name, peer: s, connected: true, creds: true}
+	s.peer, s.connected, s.creds = srv, true, true
 	t.backlog = append(t.backlog, srv)
 	t.genIn++
 	s.genOut++
@@ -532,7 +547,7 @@ func unixGetsockopt(c *call, v *vfd) result {
 	var val []byte
 	switch c.arg(2) {
 	case unix.SO_PEERCRED:
-		if s.peer == nil || s.dgram() {
+		if !s.creds {
 			val = binary.LittleEndian.AppendUint32(nil, 0)
 			val = binary.LittleEndian.AppendUint32(val, ^uint32(0))
 			val = binary.LittleEndian.AppendUint32(val, ^uint32(0))

@@ -119,10 +119,10 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (data []byte, full int, fr
 	switch {
 	case flags&unix.MSG_OOB != 0:
 		return nil, 0, nil, errno(unix.EOPNOTSUPP), false
-	case s.listening || s.stream() && !s.connected:
-		return nil, 0, nil, errno(unix.EINVAL), false
 	case s.typ == unix.SOCK_SEQPACKET && !s.connected:
 		return nil, 0, nil, errno(unix.ENOTCONN), false
+	case s.listening || s.stream() && !s.connected:
+		return nil, 0, nil, errno(unix.EINVAL), false
 	}
 	if len(s.queue) == 0 {
 		switch {
@@ -260,13 +260,16 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64) result 
 
 // unixSendDgram sends one datagram.
 func unixSendDgram(c *call, v *vfd, s *unixSock, data []byte, addr, addrlen, flags uint64) result {
+	if s.shut&shutSend != 0 {
+		return errno(unix.EPIPE)
+	}
 	t := s.peer
 	if addr != 0 && addrlen != 0 {
 		name, isPath, e := c.unixName(addr, addrlen)
 		if e != 0 {
 			return errno(e)
 		}
-		if t, e = c.lookupName(name, isPath); e != 0 {
+		if t, e = c.lookupName(name, isPath, s.typ); e != 0 {
 			return errno(e)
 		}
 	} else if t == nil {
@@ -276,8 +279,6 @@ func unixSendDgram(c *call, v *vfd, s *unixSock, data []byte, addr, addrlen, fla
 		return errno(unix.ECONNREFUSED)
 	}
 	switch {
-	case t.typ != s.typ:
-		return errno(unix.EPROTOTYPE)
 	case t.peer != nil && t.peer != s && !t.peer.closed:
 		return errno(unix.EPERM)
 	case t.shut&shutRcv != 0:
