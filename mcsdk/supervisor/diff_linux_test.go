@@ -97,6 +97,8 @@ var diffProbes = []struct {
 	{name: "pipe"},
 	{name: "eventfd"},
 	{name: "unix"},
+	{name: "epoll"},
+	{name: "pollmix"},
 }
 
 // TestDifferential runs each probe of testdata/diff natively and twice

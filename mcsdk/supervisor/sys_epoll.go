@@ -150,20 +150,27 @@ func (ep *vepoll) remove(e *epollEntry) {
 	ep.order = slices.DeleteFunc(ep.order, func(o *epollEntry) bool { return o == e })
 }
 
-// forget runs as the node closes fd: its entry goes if that was the
-// file's last descriptor; otherwise the entry stays (still reported, no
-// longer reachable through epoll_ctl), as in Linux.
-func (ep *vepoll) forget(fd int, last bool) {
-	e := ep.interest[fd]
-	if e == nil {
+// forget runs as the node closes fd (v nil for a kernel descriptor): its
+// entry goes if that was the file's last descriptor, and so do entries
+// left by its earlier closed descriptors; otherwise the entry stays (still
+// reported, no longer reachable through epoll_ctl), as in Linux.
+func (ep *vepoll) forget(fd int, v *vfd, last bool) {
+	if e := ep.interest[fd]; e != nil {
+		delete(ep.interest, fd)
+		e.closed = true
+	}
+	if !last {
 		return
 	}
-	if last {
-		ep.remove(e)
-		return
-	}
-	delete(ep.interest, fd)
-	e.closed = true
+	ep.order = slices.DeleteFunc(ep.order, func(e *epollEntry) bool {
+		if !e.closed {
+			return false
+		}
+		if v == nil || e.v == nil {
+			return e.fd == fd && e.v == v
+		}
+		return e.v.description() == v.description()
+	})
 }
 
 // reaches reports whether target is watched by ep, directly or through

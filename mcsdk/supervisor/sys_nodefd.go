@@ -196,7 +196,7 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 	last := v == nil || n.lastRef(fd, v)
 	for _, o := range n.fds {
 		if o.epoll != nil {
-			o.epoll.forget(fd, last)
+			o.epoll.forget(fd, v, last)
 		}
 	}
 	if v != nil && last && v.obj != nil {
