@@ -213,13 +213,21 @@ func (w *World) hashFiles(n *node, put func(uint64)) {
 		fds = append(fds, fd)
 	}
 	slices.Sort(fds)
-	seen := map[any]uint64{}
-	ids := func(o any) (uint64, bool) {
-		if id, ok := seen[o]; ok {
-			return id, true
+	seen, written := map[any]uint64{}, map[any]bool{}
+	ref := func(o any) uint64 {
+		if _, ok := seen[o]; !ok {
+			seen[o] = uint64(len(seen) + 1)
 		}
-		seen[o] = uint64(len(seen) + 1)
-		return seen[o], false
+		return seen[o]
+	}
+	// ids numbers o and reports whether its state was written already.
+	ids := func(o any) (uint64, bool) {
+		old := written[o]
+		written[o] = true
+		return ref(o), old
+	}
+	for _, fd := range fds {
+		ref(n.fds[fd].description())
 	}
 	for _, fd := range fds {
 		v := n.fds[fd]
@@ -243,7 +251,7 @@ func (w *World) hashFiles(n *node, put func(uint64)) {
 			put(t.fires)
 		case v.epoll != nil:
 			put(3)
-			v.epoll.hash(put)
+			v.epoll.hash(put, ref)
 		case v.random:
 			put(4)
 		default:

@@ -192,16 +192,10 @@ func (s *unixSock) writable() bool {
 	return p.queued*4 <= unixCapacity*3
 }
 
-func (s *unixSock) hash(put func(uint64), ids func(any) (uint64, bool)) { s.hashAll(put, ids) }
-
-// hashAll writes s and, once each, the sockets it reaches (its peer, its
-// waiting connections).
-func (s *unixSock) hashAll(put func(uint64), ids func(any) (uint64, bool)) {
-	id, old := ids(s)
-	put(id)
-	if old {
-		return
-	}
+// hash writes s and, once each, the sockets it reaches (its peer, its
+// waiting connections). The namespace key is not written: it holds the
+// host's inode number, and the name covers it.
+func (s *unixSock) hash(put func(uint64), ids func(any) (uint64, bool)) {
 	put(uint64(s.typ))
 	putBytesTo(put, s.name)
 	put(boolBits(s.listening, s.connected, s.closed, s.creds) | uint64(s.shut)<<8 | uint64(s.err)<<16)
@@ -213,14 +207,24 @@ func (s *unixSock) hashAll(put func(uint64), ids func(any) (uint64, bool)) {
 		putBytesTo(put, m.data)
 		putBytesTo(put, m.from)
 	}
-	if s.peer != nil {
-		s.peer.hashAll(put, ids)
-	} else {
-		put(0)
-	}
+	s.peer.hashRef(put, ids)
 	put(uint64(len(s.backlog)))
 	for _, b := range s.backlog {
-		b.hashAll(put, ids)
+		b.hashRef(put, ids)
+	}
+}
+
+// hashRef writes another socket's canonical number and, the first time,
+// its state.
+func (s *unixSock) hashRef(put func(uint64), ids func(any) (uint64, bool)) {
+	if s == nil {
+		put(0)
+		return
+	}
+	id, old := ids(s)
+	put(id)
+	if !old {
+		s.hash(put, ids)
 	}
 }
 
