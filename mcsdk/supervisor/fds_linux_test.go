@@ -250,7 +250,9 @@ func TestFileStateHash(t *testing.T) {
 		{"pipe reader wake-ups", func(n *node) { pipeOf(n).genIn++ }},
 		{"pipe writer wake-ups", func(n *node) { pipeOf(n).genOut++ }},
 		{"pipe end", func(n *node) { n.fds[3].obj.(*pipeEnd).write = true }},
-		{"pipe ends' buffer", func(n *node) { n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1} }},
+		{"pipe ends' buffer", func(n *node) {
+			n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+		}},
 		{"eventfd count", func(n *node) { n.fds[5].obj.(*eventFD).count++ }},
 		{"eventfd semaphore", func(n *node) { n.fds[5].obj.(*eventFD).semaphore = true }},
 		{"eventfd wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genIn++ }},
