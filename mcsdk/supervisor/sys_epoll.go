@@ -362,14 +362,6 @@ func (ep *vepoll) hash(put func(uint64), ref func(any) uint64) {
 	}
 }
 
-// vepoll is the epoll instance at the node's fd, or nil.
-func (c *call) vepoll(fd uint64) *vepoll {
-	if v := c.n.fds[int(int32(fd))]; v != nil {
-		return v.epoll
-	}
-	return nil
-}
-
 // kernelFD reports whether the node has fd open (a descriptor weft does
 // not serve).
 func (c *call) kernelFD(fd int) bool {
