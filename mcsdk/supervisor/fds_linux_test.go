@@ -93,6 +93,24 @@ func TestConsumerParks(t *testing.T) {
 	}
 }
 
+// TestSigpipe checks that a write to a pipe with no reader raises
+// SIGPIPE, which kills the node as it kills the native program.
+func TestSigpipe(t *testing.T) {
+	bin := buildFds(t)
+	if err := exec.Command(bin, "sigpipe").Run(); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("native run: %v, want death by SIGPIPE", err)
+	}
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"sigpipe"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	runToEnd(t, w)
+	if st := w.Status(0); st.Signal != "SIGPIPE" || strings.Contains(string(w.Output(0)), "survived") {
+		t.Errorf("status %+v, output %q: want death by SIGPIPE", st, w.Output(0))
+	}
+}
+
 // runToEnd applies each quiescent point's first action until nothing is
 // enabled and returns the node's output.
 func runToEnd(t *testing.T, w *World) string {

@@ -8,7 +8,8 @@
  *   listen NAME
  *              bind the abstract name NAME, listen, report, and wait in accept
  *   connect NAME
- *              connect to the abstract name NAME */
+ *              connect to the abstract name NAME
+ *   sigpipe    write to a pipe whose reader is gone (SIGPIPE kills) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -122,6 +123,13 @@ int main(int argc, char **argv)
 		printf("connect: %d %s\n", r, r < 0 ? strerrorname_np(errno) : "ok");
 		return 0;
 	}
-	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME\n");
+	if (!strcmp(mode, "sigpipe")) {
+		pipe(pfd);
+		close(pfd[0]);
+		write(pfd[1], "x", 1);
+		printf("survived SIGPIPE\n");
+		return 0;
+	}
+	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME|sigpipe\n");
 	return 2;
 }

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,6 +139,20 @@ int main(void)
 	SAME("data %llu events %#x", (unsigned long long)ev[0].data.u64, ev[0].events);
 	close(t[1]);
 	CHECK("epoll_wait after the writer closed", epoll_wait(ep3, ev, 4, -1));
+	SAME("data %llu events %#x", (unsigned long long)ev[0].data.u64, ev[0].events);
+	int tf = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	struct itimerspec it = { .it_value = { 0, 3000000 } };
+	timerfd_settime(tf, 0, &it, NULL);
+	int ep4 = epoll_create1(0);
+	add(ep4, tf, EPOLLIN, 12);
+	CHECK("epoll_wait, blocking, on a timerfd", epoll_wait(ep4, ev, 4, -1));
+	SAME("data %llu events %#x", (unsigned long long)ev[0].data.u64, ev[0].events);
+	int outer4 = epoll_create1(0);
+	add(outer4, ep4, EPOLLIN, 13);
+	uint64_t exp;
+	read(tf, &exp, 8);
+	timerfd_settime(tf, 0, &it, NULL);
+	CHECK("epoll_wait, blocking, on an epoll watching a timerfd", epoll_wait(outer4, ev, 4, -1));
 	SAME("data %llu events %#x", (unsigned long long)ev[0].data.u64, ev[0].events);
 	unlink("epoll-file");
 	return 0;
