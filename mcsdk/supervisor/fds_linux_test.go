@@ -111,6 +111,46 @@ func TestSigpipe(t *testing.T) {
 	}
 }
 
+// TestPythonAsyncio runs an unmodified CPython asyncio program (its epoll
+// selector, a socketpair, a pipe, call_later timers, a unix stream server
+// by path in the run directory with three clients) under weft: its output
+// equals the native run's, and two runs are identical.
+func TestPythonAsyncio(t *testing.T) {
+	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3 (installed by scripts/setup.sh): %v", err)
+	}
+	python := strings.TrimSpace(string(exe))
+	script, err := filepath.Abs("testdata/aio.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, script)
+	cmd.Dir = t.TempDir()
+	native, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("native run: %v\n%s", err, native)
+	}
+	var outs [2]string
+	for i := range outs {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: python, Args: []string{script}, Env: []string{"PATH=/usr/bin:/bin"}}}, DataDirs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = runToEnd(t, w)
+		if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+			t.Errorf("status %+v\n%s", st, outs[i])
+		}
+		w.Close()
+	}
+	if outs[0] != string(native) {
+		t.Errorf("output differs from the native run:\nnative:\n%s\nweft:\n%s", native, outs[0])
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two runs differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
 // runToEnd applies each quiescent point's first action until nothing is
 // enabled and returns the node's output.
 func runToEnd(t *testing.T, w *World) string {
