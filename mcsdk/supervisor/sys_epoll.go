@@ -347,12 +347,13 @@ func (c *call) entryEvents(e *epollEntry) uint32 {
 
 // hash writes the interest list in ready order, each entry's watched
 // description by its canonical number.
-func (ep *vepoll) hash(put func(uint64), ref func(any) uint64) {
+func (ep *vepoll) hash(h *fileHasher) {
+	put := h.put
 	put(uint64(len(ep.order)))
 	for _, e := range ep.order {
 		put(uint64(e.fd))
 		if e.v != nil {
-			put(ref(e.v.description()))
+			put(h.ref(e.v.description()))
 		}
 		put(uint64(e.events))
 		put(e.data)

@@ -69,7 +69,8 @@ func (e *eventFD) events(*call) uint32 {
 	return ev
 }
 
-func (e *eventFD) hash(put func(uint64), _ func(any) (uint64, bool)) {
+func (e *eventFD) hash(h *fileHasher) {
+	put := h.put
 	put(e.count)
 	put(boolBits(e.semaphore))
 	put(e.genIn)

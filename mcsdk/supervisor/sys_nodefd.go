@@ -34,8 +34,8 @@ type nodeFile interface {
 	// gens count the wake-ups of readers and of writers (edge-triggered
 	// epoll reports a ready descriptor again after a new wake-up).
 	gens() (in, out uint64)
-	// hash writes the state; ids gives shared objects canonical numbers.
-	hash(put func(uint64), ids func(any) (uint64, bool))
+	// hash writes the state (shared objects through h, once each).
+	hash(h *fileHasher)
 	// release runs when the description's last descriptor closes.
 	release(w *World, n *node)
 }
@@ -204,62 +204,81 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 	}
 }
 
-// hashFiles writes the node's descriptors in fd order: each one's kind and
-// the state of its description, shared state written once and named by a
-// canonical number afterwards.
+// hashFiles writes the node's descriptors in fd order: each one's number
+// and the state of its description, shared state written once and named
+// by a canonical number afterwards.
 func (w *World) hashFiles(n *node, put func(uint64)) {
 	fds := make([]int, 0, len(n.fds))
 	for fd := range n.fds {
 		fds = append(fds, fd)
 	}
 	slices.Sort(fds)
-	seen, written := map[any]uint64{}, map[any]bool{}
-	ref := func(o any) uint64 {
-		if _, ok := seen[o]; !ok {
-			seen[o] = uint64(len(seen) + 1)
-		}
-		return seen[o]
-	}
-	// ids numbers o and reports whether its state was written already.
-	ids := func(o any) (uint64, bool) {
-		old := written[o]
-		written[o] = true
-		return ref(o), old
+	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}}
+	for _, fd := range fds {
+		h.ref(n.fds[fd].description())
 	}
 	for _, fd := range fds {
-		ref(n.fds[fd].description())
-	}
-	for _, fd := range fds {
-		v := n.fds[fd]
 		put(uint64(fd))
-		id, old := ids(v.description())
-		put(id)
-		if old {
-			continue
-		}
-		switch {
-		case v.obj != nil:
-			put(1)
-			v.obj.hash(put, ids)
-		case v.timer != nil:
-			put(2)
-			t := v.timer
-			put(t.clock)
-			put(uint64(t.deadline))
-			put(uint64(t.interval))
-			put(t.expired)
-			put(t.fires)
-		case v.epoll != nil:
-			put(3)
-			v.epoll.hash(put, ref)
-		case v.random:
-			put(4)
-		default:
-			put(5)
-			put(uint64(v.sock.ID))
-		}
-		put(boolBits(v.nonblocking()))
+		h.desc(n.fds[fd])
 	}
+}
+
+// fileHasher writes descriptor state for the world hash: objects are
+// numbered in the order met (descriptors first, in fd order), and each
+// one's state is written once.
+type fileHasher struct {
+	put     func(uint64)
+	seen    map[any]uint64
+	written map[any]bool
+}
+
+// ref is o's canonical number.
+func (h *fileHasher) ref(o any) uint64 {
+	if _, ok := h.seen[o]; !ok {
+		h.seen[o] = uint64(len(h.seen) + 1)
+	}
+	return h.seen[o]
+}
+
+// ids writes nothing: it numbers o and reports whether its state was
+// written already, marking it written.
+func (h *fileHasher) ids(o any) (uint64, bool) {
+	old := h.written[o]
+	h.written[o] = true
+	return h.ref(o), old
+}
+
+// desc writes v's description: its number and, the first time, its kind
+// and state.
+func (h *fileHasher) desc(v *vfd) {
+	put := h.put
+	id, old := h.ids(v.description())
+	put(id)
+	if old {
+		return
+	}
+	switch {
+	case v.obj != nil:
+		put(1)
+		v.obj.hash(h)
+	case v.timer != nil:
+		put(2)
+		t := v.timer
+		put(t.clock)
+		put(uint64(t.deadline))
+		put(uint64(t.interval))
+		put(t.expired)
+		put(t.fires)
+	case v.epoll != nil:
+		put(3)
+		v.epoll.hash(h)
+	case v.random:
+		put(4)
+	default:
+		put(5)
+		put(uint64(v.sock.ID))
+	}
+	put(boolBits(v.nonblocking()))
 }
 
 // putBytesTo writes a length-prefixed byte string with put.

@@ -99,9 +99,10 @@ func (e *pipeEnd) events(*call) uint32 {
 	return ev
 }
 
-func (e *pipeEnd) hash(put func(uint64), ids func(any) (uint64, bool)) {
+func (e *pipeEnd) hash(h *fileHasher) {
+	put := h.put
 	put(boolBits(e.write))
-	id, old := ids(e.p)
+	id, old := h.ids(e.p)
 	put(id)
 	if old {
 		return

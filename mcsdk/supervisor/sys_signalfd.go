@@ -107,7 +107,7 @@ func (s *sigFD) events(c *call) uint32 {
 	return 0
 }
 
-func (s *sigFD) hash(put func(uint64), _ func(any) (uint64, bool)) { put(s.mask) }
+func (s *sigFD) hash(h *fileHasher) { h.put(s.mask) }
 
 func (s *sigFD) release(*World, *node) {}
 

@@ -195,7 +195,8 @@ func (s *unixSock) writable() bool {
 // hash writes s and, once each, the sockets it reaches (its peer, its
 // waiting connections). The namespace key is not written: it holds the
 // host's inode number, and the name covers it.
-func (s *unixSock) hash(put func(uint64), ids func(any) (uint64, bool)) {
+func (s *unixSock) hash(h *fileHasher) {
+	put := h.put
 	put(uint64(s.typ))
 	putBytesTo(put, s.name)
 	put(boolBits(s.listening, s.connected, s.closed, s.creds) | uint64(s.shut)<<8 | uint64(s.err)<<16)
@@ -207,24 +208,24 @@ func (s *unixSock) hash(put func(uint64), ids func(any) (uint64, bool)) {
 		putBytesTo(put, m.data)
 		putBytesTo(put, m.from)
 	}
-	s.peer.hashRef(put, ids)
+	s.peer.hashRef(h)
 	put(uint64(len(s.backlog)))
 	for _, b := range s.backlog {
-		b.hashRef(put, ids)
+		b.hashRef(h)
 	}
 }
 
 // hashRef writes another socket's canonical number and, the first time,
 // its state.
-func (s *unixSock) hashRef(put func(uint64), ids func(any) (uint64, bool)) {
+func (s *unixSock) hashRef(h *fileHasher) {
 	if s == nil {
-		put(0)
+		h.put(0)
 		return
 	}
-	id, old := ids(s)
-	put(id)
+	id, old := h.ids(s)
+	h.put(id)
 	if !old {
-		s.hash(put, ids)
+		s.hash(h)
 	}
 }
 
