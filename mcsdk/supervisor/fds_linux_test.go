@@ -252,13 +252,13 @@ func fileState() *node {
 	n.fds[5] = &vfd{obj: &eventFD{count: 2}, ours: -1}
 	a, b := &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}, &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}
 	a.peer, b.peer = b, a
-	a.deliver([]byte("to a"), nil)
+	a.deliver([]byte("to a"), nil, nil)
 	n.fds[6], n.fds[7] = &vfd{obj: a, ours: -1}, &vfd{obj: b, ours: -1}
 	l := &unixSock{typ: unix.SOCK_SEQPACKET, name: []byte{1, 0, 0, 'l'}, key: "a\x00l", listening: true, maxQueue: 4}
 	cl := &unixSock{typ: unix.SOCK_SEQPACKET, connected: true, creds: true}
 	srv := &unixSock{typ: unix.SOCK_SEQPACKET, name: l.name, peer: cl, connected: true, creds: true}
 	cl.peer = srv
-	srv.deliver([]byte("early"), nil)
+	srv.deliver([]byte("early"), nil, nil)
 	l.backlog = []*unixSock{srv}
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
@@ -316,7 +316,7 @@ func TestFileStateHash(t *testing.T) {
 		{"eventfd wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genIn++ }},
 		{"eventfd writer wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genOut++ }},
 		{"unix queue bytes", func(n *node) { sock(n, 6).queue[0].data[0] ^= 1 }},
-		{"unix queue messages", func(n *node) { sock(n, 7).deliver(nil, nil) }},
+		{"unix queue messages", func(n *node) { sock(n, 7).deliver(nil, nil, nil) }},
 		{"unix sender name", func(n *node) { sock(n, 6).queue[0].from = []byte{1, 0} }},
 		{"unix shutdown", func(n *node) { sock(n, 6).shut = shutSend }},
 		{"unix error", func(n *node) { sock(n, 6).err = unix.ECONNRESET }},
@@ -332,6 +332,10 @@ func TestFileStateHash(t *testing.T) {
 		{"unix waiting connection's data", func(n *node) { backlog(n).queue[0].data[0] ^= 1 }},
 		{"unix waiting connections", func(n *node) { sock(n, 8).backlog = nil }},
 		{"unix peer", func(n *node) { sock(n, 9).peer = nil }},
+		{"unix descriptor in flight", func(n *node) {
+			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: &eventFD{count: 9}, ours: -1}}}
+		}},
+		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
 		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
 		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
 		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},

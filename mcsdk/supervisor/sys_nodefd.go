@@ -177,13 +177,18 @@ func (v *vfd) description() any {
 	return v // a random device: each open is its own
 }
 
-// lastRef reports whether no descriptor of the node but fd refers to v's
-// description.
+// lastRef reports whether no descriptor of the node but fd, and none in
+// flight, refers to v's description.
 func (n *node) lastRef(fd int, v *vfd) bool {
 	d := v.description()
 	for o, w := range n.fds {
 		if o != fd && w.description() == d {
 			return false
+		}
+	}
+	for _, w := range n.fds {
+		if s, ok := w.obj.(*unixSock); ok && s.carries(d, nil) {
+			return false // in flight (SCM_RIGHTS)
 		}
 	}
 	return true

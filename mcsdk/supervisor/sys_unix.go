@@ -46,7 +46,8 @@ type unixSock struct {
 // unixMsg is one queued message (a stream's bytes may span several).
 type unixMsg struct {
 	data []byte
-	from []byte // the sender's name (datagrams)
+	from []byte      // the sender's name (datagrams)
+	fds  []*passedFD // descriptors in flight (SCM_RIGHTS)
 }
 
 const (
@@ -207,6 +208,14 @@ func (s *unixSock) hash(h *fileHasher) {
 	for _, m := range s.queue {
 		putBytesTo(put, m.data)
 		putBytesTo(put, m.from)
+		put(uint64(len(m.fds)))
+		for _, pf := range m.fds {
+			if pf.v == nil {
+				put(0)
+				continue
+			}
+			h.desc(pf.v)
+		}
 	}
 	s.peer.hashRef(h)
 	put(uint64(len(s.backlog)))
@@ -249,7 +258,13 @@ func (s *unixSock) release(w *World, n *node) {
 		p.genIn++
 		p.genOut++
 	}
+	queue := s.queue
 	s.queue, s.queued = nil, 0
+	for _, m := range queue {
+		for _, pf := range m.fds {
+			pf.close(w, n)
+		}
+	}
 }
 
 // unixName decodes a struct sockaddr_un of length n at addr: the name as

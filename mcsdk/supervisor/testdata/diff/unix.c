@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -171,6 +172,80 @@ static void dgram(void)
 	unlink("d.sock");
 }
 
+/* sendfds sends one byte with the descriptors fds over s. */
+static long sendfds(int s, const int *fds, int n)
+{
+	char ctl[CMSG_SPACE(4 * sizeof(int))];
+	memset(ctl, 0, sizeof ctl);
+	struct iovec iov = { "F", 1 };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&h);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	return sendmsg(s, &h, 0);
+}
+
+/* recvfds receives one message into fds (room for room of them) and
+ * returns how many came; *flags gets msg_flags. */
+static int recvfds(int s, int *fds, int room, int *flags)
+{
+	char ctl[CMSG_SPACE(4 * sizeof(int))], b[8];
+	struct iovec iov = { b, sizeof b };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+	                    .msg_controllen = room ? CMSG_SPACE(room * sizeof(int)) : 0 };
+	if (recvmsg(s, &h, MSG_CMSG_CLOEXEC) < 0)
+		return -1;
+	*flags = h.msg_flags;
+	int n = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+		}
+	return n;
+}
+
+static void rights(int type, const char *what)
+{
+	int sv[2], p[2], got[4], flags = 0;
+	char buf[16] = "";
+	SAME("-- SCM_RIGHTS over %s", what);
+	socketpair(AF_UNIX, type, 0, sv);
+	pipe(p);
+	int f = open("rights-file", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	write(f, "file!", 5);
+	lseek(f, 0, SEEK_SET);
+	int pass[2] = { p[0], f };
+	CHECK("sendmsg(pipe read end, file)", sendfds(sv[0], pass, 2));
+	CHECK("close the originals", close(p[0]) | close(f));
+	write(p[1], "via pipe", 8);
+	int n = recvfds(sv[1], got, 4, &flags);
+	SAME("received %d descriptors, flags %#x, cloexec %d", n, flags, n > 0 && (fcntl(got[0], F_GETFD) & FD_CLOEXEC));
+	if (n == 2) {
+		CHECK("read the passed pipe", read(got[0], buf, sizeof buf));
+		SAME("got %s", buf);
+		memset(buf, 0, sizeof buf);
+		CHECK("read the passed file", read(got[1], buf, sizeof buf));
+		SAME("got %s", buf);
+		close(p[1]);
+		CHECK("EOF through the passed pipe", read(got[0], buf, sizeof buf));
+		close(got[0]);
+		close(got[1]);
+	}
+	int e = eventfd(0, 0);
+	CHECK("sendmsg(eventfd)", sendfds(sv[0], &e, 1));
+	n = recvfds(sv[1], got, 0, &flags);
+	SAME("no room: %d descriptors, MSG_CTRUNC %d", n, (flags & MSG_CTRUNC) != 0);
+	int bad = 999;
+	CHECK("sendmsg(bad fd)", sendfds(sv[0], &bad, 1));
+	close(e);
+	close(sv[0]);
+	close(sv[1]);
+	unlink("rights-file");
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -181,6 +256,9 @@ int main(void)
 	server(SOCK_STREAM, "stream", "weft-probe-stream", 1);
 	server(SOCK_SEQPACKET, "seqpacket", "q.sock", 0);
 	dgram();
+	rights(SOCK_STREAM, "stream");
+	rights(SOCK_DGRAM, "dgram");
+	rights(SOCK_SEQPACKET, "seqpacket");
 	CHECK("socket(AF_UNIX, SOCK_RAW)", socket(AF_UNIX, SOCK_RAW, 0));
 	CHECK("socketpair(AF_INET)", socketpair(AF_INET, SOCK_STREAM, 0, (int[2]){ 0 }));
 	return 0;
