@@ -98,7 +98,7 @@ var diffProbes = []struct {
 	{name: "eventfd"},
 	{name: "unix"},
 	{name: "epoll"},
-	{name: "pollmix"},
+	{name: "pollmix", args: []string{"47932"}},
 }
 
 // TestDifferential runs each probe of testdata/diff natively and twice

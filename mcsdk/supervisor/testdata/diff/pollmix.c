@@ -1,8 +1,12 @@
 /* pollmix: poll and select over every descriptor kind at once: pipes,
- * eventfds, unix sockets, timerfds, signalfds, stdin, a regular file, an
- * epoll instance, a closed descriptor. */
+ * eventfds, unix sockets, a UDP socket (the virtual network), timerfds,
+ * signalfds, stdin, a regular file, an epoll instance, a closed
+ * descriptor. usage: pollmix PORT */
 #include "probe.h"
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,8 +18,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-enum { PIPE_R, PIPE_W, EFD, SOCK, TFD, SFD, STDIN, FILE_, EPOLL, CLOSED, NEG, N };
-static const char *names[N] = { "pipe-r", "pipe-w", "eventfd", "unix", "timerfd", "signalfd", "stdin", "file", "epoll", "closed", "negative" };
+enum { PIPE_R, PIPE_W, EFD, SOCK, UDP, TFD, SFD, STDIN, FILE_, EPOLL, CLOSED, NEG, N };
+static const char *names[N] = { "pipe-r", "pipe-w", "eventfd", "unix", "udp", "timerfd", "signalfd", "stdin", "file", "epoll", "closed", "negative" };
 
 static void show(struct pollfd *p, const char *what, int n)
 {
@@ -25,9 +29,13 @@ static void show(struct pollfd *p, const char *what, int n)
 	SAME("%s: poll -> %d;%s", what, n, line);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int p[2], sv[2];
+	struct sockaddr_in at = { .sin_family = AF_INET, .sin_port = htons(argc > 1 ? atoi(argv[1]) : 47932),
+	                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int u = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK("bind(UDP)", bind(u, (struct sockaddr *)&at, sizeof at));
 	pipe(p);
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
 	int e = eventfd(0, 0);
@@ -41,11 +49,12 @@ int main(void)
 	int ep = epoll_create1(0);
 	struct epoll_event ee = { .events = EPOLLIN };
 	epoll_ctl(ep, EPOLL_CTL_ADD, e, &ee);
+	int ep2 = epoll_create1(0);
 	int closed = dup(0);
 	close(closed);
 	struct pollfd fds[N] = {
 		[PIPE_R] = { p[0], POLLIN }, [PIPE_W] = { p[1], POLLOUT }, [EFD] = { e, POLLIN | POLLOUT },
-		[SOCK] = { sv[0], POLLIN | POLLOUT | POLLRDHUP }, [TFD] = { t, POLLIN }, [SFD] = { s, POLLIN },
+		[SOCK] = { sv[0], POLLIN | POLLOUT | POLLRDHUP }, [UDP] = { u, POLLIN | POLLOUT }, [TFD] = { t, POLLIN }, [SFD] = { s, POLLIN },
 		[STDIN] = { 0, POLLIN }, [FILE_] = { f, POLLIN | POLLOUT }, [EPOLL] = { ep, POLLIN },
 		[CLOSED] = { closed, POLLIN }, [NEG] = { -1, POLLIN },
 	};
@@ -57,6 +66,13 @@ int main(void)
 	struct itimerspec it = { .it_value = { 0, 1000000 } };
 	timerfd_settime(t, 0, &it, NULL);
 	raise(SIGUSR1);
+	sendto(u, "dgram", 5, 0, (struct sockaddr *)&at, sizeof at);
+	struct pollfd uonly = { u, POLLIN };
+	CHECK("poll on the UDP socket, blocking", poll(&uonly, 1, -1));
+	struct epoll_event ue = { .events = EPOLLIN | EPOLLET, .data.u32 = 77 }, got[2];
+	epoll_ctl(ep2, EPOLL_CTL_ADD, u, &ue);
+	CHECK("epoll_wait(UDP, edge-triggered)", epoll_wait(ep2, got, 2, 0));
+	CHECK("epoll_wait again (no new datagram)", epoll_wait(ep2, got, 2, 0));
 	fds[TFD].fd = -1;
 	show(fds, "after writes and a signal", poll(fds, N, 0));
 	fds[TFD].fd = t;
@@ -71,6 +87,7 @@ int main(void)
 	char buf[8];
 	read(p[0], buf, 1);
 	read(e, &one, 8);
+	recv(u, buf, sizeof buf, 0);
 	show(fds, "after reads and the peer's close", poll(fds, N, 0));
 	CHECK("poll, nothing, 3 ms", poll(fds + PIPE_R, 1, 3));
 
