@@ -129,7 +129,7 @@ func (ep *vepoll) add(c *call, fd int, v *vfd, events uint32, data uint64) resul
 		return errno(unix.EEXIST)
 	}
 	if events&unix.EPOLLEXCLUSIVE != 0 &&
-		(events&^(epollCtlFlags|unix.EPOLLIN|unix.EPOLLOUT|epollAlways|unix.EPOLLRDNORM|unix.EPOLLWRNORM|unix.EPOLLRDBAND|unix.EPOLLWRBAND) != 0 ||
+		(events&^(epollCtlFlags|unix.EPOLLIN|unix.EPOLLOUT|epollAlways) != 0 ||
 			events&unix.EPOLLONESHOT != 0 || v != nil && v.epoll != nil) {
 		return errno(unix.EINVAL)
 	}
@@ -242,7 +242,7 @@ func (c *call) epollWait(timeout int64) result {
 		return errno(unix.EINVAL)
 	}
 	max := int(int32(c.arg(2)))
-	if max <= 0 || max > 1<<24 {
+	if max <= 0 || max > (1<<31-1)/epollEventSize {
 		return errno(unix.EINVAL)
 	}
 	out := v.epoll.collect(c, max, true)

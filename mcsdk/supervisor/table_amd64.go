@@ -56,7 +56,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_DUP2:            served("dup2", sysDup2),
 	unix.SYS_DUP3:            served("dup3", sysDup3),
 	unix.SYS_FCNTL:           served("fcntl", sysFcntl),
-	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "FIONREAD and FIONBIO on sockets"),
+	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "FIONREAD and FIONBIO on sockets, pipes and unix sockets (SIOCOUTQ too)"),
 	unix.SYS_FSYNC:           servedPartly("fsync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_FDATASYNC:       servedPartly("fdatasync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_SYNC_FILE_RANGE: passed("sync_file_range", "writeback hint; promises no durability, so weft's crash model ignores it"),
