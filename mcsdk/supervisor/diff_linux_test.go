@@ -94,6 +94,11 @@ var diffProbes = []struct {
 	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
 	{name: "random", weft: []string{"~ uuid "}},
 	{name: "socket", args: []string{"47931"}},
+	{name: "pipe"},
+	{name: "eventfd"},
+	{name: "unix"},
+	{name: "epoll"},
+	{name: "pollmix", args: []string{"47932"}},
 }
 
 // TestDifferential runs each probe of testdata/diff natively and twice

@@ -104,6 +104,7 @@ func sysClose(c *call) result {
 // descriptor refers to it.
 func (n *node) dropFD(fd int, w *World) {
 	v := n.fds[fd]
+	n.closing(fd, v, w)
 	if v == nil {
 		return
 	}
@@ -123,7 +124,7 @@ func (n *node) dropFD(fd int, w *World) {
 // Dup implements dup(2) on virtual sockets by injecting the same file
 // description again.
 func sysDup(c *call) result {
-	v := c.vsock(c.arg(0))
+	v := c.n.fds[int(int32(c.arg(0)))]
 	if v == nil {
 		return cont()
 	}
@@ -168,13 +169,17 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 		a.NewFD = uint32(newfd)
 		fd, err = addFD(c.n.listener, &a)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, timer: v.timer, ours: ours}
+			nv := *v
+			nv.ours = ours
+			c.n.fds[fd] = &nv
 			return ret(int64(fd))
 		}
 	} else {
 		fd, err = injectFD(c.n.listener, c.req.ID, ours, cloexec)
 		if err == nil {
-			c.n.fds[fd] = &vfd{sock: v.sock, random: v.random, timer: v.timer, ours: ours}
+			nv := *v
+			nv.ours = ours
+			c.n.fds[fd] = &nv
 			return ret(int64(fd))
 		}
 	}
@@ -186,7 +191,7 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 // sockets are served; everything else (F_GETFL, F_SETFL with O_NONBLOCK…)
 // runs natively on the injected description, which weft shares.
 func sysFcntl(c *call) result {
-	v := c.vsock(c.arg(0))
+	v := c.n.fds[int(int32(c.arg(0)))]
 	if v == nil {
 		return cont()
 	}

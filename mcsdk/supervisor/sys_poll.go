@@ -33,7 +33,9 @@ func sysPpoll(c *call) result {
 }
 
 // pollCommon evaluates readiness for nfds pollfds at addr; timeout is in
-// nanoseconds, negative for none.
+// nanoseconds, negative for none. Every descriptor kind can be polled
+// (sys_epoll.go lists them); a negative fd is skipped and a closed one
+// reports POLLNVAL, as poll(2) does.
 func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 	if nfds > 4096 {
 		return errno(unix.EINVAL)
@@ -50,13 +52,13 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		events := binary.LittleEndian.Uint16(p[4:])
 		var rev uint16
 		if fd >= 0 {
-			v := c.n.fds[int(fd)]
-			if v == nil {
-				return failf("poll on fd %d, which is not a virtual socket, is not modelled", fd)
+			ev, ok := c.fdEvents(int(fd))
+			rev = uint16(ev) & (events | unix.POLLHUP | unix.POLLERR)
+			if !ok {
+				rev = unix.POLLNVAL
 			}
-			rev = readiness(v, c.w.now) & (events | unix.POLLHUP | unix.POLLERR)
-			if v.timer != nil && v.timer.deadline > 0 && (next == 0 || v.timer.deadline < next) {
-				next = v.timer.deadline
+			if v := c.n.fds[int(fd)]; v != nil {
+				next = earlier(next, c.nextTimerOf(v))
 			}
 		}
 		binary.LittleEndian.PutUint16(p[6:], rev)
@@ -75,7 +77,81 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 	return ret(int64(ready))
 }
 
-// readiness is the poll(2) event mask of a virtual socket.
+// earlier is the earlier of two world times, 0 meaning none.
+func earlier(a, b int64) int64 {
+	if a == 0 || b != 0 && b < a {
+		return b
+	}
+	return a
+}
+
+// nextTimerOf is the next expiry of the timerfd v, or of the timerfds an
+// epoll instance watches (0 none): a wait on them must wake then.
+func (c *call) nextTimerOf(v *vfd) int64 {
+	switch {
+	case v.timer != nil && v.timer.deadline > 0:
+		return v.timer.deadline
+	case v.epoll != nil:
+		var next int64
+		for _, e := range v.epoll.order {
+			if e.v != nil && !e.disarmed && e.v != v {
+				next = earlier(next, c.nextTimerOf(e.v))
+			}
+		}
+		return next
+	}
+	return 0
+}
+
+// fdEvents is the poll(2) mask of the node's fd; ok is false if the node
+// has no such descriptor.
+func (c *call) fdEvents(fd int) (uint32, bool) {
+	if v := c.n.fds[fd]; v != nil {
+		return c.vfdEvents(v), true
+	}
+	dup, err := unix.PidfdGetfd(c.n.pidfd, fd, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer unix.Close(dup)
+	return pollDup(dup), true
+}
+
+// kernelEvents is the poll(2) mask of a kernel descriptor of the node
+// (POLLNVAL if it has none).
+func (c *call) kernelEvents(fd int) uint32 {
+	ev, ok := c.fdEvents(fd)
+	if !ok {
+		return unix.POLLNVAL
+	}
+	return ev
+}
+
+// pollDup polls weft's duplicate of a kernel descriptor without waiting.
+func pollDup(fd int) uint32 {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLOUT | unix.POLLPRI | unix.POLLRDHUP}}
+	if _, err := unix.Poll(p, 0); err != nil {
+		return 0
+	}
+	return uint32(uint16(p[0].Revents))
+}
+
+// vfdEvents is the poll(2) mask of a descriptor weft serves.
+func (c *call) vfdEvents(v *vfd) uint32 {
+	switch {
+	case v.obj != nil:
+		return v.obj.events(c)
+	case v.epoll != nil:
+		if len(v.epoll.collect(c, 1, false)) > 0 {
+			return unix.POLLIN | pollRdnorm
+		}
+		return 0
+	}
+	return uint32(readiness(v, c.w.now))
+}
+
+// readiness is the poll(2) event mask of a virtual socket, timerfd or
+// random device.
 func readiness(v *vfd, now int64) uint16 {
 	if v.timer != nil {
 		if v.timer.fire(now) > 0 {
@@ -95,7 +171,7 @@ func readiness(v *vfd, now int64) uint16 {
 		ev |= unix.POLLOUT | pollWrnorm
 	}
 	if s.Hup() {
-		ev |= unix.POLLHUP
+		ev |= unix.POLLHUP | unix.POLLRDHUP
 	}
 	return ev
 }
@@ -175,26 +251,30 @@ func selectCommon(c *call, timeout int64) result {
 			sets[i] = b
 		}
 	}
-	masks := [3]uint16{unix.POLLIN | unix.POLLHUP, unix.POLLOUT, unix.POLLPRI}
+	masks := [3]uint16{unix.POLLIN | unix.POLLHUP | unix.POLLERR, unix.POLLOUT | unix.POLLERR, unix.POLLPRI}
 	out := [3][]byte{make([]byte, size), make([]byte, size), make([]byte, size)}
 	ready := 0
+	var next int64
 	for fd := 0; fd < nfds; fd++ {
+		if v := c.n.fds[fd]; v != nil {
+			next = earlier(next, c.nextTimerOf(v))
+		}
 		for i, set := range sets {
 			if set == nil || set[fd/8]&(1<<(fd%8)) == 0 {
 				continue
 			}
-			v := c.n.fds[fd]
-			if v == nil {
-				return failf("select on fd %d, which is not a virtual socket, is not modelled", fd)
+			ev, ok := c.fdEvents(fd)
+			if !ok {
+				return errno(unix.EBADF)
 			}
-			if readiness(v, c.w.now)&masks[i] != 0 {
+			if uint16(ev)&masks[i] != 0 {
 				out[i][fd/8] |= 1 << (fd % 8)
 				ready++
 			}
 		}
 	}
 	if ready == 0 {
-		if r, wait := c.wait(timeout); wait {
+		if r, wait := c.waitUntil(timeout, next); wait {
 			return r
 		}
 	}

@@ -21,6 +21,7 @@ func (t *vtimer) fire(now int64) uint64 {
 			t.deadline = 0
 		}
 		t.expired += k
+		t.fires += k
 	}
 	return t.expired
 }

@@ -26,7 +26,7 @@ const (
 	numa         = "NUMA placement is host state"
 	obsolete     = "obsolete; not implemented by current kernels either"
 	mounts       = "mounts and namespaces are host configuration"
-	epoll        = "a minimal virtual epoll (level- and edge-triggered readiness of virtual sockets, timerfds and kernel descriptors, evaluated at each wait); EPOLLONESHOT and EPOLLEXCLUSIVE are not modelled"
+	epoll        = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock; the signal mask is checked, not applied"
 	sigTimers    = "signal-based timers are not modelled; use poll timeouts or timerfd"
 	zeroCopy     = "zero-copy transfers are not modelled"
 	otherProcess = "acts on another process, which a node may not reach"
@@ -56,7 +56,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_DUP2:            served("dup2", sysDup2),
 	unix.SYS_DUP3:            served("dup3", sysDup3),
 	unix.SYS_FCNTL:           served("fcntl", sysFcntl),
-	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "FIONREAD and FIONBIO on sockets"),
+	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "FIONREAD and FIONBIO on sockets, pipes and unix sockets (SIOCOUTQ too)"),
 	unix.SYS_FSYNC:           servedPartly("fsync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_FDATASYNC:       servedPartly("fdatasync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_SYNC_FILE_RANGE: passed("sync_file_range", "writeback hint; promises no durability, so weft's crash model ignores it"),
@@ -68,10 +68,10 @@ var syscallTable = map[int]entry{
 	unix.SYS_FADVISE64:       passed("fadvise64", "an advisory hint; returns 0"),
 	unix.SYS_READAHEAD:       passed("readahead", "an advisory hint; returns 0"),
 	unix.SYS_FLOCK:           passed("flock", "an advisory lock on a file the node opened; a lock held elsewhere shows as a watchdog error"),
-	unix.SYS_PIPE:            passed("pipe", "an in-node pipe; reading an empty one blocks in the kernel, which the watchdog reports"),
-	unix.SYS_PIPE2:           passed("pipe2", "an in-node pipe; reading an empty one blocks in the kernel, which the watchdog reports"),
-	unix.SYS_EVENTFD:         passed("eventfd", "an in-node counter; blocking on it is reported by the watchdog"),
-	unix.SYS_EVENTFD2:        passed("eventfd2", "an in-node counter; blocking on it is reported by the watchdog"),
+	unix.SYS_PIPE:            servedPartly("pipe", sysPipe, inNodePipe),
+	unix.SYS_PIPE2:           servedPartly("pipe2", sysPipe2, inNodePipe+"; O_DIRECT and notification pipes end the run"),
+	unix.SYS_EVENTFD:         servedPartly("eventfd", sysEventfd, inNodeEventfd),
+	unix.SYS_EVENTFD2:        servedPartly("eventfd2", sysEventfd2, inNodeEventfd),
 	unix.SYS_MEMFD_CREATE:    passed("memfd_create", "an anonymous in-node file"),
 	unix.SYS_MEMFD_SECRET:    passed("memfd_secret", "an anonymous in-node file"),
 	unix.SYS_SENDFILE:        notModelled("sendfile", zeroCopy),
@@ -95,7 +95,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETPEERNAME: served("getpeername", sysGetpeername),
 	unix.SYS_SETSOCKOPT:  servedPartly("setsockopt", sysSetsockopt, "options that change delivery are refused"),
 	unix.SYS_GETSOCKOPT:  served("getsockopt", sysGetsockopt),
-	unix.SYS_SOCKETPAIR:  notModelled("socketpair", "in-node socket pairs are not modelled"),
+	unix.SYS_SOCKETPAIR:  servedPartly("socketpair", sysSocketpair, inNodeUnix),
 	unix.SYS_SENDMMSG:    notModelled("sendmmsg", "batched socket calls are not modelled"),
 	unix.SYS_RECVMMSG:    notModelled("recvmmsg", "batched socket calls are not modelled"),
 
@@ -127,8 +127,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_INOTIFY_RM_WATCH:  passed("inotify_rm_watch", "no inotify descriptor can exist (inotify_init is refused): the kernel answers EBADF or EINVAL"),
 	unix.SYS_FANOTIFY_INIT:     refused("fanotify_init", unix.EPERM, "watches the host's file systems"),
 	unix.SYS_FANOTIFY_MARK:     refused("fanotify_mark", unix.EPERM, "watches the host's file systems"),
-	unix.SYS_SIGNALFD:          notModelled("signalfd", "signal descriptors are not modelled"),
-	unix.SYS_SIGNALFD4:         notModelled("signalfd4", "signal descriptors are not modelled"),
+	unix.SYS_SIGNALFD:          servedPartly("signalfd", sysSignalfd, inNodeSignalfd),
+	unix.SYS_SIGNALFD4:         servedPartly("signalfd4", sysSignalfd, inNodeSignalfd),
 
 	// Time (sys_time.go): one virtual clock, moved only by the scheduler.
 	unix.SYS_CLOCK_GETTIME:    served("clock_gettime", sysClockGettime),

@@ -49,6 +49,8 @@ type node struct {
 	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
 	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
 	fds      map[int]*vfd
+	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
+	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr
 	opts     map[optKey][]byte
 	ran      bool
@@ -65,6 +67,7 @@ type vfd struct {
 	random bool           // /dev/urandom or /dev/random
 	timer  *vtimer        // a timerfd
 	epoll  *vepoll        // an epoll instance
+	obj    nodeFile       // a pipe end, eventfd, unix socket or signalfd (sys_nodefd.go)
 	ours   int
 }
 
@@ -74,6 +77,7 @@ type vtimer struct {
 	deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed
 	interval int64 // ns; 0 one-shot
 	expired  uint64
+	fires    uint64 // expirations ever counted (edge-triggered epoll)
 }
 
 // call is one intercepted syscall, possibly parked.
@@ -85,6 +89,7 @@ type call struct {
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
+	xfer     int  // bytes a parked blocking write has moved so far
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler

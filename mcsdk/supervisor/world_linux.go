@@ -358,7 +358,7 @@ func (w *World) dispatch(c *call) outcome {
 	case passthrough:
 		r = cont() // unreachable: the filter allows these itself
 	default:
-		r = e.handler(c)
+		r = c.fileHandler(e.handler)(c)
 	}
 	switch r.kind {
 	case rPark:
@@ -840,6 +840,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		}
 		put(0)
 		w.hashTasks(n, put)
+		w.hashFiles(n, put)
 		if mode == HashMemory {
 			if err := w.hashMemory(n, h); err != nil {
 				return [32]byte{}, err

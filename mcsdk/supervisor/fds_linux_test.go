@@ -1,0 +1,375 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// buildFds compiles testdata/fds.c into the test's temporary directory.
+func buildFds(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "fds")
+	if msg, err := exec.Command("cc", "-O1", "-Wall", "-pthread", "-o", out, "testdata/fds.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// TestConsumerParks runs a producer thread and a consumer (the main
+// thread) over a pipe and over an eventfd, under both extreme schedules.
+// The producer sleeps first, so the consumer reads the empty descriptor
+// first: its read parks in weft (seen parked at a quiescent point)
+// (no kernel block, no watchdog), the producer is scheduled, and the run
+// finishes with every byte; a pipe write larger than the pipe parks with
+// part of it moved. Two runs of a schedule give the same output.
+func TestConsumerParks(t *testing.T) {
+	bin := buildFds(t)
+	cases := []struct {
+		mode string
+		want string
+		nr   int // the call the consumer must be seen parked in
+	}{
+		{"pipepc", "consumer got 200000 bytes, sum 19700000", unix.SYS_READ},
+		{"eventpc", "consumer counted 15", unix.SYS_READ},
+	}
+	for _, tc := range cases {
+		for _, pick := range []struct {
+			name string
+			f    func([]Action, int) Action
+		}{{"first", first}, {"last", last}} {
+			t.Run(tc.mode+"/"+pick.name, func(t *testing.T) {
+				var outs [2]string
+				parkedRead := false
+				for i := range outs {
+					w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, Watchdog: 5 * time.Second})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for step := 0; step < 5000 && w.Failure() == nil; step++ {
+						if c := w.nodes[0].tasks[0].call; c != nil && !w.nodes[0].tasks[0].ready && int(c.req.Data.Nr) == tc.nr {
+							parkedRead = true
+						}
+						acts := w.Enabled()
+						if len(acts) == 0 {
+							break
+						}
+						if err := w.Apply(pick.f(acts, step)); err != nil {
+							break
+						}
+					}
+					if f := w.Failure(); f != nil {
+						w.Close()
+						t.Fatalf("failure: %v\noutput:\n%s", f, w.Output(0))
+					}
+					outs[i] = string(w.Output(0))
+					if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+						t.Errorf("status %+v, want exit 0", st)
+					}
+					w.Close()
+				}
+				if !strings.Contains(outs[0], tc.want) {
+					t.Errorf("output lacks %q:\n%s", tc.want, outs[0])
+				}
+				if outs[0] != outs[1] {
+					t.Errorf("two runs differ:\n%s\n---\n%s", outs[0], outs[1])
+				}
+				if !parkedRead {
+					t.Errorf("the consumer was never parked in its read")
+				}
+			})
+		}
+	}
+}
+
+// TestSigpipe checks that a write to a pipe with no reader raises
+// SIGPIPE, which kills the node as it kills the native program.
+func TestSigpipe(t *testing.T) {
+	bin := buildFds(t)
+	if err := exec.Command(bin, "sigpipe").Run(); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("native run: %v, want death by SIGPIPE", err)
+	}
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"sigpipe"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	runToEnd(t, w)
+	if st := w.Status(0); st.Signal != "SIGPIPE" || strings.Contains(string(w.Output(0)), "survived") {
+		t.Errorf("status %+v, output %q: want death by SIGPIPE", st, w.Output(0))
+	}
+}
+
+// TestPythonAsyncio runs an unmodified CPython asyncio program (its epoll
+// selector, a socketpair, a pipe, call_later timers, a unix stream server
+// by path in the run directory with three clients) under weft: its output
+// equals the native run's, and two runs are identical.
+func TestPythonAsyncio(t *testing.T) {
+	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3 (installed by scripts/setup.sh): %v", err)
+	}
+	python := strings.TrimSpace(string(exe))
+	script, err := filepath.Abs("testdata/aio.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, script)
+	cmd.Dir = t.TempDir()
+	native, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("native run: %v\n%s", err, native)
+	}
+	var outs [2]string
+	for i := range outs {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: python, Args: []string{script}, Env: []string{"PATH=/usr/bin:/bin"}}}, DataDirs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = runToEnd(t, w)
+		if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+			t.Errorf("status %+v\n%s", st, outs[i])
+		}
+		w.Close()
+	}
+	if outs[0] != string(native) {
+		t.Errorf("output differs from the native run:\nnative:\n%s\nweft:\n%s", native, outs[0])
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two runs differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// runToEnd applies each quiescent point's first action until nothing is
+// enabled and returns the node's output.
+func runToEnd(t *testing.T, w *World) string {
+	t.Helper()
+	for step := 0; step < 1000 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			break
+		}
+	}
+	if f := w.Failure(); f != nil {
+		t.Fatalf("failure: %v\noutput:\n%s", f, w.Output(0))
+	}
+	return string(w.Output(0))
+}
+
+// TestUnixNamesSealed checks that a node's unix socket names are its own:
+// an abstract name a host process listens on, and a host socket file
+// outside the run directory, are refused and the host sees no connection;
+// a path outside the run directory cannot be bound; and a name bound in
+// one world is not reachable from another world running at the same time.
+func TestUnixNamesSealed(t *testing.T) {
+	bin := buildFds(t)
+	hostDir := t.TempDir()
+	abstract := "weft-seal-" + filepath.Base(hostDir)
+	path := filepath.Join(hostDir, "host.sock")
+	listeners := map[string]*net.UnixListener{}
+	for _, addr := range []string{"@" + abstract, path} {
+		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		listeners[addr] = l
+	}
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"seal", abstract, path}}}, DataDirs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runToEnd(t, w)
+	w.Close()
+	for _, want := range []string{"connect abstract: -1 ECONNREFUSED", "connect path: -1 ECONNREFUSED", "bind outside: -1 EACCES"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for addr, l := range listeners {
+		l.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+			t.Errorf("the host listener %s got a connection from the node", addr)
+		} else if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("accept on %s: %v", addr, err)
+		}
+	}
+	if _, err := os.Stat(path + ".mine"); err == nil {
+		t.Errorf("the node created %s outside its run directory", path+".mine")
+	}
+
+	// Two worlds: the first binds an abstract name and waits in accept;
+	// the second, started meanwhile, cannot reach it.
+	name := abstract + "-worlds"
+	a, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"listen", name}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := string(a.Output(0)); !strings.Contains(got, "bind: 0, listen: 0") {
+		t.Fatalf("first world: %q", got)
+	}
+	if st := a.Status(0); !st.Alive || st.Syscall != "accept" {
+		t.Fatalf("first world's node: %+v, want parked in accept", st)
+	}
+	b, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"connect", name}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := runToEnd(t, b); !strings.Contains(got, "connect: -1 ECONNREFUSED") {
+		t.Errorf("second world reached the first's name: %q", got)
+	}
+	if st := a.Status(0); !st.Alive || st.Syscall != "accept" || strings.Contains(string(a.Output(0)), "accepted") {
+		t.Errorf("first world's node changed: %+v %q", st, a.Output(0))
+	}
+}
+
+// fileState builds a node holding one of every in-node kind: a pipe with
+// data, an eventfd, a socket pair with queued messages, a listener with a
+// waiting connection, a signalfd, a timerfd and an epoll instance watching
+// several of them (edge-triggered, one-shot).
+func fileState() *node {
+	n := &node{fds: map[int]*vfd{}, unixNs: map[string]*unixSock{}}
+	p := &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+	n.fds[3] = &vfd{obj: &pipeEnd{p: p}, ours: -1}
+	n.fds[4] = &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}
+	n.fds[5] = &vfd{obj: &eventFD{count: 2}, ours: -1}
+	a, b := &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}, &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}
+	a.peer, b.peer = b, a
+	a.deliver([]byte("to a"), nil, nil)
+	n.fds[6], n.fds[7] = &vfd{obj: a, ours: -1}, &vfd{obj: b, ours: -1}
+	l := &unixSock{typ: unix.SOCK_SEQPACKET, name: []byte{1, 0, 0, 'l'}, key: "a\x00l", listening: true, maxQueue: 4}
+	cl := &unixSock{typ: unix.SOCK_SEQPACKET, connected: true, creds: true}
+	srv := &unixSock{typ: unix.SOCK_SEQPACKET, name: l.name, peer: cl, connected: true, creds: true}
+	cl.peer = srv
+	srv.deliver([]byte("early"), nil, nil)
+	l.backlog = []*unixSock{srv}
+	n.unixNs[l.key] = l
+	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
+	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
+	n.fds[11] = &vfd{timer: &vtimer{clock: 1, deadline: 5, interval: 3}, ours: -1}
+	ep := &vepoll{interest: map[int]*epollEntry{}}
+	for _, e := range []*epollEntry{
+		{fd: 3, v: n.fds[3], events: unix.EPOLLIN, data: 1},
+		{fd: 5, v: n.fds[5], events: unix.EPOLLIN | unix.EPOLLET, data: 2, seen: [2]uint64{1, 0}},
+		{fd: 6, v: n.fds[6], events: unix.EPOLLIN | unix.EPOLLONESHOT, data: 3},
+		{fd: 0, events: unix.EPOLLIN, data: 4},
+	} {
+		ep.interest[e.fd] = e
+		ep.order = append(ep.order, e)
+	}
+	n.fds[12] = &vfd{epoll: ep, ours: -1}
+	return n
+}
+
+func fileHash(n *node) [32]byte {
+	h := sha256.New()
+	var b [8]byte
+	(&World{}).hashFiles(n, func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) })
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
+// TestFileStateHash changes one piece of in-node descriptor state at a
+// time and requires the world hash to change: every pipe, eventfd, unix
+// socket, signalfd, timerfd and epoll field a later call can observe is
+// covered. Building the same state twice hashes the same.
+func TestFileStateHash(t *testing.T) {
+	pipeOf := func(n *node) *pipeBuf { return n.fds[3].obj.(*pipeEnd).p }
+	sock := func(n *node, fd int) *unixSock { return n.fds[fd].obj.(*unixSock) }
+	backlog := func(n *node) *unixSock { return sock(n, 8).backlog[0] }
+	epoll := func(n *node) *vepoll { return n.fds[12].epoll }
+	mutations := []struct {
+		name string
+		f    func(*node)
+	}{
+		{"pipe data", func(n *node) { pipeOf(n).data[0] ^= 1 }},
+		{"pipe data length", func(n *node) { pipeOf(n).data = append(pipeOf(n).data, 'x') }},
+		{"pipe size", func(n *node) { pipeOf(n).size *= 2 }},
+		{"pipe readers", func(n *node) { pipeOf(n).readers = 0 }},
+		{"pipe writers", func(n *node) { pipeOf(n).writers = 0 }},
+		{"pipe reader wake-ups", func(n *node) { pipeOf(n).genIn++ }},
+		{"pipe writer wake-ups", func(n *node) { pipeOf(n).genOut++ }},
+		{"pipe end", func(n *node) { n.fds[3].obj.(*pipeEnd).write = true }},
+		{"pipe ends' buffer", func(n *node) {
+			n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+		}},
+		{"eventfd count", func(n *node) { n.fds[5].obj.(*eventFD).count++ }},
+		{"eventfd semaphore", func(n *node) { n.fds[5].obj.(*eventFD).semaphore = true }},
+		{"eventfd wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genIn++ }},
+		{"eventfd writer wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genOut++ }},
+		{"unix queue bytes", func(n *node) { sock(n, 6).queue[0].data[0] ^= 1 }},
+		{"unix queue messages", func(n *node) { sock(n, 7).deliver(nil, nil, nil) }},
+		{"unix sender name", func(n *node) { sock(n, 6).queue[0].from = []byte{1, 0} }},
+		{"unix shutdown", func(n *node) { sock(n, 6).shut = shutSend }},
+		{"unix error", func(n *node) { sock(n, 6).err = unix.ECONNRESET }},
+		{"unix closed peer", func(n *node) { sock(n, 7).closed = true }},
+		{"unix type", func(n *node) { sock(n, 6).typ = unix.SOCK_SEQPACKET }},
+		{"unix connected", func(n *node) { sock(n, 6).connected = false }},
+		{"unix credentials", func(n *node) { sock(n, 6).creds = false }},
+		{"unix wake-ups", func(n *node) { sock(n, 6).genIn++ }},
+		{"unix writer wake-ups", func(n *node) { sock(n, 6).genOut++ }},
+		{"unix name", func(n *node) { sock(n, 8).name = []byte{1, 0, 0, 'm'} }},
+		{"unix listening", func(n *node) { sock(n, 8).listening = false }},
+		{"unix backlog size", func(n *node) { sock(n, 8).maxQueue++ }},
+		{"unix waiting connection's data", func(n *node) { backlog(n).queue[0].data[0] ^= 1 }},
+		{"unix waiting connections", func(n *node) { sock(n, 8).backlog = nil }},
+		{"unix peer", func(n *node) { sock(n, 9).peer = nil }},
+		{"unix descriptor in flight", func(n *node) {
+			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: &eventFD{count: 9}, ours: -1}}}
+		}},
+		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
+		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
+		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
+		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},
+		{"timer expirations", func(n *node) { n.fds[11].timer.expired++ }},
+		{"timer fires", func(n *node) { n.fds[11].timer.fires++ }},
+		{"timer clock", func(n *node) { n.fds[11].timer.clock = 0 }},
+		{"epoll events", func(n *node) { epoll(n).order[0].events |= unix.EPOLLOUT }},
+		{"epoll data", func(n *node) { epoll(n).order[0].data++ }},
+		{"epoll oneshot disarmed", func(n *node) { epoll(n).order[2].disarmed = true }},
+		{"epoll edge seen", func(n *node) { epoll(n).order[1].seen[0]++ }},
+		{"epoll edge seen (out)", func(n *node) { epoll(n).order[1].seen[1]++ }},
+		{"epoll fresh", func(n *node) { epoll(n).order[1].fresh = true }},
+		{"epoll closed entry", func(n *node) { epoll(n).order[0].closed = true }},
+		{"epoll watched description", func(n *node) { epoll(n).order[0].v = n.fds[4] }},
+		{"epoll ready order", func(n *node) { o := epoll(n).order; o[0], o[1] = o[1], o[0] }},
+		{"epoll entry removed", func(n *node) { epoll(n).order = epoll(n).order[:3] }},
+		{"descriptor number", func(n *node) { n.fds[13] = n.fds[5]; delete(n.fds, 5) }},
+		{"dup", func(n *node) { d := *n.fds[5]; n.fds[14] = &d }},
+	}
+	base := fileHash(fileState())
+	if again := fileHash(fileState()); again != base {
+		t.Fatal("the same state hashes differently")
+	}
+	seen := map[[32]byte]string{}
+	for _, m := range mutations {
+		n := fileState()
+		m.f(n)
+		h := fileHash(n)
+		if h == base {
+			t.Errorf("%s: the hash did not change", m.name)
+		}
+		if other, ok := seen[h]; ok {
+			t.Errorf("%s and %s hash the same", m.name, other)
+		}
+		seen[h] = m.name
+	}
+}

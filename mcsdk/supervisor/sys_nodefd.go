@@ -1,0 +1,311 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// In-node descriptors: pipes, eventfds, AF_UNIX sockets and signalfds.
+//
+// Their state lives in weft, in Go, like the virtual network's: a read
+// that would block parks in weft and is retried whenever something in the
+// world can have changed it, and the state is part of the world hash. The
+// node's descriptor is a placeholder of the same kind that weft creates
+// and injects (a real pipe end, a real eventfd, one end of a real unix
+// socket pair of the same type), so that fstat, F_GETFL/F_SETFL, FIONBIO
+// and close behave natively; weft keeps its own copy of the description
+// (vfd.ours), through which it sees O_NONBLOCK. No data ever goes through
+// the placeholder: every data call on it is served from the object.
+//
+// Syscalls whose first argument is such a descriptor go to the object's
+// own table of operations first (fileHandler, called by dispatch); calls
+// it does not name fall back to the syscall's ordinary row.
+
+// nodeFile is the state behind one open file description of an in-node
+// descriptor.
+type nodeFile interface {
+	// ops are the syscalls the kind serves itself, by number.
+	ops() map[int]fileOp
+	// events is the description's poll(2) mask now.
+	events(c *call) uint32
+	// gens count the wake-ups of readers and of writers (edge-triggered
+	// epoll reports a ready descriptor again after a new wake-up).
+	gens() (in, out uint64)
+	// hash writes the state (shared objects through h, once each).
+	hash(h *fileHasher)
+	// release runs when the description's last descriptor closes.
+	release(w *World, n *node)
+}
+
+// Table notes (table_amd64.go) for the in-node kinds.
+const (
+	inNodePipe     = "an in-node pipe served by weft (sys_pipe.go): a read of an empty pipe or a write to a full one parks in weft"
+	inNodeEventfd  = "an in-node counter served by weft (sys_eventfd.go): EFD_SEMAPHORE, EFD_NONBLOCK; a blocking read or write parks in weft"
+	inNodeUnix     = "AF_UNIX stream, datagram and seqpacket sockets inside the node (sys_unix.go); SCM_RIGHTS passes descriptors; SCM_CREDENTIALS ends the run"
+	inNodeSignalfd = "created by the kernel; a read runs natively once a signal of its mask is pending, else parks in weft (sys_signalfd.go)"
+)
+
+// fileOp serves one syscall on an in-node descriptor.
+type fileOp func(c *call, v *vfd) result
+
+// fileHandler returns the handler for c: the operation of the in-node
+// descriptor its first argument names, if that kind serves the call, a
+// creator of in-node descriptors (socket(AF_UNIX)), or h.
+func (c *call) fileHandler(h handler) handler {
+	nr := int(c.req.Data.Nr)
+	if c.n.sigScan {
+		c.n.sigScan = false
+		c.n.adoptSignalfds()
+	}
+	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_UNIX {
+		return sysUnixSocket
+	}
+	if !fdFirst[nr] {
+		return h
+	}
+	v := c.n.fds[int(int32(c.arg(0)))]
+	if v == nil || v.obj == nil {
+		return h
+	}
+	if op, ok := v.obj.ops()[nr]; ok {
+		return func(c *call) result { return op(c, v) }
+	}
+	return h
+}
+
+// fdFirst lists the syscalls whose first argument is a descriptor that an
+// in-node kind may serve.
+var fdFirst = map[int]bool{
+	unix.SYS_READ: true, unix.SYS_WRITE: true, unix.SYS_READV: true, unix.SYS_WRITEV: true,
+	unix.SYS_PREAD64: true, unix.SYS_PWRITE64: true, unix.SYS_PREADV2: true, unix.SYS_PWRITEV2: true,
+	unix.SYS_IOCTL: true, unix.SYS_FCNTL: true,
+	unix.SYS_BIND: true, unix.SYS_LISTEN: true, unix.SYS_ACCEPT: true, unix.SYS_ACCEPT4: true,
+	unix.SYS_CONNECT: true, unix.SYS_SENDTO: true, unix.SYS_RECVFROM: true, unix.SYS_SENDMSG: true,
+	unix.SYS_RECVMSG: true, unix.SYS_SHUTDOWN: true, unix.SYS_GETSOCKNAME: true, unix.SYS_GETPEERNAME: true,
+	unix.SYS_SETSOCKOPT: true, unix.SYS_GETSOCKOPT: true, unix.SYS_SIGNALFD4: true, unix.SYS_SIGNALFD: true,
+}
+
+// injectAt installs weft's descriptor ph in the node (not as the call's
+// answer) and records v there; v.ours becomes ph.
+func (c *call) injectAt(v *vfd, ph int, cloexec bool) (int, error) {
+	fd, err := injectFD(c.n.listener, c.req.ID, ph, cloexec)
+	if err != nil {
+		return -1, err
+	}
+	v.ours = ph
+	c.n.fds[fd] = v
+	return fd, nil
+}
+
+// installPair gives the node two new descriptors, a and b, for weft's
+// placeholders pa and pb, and stores their numbers as two C ints at addr
+// (pipe2, socketpair). The placeholders are weft's copies from then on.
+func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) result {
+	closeBoth := func() { unix.Close(pa); unix.Close(pb) }
+	if _, err := c.read(addr, 8); err != nil {
+		closeBoth()
+		return errno(unix.EFAULT)
+	}
+	if flags&unix.O_NONBLOCK != 0 {
+		unix.SetNonblock(pa, true)
+		unix.SetNonblock(pb, true)
+	}
+	cloexec := flags&unix.O_CLOEXEC != 0
+	fa, err := c.injectAt(a, pa, cloexec)
+	if err != nil {
+		closeBoth()
+		return injectFailed(err)
+	}
+	fb, err := c.injectAt(b, pb, cloexec)
+	if err != nil {
+		unix.Close(pb)
+		return injectFailed(err)
+	}
+	var out [8]byte
+	putU32(out[:], uint32(fa))
+	putU32(out[4:], uint32(fb))
+	if err := c.write(addr, out[:]); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(0)
+}
+
+// installOne gives the node one new descriptor for weft's placeholder ph
+// as the call's answer.
+func (c *call) installOne(v *vfd, ph int, nonblock, cloexec bool) result {
+	if nonblock {
+		unix.SetNonblock(ph, true)
+	}
+	fd, err := c.injectAt(v, ph, cloexec)
+	if err != nil {
+		unix.Close(ph)
+		return injectFailed(err)
+	}
+	return ret(int64(fd))
+}
+
+func injectFailed(err error) result {
+	if err == unix.ENOENT {
+		return done() // the target died meanwhile
+	}
+	if e, ok := err.(unix.Errno); ok && e == unix.EMFILE {
+		return errno(e)
+	}
+	return failf("injecting a descriptor: %v", err)
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+// description identifies the open file description behind v: descriptors
+// made by dup share it.
+func (v *vfd) description() any {
+	switch {
+	case v.obj != nil:
+		return v.obj
+	case v.sock != nil:
+		return v.sock
+	case v.timer != nil:
+		return v.timer
+	case v.epoll != nil:
+		return v.epoll
+	}
+	return v // a random device: each open is its own
+}
+
+// lastRef reports whether no descriptor of the node but fd, and none in
+// flight, refers to v's description.
+func (n *node) lastRef(fd int, v *vfd) bool {
+	d := v.description()
+	for o, w := range n.fds {
+		if o != fd && w.description() == d {
+			return false
+		}
+	}
+	for _, w := range n.fds {
+		if s, ok := w.obj.(*unixSock); ok && s.carries(d, nil) {
+			return false // in flight (SCM_RIGHTS)
+		}
+	}
+	return true
+}
+
+// closing runs as the node closes fd (v nil for a kernel descriptor):
+// epoll interest lists forget it, and an in-node object whose last
+// descriptor this is is released.
+func (n *node) closing(fd int, v *vfd, w *World) {
+	last := v == nil || n.lastRef(fd, v)
+	for _, o := range n.fds {
+		if o.epoll != nil {
+			o.epoll.forget(fd, v, last)
+		}
+	}
+	if v != nil && last && v.obj != nil {
+		v.obj.release(w, n)
+	}
+}
+
+// hashFiles writes the node's descriptors in fd order: each one's number
+// and the state of its description, shared state written once and named
+// by a canonical number afterwards.
+func (w *World) hashFiles(n *node, put func(uint64)) {
+	fds := make([]int, 0, len(n.fds))
+	for fd := range n.fds {
+		fds = append(fds, fd)
+	}
+	slices.Sort(fds)
+	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}}
+	for _, fd := range fds {
+		h.ref(n.fds[fd].description())
+	}
+	for _, fd := range fds {
+		put(uint64(fd))
+		h.desc(n.fds[fd])
+	}
+}
+
+// fileHasher writes descriptor state for the world hash: objects are
+// numbered in the order met (descriptors first, in fd order), and each
+// one's state is written once.
+type fileHasher struct {
+	put     func(uint64)
+	seen    map[any]uint64
+	written map[any]bool
+}
+
+// ref is o's canonical number.
+func (h *fileHasher) ref(o any) uint64 {
+	if _, ok := h.seen[o]; !ok {
+		h.seen[o] = uint64(len(h.seen) + 1)
+	}
+	return h.seen[o]
+}
+
+// ids writes nothing: it numbers o and reports whether its state was
+// written already, marking it written.
+func (h *fileHasher) ids(o any) (uint64, bool) {
+	old := h.written[o]
+	h.written[o] = true
+	return h.ref(o), old
+}
+
+// desc writes v's description: its number and, the first time, its kind
+// and state.
+func (h *fileHasher) desc(v *vfd) {
+	put := h.put
+	id, old := h.ids(v.description())
+	put(id)
+	if old {
+		return
+	}
+	switch {
+	case v.obj != nil:
+		put(1)
+		v.obj.hash(h)
+	case v.timer != nil:
+		put(2)
+		t := v.timer
+		put(t.clock)
+		put(uint64(t.deadline))
+		put(uint64(t.interval))
+		put(t.expired)
+		put(t.fires)
+	case v.epoll != nil:
+		put(3)
+		v.epoll.hash(h)
+	case v.random:
+		put(4)
+	default:
+		put(5)
+		put(uint64(v.sock.ID))
+	}
+	put(boolBits(v.nonblocking()))
+}
+
+// putBytesTo writes a length-prefixed byte string with put.
+func putBytesTo(put func(uint64), b []byte) {
+	put(uint64(len(b)))
+	for len(b) >= 8 {
+		put(uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
+		b = b[8:]
+	}
+	var last uint64
+	for i, x := range b {
+		last |= uint64(x) << (8 * i)
+	}
+	put(last)
+}
+
+// sigpipe answers a write to a pipe or stream socket whose reader is gone:
+// EPIPE, and SIGPIPE unless the caller asked for none (MSG_NOSIGNAL).
+func (c *call) sigpipe(noSignal bool) result {
+	if !noSignal {
+		c.signalSelf(int(unix.SIGPIPE), nil)
+	}
+	return errno(unix.EPIPE)
+}

@@ -1,0 +1,138 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Signal descriptors (signalfd(2)), kept minimal: the kernel creates the
+// descriptor and dequeues signals on read, since only the node itself can
+// take its own pending signals; weft decides when a read may run. It reads
+// the calling thread's pending signals (its own and the process's, from
+// /proc) and lets the read through when one in the descriptor's mask is
+// pending or the read is non-blocking; otherwise the read parks in weft and
+// is retried as the world changes. weft does not model signal masks or
+// pending sets itself: they are the kernel's, changed only by the node's
+// own calls (a signal it sends itself, through weft, is pending at once).
+
+// sigFD is a signalfd's mask.
+type sigFD struct {
+	mask uint64
+}
+
+// Signalfd implements signalfd(2) and signalfd4(2): the kernel creates or
+// updates the descriptor; weft records the mask, and adopts a new
+// descriptor at the node's next served call (fileHandler).
+func sysSignalfd(c *call) result {
+	if c.arg(2) != 8 {
+		return errno(unix.EINVAL)
+	}
+	if c.req.Data.Nr == unix.SYS_SIGNALFD4 && c.arg(3)&^uint64(unix.SFD_NONBLOCK|unix.SFD_CLOEXEC) != 0 {
+		return errno(unix.EINVAL)
+	}
+	if _, err := c.read(c.arg(1), 8); err != nil {
+		return errno(unix.EFAULT)
+	}
+	if fd := int(int32(c.arg(0))); fd != -1 {
+		v := c.n.fds[fd]
+		if v == nil {
+			return cont() // the kernel answers EBADF or EINVAL
+		}
+		s, ok := v.obj.(*sigFD)
+		if !ok {
+			return errno(unix.EINVAL)
+		}
+		b, _ := c.read(c.arg(1), 8)
+		s.mask = binary.LittleEndian.Uint64(b) &^ unblockable
+		return cont()
+	}
+	c.n.sigScan = true
+	return cont()
+}
+
+// unblockable are SIGKILL and SIGSTOP, which no mask holds.
+const unblockable = 1<<(unix.SIGKILL-1) | 1<<(unix.SIGSTOP-1)
+
+// adoptSignalfds finds the node's signalfds that weft does not know yet
+// (their fdinfo names a sigmask) and records them with a duplicate of
+// their description.
+func (n *node) adoptSignalfds() {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", n.memPid()))
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || n.fds[fd] != nil {
+			continue
+		}
+		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", n.memPid(), fd))
+		i := bytes.Index(info, []byte("sigmask:\t"))
+		if err != nil || i < 0 {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.Fields(string(info[i+9:]))[0], 16, 64)
+		if err != nil {
+			continue
+		}
+		dup, err := unix.PidfdGetfd(n.pidfd, fd, 0)
+		if err != nil {
+			continue
+		}
+		n.fds[fd] = &vfd{obj: &sigFD{mask: mask}, ours: dup}
+	}
+}
+
+var signalfdOps = map[int]fileOp{
+	unix.SYS_READ:  func(c *call, v *vfd) result { return readSignalfd(c, v, c.arg(2)) },
+	unix.SYS_READV: func(c *call, v *vfd) result { return readSignalfd(c, v, 1<<20) },
+}
+
+func (s *sigFD) ops() map[int]fileOp { return signalfdOps }
+
+func (s *sigFD) gens() (uint64, uint64) { return 0, 0 }
+
+func (s *sigFD) events(c *call) uint32 {
+	if c.pendingSignals()&s.mask != 0 {
+		return unix.EPOLLIN | unix.EPOLLRDNORM
+	}
+	return 0
+}
+
+func (s *sigFD) hash(h *fileHasher) { h.put(s.mask) }
+
+func (s *sigFD) release(*World, *node) {}
+
+// readSignalfd lets a read run natively when it will not block.
+func readSignalfd(c *call, v *vfd, size uint64) result {
+	s := v.obj.(*sigFD)
+	if size < 128 || c.pendingSignals()&s.mask != 0 || v.nonblocking() {
+		return cont()
+	}
+	return park()
+}
+
+// pendingSignals is the calling thread's pending set: its own and its
+// process's (/proc/PID/task/TID/status, SigPnd and ShdPnd).
+func (c *call) pendingSignals() uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
+	if err != nil {
+		return 0
+	}
+	var set uint64
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, val, ok := strings.Cut(line, ":"); ok && (k == "SigPnd" || k == "ShdPnd") {
+			m, _ := strconv.ParseUint(strings.TrimSpace(val), 16, 64)
+			set |= m
+		}
+	}
+	return set
+}
