@@ -97,6 +97,9 @@ func readiness(v *vfd, now int64) uint16 {
 	if s.Hup() {
 		ev |= unix.POLLHUP
 	}
+	if s.Err() {
+		ev |= unix.POLLERR
+	}
 	return ev
 }
 
