@@ -128,6 +128,7 @@ func (e *hasher) socket(s *Socket) {
 	e.ch(s.out)
 	e.flag(s.connected)
 	e.flag(s.syn)
+	e.flag(s.inProg)
 	e.put(int64(s.soError))
 	e.flag(s.refused)
 	e.putBytes(s.rbuf)

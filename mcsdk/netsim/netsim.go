@@ -135,6 +135,7 @@ type Socket struct {
 	out       *Channel // stream: channel toward peer
 	connected bool
 	syn       bool  // stream: a SYN is in flight (connect in progress)
+	inProg    bool  // a connect returned EINPROGRESS and none has reported its end yet (SS_CONNECTING)
 	soError   Errno // pending error (SO_ERROR): a refused connect
 	refused   bool  // the last connect was refused (the socket is closed for I/O)
 	rbuf      []byte
@@ -284,18 +285,20 @@ func (n *Network) Connect(s *Socket, dst Addr) Errno {
 		s.connected = true
 		return OK
 	}
+	if s.inProg || s.syn {
+		e, _ := s.ConnectResult()
+		return e
+	}
 	switch {
 	case s.connected:
 		return EISCONN
-	case s.syn:
-		return EALREADY
 	case s.listening, s.closed:
 		return EINVAL
 	}
 	n.bindForConnect(s, dst)
 	s.Peer = as(s.V6, dst)
 	s.refused, s.soError = false, OK
-	s.syn = true
+	s.syn, s.inProg = true, true
 	toNode := -2
 	if l := n.listenerFor(dst); l != nil {
 		toNode = l.Node
@@ -339,6 +342,25 @@ func (n *Network) bindForConnect(s *Socket, dst Addr) {
 
 // Connecting reports a stream connect in progress (its SYN in flight).
 func (s *Socket) Connecting() bool { return s.syn }
+
+// ConnectResult is what a connect call reports about the connect in
+// progress, as Linux's __inet_stream_connect does for a socket in
+// SS_CONNECTING: EALREADY while the SYN is in flight (done false);
+// afterwards, once, OK if established or the error (ECONNREFUSED), and
+// then the socket is an ordinary connected or closed one.
+func (s *Socket) ConnectResult() (e Errno, done bool) {
+	if s.syn {
+		return EALREADY, false
+	}
+	s.inProg = false
+	if s.connected {
+		return OK, true
+	}
+	if e := s.TakeError(); e != OK {
+		return e, true
+	}
+	return ECONNREFUSED, true
+}
 
 // TakeError returns and clears the socket's pending error, as
 // getsockopt(SO_ERROR) does.

@@ -94,6 +94,7 @@ var diffProbes = []struct {
 	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 EPERM", "~ ptrace(TRACEME) -> -1 EPERM"}},
 	{name: "random", weft: []string{"~ uuid "}},
 	{name: "socket", args: []string{"47931"}},
+	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
 }
 
 // TestDifferential runs each probe of testdata/diff natively and twice

@@ -125,10 +125,11 @@ func sysConnect(c *call) result {
 
 // connected answers a blocking connect once its SYN has been delivered.
 func connected(v *vfd) result {
-	if v.sock.Connecting() {
+	e, done := v.sock.ConnectResult()
+	if !done {
 		return park()
 	}
-	return netResult(v.sock.TakeError(), 0)
+	return netResult(e, 0)
 }
 
 // Sendto implements sendto(2) and send(2).

@@ -100,6 +100,9 @@ func readiness(v *vfd, now int64) uint16 {
 	if s.Err() {
 		ev |= unix.POLLERR
 	}
+	if s.RdHup() {
+		ev |= unix.POLLRDHUP
+	}
 	return ev
 }
 
