@@ -181,7 +181,11 @@ func replay(script []byte) *Network {
 			}
 		case 16:
 			if s := pick(a); s != nil {
-				s.TakeError()
+				if a%3 == 0 {
+					s.ConnectResult()
+				} else {
+					s.TakeError()
+				}
 				n.Send(s, bytes.Repeat([]byte{'b'}, 2000+int(a)*400), nil)
 			}
 		}
