@@ -215,3 +215,27 @@ func TestFullDatagramBufferDrops(t *testing.T) {
 		t.Fatalf("%d datagrams queued, want 2 (the third did not fit)", len(r.dgrams))
 	}
 }
+
+// TestEnvReachesEveryListener: the environment's client connects at once,
+// to IPv4, dual-stack and IPv6-only listeners alike.
+func TestEnvReachesEveryListener(t *testing.T) {
+	for _, tc := range []struct {
+		v6, v6only bool
+		bind       Addr
+	}{{false, false, Addr{Port: 7000}}, {true, false, Addr{Six: Any6, Port: 7000}}, {true, true, Addr{Six: Any6, Port: 7000}}, {true, false, Addr{Six: Loop6, Port: 7000}}} {
+		n := New()
+		l := n.NewSocketIn(0, Stream, tc.v6)
+		l.V6Only = tc.v6only
+		n.BindAddr(l, tc.bind)
+		n.Listen(l)
+		env, e := n.ConnectEnv(7000)
+		if e != OK {
+			t.Fatalf("%+v: %v", tc, e)
+		}
+		n.InjectEnv(env, []byte("x"))
+		s, ok := n.Accept(l)
+		if !ok || s.Pending() != 1 {
+			t.Fatalf("%+v: accepted %v", tc, ok)
+		}
+	}
+}

@@ -408,14 +408,18 @@ func (n *Network) accept(l, s *Socket, out *Channel, dst Addr) {
 
 // ConnectEnv opens a connection from the environment to the listener on
 // port and returns the environment's socket, or ECONNREFUSED. The
-// environment's connections are established at once.
+// environment's connections are established at once, over IPv4 or, to a
+// listener only IPv6 clients reach, over ::1.
 func (n *Network) ConnectEnv(port uint16) (*Socket, Errno) {
 	dst := Addr{IP: Loopback, Port: port}
 	l := n.listenerFor(dst)
 	if l == nil {
-		return nil, ECONNREFUSED
+		dst = Addr{Six: Loop6, Port: port}
+		if l = n.listenerFor(dst); l == nil {
+			return nil, ECONNREFUSED
+		}
 	}
-	s := n.NewSocket(EnvNode, Stream)
+	s := n.NewSocketIn(EnvNode, Stream, dst.V6())
 	n.bindForConnect(s, dst)
 	s.Peer = dst
 	out := &Channel{ID: len(n.Channels), From: s, Stream: true, DstPort: port, FromNode: EnvNode, ToNode: l.Node}

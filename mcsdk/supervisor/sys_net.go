@@ -107,7 +107,7 @@ func sysConnect(c *call) result {
 		return notSocket(c, c.arg(0))
 	}
 	if c.started { // a parked blocking connect, retried
-		return connected(v)
+		return connected(c, v)
 	}
 	a, e := c.readSockaddr(c.arg(1), c.arg(2))
 	if e != 0 {
@@ -119,17 +119,34 @@ func sysConnect(c *call) result {
 	if v.nonblocking() {
 		return errno(unix.EINPROGRESS)
 	}
-	c.started = true
+	return c.parkSending(v)
+}
+
+// connected answers a blocking connect once its SYN has been delivered;
+// one that SO_SNDTIMEO ends first returns EINPROGRESS, as Linux's does
+// (the connect goes on).
+func connected(c *call, v *vfd) result {
+	e, done := v.sock.ConnectResult()
+	switch {
+	case done:
+		return netResult(e, 0)
+	case c.timedOut:
+		return errno(unix.EINPROGRESS)
+	}
 	return park()
 }
 
-// connected answers a blocking connect once its SYN has been delivered.
-func connected(v *vfd) result {
-	e, done := v.sock.ConnectResult()
-	if !done {
-		return park()
+// parkSending parks a blocking send or connect, with SO_SNDTIMEO's
+// deadline if set.
+func (c *call) parkSending(v *vfd) result {
+	if !c.started {
+		c.started = true
+		c.deadline = -1
+		if t := c.n.sndTimeout(v); t > 0 {
+			c.deadline = c.w.now + t
+		}
 	}
-	return netResult(e, 0)
+	return park()
 }
 
 // Sendto implements sendto(2) and send(2).
@@ -155,7 +172,8 @@ func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 // a stream socket ignores it, as Linux does for connected TCP sockets. A
 // stream send takes what the buffers have room for: a non-blocking one
 // returns that count (EAGAIN if none), a blocking one parks until all is
-// queued (call.progress counts what was). EPIPE raises no SIGPIPE: weft
+// queued (call.progress counts what was), or SO_SNDTIMEO passes (then it
+// returns what it queued, or EAGAIN). EPIPE raises no SIGPIPE: weft
 // delivers no signals (MSG_NOSIGNAL is therefore always in effect).
 func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) result {
 	var dst *netsim.Addr
@@ -170,7 +188,7 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 		n, e := c.w.net.Send(v.sock, data, dst)
 		return netResult(e, int64(n))
 	}
-	nonblock := flags&msgDontwait != 0 || v.nonblocking()
+	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut
 	done := c.progress
 	n, e := c.w.net.Send(v.sock, data[min(done, len(data)):], nil)
 	c.progress += n
@@ -181,7 +199,7 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 		return errno(sysErrno(e))
 	case e == netsim.OK && c.progress < len(data) && !nonblock,
 		e == netsim.EAGAIN && !nonblock:
-		return park()
+		return c.parkSending(v)
 	}
 	return ret(int64(c.progress))
 }

@@ -39,7 +39,8 @@ type optSpec struct {
 const anyKind netsim.Kind = -1
 
 // socketOptions are the options a program may set and read back. Only
-// the buffer sizes, IPV6_V6ONLY and SO_RCVTIMEO change what weft models;
+// the buffer sizes, IPV6_V6ONLY, SO_RCVTIMEO and SO_SNDTIMEO change what
+// weft models;
 // the others (Nagle, keep-alive probes, address reuse, linger) concern
 // timing or host resources weft does not model, so they are kept and
 // reported, as tcp(7) and socket(7) define them, and change nothing.
@@ -170,8 +171,14 @@ type optKey struct {
 }
 
 // rcvTimeout is SO_RCVTIMEO in nanoseconds (0 = none).
-func (n *node) rcvTimeout(v *vfd) int64 {
-	b := n.opts[optKey{v.sock.ID, sockopt{unix.SOL_SOCKET, unix.SO_RCVTIMEO}}]
+func (n *node) rcvTimeout(v *vfd) int64 { return n.timeout(v, unix.SO_RCVTIMEO) }
+
+// sndTimeout is SO_SNDTIMEO in nanoseconds (0 = none): it bounds blocking
+// sends and connects (socket(7)).
+func (n *node) sndTimeout(v *vfd) int64 { return n.timeout(v, unix.SO_SNDTIMEO) }
+
+func (n *node) timeout(v *vfd, name uint64) int64 {
+	b := n.opts[optKey{v.sock.ID, sockopt{unix.SOL_SOCKET, name}}]
 	if len(b) < 16 {
 		return 0
 	}

@@ -158,6 +158,14 @@ static void buffers(int port)
 		got += r;
 	SAME("peer read everything sent: %d", got == total);
 	SAME("writable again: %d", (waitfor(c, POLLOUT) & POLLOUT) != 0);
+	struct timeval tv = { 0, 50000 };
+	CHECK("SO_SNDTIMEO", setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv));
+	fcntl(c, F_SETFL, 0);
+	w = send(c, big, sizeof big, 0);
+	SAME("blocking send with SO_SNDTIMEO: partial %d", w > 0 && w < (ssize_t)sizeof big);
+	while ((w = send(c, big, sizeof big, 0)) > 0)
+		;
+	SAME("then times out: %s", strerrorname_np(errno));
 	close(c);
 	close(s);
 }
