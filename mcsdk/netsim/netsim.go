@@ -466,8 +466,11 @@ func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 		}
 		return len(data), OK
 	}
+	if len(data) == 0 {
+		return 0, OK // a zero-length stream send sends nothing (tcp_sendmsg)
+	}
 	k := min(len(data), n.Room(s))
-	if k == 0 && len(data) > 0 {
+	if k == 0 {
 		return 0, EAGAIN
 	}
 	s.out.Msgs = append(s.out.Msgs, Message{Data: append([]byte(nil), data[:k]...), Sent: n.Now})
