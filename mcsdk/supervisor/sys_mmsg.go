@@ -95,7 +95,7 @@ func sysRecvmmsg(c *call) result {
 		data, from, r, ok := receive(c, v, iovLen(h.iov), flags|msgDontwait)
 		if !ok {
 			if r.kind == rReturn && r.errno == unix.EAGAIN {
-				if c.progress > 0 && (nonblock || flags&msgWaitforone != 0) {
+				if c.progress > 0 && (nonblock || c.timedOut || flags&msgWaitforone != 0) {
 					break
 				}
 				if nonblock {
