@@ -87,9 +87,10 @@ not_done = "node[1].eof == 0"`, verdict: mcsdk.Violated, invariant: "not_done",
 				if got := intVar(t, st, 1, "total"); got != 12 {
 					t.Errorf("total = %d, want 12", got)
 				}
-				// Data then FIN: two deliveries on one FIFO channel.
-				if len(r.Violation.Path) != 2 {
-					t.Errorf("path = %v, want 2 deliveries", r.Violation.Steps)
+				// The connection's SYN, data, then FIN: three deliveries on
+				// one FIFO channel.
+				if len(r.Violation.Path) != 3 {
+					t.Errorf("path = %v, want 3 deliveries", r.Violation.Steps)
 				}
 			},
 		},

@@ -463,7 +463,7 @@ func (e eventWorld) Channels() int { return len(e.w.Network().Channels) }
 func (e eventWorld) Channel(c int) sched.ChannelInfo {
 	net := e.w.Network()
 	ch := net.Channels[c]
-	info := sched.ChannelInfo{From: ch.FromNode, To: net.ReceiverNode(ch), Datagram: ch.To == nil, Sent: make([]int64, len(ch.Msgs))}
+	info := sched.ChannelInfo{From: ch.FromNode, To: net.ReceiverNode(ch), Datagram: ch.Datagram(), Sent: make([]int64, len(ch.Msgs))}
 	for i, m := range ch.Msgs {
 		info.Sent[i] = m.Sent
 	}

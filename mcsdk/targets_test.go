@@ -33,10 +33,12 @@ func TestTargets(t *testing.T) {
 		path           []string
 	}{
 		{"repl/repl.model", "correct", mcsdk.Holds, "", nil},
-		{"repl/repl.model", "bug", mcsdk.Violated, "agree_on_ack", []string{"client 0"}},
+		// Connecting is a delivery (the SYN): the primary's connection to
+		// the backup (repl), to both backups (quorum, channels 0 and 6).
+		{"repl/repl.model", "bug", mcsdk.Violated, "agree_on_ack", []string{"client 0", "deliver 2.0"}},
 		{"quorum/quorum.model", "fixed", mcsdk.Holds, "", nil},
 		{"quorum/quorum.model", "bug", mcsdk.Violated, "acked_on_majority",
-			[]string{"client 0", "client 1", "deliver 0.0", "deliver 1.0"}},
+			[]string{"client 0", "client 1", "deliver 0.0", "deliver 6.0", "deliver 0.0", "deliver 5.0"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks, side by side in one run: supervised vs native syscalls and
-# messages, exhaustive-check throughput, campaign throughput, datasets,
+# messages, a Go request/response round trip and a Go binary's start-up
+# (targets: net TCP under weft vs native loopback), exhaustive-check
+# throughput, campaign throughput, datasets,
 # Porcupine linearizability checking (100/1,000/10,000-op histories),
 # kernel start-up. Prints the ratios. Run scripts/setup.sh first.
 #   scripts/bench.sh            all benchmarks, 5 iterations each

@@ -84,7 +84,7 @@ func TestCheckRepl(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"check", "targets/repl/repl.model"}, 0, "agree_on_ack holds over 4 distinct states"},
+		{[]string{"check", "targets/repl/repl.model"}, 0, "agree_on_ack holds over 5 distinct states"},
 		{[]string{"check", "--variant", "bug", "targets/repl/repl.model", "--save", "{tmp}"}, 1, "node[0].stored=5, node[1].stored=0, replies=[{src: 0, val: 5}]"},
 		{[]string{"check", "targets/repl/repl.model", "--variant=bug", "--save", "{tmp}"}, 1, "violated: agree_on_ack"},
 		{[]string{"check", "--variant", "fixed", "targets/quorum/quorum.model", "--depth", "6"}, 0, "acked_on_majority holds over"},

@@ -96,7 +96,7 @@ func replay(script []byte) *Network {
 		return n.Sockets[int(a)%len(n.Sockets)]
 	}
 	for i := 0; i+1 < len(script); i += 2 {
-		op, a := script[i]%13, script[i+1]
+		op, a := script[i]%17, script[i+1]
 		port := 7000 + uint16(a%2)
 		switch op {
 		case 0:
@@ -139,14 +139,14 @@ func replay(script []byte) *Network {
 			}
 		case 9:
 			if s := pick(a); s != nil {
-				n.Shutdown(s, a%2 == 0)
+				n.Shutdown(s, a%3 != 1, a%3 != 0)
 			}
 		case 10:
 			if ds := n.Deliverable(false); len(ds) > 0 {
 				d := ds[int(a)%len(ds)]
 				if a%2 == 0 {
 					n.Drop(d)
-				} else if n.Channels[d.Chan].To == nil {
+				} else if n.Channels[d.Chan].Datagram() {
 					n.Duplicate(d)
 				}
 			}
@@ -158,6 +158,35 @@ func replay(script []byte) *Network {
 				if a%3 == 0 {
 					n.CloseEnv(env)
 				}
+			}
+		case 13: // IPv6 sockets, bound to ::, ::1 or a mapped address
+			s := n.NewSocketIn(int(a%2), Kind(a/2%2), true)
+			s.V6Only = a%3 == 0
+			n.BindAddr(s, []Addr{{Six: Any6, Port: port}, {Six: Loop6, Port: port}, {Six: Mapped, IP: Loopback, Port: port}}[a/4%3])
+		case 14: // connect or send over IPv6 (a mapped or a native address)
+			if s := pick(a); s != nil {
+				dst := Addr{Six: Loop6, Port: port}
+				if a%4 < 2 {
+					dst = Addr{Six: Mapped, IP: Loopback, Port: port}
+				}
+				if s.Kind == Stream {
+					n.Connect(s, dst)
+				} else {
+					n.Send(s, []byte{'6'}, &dst)
+				}
+			}
+		case 15: // buffer sizes, small enough to fill
+			if s := pick(a); s != nil {
+				s.SetBuf(a%2 == 0, int(a%5))
+			}
+		case 16:
+			if s := pick(a); s != nil {
+				if a%3 == 0 {
+					s.ConnectResult()
+				} else {
+					s.TakeError()
+				}
+				n.Send(s, bytes.Repeat([]byte{'b'}, 2000+int(a)*400), nil)
 			}
 		}
 	}

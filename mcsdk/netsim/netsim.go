@@ -4,29 +4,41 @@
 // on a Network, and the scheduler chooses which in-flight message arrives
 // next.
 //
-// Semantics mirror Linux AF_INET sockets closely enough for ordinary
-// programs (see socket(7), tcp(7), udp(7)):
+// Semantics mirror Linux AF_INET and AF_INET6 sockets closely enough for
+// ordinary programs (see socket(7), tcp(7), udp(7), ipv6(7)):
+//   - Connecting takes a network delay like any message: connect puts a SYN
+//     on the new connection's channel, and the connection is established
+//     (queued on the listener, the connector writable) when the scheduler
+//     delivers it. A SYN to a port nobody listens on when it arrives (a
+//     crashed node's, say) is refused then: the connector gets
+//     ECONNREFUSED. There is no SYN-ACK: one delivery stands for the
+//     handshake.
 //   - SOCK_STREAM is a byte stream: each send is one message on the
 //     connection's channel; delivery appends its bytes to the receiver's
 //     buffer, and a receive takes at most the requested length (partial
-//     reads). close or shutdown(SHUT_WR) sends a FIN: after it is delivered
-//     and the buffer drained, receives return 0 (EOF).
+//     reads). close or shutdown(SHUT_WR) sends a FIN after the data: after
+//     it is delivered and the buffer drained, receives return 0 (EOF).
+//   - Buffers are bounded: a stream send takes at most the room left in the
+//     sender's send buffer plus the receiver's receive buffer (bytes in
+//     flight and bytes unread count against it), so sends may be partial
+//     and a full connection is not writable; a datagram that arrives at a
+//     full receive buffer is dropped. Sizes default to Linux's
+//     (tcp_wmem/tcp_rmem and wmem_default/rmem_default) and follow
+//     SO_SNDBUF/SO_RCVBUF, which Linux doubles.
 //   - SOCK_DGRAM keeps datagram boundaries; a datagram to a port nobody has
 //     bound when it arrives is dropped.
-//   - A connection pairs by the port that connect targets; it is established
-//     at once if a listener exists (the accept queue is the SYN's arrival).
+//   - An IPv6 socket bound to :: accepts IPv4 clients too (seen as
+//     ::ffff:127.0.0.1) unless IPV6_V6ONLY; one port has at most one
+//     listener, whatever its family.
 //
 // The environment (a model's client) is a peer whose node index is EnvNode:
-// bytes sent to it are handed to Network.OnEnvData at once instead of being
-// queued, because the environment observes replies rather than choosing
-// their order.
+// its connections are established at once, and bytes sent to it are handed
+// to Network.OnEnvData at once instead of being queued, because the
+// environment observes replies rather than choosing their order.
 package netsim
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"sort"
 )
 
 // EnvNode is the node index of the environment's client sockets.
@@ -48,19 +60,6 @@ func (k Kind) String() string {
 	return "udp"
 }
 
-// Addr is an IPv4 address and port.
-type Addr struct {
-	IP   [4]byte
-	Port uint16
-}
-
-func (a Addr) String() string {
-	return fmt.Sprintf("%d.%d.%d.%d:%d", a.IP[0], a.IP[1], a.IP[2], a.IP[3], a.Port)
-}
-
-// Loopback is the address every node appears to have.
-var Loopback = [4]byte{127, 0, 0, 1}
-
 // Errno values netsim reports; the supervisor maps them to unix.Errno.
 type Errno int
 
@@ -77,9 +76,13 @@ const (
 	EAGAIN
 	EDESTADDRREQ
 	EOPNOTSUPP
+	EINPROGRESS
+	EALREADY
+	EAFNOSUPPORT
+	EADDRNOTAVAIL
 )
 
-var errnoNames = [...]string{"OK", "EADDRINUSE", "EINVAL", "ENOTCONN", "EISCONN", "ECONNREFUSED", "ECONNRESET", "EPIPE", "EAGAIN", "EDESTADDRREQ", "EOPNOTSUPP"}
+var errnoNames = [...]string{"OK", "EADDRINUSE", "EINVAL", "ENOTCONN", "EISCONN", "ECONNREFUSED", "ECONNRESET", "EPIPE", "EAGAIN", "EDESTADDRREQ", "EOPNOTSUPP", "EINPROGRESS", "EALREADY", "EAFNOSUPPORT", "EADDRNOTAVAIL"}
 
 func (e Errno) String() string { return errnoNames[e] }
 
@@ -87,6 +90,8 @@ func (e Errno) String() string { return errnoNames[e] }
 type Message struct {
 	Data []byte
 	From Addr // datagram source
+	To   Addr // SYN and datagram: the destination
+	SYN  bool // stream: a connection request
 	FIN  bool // stream: end of data from the sender
 	RST  bool // stream: connection reset by the sender (crash)
 	// Sent is the virtual time (ns) at which the message was sent.
@@ -102,18 +107,25 @@ type Message struct {
 type Channel struct {
 	ID       int
 	From     *Socket
-	To       *Socket // stream: the receiving socket; nil for datagrams
-	DstPort  uint16  // datagram destination port
+	To       *Socket // stream: the receiving socket, nil until the SYN arrives; nil for datagrams
+	Stream   bool    // a stream connection's channel (else datagrams)
+	DstPort  uint16  // datagram or SYN destination port
 	FromNode int
 	ToNode   int // receiving node, resolved at creation (-2 unknown)
 	Msgs     []Message
 }
+
+// Datagram reports whether c carries datagrams (which may be lost,
+// duplicated and reordered) rather than a stream's segments.
+func (c *Channel) Datagram() bool { return !c.Stream }
 
 // Socket is a virtual socket owned by a node (or by the environment).
 type Socket struct {
 	ID        int
 	Node      int
 	Kind      Kind
+	V6        bool // AF_INET6
+	V6Only    bool // IPV6_V6ONLY
 	Local     Addr
 	Peer      Addr
 	bound     bool
@@ -122,13 +134,20 @@ type Socket struct {
 	peer      *Socket  // stream: the other end
 	out       *Channel // stream: channel toward peer
 	connected bool
+	syn       bool  // stream: a SYN is in flight (connect in progress)
+	inProg    bool  // a connect returned EINPROGRESS and none has reported its end yet (SS_CONNECTING)
+	soError   Errno // pending error (SO_ERROR): a refused connect
+	refused   bool  // the last connect was refused (the socket is closed for I/O)
 	rbuf      []byte
 	rdEOF     bool // FIN received
 	reset     bool // RST received
+	rdShut    bool // shutdown(SHUT_RD)
 	wrShut    bool
 	closed    bool
 	dgrams    []Message
 	dgramOut  map[uint16]*Channel
+	sndBuf    int // SO_SNDBUF as getsockopt reports it
+	rcvBuf    int // SO_RCVBUF likewise
 }
 
 // Network is the whole virtual network of one run.
@@ -141,21 +160,31 @@ type Network struct {
 	// connection.
 	OnEnvClose func(env *Socket)
 	// Now is the virtual time (ns) stamped on sent messages.
-	Now       int64
+	Now int64
+	// Bufs are the default buffer sizes (a model may change them before
+	// the first socket).
+	Bufs      BufSizes
 	listeners map[uint16]*Socket
 	dgramPort map[uint16]*Socket
 	ephemeral uint16
 }
 
-// New returns an empty network.
+// New returns an empty network with Linux's default buffer sizes.
 func New() *Network {
-	return &Network{listeners: map[uint16]*Socket{}, dgramPort: map[uint16]*Socket{}, ephemeral: 40000}
+	return &Network{listeners: map[uint16]*Socket{}, dgramPort: map[uint16]*Socket{}, ephemeral: 40000, Bufs: LinuxBufs}
 }
 
-// NewSocket creates an unbound socket for node.
-func (n *Network) NewSocket(node int, kind Kind) *Socket {
-	s := &Socket{ID: len(n.Sockets), Node: node, Kind: kind}
+// NewSocket creates an unbound IPv4 socket for node.
+func (n *Network) NewSocket(node int, kind Kind) *Socket { return n.NewSocketIn(node, kind, false) }
+
+// NewSocketIn creates an unbound socket of family IPv6 (v6) or IPv4.
+func (n *Network) NewSocketIn(node int, kind Kind, v6 bool) *Socket {
+	s := &Socket{ID: len(n.Sockets), Node: node, Kind: kind, V6: v6}
+	n.defaultBufs(s)
 	s.Local.IP = Loopback
+	if v6 {
+		s.Local = Addr{Six: Any6}
+	}
 	n.Sockets = append(n.Sockets, s)
 	return s
 }
@@ -170,23 +199,37 @@ func (n *Network) nextPort() uint16 {
 	}
 }
 
-// Bind assigns a local port (0 picks an ephemeral one), as bind(2).
+// Bind assigns a local port on the wildcard address of s's family (0 picks
+// an ephemeral port), as bind(2).
 func (n *Network) Bind(s *Socket, port uint16) Errno {
-	if s.bound {
+	a := Addr{Port: port}
+	if s.V6 {
+		a.Six = Any6
+	}
+	return n.BindAddr(s, a)
+}
+
+// BindAddr binds s to a, as bind(2): the address must be of s's family and
+// of this host (the wildcard, 127.0.0.0/8, ::1 or a mapped loopback).
+func (n *Network) BindAddr(s *Socket, a Addr) Errno {
+	if s.bound || s.closed {
 		return EINVAL
 	}
-	if port == 0 {
-		port = n.nextPort()
+	if e := bindable(s.V6, a); e != OK {
+		return e
+	}
+	if a.Port == 0 {
+		a.Port = n.nextPort()
 	}
 	if s.Kind == Dgram {
-		if n.dgramPort[port] != nil {
+		if n.dgramPort[a.Port] != nil {
 			return EADDRINUSE
 		}
-		n.dgramPort[port] = s
-	} else if n.listeners[port] != nil {
+		n.dgramPort[a.Port] = s
+	} else if n.listeners[a.Port] != nil {
 		return EADDRINUSE
 	}
-	s.Local.Port = port
+	s.Local = a
 	s.bound = true
 	return OK
 }
@@ -195,6 +238,9 @@ func (n *Network) Bind(s *Socket, port uint16) Errno {
 func (n *Network) Listen(s *Socket) Errno {
 	if s.Kind != Stream {
 		return EOPNOTSUPP
+	}
+	if s.connected || s.syn {
+		return EINVAL
 	}
 	if !s.bound {
 		if e := n.Bind(s, 0); e != OK {
@@ -212,62 +258,174 @@ func (n *Network) Listen(s *Socket) Errno {
 // HasListener reports whether a stream socket listens on port.
 func (n *Network) HasListener(port uint16) bool { return n.listeners[port] != nil }
 
-// Connect connects s to dst, as connect(2). For a stream socket the
-// connection is established at once and queued on the listener.
+// listenerFor is the live listener that takes a connection to dst, or nil.
+func (n *Network) listenerFor(dst Addr) *Socket {
+	l := n.listeners[dst.Port]
+	if l == nil || l.closed || !l.accepts(dst) {
+		return nil
+	}
+	return l
+}
+
+// Connect connects s to dst, as connect(2). A datagram socket only records
+// its peer. A stream socket sends a SYN and returns EINPROGRESS: the
+// connection is established, or refused, when the SYN is delivered
+// (Connecting tells which); the supervisor parks a blocking connect until
+// then. A second Connect while the SYN is in flight returns EALREADY.
 func (n *Network) Connect(s *Socket, dst Addr) Errno {
+	if e := n.checkDst(s, dst); e != OK {
+		return e
+	}
+	dst = resolve(dst)
 	if s.Kind == Dgram {
 		if !s.bound {
 			n.Bind(s, 0)
 		}
-		s.Peer = dst
+		s.Peer = as(s.V6, dst)
 		s.connected = true
 		return OK
 	}
-	if s.connected {
-		return EISCONN
+	if s.inProg || s.syn {
+		e, _ := s.ConnectResult()
+		return e
 	}
-	if s.listening {
+	switch {
+	case s.connected:
+		return EISCONN
+	case s.listening, s.closed:
 		return EINVAL
 	}
-	l := n.listeners[dst.Port]
-	if l == nil || l.closed {
-		return ECONNREFUSED
+	n.bindForConnect(s, dst)
+	s.Peer = as(s.V6, dst)
+	s.refused, s.soError = false, OK
+	s.syn, s.inProg = true, true
+	toNode := -2
+	if l := n.listenerFor(dst); l != nil {
+		toNode = l.Node
 	}
+	s.out = &Channel{ID: len(n.Channels), From: s, Stream: true, DstPort: dst.Port, FromNode: s.Node, ToNode: toNode}
+	n.Channels = append(n.Channels, s.out)
+	s.out.Msgs = append(s.out.Msgs, Message{SYN: true, From: s.Local, To: dst, Sent: n.Now})
+	return EINPROGRESS
+}
+
+// checkDst refuses a destination s's family cannot reach: an IPv4 socket
+// an IPv6 address, an IPV6_V6ONLY socket a mapped one.
+func (n *Network) checkDst(s *Socket, dst Addr) Errno {
+	switch {
+	case !s.V6 && dst.V6():
+		return EAFNOSUPPORT
+	case s.V6 && !dst.V6():
+		return EAFNOSUPPORT
+	case s.V6Only && dst.Six == Mapped:
+		return EAFNOSUPPORT
+	}
+	return OK
+}
+
+// bindForConnect gives a connecting socket its local address: an
+// ephemeral port if unbound, and the loopback of the destination's kind.
+func (n *Network) bindForConnect(s *Socket, dst Addr) {
 	if !s.bound {
 		s.Local.Port = n.nextPort()
 		s.bound = true
 	}
-	srv := n.NewSocket(l.Node, Stream)
-	srv.Local = l.Local
-	srv.Local.IP = Loopback
+	switch {
+	case dst.native6():
+		s.Local.Six = Loop6
+	case s.V6:
+		s.Local.Six, s.Local.IP = Mapped, Loopback
+	default:
+		s.Local.IP = Loopback
+	}
+}
+
+// Connecting reports a stream connect in progress (its SYN in flight).
+func (s *Socket) Connecting() bool { return s.syn }
+
+// ConnectResult is what a connect call reports about the connect in
+// progress, as Linux's __inet_stream_connect does for a socket in
+// SS_CONNECTING: EALREADY while the SYN is in flight (done false);
+// afterwards, once, OK if established or the error (ECONNREFUSED), and
+// then the socket is an ordinary connected or closed one.
+func (s *Socket) ConnectResult() (e Errno, done bool) {
+	if s.syn {
+		return EALREADY, false
+	}
+	s.inProg = false
+	if s.connected {
+		return OK, true
+	}
+	if e := s.TakeError(); e != OK {
+		return e, true
+	}
+	return ECONNREFUSED, true
+}
+
+// TakeError returns and clears the socket's pending error, as
+// getsockopt(SO_ERROR) does.
+func (s *Socket) TakeError() Errno {
+	e := s.soError
+	s.soError = OK
+	return e
+}
+
+// Err reports a pending error (POLLERR).
+func (s *Socket) Err() bool { return s.soError != OK || s.reset }
+
+// deliverSYN establishes or refuses the connection a SYN asks for.
+func (n *Network) deliverSYN(c *Channel, m Message) int {
+	s := c.From
+	if s.closed || !s.syn || s.out != c {
+		return -1 // abandoned: the connector closed or crashed
+	}
+	s.syn = false
+	l := n.listenerFor(m.To)
+	if l == nil {
+		s.refused, s.soError = true, ECONNREFUSED
+		return -1
+	}
+	n.accept(l, s, c, m.To)
+	return l.Node
+}
+
+// accept creates l's end of a connection from s (whose channel toward it
+// is out) and queues it on l.
+func (n *Network) accept(l, s *Socket, out *Channel, dst Addr) {
+	srv := n.NewSocketIn(l.Node, Stream, l.V6)
+	srv.Local = as(l.V6, dst)
+	srv.Local.Port = l.Local.Port
 	srv.bound = true
-	n.pair(s, srv)
+	srv.sndBuf, srv.rcvBuf = l.sndBuf, l.rcvBuf
+	s.peer, srv.peer = srv, s
+	srv.Peer = as(l.V6, s.Local)
+	s.connected, srv.connected = true, true
+	out.To, out.ToNode = srv, l.Node
+	srv.out = &Channel{ID: len(n.Channels), From: srv, To: s, Stream: true, DstPort: s.Local.Port, FromNode: l.Node, ToNode: s.Node}
+	n.Channels = append(n.Channels, srv.out)
 	l.acceptQ = append(l.acceptQ, srv)
-	return OK
-}
-
-// pair links two stream sockets into a connection with a channel each way.
-func (n *Network) pair(a, b *Socket) {
-	a.peer, b.peer = b, a
-	a.Peer, b.Peer = b.Local, a.Local
-	a.connected, b.connected = true, true
-	a.out = n.newChannel(a, b, b.Node)
-	b.out = n.newChannel(b, a, a.Node)
-}
-
-func (n *Network) newChannel(from, to *Socket, toNode int) *Channel {
-	c := &Channel{ID: len(n.Channels), From: from, To: to, FromNode: from.Node, ToNode: toNode}
-	n.Channels = append(n.Channels, c)
-	return c
 }
 
 // ConnectEnv opens a connection from the environment to the listener on
-// port and returns the environment's socket, or ECONNREFUSED.
+// port and returns the environment's socket, or ECONNREFUSED. The
+// environment's connections are established at once, over IPv4 or, to a
+// listener only IPv6 clients reach, over ::1.
 func (n *Network) ConnectEnv(port uint16) (*Socket, Errno) {
-	s := n.NewSocket(EnvNode, Stream)
-	if e := n.Connect(s, Addr{IP: Loopback, Port: port}); e != OK {
-		return nil, e
+	dst := Addr{IP: Loopback, Port: port}
+	l := n.listenerFor(dst)
+	if l == nil {
+		dst = Addr{Six: Loop6, Port: port}
+		if l = n.listenerFor(dst); l == nil {
+			return nil, ECONNREFUSED
+		}
 	}
+	s := n.NewSocketIn(EnvNode, Stream, dst.V6())
+	n.bindForConnect(s, dst)
+	s.Peer = dst
+	out := &Channel{ID: len(n.Channels), From: s, Stream: true, DstPort: port, FromNode: EnvNode, ToNode: l.Node}
+	n.Channels = append(n.Channels, out)
+	s.out = out
+	n.accept(l, s, out, dst)
 	return s, OK
 }
 
@@ -283,7 +441,9 @@ func (n *Network) Accept(l *Socket) (s *Socket, ok bool) {
 }
 
 // Send queues data from s, as send(2) on a connected socket or sendto(2)
-// with dst (dst nil means the connected peer). It returns the byte count.
+// with dst (dst nil means the connected peer). It returns the byte count,
+// which for a stream is at most the room left (Room); EAGAIN means no room
+// at all, or a connect still in progress.
 func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	if s.Kind == Dgram {
 		return n.sendDgram(s, data, dst)
@@ -291,26 +451,39 @@ func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	switch {
 	case s.reset:
 		return 0, EPIPE
+	case s.soError != OK:
+		return 0, s.TakeError()
+	case s.syn:
+		return 0, EAGAIN
+	case s.refused, s.wrShut && s.connected:
+		return 0, EPIPE
 	case !s.connected:
 		return 0, ENOTCONN
-	case s.wrShut:
-		return 0, EPIPE
 	}
-	buf := append([]byte(nil), data...)
 	if s.peer.Node == EnvNode {
 		if n.OnEnvData != nil && !s.peer.closed {
-			n.OnEnvData(s.peer, buf)
+			n.OnEnvData(s.peer, append([]byte(nil), data...))
 		}
 		return len(data), OK
 	}
-	s.out.Msgs = append(s.out.Msgs, Message{Data: buf, Sent: n.Now})
-	return len(data), OK
+	if len(data) == 0 {
+		return 0, OK // a zero-length stream send sends nothing (tcp_sendmsg)
+	}
+	k := min(len(data), n.Room(s))
+	if k == 0 {
+		return 0, EAGAIN
+	}
+	s.out.Msgs = append(s.out.Msgs, Message{Data: append([]byte(nil), data[:k]...), Sent: n.Now})
+	return k, OK
 }
 
 func (n *Network) sendDgram(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	to := s.Peer
 	if dst != nil {
-		to = *dst
+		if e := n.checkDst(s, *dst); e != OK {
+			return 0, e
+		}
+		to = resolve(*dst)
 	} else if !s.connected {
 		return 0, EDESTADDRREQ
 	}
@@ -326,11 +499,20 @@ func (n *Network) sendDgram(s *Socket, data []byte, dst *Addr) (int, Errno) {
 		if r := n.dgramPort[to.Port]; r != nil {
 			toNode = r.Node
 		}
-		c = n.newChannel(s, nil, toNode)
-		c.DstPort = to.Port
+		c = &Channel{ID: len(n.Channels), From: s, DstPort: to.Port, FromNode: s.Node, ToNode: toNode}
+		n.Channels = append(n.Channels, c)
 		s.dgramOut[to.Port] = c
 	}
-	c.Msgs = append(c.Msgs, Message{Data: append([]byte(nil), data...), From: s.Local, Sent: n.Now})
+	from := s.Local
+	if from.Six == Any6 {
+		from.Six = Loop6
+		if !to.native6() {
+			from.Six, from.IP = Mapped, Loopback
+		}
+	} else if from.IP == [4]byte{} {
+		from.IP = Loopback
+	}
+	c.Msgs = append(c.Msgs, Message{Data: append([]byte(nil), data...), From: from, To: to, Sent: n.Now})
 	return len(data), OK
 }
 
@@ -357,6 +539,9 @@ func (n *Network) CloseEnv(env *Socket) {
 func (n *Network) Recv(s *Socket, max int, peek bool) (data []byte, from Addr, e Errno, ok bool) {
 	if s.Kind == Dgram {
 		if len(s.dgrams) == 0 {
+			if s.rdShut {
+				return nil, Addr{}, OK, true
+			}
 			return nil, Addr{}, OK, false
 		}
 		m := s.dgrams[0]
@@ -380,18 +565,27 @@ func (n *Network) Recv(s *Socket, max int, peek bool) (data []byte, from Addr, e
 	switch {
 	case s.reset:
 		return nil, s.Peer, ECONNRESET, true
-	case s.rdEOF:
+	case s.soError != OK:
+		return nil, s.Peer, s.TakeError(), true
+	case s.rdEOF, s.rdShut, s.refused:
 		return nil, s.Peer, OK, true
+	case s.syn:
+		return nil, Addr{}, OK, false
 	case !s.connected:
 		return nil, Addr{}, ENOTCONN, true
 	}
 	return nil, Addr{}, OK, false
 }
 
-// Shutdown stops further sends (SHUT_WR) by sending a FIN.
-func (n *Network) Shutdown(s *Socket, wr bool) Errno {
+// Shutdown stops further receives (rd: SHUT_RD, which Linux answers
+// with EOF once the buffer is read) and sends (wr: SHUT_WR, which sends a
+// FIN after the data in flight), as shutdown(2).
+func (n *Network) Shutdown(s *Socket, rd, wr bool) Errno {
 	if s.Kind == Stream && !s.connected {
 		return ENOTCONN
+	}
+	if rd {
+		s.rdShut = true
 	}
 	if wr && s.Kind == Stream && !s.wrShut {
 		n.sendFIN(s, false)
@@ -415,6 +609,7 @@ func (n *Network) sendFIN(s *Socket, rst bool) {
 
 // Close closes s, as close(2) of its last descriptor. A connected stream
 // sends a FIN; with reset (the process crashed) it sends an RST instead.
+// A SYN still in flight is abandoned: it establishes nothing on arrival.
 func (n *Network) Close(s *Socket, reset bool) {
 	if s.closed {
 		return
@@ -444,20 +639,32 @@ func (s *Socket) Readable() bool {
 		return len(s.acceptQ) > 0
 	}
 	if s.Kind == Dgram {
-		return len(s.dgrams) > 0
+		return len(s.dgrams) > 0 || s.rdShut
 	}
-	return len(s.rbuf) > 0 || s.rdEOF || s.reset
+	return len(s.rbuf) > 0 || s.rdEOF || s.reset || s.rdShut || s.refused || s.soError != OK
 }
 
 // Hup reports POLLHUP: the peer has closed and everything has been read, or
-// the connection was reset.
+// the connection was reset or refused.
 func (s *Socket) Hup() bool {
-	return s.Kind == Stream && s.connected && ((s.rdEOF && s.wrShut) || s.reset)
+	return s.Kind == Stream && ((s.connected && ((s.rdEOF && s.wrShut) || s.reset)) || s.refused)
 }
 
-// Writable reports POLLOUT.
+// RdHup reports POLLRDHUP: the peer has shut down its side (or we ours).
+func (s *Socket) RdHup() bool {
+	return s.Kind == Stream && (s.rdEOF || s.reset || s.rdShut || s.refused)
+}
+
+// Writable reports POLLOUT: a send would not block (room in the buffers),
+// or would fail at once (a refused connect, a reset connection).
 func (s *Socket) Writable() bool {
-	return s.Kind == Dgram || (s.connected && !s.wrShut)
+	if s.Kind == Dgram {
+		return true
+	}
+	if s.refused || s.reset || s.soError != OK {
+		return true
+	}
+	return s.connected && !s.wrShut && s.room() > 0
 }
 
 // Listening reports whether s accepts connections.
@@ -505,7 +712,7 @@ func (n *Network) Deliverable(fifo bool) []Delivery {
 
 // Deliver moves one message from its channel to its receiver and returns
 // the receiving node (or -1 if the message was dropped because nobody
-// receives it any more).
+// receives it any more, or was a refused SYN).
 func (n *Network) Deliver(d Delivery) (m Message, toNode int, err error) {
 	if d.Chan < 0 || d.Chan >= len(n.Channels) {
 		return Message{}, -1, fmt.Errorf("netsim: no channel %d", d.Chan)
@@ -516,16 +723,14 @@ func (n *Network) Deliver(d Delivery) (m Message, toNode int, err error) {
 	}
 	m = c.Msgs[d.Index]
 	c.Msgs = append(c.Msgs[:d.Index:d.Index], c.Msgs[d.Index+1:]...)
-	if c.To == nil { // datagram
-		r := n.dgramPort[c.DstPort]
-		if r == nil || r.closed {
-			return m, -1, nil
-		}
-		r.dgrams = append(r.dgrams, m)
-		return m, r.Node, nil
+	switch {
+	case m.SYN:
+		return m, n.deliverSYN(c, m), nil
+	case !c.Stream:
+		return m, n.deliverDgram(c, m), nil
 	}
 	r := c.To
-	if r.closed {
+	if r == nil || r.closed {
 		return m, -1, nil
 	}
 	switch {
@@ -537,6 +742,25 @@ func (n *Network) Deliver(d Delivery) (m Message, toNode int, err error) {
 		r.rbuf = append(r.rbuf, m.Data...)
 	}
 	return m, r.Node, nil
+}
+
+// deliverDgram queues a datagram at the socket bound to its port, if that
+// socket takes it and has room.
+func (n *Network) deliverDgram(c *Channel, m Message) int {
+	r := n.dgramPort[c.DstPort]
+	if r == nil || r.closed || !r.accepts(m.To) || r.rdShut {
+		return -1
+	}
+	queued := 0
+	for _, q := range r.dgrams {
+		queued += len(q.Data)
+	}
+	if queued+len(m.Data) > r.rcvBuf {
+		return -1 // udp(7): a full receive buffer drops the datagram
+	}
+	m.From = as(r.V6, m.From)
+	r.dgrams = append(r.dgrams, m)
+	return r.Node
 }
 
 // Drop removes a message without delivering it (a lost datagram or segment).
@@ -576,120 +800,18 @@ func (n *Network) CloseNode(node int, crash bool) {
 	// it are dropped at delivery.
 }
 
-// Hash writes a canonical encoding of the network state to h: every field
-// of every socket, channel and message, the port tables and the next
-// ephemeral port, with pointers written as creation indices. Socket and
-// channel identities are creation indices, which are deterministic within
-// a run, so equal histories hash equally; and since nothing is left out,
-// two networks hash equally only if no later operation can tell them
-// apart (TestHashIsCanonical checks both directions).
-func (n *Network) Hash(h hash.Hash) {
-	var b [8]byte
-	put := func(v int64) { binary.LittleEndian.PutUint64(b[:], uint64(v)); h.Write(b[:]) }
-	putBytes := func(p []byte) { put(int64(len(p))); h.Write(p) }
-	flag := func(v bool) {
-		if v {
-			put(1)
-		} else {
-			put(0)
-		}
-	}
-	sock := func(s *Socket) {
-		if s == nil {
-			put(-1)
-		} else {
-			put(int64(s.ID))
-		}
-	}
-	ch := func(c *Channel) {
-		if c == nil {
-			put(-1)
-		} else {
-			put(int64(c.ID))
-		}
-	}
-	addr := func(a Addr) { h.Write(a.IP[:]); put(int64(a.Port)) }
-	msg := func(m Message) {
-		putBytes(m.Data)
-		addr(m.From)
-		flag(m.FIN)
-		flag(m.RST)
-		put(m.Sent)
-		flag(m.Copy)
-	}
-	ports := func(m map[uint16]*Socket) {
-		keys := make([]int, 0, len(m))
-		for p := range m {
-			keys = append(keys, int(p))
-		}
-		sort.Ints(keys)
-		put(int64(len(keys)))
-		for _, p := range keys {
-			put(int64(p))
-			sock(m[uint16(p)])
-		}
-	}
-	put(n.Now)
-	put(int64(n.ephemeral))
-	put(int64(len(n.Sockets)))
-	for _, s := range n.Sockets {
-		put(int64(s.ID))
-		put(int64(s.Node))
-		put(int64(s.Kind))
-		addr(s.Local)
-		addr(s.Peer)
-		flag(s.bound)
-		flag(s.listening)
-		put(int64(len(s.acceptQ)))
-		for _, q := range s.acceptQ {
-			sock(q)
-		}
-		sock(s.peer)
-		ch(s.out)
-		flag(s.connected)
-		putBytes(s.rbuf)
-		flag(s.rdEOF)
-		flag(s.reset)
-		flag(s.wrShut)
-		flag(s.closed)
-		put(int64(len(s.dgrams)))
-		for _, m := range s.dgrams {
-			msg(m)
-		}
-		outs := make([]int, 0, len(s.dgramOut))
-		for p := range s.dgramOut {
-			outs = append(outs, int(p))
-		}
-		sort.Ints(outs)
-		put(int64(len(outs)))
-		for _, p := range outs {
-			put(int64(p))
-			ch(s.dgramOut[uint16(p)])
-		}
-	}
-	put(int64(len(n.Channels)))
-	for _, c := range n.Channels {
-		put(int64(c.ID))
-		sock(c.From)
-		sock(c.To)
-		put(int64(c.DstPort))
-		put(int64(c.FromNode))
-		put(int64(c.ToNode))
-		put(int64(len(c.Msgs)))
-		for _, m := range c.Msgs {
-			msg(m)
-		}
-	}
-	ports(n.listeners)
-	ports(n.dgramPort)
-}
-
 // ReceiverNode is the node that would receive c's next message now: the
-// stream peer, or the node bound to a datagram's destination port (-1 if
-// none).
+// stream peer, the node listening where a SYN goes, or the node bound to a
+// datagram's destination port (-1 if none).
 func (n *Network) ReceiverNode(c *Channel) int {
 	if c.To != nil {
 		return c.To.Node
+	}
+	if c.Stream {
+		if l := n.listeners[c.DstPort]; l != nil && !l.closed {
+			return l.Node
+		}
+		return -1
 	}
 	if r := n.dgramPort[c.DstPort]; r != nil && !r.closed {
 		return r.Node

@@ -19,8 +19,11 @@ func pairNodes(t *testing.T, n *Network) (*Socket, *Socket) {
 		t.Fatal(e)
 	}
 	c := n.NewSocket(0, Stream)
-	if e := n.Connect(c, addr(7000)); e != OK {
+	if e := n.Connect(c, addr(7000)); e != EINPROGRESS {
 		t.Fatal(e)
+	}
+	if _, to, err := n.Deliver(Delivery{Chan: c.out.ID}); err != nil || to != 1 {
+		t.Fatalf("SYN delivered to %d, %v", to, err)
 	}
 	s, ok := n.Accept(l)
 	if !ok {
@@ -106,8 +109,11 @@ func TestResetAndRefused(t *testing.T) {
 		t.Fatalf("send after RST: %v, want EPIPE", e)
 	}
 	c2 := n.NewSocket(0, Stream)
-	if e := n.Connect(c2, addr(7000)); e != ECONNREFUSED {
-		t.Fatalf("connect to a dead node: %v, want ECONNREFUSED", e)
+	if e := n.Connect(c2, addr(7000)); e != EINPROGRESS {
+		t.Fatalf("connect to a dead node: %v, want EINPROGRESS (refused on delivery)", e)
+	}
+	if _, to, _ := n.Deliver(Delivery{Chan: c2.out.ID}); to != -1 || c2.TakeError() != ECONNREFUSED {
+		t.Fatalf("SYN to a dead node: delivered to %d, want refused", to)
 	}
 	_ = s
 }

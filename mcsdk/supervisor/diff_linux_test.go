@@ -99,6 +99,7 @@ var diffProbes = []struct {
 	{name: "unix"},
 	{name: "epoll"},
 	{name: "pollmix", args: []string{"47932"}},
+	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
 }
 
 // TestDifferential runs each probe of testdata/diff natively and twice

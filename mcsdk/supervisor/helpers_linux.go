@@ -123,27 +123,64 @@ func (c *call) install(v *vfd, flags uint64) result {
 	return ret(int64(fd))
 }
 
-// readSockaddr decodes a struct sockaddr_in (ip(7)).
+// readSockaddr decodes a struct sockaddr_in (ip(7)) or sockaddr_in6
+// (ipv6(7)); which addresses weft models is netsim's business.
 func (c *call) readSockaddr(addr, length uint64) (netsim.Addr, unix.Errno) {
-	if length < 16 {
+	if length < 2 {
 		return netsim.Addr{}, unix.EINVAL
 	}
-	b, err := c.read(addr, 16)
+	fam, err := c.read(addr, 2)
 	if err != nil {
 		return netsim.Addr{}, unix.EFAULT
 	}
-	if fam := binary.LittleEndian.Uint16(b); fam != unix.AF_INET {
-		return netsim.Addr{}, unix.EAFNOSUPPORT
+	switch binary.LittleEndian.Uint16(fam) {
+	case unix.AF_INET:
+		if length < 16 {
+			return netsim.Addr{}, unix.EINVAL
+		}
+		b, err := c.read(addr, 16)
+		if err != nil {
+			return netsim.Addr{}, unix.EFAULT
+		}
+		a := netsim.Addr{Port: binary.BigEndian.Uint16(b[2:])}
+		copy(a.IP[:], b[4:8])
+		return a, 0
+	case unix.AF_INET6:
+		if length < 24 { // SIN6_LEN_RFC2133: without sin6_scope_id
+			return netsim.Addr{}, unix.EINVAL
+		}
+		b, err := c.read(addr, 24)
+		if err != nil {
+			return netsim.Addr{}, unix.EFAULT
+		}
+		return decodeIn6(b)
 	}
-	var a netsim.Addr
-	a.Port = binary.BigEndian.Uint16(b[2:])
-	copy(a.IP[:], b[4:8])
+	return netsim.Addr{}, unix.EAFNOSUPPORT
+}
+
+// decodeIn6 reads the address of a sockaddr_in6: ::, ::1 or an
+// IPv4-mapped address; any other IPv6 address is not on weft's host.
+func decodeIn6(b []byte) (netsim.Addr, unix.Errno) {
+	a := netsim.Addr{Port: binary.BigEndian.Uint16(b[2:])}
+	ip := b[8:24]
+	var zero [10]byte
+	switch {
+	case [16]byte(ip) == [16]byte{}:
+		a.Six = netsim.Any6
+	case [16]byte(ip) == [16]byte{15: 1}:
+		a.Six = netsim.Loop6
+	case [10]byte(ip[:10]) == zero && ip[10] == 0xff && ip[11] == 0xff:
+		a.Six = netsim.Mapped
+		copy(a.IP[:], ip[12:])
+	default:
+		return netsim.Addr{}, unix.EADDRNOTAVAIL
+	}
 	return a, 0
 }
 
 // writeSockaddr stores a at addr with the value-result length at lenp, as
 // accept(2), getsockname(2) and recvfrom(2) do: truncate to the caller's
-// buffer, report the full length.
+// buffer, report the full length (16 for AF_INET, 28 for AF_INET6).
 func (c *call) writeSockaddr(addr, lenp uint64, a netsim.Addr) unix.Errno {
 	if addr == 0 || lenp == 0 {
 		return 0
@@ -152,17 +189,36 @@ func (c *call) writeSockaddr(addr, lenp uint64, a netsim.Addr) unix.Errno {
 	if err != nil {
 		return unix.EFAULT
 	}
-	var b [16]byte
-	binary.LittleEndian.PutUint16(b[:], unix.AF_INET)
-	binary.BigEndian.PutUint16(b[2:], a.Port)
-	copy(b[4:8], a.IP[:])
-	if err := c.write(addr, b[:min(int(have), 16)]); err != nil {
+	b := encodeSockaddr(a)
+	if err := c.write(addr, b[:min(int(have), len(b))]); err != nil {
 		return unix.EFAULT
 	}
-	if err := c.writeU32(lenp, 16); err != nil {
+	if err := c.writeU32(lenp, uint32(len(b))); err != nil {
 		return unix.EFAULT
 	}
 	return 0
+}
+
+// encodeSockaddr is a as a sockaddr_in or sockaddr_in6.
+func encodeSockaddr(a netsim.Addr) []byte {
+	if !a.V6() {
+		b := make([]byte, 16)
+		binary.LittleEndian.PutUint16(b, unix.AF_INET)
+		binary.BigEndian.PutUint16(b[2:], a.Port)
+		copy(b[4:8], a.IP[:])
+		return b
+	}
+	b := make([]byte, 28)
+	binary.LittleEndian.PutUint16(b, unix.AF_INET6)
+	binary.BigEndian.PutUint16(b[2:], a.Port)
+	switch a.Six {
+	case netsim.Loop6:
+		b[23] = 1
+	case netsim.Mapped:
+		b[18], b[19] = 0xff, 0xff
+		copy(b[20:24], a.IP[:])
+	}
+	return b
 }
 
 // linuxErrno maps netsim's errors to Linux errnos.
@@ -171,6 +227,8 @@ var linuxErrno = map[netsim.Errno]unix.Errno{
 	netsim.ENOTCONN: unix.ENOTCONN, netsim.EISCONN: unix.EISCONN, netsim.ECONNREFUSED: unix.ECONNREFUSED,
 	netsim.ECONNRESET: unix.ECONNRESET, netsim.EPIPE: unix.EPIPE, netsim.EAGAIN: unix.EAGAIN,
 	netsim.EDESTADDRREQ: unix.EDESTADDRREQ, netsim.EOPNOTSUPP: unix.EOPNOTSUPP,
+	netsim.EINPROGRESS: unix.EINPROGRESS, netsim.EALREADY: unix.EALREADY,
+	netsim.EAFNOSUPPORT: unix.EAFNOSUPPORT, netsim.EADDRNOTAVAIL: unix.EADDRNOTAVAIL,
 }
 
 // sysErrno maps a netsim error to the Linux errno.

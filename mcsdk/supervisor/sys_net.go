@@ -18,22 +18,30 @@ const (
 	msgWaitall  = unix.MSG_WAITALL
 )
 
-// Socket implements socket(2) for AF_INET stream and datagram sockets.
+// Socket implements socket(2) for AF_INET and AF_INET6 stream and
+// datagram sockets; SOCK_NONBLOCK and SOCK_CLOEXEC set the descriptor's
+// flags.
 func sysSocket(c *call) result {
-	domain, typ := c.arg(0), c.arg(1)
-	if domain != unix.AF_INET {
-		return failf("socket domain %d is not modelled (only AF_INET)", domain)
+	domain, typ, proto := c.arg(0), c.arg(1), c.arg(2)
+	if domain != unix.AF_INET && domain != unix.AF_INET6 {
+		return failf("socket domain %d is not modelled (only AF_INET, AF_INET6)", domain)
 	}
 	var kind netsim.Kind
 	switch typ &^ (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC) {
 	case unix.SOCK_STREAM:
 		kind = netsim.Stream
+		if proto != 0 && proto != unix.IPPROTO_TCP {
+			return errno(unix.EPROTONOSUPPORT)
+		}
 	case unix.SOCK_DGRAM:
 		kind = netsim.Dgram
+		if proto != 0 && proto != unix.IPPROTO_UDP {
+			return errno(unix.EPROTONOSUPPORT)
+		}
 	default:
 		return failf("socket type %d is not modelled (only SOCK_STREAM, SOCK_DGRAM)", typ)
 	}
-	return c.installSocket(c.w.net.NewSocket(c.n.id, kind), typ)
+	return c.installSocket(c.w.net.NewSocketIn(c.n.id, kind, domain == unix.AF_INET6), typ)
 }
 
 // Bind implements bind(2).
@@ -46,7 +54,7 @@ func sysBind(c *call) result {
 	if e != 0 {
 		return errno(e)
 	}
-	return netResult(c.w.net.Bind(v.sock, a.Port), 0)
+	return netResult(c.w.net.BindAddr(v.sock, a), 0)
 }
 
 // Listen implements listen(2).
@@ -62,7 +70,12 @@ func sysListen(c *call) result {
 func sysAccept(c *call) result { return accept(c, 0) }
 
 // Accept4 implements accept4(2).
-func sysAccept4(c *call) result { return accept(c, c.arg(3)) }
+func sysAccept4(c *call) result {
+	if c.arg(3)&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
+		return errno(unix.EINVAL)
+	}
+	return accept(c, c.arg(3))
+}
 
 func accept(c *call, flags uint64) result {
 	v := c.vsock(c.arg(0))
@@ -84,23 +97,56 @@ func accept(c *call, flags uint64) result {
 	return c.installSocket(s, flags)
 }
 
-// Connect implements connect(2). A stream connection is established at
-// once when a listener exists. Before every node has started, a connect to
-// a port nobody listens on yet waits (startup order is not a behaviour
-// worth reporting); afterwards it is refused.
+// Connect implements connect(2). A stream connect sends a SYN, which the
+// scheduler delivers like any message: a non-blocking connect returns
+// EINPROGRESS (the socket polls writable when the SYN has arrived, and
+// SO_ERROR tells whether it was refused); a blocking one parks until then.
 func sysConnect(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
 		return notSocket(c, c.arg(0))
 	}
+	if c.started { // a parked blocking connect, retried
+		return connected(c, v)
+	}
 	a, e := c.readSockaddr(c.arg(1), c.arg(2))
 	if e != 0 {
 		return errno(e)
 	}
-	if v.sock.Kind == netsim.Stream && !c.w.net.HasListener(a.Port) && !c.w.allStarted {
-		return park()
+	if r := c.w.net.Connect(v.sock, a); r != netsim.EINPROGRESS {
+		return netResult(r, 0)
 	}
-	return netResult(c.w.net.Connect(v.sock, a), 0)
+	if v.nonblocking() {
+		return errno(unix.EINPROGRESS)
+	}
+	return c.parkSending(v)
+}
+
+// connected answers a blocking connect once its SYN has been delivered;
+// one that SO_SNDTIMEO ends first returns EINPROGRESS, as Linux's does
+// (the connect goes on).
+func connected(c *call, v *vfd) result {
+	e, done := v.sock.ConnectResult()
+	switch {
+	case done:
+		return netResult(e, 0)
+	case c.timedOut:
+		return errno(unix.EINPROGRESS)
+	}
+	return park()
+}
+
+// parkSending parks a blocking send or connect, with SO_SNDTIMEO's
+// deadline if set.
+func (c *call) parkSending(v *vfd) result {
+	if !c.started {
+		c.started = true
+		c.deadline = -1
+		if t := c.n.sndTimeout(v); t > 0 {
+			c.deadline = c.w.now + t
+		}
+	}
+	return park()
 }
 
 // Sendto implements sendto(2) and send(2).
@@ -113,13 +159,23 @@ func sysSendto(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return c.send(v, data, c.arg(4), c.arg(5))
+	return c.sendFlags(v, data, c.arg(4), c.arg(5), c.arg(3))
 }
 
-// send is the one send path (send, sendto, sendmsg, write, writev): a
-// datagram socket honours an explicit destination (sockaddr at addr),
-// a stream socket ignores it, as Linux does for connected TCP sockets.
+// send is write(2)'s and writev(2)'s send: sendFlags without flags.
 func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
+	return c.sendFlags(v, data, addr, addrlen, 0)
+}
+
+// sendFlags is the one send path (send, sendto, sendmsg, write, writev): a
+// datagram socket honours an explicit destination (sockaddr at addr),
+// a stream socket ignores it, as Linux does for connected TCP sockets. A
+// stream send takes what the buffers have room for: a non-blocking one
+// returns that count (EAGAIN if none), a blocking one parks until all is
+// queued (call.progress counts what was), or SO_SNDTIMEO passes (then it
+// returns what it queued, or EAGAIN). EPIPE raises no SIGPIPE: weft
+// delivers no signals (MSG_NOSIGNAL is therefore always in effect).
+func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) result {
 	var dst *netsim.Addr
 	if addr != 0 && v.sock.Kind == netsim.Dgram {
 		a, e := c.readSockaddr(addr, addrlen)
@@ -128,8 +184,24 @@ func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 		}
 		dst = &a
 	}
-	n, e := c.w.net.Send(v.sock, data, dst)
-	return netResult(e, int64(n))
+	if v.sock.Kind == netsim.Dgram {
+		n, e := c.w.net.Send(v.sock, data, dst)
+		return netResult(e, int64(n))
+	}
+	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut
+	done := c.progress
+	n, e := c.w.net.Send(v.sock, data[min(done, len(data)):], nil)
+	c.progress += n
+	switch {
+	case e == netsim.EAGAIN && nonblock && c.progress == 0:
+		return errno(unix.EAGAIN)
+	case e != netsim.OK && e != netsim.EAGAIN && c.progress == 0:
+		return errno(sysErrno(e))
+	case e == netsim.OK && c.progress < len(data) && !nonblock,
+		e == netsim.EAGAIN && !nonblock:
+		return c.parkSending(v)
+	}
+	return ret(int64(c.progress))
 }
 
 // Recvfrom implements recvfrom(2) and recv(2).
@@ -211,7 +283,7 @@ func sysSendmsg(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return c.send(v, data, h.name, uint64(h.namelen))
+	return c.sendFlags(v, data, h.name, uint64(h.namelen), c.arg(2))
 }
 
 // Recvmsg implements recvmsg(2); no ancillary data is ever returned.
@@ -265,7 +337,9 @@ func (c *call) readMsghdr(addr uint64) (msghdr, error) {
 	return h, err
 }
 
-// Shutdown implements shutdown(2); SHUT_RD only stops reads locally.
+// Shutdown implements shutdown(2): SHUT_WR sends a FIN after the data in
+// flight (the peer reads it, then EOF); SHUT_RD makes receives return EOF
+// once the buffer is read, as Linux does.
 func sysShutdown(c *call) result {
 	v := c.vsock(c.arg(0))
 	if v == nil {
@@ -275,7 +349,7 @@ func sysShutdown(c *call) result {
 	if how > unix.SHUT_RDWR {
 		return errno(unix.EINVAL)
 	}
-	return netResult(c.w.net.Shutdown(v.sock, how != unix.SHUT_RD), 0)
+	return netResult(c.w.net.Shutdown(v.sock, how != unix.SHUT_WR, how != unix.SHUT_RD), 0)
 }
 
 // Getsockname implements getsockname(2).

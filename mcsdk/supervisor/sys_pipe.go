@@ -208,15 +208,15 @@ func (e *pipeEnd) readBytes(c *call, v *vfd, max int) ([]byte, result, bool) {
 // writeBytes follows pipe(7): writes of at most PIPE_BUF bytes are atomic
 // (all or, non-blocking, EAGAIN); larger ones move what fits, and a
 // blocking one parks until the rest fits, counting what it moved in
-// c.xfer.
+// c.progress.
 func (e *pipeEnd) writeBytes(c *call, v *vfd, data []byte) result {
 	p := e.p
 	if !e.write {
 		return errno(unix.EBADF)
 	}
 	if p.readers == 0 {
-		if c.xfer > 0 {
-			return ret(int64(c.xfer))
+		if c.progress > 0 {
+			return ret(int64(c.progress))
 		}
 		return c.sigpipe(false)
 	}
@@ -235,16 +235,16 @@ func (e *pipeEnd) writeBytes(c *call, v *vfd, data []byte) result {
 		p.push(data)
 		return ret(int64(len(data)))
 	}
-	rest := data[c.xfer:]
+	rest := data[c.progress:]
 	k := min(free, len(rest))
 	if k > 0 {
 		p.push(rest[:k])
-		c.xfer += k
+		c.progress += k
 	}
 	switch {
-	case c.xfer == len(data) || nb && c.xfer > 0:
-		n := c.xfer
-		c.xfer = 0
+	case c.progress == len(data) || nb && c.progress > 0:
+		n := c.progress
+		c.progress = 0
 		return ret(int64(n))
 	case nb:
 		return errno(unix.EAGAIN)

@@ -173,6 +173,12 @@ func readiness(v *vfd, now int64) uint16 {
 	if s.Hup() {
 		ev |= unix.POLLHUP | unix.POLLRDHUP
 	}
+	if s.Err() {
+		ev |= unix.POLLERR
+	}
+	if s.RdHup() {
+		ev |= unix.POLLRDHUP
+	}
 	return ev
 }
 

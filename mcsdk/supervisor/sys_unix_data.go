@@ -224,7 +224,7 @@ func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
 
 // unixSend queues data for the peer or, a datagram, for the socket named
 // at addr. A stream write moves what fits and, blocking, parks for the
-// rest (c.xfer counts what it moved); a message is all or nothing.
+// rest (c.progress counts what it moved); a message is all or nothing.
 func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rights) result {
 	s := v.obj.(*unixSock)
 	if flags&unix.MSG_OOB != 0 {
@@ -248,9 +248,9 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 	}
 	p := s.peer
 	if p.closed || p.shut&shutRcv != 0 {
-		if c.xfer > 0 {
-			n := c.xfer
-			c.xfer = 0
+		if c.progress > 0 {
+			n := c.progress
+			c.progress = 0
 			return ret(int64(n))
 		}
 		return c.sigpipe(noSig)
@@ -268,14 +268,14 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 	if len(data) == 0 {
 		return ret(0)
 	}
-	rest := data[c.xfer:]
+	rest := data[c.progress:]
 	if k := min(unixCapacity-p.queued, len(rest)); k > 0 {
 		p.deliver(rest[:k], nil, rs)
-		c.xfer += k
+		c.progress += k
 	}
-	if c.xfer == len(data) || c.xfer > 0 && (v.nonblocking() || flags&unix.MSG_DONTWAIT != 0 || c.timedOut) {
-		n := c.xfer
-		c.xfer = 0
+	if c.progress == len(data) || c.progress > 0 && (v.nonblocking() || flags&unix.MSG_DONTWAIT != 0 || c.timedOut) {
+		n := c.progress
+		c.progress = 0
 		return ret(int64(n))
 	}
 	return c.unixBlock(v, flags, unix.SO_SNDTIMEO)

@@ -85,7 +85,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_LISTEN:      served("listen", sysListen),
 	unix.SYS_ACCEPT:      served("accept", sysAccept),
 	unix.SYS_ACCEPT4:     served("accept4", sysAccept4),
-	unix.SYS_CONNECT:     servedPartly("connect", sysConnect, "connections establish at once; a non-blocking connect returns 0"),
+	unix.SYS_CONNECT:     served("connect", sysConnect),
 	unix.SYS_SENDTO:      served("sendto", sysSendto),
 	unix.SYS_RECVFROM:    served("recvfrom", sysRecvfrom),
 	unix.SYS_SENDMSG:     servedPartly("sendmsg", sysSendmsg, "ancillary data is not supported"),
@@ -96,8 +96,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_SETSOCKOPT:  servedPartly("setsockopt", sysSetsockopt, "options that change delivery are refused"),
 	unix.SYS_GETSOCKOPT:  served("getsockopt", sysGetsockopt),
 	unix.SYS_SOCKETPAIR:  servedPartly("socketpair", sysSocketpair, inNodeUnix),
-	unix.SYS_SENDMMSG:    notModelled("sendmmsg", "batched socket calls are not modelled"),
-	unix.SYS_RECVMMSG:    notModelled("recvmmsg", "batched socket calls are not modelled"),
+	unix.SYS_SENDMMSG:    servedPartly("sendmmsg", sysSendmmsg, "ancillary data is not supported"),
+	unix.SYS_RECVMMSG:    servedPartly("recvmmsg", sysRecvmmsg, "the timeout is not modelled; no ancillary data is returned"),
 
 	// Readiness (sys_poll.go).
 	unix.SYS_POLL:              served("poll", sysPoll),

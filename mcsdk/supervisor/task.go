@@ -356,6 +356,7 @@ func (w *World) hashTasks(n *node, put func(uint64)) {
 			}
 			put(uint64(c.deadline))
 			put(boolBits(c.timedOut))
+			put(uint64(c.progress))
 		}
 		if n.traced {
 			for _, r := range t.taskRegs() {

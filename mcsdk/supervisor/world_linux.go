@@ -640,6 +640,8 @@ func (w *World) Describe(a Action) string {
 					what = "FIN"
 				} else if m.RST {
 					what = "RST"
+				} else if m.SYN {
+					what = "SYN"
 				}
 				return fmt.Sprintf("deliver n%d→n%d %s (chan %d)", c.FromNode, w.net.ReceiverNode(c), what, a.Chan)
 			}
