@@ -56,6 +56,13 @@ type Config struct {
 	Notice string
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
+	// Survey counts every notified syscall per node and how weft answered
+	// it (World.Syscalls).
+	Survey bool
+	// NotifyAll makes the filter notify weft of the passthrough calls too,
+	// which weft then lets the kernel run, so that the survey is complete
+	// (slower: every call is a round trip). It implies Survey.
+	NotifyAll bool
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since

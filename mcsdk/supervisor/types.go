@@ -31,6 +31,7 @@ type World struct {
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
+	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 }
 
 // node is one node process.

@@ -1,0 +1,6 @@
+//go:build !(linux && amd64)
+
+package supervisor
+
+// Syscalls returns nothing: no world runs on this platform.
+func (w *World) Syscalls() []SyscallUse { return nil }
