@@ -39,6 +39,10 @@ type RunOptions struct {
 	EndUS int64
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
+	// Syscalls surveys every node's syscalls into RunResult.Syscalls;
+	// SyscallsAll also notifies the calls the filter would pass through
+	// unseen, so that the survey is complete (and the run slower).
+	Syscalls, SyscallsAll bool
 	// prep, set by Campaign, holds what every run of a model shares.
 	prep *prepared
 	_    struct{}
@@ -86,8 +90,11 @@ type RunResult struct {
 	History          []workload.Op
 	Ops              int
 	OpsIndeterminate int
-	workload         bool  // the model has a workload (the counts mean something)
-	endUS            int64 // an overridden end, recorded for replay
+	// Syscalls is the survey of RunOptions.Syscalls: per node and
+	// syscall, the calls weft saw and how it answered them.
+	Syscalls []supervisor.SyscallUse
+	workload bool  // the model has a workload (the counts mean something)
+	endUS    int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -149,6 +156,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice
+	t.cfg.Survey, t.cfg.NotifyAll = opts.Syscalls, opts.SyscallsAll
 	r := &runner{t: t, sp: sp, opts: opts, res: &RunResult{Model: m.Path, Variant: v.Name, Seed: opts.Seed, Binary: t.bin, FirstViolationStep: -1}}
 	r.required = map[string]bool{}
 	for _, name := range sp.campaign.Required {
@@ -321,6 +329,7 @@ func (r *runner) run() error {
 	}
 	r.w, r.ew = w, eventWorld{w}
 	defer w.Close()
+	defer func() { r.res.Syscalls = w.Syscalls() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS
