@@ -64,6 +64,7 @@ func Start(cfg Config) (*World, error) {
 	}
 	w.allStarted = true
 	w.settle()
+	w.runQueries()
 	return w, nil
 }
 
@@ -463,6 +464,9 @@ func (w *World) Failure() *Failure { return w.failure }
 
 // envData receives bytes a node sent to the environment's client.
 func (w *World) envData(env *netsim.Socket, data []byte) {
+	if w.queryData(env, data) {
+		return
+	}
 	w.envBuf[env.ID] = append(w.envBuf[env.ID], data...)
 	for {
 		buf := w.envBuf[env.ID]
@@ -558,6 +562,7 @@ func (w *World) Apply(a Action) error {
 		return fmt.Errorf("supervisor: unknown action %v", a)
 	}
 	w.settle()
+	w.runQueries()
 	if w.failure != nil {
 		return w.failure
 	}

@@ -1,0 +1,52 @@
+// kv.c is a one-value server for the state query tests: on port argv[1]
+// it answers "SET n\n" with "OK\n" and "GET\n" with "VAL n\n", serving
+// every connection from one poll loop until the peer closes it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAXC 16
+
+int main(int argc, char **argv) {
+	long val = 0;
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1])), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 8) < 0) {
+		perror("listen");
+		return 1;
+	}
+	struct pollfd p[MAXC + 1] = {{.fd = l, .events = POLLIN}};
+	int n = 1;
+	for (;;) {
+		if (poll(p, n, -1) < 0)
+			return 1;
+		if (p[0].revents & POLLIN && n <= MAXC) {
+			p[n].fd = accept(l, NULL, NULL);
+			p[n].events = POLLIN;
+			n++;
+		}
+		for (int i = 1; i < n; i++) {
+			if (!(p[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			char buf[64], out[64];
+			ssize_t k = read(p[i].fd, buf, sizeof buf - 1);
+			if (k <= 0) {
+				close(p[i].fd);
+				p[i--] = p[--n];
+				continue;
+			}
+			buf[k] = 0;
+			if (strncmp(buf, "SET ", 4) == 0) {
+				val = atol(buf + 4);
+				write(p[i].fd, "OK\n", 3);
+			} else if (strncmp(buf, "GET", 3) == 0) {
+				write(p[i].fd, out, snprintf(out, sizeof out, "VAL %ld\n", val));
+			}
+		}
+	}
+}
