@@ -152,7 +152,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice
@@ -214,8 +214,8 @@ func (r *runner) evalKey(ob observation) []byte {
 	for i, ns := range s.Nodes {
 		st := r.w.Status(i)
 		fmt.Fprintf(&b, "%v %v %v %d %s|", st.Alive, st.Exited, st.Killed, st.ExitCode, st.Signal)
-		for _, sv := range r.t.m.State {
-			b.WriteString(ns.Vars[sv.Name].String())
+		for _, name := range r.t.m.StateNames() {
+			b.WriteString(ns.Vars[name].String())
 			b.WriteByte(0)
 		}
 	}
@@ -752,8 +752,8 @@ func (r *runner) observe() error {
 	h := fnv.New64a()
 	for _, ns := range ob.state.Nodes {
 		fmt.Fprint(h, ns.Alive)
-		for _, sv := range r.t.m.State {
-			h.Write([]byte(ns.Vars[sv.Name].String()))
+		for _, name := range r.t.m.StateNames() {
+			h.Write([]byte(ns.Vars[name].String()))
 			h.Write([]byte{0})
 		}
 	}
@@ -763,10 +763,13 @@ func (r *runner) observe() error {
 	}
 	now := (r.w.Now() - supervisor.Epoch) / 1000
 	for i, ns := range ob.state.Nodes {
-		for _, sv := range r.t.m.State {
-			val := ns.Vars[sv.Name]
-			if prev == nil || !prev.Nodes[i].Vars[sv.Name].Equal(val) {
-				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: now, Kind: "state", Node: i, Peer: -1, Var: sv.Name, Value: val.String()})
+		for _, name := range r.t.m.StateNames() {
+			val, ok := ns.Vars[name]
+			if !ok {
+				continue // a node no query of this variable goes to
+			}
+			if prev == nil || !prev.Nodes[i].Vars[name].Equal(val) {
+				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: now, Kind: "state", Node: i, Peer: -1, Var: name, Value: val.String()})
 			}
 		}
 	}

@@ -1,7 +1,10 @@
 // kv.c is a one-value server for the state query tests: on port argv[1]
 // it answers "SET n\n" with "OK\n" and "GET\n" with "VAL n\n", serving
-// every connection from one poll loop until the peer closes it.
+// every connection from one poll loop until the peer closes it. With a
+// second argument, a directory, it first creates a file there and says
+// so; it prints $KV_NAME if set.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -14,6 +17,16 @@
 
 int main(int argc, char **argv) {
 	long val = 0;
+	if (getenv("KV_NAME"))
+		printf("name %s\n", getenv("KV_NAME"));
+	if (argc > 2) {
+		char path[256];
+		snprintf(path, sizeof path, "%s/mark", argv[2]);
+		int fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0644);
+		printf("mark in %s: %s\n", argv[2], fd >= 0 ? "created" : "failed");
+		close(fd);
+	}
+	fflush(stdout);
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1])), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 8) < 0) {
