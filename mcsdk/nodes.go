@@ -75,6 +75,9 @@ func (nb nodeBinding) stateQueries(m *model.Model) []supervisor.StateQuery {
 // in the state hash. A refused query or a reply that does not parse ends
 // the run with verdict error, naming the node and the reply.
 func (nb nodeBinding) readQueries(w *supervisor.World, i int, vars map[string]model.Value, hashed *[]byte) error {
+	if f := w.Failure(); f != nil {
+		return f // the run has ended: a query cut short is no news
+	}
 	replies := w.QueryReplies()
 	for k, b := range nb.queries {
 		if b.node != i || k >= len(replies) {

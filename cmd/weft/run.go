@@ -77,7 +77,7 @@ func init() {
 			}
 			printRun(res)
 			if sysc.on {
-				printSyscalls(os.Stdout, res.Syscalls, sysc.all, func(i int) string { return fmt.Sprintf("node %d", i) })
+				printSyscalls(os.Stdout, res.Syscalls, sysc.all, m.NodeName)
 			}
 			return res.Verdict.ExitCode(), nil
 		},

@@ -84,3 +84,14 @@ func errnoList(es []supervisor.ErrnoN) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// roleList renders a recording's roles: "n0 primary, n1 replica".
+func roleList(roles []string) string {
+	parts := make([]string, 0, len(roles))
+	for i, r := range roles {
+		if r != "" {
+			parts = append(parts, fmt.Sprintf("n%d %s", i, r))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
