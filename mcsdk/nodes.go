@@ -72,8 +72,9 @@ func (nb nodeBinding) stateQueries(m *model.Model) []supervisor.StateQuery {
 
 // readQueries decodes node i's latest query replies into vars and
 // appends their encoding to hashed, so that the parsed values take part
-// in the state hash. A refused query or a reply that does not parse ends
-// the run with verdict error, naming the node and the reply.
+// in the state hash. Before the node's first answer the variables are
+// zero; a reply that does not parse ends the run with verdict error,
+// naming the node and the reply.
 func (nb nodeBinding) readQueries(w *supervisor.World, i int, vars map[string]model.Value, hashed *[]byte) error {
 	if f := w.Failure(); f != nil {
 		return f // the run has ended: a query cut short is no news
@@ -83,13 +84,12 @@ func (nb nodeBinding) readQueries(w *supervisor.World, i int, vars map[string]mo
 		if b.node != i || k >= len(replies) {
 			continue
 		}
-		r := replies[k]
-		if r.Err != "" {
-			return &supervisor.Failure{Node: i, Msg: fmt.Sprintf("%s: state query %q: %s", b.q.Pos, b.q.Send, r.Err)}
-		}
-		vals, err := b.q.Decode(i, string(r.Data))
-		if err != nil {
-			return &supervisor.Failure{Node: i, Msg: err.Error()}
+		vals := b.q.Zero() // no answer yet (refused, or nothing sent back)
+		if r := replies[k]; len(r.Data) > 0 {
+			var err error
+			if vals, err = b.q.Decode(i, string(r.Data)); err != nil {
+				return &supervisor.Failure{Node: i, Msg: err.Error()}
+			}
 		}
 		names := make([]string, 0, len(vals))
 		for name := range vals {

@@ -23,8 +23,12 @@ import (
 // A scalar takes its group's text in the first match (an int must parse
 // as a decimal integer); a list collects it from every match, in order. A
 // group that did not take part in the match is the zero value (0 or "").
-// A reply Parse does not match, a refused connection or an int that does
-// not parse is an error that ends the run, naming the node and the reply.
+// Until a node first answers (it does not listen yet, or is busy: a node
+// whose threads wait for a scheduling choice is not queried), its
+// variables are zero (0, "", []); afterwards a node that sends nothing
+// back keeps its last answer. A reply Parse does not match, or an int that
+// does not parse, is an error that ends the run, naming the node and the
+// reply.
 type Query struct {
 	Nodes []int
 	Send  string // unsubstituted; see SendTo
@@ -99,6 +103,23 @@ func (q *Query) Decode(node int, reply string) (map[string]Value, error) {
 		}
 	}
 	return out, nil
+}
+
+// Zero returns the query's variables before a node's first answer: 0,
+// "" or the empty list.
+func (q *Query) Zero() map[string]Value {
+	out := map[string]Value{}
+	for _, v := range q.Vars {
+		switch v.Type {
+		case QueryInt:
+			out[v.Name] = Int(0)
+		case QueryString:
+			out[v.Name] = Str("")
+		default:
+			out[v.Name] = List()
+		}
+	}
+	return out
 }
 
 func (v QueryVar) decode(text string, matched bool) (Value, error) {

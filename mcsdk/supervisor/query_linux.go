@@ -31,10 +31,18 @@ func (w *World) runQueries() {
 		if w.failure != nil {
 			return
 		}
-		if q.Node < 0 || q.Node >= len(w.nodes) || w.nodes[q.Node].exited {
-			continue // a dead node keeps its last answer
+		if q.Node < 0 || q.Node >= len(w.nodes) {
+			continue
 		}
-		w.queryReplies[k] = w.query(q)
+		// A dead node, or one whose threads wait for a Run choice (it is
+		// not at a quiescent point), keeps its last answer.
+		if n := w.nodes[q.Node]; n.exited || len(n.readyTasks()) > 0 {
+			continue
+		}
+		// So does a node that sent nothing back (busy, or not serving yet).
+		if r := w.query(q); len(r.Data) > 0 || len(w.queryReplies[k].Data) == 0 {
+			w.queryReplies[k] = r
+		}
 	}
 }
 
@@ -65,5 +73,7 @@ func (w *World) queryData(env *netsim.Socket, data []byte) bool {
 
 // QueryReplies returns the latest reply to each configured state query
 // (Config.Queries, same order): what the node sent back before it went
-// quiet, at the last transition at which it was alive.
+// quiet, at the last transition at which it was alive, quiescent and
+// answered. Before its first answer a reply is empty, with Err set if the
+// connection was refused.
 func (w *World) QueryReplies() []QueryReply { return w.queryReplies }
