@@ -70,7 +70,7 @@ func TestSyscallSurvey(t *testing.T) {
 				}
 			}
 			for i := 1; i < len(got); i++ {
-				if a, b := got[i-1], got[i]; a.Count < b.Count || a.Count == b.Count && a.Name > b.Name {
+				if a, b := got[i-1], got[i]; a.Count+a.Pending < b.Count+b.Pending || a.Count+a.Pending == b.Count+b.Pending && a.Name > b.Name {
 					t.Errorf("rows not sorted by count, then name: %s (%d) before %s (%d)", a.Name, a.Count, b.Name, b.Count)
 				}
 			}
