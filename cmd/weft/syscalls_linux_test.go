@@ -111,4 +111,18 @@ func TestRunRolesAndQueries(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "violated: replicas") {
 		t.Errorf("check: exit %d\n%s%s", code, out, errOut)
 	}
+	ds := filepath.Join(t.TempDir(), "ds")
+	if out, errOut, code := weft(t, "campaign", "cmd/weft/testdata/roles.model", "--seeds", "1", "--out", ds, "--record", "all"); code != 0 {
+		t.Fatalf("campaign: exit %d\n%s%s", code, out, errOut)
+	}
+	rec := filepath.Join(ds, "recordings", "default-1.weftlog")
+	out, _, _ = weft(t, "trace", rec)
+	for _, w := range []string{`(?m)^# roles n0 primary, n1 replica$`, `(?m)^ +0 +0\.000  n1\.val = 0$`, `(?m)^ +1 +[0-9.]+  n0\.val = 5 +← first violation$`} {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("trace: no match for %s in\n%s", w, out)
+		}
+	}
+	if out, errOut, code := weft(t, "replay", rec); code != 0 || !strings.Contains(out, "verdict violated (replicas)") {
+		t.Errorf("replay (the queries repeat with the path): exit %d\n%s%s", code, out, errOut)
+	}
 }
