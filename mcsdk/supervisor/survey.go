@@ -3,6 +3,8 @@ package supervisor
 // SyscallUse is how one node used one syscall during a run and how weft
 // answered it: what `weft run --syscalls` shows, so that a user sees at
 // once what their binary needs.
+// A restarted node's rows count all its lives; the execve of each launch
+// is weft's, not the node's, and is not counted.
 type SyscallUse struct {
 	Node int    `json:"node"`
 	Name string `json:"name"`

@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -11,7 +12,8 @@ import (
 // calls of every kind of answer, and checks the survey's counts exactly:
 // served, answered with an errno, refused by the table, parked then
 // answered, passthrough calls absent unless every call notifies, and the
-// unsupported call that ends a run counted as failed with its reason.
+// unsupported call that ends a run counted as failed with its reason; two
+// runs give the same survey.
 func TestSyscallSurvey(t *testing.T) {
 	bin := buildC(t, "testdata/survey.c")
 	tests := []struct {
@@ -39,18 +41,24 @@ func TestSyscallSurvey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args, Env: []string{"PATH=/usr/bin:/bin"}}},
-				BasePort: 7000, Survey: true, NotifyAll: tc.notifyAll})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			for acts := w.Enabled(); len(acts) > 0; acts = w.Enabled() {
-				if err := w.Apply(acts[0]); err != nil {
-					break
+			survey := func() []SyscallUse {
+				w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args, Env: []string{"PATH=/usr/bin:/bin"}}},
+					BasePort: 7000, Survey: true, NotifyAll: tc.notifyAll})
+				if err != nil {
+					t.Fatal(err)
 				}
+				defer w.Close()
+				for acts := w.Enabled(); len(acts) > 0; acts = w.Enabled() {
+					if err := w.Apply(acts[0]); err != nil {
+						break
+					}
+				}
+				return w.Syscalls()
 			}
-			got := w.Syscalls()
+			got := survey()
+			if again := survey(); !reflect.DeepEqual(got, again) {
+				t.Errorf("two runs survey differently:\n%+v\n%+v", got, again)
+			}
 			for _, want := range tc.want {
 				i := slices.IndexFunc(got, func(u SyscallUse) bool { return u.Name == want.Name })
 				if i < 0 {
