@@ -4,6 +4,9 @@
 // A model names the target (nodes, C source or binary, arguments), its
 // compile variants, the declared node globals that make up observable state,
 // the environment (constants, DFS depth, the client) and the invariants.
+// [[node]] entries start nodes differently (a role, their own binary,
+// arguments and environment: NodeDef), and [state.query] entries read
+// node state through the node's own protocol (Query).
 // A [workload] section declares clients instead of fixed requests: a
 // register, a key-value map or a set, with each operation's request and
 // reply formats (package workload); an invariant "porcupine:KIND" asks for
