@@ -35,7 +35,7 @@ func init() {
 			fs.Var(&seed, "seed", "the seed `S` (required): every latency, fault time and random byte derives from it")
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
-			fs.Var(&sysc, "syscalls", "show, per node, every syscall made and how weft served it; `=all` notifies passthrough calls too, to count them")
+			fs.Var(&sysc, "syscalls", "show, per node, every syscall made and how weft served it (--syscalls=all also notifies and counts the passthrough calls)")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) == 0 {
