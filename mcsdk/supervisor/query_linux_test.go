@@ -87,3 +87,36 @@ func TestStateQueryRefused(t *testing.T) {
 		t.Errorf("query replies = %+v, want a refused connection", qs)
 	}
 }
+
+// TestStateQueryWaitsForQuiescence: a node whose threads wait for a Run
+// choice is not at a quiescent point and is not queried; once the
+// scheduler has run them and the node parks, the query is answered.
+func TestStateQueryWaitsForQuiescence(t *testing.T) {
+	bin := buildC(t, "testdata/kv.c")
+	w, err := Start(Config{
+		Nodes:    []NodeSpec{{Path: bin, Args: []string{"7000"}, Env: []string{"PATH=/usr/bin:/bin", "KV_THREAD=1"}}},
+		BasePort: 7000,
+		Queries:  []StateQuery{{Node: 0, Data: []byte("GET\n")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if len(w.Ready()) == 0 {
+		t.Fatal("the node's two threads should wait for a Run choice after the clone")
+	}
+	if qs := w.QueryReplies(); len(qs) != 1 || len(qs[0].Data) != 0 || qs[0].Err != "" {
+		t.Fatalf("query replies %+v before quiescence, want none sent", qs)
+	}
+	for steps := 0; len(w.Ready()) > 0; steps++ {
+		if steps > 100 {
+			t.Fatal("threads still ready after 100 Run choices")
+		}
+		if err := w.Apply(w.Ready()[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if qs := w.QueryReplies(); string(qs[0].Data) != "VAL 0\n" {
+		t.Errorf("reply at quiescence %q, want %q", qs[0].Data, "VAL 0\n")
+	}
+}

@@ -2,11 +2,13 @@
 // it answers "SET n\n" with "OK\n" and "GET\n" with "VAL n\n", serving
 // every connection from one poll loop until the peer closes it. With a
 // second argument, a directory, it first creates a file there and says
-// so; it prints $KV_NAME if set.
+// so; it prints $KV_NAME if set. With $KV_THREAD set it first starts a
+// thread that waits forever on a condition variable.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,21 @@
 
 #define MAXC 16
 
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+static void *idle(void *arg) {
+	pthread_mutex_lock(&mu);
+	for (;;)
+		pthread_cond_wait(&never, &mu);
+	return arg;
+}
+
 int main(int argc, char **argv) {
 	long val = 0;
+	pthread_t th;
+	if (getenv("KV_THREAD"))
+		pthread_create(&th, NULL, idle, NULL);
 	if (getenv("KV_NAME"))
 		printf("name %s\n", getenv("KV_NAME"));
 	if (argc > 2) {
