@@ -94,9 +94,10 @@ type launchRequest struct {
 	env    []string
 	dir    string
 	random [16]byte // bytes for the target's AT_RANDOM
+	reply  chan launchResult
+
 	// notifyAll loads the filter that notifies every call (Config.NotifyAll).
 	notifyAll bool
-	reply     chan launchResult
 }
 
 type launchResult struct {
