@@ -90,11 +90,12 @@ type RunResult struct {
 	History          []workload.Op
 	Ops              int
 	OpsIndeterminate int
+	workload         bool  // the model has a workload (the counts mean something)
+	endUS            int64 // an overridden end, recorded for replay
+
 	// Syscalls is the survey of RunOptions.Syscalls: per node and
 	// syscall, the calls weft saw and how it answered them.
 	Syscalls []supervisor.SyscallUse
-	workload bool  // the model has a workload (the counts mean something)
-	endUS    int64 // an overridden end, recorded for replay
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
