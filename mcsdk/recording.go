@@ -71,7 +71,7 @@ func ValidateRecording(m *model.Model, rec *weftlog.Recording) error {
 		return fmt.Errorf("the recording has %d nodes, model %s has %d", h.Nodes, m.Path, m.Nodes)
 	}
 	state := m.StateNames()
-	if !slices.Equal(state, h.State) && !(len(state) == 0 && len(h.State) == 0) {
+	if !slices.Equal(state, h.State) {
 		return fmt.Errorf("the recording declares the globals %v, model %s declares %v", h.State, m.Path, state)
 	}
 	if h.EndUS < 0 || h.EndUS > maxTimeUS {
