@@ -78,6 +78,8 @@ func init() {
 			printRun(res)
 			if sysc.on {
 				printSyscalls(os.Stdout, res.Syscalls, sysc.all, m.NodeName)
+			} else if res.Verdict == mcsdk.Error && strings.Contains(res.Detail, "syscall") {
+				fmt.Println("  (weft run --syscalls lists every call each node made and how weft answered it)")
 			}
 			return res.Verdict.ExitCode(), nil
 		},
