@@ -36,7 +36,10 @@ func Build(m *model.Model, variant string) (Binary, error) {
 	}
 	if m.Binary != "" {
 		h, err := fileHash(m.Binary)
-		return Binary{Variant: v.Name, Path: m.Binary, Hash: h}, err
+		return withNodeBinaries(m, Binary{Variant: v.Name, Path: m.Binary, Hash: h}, err)
+	}
+	if m.Source == "" && len(m.NodeDefs) > 0 { // every [[node]] names its binary
+		return withNodeBinaries(m, Binary{Variant: v.Name, Path: m.NodeBinary(0)}, nil)
 	}
 	if m.Source == "" {
 		return Binary{}, fmt.Errorf("%s: the model names neither a source nor a binary", m.Path)
@@ -81,7 +84,7 @@ func Build(m *model.Model, variant string) (Binary, error) {
 		}
 	}
 	h, err := fileHash(out)
-	return Binary{Variant: v.Name, Path: out, Hash: h}, err
+	return withNodeBinaries(m, Binary{Variant: v.Name, Path: out, Hash: h}, err)
 }
 
 func fileHash(path string) (string, error) {

@@ -134,7 +134,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
 	for _, inv := range m.Invariants {

@@ -24,8 +24,9 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 		Model: m.Path, ModelHash: m.Hash, Variant: res.Variant, BinaryHash: res.Binary.Hash,
 		Seed: res.Seed, Nodes: m.Nodes, ToolVersion: ToolVersion,
 	}}
-	for _, sv := range m.State {
-		rec.Header.State = append(rec.Header.State, sv.Name)
+	rec.Header.State = append(rec.Header.State, m.StateNames()...)
+	for i := 0; i < m.Nodes && m.NodeDefs != nil; i++ {
+		rec.Header.Roles = append(rec.Header.Roles, m.Role(i))
 	}
 	for _, p := range res.Params {
 		rec.Header.Params = append(rec.Header.Params, weftlog.Param{Name: p.Name, Value: p.Value})
@@ -69,10 +70,7 @@ func ValidateRecording(m *model.Model, rec *weftlog.Recording) error {
 	if h.Nodes != m.Nodes {
 		return fmt.Errorf("the recording has %d nodes, model %s has %d", h.Nodes, m.Path, m.Nodes)
 	}
-	state := make([]string, len(m.State))
-	for i, sv := range m.State {
-		state[i] = sv.Name
-	}
+	state := m.StateNames()
 	if !slices.Equal(state, h.State) {
 		return fmt.Errorf("the recording declares the globals %v, model %s declares %v", h.State, m.Path, state)
 	}

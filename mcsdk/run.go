@@ -39,6 +39,10 @@ type RunOptions struct {
 	EndUS int64
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
+	// Syscalls surveys every node's syscalls into RunResult.Syscalls;
+	// SyscallsAll also notifies the calls the filter would pass through
+	// unseen, so that the survey is complete (and the run slower).
+	Syscalls, SyscallsAll bool
 	// prep, set by Campaign, holds what every run of a model shares.
 	prep *prepared
 	_    struct{}
@@ -88,6 +92,10 @@ type RunResult struct {
 	OpsIndeterminate int
 	workload         bool  // the model has a workload (the counts mean something)
 	endUS            int64 // an overridden end, recorded for replay
+
+	// Syscalls is the survey of RunOptions.Syscalls: per node and
+	// syscall, the calls weft saw and how it answered them.
+	Syscalls []supervisor.SyscallUse
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -145,10 +153,11 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice
+	t.cfg.Survey, t.cfg.NotifyAll = opts.Syscalls, opts.SyscallsAll
 	r := &runner{t: t, sp: sp, opts: opts, res: &RunResult{Model: m.Path, Variant: v.Name, Seed: opts.Seed, Binary: t.bin, FirstViolationStep: -1}}
 	r.required = map[string]bool{}
 	for _, name := range sp.campaign.Required {
@@ -206,8 +215,8 @@ func (r *runner) evalKey(ob observation) []byte {
 	for i, ns := range s.Nodes {
 		st := r.w.Status(i)
 		fmt.Fprintf(&b, "%v %v %v %d %s|", st.Alive, st.Exited, st.Killed, st.ExitCode, st.Signal)
-		for _, sv := range r.t.m.State {
-			b.WriteString(ns.Vars[sv.Name].String())
+		for _, name := range r.t.m.StateNames() {
+			b.WriteString(ns.Vars[name].String())
 			b.WriteByte(0)
 		}
 	}
@@ -321,6 +330,7 @@ func (r *runner) run() error {
 	}
 	r.w, r.ew = w, eventWorld{w}
 	defer w.Close()
+	defer func() { r.res.Syscalls = w.Syscalls() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS
@@ -743,8 +753,8 @@ func (r *runner) observe() error {
 	h := fnv.New64a()
 	for _, ns := range ob.state.Nodes {
 		fmt.Fprint(h, ns.Alive)
-		for _, sv := range r.t.m.State {
-			h.Write([]byte(ns.Vars[sv.Name].String()))
+		for _, name := range r.t.m.StateNames() {
+			h.Write([]byte(ns.Vars[name].String()))
 			h.Write([]byte{0})
 		}
 	}
@@ -754,10 +764,13 @@ func (r *runner) observe() error {
 	}
 	now := (r.w.Now() - supervisor.Epoch) / 1000
 	for i, ns := range ob.state.Nodes {
-		for _, sv := range r.t.m.State {
-			val := ns.Vars[sv.Name]
-			if prev == nil || !prev.Nodes[i].Vars[sv.Name].Equal(val) {
-				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: now, Kind: "state", Node: i, Peer: -1, Var: sv.Name, Value: val.String()})
+		for _, name := range r.t.m.StateNames() {
+			val, ok := ns.Vars[name]
+			if !ok {
+				continue // a node no query of this variable goes to
+			}
+			if prev == nil || !prev.Nodes[i].Vars[name].Equal(val) {
+				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: now, Kind: "state", Node: i, Peer: -1, Var: name, Value: val.String()})
 			}
 		}
 	}

@@ -20,6 +20,7 @@ type target struct {
 	syms  *symbolTable
 	cfg   supervisor.Config
 	table *workload.Table // the workload's calls (request i = table.Calls[i]), or nil
+	nodes nodeBinding     // per-node binaries, symbols and state queries (nodes.go)
 }
 
 func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration) (*target, error) {
@@ -42,22 +43,31 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog}
 	for i := 0; i < m.Nodes; i++ {
 		args := m.NodeArgs(i)
-		if len(m.Args) == 0 {
+		if !m.HasArgs(i) {
 			args = substituteDefault(i, m)
 		}
+		path := bin.Path
+		if b := m.NodeBinary(i); b != "" {
+			path = b
+		}
 		cfg.Nodes = append(cfg.Nodes, supervisor.NodeSpec{
-			Path: bin.Path,
+			Path: path,
 			Args: args,
-			Env:  []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", fmt.Sprintf("WEFT_NODE=%d", i)},
+			Env:  nodeEnv(m, i),
 			Dir:  m.Dir,
 		})
 	}
+	nb, err := bindNodes(m, bin, syms)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Queries = nb.stateQueries(m)
 	if m.Client != nil {
 		for _, r := range m.Client.Requests {
 			cfg.Client = append(cfg.Client, supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)})
 		}
 	}
-	t := &target{m: m, bin: bin, syms: syms, cfg: cfg}
+	t := &target{m: m, bin: bin, syms: syms, cfg: cfg, nodes: nb}
 	if wl := m.Workload; wl != nil {
 		t.table = workload.NewTable(wl)
 		for _, c := range t.table.Calls {
@@ -137,28 +147,32 @@ func (t *target) observeSome(w *supervisor.World, last *model.State, reread func
 			ob.state.Nodes[i] = last.Nodes[i]
 			continue
 		}
+		syms := t.nodes.symsOf(i, t.syms)
 		var base uintptr
-		if t.syms.pie {
+		if syms.pie {
 			b, err := w.LoadBase(i)
 			if err != nil {
 				return ob, err
 			}
 			base = b
 		}
-		if len(t.syms.syms) > 0 {
-			addrs := make([]uintptr, len(t.syms.syms))
-			sizes := make([]int, len(t.syms.syms))
-			for k, s := range t.syms.syms {
+		if len(syms.syms) > 0 {
+			addrs := make([]uintptr, len(syms.syms))
+			sizes := make([]int, len(syms.syms))
+			for k, s := range syms.syms {
 				addrs[k], sizes[k] = base+uintptr(s.addr), s.size
 			}
 			vals, err := w.ReadMemv(i, addrs, sizes)
 			if err != nil {
 				return ob, fmt.Errorf("node %d: reading its declared globals: %v", i, err)
 			}
-			for k, s := range t.syms.syms {
+			for k, s := range syms.syms {
 				ob.globals = append(ob.globals, vals[k]...)
 				ns.Vars[s.v.Name] = s.v.Type.Decode(vals[k])
 			}
+		}
+		if err := t.nodes.readQueries(w, i, ns.Vars, &ob.globals); err != nil {
+			return ob, err
 		}
 		ob.state.Nodes[i] = ns
 	}

@@ -38,9 +38,10 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 		from = last - steps + 1
 	}
 	h := rec.Header
+	name := rolesNamer(h.Roles)
 	s := charts.Sequence{Title: fmt.Sprintf("%s · %s · seed %d: %s", h.Model, h.Variant, h.Seed, verdictText(rec.Verdict))}
 	for i := range max(h.Nodes, maxNode(rec.Events)+1) {
-		s.Nodes = append(s.Nodes, nodeName(i))
+		s.Nodes = append(s.Nodes, name(i))
 	}
 	if from > 0 {
 		s.Note = fmt.Sprintf("steps %d–%d of the recording; earlier steps are not drawn (weft trace lists them)", from, last)
@@ -59,7 +60,7 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	}
 	for i := range len(s.Nodes) {
 		if down[i] {
-			s.Down = append(s.Down, nodeName(i))
+			s.Down = append(s.Down, name(i))
 		}
 	}
 	sends := map[[2]int][]weftlog.Event{}
@@ -73,7 +74,7 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			sends[[2]int{e.Node, e.Peer}] = append(sends[[2]int{e.Node, e.Peer}], e)
 			continue
 		case "deliver":
-			m := charts.Message{From: nodeName(e.Peer), To: nodeName(e.Node), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e)}
+			m := charts.Message{From: name(e.Peer), To: name(e.Node), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e)}
 			if q := sends[pair]; len(q) > 0 {
 				m.SentUS, m.SentStep = int(q[0].T), q[0].Step
 				sends[pair] = q[1:]
@@ -84,21 +85,21 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			continue
 		case "drop":
 			if e.Step >= from {
-				s.Messages = append(s.Messages, charts.Message{From: nodeName(e.Node), To: nodeName(e.Peer), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e), Dropped: true})
+				s.Messages = append(s.Messages, charts.Message{From: name(e.Node), To: name(e.Peer), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e), Dropped: true})
 			}
 			continue
 		}
 		if e.Step < from {
 			continue
 		}
-		mk := charts.Mark{Node: nodeName(e.Node), AtUS: int(e.T), Step: e.Step}
+		mk := charts.Mark{Node: name(e.Node), AtUS: int(e.T), Step: e.Step}
 		switch e.Kind {
 		case "crash":
 			mk.Kind = charts.MarkCrash
 		case "restart":
 			mk.Kind = charts.MarkRestart
 		case "notice":
-			mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", nodeName(e.Peer))
+			mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", name(e.Peer))
 		case "state":
 			mk.Kind, mk.Label = charts.MarkState, e.Var+" = "+e.Value
 		default:
@@ -144,4 +145,15 @@ func verdictText(v weftlog.Verdict) string {
 // SequenceSVG draws the sequence diagram of rec (see SequenceOf).
 func SequenceSVG(rec *weftlog.Recording, steps int) ([]byte, error) {
 	return charts.SequenceSVG(SequenceOf(rec, steps))
+}
+
+// rolesNamer names nodes in a diagram: "n1 replica" when the recording
+// has roles ([[node]] role), else "n1".
+func rolesNamer(roles []string) func(int) string {
+	return func(i int) string {
+		if i >= 0 && i < len(roles) && roles[i] != "" {
+			return nodeName(i) + " " + roles[i]
+		}
+		return nodeName(i)
+	}
 }

@@ -84,3 +84,24 @@ func TestSequenceFromRecording(t *testing.T) {
 		t.Errorf("window from step 3: down %v, want [n2] (crashed at step 2, restarting at step 3)", w.Down)
 	}
 }
+
+// TestSequenceNamesRoles: a recording with roles labels its lifelines
+// and messages by node and role; one without keeps "n0".
+func TestSequenceNamesRoles(t *testing.T) {
+	rec, err := weftlog.ReadFile("testdata/election-bug-15.weftlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := SequenceOf(rec, 0)
+	rec.Header.Roles = make([]string, rec.Header.Nodes)
+	rec.Header.Roles[0] = "primary"
+	named := SequenceOf(rec, 0)
+	if plain.Nodes[0] != "n0" || named.Nodes[0] != "n0 primary" || named.Nodes[1] != "n1" {
+		t.Errorf("lifelines %v / %v, want n0 then n0 primary, and n1 unchanged", plain.Nodes, named.Nodes)
+	}
+	for _, m := range named.Messages {
+		if m.From == "n0" || m.To == "n0" {
+			t.Errorf("message %+v names n0 without its role", m)
+		}
+	}
+}

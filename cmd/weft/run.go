@@ -24,6 +24,7 @@ func init() {
 		seed    seedFlag
 		quiet   bool
 		asJSON  bool
+		sysc    syscallsFlag
 	)
 	register(&command{
 		name:    "run",
@@ -34,6 +35,7 @@ func init() {
 			fs.Var(&seed, "seed", "the seed `S` (required): every latency, fault time and random byte derives from it")
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+			fs.Var(&sysc, "syscalls", "show, per node, every syscall made and how weft served it (--syscalls=all also notifies and counts the passthrough calls)")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) == 0 {
@@ -56,7 +58,7 @@ func init() {
 				return exitUsage, err
 			}
 			p := newLinePrinter(os.Stdout, m.Nodes)
-			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v}
+			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Syscalls: sysc.on, SyscallsAll: sysc.all}
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}
@@ -74,6 +76,11 @@ func init() {
 				return res.Verdict.ExitCode(), printJSON(res)
 			}
 			printRun(res)
+			if sysc.on {
+				printSyscalls(os.Stdout, res.Syscalls, sysc.all, m.NodeName)
+			} else if res.Verdict == mcsdk.Error && strings.Contains(res.Detail, "syscall") {
+				fmt.Println("  (weft run --syscalls lists every call each node made and how weft answered it)")
+			}
 			return res.Verdict.ExitCode(), nil
 		},
 	})

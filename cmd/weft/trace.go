@@ -68,6 +68,9 @@ func init() {
 				if len(rec.Verdict.Violated) > 0 && rec.Verdict.Detail != "" {
 					fmt.Printf("# %s\n", strings.ReplaceAll(rec.Verdict.Detail, "\n", "\n# "))
 				}
+				if len(h.Roles) > 0 {
+					fmt.Printf("# roles %s\n", roleList(h.Roles))
+				}
 				for _, p := range h.Params {
 					fmt.Printf("# %s %s\n", p.Name, p.Value)
 				}

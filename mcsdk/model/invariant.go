@@ -224,7 +224,7 @@ func (sc *scope) check(n *node, list bool) error {
 	case "ident":
 		return sc.ident(n, list)
 	case "nodefield":
-		if sc.m.stateVar(n.sval) == nil {
+		if sc.m.stateVar(n.sval) == nil && !sc.m.IsQueryVar(n.sval) {
 			return &exprError{n.aux, fmt.Sprintf("unknown state field %q%s", n.sval, sc.m.declared())}
 		}
 	case "all", "some", "count":

@@ -4,6 +4,9 @@
 // A model names the target (nodes, C source or binary, arguments), its
 // compile variants, the declared node globals that make up observable state,
 // the environment (constants, DFS depth, the client) and the invariants.
+// [[node]] entries start nodes differently (a role, their own binary,
+// arguments and environment: NodeDef), and [state.query] entries read
+// node state through the node's own protocol (Query).
 // A [workload] section declares clients instead of fixed requests: a
 // register, a key-value map or a set, with each operation's request and
 // reply formats (package workload); an invariant "porcupine:KIND" asks for
@@ -82,7 +85,13 @@ type Model struct {
 	Source string   // absolute path of the C source, or ""
 	Binary string   // absolute path of a prebuilt binary, or ""
 	Args   []string // per-node arguments with {placeholders}; see NodeArgs
-	CFlags string   // compiler flags common to every variant
+	// TargetEnv is target.env: environment variables every node gets
+	// (sorted by name, with {placeholders}); see NodeEnv.
+	TargetEnv []EnvVar
+	// NodeDefs are the [[node]] entries, one per node (counts expanded),
+	// or nil when every node is started alike.
+	NodeDefs []NodeDef
+	CFlags   string // compiler flags common to every variant
 	// Checks are Go source files (absolute paths) of the model's "go:NAME"
 	// invariants and preconditions, loaded by package mcsdk/gocheck.
 	Checks   []string
@@ -90,6 +99,8 @@ type Model struct {
 
 	Variants []Variant // file order; never empty
 	State    []StateVar
+	// Queries read node state through the nodes' own protocol ([state.query]).
+	Queries []*Query
 
 	Env    map[string]int64  // integer scalars of [environment]
 	EnvStr map[string]string // string scalars of [environment]
@@ -216,12 +227,14 @@ func (m *Model) Variant(name string) (Variant, error) {
 	return Variant{}, fmt.Errorf("model %s has no variant %q (variants: %s)", m.Path, name, strings.Join(names, ", "))
 }
 
-// NodeArgs returns Args with placeholders substituted for node id: {id},
-// {nodes}, {base_port}, {port} (= BasePort+id) and environment names.
+// NodeArgs returns node id's arguments (its [[node]] args, else
+// target.args) with placeholders substituted: {id}, {nodes}, {base_port},
+// {port} (= BasePort+id), {rundir} (RunDir), {role} and environment names.
 func (m *Model) NodeArgs(id int) []string {
 	vals := m.placeholders(id)
-	out := make([]string, len(m.Args))
-	for i, a := range m.Args {
+	args := m.nodeArgs(id)
+	out := make([]string, len(args))
+	for i, a := range args {
 		out[i], _ = substitute(a, vals)
 	}
 	return out
@@ -240,6 +253,8 @@ func (m *Model) placeholders(id int) map[string]string {
 	vals["nodes"] = fmt.Sprint(m.Nodes)
 	vals["base_port"] = fmt.Sprint(m.BasePort)
 	vals["port"] = fmt.Sprint(m.BasePort + id)
+	vals["rundir"] = RunDir
+	vals["role"] = m.Role(id)
 	return vals
 }
 

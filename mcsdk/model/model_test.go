@@ -142,7 +142,7 @@ func TestBadModels(t *testing.T) {
 		at   []string // the text each error's position must point at
 	}{
 		{"syntax", []string{"4:13: expected '.' or ']' to end table name, but got '\\n' instead"}, []string{"\n"}},
-		{"unknown_key", []string{"4:1: unknown key node in [target] (allowed: nodes, source, binary, args, cflags, base_port, checks)"}, []string{"node ="}},
+		{"unknown_key", []string{"4:1: unknown key node in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks)"}, []string{"node ="}},
 		{"wrong_type", []string{"2:9: target.nodes must be an integer, not a string"}, []string{`"2"`}},
 		{"bad_syntax", []string{`5:27: expected ":" after the domain of all, found "r"`}, []string{"r.val"}},
 		{"bad_token", []string{"5:10: unexpected '=' (use == to compare)"}, []string{"= 1\""}},
@@ -153,7 +153,7 @@ func TestBadModels(t *testing.T) {
 		{"literal_string", []string{`7:38: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
 		{"multiline", []string{`9:19: unknown name "bogus" (in scope: client_val, r, replies)`}, []string{"bogus"}},
 		{"unknown_record_field", []string{`10:28: unknown field "vall" of r (fields: src, val)`}, []string{"vall"}},
-		{"dotted_key", []string{"6:1: unknown key limits in [target] (allowed: nodes, source, binary, args, cflags, base_port, checks)"}, []string{"[target.limits]"}},
+		{"dotted_key", []string{"6:1: unknown key limits in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks)"}, []string{"[target.limits]"}},
 		{"node_range", []string{"7:13: node index 2 out of range 0..1"}, []string{"2]"}},
 		{"bad_state", []string{`5:10: state.stored: unknown type "int33" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`}, []string{`"int33"`}},
 		{"state_int", []string{"8:5: state.s must be a string, not an integer"}, []string{"3"}},
@@ -161,11 +161,11 @@ func TestBadModels(t *testing.T) {
 		{"no_source", []string{"1:1: missing source: set target.source or target.binary (default testdata/bad/no_source.c does not exist)"}, []string{"[target]"}},
 		{"missing_file", []string{"3:10: source file testdata/bad/nope.c does not exist"}, []string{`"nope.c"`}},
 		{"source_and_binary", []string{"4:1: target.source and target.binary are exclusive"}, []string{"binary"}},
-		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, variants, state, environment, client, workload, invariants, campaign, faults, network)"}, []string{"[invariant]"}},
+		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, node, variants, state, environment, client, workload, invariants, campaign, faults, network)"}, []string{"[invariant]"}},
 		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port)"}, []string{"valu}"}},
 		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
-		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port and environment names)"}, []string{`["{id}"`}},
+		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port, rundir, role and environment names)"}, []string{`["{id}"`}},
 		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
 		{"workload_kind", []string{`5:8: unknown workload.kind "queue" (register, kv, set)`}, []string{`"queue"`}},
 		{"workload_bad", []string{
@@ -183,7 +183,7 @@ func TestBadModels(t *testing.T) {
 		}, []string{"[[client.request]]\nnode = 1", "sned"}},
 		{"several", []string{
 			"2:9: target.nodes must be between 1 and 1024, not 0",
-			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, cflags, base_port, checks)",
+			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks)",
 			`6:5: state.x: unknown type "float" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`,
 			"8:9: expected an operand, found end of expression",
 			`9:9: invalid Go invariant name ""`,

@@ -59,18 +59,21 @@ func (p *parser) parse() {
 		}
 		name := k[0]
 		switch name {
+		case "node":
+			// an array of tables, read by nodes()
 		case "target", "variants", "state", "environment", "client", "workload", "invariants":
 			if _, ok := p.m.top[name].(map[string]any); !ok {
 				p.errAt(p.loc.keyPos(name), "%s must be a table, not %s", name, tomlType(p.m.top[name]))
 			}
 		default:
 			if !isRawSection(name) {
-				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, variants, state, environment, client, workload, invariants, %s)",
+				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, node, variants, state, environment, client, workload, invariants, %s)",
 					name, strings.Join(RawSections(), ", "))
 			}
 		}
 	}
 	p.target()
+	p.nodes()
 	p.variants()
 	p.state()
 	p.environment()
@@ -177,10 +180,15 @@ func (p *parser) getString(t map[string]any, path, key string) (s string, presen
 // displayPath turns a locator path ("client.request#1") into the TOML form
 // shown to users ("client.request[1]").
 func displayPath(path string) string {
-	if i := strings.IndexByte(path, '#'); i >= 0 {
+	i := strings.IndexByte(path, '#')
+	if i < 0 {
+		return path
+	}
+	j := strings.IndexByte(path[i:], '.')
+	if j < 0 {
 		return path[:i] + "[" + path[i+1:] + "]"
 	}
-	return path
+	return path[:i] + "[" + path[i+1:i+j] + "]" + displayPath(path[i+j:])
 }
 
 // stringAt returns the decoded string at path and a function mapping byte
@@ -209,11 +217,13 @@ func (p *parser) target() {
 		p.errAt(Pos{File: m.Path, Line: 1, Col: 1}, "missing [target] section")
 		return
 	}
-	p.checkKeys("target", t, "nodes", "source", "binary", "args", "cflags", "base_port", "checks")
+	p.checkKeys("target", t, "nodes", "source", "binary", "args", "env", "cflags", "base_port", "checks")
 	n, ok := p.getInt(t, "target", "nodes")
 	switch {
 	case !ok && t["nodes"] == nil:
-		p.errAt(p.loc.keyPos("target"), "target.nodes is required")
+		if _, ok := m.top["node"]; !ok {
+			p.errAt(p.loc.keyPos("target"), "target.nodes is required (or [[node]] entries)")
+		}
 	case ok && (n < 1 || n > 1024):
 		p.errAt(p.loc.valPos("target.nodes"), "target.nodes must be between 1 and 1024, not %d", n)
 	default:
@@ -228,6 +238,7 @@ func (p *parser) target() {
 	}
 	m.CFlags, _ = p.getString(t, "target", "cflags")
 	p.args(t)
+	m.TargetEnv = p.envTable(t, "target")
 	p.checks(t)
 	p.sourceFiles(t)
 }
@@ -293,7 +304,7 @@ func (p *parser) checkArgs() {
 		if _, bad := substitute(a, vals); bad >= 0 {
 			name := a[bad:]
 			name = name[:strings.IndexByte(name, '}')]
-			p.errAt(p.loc.valPos("target.args"), "target.args: unknown placeholder {%s} (known: id, nodes, base_port, port and environment names)", name)
+			p.errAt(p.loc.valPos("target.args"), "target.args: unknown placeholder {%s} (known: %s)", name, placeholderNames)
 		}
 	}
 }
@@ -309,6 +320,8 @@ func (p *parser) sourceFiles(t map[string]any) {
 		m.Source = p.existing(src, "target.source", "source file")
 	case hasBin:
 		m.Binary = p.existing(bin, "target.binary", "binary")
+	case t["source"] == nil && t["binary"] == nil && p.allNodesHaveBinaries():
+		// every [[node]] names its binary
 	case t["source"] == nil && t["binary"] == nil:
 		def := strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)) + ".c"
 		if abs, err := filepath.Abs(filepath.Join(m.Dir, def)); err == nil && fileExists(abs) {
@@ -353,6 +366,9 @@ func (p *parser) variants() {
 func (p *parser) state() {
 	t := p.table("state")
 	for _, k := range p.keys("state") {
+		if k == "query" {
+			continue // state queries, read by queries()
+		}
 		path := "state." + k
 		s, ok := p.getString(t, "state", k)
 		if !ok {
@@ -400,6 +416,8 @@ func (p *parser) environment() {
 		}
 	}
 	p.checkArgs()
+	p.checkNodePlaceholders()
+	p.queries()
 }
 
 func (p *parser) client() {

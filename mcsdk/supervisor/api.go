@@ -56,6 +56,31 @@ type Config struct {
 	Notice string
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
+	// Survey counts every notified syscall per node and how weft answered
+	// it (World.Syscalls).
+	Survey bool
+	// NotifyAll makes the filter notify weft of the passthrough calls too,
+	// which weft then lets the kernel run, so that the survey is complete
+	// (slower: every call is a round trip). It implies Survey.
+	NotifyAll bool
+	// Queries are the state queries sent after every transition
+	// (World.QueryReplies).
+	Queries []StateQuery
+}
+
+// StateQuery is a request the environment sends to a node on a fresh
+// connection to its port after every transition, to read its state
+// through its own protocol.
+type StateQuery struct {
+	Node int
+	Data []byte
+}
+
+// QueryReply is what a node sent back to a state query, or why there is
+// nothing (Err: the connection was refused).
+type QueryReply struct {
+	Data []byte
+	Err  string
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since

@@ -17,7 +17,11 @@ import (
 // through. A call of another architecture (a 32-bit int 0x80, x32) kills
 // the process. The program is exported rather than loaded, so it can be
 // loaded on one thread without TSYNC.
-func buildFilter() ([]unix.SockFilter, error) {
+func buildFilter() ([]unix.SockFilter, error) { return buildFilterAllowing(passedNumbers()) }
+
+// buildFilterAllowing builds the filter that allows the syscalls allowed
+// and notifies weft of every other.
+func buildFilterAllowing(allowed []int) ([]unix.SockFilter, error) {
 	f, err := seccomp.NewFilter(seccomp.ActNotify)
 	if err != nil {
 		return nil, err
@@ -34,7 +38,7 @@ func buildFilter() ([]unix.SockFilter, error) {
 	if err := f.SetOptimize(2); err != nil {
 		return nil, err
 	}
-	for _, nr := range passedNumbers() {
+	for _, nr := range allowed {
 		if err := f.AddRule(seccomp.ScmpSyscall(nr), seccomp.ActAllow); err != nil {
 			return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
 		}

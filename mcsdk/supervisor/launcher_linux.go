@@ -95,6 +95,9 @@ type launchRequest struct {
 	dir    string
 	random [16]byte // bytes for the target's AT_RANDOM
 	reply  chan launchResult
+
+	// notifyAll loads the filter that notifies every call (Config.NotifyAll).
+	notifyAll bool
 }
 
 type launchResult struct {
@@ -359,8 +362,9 @@ func describeWait(ws unix.WaitStatus) string {
 // launcher when it can be built (fast: no Go runtime per node), otherwise
 // this binary re-executed in launcher mode. extra files follow fd 3.
 func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.File, err error) {
-	if native, nerr := nativeLauncher(); nerr == nil {
-		prog, err := filterBytes()
+	native, nerr := nativeLauncher()
+	if nerr == nil {
+		prog, err := filterBytesFor(r.notifyAll)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -375,6 +379,9 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 			return "", nil, nil, err
 		}
 		return native, append([]string{"weft-launch", r.path, r.path}, r.args...), []*os.File{fr}, nil
+	}
+	if r.notifyAll {
+		return "", nil, nil, fmt.Errorf("notifying every syscall needs the native launcher: %v", nerr)
 	}
 	self, err := os.Executable()
 	if err != nil {

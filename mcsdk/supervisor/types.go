@@ -31,6 +31,11 @@ type World struct {
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
+	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
+	// queryReplies are the latest state query replies; queryOpen the
+	// query connections open now, by environment socket (query_linux.go).
+	queryReplies []QueryReply
+	queryOpen    map[int]*queryRun
 }
 
 // node is one node process.

@@ -29,6 +29,9 @@ func Start(cfg Config) (*World, error) {
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
+	if cfg.Survey || cfg.NotifyAll {
+		w.survey = newSurvey()
+	}
 	w.fileClocks = map[fileKey]*fileClock{}
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = func(*netsim.Socket) {}
@@ -61,6 +64,7 @@ func Start(cfg Config) (*World, error) {
 	}
 	w.allStarted = true
 	w.settle()
+	w.runQueries()
 	return w, nil
 }
 
@@ -71,7 +75,7 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random})
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
@@ -351,6 +355,7 @@ func (w *World) dispatch(c *call) outcome {
 	var r result
 	switch e.decision {
 	case unsupported:
+		w.survey.record(c, result{kind: rFail, msg: e.note})
 		w.fail(c.n, e.name, e.note)
 		return failed
 	case refuse:
@@ -360,6 +365,7 @@ func (w *World) dispatch(c *call) outcome {
 	default:
 		r = c.fileHandler(e.handler)(c)
 	}
+	w.survey.record(c, r)
 	switch r.kind {
 	case rPark:
 		return parked
@@ -458,6 +464,9 @@ func (w *World) Failure() *Failure { return w.failure }
 
 // envData receives bytes a node sent to the environment's client.
 func (w *World) envData(env *netsim.Socket, data []byte) {
+	if w.queryData(env, data) {
+		return
+	}
 	w.envBuf[env.ID] = append(w.envBuf[env.ID], data...)
 	for {
 		buf := w.envBuf[env.ID]
@@ -553,6 +562,7 @@ func (w *World) Apply(a Action) error {
 		return fmt.Errorf("supervisor: unknown action %v", a)
 	}
 	w.settle()
+	w.runQueries()
 	if w.failure != nil {
 		return w.failure
 	}

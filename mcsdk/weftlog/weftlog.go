@@ -59,6 +59,9 @@ type Header struct {
 	Faults []string `json:"faults,omitempty"`
 	// EndUS overrides the run's end (µs), 0 = the model's.
 	EndUS int64 `json:"end_us,omitempty"`
+	// Roles are the nodes' roles ([[node]] role), by node; nil without.
+	// State lists the state query variables too, after the globals.
+	Roles []string `json:"roles,omitempty"`
 }
 
 // Param is a run parameter (model or drawn from the seed).
