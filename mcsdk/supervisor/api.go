@@ -56,7 +56,13 @@ type Config struct {
 	Notice string
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
+	// Clocks, if set, is each node's clock fault (offset, drift, jumps;
+	// see sched.Clock); missing entries are perfect clocks.
+	Clocks []NodeClock
 }
+
+// NodeClock is one node's clock fault.
+type NodeClock = sched.Clock
 
 // Epoch is the virtual wall clock at the start of every run, in ns since
 // the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time
