@@ -26,6 +26,7 @@ var consensusTargets = []struct {
 	shrunk    string
 }{
 	{"zab/zab.model", "prefix", 1, 163, 10, 40, "zab/bug-1.shrunk.weftlog"},
+	{"humming/humming.model", "one_value_per_version", 83, 184, 10, 40, "humming/bug-83.shrunk.weftlog"},
 }
 
 // TestConsensusTargets: each bug variant violates its invariant on its
