@@ -1,0 +1,3 @@
+module github.com/weft-mc/weft/targets/raft
+
+go 1.26
