@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("want at least one dataset directory")
 	}
 	var b strings.Builder
-	b.WriteString("<section class=\"consensus\">\n<h2>Consensus targets: ZAB, Humming Consensus</h2>\n")
+	b.WriteString("<section class=\"consensus\">\n<h2>Consensus: faults, rates, claims and the shrunk violation</h2>\n")
 	for _, dir := range dirs {
 		if err := target(&b, dir, *rows); err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
