@@ -71,7 +71,12 @@ type FaultSpec struct {
 	// "uniform:A-B" over signed integers ("uniform:-50000-50000").
 	// ClockJumps steps of realtime clocks happen at times drawn in
 	// [from, until], each of a node drawn uniformly and of a size (µs)
-	// drawn from ClockJump (default uniform:-1000000-1000000).
+	// drawn from ClockJump (default uniform:-1000000-1000000). Seeded runs
+	// only (weft check keeps perfect clocks). A node's rate scales all its
+	// clocks and its timeouts (nanosleep, clock_nanosleep, poll, epoll,
+	// futex, timerfd's first expiry); offsets and jumps move its realtime
+	// clocks only, never CLOCK_MONOTONIC. Not yet scaled: timerfd
+	// intervals, SO_RCVTIMEO, itimers and the TSC.
 	ClockOffset   string `toml:"clock_offset"`
 	ClockDriftPPM string `toml:"clock_drift_ppm"`
 	ClockJumps    int    `toml:"clock_jumps"`
