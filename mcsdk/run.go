@@ -201,6 +201,7 @@ type runner struct {
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
 	clients  *workload.Clients
+	jumpSeen int // clock jumps already recorded as events
 }
 
 // evalKey encodes everything the invariants and the no-crash rule read:
@@ -256,6 +257,7 @@ func (r *runner) plan() sched.Plan {
 		RestartDelay: sp.restart.draw,
 		Notices:      f.Notice != "" && r.opts.Replay == nil,
 	}
+	p.Clocks = r.clockPlan(until)
 	if sp.notice != nil {
 		// [faults] notice_latency; a constant draws nothing from the seed,
 		// and faults win ties, so "constant:0" tells every live node of a
@@ -322,6 +324,8 @@ func (r *runner) run() error {
 	for i, at := range r.s.ClientTimes() {
 		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
 	}
+	r.t.cfg.Clocks = r.s.Clocks()
+	r.clockParams(r.t.cfg.Clocks)
 	r.replay = r.opts.Replay
 	r.clients = r.t.clients()
 	w, err := r.t.start()
@@ -368,6 +372,7 @@ func (r *runner) run() error {
 			break
 		}
 		r.partitionEvents(at)
+		r.jumpEvents(at)
 		if err := r.apply(a, at); err != nil {
 			return err
 		}
@@ -382,6 +387,7 @@ func (r *runner) run() error {
 		w.AdvanceTo(end)
 	}
 	r.partitionEvents(w.Now())
+	r.jumpEvents(w.Now())
 	for i := 0; i < r.t.m.Nodes; i++ {
 		r.res.RefusedWrites += w.RefusedWrites(i)
 	}

@@ -66,6 +66,21 @@ type FaultSpec struct {
 	// "go:NAME" for a Go predicate. A crash that breaks it makes the run
 	// invalid (exit 3).
 	Precondition string `toml:"precondition"`
+	// ClockOffset and ClockDriftPPM are each node's realtime offset (µs)
+	// and clock rate error (ppm), drawn from the seed: "constant:X" or
+	// "uniform:A-B" over signed integers ("uniform:-50000-50000").
+	// ClockJumps steps of realtime clocks happen at times drawn in
+	// [from, until], each of a node drawn uniformly and of a size (µs)
+	// drawn from ClockJump (default uniform:-1000000-1000000). Seeded runs
+	// only (weft check keeps perfect clocks). A node's rate scales all its
+	// clocks and its timeouts (nanosleep, clock_nanosleep, poll, epoll,
+	// futex, timerfd's first expiry); offsets and jumps move its realtime
+	// clocks only, never CLOCK_MONOTONIC. Not yet scaled: timerfd
+	// intervals, SO_RCVTIMEO, itimers and the TSC.
+	ClockOffset   string `toml:"clock_offset"`
+	ClockDriftPPM string `toml:"clock_drift_ppm"`
+	ClockJumps    int    `toml:"clock_jumps"`
+	ClockJump     string `toml:"clock_jump"`
 }
 
 // Latency is a delay distribution in a model file ("constant:X",
@@ -158,6 +173,7 @@ type specs struct {
 	latency  distribution
 	restart  distribution
 	notice   *distribution // [faults] notice_latency, if set
+	clock    *clockSpec    // [faults] clock_* keys
 }
 
 // Bounds on the numbers of the fault sections: virtual times stay far from
@@ -191,6 +207,7 @@ func readSpecs(m *model.Model) (*specs, error) {
 	v := &specCheck{m: m, s: s}
 	v.network()
 	v.faults()
+	v.clocks()
 	v.partitions()
 	v.campaign()
 	if len(v.errs) > 0 {

@@ -57,6 +57,51 @@ func TestParseDistribution(t *testing.T) {
 	}
 }
 
+func TestParseSignedRange(t *testing.T) {
+	tests := []struct {
+		in     string
+		ok     bool
+		lo, hi int64
+	}{
+		{"", true, 0, 0},
+		{"constant:-7", true, -7, -7},
+		{"uniform:-50000-50000", true, -50000, 50000},
+		{"uniform:-200--100", true, -200, -100},
+		{"uniform:3-9", true, 3, 9},
+		{"uniform: -5 - 5", true, -5, 5},
+		{"uniform:9-3", false, 0, 0},
+		{"uniform:-5", false, 0, 0},
+		{"uniform:1.5-2", false, 0, 0},
+		{"constant:100001", false, 0, 0},
+		{"-5", false, 0, 0},
+	}
+	for _, tc := range tests {
+		d, err := parseSignedRange(tc.in, 100000)
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: err %v, want ok=%v", tc.in, err, tc.ok)
+			continue
+		}
+		if !tc.ok {
+			continue
+		}
+		if d.lo != tc.lo || d.hi != tc.hi {
+			t.Errorf("%q: [%d, %d], want [%d, %d]", tc.in, d.lo, d.hi, tc.lo, tc.hi)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		seen := map[int64]bool{}
+		for range 2000 {
+			v := d.draw(r)
+			if v < tc.lo || v > tc.hi {
+				t.Fatalf("%q drew %d outside [%d, %d]", tc.in, v, tc.lo, tc.hi)
+			}
+			seen[v] = true
+		}
+		if tc.hi-tc.lo < 20 && len(seen) != int(tc.hi-tc.lo+1) {
+			t.Errorf("%q: 2000 draws hit %d of the %d values", tc.in, len(seen), tc.hi-tc.lo+1)
+		}
+	}
+}
+
 // specBase is the part of every readSpecs case that is not under test
 // (lines 1-8); a case's sections start on line 9.
 const specBase = `[target]
@@ -118,6 +163,12 @@ func TestSpecErrorsArePositioned(t *testing.T) {
 		{"max_steps", "[campaign]\nmax_steps = -1\n", []string{"10:13: campaign.max_steps = -1: want 1 or more (0: the default, 1000000)"}},
 		{"check", "[campaign]\ncheck = \"sometimes\"\n", []string{`10:9: campaign.check "sometimes": want always or final`}},
 		{"campaign type", "[campaign]\nrequired = \"positive\"\n", []string{"10:12: campaign.required: incompatible types: TOML value has type string; destination has type slice"}},
+		{"clocks good", "[faults]\nclock_offset = \"uniform:-50000-50000\"\nclock_drift_ppm = \"uniform:-200--100\"\nclock_jumps = 2\nclock_jump = \"constant:-3000\"\n", nil},
+		{"clock_offset reversed", "[faults]\nclock_offset = \"uniform:50000--50000\"\n", []string{`10:16: faults.clock_offset: "uniform:50000--50000": upper bound below lower bound`}},
+		{"clock_drift_ppm huge", "[faults]\nclock_drift_ppm = \"constant:2000000\"\n", []string{`10:19: faults.clock_drift_ppm: "constant:2000000": "2000000" is not an integer between -100000 and 100000`}},
+		{"clock_offset kind", "[faults]\nclock_offset = \"normal:0,5\"\n", []string{`10:16: faults.clock_offset: "normal:0,5": unknown distribution "normal" (want constant:X or uniform:A-B)`}},
+		{"clock_jumps", "[faults]\nclock_jumps = -1\n", []string{"10:15: faults.clock_jumps = -1: want between 0 and 10000"}},
+		{"clock_jump alone", "[faults]\nclock_jump = \"constant:5\"\n", []string{"10:14: faults.clock_jump needs clock_jumps (how many steps to draw)"}},
 		{"several sections", "[network]\norder = \"x\"\n[faults]\ncrashes = -2\n[campaign]\ncheck = \"x\"\n", []string{
 			`10:9: network.order "x": want fifo or bag`,
 			"12:11: faults.crashes = -2: want 0 or more",

@@ -107,6 +107,25 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Errorf("executed notebook 04 lacks %q", want)
 		}
 	}
+	// The consensus notebooks (issue 17) showed one seed's clock faults,
+	// ran both variants, traced the bug's violation, found the correct
+	// variant holding on the same seed, and replayed the shrunk recording.
+	for _, c := range []struct{ nb, seed, inv string }{
+		{"06-zab.ipynb", "1", "prefix"},
+		{"07-humming.ipynb", "83", "one_value_per_version"},
+	} {
+		done, err := os.ReadFile(filepath.Join(tmp, c.nb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"clock      n0 offset ", "rate ", "correct, seed " + c.seed + ": holds",
+			"bug, seed " + c.seed + ": violated [" + c.inv + "]", "replayed: violated [" + c.inv + "], divergence: <nil>",
+			"exact one-sided 95% upper bound", "&lt;title&gt;Porcupine&lt;/title&gt;"} {
+			if !strings.Contains(string(done), want) {
+				t.Errorf("executed notebook %s lacks %q", c.nb, want)
+			}
+		}
+	}
 }
 
 // renderInBrowser converts each executed notebook in dir to HTML with

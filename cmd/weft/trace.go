@@ -147,6 +147,8 @@ func eventText(e weftlog.Event) string {
 		return fmt.Sprintf("%s n%d", strings.ToUpper(e.Kind), e.Node)
 	case "notice":
 		return fmt.Sprintf("notice to n%d: n%d died", e.Node, e.Peer)
+	case "clock": // a step of a node's realtime clock
+		return fmt.Sprintf("CLOCK JUMP n%d %s", e.Node, e.Value)
 	case "invoke", "return", "expire": // the clients' history
 		return fmt.Sprintf("%s %s %s at n%d", e.Kind, e.Var, e.Value, e.Node)
 	case "run", "timer":

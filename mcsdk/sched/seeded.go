@@ -107,7 +107,9 @@ type Plan struct {
 	Clients     []ClientPlan
 	// Workload, if set, runs closed-loop clients beside Clients.
 	Workload *WorkloadPlan
-	_        struct{}
+	// Clocks, if set, draws every node's clock fault (see Clock).
+	Clocks *ClockPlan
+	_      struct{}
 }
 
 // WorkloadPlan is the clients of a workload in a seeded run. Each client
@@ -142,6 +144,7 @@ type Seeded struct {
 	cr      *rand.Rand // the client stream
 	wl      []wlClient
 	thr     *rand.Rand // interleavings: which ready thread runs next
+	clocks  []Clock    // per node, drawn from the "clocks" stream
 }
 
 // wlClient is one workload client's next event: an invocation of Req at
@@ -201,6 +204,7 @@ func NewSeeded(p Plan) *Seeded {
 	}
 	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
 	s.cr = cr
+	s.clocks = drawClocks(p.Seed, p.Clocks)
 	if wp := p.Workload; wp != nil {
 		s.wl = make([]wlClient, wp.Clients)
 		for c := range s.wl {

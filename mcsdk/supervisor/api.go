@@ -66,6 +66,9 @@ type Config struct {
 	// Queries are the state queries sent after every transition
 	// (World.QueryReplies).
 	Queries []StateQuery
+	// Clocks, if set, is each node's clock fault (offset, drift, jumps;
+	// see sched.Clock); missing entries are perfect clocks.
+	Clocks []NodeClock
 }
 
 // StateQuery is a request the environment sends to a node on a fresh
@@ -82,6 +85,9 @@ type QueryReply struct {
 	Data []byte
 	Err  string
 }
+
+// NodeClock is one node's clock fault.
+type NodeClock = sched.Clock
 
 // Epoch is the virtual wall clock at the start of every run, in ns since
 // the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time

@@ -98,10 +98,9 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 			if ns < 0 {
 				return errno(unix.EINVAL)
 			}
-			c.deadline = c.w.now + ns
+			c.deadline = c.after(ns)
 			if absolute {
-				now, _ := c.w.clockNow(clock)
-				c.deadline = c.w.now + (ns - now)
+				c.deadline = c.until(clock, ns)
 			}
 			if c.deadline <= c.w.now {
 				return errno(unix.ETIMEDOUT)

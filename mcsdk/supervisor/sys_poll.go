@@ -191,8 +191,8 @@ func (c *call) waitUntil(timeout, timer int64) (result, bool) {
 	if !c.started {
 		c.started = true
 		c.deadline = timer
-		if timeout > 0 && c.w.now+timeout < timer {
-			c.deadline = c.w.now + timeout
+		if timeout > 0 && c.after(timeout) < timer {
+			c.deadline = c.after(timeout)
 		}
 	}
 	return park(), true
@@ -209,7 +209,7 @@ func (c *call) wait(timeout int64) (r result, wait bool) {
 		c.started = true
 		c.deadline = -1
 		if timeout > 0 {
-			c.deadline = c.w.now + timeout
+			c.deadline = c.after(timeout)
 		}
 	}
 	return park(), true

@@ -33,7 +33,7 @@ func timespecBytes(ns int64) []byte {
 
 // ClockGettime implements clock_gettime(2) for every clock id.
 func sysClockGettime(c *call) result {
-	now, ok := c.w.clockNow(c.arg(0))
+	now, ok := c.clockNow(c.arg(0))
 	if !ok {
 		return errno(unix.EINVAL)
 	}
@@ -55,8 +55,9 @@ func sysClockGetres(c *call) result {
 // Gettimeofday implements gettimeofday(2); the timezone is UTC.
 func sysGettimeofday(c *call) result {
 	if c.arg(0) != 0 {
-		b := binary.LittleEndian.AppendUint64(nil, uint64(c.w.now/1e9))
-		b = binary.LittleEndian.AppendUint64(b, uint64(c.w.now%1e9/1e3))
+		now := c.realNow()
+		b := binary.LittleEndian.AppendUint64(nil, uint64(now/1e9))
+		b = binary.LittleEndian.AppendUint64(b, uint64(now%1e9/1e3))
 		if err := c.write(c.arg(0), b); err != nil {
 			return errno(unix.EFAULT)
 		}
@@ -71,7 +72,7 @@ func sysGettimeofday(c *call) result {
 
 // Time implements time(2).
 func sysTime(c *call) result {
-	sec := c.w.now / 1e9
+	sec := c.realNow() / 1e9
 	if c.arg(0) != 0 {
 		if err := c.write(c.arg(0), binary.LittleEndian.AppendUint64(nil, uint64(sec))); err != nil {
 			return errno(unix.EFAULT)
@@ -87,22 +88,21 @@ func sysNanosleep(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return sleep(c, c.w.now+ns, c.arg(1))
+	return sleep(c, c.after(ns), c.arg(1))
 }
 
 // ClockNanosleep implements clock_nanosleep(2), relative or TIMER_ABSTIME.
 func sysClockNanosleep(c *call) result {
-	now, ok := c.w.clockNow(c.arg(0))
-	if !ok {
+	if _, ok := c.clockNow(c.arg(0)); !ok {
 		return ret(int64(unix.EINVAL)) // clock_nanosleep returns the error
 	}
 	ns, err := c.readTimespec(c.arg(2))
 	if err != nil {
 		return ret(int64(unix.EFAULT))
 	}
-	deadline := c.w.now + ns
+	deadline := c.after(ns)
 	if c.arg(1)&unix.TIMER_ABSTIME != 0 {
-		deadline = c.w.now + (ns - now)
+		deadline = c.until(c.arg(0), ns)
 	}
 	return sleep(c, deadline, c.arg(3))
 }

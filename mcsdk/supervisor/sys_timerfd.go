@@ -81,10 +81,9 @@ func sysTimerfdSettime(c *call) result {
 	case value == 0:
 		t.deadline = 0
 	case c.arg(1)&unix.TFD_TIMER_ABSTIME != 0:
-		now, _ := c.w.clockNow(t.clock)
-		t.deadline = c.w.now + max(value-now, 0)
+		t.deadline = c.until(t.clock, value)
 	default:
-		t.deadline = c.w.now + value
+		t.deadline = c.after(value)
 	}
 	if t.deadline == c.w.now && value != 0 {
 		t.fire(c.w.now)

@@ -860,6 +860,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		}
 	}
 	h.Write(extra)
+	w.hashClocks(h)
 	if err := w.hashDataDirs(h); err != nil {
 		return [32]byte{}, err
 	}

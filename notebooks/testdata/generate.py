@@ -1010,3 +1010,266 @@ json.dump(nb(chord), open("02-chord-liveness-discipline.ipynb","w"), indent=1)
 json.dump(nb(ds), open("03-datasets.ipynb","w"), indent=1)
 json.dump(nb(tour), open("04-go-kernel.ipynb","w"), indent=1)
 json.dump(nb(paxos), open("05-paxos.ipynb","w"), indent=1)
+
+# The consensus notebooks (issue 17): one template, two targets.
+def consensus(num, name, title, intro, seed, shown, claim_bug, story):
+    return [
+("markdown", f"""
+# {num} — {title}
+
+{intro}
+
+`WEFT_NOTEBOOK_SEEDS` sets the seeds per variant (default 500, as in `scripts/consensus-campaigns.sh`). Datasets
+go to `WEFT_DATASETS` (default `datasets/`) and are resumed if present.
+"""),
+("code", f"""
+import (
+	"fmt"
+	"html"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {{
+	for _, d := range []string{{".", ".."}} {{
+		if _, err := os.Stat(d + "/targets/{name}/{name}.model"); err == nil {{
+			return d
+		}}
+	}}
+	return "."
+}}
+os.Chdir(repoRoot())
+seeds := 500
+if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {{
+	seeds, _ = strconv.Atoi(s)
+}}
+m, err := model.Load("targets/{name}/{name}.model")
+if err != nil {{
+	panic(err)
+}}
+fmt.Println("seeds per variant:", seeds)
+"""),
+("markdown", """
+## Faults of one seed: crash, restart, partitions and each node's clock
+
+Every seed draws its crash and restart times, its partitions, each node's clock offset and rate (from a stream of
+their own, so models without clock faults keep their seeds' runs), the messages' latencies and the clients'
+operations. The same seed gives both variants the same faults.
+"""),
+("code", f"""
+first, err := mcsdk.Run(m, mcsdk.RunOptions{{Variant: "correct", Seed: {seed}}})
+if err != nil {{
+	panic(err)
+}}
+for _, p := range first.Params {{
+	fmt.Printf("%-10s %s\\n", p.Name, p.Value)
+}}
+fmt.Printf("correct, seed {seed}: %s after %d steps\\n", first.Verdict, first.Steps)
+"""),
+("markdown", "## The campaign: both variants on the same seeds"),
+("code", f"""
+base := os.Getenv("WEFT_DATASETS")
+if base == "" {{
+	base = "datasets"
+}}
+dir := fmt.Sprintf("%s/{name}-%d", base, seeds)
+p := display.NewProgress("{name} campaign", 2*seeds)
+start := time.Now()
+sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{{
+	Seeds: seeds, Out: dir,
+	Progress: func(pr mcsdk.CampaignProgress) {{ p.Set(pr.Done) }},
+}})
+p.Finish()
+if err != nil {{
+	panic(err)
+}}
+fmt.Printf("%s: %d runs (%d already on disk) in %s\\n", dir, sum.Runs, sum.Resumed, time.Since(start).Round(time.Millisecond))
+for _, v := range sum.Variants {{
+	fmt.Printf("  %-8s valid %4d violated %3d rate %5.2f%% %v\\n", v.Variant, v.Valid, v.Violated, 100*v.Rate, v.ByInvariant)
+}}
+"""),
+("markdown", "## Rates with intervals"),
+("code", """
+rows, err := dataset.ReadRows(dir)
+if err != nil {
+	panic(err)
+}
+outcomes := make([]analysis.Outcome, len(rows))
+for i, r := range rows {
+	outcomes[i] = analysis.Outcome{Variant: r.Variant, Run: r.RunID, Verdict: r.Verdict, Seed: r.Seed}
+}
+table, err := analysis.Tally(outcomes)
+if err != nil {
+	panic(err)
+}
+table = table.Reorder([]string{"correct", "bug"})
+summary, err := analysis.Summarize(table, analysis.SummaryOptions{})
+if err != nil {
+	panic(err)
+}
+summary
+"""),
+("code", f"""
+func rateBars() []charts.RateBar {{
+	var bars []charts.RateBar
+	for _, c := range table.Counts() {{
+		iv, err := analysis.WilsonInterval(c, 0.95)
+		if err != nil {{
+			continue
+		}}
+		bars = append(bars, charts.RateBar{{Variant: c.Group, Rate: float64(c.Successes) / float64(c.Trials), Lo: iv.Lower, Hi: iv.Upper, K: c.Successes, N: c.Trials}})
+	}}
+	return bars
+}}
+rates, err := charts.Rates("{name}-rates", rateBars())
+if err != nil {{
+	panic(err)
+}}
+rates
+"""),
+("markdown", "## Claims: the bug is found; the correct variant's rate is below an exact bound"),
+("code", f"""
+// upperBound prints the exact one-sided 95% upper bound on the correct
+// variant's rate.
+func upperBound() {{
+	for _, c := range table.Counts() {{
+		if c.Group != "correct" {{
+			continue
+		}}
+		ub, err := analysis.ClopperPearsonBound(c, 0.95, analysis.Less)
+		if err != nil {{
+			panic(err)
+		}}
+		fmt.Printf("correct: %d violations in %d valid runs; exact one-sided 95%% upper bound on its rate: %.3f%%\\n", c.Successes, c.Trials, 100*ub)
+	}}
+}}
+upperBound()
+func parseClaims(texts ...string) []analysis.Claim {{
+	var claims []analysis.Claim
+	for _, text := range texts {{
+		c, err := analysis.ParseClaim(text)
+		if err != nil {{
+			panic(err)
+		}}
+		claims = append(claims, c)
+	}}
+	return claims
+}}
+claimReport, err := analysis.EvaluateClaims(parseClaims("{claim_bug}", "rate(correct) <= 1%"), table)
+if err != nil {{
+	panic(err)
+}}
+claimReport
+"""),
+("markdown", f"""
+## One traced violation: seed {seed} of the bug variant
+
+{story}
+"""),
+("code", f"""
+bug, err := mcsdk.Run(m, mcsdk.RunOptions{{Variant: "bug", Seed: {seed}}})
+if err != nil {{
+	panic(err)
+}}
+fmt.Printf("bug, seed {seed}: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
+	bug.Verdict, bug.Violated, bug.FirstViolationStep, bug.FirstViolationTime, bug.Ops, bug.OpsIndeterminate)
+fmt.Println(bug.FirstViolation.Why)
+// traceEvents prints the faults, the clients' history and the declared
+// state that tells the story, step by step.
+func traceEvents(res *mcsdk.RunResult) {{
+	shown := map[string]bool{{{shown}}}
+	for _, e := range res.Events {{
+		switch e.Kind {{
+		case "crash", "restart", "partition", "heal", "clock", "invoke", "return", "expire":
+			fmt.Printf("%4d %9.3fms  %-9s n%d %s %s\\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
+		case "state":
+			if shown[e.Var] && e.Step > 0 {{
+				fmt.Printf("%4d %9.3fms  n%d.%s = %s\\n", e.Step, float64(e.T)/1000, e.Node, e.Var, strings.TrimSuffix(e.Value, ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"))
+			}}
+		}}
+	}}
+}}
+traceEvents(bug)
+ok, err := mcsdk.Run(m, mcsdk.RunOptions{{Variant: "correct", Seed: {seed}}})
+if err != nil {{
+	panic(err)
+}}
+fmt.Printf("correct, seed {seed}: %s\\n", ok.Verdict)
+"""),
+("markdown", f"""
+## The shrunk recording replays
+
+`targets/{name}/bug-{seed}.shrunk.weftlog` is `weft shrink`'s result for this seed (the run ends at the first
+violation); `weft trace` prints its timeline, and replaying it re-executes the real binaries and checks every
+observation.
+"""),
+("code", f"""
+data, err := os.ReadFile("targets/{name}/bug-{seed}.shrunk.weftlog")
+if err != nil {{
+	panic(err)
+}}
+rec, err := weftlog.Decode(data)
+if err != nil {{
+	panic(err)
+}}
+replayed, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{{}})
+if err != nil {{
+	panic(err)
+}}
+fmt.Printf("shrunk recording: %d choices; replayed: %s %v, divergence: %v\\n", len(rec.Choices), replayed.Verdict, replayed.Violated, div)
+"""),
+("markdown", "## The clients' history, as Porcupine sees it"),
+("code", """
+text, page, err := bug.Linearizability(m)
+if err != nil {
+	panic(err)
+}
+fmt.Println(text)
+display.HTML(`<iframe style="width:100%;height:380px;border:0" srcdoc="` + html.EscapeString(page) + `"></iframe>`)
+"""),
+]
+
+zab_nb = consensus("06", "zab", "ZAB: a new leader that broadcasts before synchronising",
+"""`targets/zab/zab.c` is ZooKeeper's atomic broadcast (election, discovery, synchronisation, broadcast with a
+quorum of acknowledgements) behind a key-value client API on three real node processes (UDP between nodes, TCP
+clients, epochs and history `fsync`'d before each reply). The model (`targets/zab/zab.model`) runs three workload
+clients, one crash of node 2 (the first leader) with a restart that loses unsynced writes, a partition isolating
+node 0, and clock faults (offsets up to ±50 ms, rates up to ±200 ppm). Invariants: `prefix` (any two nodes'
+delivered sequences agree), `one_leader` (one established leader per epoch) and `linearizable = "porcupine:kv"`.
+
+Variant `bug` establishes a new leader as soon as a quorum acknowledges its epoch, without synchronising the
+followers' histories.""",
+1, '"delivered": true, "epoch": true, "established": true', "rate(bug) > 0%",
+"""Node 2 leads epoch 1 without synchronising node 0, which keeps its empty history; transactions committed by
+{n2, n1} and acknowledged to clients never reach it. Node 2 crashes, restarts with its durable history and leads
+epoch 2, again without synchronising node 0, which logs epoch 2's first transaction as its first entry and
+delivers it: the committed transactions are lost from its history (`prefix` fails). `targets/zab/README.md`
+walks through the same trace; the same seed of the correct variant holds.""")
+
+hum_nb = consensus("07", "humming", "Humming Consensus: adopting a projection without the epoch check",
+"""`targets/humming/humming.c` is Humming Consensus, the chain manager of Machi: projections (an epoch and a
+chain) written to every node's write-once public store, adopted when unanimous, over a chain-replicated key-value
+store on three real node processes. The model (`targets/humming/humming.model`) runs three workload clients, one
+crash with a restart that loses unsynced writes, two partitions (isolating node 2, then node 0) and clock faults.
+Invariants: `one_value_per_version` (a version names one write) and `linearizable = "porcupine:kv"`.
+
+Variant `bug` adopts a projection another node reports without checking that its epoch is newer.""",
+83, '"epoch": true, "upi": true, "val": true, "ver": true', "rate(bug) > 0%",
+"""Node 0, cut off while nodes 1 and 2 form epoch 2 (chain 1→2), still reports epoch 1 after the heal; nodes 1
+and 2 go back to it, then forward again, several times: both chains serve operations in turn, and each adoption
+starts the head's version sequence over, until node 1 gives a new write the version 20001 that an acknowledged
+write already holds at node 2 (`one_value_per_version` fails). `targets/humming/README.md` walks through the same
+trace; the same seed of the correct variant holds.""")
+
+json.dump(nb(zab_nb), open("06-zab.ipynb","w"), indent=1)
+json.dump(nb(hum_nb), open("07-humming.ipynb","w"), indent=1)
