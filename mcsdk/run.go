@@ -586,9 +586,14 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		c := w.Network().Channels[a.Chan]
 		m := c.Msgs[a.Index]
 		ev.Node, ev.Peer, ev.Bytes = w.Network().ReceiverNode(c), c.FromNode, len(m.Data)
-		if m.FIN {
+		switch {
+		case m.SYN && ev.Node < 0:
+			ev.Value = fmt.Sprintf("SYN refused (nobody listens on port %d)", c.DstPort)
+		case m.SYN:
+			ev.Value = "SYN"
+		case m.FIN:
 			ev.Value = "FIN"
-		} else if m.RST {
+		case m.RST:
 			ev.Value = "RST"
 		}
 	}

@@ -74,6 +74,14 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			sends[[2]int{e.Node, e.Peer}] = append(sends[[2]int{e.Node, e.Peer}], e)
 			continue
 		case "deliver":
+			if e.Node < 0 {
+				// Delivered to nobody (a SYN to a port no one listens
+				// on): the sender learns of it, so it is marked there.
+				if e.Step >= from {
+					s.Marks = append(s.Marks, charts.Mark{Node: name(e.Peer), AtUS: int(e.T), Step: e.Step, Kind: charts.MarkRefused, Label: msgLabel(e)})
+				}
+				continue
+			}
 			m := charts.Message{From: name(e.Peer), To: name(e.Node), SentUS: -1, DeliveredUS: int(e.T), Step: e.Step, Label: msgLabel(e)}
 			if q := sends[pair]; len(q) > 0 {
 				m.SentUS, m.SentStep = int(q[0].T), q[0].Step

@@ -105,3 +105,28 @@ func TestSequenceNamesRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestSequenceRefusedConnect: a message delivered to nobody (a SYN to a
+// port no one listens on) is a mark on its sender's lifeline, not an arrow
+// to a node that does not exist.
+func TestSequenceRefusedConnect(t *testing.T) {
+	rec, err := weftlog.ReadFile("testdata/election-bug-15.weftlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := rec.Verdict.FirstViolationStep
+	rec.Events = append([]weftlog.Event{{Step: 1, T: 1, Kind: "deliver", Node: -1, Peer: 1, Value: "SYN refused (nobody listens on port 9)"}}, rec.Events...)
+	s := SequenceOf(rec, 0)
+	refused := 0
+	for _, mk := range s.Marks {
+		if mk.Kind == "refused" && mk.Node == "n1" && strings.Contains(mk.Label, "SYN refused") {
+			refused++
+		}
+	}
+	if refused != 1 || step < 1 {
+		t.Errorf("%d refused marks on n1, want 1", refused)
+	}
+	if _, err := SequenceSVG(rec, 0); err != nil {
+		t.Fatal(err)
+	}
+}

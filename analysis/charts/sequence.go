@@ -45,6 +45,7 @@ const (
 	MarkState     = "state"
 	MarkViolation = "violation" // drawn across every lifeline
 	MarkNotice    = "notice"
+	MarkRefused   = "refused" // a message delivered to nobody (a refused connect), on its sender
 )
 
 // Mark is an event on one lifeline (or, for MarkViolation, on all).
@@ -79,6 +80,11 @@ func SequenceSVG(s Sequence) ([]byte, error) {
 	col := map[string]int{}
 	for i, n := range s.Nodes {
 		col[n] = i
+	}
+	for _, mk := range s.Marks {
+		if _, ok := col[mk.Node]; !ok && mk.Kind != MarkViolation {
+			return nil, fmt.Errorf("charts: SequenceSVG: mark on unknown node %q", mk.Node)
+		}
 	}
 	for _, m := range s.Messages {
 		if _, ok := col[m.From]; !ok {

@@ -134,6 +134,9 @@ func eventText(e weftlog.Event) string {
 		if e.Value != "" {
 			what = e.Value
 		}
+		if e.Node < 0 {
+			return fmt.Sprintf("deliver n%d→nobody %s", e.Peer, what)
+		}
 		return fmt.Sprintf("deliver n%d→n%d %s", e.Peer, e.Node, what)
 	case "send":
 		return fmt.Sprintf("send n%d→%s %dB", e.Node, peerName(e.Peer), e.Bytes)
