@@ -31,11 +31,12 @@ func fillStructured(row *dataset.Row, res *RunResult) {
 			row.Order = p.Value
 		}
 	}
-	// Deliveries are in the events; what else the network did, the
-	// scheduler counted (a replayed run has no counts: null).
+	// Deliveries are in the events (data and connection requests, as the
+	// scheduler counts sends; not FIN or RST); what else the network did,
+	// the scheduler counted (a replayed run has no counts: null).
 	var delivered int64
 	for _, e := range res.Events {
-		if e.Kind == "deliver" && e.Value == "" {
+		if e.Kind == "deliver" && (e.Value == "" || strings.HasPrefix(e.Value, "SYN")) {
 			delivered++
 		}
 	}
