@@ -112,10 +112,8 @@ func (n *node) dropFD(fd int, w *World) {
 	if v.sock == nil {
 		return
 	}
-	for _, o := range n.fds {
-		if o.sock == v.sock {
-			return
-		}
+	if n.sockShared(v.sock) { // another descriptor, maybe of another process of the tree
+		return
 	}
 	w.net.Close(v.sock, false)
 }

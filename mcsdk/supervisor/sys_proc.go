@@ -8,11 +8,21 @@ import "golang.org/x/sys/unix"
 // allocation reaches them: node i is pid 100+i, and its parent is pid 1.
 const virtualPidBase = 100
 
-// Getpid implements getpid(2), gettid(2) and getpgrp(2).
+// Getpid implements getpid(2): the calling process's virtual pid.
 func sysGetpid(c *call) result { return ret(c.n.vpid()) }
 
-// Getppid implements getppid(2).
-func sysGetppid(c *call) result { return ret(1) }
+// Getpgrp implements getpgrp(2): every process of a node's tree is in
+// the node's group.
+func sysGetpgrp(c *call) result { return ret(virtualPidBase + int64(c.n.id)) }
+
+// Getppid implements getppid(2): a child's parent in the node's tree, or
+// pid 1 (outside the node) for the main process and orphans.
+func sysGetppid(c *call) result {
+	if p := c.t.p; p != nil && p.parent != nil {
+		return ret(p.parent.vpid)
+	}
+	return ret(1)
+}
 
 // Rseq implements rseq(2) by refusing it: a registered rseq area holds the
 // CPU the thread last ran on, which the kernel rewrites on every return to
@@ -23,8 +33,14 @@ func sysRseq(c *call) result { return errno(unix.ENOSYS) }
 // signals from weft, so the call parks until the node is killed.
 func sysPause(c *call) result { return park() }
 
-// vpid is the node's virtual pid (and tid, process group id).
-func (n *node) vpid() int64 { return virtualPidBase + int64(n.id) }
+// vpid is the node's virtual pid (and tid, process group id); while a
+// child process's call is served, that process's pid (enterProc).
+func (n *node) vpid() int64 {
+	if n.self != nil {
+		return n.self.vpid
+	}
+	return virtualPidBase + int64(n.id)
+}
 
 // isSelf reports whether a pid argument names the node: 0 or its pid.
 func (c *call) isSelf(i int) bool {

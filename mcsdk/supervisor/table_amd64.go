@@ -20,7 +20,6 @@ const (
 	confinedFD   = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
 	fsRead       = "reads the file system, which nodes may read (only writes are confined to the run directory)"
 	futex2       = "the futex2 calls are not modelled (futex(2) is)"
-	noChildren   = "a node has no children (fork is unsupported): the kernel answers ECHILD"
 	hostAdmin    = "administers the host"
 	hostIPC      = "host-wide IPC objects would be shared with other processes and runs"
 	numa         = "NUMA placement is host state"
@@ -295,7 +294,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETPID:                  served("getpid", sysGetpid),
 	unix.SYS_GETTID:                  served("gettid", sysGettid),
 	unix.SYS_GETPPID:                 served("getppid", sysGetppid),
-	unix.SYS_GETPGRP:                 served("getpgrp", sysGetpid),
+	unix.SYS_GETPGRP:                 served("getpgrp", sysGetpgrp),
 	unix.SYS_GETPGID:                 served("getpgid", sysGetpgid),
 	unix.SYS_SETPGID:                 served("setpgid", sysSetpgid),
 	unix.SYS_GETSID:                  served("getsid", sysGetsid),
@@ -303,23 +302,23 @@ var syscallTable = map[int]entry{
 	unix.SYS_SET_TID_ADDRESS:         served("set_tid_address", sysSetTidAddress),
 	unix.SYS_RSEQ:                    servedPartly("rseq", sysRseq, "refused with ENOSYS: the kernel would write the CPU id into node memory"),
 	unix.SYS_RSEQ_SLICE_YIELD:        refused("rseq_slice_yield", unix.ENOSYS, "rseq is refused"),
-	unix.SYS_CLONE:                   servedPartly("clone", sysClone, "threads (CLONE_THREAD) only; child processes end the run"),
-	unix.SYS_CLONE3:                  servedPartly("clone3", sysClone3, "threads (CLONE_THREAD) only; child processes end the run"),
-	unix.SYS_FORK:                    notModelled("fork", "child processes are not scheduled yet: targets must not fork"),
-	unix.SYS_VFORK:                   notModelled("vfork", "child processes are not scheduled yet: targets must not fork"),
-	unix.SYS_EXECVE:                  notModelled("execve", "a node may not exec another program"),
-	unix.SYS_EXECVEAT:                notModelled("execveat", "a node may not exec another program"),
+	unix.SYS_CLONE:                   servedPartly("clone", sysClone, "threads, and child processes without CLONE_FILES, CLONE_PIDFD, CLONE_PARENT or namespaces"),
+	unix.SYS_CLONE3:                  servedPartly("clone3", sysClone3, "threads, and child processes without CLONE_FILES, CLONE_PIDFD, CLONE_PARENT or namespaces; set_tid ends the run"),
+	unix.SYS_FORK:                    served("fork", sysFork),
+	unix.SYS_VFORK:                   served("vfork", sysVfork),
+	unix.SYS_EXECVE:                  servedPartly("execve", sysExecve, "run by the kernel in a single-threaded process; auxiliary vector patched again"),
+	unix.SYS_EXECVEAT:                servedPartly("execveat", sysExecve, "run by the kernel in a single-threaded process; auxiliary vector patched again"),
 	unix.SYS_EXIT:                    served("exit", sysExit),
 	unix.SYS_EXIT_GROUP:              passed("exit_group", "ends the node; weft observes it through its pidfd"),
-	unix.SYS_WAIT4:                   passed("wait4", noChildren),
-	unix.SYS_WAITID:                  passed("waitid", noChildren),
+	unix.SYS_WAIT4:                   servedPartly("wait4", sysWait4, "virtual: zombies of the node's tree, parked until one ends; children never stop, so WUNTRACED reports nothing"),
+	unix.SYS_WAITID:                  servedPartly("waitid", sysWaitid, "virtual, as wait4; P_PIDFD ends the run"),
 	unix.SYS_PTRACE:                  refused("ptrace", unix.EPERM, otherProcess+" (weft itself uses ptrace at launch)"),
 	unix.SYS_PROCESS_VM_READV:        refused("process_vm_readv", unix.EPERM, otherProcess),
 	unix.SYS_PROCESS_VM_WRITEV:       refused("process_vm_writev", unix.EPERM, otherProcess),
 	unix.SYS_PROCESS_MADVISE:         refused("process_madvise", unix.EPERM, otherProcess),
 	unix.SYS_PROCESS_MRELEASE:        refused("process_mrelease", unix.EPERM, otherProcess),
 	unix.SYS_KCMP:                    refused("kcmp", unix.EPERM, otherProcess),
-	unix.SYS_PRCTL:                   passed("prctl", "options of the node's own process"),
+	unix.SYS_PRCTL:                   servedPartly("prctl", sysPrctl, "options of the calling process run natively; PR_SET_CHILD_SUBREAPER is refused (EINVAL): orphans leave the node's tree"),
 	unix.SYS_PERSONALITY:             passed("personality", "the node's own execution domain (weft set ADDR_NO_RANDOMIZE)"),
 	unix.SYS_SECCOMP:                 passed("seccomp", "adds filters to the node itself; a stacked filter cannot weaken weft's"),
 	unix.SYS_LANDLOCK_CREATE_RULESET: passed("landlock_create_ruleset", "restricts only the node itself"),

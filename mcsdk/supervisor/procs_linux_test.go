@@ -1,0 +1,297 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// buildProcs compiles testdata/procs.c once per test binary.
+func buildProcs(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-procs-%d", os.Getpid()))
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	if msg, err := exec.Command("cc", "-O1", "-Wall", "-o", out, "testdata/procs.c").CombinedOutput(); err != nil {
+		tb.Fatalf("cc: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// TestProcs runs the process-tree probe under real seccomp and ptrace:
+// fork, vfork, execve, wait4 and waitid on the virtual tree, exit
+// statuses and signals as Linux reports them, virtual pids.
+func TestProcs(t *testing.T) {
+	bin := buildProcs(t)
+	cases := []struct {
+		mode  string
+		pick  func([]Action, int) Action
+		out   []string
+		procs int
+	}{
+		{mode: "forkwait", pick: first, procs: 2, out: []string{
+			"parent pid 100 ppid 1\n", "child pid 1001 ppid 100\n", "forkwait: reaped 1001 exit 7\n",
+			"fork returned 1001, sigchld 1\n", "again: -1 errno 10\n"}},
+		{mode: "forkwait", pick: last, procs: 2, out: []string{"child pid 1001 ppid 100\n", "forkwait: reaped 1001 exit 7\n"}},
+		{mode: "exec", pick: first, procs: 4, out: []string{
+			"true: reaped 1001 exit 0\n", "exec'd child pid 1002 ppid 100\n", "probe: reaped 1002 exit 3\n",
+			"exec failed errno 2\n", "missing: reaped 1003 exit 98\n"}},
+		{mode: "vfork", pick: first, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\n", "vfork: reaped 1001 exit 3\n"}},
+		{mode: "signal", pick: first, procs: 3, out: []string{
+			"segv: reaped 1001 signal 11\n", "waitid 0: signo 17 code 1 pid 1002 status 5 (fork said 1002)\n"}},
+		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
+		{mode: "many", pick: first, procs: 4, out: []string{
+			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode, bin}}}}
+			w, _ := runThreads(t, cfg, tc.pick)
+			out := string(w.Output(0))
+			if f := w.Failure(); f != nil {
+				t.Fatalf("failure: %v\noutput:\n%s", f, out)
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+				t.Errorf("status %+v, want exit 0", st)
+			}
+			if got := w.Procs(0); got != tc.procs {
+				t.Errorf("%d processes, want %d", got, tc.procs)
+			}
+		})
+	}
+}
+
+// TestProcsDeterministic runs the fork probes twice with the same choices
+// and compares output and the state hash at every step.
+func TestProcsDeterministic(t *testing.T) {
+	bin := buildProcs(t)
+	for _, mode := range []string{"forkwait", "exec", "many"} {
+		t.Run(mode, func(t *testing.T) {
+			var outs [2]string
+			var hashes [2][][32]byte
+			for r := range 2 {
+				w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{mode, bin}}}, Seed: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for step := 0; step < 200; step++ {
+					h, err := w.Hash(HashMemory, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					hashes[r] = append(hashes[r], h)
+					acts := w.Enabled()
+					if len(acts) == 0 {
+						break
+					}
+					if err := w.Apply(acts[len(acts)-1]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				outs[r] = string(w.Output(0))
+				w.Close()
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("outputs differ:\n%s\n---\n%s", outs[0], outs[1])
+			}
+			if len(hashes[0]) != len(hashes[1]) {
+				t.Fatalf("%d vs %d steps", len(hashes[0]), len(hashes[1]))
+			}
+			for i := range hashes[0] {
+				if hashes[0][i] != hashes[1][i] {
+					t.Errorf("step %d: hashes differ", i)
+				}
+			}
+		})
+	}
+}
+
+// TestProcsHash checks that the hash covers the process tree: states that
+// differ only in the tree (a child alive or a zombie, its status) hash
+// differently, and equal ones equally.
+func TestProcsHash(t *testing.T) {
+	bin := buildProcs(t)
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"forkwait", bin}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	seen := map[[32]byte]string{}
+	for step := 0; step < 50; step++ {
+		h, err := w.Hash(HashGlobals, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := w.treeDesc(0)
+		if prev, ok := seen[h]; ok && prev != desc {
+			t.Errorf("step %d: tree %q hashes like %q", step, desc, prev)
+		}
+		seen[h] = desc
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("only %d distinct tree states seen", len(seen))
+	}
+	// Equal trees, different zombie status: different hashes.
+	n := w.nodes[0]
+	if len(n.procs) < 2 {
+		t.Fatal("no child recorded")
+	}
+	p := n.procs[1]
+	put := func(status unix.WaitStatus) [32]byte {
+		h := sha256.New()
+		saved := p.status
+		p.status = status
+		w.hashProcs(n, HashGlobals, func(v uint64) { fmt.Fprint(h, v, ",") }, h)
+		p.status = saved
+		return [32]byte(h.Sum(nil))
+	}
+	if put(7<<8) == put(8<<8) {
+		t.Error("a zombie's exit status is not hashed")
+	}
+}
+
+// treeDesc renders node i's process tree as the hash should see it.
+func (w *World) treeDesc(i int) string {
+	n := w.nodes[i]
+	var b strings.Builder
+	for _, p := range n.procs {
+		fmt.Fprintf(&b, "%d:%v:%v:%d;", p.vpid, p.zombie, p.gone, p.status)
+	}
+	for _, t := range n.tasks {
+		fmt.Fprintf(&b, "t%d:%v:%v:%v;", t.k, t.exited, t.ready, t.held)
+		if t.call != nil {
+			fmt.Fprintf(&b, "c%d;", t.call.req.Data.Nr)
+		}
+	}
+	return fmt.Sprintf("%s out=%d", b.String(), len(w.Output(i)))
+}
+
+// TestProcsCrashKillsTree crashes a node with two children and a
+// grandchild: every process of the tree is gone after the crash, and a
+// restart starts a fresh tree.
+func TestProcsCrashKillsTree(t *testing.T) {
+	bin := buildProcs(t)
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"tree", bin}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for step := 0; step < 50 && w.Procs(0) < 4; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pids := w.LiveProcs(0)
+	if len(pids) != 4 {
+		t.Fatalf("live processes %v, want 4 (main, two children, a grandchild); output:\n%s", pids, w.Output(0))
+	}
+	if err := w.Apply(Action{Kind: Crash, Node: 0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			t.Errorf("process %d outlived the crash: %s", pid, b)
+		}
+	}
+	if err := w.Apply(Action{Kind: Restart, Node: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Procs(0); got != 1 {
+		t.Errorf("restarted node has %d processes, want a fresh tree of 1", got)
+	}
+}
+
+// TestProcsNothingOutlivesWeft runs the tree probe in a child test
+// process, kills that process with SIGKILL mid-run, and checks that no
+// process of the tree remains.
+func TestProcsNothingOutlivesWeft(t *testing.T) {
+	if os.Getenv("WEFT_PROCS_CHILD") != "" {
+		bin := os.Getenv("WEFT_PROCS_BIN")
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"tree", bin}}}})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		for step := 0; step < 50 && w.Procs(0) < 4; step++ {
+			acts := w.Enabled()
+			if len(acts) == 0 {
+				break
+			}
+			w.Apply(acts[0])
+		}
+		fmt.Println("pids", strings.Trim(fmt.Sprint(w.LiveProcs(0)), "[]"))
+		os.Stdout.Sync()
+		time.Sleep(time.Minute) // killed here
+		os.Exit(0)
+	}
+	bin := buildProcs(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProcsNothingOutlivesWeft$")
+	cmd.Env = append(os.Environ(), "WEFT_PROCS_CHILD=1", "WEFT_PROCS_BIN="+bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(line, "\n") && time.Now().Before(deadline) {
+		k, err := stdout.Read(buf)
+		line += string(buf[:k])
+		if err != nil {
+			break
+		}
+	}
+	var pids []int
+	for _, f := range strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "pids")) {
+		var pid int
+		fmt.Sscan(f, &pid)
+		pids = append(pids, pid)
+	}
+	if len(pids) != 4 {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		t.Fatalf("child test printed %q, want 4 pids", line)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // weft's whole process group
+	cmd.Wait()
+	time.Sleep(200 * time.Millisecond)
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err == nil && !bytes.Contains(b, []byte(") Z ")) {
+			t.Errorf("process %d outlived weft: %s", pid, b)
+		}
+	}
+}

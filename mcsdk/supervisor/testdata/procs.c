@@ -1,0 +1,166 @@
+/* Process-tree probe for weft: fork, vfork, execve, wait4/waitid, SIGCHLD.
+ * usage: procs MODE [SELF]; mode "child" is what the exec tests run. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t chld;
+static void onchld(int s) { (void)s; chld++; }
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	write(1, buf, (size_t)n);
+}
+
+static void report(const char *what, pid_t got, int st)
+{
+	if (WIFEXITED(st))
+		say("%s: reaped %d exit %d\n", what, got, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		say("%s: reaped %d signal %d\n", what, got, WTERMSIG(st));
+	else
+		say("%s: reaped %d status %#x\n", what, got, st);
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "forkwait";
+	const char *self = argc > 2 ? argv[2] : "/proc/self/exe";
+	int st = 0;
+	if (!strcmp(mode, "child")) {
+		say("exec'd child pid %d ppid %d\n", getpid(), getppid());
+		return 3;
+	}
+	if (!strcmp(mode, "forkwait")) {
+		signal(SIGCHLD, onchld);
+		say("parent pid %d ppid %d\n", getpid(), getppid());
+		pid_t c = fork();
+		if (c < 0)
+			return 90;
+		if (c == 0) {
+			say("child pid %d ppid %d\n", getpid(), getppid());
+			_exit(7);
+		}
+		pid_t got = waitpid(c, &st, 0);
+		report("forkwait", got, st);
+		say("fork returned %d, sigchld %d\n", c, (int)chld);
+		errno = 0;
+		got = waitpid(-1, &st, WNOHANG);
+		say("again: %d errno %d\n", got, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "exec")) {
+		pid_t c = fork();
+		if (c == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(99);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("true", got, st); }
+		c = fork();
+		if (c == 0) {
+			execl(self, "procs", "child", (char *)NULL);
+			_exit(99);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("probe", got, st); }
+		c = fork();
+		if (c == 0) {
+			execl("/nonexistent/weft", "x", (char *)NULL);
+			say("exec failed errno %d\n", errno);
+			_exit(98);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("missing", got, st); }
+		return 0;
+	}
+	if (!strcmp(mode, "vfork")) {
+		pid_t c = vfork();
+		if (c == 0) {
+			execl(self, "procs", "child", (char *)NULL);
+			_exit(99);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("vfork", got, st); }
+		return 0;
+	}
+	if (!strcmp(mode, "signal")) {
+		pid_t c = fork();
+		if (c == 0) {
+			*(volatile int *)0 = 1;
+			_exit(1);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("segv", got, st); }
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		c = fork();
+		if (c == 0)
+			_exit(5);
+		int r = waitid(P_PID, (id_t)c, &si, WEXITED);
+		say("waitid %d: signo %d code %d pid %d status %d (fork said %d)\n", r, si.si_signo, si.si_code, si.si_pid, si.si_status, c);
+		return 0;
+	}
+	if (!strcmp(mode, "pipe")) {
+		int p[2];
+		if (pipe(p) < 0)
+			return 91;
+		pid_t c = fork();
+		if (c == 0) {
+			close(p[0]);
+			write(p[1], "through the pipe", 16);
+			_exit(0);
+		}
+		close(p[1]);
+		{ pid_t got = waitpid(c, &st, 0); report("pipe", got, st); }
+		char buf[64];
+		ssize_t n = read(p[0], buf, sizeof buf);
+		say("parent read %d bytes: %.*s\n", (int)n, (int)(n > 0 ? n : 0), buf);
+		return 0;
+	}
+	if (!strcmp(mode, "many")) {
+		pid_t kids[3];
+		for (int i = 0; i < 3; i++) {
+			kids[i] = fork();
+			if (kids[i] == 0) {
+				nap(10 * (3 - i));
+				_exit(10 + i);
+			}
+		}
+		for (int i = 0; i < 3; i++) {
+			pid_t got = wait(&st);
+			report("many", got, st);
+		}
+		say("kids %d %d %d\n", kids[0], kids[1], kids[2]);
+		return 0;
+	}
+	if (!strcmp(mode, "tree")) { /* children and a grandchild that sleep: the test crashes the node */
+		for (int i = 0; i < 2; i++) {
+			if (fork() == 0) {
+				if (i == 1 && fork() == 0)
+					for (;;)
+						nap(1000);
+				for (;;)
+					nap(1000);
+			}
+		}
+		say("tree up\n");
+		for (;;)
+			nap(1000);
+	}
+	return 2;
+}
