@@ -17,6 +17,7 @@ apt_packages=(
   chromium                                     # report rendering test (headless)
   slurm-wlm munge                              # the Slurm campaign test (scripts/slurm-test-setup.sh)
   python3-yaml                                 # parsing the Kubernetes manifest in a test
+  busybox socat                                # real programs under weft (targets/httpd, targets/socat)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

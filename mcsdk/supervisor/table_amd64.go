@@ -73,7 +73,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_EVENTFD2:        passed("eventfd2", "an in-node counter; blocking on it is reported by the watchdog"),
 	unix.SYS_MEMFD_CREATE:    passed("memfd_create", "an anonymous in-node file"),
 	unix.SYS_MEMFD_SECRET:    passed("memfd_secret", "an anonymous in-node file"),
-	unix.SYS_SENDFILE:        notModelled("sendfile", zeroCopy),
+	unix.SYS_SENDFILE:        servedPartly("sendfile", sysSendfile, "between kernel descriptors natively; from a file into a virtual socket weft reads the file and sends"),
 	unix.SYS_SPLICE:          notModelled("splice", zeroCopy),
 	unix.SYS_TEE:             notModelled("tee", zeroCopy),
 	unix.SYS_VMSPLICE:        notModelled("vmsplice", zeroCopy),

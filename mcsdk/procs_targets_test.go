@@ -1,0 +1,54 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+)
+
+// TestHttpdTarget runs Debian's unmodified busybox httpd (a fork per
+// connection, sendfile of the page) as a node: the client's two GETs get
+// their status lines and the page in the ghost log, two runs of a seed
+// record the same bytes, and every connection was served by a child.
+func TestHttpdTarget(t *testing.T) {
+	m := loadTarget(t, "httpd/httpd.model")
+	for _, seed := range []uint64{1, 2} {
+		var recs [2][]byte
+		var logs [2]string
+		for k := range recs {
+			var out bytes.Buffer
+			r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed, OnOutput: func(_ int, b []byte) { out.Write(b) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != mcsdk.Holds {
+				t.Fatalf("seed %d: %s %s\n%s", seed, r.Verdict, r.Detail, out.String())
+			}
+			var lines []string
+			for _, v := range r.Final.Logs["replies"] {
+				lines = append(lines, v.String())
+			}
+			logs[k] = strings.Join(lines, "\n")
+			for _, want := range []string{`line: "HTTP/1.1 200 OK"`, `line: "hello from busybox httpd under weft"`, `line: "HTTP/1.1 404 Not Found"`} {
+				if !strings.Contains(logs[k], want) {
+					t.Errorf("seed %d: replies lack %s:\n%s\nnode output:\n%s", seed, want, logs[k], out.String())
+				}
+			}
+			for _, want := range []string{"response:200", "response:404"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("seed %d: httpd's log lacks %q:\n%s", seed, want, out.String())
+				}
+			}
+			if recs[k], err = r.Recording(m).Bytes(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(recs[0], recs[1]) || logs[0] != logs[1] {
+			t.Errorf("seed %d: two runs differ", seed)
+		}
+	}
+}
