@@ -246,6 +246,40 @@ func TestProcsCrashKillsTree(t *testing.T) {
 	}
 }
 
+// TestProcsMainExitEndsTree ends the main process while a child sleeps:
+// the node exits with the main process's status and the child is gone.
+func TestProcsMainExitEndsTree(t *testing.T) {
+	bin := buildProcs(t)
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"orphan", bin}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var child int
+	for step := 0; step < 50 && w.Failure() == nil; step++ {
+		if n := w.nodes[0]; len(n.procs) > 1 {
+			child = n.procs[1].pid
+		}
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := w.Status(0); !st.Exited || st.ExitCode != 4 {
+		t.Fatalf("status %+v, want exit 4; output:\n%s", st, w.Output(0))
+	}
+	if child == 0 {
+		t.Fatal("no child seen")
+	}
+	// Not even a zombie: weft, the subreaper, collected it.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child)); err == nil {
+		t.Errorf("child %d outlived its node: %s", child, b)
+	}
+}
+
 // TestProcsNothingOutlivesWeft runs the tree probe in a child test
 // process, kills that process with SIGKILL mid-run, and checks that no
 // process of the tree remains.

@@ -37,9 +37,6 @@ type proc struct {
 	vforker *task // the parent thread a vfork suspends until this process execs or ends
 }
 
-// main reports whether p is the node's main process.
-func (p *proc) main() bool { return p.parent == nil && p.pidfd < 0 }
-
 // ended reports whether the process has ended (zombie or gone).
 func (p *proc) ended() bool { return p.zombie || p.gone }
 
@@ -304,6 +301,3 @@ func (w *World) LiveProcs(i int) []int {
 	}
 	return pids
 }
-
-// procName names a process for messages: n0/p1003.
-func (p *proc) name(n *node) string { return fmt.Sprintf("n%d/p%d", n.id, p.vpid) }

@@ -148,6 +148,13 @@ int main(int argc, char **argv)
 		say("kids %d %d %d\n", kids[0], kids[1], kids[2]);
 		return 0;
 	}
+	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
+		if (fork() == 0)
+			for (;;)
+				nap(1000);
+		say("main exits\n");
+		return 4;
+	}
 	if (!strcmp(mode, "tree")) { /* children and a grandchild that sleep: the test crashes the node */
 		for (int i = 0; i < 2; i++) {
 			if (fork() == 0) {
