@@ -43,6 +43,15 @@ func TestHttpdTarget(t *testing.T) {
 					t.Errorf("seed %d: httpd's log lacks %q:\n%s", seed, want, out.String())
 				}
 			}
+			procs := ""
+			for _, p := range r.Params {
+				if p.Name == "processes" {
+					procs = p.Value
+				}
+			}
+			if procs != "n0=3" {
+				t.Errorf("seed %d: processes %q, want n0=3 (the server and a child per connection)", seed, procs)
+			}
 			if recs[k], err = r.Recording(m).Bytes(); err != nil {
 				t.Fatal(err)
 			}

@@ -409,6 +409,14 @@ func (n *node) memPid() int {
 	return n.pid
 }
 
-// Threads is how many threads node i's current process has had, the main
-// one included (1 for a single-threaded node).
-func (w *World) Threads(i int) int { return max(len(w.nodes[i].tasks), 1) }
+// Threads is how many threads node i's main process has had, the main
+// one included (1 for a single-threaded node); Procs counts processes.
+func (w *World) Threads(i int) int {
+	k := 0
+	for _, t := range w.nodes[i].tasks {
+		if t.p == nil {
+			k++
+		}
+	}
+	return max(k, 1)
+}
