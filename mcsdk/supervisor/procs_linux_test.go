@@ -79,6 +79,32 @@ func TestProcs(t *testing.T) {
 	}
 }
 
+// TestProcsForkServer is busybox httpd's pattern between two probes: node
+// 0 accepts, forks and closes its copy of the connection; the child sends
+// a file with sendfile (with an offset, then from the file position) into
+// the inherited virtual socket and exits, which closes the connection;
+// node 1 reads everything up to the end of the stream.
+func TestProcsForkServer(t *testing.T) {
+	bin := buildProcs(t)
+	file := filepath.Join(t.TempDir(), "page")
+	if err := os.WriteFile(file, []byte("0123456789abcdefghij"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"fserver", "7301", file}}, {Path: bin, Args: []string{"fclient", "7301"}}}}
+	for _, pick := range []func([]Action, int) Action{first, last} {
+		w, _ := runThreads(t, cfg, pick)
+		if f := w.Failure(); f != nil {
+			t.Fatalf("failure: %v\n%s\n%s", f, w.Output(0), w.Output(1))
+		}
+		if got, want := string(w.Output(1)), "got 43 bytes: 01234567890123456789abcdefghij|10 20 10 20\n"; got != want {
+			t.Errorf("client read %q, want %q", got, want)
+		}
+		if got, want := string(w.Output(0)), "fserver: reaped 1001 exit 0\n"; got != want {
+			t.Errorf("server printed %q, want %q", got, want)
+		}
+	}
+}
+
 // TestProcsDeterministic runs the fork probes twice with the same choices
 // and compares output and the state hash at every step. An exec'd image's
 // stack holds the dynamic loader's rdtsc start-up timing (one word) until

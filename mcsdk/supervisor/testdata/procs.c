@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -146,6 +151,45 @@ int main(int argc, char **argv)
 			report("many", got, st);
 		}
 		say("kids %d %d %d\n", kids[0], kids[1], kids[2]);
+		return 0;
+	}
+	if (!strcmp(mode, "fserver")) { /* accept, fork; the child sendfiles FILE (argv[3]) to the connection */
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])) };
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+		if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 4) < 0)
+			return 92;
+		int conn = accept(l, NULL, NULL);
+		if (conn < 0)
+			return 93;
+		pid_t c = fork();
+		if (c == 0) {
+			close(l);
+			int f = open(argv[3], O_RDONLY);
+			off_t off = 0;
+			ssize_t k1 = sendfile(conn, f, &off, 10); /* with an offset: the file position stays */
+			ssize_t k2 = sendfile(conn, f, NULL, 1 << 16); /* from the position: the whole file */
+			char tail[64];
+			int n = snprintf(tail, sizeof tail, "|%zd %zd %lld %lld\n", k1, k2, (long long)off, (long long)lseek(f, 0, SEEK_CUR));
+			write(conn, tail, (size_t)n);
+			_exit(0);
+		}
+		close(conn); /* the child's copy keeps the connection open */
+		{ pid_t got = waitpid(c, &st, 0); report("fserver", got, st); }
+		return 0;
+	}
+	if (!strcmp(mode, "fclient")) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])) };
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0)
+			return 94;
+		char buf[4096];
+		size_t have = 0;
+		ssize_t n;
+		while ((n = read(s, buf + have, sizeof buf - 1 - have)) > 0)
+			have += (size_t)n;
+		say("got %zu bytes: %.*s", have, (int)have, buf);
 		return 0;
 	}
 	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
