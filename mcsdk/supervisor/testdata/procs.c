@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
 static volatile sig_atomic_t chld;
 static void onchld(int s) { (void)s; chld++; }
 
@@ -190,6 +192,15 @@ int main(int argc, char **argv)
 		while ((n = read(s, buf + have, sizeof buf - 1 - have)) > 0)
 			have += (size_t)n;
 		say("got %zu bytes: %.*s", have, (int)have, buf);
+		return 0;
+	}
+	if (!strcmp(mode, "spawn")) { /* posix_spawn: clone3 or clone with CLONE_VM|CLONE_VFORK, a stack of its own */
+		pid_t c;
+		char *args[] = { "procs", "child", NULL };
+		int r = posix_spawn(&c, self, NULL, NULL, args, environ);
+		{ pid_t got = waitpid(c, &st, 0); say("posix_spawn %d pid %d\n", r, c); report("spawn", got, st); }
+		r = system("exit 6");
+		say("system: %d exit %d\n", r, WEXITSTATUS(r));
 		return 0;
 	}
 	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
