@@ -4,10 +4,15 @@ package mcsdk_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // TestHttpdTarget runs Debian's unmodified busybox httpd (a fork per
@@ -59,5 +64,48 @@ func TestHttpdTarget(t *testing.T) {
 		if !bytes.Equal(recs[0], recs[1]) || logs[0] != logs[1] {
 			t.Errorf("seed %d: two runs differ", seed)
 		}
+	}
+}
+
+// TestCheckForkRace checks testdata/forkrace.c exhaustively: the child's
+// write can come before the parent's, which only a Run choice between
+// the two processes of the node shows; the counterexample is the same in
+// a second check.
+func TestCheckForkRace(t *testing.T) {
+	src, err := filepath.Abs("testdata/forkrace.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("[target]\nnodes = 1\nsource = %q\n[state]\norder = \"int32\"\n[invariants]\nparent_first = \"node[0].order != 1\"\n", src)
+	path := filepath.Join(t.TempDir(), "forkrace.model")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths [2]string
+	for k := range paths {
+		r, err := mcsdk.Check(m, mcsdk.CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != mcsdk.Violated || r.Violation.Invariant != "parent_first" {
+			t.Fatalf("verdict %s %v, want parent_first violated", r.Verdict, r.Violation)
+		}
+		paths[k] = fmt.Sprint(r.Violation.Path)
+		runs := 0
+		for _, a := range r.Violation.Path {
+			if a.Kind == supervisor.Run && a.Task == 1 {
+				runs++
+			}
+		}
+		if runs == 0 {
+			t.Errorf("the violation's path %v has no choice of the child process", r.Violation.Path)
+		}
+	}
+	if paths[0] != paths[1] {
+		t.Errorf("two checks found %s and %s", paths[0], paths[1])
 	}
 }

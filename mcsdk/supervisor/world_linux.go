@@ -663,6 +663,8 @@ func (w *World) Describe(a Action) string {
 			switch {
 			case t.cloned:
 				what = " (returns from clone)"
+			case t.held && t.p != nil && t.tid == t.p.pid:
+				what = " (a new process starts)"
 			case t.held:
 				what = " (a new thread starts)"
 			case t.call != nil:
