@@ -133,6 +133,7 @@ func TestProcHashProperty(t *testing.T) {
 			}
 			return false
 		}},
+		{"address space", func(n *node, r *rand.Rand) bool { n.procs[1+r.IntN(len(n.procs)-1)].space += 1; return true }},
 		{"task's process", func(n *node, r *rand.Rand) bool {
 			if len(n.tasks) < 3 {
 				return false

@@ -54,6 +54,8 @@ func TestProcs(t *testing.T) {
 			"segv: reaped 1001 signal 11\n", "waitid 0: signo 17 code 1 pid 1002 status 5 (fork said 1002)\n"}},
 		{mode: "spawn", pick: first, procs: 3, out: []string{
 			"exec'd child pid 1001 ppid 100\n", "posix_spawn 0 pid 1001\nspawn: reaped 1001 exit 3\n", "system: 1536 exit 6\n"}},
+		{mode: "futex", pick: first, procs: 2, out: []string{
+			"child woke 0\nfutex: reaped 1002 exit 0\nparent woke 1\nwaiter woke, word 1\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
 			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},

@@ -35,6 +35,7 @@ type proc struct {
 	gone    bool         // ended and waited for (or auto-reaped, or orphaned)
 	status  unix.WaitStatus
 	vforker *task // the parent thread a vfork suspends until this process execs or ends
+	space   int   // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
 }
 
 // ended reports whether the process has ended (zombie or gone).
@@ -67,6 +68,16 @@ func (n *node) enterProc(t *task) func() {
 	pid, pidfd, fds := n.pid, n.pidfd, n.fds
 	n.pid, n.pidfd, n.fds, n.self = t.p.pid, t.p.pidfd, t.p.fds, t.p
 	return func() { n.pid, n.pidfd, n.fds, n.self = pid, pidfd, fds, nil }
+}
+
+// futexKey is the futex table's key for addr in the calling process's
+// address space: the address itself in the main process's space (user
+// addresses stay below 2^47), the space's index above bit 48 in another.
+func (c *call) futexKey(addr uint64) uint64 {
+	if p := c.t.p; p != nil {
+		return addr | uint64(p.space)<<48
+	}
+	return addr
 }
 
 // procTasks lists the live tasks of process p.
@@ -255,6 +266,7 @@ func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{
 		}
 		put(uint64(pp))
 		put(boolBits(p.zombie, p.gone, p.vforker != nil))
+		put(uint64(p.space))
 		if p.ended() {
 			put(uint64(p.status))
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -67,7 +68,10 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		closeFDs(fds)
 		return failf("pidfd_open of child: %v", err)
 	}
-	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds}
+	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs)}
+	if flags&unix.CLONE_VM != 0 {
+		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
+	}
 	child.p = cp
 	n.procs = append(n.procs, cp)
 	n.tasks = append(n.tasks, child)
@@ -126,6 +130,7 @@ func sysExecve(c *call) result {
 	if p == nil {
 		n.base = 0 // the main process has a new executable
 	} else {
+		p.space = slices.Index(n.procs, p) // a new address space
 		c.w.releaseVfork(p)
 	}
 	if err := t.ptraceCont(0); err != nil {

@@ -164,7 +164,7 @@ func sysExit(c *call) result {
 		}
 	}
 	if t.clearTID != 0 {
-		n.futexWake(t.clearTID, 1, futexBitsetAll)
+		n.futexWake(c.futexKey(t.clearTID), 1, futexBitsetAll)
 	}
 	return done()
 }

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <netinet/in.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +33,15 @@ static void say(const char *fmt, ...)
 	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	write(1, buf, (size_t)n);
+}
+
+static int word;
+static void *waiter(void *a)
+{
+	(void)a;
+	syscall(SYS_futex, &word, FUTEX_WAIT, 0, NULL, NULL, 0);
+	say("waiter woke, word %d\n", word);
+	return NULL;
 }
 
 static void report(const char *what, pid_t got, int st)
@@ -201,6 +213,23 @@ int main(int argc, char **argv)
 		{ pid_t got = waitpid(c, &st, 0); say("posix_spawn %d pid %d\n", r, c); report("spawn", got, st); }
 		r = system("exit 6");
 		say("system: %d exit %d\n", r, WEXITSTATUS(r));
+		return 0;
+	}
+	if (!strcmp(mode, "futex")) { /* a child's futex wake at the parent's address wakes nobody in the parent */
+		pthread_t th;
+		pthread_create(&th, NULL, waiter, NULL);
+		nap(10);
+		pid_t c = fork();
+		if (c == 0) {
+			long k = syscall(SYS_futex, &word, FUTEX_WAKE, 1, NULL, NULL, 0);
+			say("child woke %ld\n", k);
+			_exit(0);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("futex", got, st); }
+		word = 1;
+		long k = syscall(SYS_futex, &word, FUTEX_WAKE, 1, NULL, NULL, 0);
+		say("parent woke %ld\n", k);
+		pthread_join(th, NULL);
 		return 0;
 	}
 	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
