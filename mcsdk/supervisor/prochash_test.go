@@ -31,7 +31,7 @@ func randTree(r *rand.Rand) *node {
 	n.tasks = []*task{{n: n, k: 0}}
 	for k := 1; k <= r.IntN(5)+1; k++ {
 		t := &task{n: n, k: k}
-		p := &proc{vpid: t.vtid(), pidfd: -2, parent: n.procs[r.IntN(len(n.procs))]}
+		p := &proc{vpid: t.vtid(), pidfd: -1, parent: n.procs[r.IntN(len(n.procs))]}
 		switch r.IntN(3) {
 		case 1:
 			p.zombie = true

@@ -56,6 +56,11 @@ func TestProcs(t *testing.T) {
 			"exec'd child pid 1001 ppid 100\n", "posix_spawn 0 pid 1001\nspawn: reaped 1001 exit 3\n", "system: 1536 exit 6\n"}},
 		{mode: "futex", pick: first, procs: 2, out: []string{
 			"child woke 0\nfutex: reaped 1002 exit 0\nparent woke 1\nwaiter woke, word 1\n"}},
+		{mode: "kill", pick: first, procs: 4, out: []string{
+			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n",
+			"parent got 1 SIGUSR2, kill(0, 0) 0, kill(99999, 0) -1 errno 1\n"}},
+		{mode: "kill", pick: last, procs: 4, out: []string{ // the children run first: parked when signalled
+			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
 			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},
@@ -307,6 +312,30 @@ func TestProcsMainExitEndsTree(t *testing.T) {
 	// Not even a zombie: weft, the subreaper, collected it.
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child)); err == nil {
 		t.Errorf("child %d outlived its node: %s", child, b)
+	}
+}
+
+// TestProcsChildKillsMain: a child's SIGTERM to the main process ends
+// the node (status SIGTERM) and its tree. When the main process is parked
+// (it ran first), the child's kill never returns; when it is still held
+// at its fork (the child ran first), it takes the signal when it runs and
+// the child goes on meanwhile, as on Linux.
+func TestProcsChildKillsMain(t *testing.T) {
+	bin := buildProcs(t)
+	for _, tc := range []struct {
+		pick func([]Action, int) Action
+		out  string
+	}{{first, ""}, {last, "child still here\n"}} {
+		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"killparent", bin}}}}, tc.pick)
+		if f := w.Failure(); f != nil {
+			t.Fatalf("failure: %v", f)
+		}
+		if st := w.Status(0); !st.Exited || st.Signal != "SIGTERM" {
+			t.Errorf("status %+v, want ended by SIGTERM", st)
+		}
+		if out := string(w.Output(0)); out != tc.out {
+			t.Errorf("output %q, want %q", out, tc.out)
+		}
 	}
 }
 

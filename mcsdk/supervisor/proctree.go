@@ -28,7 +28,7 @@ import (
 type proc struct {
 	vpid    int64
 	pid     int          // host pid
-	pidfd   int          // -1 for the main process (the node's own pidfd serves)
+	pidfd   int          // for the main process, the node's own (closed with the node)
 	parent  *proc        // nil for the main process and for orphans
 	fds     map[int]*vfd // its descriptor table
 	zombie  bool         // ended, not yet waited for by its parent
@@ -45,7 +45,7 @@ func (p *proc) ended() bool { return p.zombie || p.gone }
 // of it at the node's first fork.
 func (n *node) mainProc() *proc {
 	if len(n.procs) == 0 {
-		n.procs = []*proc{{vpid: virtualPidBase + int64(n.id), pid: n.pid, pidfd: -1, fds: n.fds}}
+		n.procs = []*proc{{vpid: virtualPidBase + int64(n.id), pid: n.pid, pidfd: n.pidfd, fds: n.fds}}
 	}
 	return n.procs[0]
 }
@@ -203,7 +203,7 @@ func pidfdSignal(pidfd int) error {
 func (p *proc) closePidfd() {
 	if p.pidfd >= 0 {
 		unix.Close(p.pidfd)
-		p.pidfd = -2 // not -1, which marks the main process
+		p.pidfd = -1
 	}
 }
 

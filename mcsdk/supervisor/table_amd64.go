@@ -281,7 +281,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_RT_SIGTIMEDWAIT:   notModelled("rt_sigtimedwait", "waiting for a signal with a timeout is not modelled"),
 	unix.SYS_PAUSE:             served("pause", sysPause),
 	unix.SYS_RT_SIGSUSPEND:     served("rt_sigsuspend", sysPause),
-	unix.SYS_KILL:              served("kill", sysKill),
+	unix.SYS_KILL:              servedPartly("kill", sysKillTree, "the caller itself and the processes of its node's tree (by pid or the node's group); any other pid is EPERM"),
 	unix.SYS_TKILL:             served("tkill", sysTkill),
 	unix.SYS_TGKILL:            served("tgkill", sysTgkill),
 	unix.SYS_RT_SIGQUEUEINFO:   served("rt_sigqueueinfo", sysRtSigqueueinfo),

@@ -23,6 +23,8 @@
 extern char **environ;
 static volatile sig_atomic_t chld;
 static void onchld(int s) { (void)s; chld++; }
+static volatile sig_atomic_t usr;
+static void onusr(int s) { (void)s; usr++; }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -231,6 +233,46 @@ int main(int argc, char **argv)
 		say("parent woke %ld\n", k);
 		pthread_join(th, NULL);
 		return 0;
+	}
+	if (!strcmp(mode, "kill")) { /* signals between the processes of the tree */
+		pid_t a = fork();
+		if (a == 0)
+			for (;;)
+				nap(1000);
+		say("kill a: %d\n", kill(a, SIGTERM));
+		{ pid_t got = waitpid(a, &st, 0); report("term", got, st); }
+		pid_t b = fork();
+		if (b == 0) {
+			signal(SIGUSR1, onusr);
+			while (!usr)
+				nap(1000);
+			_exit(9);
+		}
+		nap(10); /* b has installed its handler */
+		say("kill b: %d\n", kill(b, SIGUSR1));
+		{ pid_t got = waitpid(b, &st, 0); report("usr1", got, st); }
+		signal(SIGUSR2, onusr);
+		usr = 0;
+		pid_t c = fork();
+		if (c == 0) {
+			int r = kill(getppid(), SIGUSR2);
+			_exit(r == 0 ? 0 : 1);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("usr2", got, st); }
+		int r0 = kill(0, 0);
+		errno = 0;
+		int r1 = kill(99999, 0);
+		say("parent got %d SIGUSR2, kill(0, 0) %d, kill(99999, 0) %d errno %d\n", (int)usr, r0, r1, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "killparent")) { /* a child ends the node's main process, and with it the tree */
+		if (fork() == 0) {
+			kill(getppid(), SIGTERM);
+			say("child still here\n");
+			_exit(0);
+		}
+		for (;;)
+			nap(1000);
 	}
 	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
 		if (fork() == 0)
