@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +112,48 @@ func TestProcsForkServer(t *testing.T) {
 		if got, want := string(w.Output(0)), "fserver: reaped 1001 exit 0\n"; got != want {
 			t.Errorf("server printed %q, want %q", got, want)
 		}
+	}
+}
+
+// TestProcsExecInherits: a forked child execs a new image that writes to
+// the connection it inherited (a virtual socket survives exec) and finds
+// the listener opened with SOCK_CLOEXEC closed.
+func TestProcsExecInherits(t *testing.T) {
+	bin := buildProcs(t)
+	cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"fexec", "7302", bin}}, {Path: bin, Args: []string{"fclient", "7302"}}}}
+	w, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var tables []string // the child's virtual descriptors while it runs the new image
+	for step := 0; step < 100 && w.Failure() == nil; step++ {
+		if n := w.nodes[0]; len(n.procs) > 1 && !n.procs[1].ended() {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", n.procs[1].pid)); bytes.Contains(b, []byte("fwrite")) {
+				fds := slices.Sorted(maps.Keys(n.procs[1].fds))
+				tables = append(tables, fmt.Sprint(fds))
+			}
+		}
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := w.Failure(); f != nil {
+		t.Fatalf("failure: %v\n%s\n%s", f, w.Output(0), w.Output(1))
+	}
+	if got, want := string(w.Output(1)), "got 58 bytes: from the exec'd child pid 1001: listener fcntl -1 errno 9\n"; got != want {
+		t.Errorf("client read %q, want %q", got, want)
+	}
+	if got, want := string(w.Output(0)), "fexec: reaped 1001 exit 0\n"; got != want {
+		t.Errorf("server printed %q, want %q", got, want)
+	}
+	// fd 3 is the CLOEXEC listener, fd 4 the connection.
+	if len(tables) == 0 || tables[0] != "[4]" {
+		t.Errorf("the exec'd child's virtual descriptors were %v, want [4]", tables)
 	}
 }
 

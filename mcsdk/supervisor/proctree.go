@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -139,19 +140,22 @@ func closeFDs(fds map[int]*vfd) {
 	}
 }
 
-// dropTable forgets an ended process's descriptors: each virtual socket
-// no other process refers to is closed, as the kernel closes a
-// description with its last descriptor.
+// dropTable closes an ended process's descriptors as close(2) would
+// (dropFD, with the node's table pointed at the process's): a virtual
+// socket no other descriptor of the tree refers to is closed, as the
+// kernel closes a description with its last descriptor.
 func (w *World) dropTable(n *node, p *proc) {
-	fds := p.fds
-	p.fds = map[int]*vfd{}
-	for fd, v := range fds {
-		delete(fds, fd)
-		unix.Close(v.ours)
-		if v.sock != nil && !n.sockShared(v.sock) {
-			w.net.Close(v.sock, false)
-		}
+	saved := n.fds
+	n.fds = p.fds
+	fds := make([]int, 0, len(p.fds))
+	for fd := range p.fds {
+		fds = append(fds, fd)
 	}
+	slices.Sort(fds) // in fd order, as the kernel closes them
+	for _, fd := range fds {
+		n.dropFD(fd, w)
+	}
+	n.fds = saved
 }
 
 // procEnded records the end of a child process whose leader's exit weft

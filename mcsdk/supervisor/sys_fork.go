@@ -141,19 +141,20 @@ func sysExecve(c *call) result {
 
 // dropClosedOnExec forgets the virtual descriptors of the calling process
 // that exec closed (O_CLOEXEC): those whose number no longer names weft's
-// file description in the process.
+// file description in the process. They are closed as close(2) would.
 func (w *World) dropClosedOnExec(n *node, tid int) {
+	var gone []int
 	for fd, v := range n.fds {
 		var st, ours unix.Stat_t
 		if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), &st) == nil &&
 			unix.Fstat(v.ours, &ours) == nil && st.Dev == ours.Dev && st.Ino == ours.Ino {
 			continue
 		}
-		delete(n.fds, fd)
-		unix.Close(v.ours)
-		if v.sock != nil && !n.sockShared(v.sock) {
-			w.net.Close(v.sock, false)
-		}
+		gone = append(gone, fd)
+	}
+	slices.Sort(gone)
+	for _, fd := range gone {
+		n.dropFD(fd, w)
 	}
 }
 

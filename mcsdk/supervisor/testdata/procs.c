@@ -194,6 +194,37 @@ int main(int argc, char **argv)
 		{ pid_t got = waitpid(c, &st, 0); report("fserver", got, st); }
 		return 0;
 	}
+	if (!strcmp(mode, "fexec")) { /* accept, fork, exec a writer that inherits the connection but not a CLOEXEC socket */
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])) };
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 4) < 0)
+			return 92;
+		int conn = accept(l, NULL, NULL);
+		if (conn < 0)
+			return 93;
+		pid_t c = fork();
+		if (c == 0) {
+			char cs[16], ls[16];
+			snprintf(cs, sizeof cs, "%d", conn);
+			snprintf(ls, sizeof ls, "%d", l);
+			execl(argv[3], "procs", "fwrite", cs, ls, (char *)NULL);
+			_exit(99);
+		}
+		close(conn);
+		{ pid_t got = waitpid(c, &st, 0); report("fexec", got, st); }
+		return 0;
+	}
+	if (!strcmp(mode, "fwrite")) { /* exec'd: write to the inherited connection; the CLOEXEC listener is gone */
+		int conn = atoi(argv[2]), l = atoi(argv[3]);
+		errno = 0;
+		int r = fcntl(l, F_GETFD);
+		char buf[96];
+		int n = snprintf(buf, sizeof buf, "from the exec'd child pid %d: listener fcntl %d errno %d\n", getpid(), r, errno);
+		write(conn, buf, (size_t)n);
+		nap(10); /* parked: the test looks at weft's table for this process */
+		return 0;
+	}
 	if (!strcmp(mode, "fclient")) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])) };
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
