@@ -151,7 +151,7 @@ func TestProcsExecInherits(t *testing.T) {
 	if got, want := string(w.Output(0)), "fexec: reaped 1001 exit 0\n"; got != want {
 		t.Errorf("server printed %q, want %q", got, want)
 	}
-	// fd 3 is the CLOEXEC listener, fd 4 the connection.
+	// fd 50 is the CLOEXEC listener, fd 4 the connection.
 	if len(tables) == 0 || tables[0] != "[4]" {
 		t.Errorf("the exec'd child's virtual descriptors were %v, want [4]", tables)
 	}

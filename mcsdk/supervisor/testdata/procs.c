@@ -203,6 +203,11 @@ int main(int argc, char **argv)
 		int conn = accept(l, NULL, NULL);
 		if (conn < 0)
 			return 93;
+		/* Out of the way of the descriptors the exec'd image's loader opens. */
+		if (dup3(l, 50, O_CLOEXEC) != 50)
+			return 95;
+		close(l);
+		l = 50;
 		pid_t c = fork();
 		if (c == 0) {
 			char cs[16], ls[16];
