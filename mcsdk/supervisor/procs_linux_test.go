@@ -447,3 +447,41 @@ func TestProcsNothingOutlivesWeft(t *testing.T) {
 		}
 	}
 }
+
+// forksWall runs the forks workload (n fork + exit + wait rounds) and
+// returns its wall time, supervised or native.
+func forksWall(tb testing.TB, bin string, n int, supervised bool) time.Duration {
+	args := []string{"forks", fmt.Sprint(n)}
+	start := time.Now()
+	if !supervised {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			tb.Fatalf("%v: %s", err, out)
+		}
+		return time.Since(start)
+	}
+	w, _ := runThreads(tb, Config{Nodes: []NodeSpec{{Path: bin, Args: args}}}, first)
+	if f := w.Failure(); f != nil {
+		tb.Fatal(f)
+	}
+	if !strings.Contains(string(w.Output(0)), "done") {
+		tb.Fatalf("forks %d did not finish: %s", n, w.Output(0))
+	}
+	return time.Since(start)
+}
+
+// BenchmarkForkWait forks a child that exits at once and reaps it, one
+// at a time, supervised and native: under weft the fork holds parent and
+// child with ptrace, the child's exit is collected by weft and the wait is
+// answered from the virtual tree.
+func BenchmarkForkWait(b *testing.B) {
+	bin := buildProcs(b)
+	const n = 50
+	var sup, nat float64
+	for i := 0; i < b.N; i++ {
+		sup += perOp(forksWall(b, bin, n, true), forksWall(b, bin, 0, true), n)
+		nat += perOp(forksWall(b, bin, n, false), forksWall(b, bin, 0, false), n)
+	}
+	b.ReportMetric(sup/float64(b.N)/1e3, "µs/supervised-fork+wait")
+	b.ReportMetric(nat/float64(b.N)/1e3, "µs/native-fork+wait")
+	b.ReportMetric(sup/nat, "ratio")
+}

@@ -310,6 +310,17 @@ int main(int argc, char **argv)
 		for (;;)
 			nap(1000);
 	}
+	if (!strcmp(mode, "forks")) { /* the benchmark: N forks, each child exits at once and is reaped */
+		int n = argc > 2 ? atoi(argv[2]) : 0;
+		for (int i = 0; i < n; i++) {
+			pid_t c = fork();
+			if (c == 0)
+				_exit(0);
+			waitpid(c, &st, 0);
+		}
+		say("done\n");
+		return 0;
+	}
 	if (!strcmp(mode, "orphan")) { /* the main process ends with a child alive: the tree goes with it */
 		if (fork() == 0)
 			for (;;)
