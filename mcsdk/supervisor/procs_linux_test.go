@@ -42,6 +42,7 @@ func TestProcs(t *testing.T) {
 		pick  func([]Action, int) Action
 		out   []string
 		procs int
+		exit  int
 	}{
 		{mode: "forkwait", pick: first, procs: 2, out: []string{
 			"parent pid 100 ppid 1\n", "child pid 1001 ppid 100\n", "forkwait: reaped 1001 exit 7\n",
@@ -62,6 +63,7 @@ func TestProcs(t *testing.T) {
 			"parent got 1 SIGUSR2, kill(0, 0) 0, kill(99999, 0) -1 errno 1\n"}},
 		{mode: "kill", pick: last, procs: 4, out: []string{ // the children run first: parked when signalled
 			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n"}},
+		{mode: "selfexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
 			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},
@@ -79,8 +81,8 @@ func TestProcs(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}
-			if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
-				t.Errorf("status %+v, want exit 0", st)
+			if st := w.Status(0); !st.Exited || st.ExitCode != tc.exit {
+				t.Errorf("status %+v, want exit %d", st, tc.exit)
 			}
 			if got := w.Procs(0); got != tc.procs {
 				t.Errorf("%d processes, want %d", got, tc.procs)
@@ -167,7 +169,7 @@ func TestProcsDeterministic(t *testing.T) {
 	for _, tc := range []struct {
 		mode string
 		hash HashMode
-	}{{"forkwait", HashMemory}, {"many", HashMemory}, {"pipe", HashMemory}, {"exec", HashGlobals}, {"vfork", HashGlobals}} {
+	}{{"forkwait", HashMemory}, {"many", HashMemory}, {"pipe", HashMemory}, {"exec", HashGlobals}, {"vfork", HashGlobals}, {"selfexec", HashGlobals}} {
 		mode := tc.mode
 		t.Run(mode, func(t *testing.T) {
 			var outs [2]string

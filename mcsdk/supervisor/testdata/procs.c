@@ -310,6 +310,10 @@ int main(int argc, char **argv)
 		for (;;)
 			nap(1000);
 	}
+	if (!strcmp(mode, "selfexec")) { /* the node's main process execs */
+		execl(self, "procs", "child", (char *)NULL);
+		return 99;
+	}
 	if (!strcmp(mode, "forks")) { /* the benchmark: N forks, each child exits at once and is reaped */
 		int n = argc > 2 ? atoi(argv[2]) : 0;
 		for (int i = 0; i < n; i++) {
