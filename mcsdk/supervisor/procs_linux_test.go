@@ -63,6 +63,8 @@ func TestProcs(t *testing.T) {
 			"parent got 1 SIGUSR2, kill(0, 0) 0, kill(99999, 0) -1 errno 1\n"}},
 		{mode: "kill", pick: last, procs: 4, out: []string{ // the children run first: parked when signalled
 			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n"}},
+		{mode: "wnohang", pick: first, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
+		{mode: "wnohang", pick: last, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
 		{mode: "selfexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -309,6 +310,21 @@ int main(int argc, char **argv)
 		}
 		for (;;)
 			nap(1000);
+	}
+	if (!strcmp(mode, "wnohang")) { /* a live child: WNOHANG says 0; the blocking wait parks until it ends */
+		pid_t c = fork();
+		if (c == 0) {
+			nap(10);
+			_exit(4);
+		}
+		pid_t got = waitpid(c, &st, WNOHANG);
+		say("wnohang: %d\n", got);
+		got = waitpid(-1, &st, __WALL);
+		report("blocking", got, st);
+		errno = 0;
+		int r = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		say("subreaper: %d errno %d\n", r, errno);
+		return 0;
 	}
 	if (!strcmp(mode, "selfexec")) { /* the node's main process execs */
 		execl(self, "procs", "child", (char *)NULL);
