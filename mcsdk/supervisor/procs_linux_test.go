@@ -52,8 +52,9 @@ func TestProcs(t *testing.T) {
 			"true: reaped 1001 exit 0\n", "exec'd child pid 1002 ppid 100\n", "probe: reaped 1002 exit 3\n",
 			"exec failed errno 2\n", "missing: reaped 1003 exit 98\n"}},
 		{mode: "vfork", pick: first, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\n", "vfork: reaped 1001 exit 3\n"}},
-		{mode: "signal", pick: first, procs: 3, out: []string{
-			"segv: reaped 1001 signal 11\n", "waitid 0: signo 17 code 1 pid 1002 status 5 (fork said 1002)\n"}},
+		{mode: "signal", pick: first, procs: 4, out: []string{
+			"segv: reaped 1001 signal 11\n", "waitid 0: signo 17 code 1 pid 1002 status 5 (fork said 1002)\n",
+			"abort: reaped 1003 signal 6\n"}},
 		{mode: "spawn", pick: first, procs: 3, out: []string{
 			"exec'd child pid 1001 ppid 100\n", "posix_spawn 0 pid 1001\nspawn: reaped 1001 exit 3\n", "system: 1536 exit 6\n"}},
 		{mode: "futex", pick: first, procs: 2, out: []string{

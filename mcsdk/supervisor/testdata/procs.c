@@ -135,6 +135,10 @@ int main(int argc, char **argv)
 			_exit(5);
 		int r = waitid(P_PID, (id_t)c, &si, WEXITED);
 		say("waitid %d: signo %d code %d pid %d status %d (fork said %d)\n", r, si.si_signo, si.si_code, si.si_pid, si.si_status, c);
+		c = fork();
+		if (c == 0)
+			abort(); /* raise: tgkill(its own pid, its own tid) */
+		{ pid_t got = waitpid(c, &st, 0); report("abort", got, st); }
 		return 0;
 	}
 	if (!strcmp(mode, "pipe")) {
