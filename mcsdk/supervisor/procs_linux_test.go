@@ -48,9 +48,10 @@ func TestProcs(t *testing.T) {
 			"parent pid 100 ppid 1\n", "child pid 1001 ppid 100\n", "forkwait: reaped 1001 exit 7\n",
 			"fork returned 1001, sigchld 1\n", "again: -1 errno 10\n"}},
 		{mode: "forkwait", pick: last, procs: 2, out: []string{"child pid 1001 ppid 100\n", "forkwait: reaped 1001 exit 7\n"}},
-		{mode: "exec", pick: first, procs: 4, out: []string{
+		{mode: "exec", pick: first, procs: 5, out: []string{
 			"true: reaped 1001 exit 0\n", "exec'd child pid 1002 ppid 100\n", "probe: reaped 1002 exit 3\n",
-			"exec failed errno 2\n", "missing: reaped 1003 exit 98\n"}},
+			"exec failed errno 2\n", "missing: reaped 1003 exit 98\n",
+			"exec'd child pid 1004 ppid 100\nfexecve: reaped 1004 exit 3\n"}},
 		{mode: "vfork", pick: first, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\n", "vfork: reaped 1001 exit 3\n"}},
 		{mode: "signal", pick: first, procs: 4, out: []string{
 			"segv: reaped 1001 signal 11\n", "waitid 0: signo 17 code 1 pid 1002 status 5 (fork said 1002)\n",

@@ -110,6 +110,14 @@ int main(int argc, char **argv)
 			_exit(98);
 		}
 		{ pid_t got = waitpid(c, &st, 0); report("missing", got, st); }
+		c = fork();
+		if (c == 0) { /* fexecve: execveat(fd, "", …, AT_EMPTY_PATH) */
+			int fd = open(self, O_RDONLY | O_CLOEXEC);
+			char *args[] = { "procs", "child", NULL };
+			fexecve(fd, args, environ);
+			_exit(97);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("fexecve", got, st); }
 		return 0;
 	}
 	if (!strcmp(mode, "vfork")) {
