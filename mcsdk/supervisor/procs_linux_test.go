@@ -491,3 +491,59 @@ func BenchmarkForkWait(b *testing.B) {
 	b.ReportMetric(nat/float64(b.N)/1e3, "µs/native-fork+wait")
 	b.ReportMetric(sup/nat, "ratio")
 }
+
+// TestGoExec runs a Go program that starts other programs with os/exec
+// (the runtime forks with clone(CLONE_VM|CLONE_VFORK) from several
+// threads, probes pidfd support and falls back when CLONE_PIDFD is
+// refused, waits with waitid(WNOWAIT) and wait4), under three orders of
+// choices, each twice: the same output and the same hashes.
+func TestGoExec(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "goexec")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/goexec").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	want := "true: <nil>\nsh: exit 7 pid>1000 true\nhello from a child of a Go program\necho: <nil>\n" +
+		"missing: fork/exec /nonexistent/weft: no such file or directory\n"
+	for seed := uint64(1); seed <= 3; seed++ {
+		var outs [2]string
+		var hashes [2][][32]byte
+		for k := range outs {
+			pick := func(acts []Action, step int) Action { return acts[(int(seed)*7919+step*31)%len(acts)] }
+			w, err := Start(Config{Nodes: []NodeSpec{{Path: bin}}, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for step := 0; step < 2000 && w.Failure() == nil; step++ {
+				h, err := w.Hash(HashGlobals, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hashes[k] = append(hashes[k], h)
+				acts := w.Enabled()
+				if len(acts) == 0 {
+					break
+				}
+				if err := w.Apply(pick(acts, step)); err != nil {
+					break
+				}
+			}
+			if f := w.Failure(); f != nil {
+				t.Fatalf("seed %d: %v\n%s", seed, f, w.Output(0))
+			}
+			if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+				t.Errorf("seed %d: status %+v", seed, st)
+			}
+			if w.Procs(0) != 5 {
+				t.Errorf("seed %d: %d processes, want 5 (the program and four children)", seed, w.Procs(0))
+			}
+			outs[k] = string(w.Output(0))
+			w.Close()
+		}
+		if outs[0] != want {
+			t.Errorf("seed %d: output\n%s\nwant\n%s", seed, outs[0], want)
+		}
+		if outs[0] != outs[1] || !slices.Equal(hashes[0], hashes[1]) {
+			t.Errorf("seed %d: two runs differ (%d and %d steps)", seed, len(hashes[0]), len(hashes[1]))
+		}
+	}
+}

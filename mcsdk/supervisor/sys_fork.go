@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -15,7 +16,7 @@ import (
 // CLONE_THREAD, execve, wait4 and waitid.
 
 // procCloneRefused are the flags of a process clone weft does not model.
-const procCloneRefused = unix.CLONE_PIDFD | unix.CLONE_PTRACE | unix.CLONE_UNTRACED | unix.CLONE_FILES |
+const procCloneRefused = unix.CLONE_PTRACE | unix.CLONE_UNTRACED | unix.CLONE_FILES |
 	unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_PARENT | unix.CLONE_SIGHAND
 
@@ -36,6 +37,11 @@ func sysVfork(c *call) result {
 func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	if flags&procCloneRefused != 0 {
 		return failf("process clone with flags %#x is not modelled", flags)
+	}
+	if flags&unix.CLONE_PIDFD != 0 {
+		// As a kernel without pidfds answers: programs fall back to pids
+		// (Go's os/exec does).
+		return errno(unix.EINVAL)
 	}
 	n, pt := c.n, c.t
 	parent := n.procOf(pt)
@@ -162,7 +168,7 @@ func (w *World) dropClosedOnExec(n *node, tid int) {
 const (
 	waitOptions = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WEXITED | unix.WNOWAIT |
 		unix.WNOTHREAD | unix.WALL | unix.WCLONE
-	pAll, pPid, pPgid = 0, 1, 2
+	pAll, pPid, pPgid, pPidfd = 0, 1, 2, 3
 )
 
 // Wait4 implements wait4(2) on the virtual tree: a zombie child matching
@@ -203,8 +209,8 @@ func sysWait4(c *call) result {
 // rusageSize is sizeof(struct rusage) on x86-64.
 const rusageSize = 144
 
-// Waitid implements waitid(2) on the virtual tree (P_ALL, P_PID, P_PGID;
-// WEXITED required, WNOWAIT leaves the zombie). The siginfo is Linux's:
+// Waitid implements waitid(2) on the virtual tree (P_ALL, P_PID, P_PGID,
+// P_PIDFD; WEXITED required, WNOWAIT leaves the zombie). The siginfo is Linux's:
 // SIGCHLD, CLD_EXITED/KILLED/DUMPED, the virtual pid, the status; all zero
 // for WNOHANG with nothing to report.
 func sysWaitid(c *call) result {
@@ -225,8 +231,13 @@ func sysWaitid(c *call) result {
 		if id == 0 {
 			pid = 0
 		}
+	case pPidfd:
+		var r result
+		if pid, r = c.pidfdChild(int(id)); pid == 0 {
+			return r
+		}
 	default:
-		return failf("waitid idtype %d is not modelled", idtype)
+		return errno(unix.EINVAL)
 	}
 	z, any := c.childMatching(pid)
 	if opts&unix.WEXITED == 0 {
@@ -273,6 +284,29 @@ func waitSiginfo(z *proc) []byte {
 	binary.LittleEndian.PutUint32(b[20:], uint32(os.Getuid()))
 	binary.LittleEndian.PutUint32(b[24:], uint32(status))
 	return b
+}
+
+// pidfdChild resolves a pidfd of the caller to the virtual pid of the
+// child it refers to; 0 and the answer otherwise: ECHILD for a pidfd of
+// a process that is not the caller's child (its own, say), EINVAL for a
+// descriptor that is not a pidfd.
+func (c *call) pidfdChild(fd int) (int32, result) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.memPid(), fd))
+	if err != nil {
+		return 0, errno(unix.EBADF)
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nPid:\t"))
+	if !ok {
+		return 0, errno(unix.EINVAL)
+	}
+	var host int
+	fmt.Sscan(string(rest), &host)
+	for _, p := range c.n.procs[min(1, len(c.n.procs)):] {
+		if p.pid == host && !p.gone {
+			return int32(p.vpid), result{}
+		}
+	}
+	return 0, errno(unix.ECHILD)
 }
 
 // childMatching finds, among the calling process's children that pid
