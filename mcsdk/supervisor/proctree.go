@@ -222,9 +222,9 @@ func (w *World) releaseVfork(p *proc) {
 	}
 }
 
-// killTree kills every child process of the node (its main process is
-// killed by the caller) and collects their ends, so that a crash ends the
-// whole tree and nothing of it outlives the node.
+// killTree kills every child process of the node (the caller kills the
+// main process and collects every task's end, reapThreads), so that a
+// crash ends the whole tree and nothing of it outlives the node.
 func (n *node) killTree() {
 	for _, p := range n.procs[min(1, len(n.procs)):] {
 		if !p.ended() {
