@@ -164,6 +164,39 @@ func (w *World) dropClosedOnExec(n *node, tid int) {
 	}
 }
 
+// ExitGroup implements exit_group(2). The node's main process ends as
+// before: the kernel runs the call and weft observes the end through the
+// node's pidfd. A child process's end is collected at once: weft lets the
+// call through and waits for each of its threads, so its parent's wait and
+// SIGCHLD see it before anything else runs.
+func sysExitGroup(c *call) result {
+	p := c.t.p
+	if p == nil {
+		return cont()
+	}
+	if err := c.letThrough(); err != nil {
+		return failf("%v", err)
+	}
+	var leader *task
+	var others []*task
+	for _, t := range c.n.procTasks(p) {
+		if t.tid == p.pid {
+			leader = t
+		} else {
+			others = append(others, t)
+		}
+	}
+	if leader == nil {
+		return failf("process %d has no leader thread", p.vpid)
+	}
+	ws, err := collectProc(leader, others)
+	if err != nil {
+		return failf("collecting process %d: %v", p.vpid, err)
+	}
+	c.w.procEnded(leader, ws)
+	return done()
+}
+
 // wait(2) options (linux/wait.h).
 const (
 	waitOptions = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WEXITED | unix.WNOWAIT |

@@ -134,21 +134,29 @@ func (c *call) awaitKilled(p *proc, sig int) result {
 			}
 		}
 	}
-	for _, t := range others {
-		wait4(t.tid, 0)
-		t.exited, t.call = true, nil
-	}
-	_, ws, err := wait4(leader.tid, 0)
+	ws, err := collectProc(leader, others)
 	if err != nil {
 		return failf("collecting process %d: %v", p.vpid, err)
 	}
-	leader.exited, leader.call = true, nil
 	if p == n.procs[0] {
 		n.status, n.reaped = ws, true
 		return done()
 	}
 	c.w.procEnded(leader, ws)
 	return ret(0)
+}
+
+// collectProc waits for the end of a dying process's threads, the others
+// first (the kernel reports a leader only after them), and returns the
+// leader's status.
+func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
+	for _, t := range others {
+		wait4(t.tid, 0)
+		t.exited, t.call = true, nil
+	}
+	_, ws, err := wait4(leader.tid, 0)
+	leader.exited, leader.call = true, nil
+	return ws, err
 }
 
 // sigSets are a process's signal sets from /proc (status: SigBlk, SigIgn,

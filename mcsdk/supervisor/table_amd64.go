@@ -309,7 +309,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_EXECVE:                  servedPartly("execve", sysExecve, "run by the kernel in a single-threaded process; auxiliary vector patched again"),
 	unix.SYS_EXECVEAT:                servedPartly("execveat", sysExecve, "run by the kernel in a single-threaded process; auxiliary vector patched again"),
 	unix.SYS_EXIT:                    served("exit", sysExit),
-	unix.SYS_EXIT_GROUP:              passed("exit_group", "ends the node; weft observes it through its pidfd"),
+	unix.SYS_EXIT_GROUP:              servedPartly("exit_group", sysExitGroup, "the main process ends natively (weft observes its pidfd); a child process's end is collected at once"),
 	unix.SYS_WAIT4:                   servedPartly("wait4", sysWait4, "virtual: zombies of the node's tree, parked until one ends; children never stop, so WUNTRACED reports nothing"),
 	unix.SYS_WAITID:                  servedPartly("waitid", sysWaitid, "virtual, as wait4; P_PIDFD resolves the pidfd to a child"),
 	unix.SYS_PTRACE:                  refused("ptrace", unix.EPERM, otherProcess+" (weft itself uses ptrace at launch)"),
