@@ -351,7 +351,7 @@ func (c *call) childMatching(pid int32) (zombie *proc, any bool) {
 		return nil, false
 	}
 	me := n.procOf(c.t)
-	group := int32(virtualPidBase + n.id)
+	group := int32(n.group())
 	for _, p := range n.procs {
 		if p.parent != me || p.gone {
 			continue

@@ -28,7 +28,7 @@ func sysKillTree(c *call) result {
 		return errno(unix.EINVAL)
 	}
 	me := n.procOf(c.t)
-	group := int32(virtualPidBase + n.id)
+	group := int32(n.group())
 	if pid == 0 || pid == -group {
 		for _, p := range n.procs {
 			if p != me && !p.ended() {

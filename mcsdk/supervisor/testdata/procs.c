@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		if (c < 0)
 			return 90;
 		if (c == 0) {
-			say("child pid %d ppid %d\n", getpid(), getppid());
+			say("child pid %d ppid %d pgrp %d pgid %d sid %d setpgid(0,0) %d\n", getpid(), getppid(), getpgrp(), getpgid(0), getsid(0), setpgid(0, 0));
 			_exit(7);
 		}
 		pid_t got = waitpid(c, &st, 0);
