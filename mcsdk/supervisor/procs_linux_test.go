@@ -495,15 +495,16 @@ func BenchmarkForkWait(b *testing.B) {
 // TestGoExec runs a Go program that starts other programs with os/exec
 // (the runtime forks with clone(CLONE_VM|CLONE_VFORK) from several
 // threads, probes pidfd support and falls back when CLONE_PIDFD is
-// refused, waits with waitid(WNOWAIT) and wait4), under three orders of
-// choices, each twice: the same output and the same hashes.
+// refused, waits with waitid(WNOWAIT) and wait4; one child's output is
+// captured through a pipe, read through Go's netpoller), under three
+// orders of choices, each twice: the same output and the same hashes.
 func TestGoExec(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "goexec")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/goexec").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	want := "true: <nil>\nsh: exit 7 pid>1000 true\nhello from a child of a Go program\necho: <nil>\n" +
-		"missing: fork/exec /nonexistent/weft: no such file or directory\n"
+		"output: \"captured through a pipe\\n\" <nil>\nmissing: fork/exec /nonexistent/weft: no such file or directory\n"
 	for seed := uint64(1); seed <= 3; seed++ {
 		var outs [2]string
 		var hashes [2][][32]byte
@@ -533,8 +534,8 @@ func TestGoExec(t *testing.T) {
 			if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
 				t.Errorf("seed %d: status %+v", seed, st)
 			}
-			if w.Procs(0) != 5 {
-				t.Errorf("seed %d: %d processes, want 5 (the program and four children)", seed, w.Procs(0))
+			if w.Procs(0) != 6 {
+				t.Errorf("seed %d: %d processes, want 6 (the program and five children)", seed, w.Procs(0))
 			}
 			outs[k] = string(w.Output(0))
 			w.Close()

@@ -81,6 +81,18 @@ func (c *call) futexKey(addr uint64) uint64 {
 	return addr
 }
 
+// isNodeOutput reports whether the caller's fd 1 or 2 is still the
+// output weft gave the node at launch (/dev/null, whose writes weft
+// captures). A descriptor moved onto it — the pipe a parent reads a
+// child's output from, a file — is written natively.
+func (c *call) isNodeOutput(fd uint64) bool {
+	var st unix.Stat_t
+	if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), fd), &st) != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(1, 3)
+}
+
 // procTasks lists the live tasks of process p.
 func (n *node) procTasks(p *proc) []*task {
 	var r []*task

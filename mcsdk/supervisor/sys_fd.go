@@ -71,7 +71,7 @@ func sysWritev(c *call) result {
 // caller's buffers only when weft serves the call.
 func writeFrom(c *call, fd uint64, data func() ([]byte, error)) result {
 	v := c.vsock(fd)
-	if v == nil && fd != 1 && fd != 2 {
+	if v == nil && (fd != 1 && fd != 2 || !c.isNodeOutput(fd)) {
 		return cont()
 	}
 	b, err := data()

@@ -156,7 +156,8 @@ int main(int argc, char **argv)
 		pid_t c = fork();
 		if (c == 0) {
 			close(p[0]);
-			write(p[1], "through the pipe", 16);
+			dup2(p[1], 1); /* its stdout is the pipe now, not the node's output */
+			write(1, "through the pipe", 16);
 			_exit(0);
 		}
 		close(p[1]);

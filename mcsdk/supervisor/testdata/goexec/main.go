@@ -24,6 +24,8 @@ func main() {
 	cmd := exec.Command("/bin/echo", "hello from a child of a Go program")
 	cmd.Stdout = os.Stdout
 	fmt.Printf("echo: %v\n", cmd.Run())
+	out, err := exec.Command("/bin/echo", "captured through a pipe").Output()
+	fmt.Printf("output: %q %v\n", out, err)
 	_, err = exec.Command("/nonexistent/weft").Output()
 	fmt.Printf("missing: %v\n", err)
 }
