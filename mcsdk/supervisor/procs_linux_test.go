@@ -67,6 +67,12 @@ func TestProcs(t *testing.T) {
 			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n"}},
 		{mode: "wnohang", pick: first, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
 		{mode: "wnohang", pick: last, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
+		{mode: "mtexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
+		{mode: "mtexec", pick: last, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
+		{mode: "threadexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
+		{mode: "threadexec", pick: last, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
+		{mode: "forkmtexec", pick: first, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\nforkmtexec: reaped 1001 exit 3\n"}},
+		{mode: "forkmtexec", pick: last, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\nforkmtexec: reaped 1001 exit 3\n"}},
 		{mode: "selfexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
@@ -173,7 +179,7 @@ func TestProcsDeterministic(t *testing.T) {
 	for _, tc := range []struct {
 		mode string
 		hash HashMode
-	}{{"forkwait", HashMemory}, {"many", HashMemory}, {"pipe", HashMemory}, {"exec", HashGlobals}, {"vfork", HashGlobals}, {"selfexec", HashGlobals}} {
+	}{{"forkwait", HashMemory}, {"many", HashMemory}, {"pipe", HashMemory}, {"exec", HashGlobals}, {"vfork", HashGlobals}, {"selfexec", HashGlobals}, {"mtexec", HashGlobals}, {"threadexec", HashGlobals}} {
 		mode := tc.mode
 		t.Run(mode, func(t *testing.T) {
 			var outs [2]string

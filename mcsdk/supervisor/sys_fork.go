@@ -106,12 +106,11 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 func sysExecve(c *call) result {
 	n, t := c.n, c.t
 	p := t.p
-	if p == nil && len(n.procs) == 0 {
-		if n.live() > 1 {
-			return failf("execve in a process with several threads is not modelled")
+	var others []*task // the process's other threads, which exec ends
+	for _, o := range n.tasks {
+		if o != t && !o.exited && o.p == p {
+			others = append(others, o)
 		}
-	} else if len(n.procTasks(n.procOf(t))) > 1 {
-		return failf("execve in a process with several threads is not modelled")
 	}
 	if err := n.seize(); err != nil {
 		return failf("%v", err)
@@ -119,7 +118,13 @@ func sysExecve(c *call) result {
 	if err := c.letThrough(); err != nil {
 		return failf("%v", err)
 	}
-	_, ok, err := c.w.awaitEvent(t, unix.PTRACE_EVENT_EXEC)
+	var ok bool
+	var err error
+	if len(others) == 0 {
+		_, ok, err = c.w.awaitEvent(t, unix.PTRACE_EVENT_EXEC)
+	} else if t, ok, err = c.w.awaitThreadedExec(t, others); ok {
+		n.cur = t
+	}
 	if err != nil {
 		return failf("%v", err)
 	}
@@ -143,6 +148,83 @@ func sysExecve(c *call) result {
 		return failf("resuming after exec: %v", err)
 	}
 	return done()
+}
+
+// awaitThreadedExec follows an exec by thread t of a process with other
+// threads. The kernel kills them and waits until their tracer (weft) has
+// collected each (de_thread); the execing thread then takes the leader's
+// thread id, and the exec stop is reported under it (ptrace(2), "execve(2)
+// under ptrace"). The leader's task record lives on as the one thread of
+// the new image (its virtual id is the process's pid); t's ends unless t
+// is the leader. ok is false if the exec failed before any of this (t
+// made its next call).
+func (w *World) awaitThreadedExec(t *task, others []*task) (*task, bool, error) {
+	n := t.n
+	leaderTid := n.pid // the caller's process (enterProc)
+	leader := t
+	for _, o := range others {
+		if o.tid == leaderTid {
+			leader = o
+		}
+	}
+	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}}
+	left := len(others)
+	if leader != t {
+		left-- // an old leader does not report its end: the execing thread takes its place
+	}
+	for spins := 0; ; spins++ {
+		for _, o := range others {
+			if o == leader || o.exited {
+				continue
+			}
+			if got, _, _ := wait4(o.tid, unix.WNOHANG); got == o.tid {
+				o.exited, o.call, o.ready, o.held = true, nil, false, false
+				n.futexRemove(o)
+				left--
+			}
+		}
+		if left == 0 {
+			got, ws, err := wait4(leaderTid, unix.WNOHANG)
+			if err != nil {
+				return nil, false, fmt.Errorf("waiting for the exec: %v", err)
+			}
+			if got == leaderTid && ws.Stopped() && ws.TrapCause() == unix.PTRACE_EVENT_EXEC {
+				break
+			}
+			if got == leaderTid {
+				if err := w.passStop(leader, ws); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		ms := 0
+		if spins > 5000 {
+			ms = 1
+		}
+		if left == len(others)-boolInt(leader != t) {
+			// Nothing ended yet: the exec may have failed, and the caller's
+			// next call is then waiting.
+			if k, _ := unix.Poll(fds, ms); k > 0 {
+				return t, false, nil
+			}
+		} else if ms > 0 {
+			unix.Poll(nil, ms)
+		}
+	}
+	if leader != t {
+		t.exited, t.call = true, nil
+		leader.exited, leader.call, leader.ready, leader.held, leader.cloned = false, nil, false, false, false
+		n.futexRemove(leader)
+	}
+	leader.clearTID, leader.woken = 0, false
+	return leader, true, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // dropClosedOnExec forgets the virtual descriptors of the calling process

@@ -38,12 +38,29 @@ static void say(const char *fmt, ...)
 	write(1, buf, (size_t)n);
 }
 
+static void nap(long ms);
 static int word;
 static void *waiter(void *a)
 {
 	(void)a;
 	syscall(SYS_futex, &word, FUTEX_WAIT, 0, NULL, NULL, 0);
 	say("waiter woke, word %d\n", word);
+	return NULL;
+}
+
+static const char *execself;
+static void *sleeper(void *a)
+{
+	(void)a;
+	for (;;)
+		nap(1000);
+	return NULL;
+}
+static void *execer(void *a)
+{
+	(void)a;
+	nap(10);
+	execl(execself, "procs", "child", (char *)NULL);
 	return NULL;
 }
 
@@ -337,6 +354,32 @@ int main(int argc, char **argv)
 		errno = 0;
 		int r = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		say("subreaper: %d errno %d\n", r, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "mtexec")) { /* the main thread execs while another thread sleeps */
+		pthread_t th;
+		pthread_create(&th, NULL, sleeper, NULL);
+		nap(10);
+		execl(self, "procs", "child", (char *)NULL);
+		return 99;
+	}
+	if (!strcmp(mode, "threadexec")) { /* a second thread execs while the main thread waits to join it */
+		pthread_t th;
+		execself = self;
+		pthread_create(&th, NULL, execer, NULL);
+		pthread_join(th, NULL);
+		return 99;
+	}
+	if (!strcmp(mode, "forkmtexec")) { /* the same in a child process */
+		pid_t c = fork();
+		if (c == 0) {
+			pthread_t th;
+			execself = self;
+			pthread_create(&th, NULL, execer, NULL);
+			pthread_join(th, NULL);
+			_exit(99);
+		}
+		{ pid_t got = waitpid(c, &st, 0); report("forkmtexec", got, st); }
 		return 0;
 	}
 	if (!strcmp(mode, "selfexec")) { /* the node's main process execs */
