@@ -424,8 +424,9 @@ func (r *runner) partitionEvents(t int64) {
 	}
 }
 
-// threadsParam records how many threads each node had, when any had more
-// than one (weft trace shows it in the recording's header).
+// threadsParam records how many threads each node's main process had,
+// and how many processes its tree had, when any had more than one (weft
+// trace shows them in the recording's header).
 func (r *runner) threadsParam() {
 	var parts []string
 	many := false
@@ -436,6 +437,15 @@ func (r *runner) threadsParam() {
 	}
 	if many {
 		r.res.Params = append(r.res.Params, Param{"threads", strings.Join(parts, " ")})
+	}
+	parts, many = parts[:0], false
+	for i := 0; i < r.t.m.Nodes; i++ {
+		k := r.w.Procs(i)
+		many = many || k > 1
+		parts = append(parts, fmt.Sprintf("n%d=%d", i, k))
+	}
+	if many {
+		r.res.Params = append(r.res.Params, Param{"processes", strings.Join(parts, " ")})
 	}
 }
 

@@ -18,6 +18,7 @@ apt_packages=(
   slurm-wlm munge                              # the Slurm campaign test (scripts/slurm-test-setup.sh)
   python3-yaml                                 # parsing the Kubernetes manifest in a test
   redis-server                                 # targets/redis (TestRedisReplication)
+  busybox socat                                # real programs under weft (targets/httpd, targets/socat)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

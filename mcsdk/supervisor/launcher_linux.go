@@ -122,6 +122,8 @@ var theLauncher struct {
 
 func getLauncher() *launcher {
 	theLauncher.once.Do(func() {
+		// Orphaned children of a node are then weft's to reap (proctree.go).
+		setSubreaper()
 		l := &launcher{reqs: make(chan launchRequest), fns: make(chan func())}
 		go l.loop()
 		theLauncher.l = l

@@ -71,7 +71,7 @@ func sysWritev(c *call) result {
 // caller's buffers only when weft serves the call.
 func writeFrom(c *call, fd uint64, data func() ([]byte, error)) result {
 	v := c.vsock(fd)
-	if v == nil && fd != 1 && fd != 2 {
+	if v == nil && (fd != 1 && fd != 2 || !c.isNodeOutput(fd)) {
 		return cont()
 	}
 	b, err := data()
@@ -113,10 +113,8 @@ func (n *node) dropFD(fd int, w *World) {
 	if v.sock == nil {
 		return
 	}
-	for _, o := range n.fds {
-		if o.sock == v.sock {
-			return
-		}
+	if n.sockShared(v.sock) { // another descriptor, maybe of another process of the tree
+		return
 	}
 	w.net.Close(v.sock, false)
 }

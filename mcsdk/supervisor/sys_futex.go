@@ -9,8 +9,9 @@ import (
 )
 
 // Futexes are virtual: a wait parks the thread's notification in the
-// node's futex table (keyed by address: a node's threads share one address
-// space, and nodes share no memory), a wake marks waiters ready, and a
+// node's futex table (keyed by address and address space, futexKey: a
+// process's threads share one, a forked child has its own, and nodes
+// share no memory), a wake marks waiters ready, and a
 // timeout is a timer on the virtual clock. No thread ever blocks in the
 // kernel unseen.
 
@@ -50,12 +51,12 @@ func sysFutex(c *call) result {
 		}
 		return c.futexWait(addr, val, val3, true, clock)
 	case futexWake:
-		return ret(int64(n.futexWake(addr, int(int32(val)), futexBitsetAll)))
+		return ret(int64(n.futexWake(c.futexKey(addr), int(int32(val)), futexBitsetAll)))
 	case futexWakeBitset:
 		if val3 == 0 {
 			return errno(unix.EINVAL)
 		}
-		return ret(int64(n.futexWake(addr, int(int32(val)), val3)))
+		return ret(int64(n.futexWake(c.futexKey(addr), int(int32(val)), val3)))
 	case futexRequeue, futexCmpRequeue:
 		if cmd == futexCmpRequeue {
 			word, err := c.readU32(addr)
@@ -69,7 +70,7 @@ func sysFutex(c *call) result {
 		if int32(val) < 0 || val2 < 0 {
 			return errno(unix.EINVAL)
 		}
-		return ret(int64(n.futexRequeue(addr, int(val), val2, addr2)))
+		return ret(int64(n.futexRequeue(c.futexKey(addr), int(val), val2, c.futexKey(addr2))))
 	case futexWakeOp:
 		return c.futexWakeOp(addr, int(int32(val)), addr2, val2, val3)
 	}
@@ -106,11 +107,12 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 				return errno(unix.ETIMEDOUT)
 			}
 		}
-		t.futexAddr, t.futexBits, t.woken = addr, bits, false
+		key := c.futexKey(addr)
+		t.futexAddr, t.futexBits, t.woken = key, bits, false
 		if n.futexQ == nil {
 			n.futexQ = map[uint64][]*task{}
 		}
-		n.futexQ[addr] = append(n.futexQ[addr], t)
+		n.futexQ[key] = append(n.futexQ[key], t)
 		return park()
 	}
 	if t.woken {
@@ -218,9 +220,9 @@ func (c *call) futexWakeOp(addr uint64, nr int, addr2 uint64, nr2 int, enc uint3
 	if err := c.writeU32(addr2, uint32(v)); err != nil {
 		return errno(unix.EFAULT)
 	}
-	woke := c.n.futexWake(addr, nr, futexBitsetAll)
+	woke := c.n.futexWake(c.futexKey(addr), nr, futexBitsetAll)
 	if pass {
-		woke += c.n.futexWake(addr2, nr2, futexBitsetAll)
+		woke += c.n.futexWake(c.futexKey(addr2), nr2, futexBitsetAll)
 	}
 	return ret(int64(woke))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -56,7 +57,7 @@ func sysClone3(c *call) result {
 // The scheduler then picks which runs.
 func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	if flags&unix.CLONE_THREAD == 0 {
-		return failf("child processes are not scheduled yet: targets must not fork")
+		return c.forkProcess(flags, ptid, ctid)
 	}
 	if flags&cloneThread != cloneThread || flags&cloneRefused != 0 {
 		return failf("thread clone with flags %#x is not modelled", flags)
@@ -78,7 +79,7 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	if _, ws, err := wait4(newtid, 0); err != nil || !ws.Stopped() {
 		return failf("new thread %d did not stop before its first instruction (%v)", newtid, err)
 	}
-	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true}
+	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true, p: p.p} // a thread of the caller's process
 	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
 		child.clearTID = ctid
 	}
@@ -96,10 +97,18 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	return done()
 }
 
-// awaitClone waits for the parent's clone event and returns the new
-// thread's host tid; ok is false if the clone failed (the parent made its
-// next call instead).
+// awaitClone waits for the parent's clone, fork or vfork event and
+// returns the new thread's host tid; ok is false if the clone failed (the
+// parent made its next call instead).
 func (w *World) awaitClone(p *task) (tid int, ok bool, err error) {
+	msg, ok, err := w.awaitEvent(p, unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK)
+	return int(msg), ok, err
+}
+
+// awaitEvent waits for one of the ptrace events of task p that a call let
+// through leads to, and returns the event's message; ok is false if the
+// call failed instead (the task made its next call).
+func (w *World) awaitEvent(p *task, events ...int) (msg uint, ok bool, err error) {
 	fds := []unix.PollFd{{Fd: int32(p.n.listener), Events: unix.POLLIN}}
 	for spins := 0; ; spins++ {
 		got, ws, err := wait4(p.tid, unix.WNOHANG)
@@ -108,12 +117,11 @@ func (w *World) awaitClone(p *task) (tid int, ok bool, err error) {
 		}
 		if got == p.tid {
 			if !ws.Stopped() {
-				return 0, false, fmt.Errorf("thread ended in clone (%v)", describeWait(ws))
+				return 0, false, fmt.Errorf("thread ended in its call (%v)", describeWait(ws))
 			}
-			if ws.TrapCause() == unix.PTRACE_EVENT_CLONE {
-				var msg uint
+			if slices.Contains(events, ws.TrapCause()) {
 				p.n.onTracer(func() { msg, err = unix.PtraceGetEventMsg(p.tid) })
-				return int(msg), err == nil, err
+				return msg, err == nil, err
 			}
 			if err := w.passStop(p, ws); err != nil {
 				return 0, false, err
@@ -146,12 +154,17 @@ func sysExit(c *call) result {
 	}
 	t.exited, n.cur = true, nil
 	if t.k != 0 {
-		if _, _, err := wait4(t.tid, 0); err != nil {
+		_, ws, err := wait4(t.tid, 0)
+		if err != nil {
 			return failf("collecting %s: %v", t.name(), err)
+		}
+		if t.p != nil && len(n.procTasks(t.p)) == 0 {
+			c.w.procEnded(t, ws) // the last thread of a child process
+			return done()
 		}
 	}
 	if t.clearTID != 0 {
-		n.futexWake(t.clearTID, 1, futexBitsetAll)
+		n.futexWake(c.futexKey(t.clearTID), 1, futexBitsetAll)
 	}
 	return done()
 }

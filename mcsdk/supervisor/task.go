@@ -43,12 +43,13 @@ type task struct {
 	futexAddr uint64
 	futexBits uint32
 	woken     bool
+	p         *proc // the child process it belongs to; nil: the node's main process
 }
 
 // vtid is the thread's virtual id.
 func (t *task) vtid() int64 {
 	if t.k == 0 {
-		return t.n.vpid()
+		return virtualPidBase + int64(t.n.id)
 	}
 	return int64(1000*(t.n.id+1) + t.k)
 }
@@ -114,9 +115,11 @@ func (n *node) onTracer(f func()) {
 	<-done
 }
 
-// ptraceOptions are the options of a seized node: new threads are traced
-// from birth; a tracer's death kills the node.
-const ptraceOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESYSGOOD
+// ptraceOptions are the options of a seized node: new threads and child
+// processes are traced from birth, exec stops; a tracer's death kills the
+// node and every process of its tree.
+const ptraceOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESYSGOOD |
+	unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC
 
 // seize attaches to the node's only thread (it is in a seccomp
 // notification, so it does not stop).
@@ -266,6 +269,10 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		switch {
 		case ws.Exited() || ws.Signaled():
 			t.exited = true
+			if t.p != nil && t.tid == t.p.pid {
+				w.procEnded(t, ws)
+				continue
+			}
 			if t.k == 0 {
 				n.status, n.reaped = ws, true
 				return true, nil
@@ -315,7 +322,7 @@ func (t *task) taskRegs() []uint64 {
 			regs.R9, regs.R8, regs.Rax, regs.Rcx, regs.Rdx, regs.Rsi, regs.Rdi, regs.Orig_rax, regs.Rip,
 			regs.Eflags, regs.Rsp, regs.Fs_base}
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/syscall", t.n.pid, t.tid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid))
 	if err != nil {
 		return nil
 	}
@@ -392,14 +399,25 @@ func boolBits(bs ...bool) uint64 {
 // while others run on (a zombie has no memory or descriptors), the first
 // live thread's. Signals and waits still use the node's pid.
 func (n *node) memPid() int {
+	if n.self != nil {
+		return n.self.pid // a child being served (enterProc) or hashed
+	}
 	for _, t := range n.tasks {
-		if !t.exited {
+		if !t.exited && t.p == nil {
 			return t.tid
 		}
 	}
 	return n.pid
 }
 
-// Threads is how many threads node i's current process has had, the main
-// one included (1 for a single-threaded node).
-func (w *World) Threads(i int) int { return max(len(w.nodes[i].tasks), 1) }
+// Threads is how many threads node i's main process has had, the main
+// one included (1 for a single-threaded node); Procs counts processes.
+func (w *World) Threads(i int) int {
+	k := 0
+	for _, t := range w.nodes[i].tasks {
+		if t.p == nil {
+			k++
+		}
+	}
+	return max(k, 1)
+}

@@ -53,6 +53,8 @@ type node struct {
 	traced   bool               // seized with ptrace (from its first clone on)
 	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
 	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
+	procs    []*proc            // its process tree, from its first fork on; procs[0] is the main process
+	self     *proc              // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
 	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
 	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)

@@ -40,3 +40,4 @@ func (w *World) Steps() int                                       { return 0 }
 func (w *World) RefusedWrites(int) int                            { return 0 }
 func (w *World) Ready() []Action                                  { return nil }
 func (w *World) Threads(int) int                                  { return 0 }
+func (w *World) Procs(int) int                                    { return 0 }

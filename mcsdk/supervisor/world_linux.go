@@ -150,6 +150,7 @@ func (w *World) Restarts(i int) int { return w.nodes[i].restarts }
 
 func (w *World) kill(n *node) {
 	if n.pid > 0 && !n.exited {
+		n.killTree()
 		unix.Kill(n.pid, unix.SIGKILL)
 		if n.traced {
 			n.reapThreads()
@@ -157,6 +158,7 @@ func (w *World) kill(n *node) {
 		if !n.reaped {
 			wait4(n.pid, 0)
 		}
+		n.reapOrphans()
 		n.exited, n.killed = true, true
 	}
 	n.release()
@@ -259,7 +261,7 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// ended (a busy loop), counted over every period so that a
 			// starved spinner is still caught, or that sleeps in a call weft
 			// does not see, is reported; a starved one gets more time.
-			state, cpu := taskState(n.pid, tid), cpuTime(n.pid, tid)
+			state, cpu := taskState(tid, tid), cpuTime(tid, tid) // a child's thread is not in n.pid's group
 			who := "node"
 			if n.traced {
 				who = "thread " + n.cur.name()
@@ -336,12 +338,14 @@ func cpuTime(pid, tid int) time.Duration {
 }
 
 func (w *World) reap(n *node) {
+	n.killTree() // the main process's end ends the node's tree
 	if n.traced {
 		n.reapThreads()
 	}
 	if !n.reaped {
 		_, n.status, _ = wait4(n.pid, 0)
 	}
+	n.reapOrphans()
 	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)
 	n.release()
@@ -351,6 +355,7 @@ func (w *World) reap(n *node) {
 // dispatch runs the table entry for c and answers the node unless the call
 // parks.
 func (w *World) dispatch(c *call) outcome {
+	defer c.n.enterProc(c.t)()
 	e := lookup(int(c.req.Data.Nr))
 	var r result
 	switch e.decision {
@@ -670,6 +675,8 @@ func (w *World) Describe(a Action) string {
 			switch {
 			case t.cloned:
 				what = " (returns from clone)"
+			case t.held && t.p != nil && t.tid == t.p.pid:
+				what = " (a new process starts)"
 			case t.held:
 				what = " (a new thread starts)"
 			case t.call != nil:
@@ -857,6 +864,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			if err := w.hashMemory(n, h); err != nil {
 				return [32]byte{}, err
 			}
+		}
+		if err := w.hashProcs(n, mode, put, h); err != nil {
+			return [32]byte{}, err
 		}
 	}
 	h.Write(extra)

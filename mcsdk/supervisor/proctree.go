@@ -1,0 +1,331 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"slices"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// Process trees: a node is a tree of processes. The one weft launched is
+// the node's main process; fork, vfork and clone without CLONE_THREAD add
+// children (sys_fork.go). Every thread of every process of the tree is a
+// task of the node, and the one-task-at-a-time rule covers them all.
+//
+// A child's virtual pid is the virtual id of its first thread,
+// 1000·(i+1)+k for the node's k-th task, so pids are stable across runs
+// and never collide with thread ids.
+//
+// While weft serves a call, the node's process fields (pid, pidfd, fds and
+// the virtual pid) describe the calling process (enterProc): every handler
+// then reads the caller's memory, descriptor table and identity without
+// knowing about trees. At quiescent points they describe the main process.
+
+// proc is one process of a node's tree.
+type proc struct {
+	vpid    int64
+	pid     int          // host pid
+	pidfd   int          // for the main process, the node's own (closed with the node)
+	parent  *proc        // nil for the main process and for orphans
+	fds     map[int]*vfd // its descriptor table
+	zombie  bool         // ended, not yet waited for by its parent
+	gone    bool         // ended and waited for (or auto-reaped, or orphaned)
+	status  unix.WaitStatus
+	vforker *task // the parent thread a vfork suspends until this process execs or ends
+	space   int   // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
+}
+
+// ended reports whether the process has ended (zombie or gone).
+func (p *proc) ended() bool { return p.zombie || p.gone }
+
+// mainProc returns the node's main process, creating the tree's record
+// of it at the node's first fork.
+func (n *node) mainProc() *proc {
+	if len(n.procs) == 0 {
+		n.procs = []*proc{{vpid: virtualPidBase + int64(n.id), pid: n.pid, pidfd: n.pidfd, fds: n.fds}}
+	}
+	return n.procs[0]
+}
+
+// procOf returns the process task t belongs to.
+func (n *node) procOf(t *task) *proc {
+	if t == nil || t.p == nil {
+		return n.mainProc()
+	}
+	return t.p
+}
+
+// enterProc points the node's process fields at t's process for the
+// duration of one call and returns the function that restores them. A
+// node without children pays nothing.
+func (n *node) enterProc(t *task) func() {
+	if len(n.procs) == 0 || t == nil || t.p == nil {
+		return func() {}
+	}
+	pid, pidfd, fds := n.pid, n.pidfd, n.fds
+	n.pid, n.pidfd, n.fds, n.self = t.p.pid, t.p.pidfd, t.p.fds, t.p
+	return func() { n.pid, n.pidfd, n.fds, n.self = pid, pidfd, fds, nil }
+}
+
+// futexKey is the futex table's key for addr in the calling process's
+// address space: the address itself in the main process's space (user
+// addresses stay below 2^47), the space's index above bit 48 in another.
+func (c *call) futexKey(addr uint64) uint64 {
+	if p := c.t.p; p != nil {
+		return addr | uint64(p.space)<<48
+	}
+	return addr
+}
+
+// isNodeOutput reports whether the caller's fd 1 or 2 is still the
+// output weft gave the node at launch (/dev/null, whose writes weft
+// captures). A descriptor moved onto it — the pipe a parent reads a
+// child's output from, a file — is written natively.
+func (c *call) isNodeOutput(fd uint64) bool {
+	var st unix.Stat_t
+	if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), fd), &st) != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(1, 3)
+}
+
+// procTasks lists the live tasks of process p.
+func (n *node) procTasks(p *proc) []*task {
+	var r []*task
+	for _, t := range n.tasks {
+		if !t.exited && n.procOf(t) == p {
+			r = append(r, t)
+		}
+	}
+	return r
+}
+
+// sockShared reports whether any descriptor of any process of the node
+// still refers to sock (a socket is closed with its last descriptor, and
+// fork shares descriptions between processes).
+func (n *node) sockShared(sock *netsim.Socket) bool {
+	tables := []map[int]*vfd{n.fds}
+	for _, p := range n.procs {
+		if !p.ended() {
+			tables = append(tables, p.fds)
+		}
+	}
+	for _, fds := range tables {
+		for _, o := range fds {
+			if o.sock == sock {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// copyFDs gives a new child its copy of the parent's descriptor table:
+// the same file descriptions (weft's copy of each is duplicated), as fork
+// does.
+func copyFDs(from map[int]*vfd) (map[int]*vfd, error) {
+	to := make(map[int]*vfd, len(from))
+	for fd, v := range from {
+		ours, err := unix.Dup(v.ours)
+		if err != nil {
+			closeFDs(to)
+			return nil, err
+		}
+		c := *v
+		c.ours = ours
+		to[fd] = &c
+	}
+	return to, nil
+}
+
+// closeFDs closes weft's copies of a table's descriptions.
+func closeFDs(fds map[int]*vfd) {
+	for fd, v := range fds {
+		if v.ours >= 0 {
+			unix.Close(v.ours)
+		}
+		delete(fds, fd)
+	}
+}
+
+// dropTable closes an ended process's descriptors as close(2) would
+// (dropFD, with the node's table pointed at the process's): a virtual
+// socket no other descriptor of the tree refers to is closed, as the
+// kernel closes a description with its last descriptor.
+func (w *World) dropTable(n *node, p *proc) {
+	saved := n.fds
+	n.fds = p.fds
+	fds := make([]int, 0, len(p.fds))
+	for fd := range p.fds {
+		fds = append(fds, fd)
+	}
+	slices.Sort(fds) // in fd order, as the kernel closes them
+	for _, fd := range fds {
+		n.dropFD(fd, w)
+	}
+	n.fds = saved
+}
+
+// procEnded records the end of a child process whose leader's exit weft
+// (its tracer) has just collected. The kernel then hands the zombie to the
+// real parent and sends it SIGCHLD, or reaps it at once if the parent
+// ignores SIGCHLD (or set SA_NOCLDWAIT); the virtual tree follows.
+func (w *World) procEnded(t *task, ws unix.WaitStatus) {
+	n, p := t.n, t.p
+	if n.cur != nil && n.procOf(n.cur) == p {
+		n.cur = nil
+	}
+	for _, o := range n.procTasks(p) {
+		o.exited, o.ready, o.held, o.call = true, false, false, nil
+	}
+	p.status = ws
+	w.dropTable(n, p)
+	w.releaseVfork(p)
+	for _, c := range n.procs {
+		if c.parent == p { // orphans: their parent is now outside the node
+			c.parent = nil
+			if c.zombie {
+				c.zombie, c.gone = false, true
+			}
+		}
+	}
+	switch {
+	case p.parent == nil || p.parent.ended():
+		p.gone = true
+	case pidfdSignal(p.pidfd) == unix.ESRCH:
+		p.gone = true // auto-reaped: the parent ignores SIGCHLD
+	default:
+		p.zombie = true
+	}
+	if p.gone {
+		p.closePidfd()
+	}
+}
+
+// pidfdSignal sends signal 0 through pidfd: nil while the process exists
+// (a zombie too), ESRCH once it has been reaped.
+func pidfdSignal(pidfd int) error {
+	_, _, e := unix.Syscall6(unix.SYS_PIDFD_SEND_SIGNAL, uintptr(pidfd), 0, 0, 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func (p *proc) closePidfd() {
+	if p.pidfd >= 0 {
+		unix.Close(p.pidfd)
+		p.pidfd = -1
+	}
+}
+
+// releaseVfork lets the parent of a vfork child run again: the child has
+// exec'd or ended, so the kernel's vfork wait is over.
+func (w *World) releaseVfork(p *proc) {
+	if t := p.vforker; t != nil {
+		p.vforker = nil
+		if !t.exited {
+			t.ready = true
+		}
+	}
+}
+
+// killTree kills every child process of the node (the caller kills the
+// main process and collects every task's end, reapThreads), so that a
+// crash ends the whole tree and nothing of it outlives the node.
+func (n *node) killTree() {
+	for _, p := range n.procs[min(1, len(n.procs)):] {
+		if !p.ended() {
+			unix.Kill(p.pid, unix.SIGKILL)
+		}
+	}
+}
+
+// reapOrphans collects the host zombies of a dead node's children: the
+// node never waited for them in the kernel (its waits are virtual), and
+// weft, a child subreaper, inherited them when the node died.
+func (n *node) reapOrphans() {
+	for _, p := range n.procs[min(1, len(n.procs)):] {
+		var ws unix.WaitStatus
+		unix.Wait4(p.pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		p.closePidfd()
+		if !p.ended() {
+			p.gone = true
+		}
+		if p.fds != nil {
+			closeFDs(p.fds)
+		}
+	}
+}
+
+// setSubreaper makes this process the reaper of orphaned node children,
+// so that their zombies are weft's to collect (reapOrphans) and not the
+// host's init's.
+func setSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// hashProcs writes the node's process tree: each process's pid, parent,
+// whether it ended and how, which process each task belongs to, and, with
+// memory hashing, each live child's writable memory.
+func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{ Write([]byte) (int, error) }) error {
+	if len(n.procs) == 0 {
+		return nil
+	}
+	for _, p := range n.procs {
+		put(uint64(p.vpid))
+		pp := int64(1)
+		if p.parent != nil {
+			pp = p.parent.vpid
+		}
+		put(uint64(pp))
+		put(boolBits(p.zombie, p.gone, p.vforker != nil))
+		put(uint64(p.space))
+		if p.ended() {
+			put(uint64(p.status))
+		}
+	}
+	for _, t := range n.tasks {
+		put(uint64(n.procOf(t).vpid))
+	}
+	if mode != HashMemory {
+		return nil
+	}
+	for _, p := range n.procs[1:] {
+		if p.ended() {
+			continue
+		}
+		n.self = p
+		err := w.hashMemory(n, h)
+		n.self = nil
+		if err != nil {
+			return fmt.Errorf("process %d: %w", p.vpid, err)
+		}
+	}
+	return nil
+}
+
+// Procs is how many processes node i's tree has had, its main process
+// included (1 for a node that never forked).
+func (w *World) Procs(i int) int { return max(len(w.nodes[i].procs), 1) }
+
+// LiveProcs lists the host pids of node i's processes that have not
+// ended (for tests and diagnostics).
+func (w *World) LiveProcs(i int) []int {
+	n := w.nodes[i]
+	if n.exited {
+		return nil
+	}
+	if len(n.procs) == 0 {
+		return []int{n.pid}
+	}
+	var pids []int
+	for _, p := range n.procs {
+		if !p.ended() {
+			pids = append(pids, p.pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,460 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// Child processes (proctree.go has the tree): fork, vfork, clone without
+// CLONE_THREAD, execve, wait4 and waitid.
+
+// procCloneRefused are the flags of a process clone weft does not model.
+const procCloneRefused = unix.CLONE_PTRACE | unix.CLONE_UNTRACED | unix.CLONE_FILES |
+	unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_PARENT | unix.CLONE_SIGHAND
+
+// Fork implements fork(2).
+func sysFork(c *call) result { return c.forkProcess(uint64(unix.SIGCHLD), 0, 0) }
+
+// Vfork implements vfork(2).
+func sysVfork(c *call) result {
+	return c.forkProcess(unix.CLONE_VM|unix.CLONE_VFORK|uint64(unix.SIGCHLD), 0, 0)
+}
+
+// forkProcess lets a process clone through and holds parent and child at
+// it, as a thread clone is held: the parent at its fork event, the child
+// before its first instruction. The child gets its copy of the
+// descriptor table (the same file descriptions) and a virtual pid, which
+// the parent's fork returns. A vfork parent stays held until the child
+// execs or ends, as the kernel holds it.
+func (c *call) forkProcess(flags, ptid, ctid uint64) result {
+	if flags&procCloneRefused != 0 {
+		return failf("process clone with flags %#x is not modelled", flags)
+	}
+	if flags&unix.CLONE_PIDFD != 0 {
+		// As a kernel without pidfds answers: programs fall back to pids
+		// (Go's os/exec does).
+		return errno(unix.EINVAL)
+	}
+	n, pt := c.n, c.t
+	parent := n.procOf(pt)
+	if err := n.seize(); err != nil {
+		return failf("%v", err)
+	}
+	fds, err := copyFDs(n.fds) // the caller's table
+	if err != nil {
+		return errno(unix.EMFILE)
+	}
+	if err := c.letThrough(); err != nil {
+		closeFDs(fds)
+		return failf("%v", err)
+	}
+	newtid, ok, err := c.w.awaitClone(pt)
+	if err != nil || !ok {
+		closeFDs(fds)
+		if err != nil {
+			return failf("%v", err)
+		}
+		return done() // the fork failed: the parent goes on with its error
+	}
+	if _, ws, err := wait4(newtid, 0); err != nil || !ws.Stopped() {
+		closeFDs(fds)
+		return failf("child %d did not stop before its first instruction (%v)", newtid, err)
+	}
+	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true}
+	pidfd, err := unix.PidfdOpen(newtid, 0)
+	if err != nil {
+		closeFDs(fds)
+		return failf("pidfd_open of child: %v", err)
+	}
+	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs)}
+	if flags&unix.CLONE_VM != 0 {
+		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
+	}
+	child.p = cp
+	n.procs = append(n.procs, cp)
+	n.tasks = append(n.tasks, child)
+	// The kernel stored the host pid; the processes see the virtual one.
+	if flags&unix.CLONE_PARENT_SETTID != 0 {
+		c.writeU32(ptid, uint32(cp.vpid))
+	}
+	if flags&unix.CLONE_CHILD_SETTID != 0 {
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(cp.vpid))
+		writeMem(newtid, uintptr(ctid), b[:])
+	}
+	pt.held, pt.ready, pt.cloned, pt.childVtid = true, true, true, cp.vpid
+	if flags&unix.CLONE_VFORK != 0 {
+		pt.ready, cp.vforker = false, pt
+	}
+	n.cur = nil
+	return done()
+}
+
+// Execve implements execve(2) and execveat(2): the kernel runs it (the
+// seccomp filter and its listener survive exec); at the exec stop weft
+// patches the new image's auxiliary vector as at launch (no vDSO,
+// AT_RANDOM from the run's random stream) and forgets the descriptors
+// that closed on exec. A failed exec returns its error as usual.
+func sysExecve(c *call) result {
+	n, t := c.n, c.t
+	p := t.p
+	var others []*task // the process's other threads, which exec ends
+	for _, o := range n.tasks {
+		if o != t && !o.exited && o.p == p {
+			others = append(others, o)
+		}
+	}
+	if err := n.seize(); err != nil {
+		return failf("%v", err)
+	}
+	if err := c.letThrough(); err != nil {
+		return failf("%v", err)
+	}
+	var ok bool
+	var err error
+	if len(others) == 0 {
+		_, ok, err = c.w.awaitEvent(t, unix.PTRACE_EVENT_EXEC)
+	} else if t, ok, err = c.w.awaitThreadedExec(t, others); ok {
+		n.cur = t
+	}
+	if err != nil {
+		return failf("%v", err)
+	}
+	if !ok {
+		return done() // the exec failed: the process goes on with its error
+	}
+	var random [16]byte
+	c.w.rand.Read(random[:])
+	n.onTracer(func() { err = patchAuxv(t.tid, random) })
+	if err != nil {
+		return failf("patching the auxiliary vector after exec: %v", err)
+	}
+	c.w.dropClosedOnExec(n, t.tid)
+	if p == nil {
+		n.base = 0 // the main process has a new executable
+	} else {
+		p.space = slices.Index(n.procs, p) // a new address space
+		c.w.releaseVfork(p)
+	}
+	if err := t.ptraceCont(0); err != nil {
+		return failf("resuming after exec: %v", err)
+	}
+	return done()
+}
+
+// awaitThreadedExec follows an exec by thread t of a process with other
+// threads. The kernel kills them and waits until their tracer (weft) has
+// collected each (de_thread); the execing thread then takes the leader's
+// thread id, and the exec stop is reported under it (ptrace(2), "execve(2)
+// under ptrace"). The leader's task record lives on as the one thread of
+// the new image (its virtual id is the process's pid); t's ends unless t
+// is the leader. ok is false if the exec failed before any of this (t
+// made its next call).
+func (w *World) awaitThreadedExec(t *task, others []*task) (*task, bool, error) {
+	n := t.n
+	leaderTid := n.pid // the caller's process (enterProc)
+	leader := t
+	for _, o := range others {
+		if o.tid == leaderTid {
+			leader = o
+		}
+	}
+	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}}
+	left := len(others)
+	if leader != t {
+		left-- // an old leader does not report its end: the execing thread takes its place
+	}
+	for spins := 0; ; spins++ {
+		for _, o := range others {
+			if o == leader || o.exited {
+				continue
+			}
+			if got, _, _ := wait4(o.tid, unix.WNOHANG); got == o.tid {
+				o.exited, o.call, o.ready, o.held = true, nil, false, false
+				n.futexRemove(o)
+				left--
+			}
+		}
+		if left == 0 {
+			got, ws, err := wait4(leaderTid, unix.WNOHANG)
+			if err != nil {
+				return nil, false, fmt.Errorf("waiting for the exec: %v", err)
+			}
+			if got == leaderTid && ws.Stopped() && ws.TrapCause() == unix.PTRACE_EVENT_EXEC {
+				break
+			}
+			if got == leaderTid {
+				if err := w.passStop(leader, ws); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		ms := 0
+		if spins > 5000 {
+			ms = 1
+		}
+		if left == len(others)-boolInt(leader != t) {
+			// Nothing ended yet: the exec may have failed, and the caller's
+			// next call is then waiting.
+			if k, _ := unix.Poll(fds, ms); k > 0 {
+				return t, false, nil
+			}
+		} else if ms > 0 {
+			unix.Poll(nil, ms)
+		}
+	}
+	if leader != t {
+		t.exited, t.call = true, nil
+		leader.exited, leader.call, leader.ready, leader.held, leader.cloned = false, nil, false, false, false
+		n.futexRemove(leader)
+	}
+	leader.clearTID, leader.woken = 0, false
+	return leader, true, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// dropClosedOnExec forgets the virtual descriptors of the calling process
+// that exec closed (O_CLOEXEC): those whose number no longer names weft's
+// file description in the process. They are closed as close(2) would.
+func (w *World) dropClosedOnExec(n *node, tid int) {
+	var gone []int
+	for fd, v := range n.fds {
+		var st, ours unix.Stat_t
+		if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), &st) == nil &&
+			unix.Fstat(v.ours, &ours) == nil && st.Dev == ours.Dev && st.Ino == ours.Ino {
+			continue
+		}
+		gone = append(gone, fd)
+	}
+	slices.Sort(gone)
+	for _, fd := range gone {
+		n.dropFD(fd, w)
+	}
+}
+
+// ExitGroup implements exit_group(2). The node's main process ends as
+// before: the kernel runs the call and weft observes the end through the
+// node's pidfd. A child process's end is collected at once: weft lets the
+// call through and waits for each of its threads, so its parent's wait and
+// SIGCHLD see it before anything else runs.
+func sysExitGroup(c *call) result {
+	p := c.t.p
+	if p == nil {
+		return cont()
+	}
+	if err := c.letThrough(); err != nil {
+		return failf("%v", err)
+	}
+	var leader *task
+	var others []*task
+	for _, t := range c.n.procTasks(p) {
+		if t.tid == p.pid {
+			leader = t
+		} else {
+			others = append(others, t)
+		}
+	}
+	if leader == nil {
+		return failf("process %d has no leader thread", p.vpid)
+	}
+	ws, err := collectProc(leader, others)
+	if err != nil {
+		return failf("collecting process %d: %v", p.vpid, err)
+	}
+	c.w.procEnded(leader, ws)
+	return done()
+}
+
+// wait(2) options (linux/wait.h).
+const (
+	waitOptions = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WEXITED | unix.WNOWAIT |
+		unix.WNOTHREAD | unix.WALL | unix.WCLONE
+	pAll, pPid, pPgid, pPidfd = 0, 1, 2, 3
+)
+
+// Wait4 implements wait4(2) on the virtual tree: a zombie child matching
+// pid (a pid, -1 any, 0 or the node's group: any, as every process of
+// the tree is in the node's group) is reaped, its status written as Linux
+// encodes it and its rusage zero; with WNOHANG and no zombie the answer
+// is 0; otherwise the call parks until a child ends. Children are never
+// stopped (weft sends them no stop signals), so WUNTRACED and WCONTINUED
+// report nothing more.
+func sysWait4(c *call) result {
+	pid, opts := int32(c.arg(0)), c.arg(2)
+	if opts&^(unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED|unix.WNOTHREAD|unix.WALL|unix.WCLONE) != 0 {
+		return errno(unix.EINVAL)
+	}
+	z, any := c.childMatching(pid)
+	switch {
+	case !any:
+		return errno(unix.ECHILD)
+	case z == nil && opts&unix.WNOHANG != 0:
+		return ret(0)
+	case z == nil:
+		return park()
+	}
+	if a := c.arg(1); a != 0 {
+		if err := c.writeU32(a, uint32(z.status)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	if a := c.arg(3); a != 0 {
+		if err := c.write(a, make([]byte, rusageSize)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	z.zombie, z.gone = false, true
+	return ret(z.vpid)
+}
+
+// rusageSize is sizeof(struct rusage) on x86-64.
+const rusageSize = 144
+
+// Waitid implements waitid(2) on the virtual tree (P_ALL, P_PID, P_PGID,
+// P_PIDFD; WEXITED required, WNOWAIT leaves the zombie). The siginfo is Linux's:
+// SIGCHLD, CLD_EXITED/KILLED/DUMPED, the virtual pid, the status; all zero
+// for WNOHANG with nothing to report.
+func sysWaitid(c *call) result {
+	idtype, id, infop, opts := c.arg(0), int32(c.arg(1)), c.arg(2), c.arg(3)
+	if opts&^uint64(waitOptions) != 0 || opts&(unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED) == 0 {
+		return errno(unix.EINVAL)
+	}
+	var pid int32
+	switch idtype {
+	case pAll:
+		pid = -1
+	case pPid:
+		if pid = id; pid <= 0 {
+			return errno(unix.EINVAL)
+		}
+	case pPgid:
+		pid = -id
+		if id == 0 {
+			pid = 0
+		}
+	case pPidfd:
+		var r result
+		if pid, r = c.pidfdChild(int(id)); pid == 0 {
+			return r
+		}
+	default:
+		return errno(unix.EINVAL)
+	}
+	z, any := c.childMatching(pid)
+	if opts&unix.WEXITED == 0 {
+		z = nil // only stops or continues asked for, which never happen
+	}
+	switch {
+	case !any:
+		return errno(unix.ECHILD)
+	case z == nil && opts&unix.WNOHANG == 0:
+		return park()
+	}
+	if infop != 0 {
+		if err := c.write(infop, waitSiginfo(z)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	if a := c.arg(4); a != 0 {
+		if err := c.write(a, make([]byte, rusageSize)); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	if z != nil && opts&unix.WNOWAIT == 0 {
+		z.zombie, z.gone = false, true
+	}
+	return ret(0)
+}
+
+// waitSiginfo is the siginfo waitid reports for zombie z (nil: nothing).
+func waitSiginfo(z *proc) []byte {
+	b := make([]byte, 32) // si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status
+	if z == nil {
+		return b
+	}
+	code, status := int32(1), int32(z.status.ExitStatus()) // CLD_EXITED
+	if z.status.Signaled() {
+		code, status = 2, int32(z.status.Signal()) // CLD_KILLED
+		if z.status.CoreDump() {
+			code = 3 // CLD_DUMPED
+		}
+	}
+	binary.LittleEndian.PutUint32(b[0:], uint32(unix.SIGCHLD))
+	binary.LittleEndian.PutUint32(b[8:], uint32(code))
+	binary.LittleEndian.PutUint32(b[16:], uint32(z.vpid))
+	binary.LittleEndian.PutUint32(b[20:], uint32(os.Getuid()))
+	binary.LittleEndian.PutUint32(b[24:], uint32(status))
+	return b
+}
+
+// pidfdChild resolves a pidfd of the caller to the virtual pid of the
+// child it refers to; 0 and the answer otherwise: ECHILD for a pidfd of
+// a process that is not the caller's child (its own, say), EINVAL for a
+// descriptor that is not a pidfd.
+func (c *call) pidfdChild(fd int) (int32, result) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", c.n.memPid(), fd))
+	if err != nil {
+		return 0, errno(unix.EBADF)
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nPid:\t"))
+	if !ok {
+		return 0, errno(unix.EINVAL)
+	}
+	var host int
+	fmt.Sscan(string(rest), &host)
+	for _, p := range c.n.procs[min(1, len(c.n.procs)):] {
+		if p.pid == host && !p.gone {
+			return int32(p.vpid), result{}
+		}
+	}
+	return 0, errno(unix.ECHILD)
+}
+
+// childMatching finds, among the calling process's children that pid
+// selects (wait4's convention), the first zombie in fork order, and
+// whether any child matches at all.
+func (c *call) childMatching(pid int32) (zombie *proc, any bool) {
+	n := c.n
+	if len(n.procs) == 0 {
+		return nil, false
+	}
+	me := n.procOf(c.t)
+	group := int32(n.group())
+	for _, p := range n.procs {
+		if p.parent != me || p.gone {
+			continue
+		}
+		if pid > 0 && int32(p.vpid) != pid || pid < -1 && -pid != group {
+			continue
+		}
+		any = true
+		if p.zombie && zombie == nil {
+			zombie = p
+		}
+	}
+	return zombie, any
+}
+
+// Prctl implements prctl(2): PR_SET_CHILD_SUBREAPER is refused (EINVAL),
+// since a node's orphans leave its tree as if reparented to pid 1; every
+// other option runs natively on the calling process.
+func sysPrctl(c *call) result {
+	if c.arg(0) == unix.PR_SET_CHILD_SUBREAPER {
+		return errno(unix.EINVAL)
+	}
+	return cont()
+}

@@ -1,0 +1,228 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Signals between the processes of a node's tree. kill(2) aimed at
+// another process of the caller's tree (by pid, or the node's process
+// group, which every process of the tree is in) reaches it; anything else
+// is sysKill's (the caller itself, or a process outside the node).
+
+// KillTree implements kill(2) for a node with child processes.
+func sysKillTree(c *call) result {
+	n := c.n
+	if len(n.procs) == 0 {
+		return sysKill(c)
+	}
+	pid, sig := int32(c.arg(0)), int(int32(c.arg(1)))
+	if sig < 0 || sig > maxSignal {
+		return errno(unix.EINVAL)
+	}
+	me := n.procOf(c.t)
+	group := int32(n.group())
+	if pid == 0 || pid == -group {
+		for _, p := range n.procs {
+			if p != me && !p.ended() {
+				if r := c.signalProc(p, sig); r.kind != rReturn || r.errno != 0 {
+					return r
+				}
+			}
+		}
+		return c.killSelf(sig)
+	}
+	for _, p := range n.procs {
+		if pid <= 0 || int32(p.vpid) != pid || p.gone {
+			continue
+		}
+		switch {
+		case p == me:
+			return sysKill(c)
+		case p.zombie:
+			return ret(0) // Linux lets a zombie be signalled, to no effect
+		}
+		return c.signalProc(p, sig)
+	}
+	return sysKill(c)
+}
+
+// killSelf signals the calling process as kill(getpid(), sig) would.
+func (c *call) killSelf(sig int) result {
+	if sig == 0 {
+		return ret(0)
+	}
+	return c.signalSelf(sig, nil)
+}
+
+// signalProc sends sig to process p of the caller's tree, from the
+// caller's virtual pid. A signal that kills p (SIGKILL, or one whose
+// default action is to terminate and that p neither catches, ignores nor
+// blocks) is waited for: p has ended before the caller goes on, as no
+// other task may run meanwhile. Any other signal is queued and delivered
+// when p next returns to user space.
+func (c *call) signalProc(p *proc, sig int) result {
+	if sig == 0 {
+		return ret(0)
+	}
+	fatal, err := signalKills(p.pid, sig)
+	if err != nil {
+		return failf("reading the signal state of %d: %v", p.vpid, err)
+	}
+	if defaultStops(sig) && !fatal {
+		if st, _ := procSigSets(p.pid); st.ignored&sigMask(sig) == 0 && st.caught&sigMask(sig) == 0 {
+			return failf("%s would stop process %d: stopped processes are not modelled", unix.SignalName(unix.Signal(sig)), p.vpid)
+		}
+	}
+	info := make([]byte, siginfoSize)
+	binary.LittleEndian.PutUint32(info[0:], uint32(sig))
+	putCode(info, siQueue)
+	binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))
+	binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid()))
+	if err := pidfdSendSiginfo(p.pidfd, sig, info); err != nil {
+		return errno(errnoOf(err))
+	}
+	if !fatal {
+		return ret(0)
+	}
+	return c.awaitKilled(p, sig)
+}
+
+// awaitKilled collects the end of process p, which sig is killing. A
+// traced process takes a signal only on its way back to user space: a
+// leader stopped in a call has that call end with EINTR, which it never
+// sees (the signal ends it first), and its delivery stop is passed on. A
+// held leader takes the signal when it is resumed. When p is the node's
+// main process the whole node ends: the caller's kill never returns
+// (reap kills the rest of the tree), so nothing after it races the end.
+func (c *call) awaitKilled(p *proc, sig int) result {
+	n := c.n
+	var leader *task
+	var others []*task
+	for _, t := range n.procTasks(p) {
+		if t.tid == p.pid {
+			leader = t
+		} else {
+			others = append(others, t)
+		}
+	}
+	if leader == nil || leader.held && sig != int(unix.SIGKILL) {
+		return ret(0)
+	}
+	if sig != int(unix.SIGKILL) {
+		if lc := leader.call; lc != nil {
+			sendResp(n.listener, &notifResp{ID: lc.req.ID, Val: -1, Error: -int32(unix.EINTR)})
+			leader.call, leader.ready = nil, false
+		}
+		for {
+			_, ws, err := wait4(leader.tid, 0)
+			if err != nil || !ws.Stopped() {
+				return failf("process %d did not take signal %d (%v, %v)", p.vpid, sig, describeWait(ws), err)
+			}
+			if err := c.w.passStop(leader, ws); err != nil {
+				return failf("%v", err)
+			}
+			if ws.StopSignal() == unix.Signal(sig) {
+				break
+			}
+		}
+	}
+	ws, err := collectProc(leader, others)
+	if err != nil {
+		return failf("collecting process %d: %v", p.vpid, err)
+	}
+	if p == n.procs[0] {
+		n.status, n.reaped = ws, true
+		return done()
+	}
+	c.w.procEnded(leader, ws)
+	return ret(0)
+}
+
+// collectProc waits for the end of a dying process's threads, the others
+// first (the kernel reports a leader only after them), and returns the
+// leader's status.
+func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
+	for _, t := range others {
+		wait4(t.tid, 0)
+		t.exited, t.call = true, nil
+	}
+	_, ws, err := wait4(leader.tid, 0)
+	leader.exited, leader.call = true, nil
+	return ws, err
+}
+
+// sigSets are a process's signal sets from /proc (status: SigBlk, SigIgn,
+// SigCgt).
+type sigSets struct{ blocked, ignored, caught uint64 }
+
+func sigMask(sig int) uint64 { return 1 << uint(sig-1) }
+
+// procSigSets reads process pid's signal sets.
+func procSigSets(pid int) (sigSets, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return sigSets{}, err
+	}
+	var s sigSets
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":\t"))
+		if !ok {
+			continue
+		}
+		x, _ := strconv.ParseUint(string(v), 16, 64)
+		switch string(k) {
+		case "SigBlk":
+			s.blocked = x
+		case "SigIgn":
+			s.ignored = x
+		case "SigCgt":
+			s.caught = x
+		}
+	}
+	return s, nil
+}
+
+// signalKills reports whether sig ends process pid at once: SIGKILL, or a
+// signal whose default action terminates it (signal(7)) and that it does
+// not block, ignore or catch.
+func signalKills(pid, sig int) (bool, error) {
+	if sig == int(unix.SIGKILL) {
+		return true, nil
+	}
+	s, err := procSigSets(pid)
+	if err != nil {
+		return false, err
+	}
+	m := sigMask(sig)
+	if (s.blocked|s.ignored|s.caught)&m != 0 || defaultStops(sig) || defaultIgnored(sig) {
+		return false, nil
+	}
+	return true, nil
+}
+
+// defaultStops reports whether sig's default action stops a process.
+func defaultStops(sig int) bool {
+	switch unix.Signal(sig) {
+	case unix.SIGSTOP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
+		return true
+	}
+	return false
+}
+
+// defaultIgnored reports whether sig's default action is to ignore it
+// (SIGCONT's is to continue, which for a running process is the same).
+func defaultIgnored(sig int) bool {
+	switch unix.Signal(sig) {
+	case unix.SIGCHLD, unix.SIGCONT, unix.SIGURG, unix.SIGWINCH:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,70 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// sendfileChunk bounds what one sendfile call moves (Linux moves at most
+// 0x7ffff000 bytes; a node's file rarely comes near this).
+const sendfileChunk = 1 << 20
+
+// Sendfile implements sendfile(2). Between two kernel descriptors the
+// kernel runs it. Into a virtual socket weft reads the file itself,
+// through a duplicate of the node's descriptor (pidfd_getfd: the same file
+// description, so the same offset), and sends what it read: from *offset
+// when given (then advanced), else from the file's position (then moved),
+// by as many bytes as the socket took.
+func sysSendfile(c *call) result {
+	out, in, offp, count := c.arg(0), int(int32(c.arg(1))), c.arg(2), c.arg(3)
+	v := c.vsock(out)
+	if v == nil {
+		if c.n.fds[in] != nil {
+			return failf("sendfile from a virtual descriptor is not modelled")
+		}
+		return cont()
+	}
+	if c.n.fds[in] != nil {
+		return failf("sendfile between virtual descriptors is not modelled")
+	}
+	f, err := unix.PidfdGetfd(c.n.pidfd, in, 0)
+	if err != nil {
+		return errno(unix.EBADF)
+	}
+	defer unix.Close(f)
+	var off int64
+	if offp != 0 {
+		b, err := c.read(offp, 8)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		off = int64(binary.LittleEndian.Uint64(b))
+	} else if off, err = unix.Seek(f, 0, unix.SEEK_CUR); err != nil {
+		return errno(errnoOf(err))
+	}
+	buf := make([]byte, min(count, sendfileChunk))
+	k, err := unix.Pread(f, buf, off)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	if k == 0 {
+		return ret(0)
+	}
+	r := c.send(v, buf[:k], 0, 0)
+	if r.kind != rReturn || r.errno != 0 || r.val <= 0 {
+		return r
+	}
+	if offp != 0 {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(off+r.val))
+		if err := c.write(offp, b[:]); err != nil {
+			return errno(unix.EFAULT)
+		}
+	} else if _, err := unix.Seek(f, off+r.val, unix.SEEK_SET); err != nil {
+		return errno(errnoOf(err))
+	}
+	return r
+}
