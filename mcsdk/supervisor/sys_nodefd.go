@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"reflect"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -181,17 +182,38 @@ func (v *vfd) description() any {
 // flight, refers to v's description.
 func (n *node) lastRef(fd int, v *vfd) bool {
 	d := v.description()
-	for o, w := range n.fds {
-		if o != fd && w.description() == d {
-			return false
+	for _, t := range n.tables() {
+		cur := sameTable(t, n.fds)
+		for o, w := range t {
+			if (!cur || o != fd) && w.description() == d {
+				return false
+			}
 		}
-	}
-	for _, w := range n.fds {
-		if s, ok := w.obj.(*unixSock); ok && s.carries(d, nil) {
-			return false // in flight (SCM_RIGHTS)
+		for _, w := range t {
+			if s, ok := w.obj.(*unixSock); ok && s.carries(d, nil) {
+				return false // in flight (SCM_RIGHTS)
+			}
 		}
 	}
 	return true
+}
+
+// tables are the descriptor tables of the node's live processes: the
+// calling process's (n.fds) first, then every other live process's, once
+// each (a fork copies the table; the descriptions stay shared).
+func (n *node) tables() []map[int]*vfd {
+	out := []map[int]*vfd{n.fds}
+	for _, p := range n.procs {
+		if !p.ended() && !sameTable(p.fds, n.fds) {
+			out = append(out, p.fds)
+		}
+	}
+	return out
+}
+
+// sameTable reports whether a and b are the same descriptor table.
+func sameTable(a, b map[int]*vfd) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // closing runs as the node closes fd (v nil for a kernel descriptor):
@@ -213,18 +235,26 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 // and the state of its description, shared state written once and named
 // by a canonical number afterwards.
 func (w *World) hashFiles(n *node, put func(uint64)) {
-	fds := make([]int, 0, len(n.fds))
-	for fd := range n.fds {
-		fds = append(fds, fd)
-	}
-	slices.Sort(fds)
 	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}}
-	for _, fd := range fds {
-		h.ref(n.fds[fd].description())
+	tables := [][]int{}
+	all := n.tables() // outside a call n.fds is the main process's
+	for _, t := range all {
+		fds := make([]int, 0, len(t))
+		for fd := range t {
+			fds = append(fds, fd)
+		}
+		slices.Sort(fds)
+		tables = append(tables, fds)
+		for _, fd := range fds {
+			h.ref(t[fd].description())
+		}
 	}
-	for _, fd := range fds {
-		put(uint64(fd))
-		h.desc(n.fds[fd])
+	for i, t := range all {
+		put(uint64(len(tables[i])))
+		for _, fd := range tables[i] {
+			put(uint64(fd))
+			h.desc(t[fd])
+		}
 	}
 }
 
