@@ -1,8 +1,10 @@
 package sched
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // Observation is what the caller makes of a quiescent state.
@@ -15,6 +17,11 @@ type Observation struct {
 	CrashAllowed func(node int) bool
 	// Data is handed to the children's Observe as their parent's.
 	Data any
+	// Visible is everything the invariants (and the crash preconditions)
+	// read in this state, in a canonical encoding: an action after which
+	// it differs is visible, and the reduction keeps the order of visible
+	// actions. Nil means unknown: every action is then visible.
+	Visible []byte
 }
 
 // Explorer is a depth-first search over every order of the enabled actions
@@ -41,7 +48,9 @@ type Explorer struct {
 	// Stop, if set, is asked before each expansion; true ends the search
 	// early with Result.Stopped (what was explored is then all it says).
 	Stop func() bool
-	_    struct{}
+	// Reduction is the partial-order reduction; "" is DPOR.
+	Reduction Reduction
+	_         struct{}
 }
 
 // Stats counts the work of a search.
@@ -51,6 +60,14 @@ type Stats struct {
 	Executions int   // paths ended at a leaf, the bound or a known state
 	Replays    int   // fresh worlds started to replay a prefix
 	ByDepth    []int // distinct states first met at each depth
+	// SleepBlocked counts the executions the reduction pruned: states
+	// whose every enabled action was asleep (explored from an equivalent
+	// order already).
+	SleepBlocked int
+	// Fallbacks counts planned reversals the state did not offer (so it
+	// was expanded fully instead); nonzero means a world's origins or
+	// footprints were too optimistic somewhere.
+	Fallbacks int
 }
 
 // Result is the outcome of a search.
@@ -62,9 +79,11 @@ type Result struct {
 }
 
 type search struct {
-	x    *Explorer
-	seen map[[32]byte]int
-	res  Result
+	x      *Explorer
+	seen   map[[32]byte][]cached
+	res    Result
+	events []event  // the current execution (reduction only)
+	frames []*frame // the states along it (reduction only)
 }
 
 var errStop = errors.New("sched: stop")
@@ -72,12 +91,12 @@ var errStop = errors.New("sched: stop")
 // Run explores from the initial state. An error is the world's Failure or
 // a tool problem; a violation is a result.
 func (x *Explorer) Run() (Result, error) {
-	s := &search{x: x, seen: map[[32]byte]int{}}
+	s := &search{x: x, seen: map[[32]byte][]cached{}}
 	w, err := x.Start()
 	if err != nil {
 		return s.res, err
 	}
-	err = s.visit(w, nil, nil)
+	err = s.visit(w, nil, nil, nil)
 	if err == errStop {
 		err = nil
 	}
@@ -181,9 +200,21 @@ func (s *search) replay(path []Action) (World, error) {
 	return w, nil
 }
 
-// visit expands the state of w, reached by path. It owns w: w is closed,
-// or handed to the last child, before visit returns.
-func (s *search) visit(w World, path []Action, parent any) error {
+func (x *Explorer) reduce() bool { return x.Reduction != NoReduction }
+
+// arrival is the event a visit's state was reached by: the action and
+// what was known of it before its visibility (decided by the child's
+// observation), with the parent's observation to compare.
+type arrival struct {
+	ev      event
+	visible []byte // the parent's Observation.Visible
+	sleep   []sleeper
+}
+
+// visit expands the state of w, reached by path (through in, nil at the
+// root). It owns w: w is closed, or handed to a child, before visit
+// returns.
+func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 	x := s.x
 	if x.Stop != nil && x.Stop() {
 		s.res.Stopped = true
@@ -199,17 +230,39 @@ func (s *search) visit(w World, path []Action, parent any) error {
 		w.Close()
 		return err
 	}
+	var sleep []sleeper
+	if in != nil && x.reduce() {
+		ev := in.ev
+		if ob.Visible == nil || in.visible == nil || !bytes.Equal(ob.Visible, in.visible) {
+			ev.fp.res |= resVisible
+		}
+		s.push(ev)
+		for _, z := range in.sleep {
+			if !z.fp.dependent(ev.fp) {
+				sleep = append(sleep, z)
+			}
+		}
+	}
 	h, err := w.Hash(append(x.stateBytes(path), ob.Extra...))
 	if err != nil {
 		w.Close()
 		return err
 	}
 	left := x.Depth - len(path)
-	if done, ok := s.seen[h]; ok && done >= left {
-		s.res.Executions++
-		w.Close()
-		return nil
-	} else if !ok {
+	old, ok := s.seen[h]
+	for _, c := range old {
+		if c.covers(left, sleep) {
+			s.res.Executions++
+			if x.reduce() {
+				acts := x.Enabled(w, path, ob)
+				s.conflicts(path, acts)
+				s.lookahead(w, path, acts, sleep)
+			}
+			w.Close()
+			return nil
+		}
+	}
+	if !ok {
 		s.res.States++
 		for len(s.res.ByDepth) <= len(path) {
 			s.res.ByDepth = append(s.res.ByDepth, 0)
@@ -219,7 +272,7 @@ func (s *search) visit(w World, path []Action, parent any) error {
 			x.Progress(s.res.Stats)
 		}
 	}
-	s.seen[h] = left
+	s.remember(h, left, sleep)
 	s.res.Expansions++
 	bad, err := x.Check(w, ob, path)
 	if err != nil {
@@ -232,32 +285,89 @@ func (s *search) visit(w World, path []Action, parent any) error {
 		return errStop
 	}
 	acts := x.Enabled(w, path, ob)
+	if x.reduce() {
+		s.conflicts(path, acts)
+	}
 	if left <= 0 || len(acts) == 0 {
 		s.res.Executions++
+		if x.reduce() && len(acts) > 0 {
+			s.lookahead(w, path, acts, sleep)
+		}
 		w.Close()
 		return nil
 	}
+	return s.expand(w, path, ob, acts, sleep)
+}
+
+// expand explores the children of the state of w: every enabled action
+// without reduction; with it, the backtrack set (the first action not
+// asleep, then whatever the races below add), each child with the sleep
+// set of the actions explored before it that it commutes with.
+func (s *search) expand(w World, path []Action, ob Observation, acts []Action, sleep []sleeper) error {
+	x := s.x
+	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
 	for i, a := range acts {
+		if !x.reduce() {
+			f.back[i] = true
+		} else if !asleep(sleep, a) {
+			f.back[i] = true
+			break
+		}
+	}
+	if !slices.Contains(f.back, true) {
+		s.res.SleepBlocked++
+		w.Close()
+		return nil
+	}
+	d := len(path)
+	s.frames = append(s.frames[:d], f)
+	for {
+		i := f.next(sleep)
+		if i < 0 {
+			break
+		}
 		child := w
-		if i < len(acts)-1 {
+		w = nil
+		if child == nil {
+			var err error
 			if child, err = s.replay(path); err != nil {
-				w.Close()
 				return err
 			}
 		}
-		if err := child.Apply(a); err != nil {
+		in := &arrival{visible: ob.Visible, sleep: append(slices.Clip(sleep), f.explored...)}
+		if x.reduce() {
+			in.ev = event{a: acts[i], fp: static(child, acts[i]), origin: s.origin(child, d, acts, acts[i])}
+		}
+		if err := child.Apply(acts[i]); err != nil {
 			child.Close()
-			if child != w {
-				w.Close()
-			}
 			return err
 		}
-		if err := s.visit(child, append(path[:len(path):len(path)], a), ob.Data); err != nil {
-			if child != w {
-				w.Close()
-			}
+		if x.reduce() {
+			in.ev.fp = in.ev.fp.withTouched(child.Touched())
+		}
+		if err := s.visit(child, append(path[:d:d], acts[i]), ob.Data, in); err != nil {
 			return err
+		}
+		f.done[i] = true
+		if x.reduce() {
+			f.explored = append(f.explored, sleeper{acts[i], s.events[d].fp})
+			s.events = s.events[:d]
 		}
 	}
+	if w != nil {
+		w.Close()
+	}
+	s.frames = s.frames[:d]
 	return nil
+}
+
+// next is the first action in the backtrack set not yet explored and not
+// asleep, or -1.
+func (f *frame) next(sleep []sleeper) int {
+	for i, a := range f.acts {
+		if f.back[i] && !f.done[i] && !asleep(sleep, a) {
+			return i
+		}
+	}
+	return -1
 }
