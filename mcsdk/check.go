@@ -79,7 +79,7 @@ type CheckResult struct {
 	// enabled action asleep: covered by an equivalent order).
 	SleepBlocked int
 	Reduction    string // "dpor" or "none"
-	Shortest   bool     // the violating path is a shortest one (no violation within one action less)
+	Shortest     bool   // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.

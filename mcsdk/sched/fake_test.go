@@ -26,13 +26,14 @@ type edge struct {
 	a        Action
 	to       string
 	from, at int // a delivery's sender and receiver
-	origin   int // the step that made a possible (0: none)
+	origin   int      // the step that made a possible (0: none)
+	sends    []Action // deliveries this edge's step makes possible (their origin)
 	touched  Touched
 }
 
 // parseGraph reads lines of the forms
 //
-//	STATE ACTION ARG -> STATE [from=N] [to=N] [origin=N] [touch=N+M] [alloc] [random] [clock] [global]
+//	STATE ACTION ARG -> STATE [from=N] [to=N] [origin=N] [sends=C.I+C.I] [touch=N+M] [alloc] [random] [clock] [global]
 //	dead STATE NODE...
 //	obs STATE LABEL
 //	bad STATE
@@ -93,6 +94,15 @@ func parseGraph(text string) (*graph, error) {
 			case "global":
 				e.touched.Global = true
 				continue
+			case "sends":
+				for _, x := range strings.Split(v, "+") {
+					a, err := ParseAction("deliver " + x)
+					if err != nil {
+						return nil, fmt.Errorf("bad %q in %q", kv, line)
+					}
+					e.sends = append(e.sends, a)
+				}
+				continue
 			case "touch":
 				for _, x := range strings.Split(v, "+") {
 					n, err := strconv.Atoi(x)
@@ -133,6 +143,7 @@ type fakeWorld struct {
 	applied []Action
 	closed  *int // counts closes, to check every world is closed once
 	touched Touched
+	sent    map[Action]int // the step whose edge sent a delivery
 }
 
 func (w *fakeWorld) Enabled() []Action {
@@ -152,6 +163,12 @@ func (w *fakeWorld) Apply(a Action) error {
 			w.at = e.to
 			w.applied = append(w.applied, a)
 			w.touched = e.touched
+			for _, d := range e.sends {
+				if w.sent == nil {
+					w.sent = map[Action]int{}
+				}
+				w.sent[d] = len(w.applied)
+			}
 			return nil
 		}
 	}
@@ -175,6 +192,9 @@ func (w *fakeWorld) Endpoints(a Action) (int, int) {
 }
 
 func (w *fakeWorld) Origin(a Action) int {
+	if o, ok := w.sent[a]; ok {
+		return o
+	}
 	for _, e := range w.g.edges[w.at] {
 		if e.a == a {
 			return e.origin
