@@ -1,6 +1,9 @@
 package sched
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Reduction selects the explorer's partial-order reduction.
 type Reduction string
@@ -185,17 +188,40 @@ func actionsOf(sleep []sleeper) []Action {
 	return out
 }
 
-// remember records an expansion of h, dropping the entries it covers.
-func (s *search) remember(h [32]byte, left int, sleep []sleeper) {
-	c := cached{left: left, sleep: actionsOf(sleep)}
-	old := s.seen[h]
+// cache is the state cache: for each state hash, its expansions. It is
+// shared by the workers of a parallel search.
+type cache struct {
+	mu     sync.Mutex
+	m      map[[32]byte][]cached
+	states int
+}
+
+func newCache() *cache { return &cache{m: map[[32]byte][]cached{}} }
+
+// enter looks h up with left depth and sleep set: covered if an earlier
+// expansion covers this visit; otherwise this expansion is recorded
+// (dropping those it covers), and fresh says the state is new.
+func (c *cache) enter(h [32]byte, left int, sleep []sleeper) (covered, fresh bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.m[h]
+	for _, o := range old {
+		if o.covers(left, sleep) {
+			return true, false
+		}
+	}
+	e := cached{left: left, sleep: actionsOf(sleep)}
 	kept := old[:0]
 	for _, o := range old {
-		if !(o.left <= left && subset(c.sleep, o.sleep)) {
+		if !(o.left <= left && subset(e.sleep, o.sleep)) {
 			kept = append(kept, o)
 		}
 	}
-	s.seen[h] = append(kept, c)
+	c.m[h] = append(kept, e)
+	if !ok {
+		c.states++
+	}
+	return false, !ok
 }
 
 func subset(a, b []Action) bool {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -41,10 +43,10 @@ type msgWorld struct {
 	chans  [][]msg // chans[from*nodes+to]; from = nodes is the environment
 	steps  int
 	last   Touched
-	closed *int
+	closed *atomic.Int64
 }
 
-func (s *msgSystem) start(closes *int) *msgWorld {
+func (s *msgSystem) start(closes *atomic.Int64) *msgWorld {
 	w := &msgWorld{sys: s, local: make([]int, s.nodes), dead: make([]bool, s.nodes), chans: make([][]msg, (s.nodes+1)*s.nodes), closed: closes}
 	for _, m := range s.init {
 		c := s.nodes*s.nodes + m[0]
@@ -185,7 +187,7 @@ func (w *msgWorld) Hash(extra []byte) ([32]byte, error) {
 }
 
 func (w *msgWorld) Failure() error { return nil }
-func (w *msgWorld) Close()         { *w.closed++ }
+func (w *msgWorld) Close()         { w.closed.Add(1) }
 
 // randomSystem draws a msgSystem and explorer settings from r.
 func randomSystem(r *rand.Rand) (*msgSystem, Faults) {
@@ -210,26 +212,30 @@ func randomSystem(r *rand.Rand) (*msgSystem, Faults) {
 
 // explore runs the explorer over s and returns the result, the observed
 // states it checked, and whether every world was closed.
-func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool) (Result, []string, error) {
-	closes := 0
+func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool, workers int) (Result, []string, error) {
+	var closes atomic.Int64
+	var mu sync.Mutex
 	seen := map[string]bool{}
 	x := &Explorer{
 		Start:     func() (World, error) { return s.start(&closes), nil },
 		Depth:     depth,
 		Faults:    f,
 		Reduction: red,
+		Workers:   workers,
 		Observe: func(w World, _ any) (Observation, error) {
 			return Observation{Visible: []byte(w.(*msgWorld).observed())}, nil
 		},
 		Check: func(w World, _ Observation, _ []Action) (bool, error) {
 			o := w.(*msgWorld).observed()
+			mu.Lock()
 			seen[o] = true
+			mu.Unlock()
 			return stopAtBad && o == s.target, nil
 		},
 	}
 	res, err := x.Run()
-	if err == nil && closes != res.Replays+1 {
-		err = fmt.Errorf("%d worlds started, %d closed", res.Replays+1, closes)
+	if err == nil && int(closes.Load()) != res.Replays+1 {
+		err = fmt.Errorf("%d worlds started, %d closed", res.Replays+1, closes.Load())
 	}
 	var out []string
 	for o := range seen {
@@ -242,10 +248,10 @@ func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool) 
 // shortest is the length of a shortest path to the invariant's violation
 // within depth, searched as mcsdk.Check does (again below each violation
 // found), or -1.
-func (s *msgSystem) shortest(f Faults, depth int, red Reduction) (int, error) {
+func (s *msgSystem) shortest(f Faults, depth int, red Reduction, workers int) (int, error) {
 	best := -1
 	for d := depth; d >= 0; {
-		res, _, err := s.explore(f, d, red, true)
+		res, _, err := s.explore(f, d, red, true, workers)
 		if err != nil {
 			return 0, err
 		}
@@ -270,11 +276,11 @@ func TestReductionPreservesStates(t *testing.T) {
 		s, f := randomSystem(r)
 		depth := 1 + r.IntN(6)
 		name := fmt.Sprintf("system %d (seed %d, %d nodes, bag %v, timers %v, faults %+v, depth %d)", k, s.seed, s.nodes, s.bag, s.timers, f, depth)
-		a, oa, err := s.explore(f, depth, NoReduction, false)
+		a, oa, err := s.explore(f, depth, NoReduction, false, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		b, ob, err := s.explore(f, depth, DPOR, false)
+		b, ob, err := s.explore(f, depth, DPOR, false, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -284,11 +290,11 @@ func TestReductionPreservesStates(t *testing.T) {
 		if b.Fallbacks != 0 {
 			t.Errorf("%s: %d fallbacks", name, b.Fallbacks)
 		}
-		la, err := s.shortest(f, depth, NoReduction)
+		la, err := s.shortest(f, depth, NoReduction, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lb, err := s.shortest(f, depth, DPOR)
+		lb, err := s.shortest(f, depth, DPOR, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,5 +307,42 @@ func TestReductionPreservesStates(t *testing.T) {
 	t.Logf("executions: %d without reduction, %d with (counting sleep-blocked ones)", full, reduced)
 	if reduced >= full {
 		t.Errorf("the reduction saved nothing: %d executions against %d", reduced, full)
+	}
+}
+
+// TestParallelPreservesStates checks the parallel search (Workers 3) on
+// random systems, with and without the reduction: the same observed
+// states and the same shortest violation length as the sequential one,
+// and every world it started closed.
+func TestParallelPreservesStates(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 14))
+	for k := 0; k < 150; k++ {
+		s, f := randomSystem(r)
+		depth := 1 + r.IntN(6)
+		for _, red := range []Reduction{NoReduction, DPOR} {
+			name := fmt.Sprintf("system %d (seed %d, depth %d, reduction %s)", k, s.seed, depth, red)
+			_, seq, err := s.explore(f, depth, red, false, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			_, par, err := s.explore(f, depth, red, false, 3)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !slices.Equal(seq, par) {
+				t.Fatalf("%s: observed states sequentially %v, in parallel %v", name, seq, par)
+			}
+			ls, err := s.shortest(f, depth, red, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp, err := s.shortest(f, depth, red, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls != lp {
+				t.Fatalf("%s: shortest violation sequentially %d, in parallel %d", name, ls, lp)
+			}
+		}
 	}
 }

@@ -33,6 +33,63 @@ type Observation struct {
 // again. Without that, a state first met deep would hide what lies within
 // the bound beyond its shallower occurrence: the search is complete up to
 // Depth for the abstraction the hash implements.
+//
+// # Partial-order reduction
+//
+// By default (Reduction DPOR) the search explores one order of each class
+// of equivalent orders: source-DPOR with sleep sets (Abdulla, Aronis,
+// Jonsson, Sagonas, "Optimal dynamic partial order reduction", POPL 2014,
+// Algorithm 1). Each state starts with one action in its backtrack set;
+// when an executed event races with an earlier one (they are dependent,
+// the earlier did not make the later possible, and nothing between them
+// orders them), an initial of the reversed order is added to the
+// backtrack set of the state before the earlier event; an explored action
+// goes to sleep for its later siblings and their subtrees until a
+// dependent event wakes it.
+//
+// Independence is decided from what the world observes, conservatively
+// (dpor.go): an event's footprint is its own node (a delivery's receiver,
+// a timer's or thread's node, a client request's server), every node the
+// world saw it run or whose sockets it changed (World.Touched), a
+// delivery's sender (a crash closes the sender's sockets), and shared
+// resources: network names allocated, the one random stream, the crash
+// budget and preconditions. Events sharing any of these are dependent;
+// a delivery nobody receives, a timer that moves the clock, partitions,
+// heals, drops, duplicates and expiries are dependent with everything.
+// Happens-before adds each event's origin (World.Origin: the step that
+// sent a delivery's message; for the rest, the step since which the
+// action has been enabled without a break).
+//
+// Soundness for invariants checked at every state (Peled's visibility
+// condition): an event after which Observation.Visible differs is
+// visible, and visible events are dependent with each other. Equivalent
+// executions then have the same visible events in the same order, and,
+// an event's effect on the observed state being a function of its own
+// node's history (the same in equivalent executions), every state of one
+// has the observed state of some state of the other: the invariants see
+// the same set of observed states. An action an event disables, and with
+// a bag the other deliveries of its channel (whose indices it shifts),
+// are added to the backtrack set where that event ran, since no later
+// race could bring them back.
+//
+// The depth bound: equivalent executions have the same length, so the
+// executions within the bound are closed under equivalence; but the bound
+// itself disables what lies beyond it, hiding races with events that do
+// not fit (an invisible a explored first at depth 1 leaves no room for a
+// visible b). At a leaf at the bound, each enabled action not asleep is
+// therefore taken as an event dependent with everything after the path,
+// and its races reversed (lookahead): the search is complete for the
+// observed states within the bound.
+//
+// The cache: a state met again is pruned only when an earlier expansion
+// had at least as much depth left and a sleep set contained in the
+// current one (a smaller sleep set asks for more), and the pruned subtree
+// is treated as a frontier like the bound (its events are not on the
+// current path, so their races with it are reversed by the same
+// lookahead). TestReductionPreservesStates checks on random systems that
+// the observed states, the verdicts and the shortest violations are the
+// same without reduction; TestExplore's testdata/explore/reduction.txt
+// fails if visibility or either lookahead is dropped.
 type Explorer struct {
 	Start  func() (World, error) // a fresh world in the initial state
 	Depth  int
@@ -50,7 +107,12 @@ type Explorer struct {
 	Stop func() bool
 	// Reduction is the partial-order reduction; "" is DPOR.
 	Reduction Reduction
-	_         struct{}
+	// Workers, above 1, explores the subtrees of the initial state's
+	// actions in parallel, each worker with its own worlds, all sharing
+	// the state cache (parallel.go). Start, Observe and Check are then
+	// called from several goroutines at once; Progress and Stop are not.
+	Workers int
+	_       struct{}
 }
 
 // Stats counts the work of a search.
@@ -80,18 +142,30 @@ type Result struct {
 
 type search struct {
 	x      *Explorer
-	seen   map[[32]byte][]cached
+	seen   *cache
 	res    Result
 	events []event  // the current execution (reduction only)
 	frames []*frame // the states along it (reduction only)
+	// Set by a parallel search: fan replaces the expansion of the
+	// initial state; quit ends a worker's subtree early; report is
+	// Progress made safe for several workers.
+	fan    func(w World, ob Observation, acts []Action) error
+	quit   func() bool
+	report func(Stats)
 }
 
-var errStop = errors.New("sched: stop")
+var (
+	errStop = errors.New("sched: stop")
+	errQuit = errors.New("sched: another worker's subtree decides")
+)
 
 // Run explores from the initial state. An error is the world's Failure or
 // a tool problem; a violation is a result.
 func (x *Explorer) Run() (Result, error) {
-	s := &search{x: x, seen: map[[32]byte][]cached{}}
+	if x.Workers > 1 {
+		return x.runParallel()
+	}
+	s := &search{x: x, seen: newCache()}
 	w, err := x.Start()
 	if err != nil {
 		return s.res, err
@@ -221,6 +295,10 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 		w.Close()
 		return errStop
 	}
+	if s.quit != nil && s.quit() {
+		w.Close()
+		return errQuit
+	}
 	if err := w.Failure(); err != nil {
 		w.Close()
 		return err
@@ -249,30 +327,25 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 		return err
 	}
 	left := x.Depth - len(path)
-	old, ok := s.seen[h]
-	for _, c := range old {
-		if c.covers(left, sleep) {
-			s.res.Executions++
-			if x.reduce() {
-				acts := x.Enabled(w, path, ob)
-				s.conflicts(path, acts)
-				s.lookahead(w, path, acts, sleep)
-			}
-			w.Close()
-			return nil
+	covered, fresh := s.seen.enter(h, left, sleep)
+	if covered {
+		s.res.Executions++
+		if x.reduce() {
+			acts := x.Enabled(w, path, ob)
+			s.conflicts(path, acts)
+			s.lookahead(w, path, acts, sleep)
 		}
+		w.Close()
+		return nil
 	}
-	if !ok {
+	if fresh {
 		s.res.States++
 		for len(s.res.ByDepth) <= len(path) {
 			s.res.ByDepth = append(s.res.ByDepth, 0)
 		}
 		s.res.ByDepth[len(path)]++
-		if x.Progress != nil && s.res.States%64 == 0 {
-			x.Progress(s.res.Stats)
-		}
+		s.progress()
 	}
-	s.remember(h, left, sleep)
 	s.res.Expansions++
 	bad, err := x.Check(w, ob, path)
 	if err != nil {
@@ -296,7 +369,22 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 		w.Close()
 		return nil
 	}
+	if len(path) == 0 && s.fan != nil {
+		return s.fan(w, ob, acts)
+	}
 	return s.expand(w, path, ob, acts, sleep)
+}
+
+// progress reports the counts after every 64 new states.
+func (s *search) progress() {
+	if s.res.States%64 != 0 {
+		return
+	}
+	if s.report != nil {
+		s.report(s.res.Stats)
+	} else if s.x.Progress != nil {
+		s.x.Progress(s.res.Stats)
+	}
 }
 
 // expand explores the children of the state of w: every enabled action

@@ -25,7 +25,7 @@ type graph struct {
 type edge struct {
 	a        Action
 	to       string
-	from, at int // a delivery's sender and receiver
+	from, at int      // a delivery's sender and receiver
 	origin   int      // the step that made a possible (0: none)
 	sends    []Action // deliveries this edge's step makes possible (their origin)
 	touched  Touched
