@@ -3,6 +3,7 @@ package mcsdk
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -60,7 +61,11 @@ type CheckOptions struct {
 	// Reduction is the partial-order reduction: "" or "dpor" (the
 	// default), or "none".
 	Reduction string
-	_         struct{}
+	// Workers, above 1, explores in parallel with that many worlds at a
+	// time (sched.Explorer.Workers); the verdict and the reported path
+	// are the same as with one.
+	Workers int
+	_       struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -156,16 +161,21 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x := t.explorer(sp, opts, depth)
 	x.Stop = opts.Stop
 	x.Reduction = sched.Reduction(opts.Reduction)
+	x.Workers = opts.Workers
 	var found *Violation
+	var mu sync.Mutex
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
 		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
 		if v != nil {
+			mu.Lock()
 			found = v
+			mu.Unlock()
 		}
 		return v != nil, err
 	}
 	start := time.Now()
 	out, err := x.Run()
+	ranAt := x.Depth
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
 	// path is a shortest one within the abstraction.
@@ -179,7 +189,20 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 			res.Shortest = e == nil
 			break
 		}
-		out = shorter
+		out, ranAt = shorter, x.Depth
+	}
+	// Which violating path of the shortest length is reported must not
+	// depend on the bound the search ran with nor on the workers'
+	// timing: it is the first one in the sequential depth-first order
+	// with the bound at that length.
+	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && (opts.Workers > 1 || ranAt != len(out.Path)) {
+		x.Workers, x.Depth = 1, len(out.Path)
+		prev := found
+		if canon, e := x.Run(); e == nil && canon.Violated && !canon.Stopped {
+			out.Path = canon.Path
+		} else {
+			found = prev
+		}
 	}
 	if out.Violated && len(out.Path) <= 1 {
 		res.Shortest = true

@@ -104,3 +104,37 @@ func TestReductionKeepsVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelCheck checks with one worker and with two: the same
+// verdict and the same reported path, on repl and quorum.
+func TestParallelCheck(t *testing.T) {
+	tests := []struct{ model, variant string }{
+		{"repl/repl.model", "correct"},
+		{"repl/repl.model", "bug"},
+		{"quorum/quorum.model", "fixed"},
+		{"quorum/quorum.model", "bug"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			var res [2]*mcsdk.CheckResult
+			for k, j := range []int{1, 2} {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Workers: j})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[k] = r
+				t.Logf("-j %d: %s, %d states, %d executions, %d replays, %.2fs", j, r.Verdict, r.States, r.Executions, r.Replays, r.Duration.Seconds())
+			}
+			if res[0].Verdict != res[1].Verdict {
+				t.Fatalf("verdict %s with one worker, %s with two", res[0].Verdict, res[1].Verdict)
+			}
+			if res[0].Violation != nil {
+				a, b := fmt.Sprint(res[0].Violation.Path), fmt.Sprint(res[1].Violation.Path)
+				if a != b || res[0].Violation.Invariant != res[1].Violation.Invariant {
+					t.Fatalf("path %s (%s) with one worker, %s (%s) with two", a, res[0].Violation.Invariant, b, res[1].Violation.Invariant)
+				}
+			}
+		})
+	}
+}

@@ -25,10 +25,11 @@ func init() {
 		replay      string
 		reduction   string
 		compare     bool
+		jobs        int
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [-j N] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -39,6 +40,7 @@ func init() {
 			fs.StringVar(&replay, "replay", "", "re-execute a saved violating path (MODEL defaults to the one it names)")
 			fs.StringVar(&reduction, "reduction", "dpor", "partial-order reduction: dpor (source sets and sleep sets) or none")
 			fs.BoolVar(&compare, "compare", false, "check again without the reduction and print both counts and the reduction factor")
+			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 		},
 		run: func(args []string) (int, error) {
 			if replay != "" {
@@ -54,7 +56,7 @@ func init() {
 			stop, done := stopOnInterrupt()
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction}
+				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
 				return exitUsage, err
