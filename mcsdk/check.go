@@ -84,6 +84,7 @@ type CheckResult struct {
 	// enabled action asleep: covered by an equivalent order).
 	SleepBlocked int
 	Reduction    string // "dpor" or "none"
+	Workers      int    // parallel workers (1 or 0: sequential)
 	Shortest     bool   // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
@@ -154,7 +155,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
-	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction}
+	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}

@@ -114,7 +114,14 @@ func baseName(p string) string {
 }
 
 func printCheck(res *mcsdk.CheckResult, saved string) {
-	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s)\n", res.Model, res.Variant, res.Depth, res.Abstraction)
+	how := ""
+	if res.Reduction != "" {
+		how = ", reduction " + res.Reduction
+	}
+	if res.Workers > 1 {
+		how += fmt.Sprintf(", %d workers", res.Workers)
+	}
+	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
