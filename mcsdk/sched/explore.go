@@ -149,9 +149,14 @@ type search struct {
 	// Set by a parallel search: fan replaces the expansion of the
 	// initial state; quit ends a worker's subtree early; report is
 	// Progress made safe for several workers.
-	fan    func(w World, ob Observation, acts []Action) error
 	quit   func() bool
 	report func(Stats)
+	// A parallel search's first pass: states at depth split are handed
+	// to collect instead of being expanded, and the states above them
+	// are expanded fully (every action not asleep), so that no race in
+	// a worker's subtree needs to add to them.
+	split   int
+	collect func(path []Action, parent any, sleep []sleeper)
 }
 
 var (
@@ -289,27 +294,12 @@ type arrival struct {
 // root). It owns w: w is closed, or handed to a child, before visit
 // returns.
 func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
-	x := s.x
-	if x.Stop != nil && x.Stop() {
-		s.res.Stopped = true
-		w.Close()
-		return errStop
-	}
-	if s.quit != nil && s.quit() {
-		w.Close()
-		return errQuit
-	}
-	if err := w.Failure(); err != nil {
-		w.Close()
-		return err
-	}
-	ob, err := x.Observe(w, parent)
+	ob, err := s.observe(w, parent)
 	if err != nil {
-		w.Close()
 		return err
 	}
 	var sleep []sleeper
-	if in != nil && x.reduce() {
+	if in != nil && s.x.reduce() {
 		ev := in.ev
 		if ob.Visible == nil || in.visible == nil || !bytes.Equal(ob.Visible, in.visible) {
 			ev.fp.res |= resVisible
@@ -321,6 +311,42 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 			}
 		}
 	}
+	if s.collect != nil && len(path) == s.split {
+		s.collect(path, parent, sleep)
+		w.Close()
+		return nil
+	}
+	return s.state(w, path, ob, sleep)
+}
+
+// observe asks Stop, the world's failure and the caller's observation,
+// closing w if the search goes no further.
+func (s *search) observe(w World, parent any) (Observation, error) {
+	x := s.x
+	if x.Stop != nil && x.Stop() {
+		s.res.Stopped = true
+		w.Close()
+		return Observation{}, errStop
+	}
+	if s.quit != nil && s.quit() {
+		w.Close()
+		return Observation{}, errQuit
+	}
+	if err := w.Failure(); err != nil {
+		w.Close()
+		return Observation{}, err
+	}
+	ob, err := x.Observe(w, parent)
+	if err != nil {
+		w.Close()
+	}
+	return ob, err
+}
+
+// state expands the state of w, reached by path and observed as ob, with
+// the sleep set sleep.
+func (s *search) state(w World, path []Action, ob Observation, sleep []sleeper) error {
+	x := s.x
 	h, err := w.Hash(append(x.stateBytes(path), ob.Extra...))
 	if err != nil {
 		w.Close()
@@ -369,9 +395,6 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 		w.Close()
 		return nil
 	}
-	if len(path) == 0 && s.fan != nil {
-		return s.fan(w, ob, acts)
-	}
 	return s.expand(w, path, ob, acts, sleep)
 }
 
@@ -395,7 +418,7 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 	x := s.x
 	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
 	for i, a := range acts {
-		if !x.reduce() {
+		if !x.reduce() || (s.collect != nil && len(path) < s.split) {
 			f.back[i] = true
 		} else if !asleep(sleep, a) {
 			f.back[i] = true

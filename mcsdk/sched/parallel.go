@@ -2,46 +2,71 @@ package sched
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
-// runParallel is Run with Workers > 1. The initial state is expanded
-// fully (every enabled action is an item: a superset of any backtrack
-// set, so the reduction's races into it need nothing); workers take the
-// items in canonical order, each exploring its item's subtree
-// sequentially with its own worlds, and all share the state cache, whose
-// entries are recorded when a state is entered (a state another worker
-// is still expanding is covered: that worker completes it).
+// runParallel is Run with Workers > 1. A first pass explores the states
+// above depth 2 (1 with a bound of 1) sequentially, expanding them fully
+// (every action not asleep: a superset of any backtrack set, so no race
+// found later needs to add to them) and checking them, and collects the
+// states at that depth as items, in canonical order. Workers take the
+// items, each replaying its item's path in a world of its own and
+// exploring its subtree sequentially with the path's events and sleep
+// set; all share the state cache, whose entries are recorded when a
+// state is entered (a state another worker is still expanding is
+// covered: that worker completes it).
 //
 // The verdict is the sequential one (the search is complete either way);
-// which violating path or failure is reported is that of the first item
-// in canonical order that found one, but which states each worker prunes
+// the violating path or failure reported is that of the first item in
+// canonical order that found one, but which states each worker prunes
 // depends on timing, so the path may differ from run to run: callers
 // wanting one path (mcsdk.Check) search again sequentially at the
 // shortest violating length. The counts are sums over the workers.
 func (x *Explorer) runParallel() (Result, error) {
 	p := &parallel{x: x, seen: newCache()}
 	root := p.newSearch()
-	root.fan = p.fan
+	root.split = min(2, x.Depth)
+	root.collect = func(path []Action, parent any, sleep []sleeper) {
+		it := item{path: slices.Clone(path), parent: parent, sleep: slices.Clone(sleep)}
+		for _, e := range root.events {
+			e.hb = slices.Clone(e.hb)
+			it.events = append(it.events, e)
+		}
+		for _, f := range root.frames[:len(path)] {
+			it.acts = append(it.acts, f.acts)
+		}
+		p.items = append(p.items, it)
+	}
 	w, err := x.Start()
 	if err != nil {
 		return root.res, err
 	}
 	err = root.visit(w, nil, nil, nil)
 	p.merge(root.res)
-	if err == errStop {
-		err = nil
+	if err == errStop || err != nil || root.res.Violated {
+		if err == errStop {
+			err = nil
+		}
+		p.res.Violated, p.res.Path = root.res.Violated, root.res.Path
+		return p.res, err
 	}
-	if err == nil && p.err != nil {
-		err = p.err
-	}
+	p.fan()
 	if p.found != nil {
 		p.res.Violated, p.res.Path = true, p.found
 	}
-	if root.res.Violated {
-		p.res.Violated, p.res.Path = true, root.res.Path
-	}
-	return p.res, err
+	return p.res, p.err
+}
+
+// item is a state at the first pass's depth: its path, its parent's
+// observation data, its sleep set, the path's events and the actions
+// enabled along it.
+type item struct {
+	path   []Action
+	parent any
+	sleep  []sleeper
+	events []event
+	acts   [][]Action
 }
 
 type parallel struct {
@@ -54,7 +79,7 @@ type parallel struct {
 	cut   int
 	found []Action
 	err   error
-	items int
+	items []item
 }
 
 func (p *parallel) newSearch() *search {
@@ -97,22 +122,21 @@ func (p *parallel) merge(r Result) {
 	}
 }
 
-// fan explores the initial state's actions with the workers.
-func (p *parallel) fan(w World, ob Observation, acts []Action) error {
-	w.Close()
-	p.items, p.cut = len(acts), len(acts)
+// fan explores the items with the workers.
+func (p *parallel) fan() {
+	p.cut = len(p.items)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for k := 0; k < min(p.x.Workers, len(acts)); k++ {
+	for k := 0; k < min(p.x.Workers, len(p.items)); k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p.item(i, ob, acts)
+				p.item(i)
 			}
 		}()
 	}
-	for i := range acts {
+	for i := range p.items {
 		if p.after(i) {
 			break
 		}
@@ -120,10 +144,6 @@ func (p *parallel) fan(w World, ob Observation, acts []Action) error {
 	}
 	close(next)
 	wg.Wait()
-	if p.found != nil || p.err != nil {
-		return errStop
-	}
-	return nil
 }
 
 // after reports whether item i comes after one that decided the result.
@@ -133,16 +153,23 @@ func (p *parallel) after(i int) bool {
 	return i > p.cut
 }
 
-// item explores the subtree of the initial state's action i.
-func (p *parallel) item(i int, ob Observation, acts []Action) {
+// item explores the subtree of item i.
+func (p *parallel) item(i int) {
+	it := p.items[i]
 	s := p.newSearch()
 	s.quit = func() bool { return p.after(i) }
-	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
-	for k := range f.back {
-		f.back[k] = true
+	for _, acts := range it.acts {
+		f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
+		for k := range f.back {
+			f.back[k] = true
+		}
+		s.frames = append(s.frames, f)
 	}
-	s.frames = []*frame{f}
-	err := p.explore(s, ob, acts[i])
+	for _, e := range it.events {
+		e.hb = slices.Clone(e.hb)
+		s.events = append(s.events, e)
+	}
+	err := p.explore(s, it)
 	if s.res.Violated {
 		err = errStop
 	}
@@ -163,24 +190,15 @@ func (p *parallel) item(i int, ob Observation, acts []Action) {
 	}
 }
 
-// explore starts a world, applies a and visits its subtree.
-func (p *parallel) explore(s *search, ob Observation, a Action) error {
-	x := p.x
-	s.res.Replays++
-	w, err := x.Start()
+// explore replays an item's path in a fresh world and explores from it.
+func (p *parallel) explore(s *search, it item) error {
+	w, err := s.replay(it.path)
 	if err != nil {
 		return err
 	}
-	in := &arrival{visible: ob.Visible}
-	if x.reduce() {
-		in.ev = event{a: a, fp: static(w, a), origin: s.origin(w, 0, s.frames[0].acts, a)}
-	}
-	if err := w.Apply(a); err != nil {
-		w.Close()
+	ob, err := s.observe(w, it.parent)
+	if err != nil {
 		return err
 	}
-	if x.reduce() {
-		in.ev.fp = in.ev.fp.withTouched(w.Touched())
-	}
-	return s.visit(w, []Action{a}, ob.Data, in)
+	return s.state(w, it.path, ob, it.sleep)
 }
