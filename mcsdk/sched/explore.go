@@ -425,7 +425,7 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 			break
 		}
 	}
-	if !slices.Contains(f.back, true) {
+	if f.next(sleep) < 0 {
 		s.res.SleepBlocked++
 		w.Close()
 		return nil
