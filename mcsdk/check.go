@@ -85,6 +85,10 @@ type CheckResult struct {
 	SleepBlocked int
 	Reduction    string // "dpor" or "none"
 	Workers      int    // parallel workers (1 or 0: sequential)
+	// Fallbacks counts planned reversals a state did not offer, expanded
+	// fully instead (safe; nonzero means origins or footprints were
+	// imprecise somewhere).
+	Fallbacks int
 	Shortest     bool   // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
@@ -210,7 +214,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
-	res.SleepBlocked = out.SleepBlocked
+	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:

@@ -160,7 +160,11 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
 		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
 	if res.Reduction == "dpor" {
-		fmt.Printf("reduction dpor: %d executions pruned (sleep-set blocked)\n", res.SleepBlocked)
+		fmt.Printf("reduction dpor: %d executions pruned (sleep-set blocked)", res.SleepBlocked)
+		if res.Fallbacks > 0 {
+			fmt.Printf(", %d planned reversals not offered (those states fully expanded)", res.Fallbacks)
+		}
+		fmt.Println()
 	}
 }
 
