@@ -89,7 +89,7 @@ type CheckResult struct {
 	// fully instead (safe; nonzero means origins or footprints were
 	// imprecise somewhere).
 	Fallbacks int
-	Shortest     bool   // the violating path is a shortest one (no violation within one action less)
+	Shortest  bool // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
