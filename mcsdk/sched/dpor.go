@@ -201,13 +201,35 @@ func newCache() *cache { return &cache{m: map[[32]byte][]cached{}} }
 // enter looks h up with left depth and sleep set: covered if an earlier
 // expansion covers this visit; otherwise this expansion is recorded
 // (dropping those it covers), and fresh says the state is new.
-func (c *cache) enter(h [32]byte, left int, sleep []sleeper) (covered, fresh bool) {
+//
+// When an earlier expansion had at least as much depth left but a sleep
+// set with actions now awake, only those (missing) need exploring: the
+// traces from the state that avoid the current sleep set either avoid
+// the earlier one too (explored then) or begin with one of them (Godefroid,
+// "Partial-Order Methods for the Verification of Concurrent Systems",
+// 1996, ch. 5, sleep sets with state caching). missing is the smallest
+// such set over the entries (nil if none qualifies).
+func (c *cache) enter(h [32]byte, left int, sleep []sleeper) (covered, fresh bool, missing []Action) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, ok := c.m[h]
 	for _, o := range old {
 		if o.covers(left, sleep) {
-			return true, false
+			return true, false, nil
+		}
+	}
+	for _, o := range old {
+		if o.left < left {
+			continue
+		}
+		var m []Action
+		for _, a := range o.sleep {
+			if !asleep(sleep, a) {
+				m = append(m, a)
+			}
+		}
+		if missing == nil || len(m) < len(missing) {
+			missing = m
 		}
 	}
 	e := cached{left: left, sleep: actionsOf(sleep)}
@@ -221,7 +243,7 @@ func (c *cache) enter(h [32]byte, left int, sleep []sleeper) (covered, fresh boo
 	if !ok {
 		c.states++
 	}
-	return false, !ok
+	return false, !ok, missing
 }
 
 func subset(a, b []Action) bool {

@@ -353,7 +353,10 @@ func (s *search) state(w World, path []Action, ob Observation, sleep []sleeper) 
 		return err
 	}
 	left := x.Depth - len(path)
-	covered, fresh := s.seen.enter(h, left, sleep)
+	covered, fresh, missing := s.seen.enter(h, left, sleep)
+	if !x.reduce() {
+		missing = nil
+	}
 	if covered {
 		s.res.Executions++
 		if x.reduce() {
@@ -395,7 +398,12 @@ func (s *search) state(w World, path []Action, ob Observation, sleep []sleeper) 
 		w.Close()
 		return nil
 	}
-	return s.expand(w, path, ob, acts, sleep)
+	if missing != nil {
+		// Explored before with actions asleep that are awake now: the
+		// rest is covered, as at a known state (hence the lookahead).
+		s.lookahead(w, path, acts, sleep)
+	}
+	return s.expand(w, path, ob, acts, sleep, missing)
 }
 
 // progress reports the counts after every 64 new states.
@@ -414,11 +422,17 @@ func (s *search) progress() {
 // without reduction; with it, the backtrack set (the first action not
 // asleep, then whatever the races below add), each child with the sleep
 // set of the actions explored before it that it commutes with.
-func (s *search) expand(w World, path []Action, ob Observation, acts []Action, sleep []sleeper) error {
+//
+// With only (a re-expansion of a state explored before with a larger
+// sleep set), just those actions are explored; the others count as done.
+func (s *search) expand(w World, path []Action, ob Observation, acts []Action, sleep []sleeper, only []Action) error {
 	x := s.x
 	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
 	for i, a := range acts {
-		if !x.reduce() || (s.collect != nil && len(path) < s.split) {
+		if only != nil {
+			f.done[i] = !slices.Contains(only, a)
+			f.back[i] = !f.done[i]
+		} else if !x.reduce() || (s.collect != nil && len(path) < s.split) {
 			f.back[i] = true
 		} else if !asleep(sleep, a) {
 			f.back[i] = true
