@@ -86,7 +86,10 @@ type Observation struct {
 // current one (a smaller sleep set asks for more), and the pruned subtree
 // is treated as a frontier like the bound (its events are not on the
 // current path, so their races with it are reversed by the same
-// lookahead). TestReductionPreservesStates checks on random systems that
+// lookahead). Met with no more depth left but with actions awake that
+// were asleep then, the state is expanded again with those actions only
+// (Godefroid's sleep sets with state caching; the rest is covered, with
+// the same lookahead). TestReductionPreservesStates checks on random systems that
 // the observed states, the verdicts and the shortest violations are the
 // same without reduction; TestExplore's testdata/explore/reduction.txt
 // fails if visibility or either lookahead is dropped.
