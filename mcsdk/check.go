@@ -3,6 +3,7 @@ package mcsdk
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -57,7 +58,14 @@ type CheckOptions struct {
 	Stop func() bool
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
-	_        struct{}
+	// Reduction is the partial-order reduction: "" or "dpor" (the
+	// default), or "none".
+	Reduction string
+	// Workers, above 1, explores in parallel with that many worlds at a
+	// time (sched.Explorer.Workers); the verdict and the reported path
+	// are the same as with one.
+	Workers int
+	_       struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -72,7 +80,16 @@ type CheckResult struct {
 	Replays    int      // worlds relaunched to replay a prefix
 	Expansions int      // states expanded, counting re-expansions with more depth left
 	Researches int      // searches below a violation's length for a shorter one
-	Shortest   bool     // the violating path is a shortest one (no violation within one action less)
+	// SleepBlocked counts the executions the reduction pruned (every
+	// enabled action asleep: covered by an equivalent order).
+	SleepBlocked int
+	Reduction    string // "dpor" or "none"
+	Workers      int    // parallel workers (1 or 0: sequential)
+	// Fallbacks counts planned reversals a state did not offer, expanded
+	// fully instead (safe; nonzero means origins or footprints were
+	// imprecise somewhere).
+	Fallbacks int
+	Shortest  bool // the violating path is a shortest one (no violation within one action less)
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
@@ -117,6 +134,12 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if opts.Abstraction != Memory && opts.Abstraction != Globals {
 		return nil, fmt.Errorf("unknown abstraction %q (memory, globals)", opts.Abstraction)
 	}
+	if opts.Reduction == "" {
+		opts.Reduction = string(sched.DPOR)
+	}
+	if r := sched.Reduction(opts.Reduction); r != sched.DPOR && r != sched.NoReduction {
+		return nil, fmt.Errorf("unknown reduction %q (dpor, none)", opts.Reduction)
+	}
 	depth := opts.Depth
 	if depth <= 0 {
 		depth = m.Depth
@@ -136,22 +159,28 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
-	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction}
+	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}
 	x := t.explorer(sp, opts, depth)
 	x.Stop = opts.Stop
+	x.Reduction = sched.Reduction(opts.Reduction)
+	x.Workers = opts.Workers
 	var found *Violation
+	var mu sync.Mutex
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
 		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
 		if v != nil {
+			mu.Lock()
 			found = v
+			mu.Unlock()
 		}
 		return v != nil, err
 	}
 	start := time.Now()
 	out, err := x.Run()
+	ranAt := x.Depth
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
 	// path is a shortest one within the abstraction.
@@ -165,13 +194,27 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 			res.Shortest = e == nil
 			break
 		}
-		out = shorter
+		out, ranAt = shorter, x.Depth
+	}
+	// Which violating path of the shortest length is reported must not
+	// depend on the bound the search ran with nor on the workers'
+	// timing: it is the first one in the sequential depth-first order
+	// with the bound at that length.
+	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && (opts.Workers > 1 || ranAt != len(out.Path)) {
+		x.Workers, x.Depth = 1, len(out.Path)
+		prev := found
+		if canon, e := x.Run(); e == nil && canon.Violated && !canon.Stopped {
+			out.Path = canon.Path
+		} else {
+			found = prev
+		}
 	}
 	if out.Violated && len(out.Path) <= 1 {
 		res.Shortest = true
 	}
 	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
+	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:
@@ -194,6 +237,8 @@ type checkWorld struct {
 	*supervisor.World
 	mode    supervisor.HashMode
 	clients *workload.Clients // the workload's clients, or nil
+	tr      *tracker          // origins and footprints for the reduction, or nil
+	target  []int             // each client request's node
 }
 
 func (w checkWorld) Hash(extra []byte) ([32]byte, error) {
@@ -235,6 +280,10 @@ func (w checkWorld) Enabled() []sched.Action {
 // Apply performs a, keeping the clients' history: an invocation, an
 // expiry (the world does not change), the replies that arrive.
 func (w checkWorld) Apply(a sched.Action) error {
+	if w.tr != nil {
+		w.tr.touched = sched.Touched{Global: true}
+		w.tr.before(w.World, a)
+	}
 	if w.clients != nil {
 		switch a.Kind {
 		case sched.Expire:
@@ -249,7 +298,27 @@ func (w checkWorld) Apply(a sched.Action) error {
 		return err
 	}
 	feed(w.clients, w.World)
+	if w.tr != nil {
+		w.tr.after(w.World)
+	}
 	return nil
+}
+
+// Origin is the step that sent a delivery's message (0 for the rest: the
+// explorer finds when they became possible itself).
+func (w checkWorld) Origin(a sched.Action) int {
+	if w.tr == nil {
+		return 0
+	}
+	return w.tr.origin(a)
+}
+
+// Touched is what the last Apply reached.
+func (w checkWorld) Touched() sched.Touched {
+	if w.tr == nil {
+		return sched.Touched{Global: true}
+	}
+	return w.tr.touched
 }
 
 func (w checkWorld) Status(i int) sched.NodeStatus {
@@ -258,6 +327,12 @@ func (w checkWorld) Status(i int) sched.NodeStatus {
 }
 
 func (w checkWorld) Endpoints(a sched.Action) (int, int) {
+	if a.Kind == sched.Client {
+		if a.Req >= 0 && a.Req < len(w.target) {
+			return -1, w.target[a.Req]
+		}
+		return -1, -1
+	}
 	net := w.Network()
 	if a.Kind != sched.Deliver || a.Chan < 0 || a.Chan >= len(net.Channels) {
 		return -1, -1
@@ -286,7 +361,12 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 			if err != nil {
 				return nil, err
 			}
-			return checkWorld{w, mode, t.clients()}, nil
+			cw := checkWorld{World: w, mode: mode, clients: t.clients(), tr: &tracker{nodes: t.m.Nodes}}
+			for _, r := range t.cfg.Client {
+				cw.target = append(cw.target, r.Node)
+			}
+			cw.tr.after(w)
+			return cw, nil
 		},
 		Depth: depth,
 		Faults: sched.Faults{
@@ -309,7 +389,7 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 			return sched.Observation{}, err
 		}
 		ob = ob.withHistory(cw.clients)
-		out := sched.Observation{Data: ob}
+		out := sched.Observation{Data: ob, Visible: ob.visible(cw.World, t.m.Nodes)}
 		if mode == supervisor.HashGlobals {
 			out.Extra = ob.globals
 		}

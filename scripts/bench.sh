@@ -14,3 +14,31 @@ go test -run '^$' -bench . -benchtime 5x "$@" \
 echo
 echo "ratios (supervised/native; goal for a delivered message: ≤ 1.5 × 17 µs):"
 grep -E "ratio|goal|speedup" build/bench.txt | sed 's/^/  /'
+
+# Exhaustive checks side by side: with and without the partial-order
+# reduction, and with one worker and two (identical verdicts required).
+# WEFT_BENCH_CHECKS overrides the list of "MODEL VARIANT" pairs.
+go build -o bin/weft ./cmd/weft
+echo
+echo "exhaustive checks (reduction dpor|none, workers -j 1|2):"
+printf '  %-28s %-8s %-5s %-3s %-9s %8s %11s %8s %9s\n' model variant red j verdict states executions pruned seconds
+checks=${WEFT_BENCH_CHECKS:-"targets/repl/repl.model correct
+targets/repl/repl.model bug
+targets/quorum/quorum.model fixed
+targets/quorum/quorum.model bug
+targets/bank/bank.model bug"}
+while read -r model variant; do
+  verdicts=""
+  for mode in "dpor 1" "none 1" "dpor 2" "none 2"; do
+    set -- $mode
+    bin/weft check "$model" --variant "$variant" --reduction "$1" -j "$2" --json --save /dev/null 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["Verdict"], r["States"], r["Executions"], r["SleepBlocked"], "%.2f" % (r["Duration"]/1e9))' >build/bench-check.txt || true
+    read -r verdict states execs pruned secs <build/bench-check.txt
+    printf '  %-28s %-8s %-5s %-3s %-9s %8s %11s %8s %9s\n' "$model" "$variant" "$1" "$2" "$verdict" "$states" "$execs" "$pruned" "$secs"
+    verdicts="$verdicts $verdict"
+  done
+  if [ "$(echo $verdicts | tr ' ' '\n' | sort -u | wc -l)" != 1 ]; then
+    echo "  verdicts differ for $model $variant:$verdicts" >&2
+    exit 1
+  fi
+done <<<"$checks"

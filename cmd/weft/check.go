@@ -23,10 +23,13 @@ func init() {
 		save        string
 		asJSON      bool
 		replay      string
+		reduction   string
+		compare     bool
+		jobs        int
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [-j N] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -35,6 +38,9 @@ func init() {
 			fs.StringVar(&save, "save", "", "where to save a violating path (default MODEL-VARIANT.weftpath in the current directory)")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 			fs.StringVar(&replay, "replay", "", "re-execute a saved violating path (MODEL defaults to the one it names)")
+			fs.StringVar(&reduction, "reduction", "dpor", "partial-order reduction: dpor (source sets and sleep sets) or none")
+			fs.BoolVar(&compare, "compare", false, "check again without the reduction and print both counts and the reduction factor")
+			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 		},
 		run: func(args []string) (int, error) {
 			if replay != "" {
@@ -49,10 +55,21 @@ func init() {
 			}
 			stop, done := stopOnInterrupt()
 			defer done()
-			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Stop: stop, Progress: checkProgress(os.Stderr)})
+			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
+				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs}
+			res, err := mcsdk.Check(m, opts)
 			if err != nil {
 				return exitUsage, err
+			}
+			var other *mcsdk.CheckResult
+			if compare && !res.Interrupted {
+				opts.Reduction = "none"
+				if reduction == "none" {
+					opts.Reduction = "dpor"
+				}
+				if other, err = mcsdk.Check(m, opts); err != nil {
+					return exitUsage, err
+				}
 			}
 			if res.Interrupted && res.Violation == nil {
 				if asJSON {
@@ -71,10 +88,19 @@ func init() {
 					return exitUsage, err
 				}
 			}
+			if other != nil && !other.Interrupted && (other.Verdict != res.Verdict || (res.Violation != nil && len(other.Violation.Path) != len(res.Violation.Path))) {
+				return exitUsage, fmt.Errorf("the reductions disagree: %s with %s, %s with %s", res.Verdict, res.Reduction, other.Verdict, other.Reduction)
+			}
 			if asJSON {
+				if other != nil {
+					return res.Verdict.ExitCode(), printJSON(map[string]*mcsdk.CheckResult{res.Reduction: res, other.Reduction: other})
+				}
 				return res.Verdict.ExitCode(), printJSON(res)
 			}
 			printCheck(res, save)
+			if other != nil {
+				printCompare(res, other)
+			}
 			return res.Verdict.ExitCode(), nil
 		},
 	})
@@ -88,7 +114,14 @@ func baseName(p string) string {
 }
 
 func printCheck(res *mcsdk.CheckResult, saved string) {
-	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s)\n", res.Model, res.Variant, res.Depth, res.Abstraction)
+	how := ""
+	if res.Reduction != "" {
+		how = ", reduction " + res.Reduction
+	}
+	if res.Workers > 1 {
+		how += fmt.Sprintf(", %d workers", res.Workers)
+	}
+	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
@@ -126,6 +159,36 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	}
 	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
 		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
+	if res.Reduction == "dpor" {
+		fmt.Printf("reduction dpor: %d executions pruned (sleep-set blocked)", res.SleepBlocked)
+		if res.Fallbacks > 0 {
+			fmt.Printf(", %d planned reversals not offered (those states fully expanded)", res.Fallbacks)
+		}
+		fmt.Println()
+	}
+}
+
+// printCompare prints the counts of the same check with and without the
+// reduction, side by side, and the reduction factor.
+func printCompare(a, b *mcsdk.CheckResult) {
+	if a.Reduction != "dpor" {
+		a, b = b, a
+	}
+	fmt.Printf("%-10s %10s %12s %10s %10s %9s\n", "reduction", "states", "executions", "pruned", "replays", "seconds")
+	for _, r := range []*mcsdk.CheckResult{a, b} {
+		fmt.Printf("%-10s %10d %12d %10d %10d %9.2f\n", r.Reduction, r.States, r.Executions, r.SleepBlocked, r.Replays, r.Duration.Seconds())
+	}
+	if a.Executions+a.SleepBlocked > 0 {
+		fmt.Printf("reduction factor: %.2f× fewer executions, %.2f× fewer replays, %.2f× less time\n",
+			float64(b.Executions)/float64(a.Executions+a.SleepBlocked), ratio(b.Replays, a.Replays), b.Duration.Seconds()/max(a.Duration.Seconds(), 1e-9))
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 func replayPath(file string, args []string, asJSON bool) (int, error) {

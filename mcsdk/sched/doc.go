@@ -3,7 +3,9 @@
 // partition begins and heals. It owns the action vocabulary, the
 // depth-first explorer of exhaustive checks (with stateless replay and a
 // state cache that keeps the remaining depth per state), and the seeded
-// discrete-event scheduler of campaigns.
+// discrete-event scheduler of campaigns. The explorer reduces equivalent
+// orders with dynamic partial-order reduction (Explorer, dpor.go) and
+// can explore with several workers sharing its state cache (parallel.go).
 //
 // The package is pure: it imports no os, time, net, syscall or the
 // supervisor. It sees a running system only through the World interface;

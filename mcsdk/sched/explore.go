@@ -1,8 +1,10 @@
 package sched
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // Observation is what the caller makes of a quiescent state.
@@ -15,6 +17,11 @@ type Observation struct {
 	CrashAllowed func(node int) bool
 	// Data is handed to the children's Observe as their parent's.
 	Data any
+	// Visible is everything the invariants (and the crash preconditions)
+	// read in this state, in a canonical encoding: an action after which
+	// it differs is visible, and the reduction keeps the order of visible
+	// actions. Nil means unknown: every action is then visible.
+	Visible []byte
 }
 
 // Explorer is a depth-first search over every order of the enabled actions
@@ -26,6 +33,66 @@ type Observation struct {
 // again. Without that, a state first met deep would hide what lies within
 // the bound beyond its shallower occurrence: the search is complete up to
 // Depth for the abstraction the hash implements.
+//
+// # Partial-order reduction
+//
+// By default (Reduction DPOR) the search explores one order of each class
+// of equivalent orders: source-DPOR with sleep sets (Abdulla, Aronis,
+// Jonsson, Sagonas, "Optimal dynamic partial order reduction", POPL 2014,
+// Algorithm 1). Each state starts with one action in its backtrack set;
+// when an executed event races with an earlier one (they are dependent,
+// the earlier did not make the later possible, and nothing between them
+// orders them), an initial of the reversed order is added to the
+// backtrack set of the state before the earlier event; an explored action
+// goes to sleep for its later siblings and their subtrees until a
+// dependent event wakes it.
+//
+// Independence is decided from what the world observes, conservatively
+// (dpor.go): an event's footprint is its own node (a delivery's receiver,
+// a timer's or thread's node, a client request's server), every node the
+// world saw it run or whose sockets it changed (World.Touched), a
+// delivery's sender (a crash closes the sender's sockets), and shared
+// resources: network names allocated, the one random stream, the crash
+// budget and preconditions. Events sharing any of these are dependent;
+// a delivery nobody receives, a timer that moves the clock, partitions,
+// heals, drops, duplicates and expiries are dependent with everything.
+// Happens-before adds each event's origin (World.Origin: the step that
+// sent a delivery's message; for the rest, the step since which the
+// action has been enabled without a break).
+//
+// Soundness for invariants checked at every state (Peled's visibility
+// condition): an event after which Observation.Visible differs is
+// visible, and visible events are dependent with each other. Equivalent
+// executions then have the same visible events in the same order, and,
+// an event's effect on the observed state being a function of its own
+// node's history (the same in equivalent executions), every state of one
+// has the observed state of some state of the other: the invariants see
+// the same set of observed states. An action an event disables, and with
+// a bag the other deliveries of its channel (whose indices it shifts),
+// are added to the backtrack set where that event ran, since no later
+// race could bring them back.
+//
+// The depth bound: equivalent executions have the same length, so the
+// executions within the bound are closed under equivalence; but the bound
+// itself disables what lies beyond it, hiding races with events that do
+// not fit (an invisible a explored first at depth 1 leaves no room for a
+// visible b). At a leaf at the bound, each enabled action not asleep is
+// therefore taken as an event dependent with everything after the path,
+// and its races reversed (lookahead): the search is complete for the
+// observed states within the bound.
+//
+// The cache: a state met again is pruned only when an earlier expansion
+// had at least as much depth left and a sleep set contained in the
+// current one (a smaller sleep set asks for more), and the pruned subtree
+// is treated as a frontier like the bound (its events are not on the
+// current path, so their races with it are reversed by the same
+// lookahead). Met with no more depth left but with actions awake that
+// were asleep then, the state is expanded again with those actions only
+// (Godefroid's sleep sets with state caching; the rest is covered, with
+// the same lookahead). TestReductionPreservesStates checks on random systems that
+// the observed states, the verdicts and the shortest violations are the
+// same without reduction; TestExplore's testdata/explore/reduction.txt
+// fails if visibility or either lookahead is dropped.
 type Explorer struct {
 	Start  func() (World, error) // a fresh world in the initial state
 	Depth  int
@@ -41,7 +108,14 @@ type Explorer struct {
 	// Stop, if set, is asked before each expansion; true ends the search
 	// early with Result.Stopped (what was explored is then all it says).
 	Stop func() bool
-	_    struct{}
+	// Reduction is the partial-order reduction; "" is DPOR.
+	Reduction Reduction
+	// Workers, above 1, explores the subtrees of the initial state's
+	// actions in parallel, each worker with its own worlds, all sharing
+	// the state cache (parallel.go). Start, Observe and Check are then
+	// called from several goroutines at once; Progress and Stop are not.
+	Workers int
+	_       struct{}
 }
 
 // Stats counts the work of a search.
@@ -51,6 +125,14 @@ type Stats struct {
 	Executions int   // paths ended at a leaf, the bound or a known state
 	Replays    int   // fresh worlds started to replay a prefix
 	ByDepth    []int // distinct states first met at each depth
+	// SleepBlocked counts the executions the reduction pruned: states
+	// whose every enabled action was asleep (explored from an equivalent
+	// order already).
+	SleepBlocked int
+	// Fallbacks counts planned reversals the state did not offer (so it
+	// was expanded fully instead); nonzero means a world's origins or
+	// footprints were too optimistic somewhere.
+	Fallbacks int
 }
 
 // Result is the outcome of a search.
@@ -62,22 +144,41 @@ type Result struct {
 }
 
 type search struct {
-	x    *Explorer
-	seen map[[32]byte]int
-	res  Result
+	x      *Explorer
+	seen   *cache
+	res    Result
+	events []event  // the current execution (reduction only)
+	frames []*frame // the states along it (reduction only)
+	// Set by a parallel search: fan replaces the expansion of the
+	// initial state; quit ends a worker's subtree early; report is
+	// Progress made safe for several workers.
+	quit   func() bool
+	report func(Stats)
+	// A parallel search's first pass: states at depth split are handed
+	// to collect instead of being expanded, and the states above them
+	// are expanded fully (every action not asleep), so that no race in
+	// a worker's subtree needs to add to them.
+	split   int
+	collect func(path []Action, parent any, sleep []sleeper)
 }
 
-var errStop = errors.New("sched: stop")
+var (
+	errStop = errors.New("sched: stop")
+	errQuit = errors.New("sched: another worker's subtree decides")
+)
 
 // Run explores from the initial state. An error is the world's Failure or
 // a tool problem; a violation is a result.
 func (x *Explorer) Run() (Result, error) {
-	s := &search{x: x, seen: map[[32]byte]int{}}
+	if x.Workers > 1 {
+		return x.runParallel()
+	}
+	s := &search{x: x, seen: newCache()}
 	w, err := x.Start()
 	if err != nil {
 		return s.res, err
 	}
-	err = s.visit(w, nil, nil)
+	err = s.visit(w, nil, nil, nil)
 	if err == errStop {
 		err = nil
 	}
@@ -181,45 +282,102 @@ func (s *search) replay(path []Action) (World, error) {
 	return w, nil
 }
 
-// visit expands the state of w, reached by path. It owns w: w is closed,
-// or handed to the last child, before visit returns.
-func (s *search) visit(w World, path []Action, parent any) error {
+func (x *Explorer) reduce() bool { return x.Reduction != NoReduction }
+
+// arrival is the event a visit's state was reached by: the action and
+// what was known of it before its visibility (decided by the child's
+// observation), with the parent's observation to compare.
+type arrival struct {
+	ev      event
+	visible []byte // the parent's Observation.Visible
+	sleep   []sleeper
+}
+
+// visit expands the state of w, reached by path (through in, nil at the
+// root). It owns w: w is closed, or handed to a child, before visit
+// returns.
+func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
+	ob, err := s.observe(w, parent)
+	if err != nil {
+		return err
+	}
+	var sleep []sleeper
+	if in != nil && s.x.reduce() {
+		ev := in.ev
+		if ob.Visible == nil || in.visible == nil || !bytes.Equal(ob.Visible, in.visible) {
+			ev.fp.res |= resVisible
+		}
+		s.push(ev)
+		for _, z := range in.sleep {
+			if !z.fp.dependent(ev.fp) {
+				sleep = append(sleep, z)
+			}
+		}
+	}
+	if s.collect != nil && len(path) == s.split {
+		s.collect(path, parent, sleep)
+		w.Close()
+		return nil
+	}
+	return s.state(w, path, ob, sleep)
+}
+
+// observe asks Stop, the world's failure and the caller's observation,
+// closing w if the search goes no further.
+func (s *search) observe(w World, parent any) (Observation, error) {
 	x := s.x
 	if x.Stop != nil && x.Stop() {
 		s.res.Stopped = true
 		w.Close()
-		return errStop
+		return Observation{}, errStop
+	}
+	if s.quit != nil && s.quit() {
+		w.Close()
+		return Observation{}, errQuit
 	}
 	if err := w.Failure(); err != nil {
 		w.Close()
-		return err
+		return Observation{}, err
 	}
 	ob, err := x.Observe(w, parent)
 	if err != nil {
 		w.Close()
-		return err
 	}
+	return ob, err
+}
+
+// state expands the state of w, reached by path and observed as ob, with
+// the sleep set sleep.
+func (s *search) state(w World, path []Action, ob Observation, sleep []sleeper) error {
+	x := s.x
 	h, err := w.Hash(append(x.stateBytes(path), ob.Extra...))
 	if err != nil {
 		w.Close()
 		return err
 	}
 	left := x.Depth - len(path)
-	if done, ok := s.seen[h]; ok && done >= left {
+	covered, fresh, missing := s.seen.enter(h, left, sleep)
+	if !x.reduce() {
+		missing = nil
+	}
+	if covered {
 		s.res.Executions++
+		if x.reduce() {
+			acts := x.Enabled(w, path, ob)
+			s.conflicts(path, acts)
+			s.lookahead(w, path, acts, sleep)
+		}
 		w.Close()
 		return nil
-	} else if !ok {
+	}
+	if fresh {
 		s.res.States++
 		for len(s.res.ByDepth) <= len(path) {
 			s.res.ByDepth = append(s.res.ByDepth, 0)
 		}
 		s.res.ByDepth[len(path)]++
-		if x.Progress != nil && s.res.States%64 == 0 {
-			x.Progress(s.res.Stats)
-		}
+		s.progress()
 	}
-	s.seen[h] = left
 	s.res.Expansions++
 	bad, err := x.Check(w, ob, path)
 	if err != nil {
@@ -232,32 +390,112 @@ func (s *search) visit(w World, path []Action, parent any) error {
 		return errStop
 	}
 	acts := x.Enabled(w, path, ob)
+	if x.reduce() {
+		s.conflicts(path, acts)
+	}
 	if left <= 0 || len(acts) == 0 {
 		s.res.Executions++
+		if x.reduce() && len(acts) > 0 {
+			s.lookahead(w, path, acts, sleep)
+		}
 		w.Close()
 		return nil
 	}
+	if missing != nil {
+		// Explored before with actions asleep that are awake now: the
+		// rest is covered, as at a known state (hence the lookahead).
+		s.lookahead(w, path, acts, sleep)
+	}
+	return s.expand(w, path, ob, acts, sleep, missing)
+}
+
+// progress reports the counts after every 64 new states.
+func (s *search) progress() {
+	if s.res.States%64 != 0 {
+		return
+	}
+	if s.report != nil {
+		s.report(s.res.Stats)
+	} else if s.x.Progress != nil {
+		s.x.Progress(s.res.Stats)
+	}
+}
+
+// expand explores the children of the state of w: every enabled action
+// without reduction; with it, the backtrack set (the first action not
+// asleep, then whatever the races below add), each child with the sleep
+// set of the actions explored before it that it commutes with.
+//
+// With only (a re-expansion of a state explored before with a larger
+// sleep set), just those actions are explored; the others count as done.
+func (s *search) expand(w World, path []Action, ob Observation, acts []Action, sleep []sleeper, only []Action) error {
+	x := s.x
+	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
 	for i, a := range acts {
+		if only != nil {
+			f.done[i] = !slices.Contains(only, a)
+			f.back[i] = !f.done[i]
+		} else if !x.reduce() || (s.collect != nil && len(path) < s.split) {
+			f.back[i] = true
+		} else if !asleep(sleep, a) {
+			f.back[i] = true
+			break
+		}
+	}
+	if f.next(sleep) < 0 {
+		s.res.SleepBlocked++
+		w.Close()
+		return nil
+	}
+	d := len(path)
+	s.frames = append(s.frames[:d], f)
+	for {
+		i := f.next(sleep)
+		if i < 0 {
+			break
+		}
 		child := w
-		if i < len(acts)-1 {
+		w = nil
+		if child == nil {
+			var err error
 			if child, err = s.replay(path); err != nil {
-				w.Close()
 				return err
 			}
 		}
-		if err := child.Apply(a); err != nil {
+		in := &arrival{visible: ob.Visible, sleep: append(slices.Clip(sleep), f.explored...)}
+		if x.reduce() {
+			in.ev = event{a: acts[i], fp: static(child, acts[i]), origin: s.origin(child, d, acts, acts[i])}
+		}
+		if err := child.Apply(acts[i]); err != nil {
 			child.Close()
-			if child != w {
-				w.Close()
-			}
 			return err
 		}
-		if err := s.visit(child, append(path[:len(path):len(path)], a), ob.Data); err != nil {
-			if child != w {
-				w.Close()
-			}
+		if x.reduce() {
+			in.ev.fp = in.ev.fp.withTouched(child.Touched())
+		}
+		if err := s.visit(child, append(path[:d:d], acts[i]), ob.Data, in); err != nil {
 			return err
+		}
+		f.done[i] = true
+		if x.reduce() {
+			f.explored = append(f.explored, sleeper{acts[i], s.events[d].fp})
+			s.events = s.events[:d]
 		}
 	}
+	if w != nil {
+		w.Close()
+	}
+	s.frames = s.frames[:d]
 	return nil
+}
+
+// next is the first action in the backtrack set not yet explored and not
+// asleep, or -1.
+func (f *frame) next(sleep []sleeper) int {
+	for i, a := range f.acts {
+		if f.back[i] && !f.done[i] && !asleep(sleep, a) {
+			return i
+		}
+	}
+	return -1
 }

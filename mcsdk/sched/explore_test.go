@@ -61,7 +61,8 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 	x := &Explorer{
 		Start: func() (World, error) { return &fakeWorld{g: g, at: g.start, closed: closes}, nil },
 		Observe: func(w World, parent any) (Observation, error) {
-			return Observation{Data: w.(*fakeWorld).at}, nil
+			at := w.(*fakeWorld).at
+			return Observation{Data: at, Visible: []byte(fmt.Sprintf("%s/%v", g.obs[at], g.bad[at]))}, nil
 		},
 		Check: func(w World, ob Observation, path []Action) (bool, error) {
 			return g.bad[w.(*fakeWorld).at], nil
@@ -80,6 +81,8 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 			}
 		case "restart":
 			x.Faults.Restart = true
+		case "reduction":
+			x.Reduction = Reduction(arg.Vals[0])
 		case "stop": // stop=N: the N+1-th expansion is refused
 			n, _ := strconv.Atoi(arg.Vals[0])
 			asked := 0
@@ -122,6 +125,9 @@ func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
 		fmt.Fprintf(&b, "holds within depth %d\n", x.Depth)
 	}
 	fmt.Fprintf(&b, "states %d, expansions %d, executions %d, replays %d, by depth %v", res.States, res.Expansions, res.Executions, res.Replays, res.ByDepth)
+	if res.SleepBlocked > 0 || res.Fallbacks > 0 {
+		fmt.Fprintf(&b, ", sleep-blocked %d, fallbacks %d", res.SleepBlocked, res.Fallbacks)
+	}
 	// Every world started (the first and each replay) is closed once.
 	if closes != res.Replays+1 {
 		t.Errorf("%d worlds started, %d closed", res.Replays+1, closes)

@@ -19,24 +19,29 @@ type graph struct {
 	dead  map[string]map[int]bool // killed nodes in a state
 	bad   map[string]bool
 	fail  map[string]string // a world failure on reaching a state
+	obs   map[string]string // what the invariants read in a state ("" if not given)
 }
 
 type edge struct {
 	a        Action
 	to       string
-	from, at int // a delivery's sender and receiver
+	from, at int      // a delivery's sender and receiver
+	origin   int      // the step that made a possible (0: none)
+	sends    []Action // deliveries this edge's step makes possible (their origin)
+	touched  Touched
 }
 
 // parseGraph reads lines of the forms
 //
-//	STATE ACTION ARG -> STATE [from=N to=N]
+//	STATE ACTION ARG -> STATE [from=N] [to=N] [origin=N] [sends=C.I+C.I] [touch=N+M] [alloc] [random] [clock] [global]
 //	dead STATE NODE...
+//	obs STATE LABEL
 //	bad STATE
 //	fail STATE MESSAGE
 //
 // The first state named is the initial one.
 func parseGraph(text string) (*graph, error) {
-	g := &graph{edges: map[string][]edge{}, dead: map[string]map[int]bool{}, bad: map[string]bool{}, fail: map[string]string{}}
+	g := &graph{edges: map[string][]edge{}, dead: map[string]map[int]bool{}, bad: map[string]bool{}, fail: map[string]string{}, obs: map[string]string{}}
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
@@ -62,6 +67,9 @@ func parseGraph(text string) (*graph, error) {
 		case "fail":
 			g.fail[f[1]] = strings.Join(f[2:], " ")
 			continue
+		case "obs":
+			g.obs[f[1]] = strings.Join(f[2:], " ")
+			continue
 		}
 		if len(f) < 5 || f[3] != "->" {
 			return nil, fmt.Errorf("bad line %q", line)
@@ -73,6 +81,38 @@ func parseGraph(text string) (*graph, error) {
 		e := edge{a: a, to: f[4], from: -1, at: -1}
 		for _, kv := range f[5:] {
 			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "alloc":
+				e.touched.Alloc = true
+				continue
+			case "random":
+				e.touched.Random = true
+				continue
+			case "clock":
+				e.touched.Clock = true
+				continue
+			case "global":
+				e.touched.Global = true
+				continue
+			case "sends":
+				for _, x := range strings.Split(v, "+") {
+					a, err := ParseAction("deliver " + x)
+					if err != nil {
+						return nil, fmt.Errorf("bad %q in %q", kv, line)
+					}
+					e.sends = append(e.sends, a)
+				}
+				continue
+			case "touch":
+				for _, x := range strings.Split(v, "+") {
+					n, err := strconv.Atoi(x)
+					if err != nil {
+						return nil, fmt.Errorf("bad %q in %q", kv, line)
+					}
+					e.touched.Nodes = append(e.touched.Nodes, n)
+				}
+				continue
+			}
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return nil, fmt.Errorf("bad %q in %q", kv, line)
@@ -82,6 +122,10 @@ func parseGraph(text string) (*graph, error) {
 				e.from = n
 			case "to":
 				e.at = n
+			case "origin":
+				e.origin = n
+			default:
+				return nil, fmt.Errorf("unknown %q in %q", kv, line)
 			}
 		}
 		if g.start == "" {
@@ -98,6 +142,8 @@ type fakeWorld struct {
 	at      string
 	applied []Action
 	closed  *int // counts closes, to check every world is closed once
+	touched Touched
+	sent    map[Action]int // the step whose edge sent a delivery
 }
 
 func (w *fakeWorld) Enabled() []Action {
@@ -116,6 +162,13 @@ func (w *fakeWorld) Apply(a Action) error {
 		if e.a == a {
 			w.at = e.to
 			w.applied = append(w.applied, a)
+			w.touched = e.touched
+			for _, d := range e.sends {
+				if w.sent == nil {
+					w.sent = map[Action]int{}
+				}
+				w.sent[d] = len(w.applied)
+			}
 			return nil
 		}
 	}
@@ -137,6 +190,20 @@ func (w *fakeWorld) Endpoints(a Action) (int, int) {
 	}
 	return -1, -1
 }
+
+func (w *fakeWorld) Origin(a Action) int {
+	if o, ok := w.sent[a]; ok {
+		return o
+	}
+	for _, e := range w.g.edges[w.at] {
+		if e.a == a {
+			return e.origin
+		}
+	}
+	return 0
+}
+
+func (w *fakeWorld) Touched() Touched { return w.touched }
 
 func (w *fakeWorld) Hash(extra []byte) ([32]byte, error) {
 	return sha256.Sum256(append([]byte(w.at+"\x00"), extra...)), nil

@@ -20,6 +20,15 @@ type World interface {
 	// Endpoints names the sending and receiving node of a Deliver action
 	// (-1 for the environment or nobody).
 	Endpoints(a Action) (from, to int)
+	// Origin is the step (1-based: the n-th action applied) whose
+	// execution made the enabled action a possible, e.g. the step that
+	// sent a delivery's message; 0 if a was possible in the initial state
+	// or the world cannot tell. The explorer's partial-order reduction
+	// orders a after its origin; 0 is always safe (a later origin that is
+	// wrong is not).
+	Origin(a Action) int
+	// Touched is what the last Apply reached beyond its action's own node.
+	Touched() Touched
 	// Hash is a canonical digest of everything the world's later
 	// behaviour depends on, with extra (the scheduler's own state and the
 	// caller's abstraction) mixed in.
@@ -29,6 +38,16 @@ type World interface {
 	Failure() error
 	// Close ends the world and every process in it.
 	Close()
+}
+
+// Touched is what one applied action reached, as the world saw it: the
+// partial-order reduction's evidence that two actions commute.
+type Touched struct {
+	Nodes  []int // nodes that ran, or whose sockets the network changed
+	Alloc  bool  // created sockets or channels or took ports: names all nodes share
+	Random bool  // drew bytes from the world's one random stream
+	Clock  bool  // moved the virtual clock
+	Global bool  // the world cannot tell what it reached
 }
 
 // NodeStatus is a node's liveness as the scheduler needs it.

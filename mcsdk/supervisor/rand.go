@@ -10,7 +10,10 @@ import (
 // randStream is the run's one source of random bytes: ChaCha8 keyed by the
 // seed, so every byte a node draws is a function of the seed and of the
 // order of draws (which the scheduler fixes).
-type randStream struct{ c *rand.ChaCha8 }
+type randStream struct {
+	c     *rand.ChaCha8
+	drawn uint64 // bytes read so far
+}
 
 func newRandStream(seed uint64) *randStream {
 	var key [32]byte
@@ -19,4 +22,7 @@ func newRandStream(seed uint64) *randStream {
 	return &randStream{c: rand.NewChaCha8(key)}
 }
 
-func (r *randStream) Read(p []byte) { r.c.Read(p) }
+func (r *randStream) Read(p []byte) {
+	r.drawn += uint64(len(p))
+	r.c.Read(p)
+}

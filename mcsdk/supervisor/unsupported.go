@@ -37,6 +37,7 @@ func (w *World) Replies() []Reply                                 { return nil }
 func (w *World) Status(int) NodeStatus                            { return NodeStatus{} }
 func (w *World) Timers() []TimerInfo                              { return nil }
 func (w *World) Steps() int                                       { return 0 }
+func (w *World) RandomDrawn() uint64                              { return 0 }
 func (w *World) RefusedWrites(int) int                            { return 0 }
 func (w *World) Ready() []Action                                  { return nil }
 func (w *World) Threads(int) int                                  { return 0 }

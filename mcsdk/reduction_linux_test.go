@@ -1,0 +1,140 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// depthModel writes the model of testdata/depth.c (a state reachable at
+// two depths, the violation two steps after it).
+func depthModel(t *testing.T) *model.Model {
+	t.Helper()
+	src, err := filepath.Abs("testdata/depth.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf(`[target]
+nodes = 2
+source = %q
+args = ["{id}", "{base_port}"]
+base_port = 7360
+
+[state]
+a = "int32"
+b = "int32"
+bad = "int32"
+
+[environment]
+depth = 5
+
+[invariants]
+never_bad = "node[0].bad == 0"
+`, src)
+	path := filepath.Join(t.TempDir(), "depth.model")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestReductionKeepsVerdicts checks the real targets with and without the
+// partial-order reduction: the same verdict, the same violated invariant
+// and the same shortest violation length, with the counts of both logged;
+// where the reduction has independent deliveries to work on (quorum), it
+// must explore fewer executions.
+func TestReductionKeepsVerdicts(t *testing.T) {
+	tests := []struct {
+		model, variant string
+		fewer          bool // the reduction must save executions
+	}{
+		{"repl/repl.model", "correct", false},
+		{"repl/repl.model", "bug", false},
+		{"quorum/quorum.model", "fixed", true},
+		{"quorum/quorum.model", "bug", true},
+		{"election/election.model", "fixed", true},
+		{"election/election.model", "bug", false},
+		{"bank/bank.model", "bug", false},
+		{"bank/bank.model", "fixed", false},
+		{"depth.c", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
+			var m *model.Model
+			if tc.model == "depth.c" {
+				m = depthModel(t)
+			} else {
+				m = loadTarget(t, tc.model)
+			}
+			var res [2]*mcsdk.CheckResult
+			for k, red := range []string{"none", "dpor"} {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Reduction: red})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Verdict == mcsdk.Error {
+					t.Fatalf("%s: error: %s", red, r.Failure)
+				}
+				res[k] = r
+				t.Logf("%s: %s, %d states, %d executions, %d sleep-blocked, %d replays, %.2fs", red, r.Verdict, r.States, r.Executions, r.SleepBlocked, r.Replays, r.Duration.Seconds())
+			}
+			none, dpor := res[0], res[1]
+			if none.Verdict != dpor.Verdict {
+				t.Fatalf("verdict %s without reduction, %s with", none.Verdict, dpor.Verdict)
+			}
+			if none.Violation != nil {
+				if none.Violation.Invariant != dpor.Violation.Invariant || len(none.Violation.Path) != len(dpor.Violation.Path) || none.Shortest != dpor.Shortest {
+					t.Fatalf("violation %s after %d (shortest %v) without reduction, %s after %d (shortest %v) with",
+						none.Violation.Invariant, len(none.Violation.Path), none.Shortest, dpor.Violation.Invariant, len(dpor.Violation.Path), dpor.Shortest)
+				}
+			}
+			if tc.fewer && dpor.Executions+dpor.SleepBlocked >= none.Executions {
+				t.Errorf("the reduction saved nothing: %d (+%d sleep-blocked) executions against %d", dpor.Executions, dpor.SleepBlocked, none.Executions)
+			}
+		})
+	}
+}
+
+// TestParallelCheck checks with one worker and with two: the same
+// verdict and the same reported path, on repl and quorum.
+func TestParallelCheck(t *testing.T) {
+	tests := []struct{ model, variant string }{
+		{"repl/repl.model", "correct"},
+		{"repl/repl.model", "bug"},
+		{"quorum/quorum.model", "fixed"},
+		{"quorum/quorum.model", "bug"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			var res [2]*mcsdk.CheckResult
+			for k, j := range []int{1, 2} {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Workers: j})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[k] = r
+				t.Logf("-j %d: %s, %d states, %d executions, %d replays, %.2fs", j, r.Verdict, r.States, r.Executions, r.Replays, r.Duration.Seconds())
+			}
+			if res[0].Verdict != res[1].Verdict {
+				t.Fatalf("verdict %s with one worker, %s with two", res[0].Verdict, res[1].Verdict)
+			}
+			if res[0].Violation != nil {
+				a, b := fmt.Sprint(res[0].Violation.Path), fmt.Sprint(res[1].Violation.Path)
+				if a != b || res[0].Violation.Invariant != res[1].Violation.Invariant {
+					t.Fatalf("path %s (%s) with one worker, %s (%s) with two", a, res[0].Violation.Invariant, b, res[1].Violation.Invariant)
+				}
+			}
+		})
+	}
+}
