@@ -887,6 +887,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		h.Write([]byte(r.Err))
 	}
 	put(uint64(w.now))
+	// The random stream is a function of the seed and of how much of it
+	// was drawn: its position decides every later draw.
+	put(w.rand.drawn)
 	var sum [32]byte
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
