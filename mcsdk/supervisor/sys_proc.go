@@ -19,10 +19,6 @@ func sysGetppid(c *call) result { return ret(1) }
 // user space. glibc falls back to not using rseq.
 func sysRseq(c *call) result { return errno(unix.ENOSYS) }
 
-// Pause implements pause(2) and rt_sigsuspend(2): nodes receive no
-// signals from weft, so the call parks until the node is killed.
-func sysPause(c *call) result { return park() }
-
 // vpid is the node's virtual pid (and tid, process group id).
 func (n *node) vpid() int64 { return virtualPidBase + int64(n.id) }
 

@@ -43,6 +43,7 @@ type task struct {
 	futexAddr uint64
 	futexBits uint32
 	woken     bool
+	alt       altStack // sigaltstack (sys_sigwait.go)
 }
 
 // vtid is the thread's virtual id.

@@ -55,6 +55,7 @@ type node struct {
 	restarts int
 	started  int64 // virtual time of its launch
 	output   bytes.Buffer
+	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the
@@ -85,6 +86,7 @@ type call struct {
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
+	intr     *result // a signal interrupted the parked call: its answer (sys_sigdeliver.go)
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler

@@ -122,6 +122,7 @@ func (w *World) Timers() []TimerInfo {
 				ts = append(ts, TimerInfo{Node: n.id, Task: t.k, Deadline: c.deadline})
 			}
 		}
+		ts = append(ts, n.timerEvents()...)
 	}
 	return ts
 }
@@ -229,6 +230,7 @@ func (w *World) serve(c *call) {
 		if c.n.cur == c.t {
 			c.n.cur = nil
 		}
+		w.pendingInterrupt(c.t)
 	}
 }
 
@@ -347,6 +349,9 @@ func (w *World) reap(n *node) {
 // dispatch runs the table entry for c and answers the node unless the call
 // parks.
 func (w *World) dispatch(c *call) outcome {
+	if c.intr != nil {
+		return w.answerInterrupt(c)
+	}
 	e := lookup(int(c.req.Data.Nr))
 	var r result
 	switch e.decision {
@@ -515,6 +520,12 @@ func (w *World) Apply(a Action) error {
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
 	case Timer:
+		if a.Task < 0 { // a signal timer (sys_itimer.go)
+			if err := w.fireSigTimer(a); err != nil {
+				return err
+			}
+			break
+		}
 		c := w.pendingCall(a.Node, a.Task)
 		if c == nil || c.deadline < 0 {
 			return fmt.Errorf("supervisor: thread n%d/t%d has no pending timer", a.Node, a.Task)
@@ -648,6 +659,9 @@ func (w *World) Describe(a Action) string {
 		r := w.cfg.Client[a.Req]
 		return fmt.Sprintf("client → n%d %q", r.Node, truncate(r.Data, 40))
 	case Timer:
+		if a.Task < 0 {
+			return w.describeSigTimer(a)
+		}
 		if w.threaded(a.Node) {
 			return fmt.Sprintf("timer fires on n%d/t%d", a.Node, a.Task)
 		}
@@ -840,6 +854,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		}
 		put(0)
 		w.hashTasks(n, put)
+		w.hashSignals(n, mode, put)
 		if mode == HashMemory {
 			if err := w.hashMemory(n, h); err != nil {
 				return [32]byte{}, err
