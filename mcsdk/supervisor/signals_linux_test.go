@@ -1,0 +1,95 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildSignals compiles testdata/signals.c once per test binary.
+func buildSignals(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-signals-%d", os.Getpid()))
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	if msg, err := exec.Command("cc", "-O1", "-pthread", "-o", out, "testdata/signals.c").CombinedOutput(); err != nil {
+		tb.Fatalf("cc: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// TestSignals runs the signal probes under weft, twice each: signals
+// interrupt parked calls with EINTR or are restarted (SA_RESTART) as
+// Linux does, timers fire in virtual time (a run takes virtual seconds
+// but far less wall time), and both runs are identical. The quick modes
+// print the same natively.
+func TestSignals(t *testing.T) {
+	bin := buildSignals(t)
+	cases := []struct {
+		args   []string
+		out    string // the node's whole output must contain it
+		native bool   // and the output equals the native one
+		signal string // the node's ending signal
+	}{
+		{args: []string{"read", "norestart"}, native: true, out: "read no SA_RESTART: rc=-1 errno=EINTR handled=1\nthen read rc=4\n"},
+		{args: []string{"read", "restart"}, native: true, out: "read SA_RESTART: rc=4 errno=0 handled=1\n"},
+		{args: []string{"futex", "norestart"}, native: true, out: "futex no SA_RESTART: first wait EINTR=1 handled=1 in the waiter=1\n"},
+		{args: []string{"futex", "restart"}, native: true, out: "futex SA_RESTART: first wait EINTR=0 handled=1 in the waiter=1\n"},
+		{args: []string{"accept"}, out: "accept rc=-1 errno=EINTR handled=1 after 2000ms\n"},
+		{args: []string{"itimer"}, out: "itimer: 5 signals in 500ms, interval 100000us\n"},
+		{args: []string{"threadtimer"}, native: true, out: "target: pause rc=-1 errno=EINTR\nthreadtimer: armed=1 handled=1 in the target=1 overrun=0 disarmed=1\n"},
+		{args: []string{"altstack"}, native: true, out: "altstack: old disabled=1 ENOMEM=1 EINVAL=1 handler on alt stack=1 EPERM+ONSTACK inside=2 disabled after=1\n"},
+		{args: []string{"sigwait"}, out: "sigtimedwait: got SIGALRM after 1000ms; then rc=-1 errno=EAGAIN\nsigsuspend: rc=-1 errno=EINTR handled=1 mask restored=1\n"},
+		{args: []string{"nanosleep"}, out: "nanosleep: rc=-1 errno=EINTR handled=1 left about 600ms\n"},
+		{args: []string{"poll"}, out: "poll: rc=-1 errno=EINTR handled=1\n"},
+		{args: []string{"alarmkill"}, out: "waiting for SIGALRM\n", signal: "SIGALRM"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, "-"), func(t *testing.T) {
+			var outs []string
+			var paths [][]Action
+			for run := 0; run < 2; run++ {
+				start := time.Now()
+				w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args}}}, first)
+				wall := time.Since(start)
+				out := string(w.Output(0))
+				if f := w.Failure(); f != nil {
+					t.Fatalf("failure: %v\noutput:\n%s", f, out)
+				}
+				if !strings.Contains(out, tc.out) {
+					t.Errorf("output:\n%s\nwant it to contain:\n%s", out, tc.out)
+				}
+				if strings.Contains(out, "still alive") {
+					t.Errorf("the node outlived its fatal signal:\n%s", out)
+				}
+				if st := w.Status(0); !st.Exited || st.Signal != tc.signal || tc.signal == "" && st.ExitCode != 0 {
+					t.Errorf("status %+v, want signal %q", st, tc.signal)
+				}
+				if wall > 5*time.Second {
+					t.Errorf("took %v of wall time: virtual timers should not wait", wall)
+				}
+				outs, paths = append(outs, out), append(paths, path)
+			}
+			if outs[0] != outs[1] || !slices.Equal(paths[0], paths[1]) {
+				t.Errorf("two runs differ:\n%s\n%v\n---\n%s\n%v", outs[0], paths[0], outs[1], paths[1])
+			}
+			if tc.native {
+				nat, err := exec.Command(bin, tc.args...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("native: %v\n%s", err, nat)
+				}
+				if string(nat) != outs[0] {
+					t.Errorf("under weft:\n%s\nnatively:\n%s", outs[0], nat)
+				}
+			}
+		})
+	}
+}
