@@ -93,3 +93,56 @@ func TestSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalTimerEvents checks that armed signal timers are timer events
+// of the world (Task -1 for ITIMER_REAL), that their actions round-trip
+// through the text form, and that two runs of the periodic-timer probe
+// give the same world hash (memory and signal state) at every step.
+func TestSignalTimerEvents(t *testing.T) {
+	bin := buildSignals(t)
+	var runs [][][32]byte
+	for run := 0; run < 2; run++ {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"itimer"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hashes [][32]byte
+		fired := 0
+		for step := 0; step < 100 && w.Failure() == nil; step++ {
+			h, err := w.Hash(HashMemory, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hashes = append(hashes, h)
+			acts := w.Enabled()
+			if len(acts) == 0 {
+				break
+			}
+			a := acts[0]
+			if a.Kind == Timer && a.Task == realTimerTask {
+				fired++
+				back, err := ParseAction(a.String())
+				if err != nil || back != a {
+					t.Fatalf("%v reads back as %v (%v)", a, back, err)
+				}
+				if d := w.Describe(a); !strings.Contains(d, "SIGALRM timer") {
+					t.Errorf("described as %q", d)
+				}
+			}
+			if err := w.Apply(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f := w.Failure(); f != nil {
+			t.Fatal(f)
+		}
+		if fired != 5 {
+			t.Errorf("the ITIMER_REAL event fired %d times, want 5", fired)
+		}
+		w.Close()
+		runs = append(runs, hashes)
+	}
+	if !slices.Equal(runs[0], runs[1]) {
+		t.Errorf("two runs hash differently:\n%x\n%x", runs[0], runs[1])
+	}
+}

@@ -397,13 +397,11 @@ func sysTimerDelete(c *call) result {
 	return ret(0)
 }
 
-// hash writes the node's own signal state: the timers (their deadlines
-// relative to now, so that equal states at different times still differ
-// only by the clock, which the world hash covers) and the recorded
+// hash writes the node's own signal state: the timers and the recorded
 // actions, in signal order.
-func (s *nodeSignals) hash(now int64, put func(uint64)) {
+func (s *nodeSignals) hash(put func(uint64)) {
 	put(boolBits(s.used))
-	s.real.hash(now, put)
+	s.real.hash(put)
 	put(uint64(len(s.timers)))
 	for _, t := range s.timers {
 		if t == nil {
@@ -411,7 +409,7 @@ func (s *nodeSignals) hash(now int64, put func(uint64)) {
 			continue
 		}
 		put(1)
-		t.hash(now, put)
+		t.hash(put)
 	}
 	sigs := make([]int, 0, len(s.actions))
 	for sig := range s.actions {
@@ -428,9 +426,9 @@ func (s *nodeSignals) hash(now int64, put func(uint64)) {
 	}
 }
 
-func (t *sigTimer) hash(now int64, put func(uint64)) {
+func (t *sigTimer) hash(put func(uint64)) {
 	put(t.clock)
-	put(uint64(t.left(now)))
+	put(uint64(t.deadline))
 	put(uint64(t.interval))
 	put(uint64(t.notify))
 	put(uint64(t.signo))

@@ -347,7 +347,7 @@ func (w *World) answerInterrupt(c *call) outcome {
 // answer) and, for the memory abstraction, what the kernel keeps for each
 // thread (pending, blocked, ignored and caught sets).
 func (w *World) hashSignals(n *node, mode HashMode, put func(uint64)) {
-	n.sig.hash(w.now, put)
+	n.sig.hash(put)
 	for _, t := range n.tasks {
 		if t.exited {
 			continue
