@@ -190,7 +190,7 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if info == nil {
 		info = make([]byte, siginfoSize)
 		putCode(info, siQueue)
-		binary.LittleEndian.PutUint32(info[16:], uint32(n.vpid()))  // si_pid
+		binary.LittleEndian.PutUint32(info[16:], uint32(n.vpid()))    // si_pid
 		binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid())) // si_uid
 	}
 	binary.LittleEndian.PutUint32(info[0:], uint32(sig)) // si_signo

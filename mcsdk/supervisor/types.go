@@ -86,12 +86,14 @@ type call struct {
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
-	intr     *result // a signal interrupted the parked call: its answer (sys_sigdeliver.go)
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler
 	// clears it, and so does any other thread of the node running.
 	reads []memRead
+	// intr is the answer of a parked call a signal interrupted, sent when
+	// its thread next runs (sys_sigdeliver.go); nil if none.
+	intr *result
 }
 
 // memRead is one cached read of node memory.
