@@ -56,6 +56,11 @@ type Config struct {
 	Notice string
 	// OnOutput, if set, receives node output as it is written, in order.
 	OnOutput func(node int, data []byte)
+	// NativeTSC leaves rdtsc and rdtscp native (they read the host's
+	// counter, so a target that uses them is not deterministic) and does
+	// not keep single-threaded nodes seized with ptrace; for comparison in
+	// benchmarks. By default weft emulates them from the virtual clock.
+	NativeTSC bool
 }
 
 // Epoch is the virtual wall clock at the start of every run, in ns since

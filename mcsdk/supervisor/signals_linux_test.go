@@ -146,3 +146,60 @@ func TestSignalTimerEvents(t *testing.T) {
 		t.Errorf("two runs hash differently:\n%x\n%x", runs[0], runs[1])
 	}
 }
+
+// TestTSCVirtual runs a probe that reads rdtsc and rdtscp, sleeps a
+// virtual second and reads again: under weft the counter follows the
+// virtual clock (a second is 1e9 ticks), increases, and two runs print
+// the same values and hash the same at every quiescent point, the
+// dynamic loader's memory included (it times its start-up with rdtsc).
+func TestTSCVirtual(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tsc")
+	if msg, err := exec.Command("cc", "-O1", "-o", out, "testdata/tsc.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, msg)
+	}
+	var outs []string
+	var hashes [][][32]byte
+	for run := 0; run < 2; run++ {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: out}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hs [][32]byte
+		for step := 0; step < 10 && w.Failure() == nil; step++ {
+			h, err := w.Hash(HashMemory, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs = append(hs, h)
+			acts := w.Enabled()
+			if len(acts) == 0 {
+				break
+			}
+			if err := w.Apply(acts[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f := w.Failure(); f != nil {
+			t.Fatal(f)
+		}
+		if st := w.Status(0); !st.Exited || st.ExitCode != 0 || st.Signal != "" {
+			t.Fatalf("status %+v\n%s", st, w.Output(0))
+		}
+		outs, hashes = append(outs, string(w.Output(0))), append(hashes, hs)
+		w.Close()
+	}
+	// The monotonic clock starts at 1000 s; the dynamic loader's reads
+	// come before the probe's, each one tick.
+	var a, b, aux, c, d uint64
+	var inc int
+	if _, err := fmt.Sscanf(outs[0], "rdtsc %d rdtscp %d aux %d\nafter a 1 s sleep: %d, +%d ticks, increasing %d\n", &a, &b, &aux, &c, &d, &inc); err != nil ||
+		a < 1000e9 || a > 1000e9+100 || b != a+1 || aux != 0 || c != 1001e9 || inc != 1 {
+		t.Errorf("output (%v):\n%s", err, outs[0])
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two runs read different counters:\n%s---\n%s", outs[0], outs[1])
+	}
+	if len(hashes[0]) < 2 || !slices.Equal(hashes[0], hashes[1]) {
+		t.Errorf("two runs hash differently:\n%x\n%x", hashes[0], hashes[1])
+	}
+}

@@ -348,6 +348,7 @@ func (w *World) answerInterrupt(c *call) outcome {
 // thread (pending, blocked, ignored and caught sets).
 func (w *World) hashSignals(n *node, mode HashMode, put func(uint64)) {
 	n.sig.hash(put)
+	put(n.tsc)
 	for _, t := range n.tasks {
 		if t.exited {
 			continue

@@ -239,6 +239,9 @@ func (w *World) contHeld(t *task) error {
 // goes on to the thread (its handler or default action runs), a group
 // stop or event stop just continues.
 func (w *World) passStop(t *task, ws unix.WaitStatus) error {
+	if ok, err := w.emulateTSC(t, ws); ok || err != nil {
+		return err
+	}
 	sig := 0
 	if ws.StopSignal() != unix.SIGTRAP && ws.TrapCause() <= 0 {
 		sig = int(ws.StopSignal())

@@ -31,6 +31,7 @@ type World struct {
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
+	stops      int                    // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 }
 
 // node is one node process.
@@ -56,6 +57,7 @@ type node struct {
 	started  int64 // virtual time of its launch
 	output   bytes.Buffer
 	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
+	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the

@@ -26,7 +26,7 @@ func Start(cfg Config) (*World, error) {
 	if cfg.Watchdog == 0 {
 		cfg.Watchdog = 10 * time.Second
 	}
-	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
+	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), stops: -1,
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
 	w.fileClocks = map[fileKey]*fileClock{}
@@ -71,12 +71,13 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random})
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, nativeTSC: w.cfg.NativeTSC})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
 	n.tracer = getLauncher()
+	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.started = w.now
 	n.cur = n.mainTask()
 	w.runNode(n)
@@ -89,6 +90,7 @@ func (w *World) Close() {
 	for _, n := range w.nodes {
 		w.kill(n)
 	}
+	w.closeStopFD()
 	if w.dataRoot != "" {
 		os.RemoveAll(w.dataRoot)
 		w.dataRoot = ""
@@ -259,7 +261,7 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// does not see, is reported; a starved one gets more time.
 			state, cpu := taskState(n.pid, tid), cpuTime(n.pid, tid)
 			who := "node"
-			if n.traced {
+			if len(n.tasks) > 1 {
 				who = "thread " + n.cur.name()
 			}
 			switch {
@@ -279,15 +281,12 @@ func (w *World) waitEvent(n *node) (event, error) {
 			continue
 		}
 		if n.traced {
-			// ptrace stops (signals) and thread ends have no descriptor to
-			// poll: look for them between short polls.
-			ms = min(ms, 1)
-			if gone, err := w.pollThreads(n); err != nil || gone {
-				return evExit, err
+			// ptrace stops (signals, rdtsc traps) and thread ends have no
+			// descriptor of their own: a waiter reports them (tsc_linux.go).
+			if ev, ok, err := w.waitTraced(n, fds, ms); ok || err != nil {
+				return ev, err
 			}
-			if n.cur == nil || n.cur.exited {
-				return evNone, nil
-			}
+			continue
 		}
 		k, err := unix.Poll(fds, ms)
 		if err == unix.EINTR {
@@ -815,10 +814,9 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
 			continue
 		}
-		// The dynamic loader's own data holds start-up statistics timed
-		// with rdtsc, which no syscall filter can virtualise; it is loader
-		// state, not program state (README, LIMITATIONS).
-		if len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
+		// With a native TSC the dynamic loader's own data holds start-up
+		// statistics timed with rdtsc: loader state, not program state.
+		if w.cfg.NativeTSC && len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
 			continue
 		}
 		var lo, hi uint64
