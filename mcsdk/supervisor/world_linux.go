@@ -267,6 +267,8 @@ func (w *World) waitEvent(n *node) (event, error) {
 			switch {
 			case state == 'S' || state == 'D':
 				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog, state)
+			case state == 't' || state == 'T':
+				return 0, fmt.Errorf("watchdog: %s has been stopped for %v and weft did not collect the stop (state %c)", who, w.cfg.Watchdog, state)
 			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:
 				why := "a busy loop?"
 				if n.live() > 1 {
