@@ -157,3 +157,13 @@ func CacheDir() string {
 	}
 	return filepath.Join(os.TempDir(), "weft-cache")
 }
+
+// SignalTimerName names the signal timer of a timer event whose Task is
+// negative: -1 is the ITIMER_REAL timer (alarm, setitimer), -2-k the
+// POSIX timer with id k (timer_create).
+func SignalTimerName(task int) string {
+	if task == -1 {
+		return "ITIMER_REAL (SIGALRM) timer"
+	}
+	return fmt.Sprintf("POSIX timer %d", -2-task)
+}

@@ -125,7 +125,7 @@ func TestSignalTimerEvents(t *testing.T) {
 				if err != nil || back != a {
 					t.Fatalf("%v reads back as %v (%v)", a, back, err)
 				}
-				if d := w.Describe(a); !strings.Contains(d, "SIGALRM timer") {
+				if d := w.Describe(a); d != "ITIMER_REAL (SIGALRM) timer fires on n0" {
 					t.Errorf("described as %q", d)
 				}
 			}

@@ -156,10 +156,7 @@ func (n *node) sigPending(t *task, sig int) bool {
 
 // describeSigTimer renders a signal timer's event.
 func (w *World) describeSigTimer(a Action) string {
-	if a.Task == realTimerTask {
-		return fmt.Sprintf("SIGALRM timer fires on n%d", a.Node)
-	}
-	return fmt.Sprintf("POSIX timer %d fires on n%d", -2-a.Task, a.Node)
+	return fmt.Sprintf("%s fires on n%d", SignalTimerName(a.Task), a.Node)
 }
 
 // Alarm implements alarm(2) on ITIMER_REAL: the seconds left on the old
