@@ -145,6 +145,38 @@ func BenchmarkDeliveredMessage(b *testing.B) {
 	b.ReportMetric(sup/float64(b.N)/17e3, "x-of-17µs-goal")
 }
 
+// BenchmarkTSCContextSwitch measures, without weft, a pipe ping-pong
+// between two processes with and without PR_SET_TSC in one of them: what
+// trapping the TSC costs every context switch on this machine.
+func BenchmarkTSCContextSwitch(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "tscswitch")
+	if msg, err := exec.Command("cc", "-O2", "-o", bin, "testdata/tscswitch.c").CombinedOutput(); err != nil {
+		b.Fatalf("cc: %v\n%s", err, msg)
+	}
+	var plain, trapped float64
+	for i := 0; i < b.N; i++ {
+		for _, mode := range []string{"0", "1"} {
+			out, err := exec.Command(bin, mode).Output()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var us float64
+			var m int
+			if _, err := fmt.Sscanf(string(out), "PR_SET_TSC in child=%d: %f us", &m, &us); err != nil {
+				b.Fatalf("%q: %v", out, err)
+			}
+			if mode == "0" {
+				plain += us
+			} else {
+				trapped += us
+			}
+		}
+	}
+	b.ReportMetric(plain/float64(b.N), "µs/roundtrip")
+	b.ReportMetric(trapped/float64(b.N), "µs/roundtrip-PR_SET_TSC")
+	b.ReportMetric(trapped/plain, "ratio")
+}
+
 // TestBenchWorkloadsRun keeps the benchmark workloads honest in the normal
 // suite: both run to completion under weft and natively.
 func TestBenchWorkloadsRun(t *testing.T) {
