@@ -38,6 +38,7 @@ func TestSignals(t *testing.T) {
 		out    string // the node's whole output must contain it
 		native bool   // and the output equals the native one
 		signal string // the node's ending signal
+		fail   string // the run's failure, "" none
 	}{
 		{args: []string{"read", "norestart"}, native: true, out: "read no SA_RESTART: rc=-1 errno=EINTR handled=1\nthen read rc=4\n"},
 		{args: []string{"read", "restart"}, native: true, out: "read SA_RESTART: rc=4 errno=0 handled=1\n"},
@@ -51,6 +52,7 @@ func TestSignals(t *testing.T) {
 		{args: []string{"nanosleep"}, out: "nanosleep: rc=-1 errno=EINTR handled=1 left about 600ms\n"},
 		{args: []string{"poll"}, out: "poll: rc=-1 errno=EINTR handled=1\n"},
 		{args: []string{"alarmkill"}, out: "waiting for SIGALRM\n", signal: "SIGALRM"},
+		{args: []string{"stop"}, out: "stopping\n", fail: "SIGSTOP would stop the node"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "-"), func(t *testing.T) {
@@ -61,8 +63,13 @@ func TestSignals(t *testing.T) {
 				w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args}}}, first)
 				wall := time.Since(start)
 				out := string(w.Output(0))
-				if f := w.Failure(); f != nil {
-					t.Fatalf("failure: %v\noutput:\n%s", f, out)
+				if f := w.Failure(); tc.fail == "" && f != nil || tc.fail != "" && (f == nil || !strings.Contains(f.Error(), tc.fail)) {
+					t.Fatalf("failure: %v, want %q\noutput:\n%s", f, tc.fail, out)
+				}
+				if tc.fail != "" {
+					w.Close()
+					outs, paths = append(outs, out), append(paths, path)
+					continue
 				}
 				if !strings.Contains(out, tc.out) {
 					t.Errorf("output:\n%s\nwant it to contain:\n%s", out, tc.out)

@@ -11,6 +11,7 @@
 //   nanosleep                 nanosleep interrupted, with the time left
 //   poll                      poll is never restarted, even with SA_RESTART
 //   alarmkill                 SIGALRM's default action ends the node
+//   stop                      raise(SIGSTOP), which weft refuses
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -301,6 +302,11 @@ int main(int argc, char **argv) {
 		mode_poll();
 	else if (!strcmp(mode, "alarmkill"))
 		mode_alarmkill();
+	else if (!strcmp(mode, "stop")) {
+		printf("stopping\n");
+		raise(SIGSTOP);
+		printf("not stopped\n");
+	}
 	else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;
