@@ -210,3 +210,32 @@ func TestTSCVirtual(t *testing.T) {
 		t.Errorf("two runs hash differently:\n%x\n%x", hashes[0], hashes[1])
 	}
 }
+
+// TestThreadProbesTwice runs the thread probes that the threads issue's
+// "must show" names twice each and expects identical output and paths:
+// pthread_cond_timedwait for 10 virtual seconds (well under a second of
+// wall time) and abort() in a non-main thread (SIGABRT).
+func TestThreadProbesTwice(t *testing.T) {
+	bin := buildThreads(t)
+	for _, mode := range []string{"condwait", "abort"} {
+		var outs []string
+		var paths [][]Action
+		for run := 0; run < 2; run++ {
+			start := time.Now()
+			w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{mode}}}}, first)
+			if f := w.Failure(); f != nil {
+				t.Fatalf("%s: %v", mode, f)
+			}
+			if mode == "condwait" && time.Since(start) > time.Second {
+				t.Errorf("condwait took %v of wall time", time.Since(start))
+			}
+			if st := w.Status(0); mode == "abort" && st.Signal != "SIGABRT" {
+				t.Errorf("abort: status %+v", st)
+			}
+			outs, paths = append(outs, string(w.Output(0))), append(paths, path)
+		}
+		if outs[0] != outs[1] || !slices.Equal(paths[0], paths[1]) {
+			t.Errorf("%s: two runs differ:\n%s %v\n%s %v", mode, outs[0], paths[0], outs[1], paths[1])
+		}
+	}
+}
