@@ -39,7 +39,6 @@ func randSigState(r *rand.Rand) *sigState {
 		return sigTimer{clock: r.Uint64N(3), deadline: r.Int64N(1e9) + 1, interval: r.Int64N(1e6), notify: int(r.Uint64N(3)),
 			signo: int(r.Uint64N(64)) + 1, value: r.Uint64(), tid: r.Int64N(5000), overrun: int(r.Uint64N(4)), lastOverrun: int(r.Uint64N(4))}
 	}
-	s.node.used = r.IntN(2) == 0
 	s.node.real = rt()
 	for range r.IntN(3) + 1 {
 		t := rt()
@@ -72,7 +71,6 @@ func (s *sigState) clone() *sigState {
 
 // mutations each change one piece of the state.
 var sigMutations = []func(s *sigState, r *rand.Rand){
-	func(s *sigState, _ *rand.Rand) { s.node.used = !s.node.used },
 	func(s *sigState, _ *rand.Rand) { s.node.real.deadline += 7 },
 	func(s *sigState, _ *rand.Rand) { s.node.real.interval++ },
 	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].signo += 1 },

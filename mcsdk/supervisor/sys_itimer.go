@@ -22,7 +22,11 @@ import (
 // nodeSignals is the signal state of a node that weft keeps itself (the
 // kernel keeps masks, pending sets and dispositions).
 type nodeSignals struct {
-	used    bool              // weft has raised a signal in the node: its waits look for pending ones
+	// unsettled holds the threads (by index; -1 the process) for which
+	// weft has queued a signal that /proc has not yet shown gone: only
+	// their waits look for a pending signal (a cache, not state: it gates
+	// a look whose outcome the kernel's sets decide).
+	unsettled map[int]bool
 	real    sigTimer          // ITIMER_REAL, shared by alarm and setitimer
 	timers  []*sigTimer       // POSIX timers by id; nil once deleted
 	actions map[int]sigAction // the actions rt_sigaction installed, by signal
@@ -397,7 +401,6 @@ func sysTimerDelete(c *call) result {
 // hash writes the node's own signal state: the timers and the recorded
 // actions, in signal order.
 func (s *nodeSignals) hash(put func(uint64)) {
-	put(boolBits(s.used))
 	s.real.hash(put)
 	put(uint64(len(s.timers)))
 	for _, t := range s.timers {

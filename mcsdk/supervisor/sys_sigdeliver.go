@@ -178,7 +178,6 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if n.exited || n.pidfd < 0 {
 		return nil
 	}
-	n.sig.used = true
 	main, err := readKernelSig(n.pid, n.memPid())
 	if err != nil {
 		return err
@@ -200,6 +199,7 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if err := n.queueSignal(t, sig, info); err != nil {
 		return err
 	}
+	n.sig.unsettle(t)
 	if t != nil && d != dispIgnore && t.parkedCall() != nil {
 		k, err := readKernelSig(n.pid, t.tid)
 		if err == nil && t.effectiveMask(k)&sigBit(sig) == 0 {
@@ -242,18 +242,37 @@ func (w *World) sigTarget(n *node, sig int) *task {
 	return nil
 }
 
+// unsettle notes that a signal was queued for thread t (nil: the
+// process). The process's own set is looked at too: a single-threaded
+// node gets its signals process-directed.
+func (s *nodeSignals) unsettle(t *task) {
+	if s.unsettled == nil {
+		s.unsettled = map[int]bool{}
+	}
+	s.unsettled[-1] = true
+	if t != nil {
+		s.unsettled[t.k] = true
+	}
+}
+
 // pendingInterrupt interrupts t's call, which has just parked, if a signal
 // t does not block is pending for it already (Linux checks for one before
-// every interruptible wait). Only nodes that weft has signalled are
-// looked at.
+// every interruptible wait). Only threads weft has queued a signal for
+// since /proc last showed none pending are looked at.
 func (w *World) pendingInterrupt(t *task) {
 	n := t.n
-	if !n.sig.used || t.parkedCall() == nil {
+	if !n.sig.unsettled[t.k] && !n.sig.unsettled[-1] || t.parkedCall() == nil {
 		return
 	}
 	k, err := readKernelSig(n.pid, t.tid)
 	if err != nil {
 		return
+	}
+	if k.pnd == 0 {
+		delete(n.sig.unsettled, t.k)
+	}
+	if k.shd == 0 {
+		delete(n.sig.unsettled, -1)
 	}
 	live := (k.pnd | k.shd) &^ t.effectiveMask(k) &^ k.ignored()
 	for sig := 1; sig <= maxSignal; sig++ {

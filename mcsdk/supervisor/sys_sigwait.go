@@ -95,7 +95,6 @@ func (t *task) stackPointer() uint64 {
 // Pause implements pause(2): the thread parks until a signal it does not
 // block and does not ignore interrupts it (sys_sigdeliver.go).
 func sysPause(c *call) result {
-	c.n.sig.used = true
 	return park()
 }
 
@@ -109,7 +108,6 @@ func sysRtSigsuspend(c *call) result {
 	if _, err := c.read(c.arg(0), 8); err != nil {
 		return errno(unix.EFAULT)
 	}
-	c.n.sig.used = true
 	return park()
 }
 
@@ -125,7 +123,6 @@ func sysRtSigtimedwait(c *call) result {
 		}
 		return errno(unix.EFAULT)
 	}
-	c.n.sig.used = true
 	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && (k.pnd|k.shd)&set != 0 {
 		return cont()
 	}
