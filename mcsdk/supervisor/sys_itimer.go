@@ -27,9 +27,9 @@ type nodeSignals struct {
 	// their waits look for a pending signal (a cache, not state: it gates
 	// a look whose outcome the kernel's sets decide).
 	unsettled map[int]bool
-	real    sigTimer          // ITIMER_REAL, shared by alarm and setitimer
-	timers  []*sigTimer       // POSIX timers by id; nil once deleted
-	actions map[int]sigAction // the actions rt_sigaction installed, by signal
+	real      sigTimer          // ITIMER_REAL, shared by alarm and setitimer
+	timers    []*sigTimer       // POSIX timers by id; nil once deleted
+	actions   map[int]sigAction // the actions rt_sigaction installed, by signal
 }
 
 // sigTimer is one signal timer in virtual time.
