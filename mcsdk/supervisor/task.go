@@ -15,9 +15,9 @@ import (
 // world runs at a time, from the answer to its last intercepted call to its
 // next one (ARCHITECTURE.md, Tasks).
 //
-// A node is single-threaded until its first clone. At that clone weft
-// seizes it with ptrace (PTRACE_O_TRACECLONE, no syscall stops: seccomp
-// notifications still arrive through the listener), so that the parent
+// A node is seized with ptrace from its exec on (PTRACE_O_TRACECLONE, no
+// syscall stops: seccomp notifications still arrive through the listener;
+// with Config.NativeTSC only from its first clone), so that at a clone the parent
 // stops at the clone event and the new thread before its first
 // instruction. Both are then "held": ready, and resumed with PTRACE_CONT
 // only when the scheduler picks them. Every other ready task sits in a

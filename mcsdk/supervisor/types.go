@@ -46,7 +46,7 @@ type node struct {
 	reaped   bool               // the main thread's exit status was collected while the node's threads ended
 	tasks    []*task            // its threads, by index; tasks[0] is the main thread
 	cur      *task              // the thread running now, nil if none
-	traced   bool               // seized with ptrace (from its first clone on)
+	traced   bool               // seized with ptrace (from its exec on; with NativeTSC from its first clone)
 	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
 	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
 	fds      map[int]*vfd
