@@ -147,6 +147,7 @@ func (l *launcher) loop() {
 		select {
 		case r := <-l.reqs:
 			r.reply <- launchOne(r)
+			l.stops.started()
 		case f := <-l.fns:
 			f()
 		}

@@ -117,18 +117,22 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 // event nobody collects, e.g. a compiler child os/exec reaps, is
 // reported again each millisecond until it is gone).
 type stopNotifier struct {
-	once sync.Once
-	mu   sync.Mutex
-	fds  map[int]bool
-	ack  chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	fds   map[int]bool
+	ack   chan struct{}
+	kicks chan struct{} // a child was started: the waiter, idle without children, looks again
 }
 
 // register starts the waiter on first use and returns a new eventfd that
 // it writes.
 func (s *stopNotifier) register() (int, error) {
 	s.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		s.fds = map[int]bool{}
 		s.ack = make(chan struct{}, 1)
+		s.kicks = make(chan struct{}, 1)
 		go s.loop()
 	})
 	fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
@@ -147,6 +151,18 @@ func (s *stopNotifier) unregister(fd int) {
 	delete(s.fds, fd)
 	s.mu.Unlock()
 	unix.Close(fd)
+}
+
+// started tells the waiter that a child was started (it may be waiting
+// for one); a no-op before the waiter exists.
+func (s *stopNotifier) started() {
+	s.mu.Lock()
+	k := s.kicks
+	s.mu.Unlock()
+	select {
+	case k <- struct{}{}:
+	default:
+	}
 }
 
 // collected tells the waiter that a world has collected its children's
@@ -169,8 +185,13 @@ func (s *stopNotifier) loop() {
 		case 0:
 		case unix.EINTR:
 			continue
-		default: // ECHILD: no children yet
-			time.Sleep(time.Millisecond)
+		default: // ECHILD: no children; wait for one (or look again in a while)
+			timer.Reset(100 * time.Millisecond)
+			select {
+			case <-s.kicks:
+				timer.Stop() // Go ≥ 1.23: no stale value to drain
+			case <-timer.C:
+			}
 			continue
 		}
 		s.mu.Lock()
@@ -181,9 +202,7 @@ func (s *stopNotifier) loop() {
 		timer.Reset(time.Millisecond)
 		select {
 		case <-s.ack:
-			if !timer.Stop() {
-				<-timer.C
-			}
+			timer.Stop()
 		case <-timer.C:
 		}
 	}
