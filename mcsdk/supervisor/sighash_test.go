@@ -115,3 +115,26 @@ func TestSignalHashProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveFrom checks where memory hashing starts in a mapping: above the
+// lowest stack pointer in it less the red zone, word-aligned, never below
+// the mapping; the whole mapping when no thread's stack is in it.
+func TestLiveFrom(t *testing.T) {
+	cases := []struct {
+		lo, hi uint64
+		sps    []uint64
+		want   uint64
+	}{
+		{0x1000, 0x9000, nil, 0x1000},
+		{0x1000, 0x9000, []uint64{0xa000}, 0x1000},
+		{0x1000, 0x9000, []uint64{0x8000}, 0x8000 - 128},
+		{0x1000, 0x9000, []uint64{0x8003}, (0x8003 - 128) &^ 7},
+		{0x1000, 0x9000, []uint64{0x8000, 0x5000, 0xa000}, 0x5000 - 128},
+		{0x1000, 0x9000, []uint64{0x1010}, 0x1000},
+	}
+	for _, c := range cases {
+		if got := liveFrom(c.lo, c.hi, c.sps); got != c.want {
+			t.Errorf("liveFrom(%#x, %#x, %#x) = %#x, want %#x", c.lo, c.hi, c.sps, got, c.want)
+		}
+	}
+}

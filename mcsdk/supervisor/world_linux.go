@@ -811,6 +811,7 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		return err
 	}
 	buf := make([]byte, 64<<10)
+	sps := n.stackPointers()
 	for _, line := range strings.Split(string(maps), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
@@ -825,6 +826,7 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
 			continue
 		}
+		lo = liveFrom(lo, hi, sps) // skip dead stack (deadstack_linux.go)
 		for a := lo; a < hi; {
 			k := min(uint64(len(buf)), hi-a)
 			got, _ := readMem(n.memPid(), uintptr(a), buf[:k])
