@@ -124,10 +124,10 @@ fine = "node[1].nchunks <= 2"`, verdict: mcsdk.Holds,
 		{
 			// An intercepted family weft does not model: verdict error
 			// naming the syscall and the node, never a hang.
-			mode: "alarm", verdict: mcsdk.Error,
+			mode: "iouring", verdict: mcsdk.Error,
 			check: func(t *testing.T, r *mcsdk.CheckResult) {
-				if !strings.Contains(r.Failure, "alarm") || !strings.Contains(r.Failure, "node 1") {
-					t.Errorf("failure = %q, want it to name alarm and node 1", r.Failure)
+				if !strings.Contains(r.Failure, "io_uring_setup") || !strings.Contains(r.Failure, "node 1") {
+					t.Errorf("failure = %q, want it to name io_uring_setup and node 1", r.Failure)
 				}
 			},
 		},

@@ -132,7 +132,7 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 		}
 		return inRange("workload client", a.Req, n)
 	case supervisor.Timer, supervisor.Run:
-		if a.Task < 0 {
+		if a.Task < 0 && a.Kind == supervisor.Run { // a negative timer is a signal timer
 			return fmt.Errorf("negative thread index")
 		}
 		return inRange("node", a.Node, m.Nodes)

@@ -552,8 +552,10 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Run:
 		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
 	case supervisor.Timer:
-		if a.Task != 0 {
+		if a.Task > 0 {
 			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
+		} else if a.Task < 0 {
+			ev.Value = fmt.Sprintf("n%d %s", a.Node, supervisor.SignalTimerName(a.Task))
 		}
 	case supervisor.Crash, supervisor.Restart:
 		w.AdvanceTo(at)

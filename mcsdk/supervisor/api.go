@@ -69,6 +69,11 @@ type Config struct {
 	// Clocks, if set, is each node's clock fault (offset, drift, jumps;
 	// see sched.Clock); missing entries are perfect clocks.
 	Clocks []NodeClock
+	// NativeTSC leaves rdtsc and rdtscp native (they read the host's
+	// counter, so a target that uses them is not deterministic) and does
+	// not keep single-threaded nodes seized with ptrace; for comparison in
+	// benchmarks. By default weft emulates them from the virtual clock.
+	NativeTSC bool
 }
 
 // StateQuery is a request the environment sends to a node on a fresh
@@ -182,4 +187,14 @@ func CacheDir() string {
 		return filepath.Join(d, "weft")
 	}
 	return filepath.Join(os.TempDir(), "weft-cache")
+}
+
+// SignalTimerName names the signal timer of a timer event whose Task is
+// negative: -1 is the ITIMER_REAL timer (alarm, setitimer), -2-k the
+// POSIX timer with id k (timer_create).
+func SignalTimerName(task int) string {
+	if task == -1 {
+		return "ITIMER_REAL (SIGALRM) timer"
+	}
+	return fmt.Sprintf("POSIX timer %d", -2-task)
 }

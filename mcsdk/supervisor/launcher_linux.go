@@ -23,6 +23,10 @@ const addrNoRandomize = 0x0040000
 // launchArg marks a re-execution of the current binary as a node launcher.
 const launchArg = "__weft_launch__"
 
+// launchArgNativeTSC is launchArg for a node whose TSC stays native
+// (Config.NativeTSC); the native launcher tells the two apart by its argv[0].
+const launchArgNativeTSC = "__weft_launch_native_tsc__"
+
 // readyFD is the launcher's end of the pipe that tells the supervisor the
 // filter is about to be loaded.
 const readyFD = 3
@@ -31,15 +35,15 @@ const readyFD = 3
 // binary that links the supervisor (weft, its tests, the kernel) can launch
 // nodes without cooperation from its main function.
 func init() {
-	if len(os.Args) >= 3 && os.Args[1] == launchArg {
+	if len(os.Args) >= 3 && (os.Args[1] == launchArg || os.Args[1] == launchArgNativeTSC) {
 		runtime.LockOSThread() // init runs on the main thread: keep it there
-		launcherMain(os.Args[2], os.Args[2:])
+		launcherMain(os.Args[2], os.Args[2:], os.Args[1] == launchArg)
 	}
 }
 
 // launcherMain loads the seccomp filter on this thread only and execs the
 // target. It never returns.
-func launcherMain(path string, argv []string) {
+func launcherMain(path string, argv []string, trapTSC bool) {
 	fail := func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "weft launcher: "+format+"\n", a...)
 		os.Exit(127)
@@ -75,6 +79,13 @@ func launcherMain(path string, argv []string) {
 		fail("ready: %v", err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	// From here on this thread must not read the TSC (the next two calls
+	// are raw syscalls): rdtsc faults, and weft emulates it (tsc_linux.go).
+	if trapTSC {
+		if _, _, e := unix.RawSyscall(unix.SYS_PRCTL, prSetTSC, prTSCSigsegv, 0); e != 0 {
+			fail("PR_SET_TSC: %v", e)
+		}
+	}
 	// Raw seccomp(2), not libseccomp's Load: Load forces TSYNC, which would
 	// put the Go runtime's other threads under the filter (ARCHITECTURE.md).
 	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
@@ -94,7 +105,10 @@ type launchRequest struct {
 	env    []string
 	dir    string
 	random [16]byte // bytes for the target's AT_RANDOM
-	reply  chan launchResult
+	// nativeTSC leaves rdtsc native and the node unseized after its exec
+	// (until its first clone); otherwise rdtsc traps and weft emulates it.
+	nativeTSC bool
+	reply     chan launchResult
 
 	// notifyAll loads the filter that notifies every call (Config.NotifyAll).
 	notifyAll bool
@@ -111,8 +125,9 @@ type launchResult struct {
 // requires all requests to come from the tracer thread, and PR_SET_PDEATHSIG
 // fires when the forking thread exits, so this thread never exits.
 type launcher struct {
-	reqs chan launchRequest
-	fns  chan func() // ptrace requests for seized nodes (onTracer)
+	reqs  chan launchRequest
+	fns   chan func()  // ptrace requests for seized nodes (onTracer)
+	stops stopNotifier // wakes worlds when a child has a stop to collect (tsc_linux.go)
 }
 
 var theLauncher struct {
@@ -137,6 +152,7 @@ func (l *launcher) loop() {
 		select {
 		case r := <-l.reqs:
 			r.reply <- launchOne(r)
+			l.stops.started()
 		case f := <-l.fns:
 			f()
 		}
@@ -254,8 +270,19 @@ func launchOne(r launchRequest) (res launchResult) {
 	if err := patchAuxv(pid, r.random); err != nil {
 		return fail(res, "patching auxv: %v", err)
 	}
-	if err := unix.PtraceDetach(pid); err != nil {
-		return fail(res, "ptrace detach: %v", err)
+	if r.nativeTSC {
+		if err := unix.PtraceDetach(pid); err != nil {
+			return fail(res, "ptrace detach: %v", err)
+		}
+		return res
+	}
+	// The node stays seized for its life: rdtsc traps (tsc_linux.go) and
+	// new threads (task.go) are ptrace stops.
+	if err := unix.PtraceSetOptions(pid, ptraceOptions); err != nil {
+		return fail(res, "ptrace options: %v", err)
+	}
+	if err := unix.PtraceCont(pid, 0); err != nil {
+		return fail(res, "ptrace cont: %v", err)
 	}
 	return res
 }
@@ -380,7 +407,11 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 			fr.Close()
 			return "", nil, nil, err
 		}
-		return native, append([]string{"weft-launch", r.path, r.path}, r.args...), []*os.File{fr}, nil
+		name := "weft-launch"
+		if r.nativeTSC {
+			name = "weft-launch-native-tsc"
+		}
+		return native, append([]string{name, r.path, r.path}, r.args...), []*os.File{fr}, nil
 	}
 	if r.notifyAll {
 		return "", nil, nil, fmt.Errorf("notifying every syscall needs the native launcher: %v", nerr)
@@ -389,5 +420,9 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return self, append([]string{self, launchArg, r.path}, r.args...), nil, nil
+	arg := launchArg
+	if r.nativeTSC {
+		arg = launchArgNativeTSC
+	}
+	return self, append([]string{self, arg, r.path}, r.args...), nil, nil
 }

@@ -29,10 +29,6 @@ func sysGetppid(c *call) result {
 // user space. glibc falls back to not using rseq.
 func sysRseq(c *call) result { return errno(unix.ENOSYS) }
 
-// Pause implements pause(2) and rt_sigsuspend(2): nodes receive no
-// signals from weft, so the call parks until the node is killed.
-func sysPause(c *call) result { return park() }
-
 // vpid is the node's virtual pid (and its main thread's tid); while a
 // child process's call is served, that process's pid (enterProc).
 func (n *node) vpid() int64 {

@@ -5,6 +5,7 @@ package supervisor
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 
@@ -107,26 +108,30 @@ func refuseSignal(c *call, sig int) result {
 	return errno(unix.EPERM)
 }
 
-// signalSelf delivers sig to the node, as the node itself would have. The
-// node is stopped in this syscall; the kernel delivers the signal as the
-// call returns, so the node sees it exactly where it would natively.
-// info, when given, is a 128-byte siginfo to send.
+// signalSelf generates sig for the node (process-directed), as the node
+// itself would have: weft picks the receiving thread and interrupts its
+// parked call if the signal is deliverable there (sys_sigdeliver.go). The
+// sender, stopped in this syscall, gets it as the call returns if it is
+// the one picked. info, when given, is a 128-byte siginfo to send.
 func (c *call) signalSelf(sig int, info []byte) result {
+	return c.raise(nil, sig, info)
+}
+
+// raise generates sig for thread t of the caller's node (nil: the
+// process) and answers the call.
+func (c *call) raise(t *task, sig int, info []byte) result {
 	if sig < 0 || sig > maxSignal {
 		return errno(unix.EINVAL)
 	}
 	if sig == 0 {
 		return ret(0) // the existence check: the node exists
 	}
-	if info == nil {
-		info = make([]byte, siginfoSize)
-		putCode(info, siQueue)
-		binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))  // si_pid
-		binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid())) // si_uid
-	}
-	binary.LittleEndian.PutUint32(info[0:], uint32(sig)) // si_signo
-	if err := pidfdSendSiginfo(c.n.pidfd, sig, info); err != nil {
-		return errno(errnoOf(err))
+	if err := c.w.raise(c.n, t, sig, info); err != nil {
+		var e unix.Errno
+		if errors.As(err, &e) {
+			return errno(e)
+		}
+		return failf("%v", err)
 	}
 	return ret(0)
 }

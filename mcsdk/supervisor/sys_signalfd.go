@@ -51,15 +51,12 @@ func sysSignalfd(c *call) result {
 			return errno(unix.EINVAL)
 		}
 		b, _ := c.read(c.arg(1), 8)
-		s.mask = binary.LittleEndian.Uint64(b) &^ unblockable
+		s.mask = binary.LittleEndian.Uint64(b) &^ uint64(unblockable)
 		return cont()
 	}
 	c.n.sigScan = true
 	return cont()
 }
-
-// unblockable are SIGKILL and SIGSTOP, which no mask holds.
-const unblockable = 1<<(unix.SIGKILL-1) | 1<<(unix.SIGSTOP-1)
 
 // adoptSignalfds finds the node's signalfds that weft does not know yet
 // (their fdinfo names a sigmask) and records them with a duplicate of

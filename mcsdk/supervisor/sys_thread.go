@@ -5,9 +5,7 @@ package supervisor
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"slices"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -216,30 +214,9 @@ func sysTgkill(c *call) result {
 }
 
 // signalThread sends sig to thread t of the caller's node, as the node
-// would have. A single-threaded node gets it through its pidfd; a thread
-// of a traced node through rt_tgsigqueueinfo, with the node's virtual pid
-// as sender. The kernel delivers it when t next returns to user space.
-func (c *call) signalThread(t *task, sig int) result {
-	if !c.n.traced {
-		return c.signalSelf(sig, nil)
-	}
-	if sig < 0 || sig > maxSignal {
-		return errno(unix.EINVAL)
-	}
-	if sig == 0 {
-		return ret(0)
-	}
-	info := make([]byte, siginfoSize)
-	binary.LittleEndian.PutUint32(info[0:], uint32(sig))
-	putCode(info, siQueue)
-	binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))
-	binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid()))
-	_, _, e := unix.Syscall6(unix.SYS_RT_TGSIGQUEUEINFO, uintptr(c.n.pid), uintptr(t.tid), uintptr(sig), uintptr(unsafe.Pointer(&info[0])), 0, 0)
-	if e != 0 {
-		return errno(e)
-	}
-	return ret(0)
-}
+// would have, with the node's virtual pid as sender; a parked t is
+// interrupted (sys_sigdeliver.go).
+func (c *call) signalThread(t *task, sig int) result { return c.raise(t, sig, nil) }
 
 // letThrough answers the call with CONTINUE before the handler has done:
 // the kernel performs it while weft waits for what follows.

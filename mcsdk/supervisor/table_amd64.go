@@ -15,7 +15,7 @@ func unassigned(nr int) bool { return nr > unix.SYS_UPROBE && nr < unix.SYS_PIDF
 // Reasons shared by many rows.
 const (
 	ownMemory    = "acts on the node's own memory; addresses are deterministic with ASLR off"
-	ownSignals   = "the node's own signal state; weft delivers no signals, and signals a node sends go through kill/tgkill"
+	ownSignals   = "the node's own signal state, kept by the kernel (weft reads it from /proc); signals reach a node only through weft (kill, tgkill, timers)"
 	ownCreds     = "the credentials of the user who runs weft, fixed for a run; they name no other process"
 	confinedFD   = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
 	fsRead       = "reads the file system, which nodes may read (only writes are confined to the run directory)"
@@ -26,7 +26,7 @@ const (
 	obsolete     = "obsolete; not implemented by current kernels either"
 	mounts       = "mounts and namespaces are host configuration"
 	epoll        = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock; the signal mask is checked, not applied"
-	sigTimers    = "signal-based timers are not modelled; use poll timeouts or timerfd"
+	cpuTimers    = "on virtual time; timers on CPU time (ITIMER_VIRTUAL, ITIMER_PROF, CPU-time clocks) are refused with EINVAL: weft has no virtual CPU time"
 	zeroCopy     = "zero-copy transfers are not modelled"
 	otherProcess = "acts on another process, which a node may not reach"
 	pidArg0      = "pid 0 (the node itself) runs natively; the node's own virtual pid is not modelled; any other pid is ESRCH"
@@ -139,14 +139,14 @@ var syscallTable = map[int]entry{
 	unix.SYS_TIMERFD_CREATE:   served("timerfd_create", sysTimerfdCreate),
 	unix.SYS_TIMERFD_SETTIME:  served("timerfd_settime", sysTimerfdSettime),
 	unix.SYS_TIMERFD_GETTIME:  served("timerfd_gettime", sysTimerfdGettime),
-	unix.SYS_ALARM:            notModelled("alarm", sigTimers),
-	unix.SYS_SETITIMER:        notModelled("setitimer", sigTimers),
-	unix.SYS_GETITIMER:        passed("getitimer", "no interval timer can be armed (setitimer is unsupported), so it reads zeros"),
-	unix.SYS_TIMER_CREATE:     notModelled("timer_create", sigTimers),
-	unix.SYS_TIMER_SETTIME:    passed("timer_settime", "no POSIX timer can exist (timer_create is unsupported): the kernel answers EINVAL"),
-	unix.SYS_TIMER_GETTIME:    passed("timer_gettime", "no POSIX timer can exist (timer_create is unsupported): the kernel answers EINVAL"),
-	unix.SYS_TIMER_GETOVERRUN: passed("timer_getoverrun", "no POSIX timer can exist (timer_create is unsupported): the kernel answers EINVAL"),
-	unix.SYS_TIMER_DELETE:     passed("timer_delete", "no POSIX timer can exist (timer_create is unsupported): the kernel answers EINVAL"),
+	unix.SYS_ALARM:            served("alarm", sysAlarm),
+	unix.SYS_SETITIMER:        servedPartly("setitimer", sysSetitimer, cpuTimers),
+	unix.SYS_GETITIMER:        served("getitimer", sysGetitimer),
+	unix.SYS_TIMER_CREATE:     servedPartly("timer_create", sysTimerCreate, cpuTimers),
+	unix.SYS_TIMER_SETTIME:    served("timer_settime", sysTimerSettime),
+	unix.SYS_TIMER_GETTIME:    served("timer_gettime", sysTimerGettime),
+	unix.SYS_TIMER_GETOVERRUN: served("timer_getoverrun", sysTimerGetoverrun),
+	unix.SYS_TIMER_DELETE:     served("timer_delete", sysTimerDelete),
 	unix.SYS_CLOCK_SETTIME:    refused("clock_settime", unix.EPERM, "the clock is the scheduler's"),
 	unix.SYS_SETTIMEOFDAY:     refused("settimeofday", unix.EPERM, "the clock is the scheduler's"),
 	unix.SYS_ADJTIMEX:         refused("adjtimex", unix.EPERM, "would read or steer the host clock"),
@@ -273,14 +273,14 @@ var syscallTable = map[int]entry{
 	unix.SYS_MODIFY_LDT:              refused("modify_ldt", unix.ENOSYS, "segment descriptors are not modelled"),
 
 	// Signals (sys_signal.go): a node reaches only itself.
-	unix.SYS_RT_SIGACTION:      passed("rt_sigaction", ownSignals),
+	unix.SYS_RT_SIGACTION:      served("rt_sigaction", sysRtSigaction),
 	unix.SYS_RT_SIGPROCMASK:    passed("rt_sigprocmask", ownSignals),
 	unix.SYS_RT_SIGRETURN:      passed("rt_sigreturn", ownSignals),
 	unix.SYS_RT_SIGPENDING:     passed("rt_sigpending", ownSignals),
-	unix.SYS_SIGALTSTACK:       passed("sigaltstack", ownSignals),
-	unix.SYS_RT_SIGTIMEDWAIT:   notModelled("rt_sigtimedwait", "waiting for a signal with a timeout is not modelled"),
+	unix.SYS_SIGALTSTACK:       served("sigaltstack", sysSigaltstack),
+	unix.SYS_RT_SIGTIMEDWAIT:   served("rt_sigtimedwait", sysRtSigtimedwait),
 	unix.SYS_PAUSE:             served("pause", sysPause),
-	unix.SYS_RT_SIGSUSPEND:     served("rt_sigsuspend", sysPause),
+	unix.SYS_RT_SIGSUSPEND:     served("rt_sigsuspend", sysRtSigsuspend),
 	unix.SYS_KILL:              servedPartly("kill", sysKillTree, "the caller itself and the processes of its node's tree (by pid or the node's group); any other pid is EPERM"),
 	unix.SYS_TKILL:             served("tkill", sysTkill),
 	unix.SYS_TGKILL:            served("tgkill", sysTgkill),

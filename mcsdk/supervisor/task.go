@@ -15,9 +15,9 @@ import (
 // world runs at a time, from the answer to its last intercepted call to its
 // next one (ARCHITECTURE.md, Tasks).
 //
-// A node is single-threaded until its first clone. At that clone weft
-// seizes it with ptrace (PTRACE_O_TRACECLONE, no syscall stops: seccomp
-// notifications still arrive through the listener), so that the parent
+// A node is seized with ptrace from its exec on (PTRACE_O_TRACECLONE, no
+// syscall stops: seccomp notifications still arrive through the listener;
+// with Config.NativeTSC only from its first clone), so that at a clone the parent
 // stops at the clone event and the new thread before its first
 // instruction. Both are then "held": ready, and resumed with PTRACE_CONT
 // only when the scheduler picks them. Every other ready task sits in a
@@ -43,7 +43,8 @@ type task struct {
 	futexAddr uint64
 	futexBits uint32
 	woken     bool
-	p         *proc // the child process it belongs to; nil: the node's main process
+	p         *proc    // the child process it belongs to; nil: the node's main process
+	alt       altStack // sigaltstack (sys_sigwait.go)
 }
 
 // vtid is the thread's virtual id.
@@ -241,6 +242,9 @@ func (w *World) contHeld(t *task) error {
 // goes on to the thread (its handler or default action runs), a group
 // stop or event stop just continues.
 func (w *World) passStop(t *task, ws unix.WaitStatus) error {
+	if ok, err := w.emulateTSC(t, ws); ok || err != nil {
+		return err
+	}
 	sig := 0
 	if ws.StopSignal() != unix.SIGTRAP && ws.TrapCause() <= 0 {
 		sig = int(ws.StopSignal())

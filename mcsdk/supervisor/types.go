@@ -36,6 +36,7 @@ type World struct {
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
+	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 }
 
 // node is one node process.
@@ -50,7 +51,7 @@ type node struct {
 	reaped   bool               // the main thread's exit status was collected while the node's threads ended
 	tasks    []*task            // its threads, by index; tasks[0] is the main thread
 	cur      *task              // the thread running now, nil if none
-	traced   bool               // seized with ptrace (from its first clone on)
+	traced   bool               // seized with ptrace (from its exec on; with NativeTSC from its first clone)
 	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
 	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
 	procs    []*proc            // its process tree, from its first fork on; procs[0] is the main process
@@ -64,6 +65,8 @@ type node struct {
 	restarts int
 	started  int64 // virtual time of its launch
 	output   bytes.Buffer
+	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
+	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the
@@ -102,6 +105,9 @@ type call struct {
 	// call, cannot change its memory meanwhile; a write by the handler
 	// clears it, and so does any other thread of the node running.
 	reads []memRead
+	// intr is the answer of a parked call a signal interrupted, sent when
+	// its thread next runs (sys_sigdeliver.go); nil if none.
+	intr *result
 }
 
 // memRead is one cached read of node memory.

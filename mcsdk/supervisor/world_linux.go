@@ -26,7 +26,7 @@ func Start(cfg Config) (*World, error) {
 	if cfg.Watchdog == 0 {
 		cfg.Watchdog = 10 * time.Second
 	}
-	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed),
+	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), stops: -1,
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
 	if cfg.Survey || cfg.NotifyAll {
@@ -75,12 +75,13 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll})
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
 	n.tracer = getLauncher()
+	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.started = w.now
 	n.cur = n.mainTask()
 	w.runNode(n)
@@ -93,6 +94,7 @@ func (w *World) Close() {
 	for _, n := range w.nodes {
 		w.kill(n)
 	}
+	w.closeStopFD()
 	if w.dataRoot != "" {
 		os.RemoveAll(w.dataRoot)
 		w.dataRoot = ""
@@ -126,6 +128,7 @@ func (w *World) Timers() []TimerInfo {
 				ts = append(ts, TimerInfo{Node: n.id, Task: t.k, Deadline: c.deadline})
 			}
 		}
+		ts = append(ts, n.timerEvents()...)
 	}
 	return ts
 }
@@ -235,6 +238,7 @@ func (w *World) serve(c *call) {
 		if c.n.cur == c.t {
 			c.n.cur = nil
 		}
+		w.pendingInterrupt(c.t)
 	}
 }
 
@@ -263,12 +267,14 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// does not see, is reported; a starved one gets more time.
 			state, cpu := taskState(tid, tid), cpuTime(tid, tid) // a child's thread is not in n.pid's group
 			who := "node"
-			if n.traced {
+			if len(n.tasks) > 1 {
 				who = "thread " + n.cur.name()
 			}
 			switch {
 			case state == 'S' || state == 'D':
 				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog, state)
+			case state == 't' || state == 'T':
+				return 0, fmt.Errorf("watchdog: %s has been stopped for %v and weft did not collect the stop (state %c)", who, w.cfg.Watchdog, state)
 			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:
 				why := "a busy loop?"
 				if n.live() > 1 {
@@ -283,15 +289,12 @@ func (w *World) waitEvent(n *node) (event, error) {
 			continue
 		}
 		if n.traced {
-			// ptrace stops (signals) and thread ends have no descriptor to
-			// poll: look for them between short polls.
-			ms = min(ms, 1)
-			if gone, err := w.pollThreads(n); err != nil || gone {
-				return evExit, err
+			// ptrace stops (signals, rdtsc traps) and thread ends have no
+			// descriptor of their own: a waiter reports them (tsc_linux.go).
+			if ev, ok, err := w.waitTraced(n, fds, ms); ok || err != nil {
+				return ev, err
 			}
-			if n.cur == nil || n.cur.exited {
-				return evNone, nil
-			}
+			continue
 		}
 		k, err := unix.Poll(fds, ms)
 		if err == unix.EINTR {
@@ -356,6 +359,9 @@ func (w *World) reap(n *node) {
 // parks.
 func (w *World) dispatch(c *call) outcome {
 	defer c.n.enterProc(c.t)()
+	if c.intr != nil {
+		return w.answerInterrupt(c)
+	}
 	e := lookup(int(c.req.Data.Nr))
 	var r result
 	switch e.decision {
@@ -529,6 +535,12 @@ func (w *World) Apply(a Action) error {
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
 	case Timer:
+		if a.Task < 0 { // a signal timer (sys_itimer.go)
+			if err := w.fireSigTimer(a); err != nil {
+				return err
+			}
+			break
+		}
 		c := w.pendingCall(a.Node, a.Task)
 		if c == nil || c.deadline < 0 {
 			return fmt.Errorf("supervisor: thread n%d/t%d has no pending timer", a.Node, a.Task)
@@ -665,6 +677,9 @@ func (w *World) Describe(a Action) string {
 		r := w.cfg.Client[a.Req]
 		return fmt.Sprintf("client → n%d %q", r.Node, truncate(r.Data, 40))
 	case Timer:
+		if a.Task < 0 {
+			return w.describeSigTimer(a)
+		}
 		if w.threaded(a.Node) {
 			return fmt.Sprintf("timer fires on n%d/t%d", a.Node, a.Task)
 		}
@@ -815,21 +830,22 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		return err
 	}
 	buf := make([]byte, 64<<10)
+	sps := n.stackPointers()
 	for _, line := range strings.Split(string(maps), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
 			continue
 		}
-		// The dynamic loader's own data holds start-up statistics timed
-		// with rdtsc, which no syscall filter can virtualise; it is loader
-		// state, not program state (README, LIMITATIONS).
-		if len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
+		// With a native TSC the dynamic loader's own data holds start-up
+		// statistics timed with rdtsc: loader state, not program state.
+		if w.cfg.NativeTSC && len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
 			continue
 		}
 		var lo, hi uint64
 		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
 			continue
 		}
+		lo = liveFrom(lo, hi, sps) // skip dead stack (deadstack_linux.go)
 		for a := lo; a < hi; {
 			k := min(uint64(len(buf)), hi-a)
 			got, _ := readMem(n.memPid(), uintptr(a), buf[:k])
@@ -860,6 +876,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		put(0)
 		w.hashTasks(n, put)
 		w.hashFiles(n, put)
+		w.hashSignals(n, mode, put)
 		if mode == HashMemory {
 			if err := w.hashMemory(n, h); err != nil {
 				return [32]byte{}, err

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,8 +98,10 @@ int main(int argc, char **argv)
 		stream(id, base);
 	else if (!strcmp(mode, "udp"))
 		udp(id, base);
-	else if (!strcmp(mode, "alarm") && id == 1)
-		return alarm(5) != 0 ? 4 : 0;
+	else if (!strcmp(mode, "iouring") && id == 1) {
+		char params[120] = {0};
+		return syscall(SYS_io_uring_setup, 1, params) >= 0 ? 4 : 0;
+	}
 	else if (!strcmp(mode, "spin") && id == 1)
 		for (;;)
 			ticks++;

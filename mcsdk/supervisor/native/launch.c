@@ -3,17 +3,20 @@
  *
  * It reads the seccomp program weft built (fd 4), turns off ASLR, sets
  * no_new_privs, tells weft it is about to load the filter (a byte on fd 3),
+ * makes rdtsc fault (PR_SET_TSC; weft emulates it),
  * loads the filter on its only thread with a notification listener, and
  * execs the target. The execve is the filter's first notification; weft
  * takes the listener with pidfd_getfd(2). Same protocol as the Go launcher
  * in launcher_linux.go, without starting a Go runtime per node.
  *
- * usage: weft-launch TARGET ARGV0 ARGS...
+ * usage: weft-launch TARGET ARGV0 ARGS...   (argv[0] weft-launch-native-tsc:
+ *        leave rdtsc native)
  */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -44,6 +47,10 @@ int main(int argc, char **argv)
 	if (write(3, "", 1) != 1)
 		return 125;
 	close(3);
+	/* rdtsc faults from here on; weft emulates it from the virtual clock
+	 * (unless weft started this launcher as weft-launch-native-tsc). */
+	if (strcmp(argv[0], "weft-launch-native-tsc") != 0 && prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) < 0)
+		return 125;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 	            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog) < 0)
 		return 125;

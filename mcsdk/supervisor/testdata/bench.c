@@ -3,6 +3,7 @@
  * weft with the same arguments.
  *
  *   bench ID BASE_PORT syscalls N   N getppid(2) calls, then park/exit
+ *   bench ID BASE_PORT rdtsc N      N rdtsc instructions, then exit
  *   bench ID BASE_PORT pingpong N   node 0 sends N 64-byte messages to
  *                                   node 1, which echoes each one back
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 static struct sockaddr_in addr(int port)
 {
@@ -45,6 +47,12 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			s += getppid();
 		return s == -1;
+	}
+	if (!strcmp(argv[3], "rdtsc")) {
+		unsigned long long s = 0;
+		for (long i = 0; i < n; i++)
+			s += __rdtsc();
+		return s == 1;
 	}
 	char buf[64];
 	memset(buf, 'x', sizeof buf);

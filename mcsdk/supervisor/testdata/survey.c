@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,9 +22,9 @@ int main(int argc, char **argv) {
 	struct timespec ts = {0, 1000000};
 	syscall(SYS_nanosleep, &ts, NULL); // parked until its timer
 	if (argc > 1 && strcmp(argv[1], "stop") == 0) {
-		struct itimerval it;
-		memset(&it, 0, sizeof it);
-		syscall(SYS_setitimer, ITIMER_REAL, &it, NULL); // unsupported
+		char params[120];
+		memset(params, 0, sizeof params);
+		syscall(SYS_io_uring_setup, 1, params); // unsupported
 	}
 	return 0;
 }

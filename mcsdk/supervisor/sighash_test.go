@@ -1,0 +1,140 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// sigState is the signal state one node contributes to the world hash
+// (hashSignals): weft's own bookkeeping and, per thread, the alternate
+// stack and the kernel's sets.
+type sigState struct {
+	node    nodeSignals
+	alts    []altStack
+	kernels []kernelSig
+}
+
+func (s *sigState) digest() [32]byte {
+	h := sha256.New()
+	put := func(v uint64) { h.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+	s.node.hash(put)
+	for i := range s.alts {
+		s.alts[i].hash(put)
+		s.kernels[i].hash(put)
+	}
+	var d [32]byte
+	copy(d[:], h.Sum(nil))
+	return d
+}
+
+// randSigState draws a signal state; mutate changes exactly one field of
+// one (field k of the list every state has).
+func randSigState(r *rand.Rand) *sigState {
+	s := &sigState{}
+	rt := func() sigTimer {
+		return sigTimer{clock: r.Uint64N(3), deadline: r.Int64N(1e9) + 1, interval: r.Int64N(1e6), notify: int(r.Uint64N(3)),
+			signo: int(r.Uint64N(64)) + 1, value: r.Uint64(), tid: r.Int64N(5000), overrun: int(r.Uint64N(4)), lastOverrun: int(r.Uint64N(4))}
+	}
+	s.node.real = rt()
+	for range r.IntN(3) + 1 {
+		t := rt()
+		s.node.timers = append(s.node.timers, &t)
+	}
+	s.node.actions = map[int]sigAction{}
+	for range r.IntN(3) + 1 {
+		s.node.actions[r.IntN(64)+1] = sigAction{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+	}
+	for range r.IntN(3) + 1 {
+		s.alts = append(s.alts, altStack{r.Uint64(), r.Uint64(), uint32(r.Uint64N(2)) << 31})
+		s.kernels = append(s.kernels, kernelSig{sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64())})
+	}
+	return s
+}
+
+func (s *sigState) clone() *sigState {
+	c := &sigState{node: s.node, alts: append([]altStack(nil), s.alts...), kernels: append([]kernelSig(nil), s.kernels...)}
+	c.node.timers = nil
+	for _, t := range s.node.timers {
+		tc := *t
+		c.node.timers = append(c.node.timers, &tc)
+	}
+	c.node.actions = map[int]sigAction{}
+	for k, v := range s.node.actions {
+		c.node.actions[k] = v
+	}
+	return c
+}
+
+// mutations each change one piece of the state.
+var sigMutations = []func(s *sigState, r *rand.Rand){
+	func(s *sigState, _ *rand.Rand) { s.node.real.deadline += 7 },
+	func(s *sigState, _ *rand.Rand) { s.node.real.interval++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].signo += 1 },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].value ^= 1 },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].tid++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].overrun++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].notify ^= 4 },
+	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))] = nil },
+	func(s *sigState, _ *rand.Rand) { t := sigTimer{}; s.node.timers = append(s.node.timers, &t) },
+	func(s *sigState, _ *rand.Rand) {
+		for k, a := range s.node.actions {
+			a.flags ^= 1
+			s.node.actions[k] = a
+			return
+		}
+	},
+	func(s *sigState, _ *rand.Rand) { s.node.actions[65] = sigAction{} },
+	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].sp++ },
+	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].flags ^= ssAutodisarm },
+	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].pnd ^= sigBit(r.IntN(64) + 1) },
+	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].shd ^= sigBit(r.IntN(64) + 1) },
+	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].blk ^= sigBit(r.IntN(64) + 1) },
+	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].ign ^= sigBit(r.IntN(64) + 1) },
+	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].cgt ^= sigBit(r.IntN(64) + 1) },
+}
+
+// TestSignalHashProperty checks, over random signal states, that equal
+// states hash equal (also when rebuilt, e.g. map order) and that
+// changing any one piece of the state changes the hash.
+func TestSignalHashProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		s := randSigState(r)
+		if s.digest() != s.clone().digest() {
+			t.Fatalf("equal states hash differently: %+v", s)
+		}
+		k := i % len(sigMutations)
+		m := s.clone()
+		sigMutations[k](m, r)
+		if s.digest() == m.digest() {
+			t.Fatalf("mutation %d did not change the hash: %+v", k, s)
+		}
+	}
+}
+
+// TestLiveFrom checks where memory hashing starts in a mapping: above the
+// lowest stack pointer in it less the red zone, word-aligned, never below
+// the mapping; the whole mapping when no thread's stack is in it.
+func TestLiveFrom(t *testing.T) {
+	cases := []struct {
+		lo, hi uint64
+		sps    []uint64
+		want   uint64
+	}{
+		{0x1000, 0x9000, nil, 0x1000},
+		{0x1000, 0x9000, []uint64{0xa000}, 0x1000},
+		{0x1000, 0x9000, []uint64{0x8000}, 0x8000 - 128},
+		{0x1000, 0x9000, []uint64{0x8003}, (0x8003 - 128) &^ 7},
+		{0x1000, 0x9000, []uint64{0x8000, 0x5000, 0xa000}, 0x5000 - 128},
+		{0x1000, 0x9000, []uint64{0x1010}, 0x1000},
+	}
+	for _, c := range cases {
+		if got := liveFrom(c.lo, c.hi, c.sps); got != c.want {
+			t.Errorf("liveFrom(%#x, %#x, %#x) = %#x, want %#x", c.lo, c.hi, c.sps, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// Waiting for signals (pause, rt_sigsuspend, rt_sigtimedwait), the
+// alternate signal stack and the actions a node installs. Handlers,
+// masks and stacks live in the kernel, which runs the handlers; weft
+// records what it needs to hash them and to decide where a signal goes.
+
+// sigAction is one struct sigaction as rt_sigaction installed it.
+type sigAction struct{ handler, flags, restorer, mask uint64 }
+
+// altStack is a thread's sigaltstack: size 0 is none (SS_DISABLE).
+type altStack struct {
+	sp, size uint64
+	flags    uint32 // SS_AUTODISARM or 0
+}
+
+// sigaltstack(2) flags and the kernel's minimum stack (MINSIGSTKSZ).
+const (
+	ssOnstack    = 1
+	ssDisable    = 2
+	ssAutodisarm = 1 << 31
+	minSigStksz  = 2048
+)
+
+// RtSigaction implements rt_sigaction(2): the kernel installs the action
+// (handlers run natively); weft records it for the state hash.
+func sysRtSigaction(c *call) result {
+	sig := int(int32(c.arg(0)))
+	if c.arg(1) == 0 || c.arg(3) != 8 || sig < 1 || sig > maxSignal ||
+		sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+		return cont() // a query, or a call the kernel refuses
+	}
+	b, err := c.read(c.arg(1), 32)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	if c.n.sig.actions == nil {
+		c.n.sig.actions = map[int]sigAction{}
+	}
+	c.n.sig.actions[sig] = sigAction{handler: u(0), flags: u(1), restorer: u(2), mask: u(3)}
+	return cont()
+}
+
+// Sigaltstack implements sigaltstack(2): weft applies the kernel's rules
+// (EPERM while running on the stack, EINVAL for unknown flags, ENOMEM
+// below MINSIGSTKSZ), records the thread's stack and lets the kernel set
+// it, which also reports the old one.
+func sysSigaltstack(c *call) result {
+	if c.arg(0) == 0 {
+		return cont()
+	}
+	b, err := c.read(c.arg(0), 24)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	sp, flags, size := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	t := c.t
+	if cur := t.alt; cur.size > 0 && cur.flags&ssAutodisarm == 0 {
+		if usp := t.stackPointer(); usp-cur.sp < cur.size {
+			return errno(unix.EPERM)
+		}
+	}
+	switch mode := flags &^ ssAutodisarm; {
+	case mode == ssDisable:
+		t.alt = altStack{}
+	case mode != 0 && mode != ssOnstack:
+		return errno(unix.EINVAL)
+	case size < minSigStksz:
+		return errno(unix.ENOMEM)
+	default:
+		t.alt = altStack{sp: sp, size: size, flags: flags & ssAutodisarm}
+	}
+	return cont()
+}
+
+// stackPointer is the user stack pointer of a thread stopped in a
+// notification (/proc's syscall file).
+func (t *task) stackPointer() uint64 {
+	regs := t.taskRegs() // the thread is not held: its sp and pc
+	if len(regs) < 1 {
+		return 0
+	}
+	return regs[0]
+}
+
+// Pause implements pause(2): the thread parks until a signal it does not
+// block and does not ignore interrupts it (sys_sigdeliver.go).
+func sysPause(c *call) result {
+	return park()
+}
+
+// RtSigsuspend implements rt_sigsuspend(2): the thread parks until a
+// signal that the given mask lets through arrives; then the kernel
+// performs the call, with the signal pending, and runs the handler.
+func sysRtSigsuspend(c *call) result {
+	if c.arg(1) != 8 {
+		return errno(unix.EINVAL)
+	}
+	if _, err := c.read(c.arg(0), 8); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return park()
+}
+
+// RtSigtimedwait implements rt_sigtimedwait(2): if a signal of the set is
+// pending the kernel takes it at once; otherwise the thread parks until
+// one arrives (then the kernel takes it), another signal interrupts it
+// (EINTR), or the timeout passes in virtual time (EAGAIN).
+func sysRtSigtimedwait(c *call) result {
+	set, ok := c.sigsetArg(0, 3)
+	if !ok {
+		if c.arg(3) != 8 {
+			return errno(unix.EINVAL)
+		}
+		return errno(unix.EFAULT)
+	}
+	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && (k.pnd|k.shd)&set != 0 {
+		return cont()
+	}
+	timeout := int64(-1)
+	if c.arg(2) != 0 {
+		b, err := c.read(c.arg(2), 16)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		ns, ok := timespecNs(b)
+		if !ok {
+			return errno(unix.EINVAL)
+		}
+		timeout = ns
+	}
+	if r, wait := c.wait(timeout); wait {
+		return r
+	}
+	return errno(unix.EAGAIN)
+}
