@@ -15,55 +15,73 @@ import (
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
-// TestHttpdTarget runs Debian's unmodified busybox httpd (a fork per
-// connection, sendfile of the page) as a node: the client's two GETs get
-// their status lines and the page in the ghost log, two runs of a seed
-// record the same bytes, and every connection was served by a child.
-func TestHttpdTarget(t *testing.T) {
-	m := loadTarget(t, "httpd/httpd.model")
-	for _, seed := range []uint64{1, 2} {
-		var recs [2][]byte
-		var logs [2]string
-		for k := range recs {
-			var out bytes.Buffer
-			r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed, OnOutput: func(_ int, b []byte) { out.Write(b) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Verdict != mcsdk.Holds {
-				t.Fatalf("seed %d: %s %s\n%s", seed, r.Verdict, r.Detail, out.String())
-			}
-			var lines []string
-			for _, v := range r.Final.Logs["replies"] {
-				lines = append(lines, v.String())
-			}
-			logs[k] = strings.Join(lines, "\n")
-			for _, want := range []string{`line: "HTTP/1.1 200 OK"`, `line: "hello from busybox httpd under weft"`, `line: "HTTP/1.1 404 Not Found"`} {
-				if !strings.Contains(logs[k], want) {
-					t.Errorf("seed %d: replies lack %s:\n%s\nnode output:\n%s", seed, want, logs[k], out.String())
+// TestDebianPrograms runs unmodified programs from Debian's archive as
+// nodes: busybox httpd (a fork per connection, sendfile of the page) for
+// the client's two GETs, and socat relaying a GET from one node to busybox
+// httpd on the other (a fork per connection on both). Each reply's status
+// line and the page are in the ghost log, the servers' own logs say what
+// they did, every connection was served by a child, and two runs of a seed
+// record the same bytes.
+func TestDebianPrograms(t *testing.T) {
+	tests := []struct {
+		model   string
+		replies []string // in the ghost log
+		output  []string // in the nodes' output
+		procs   string   // the "processes" run parameter
+	}{
+		{"httpd/httpd.model", []string{`line: "HTTP/1.1 200 OK"`, `line: "hello from busybox httpd under weft"`, `line: "HTTP/1.1 404 Not Found"`},
+			[]string{"response:200", "response:404"}, "n0=3"},
+		{"socat/socat.model", []string{`line: "HTTP/1.1 200 OK"`, `line: "hello from busybox httpd under weft"`},
+			[]string{"response:200"}, "n0=2 n1=2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			for _, seed := range []uint64{1, 2} {
+				var recs [2][]byte
+				var logs [2]string
+				for k := range recs {
+					var out bytes.Buffer
+					r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed, OnOutput: func(_ int, b []byte) { out.Write(b) }})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.Verdict != mcsdk.Holds {
+						t.Fatalf("seed %d: %s %s\n%s", seed, r.Verdict, r.Detail, out.String())
+					}
+					var lines []string
+					for _, v := range r.Final.Logs["replies"] {
+						lines = append(lines, v.String())
+					}
+					logs[k] = strings.Join(lines, "\n")
+					for _, want := range tc.replies {
+						if !strings.Contains(logs[k], want) {
+							t.Errorf("seed %d: replies lack %s:\n%s\nnode output:\n%s", seed, want, logs[k], out.String())
+						}
+					}
+					for _, want := range tc.output {
+						if !strings.Contains(out.String(), want) {
+							t.Errorf("seed %d: the nodes' output lacks %q:\n%s", seed, want, out.String())
+						}
+					}
+					procs := ""
+					for _, p := range r.Params {
+						if p.Name == "processes" {
+							procs = p.Value
+						}
+					}
+					if procs != tc.procs {
+						t.Errorf("seed %d: processes %q, want %s (a server and a child per connection)", seed, procs, tc.procs)
+					}
+					if recs[k], err = r.Recording(m).Bytes(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !bytes.Equal(recs[0], recs[1]) || logs[0] != logs[1] {
+					t.Errorf("seed %d: two runs differ", seed)
 				}
 			}
-			for _, want := range []string{"response:200", "response:404"} {
-				if !strings.Contains(out.String(), want) {
-					t.Errorf("seed %d: httpd's log lacks %q:\n%s", seed, want, out.String())
-				}
-			}
-			procs := ""
-			for _, p := range r.Params {
-				if p.Name == "processes" {
-					procs = p.Value
-				}
-			}
-			if procs != "n0=3" {
-				t.Errorf("seed %d: processes %q, want n0=3 (the server and a child per connection)", seed, procs)
-			}
-			if recs[k], err = r.Recording(m).Bytes(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !bytes.Equal(recs[0], recs[1]) || logs[0] != logs[1] {
-			t.Errorf("seed %d: two runs differ", seed)
-		}
+		})
 	}
 }
 
