@@ -136,14 +136,13 @@ func (s *server) run() error {
 		}
 		s.node = raft.StartNode(cfg, peers)
 	}
-	// No TCP keep-alive: weft does not model its options yet
-	// (targets/raft/README.md), and probes never fire in virtual time.
-	lc := net.ListenConfig{KeepAlive: -1}
-	raftLn, err := lc.Listen(context.Background(), "tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(s.id)-1))
+	// Go's defaults: TCP keep-alive on every connection, the IPv6 probe
+	// of the net package, "tcp" listeners.
+	raftLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(s.id)-1))
 	if err != nil {
 		return err
 	}
-	clientLn, err := lc.Listen(context.Background(), "tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+int(s.id)-1))
+	clientLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+int(s.id)-1))
 	if err != nil {
 		return err
 	}
@@ -318,11 +317,11 @@ func (s *server) send(msgs []*pb.Message) {
 // again after an error.
 func (s *server) sender(p uint64) {
 	var c net.Conn
-	d := net.Dialer{Timeout: time.Second, KeepAlive: -1}
+	d := net.Dialer{Timeout: time.Second}
 	for msg := range s.out[p] {
 		if c == nil {
 			var err error
-			if c, err = d.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(p)-1)); err != nil {
+			if c, err = d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(p)-1)); err != nil {
 				c = nil
 				s.node.ReportUnreachable(p)
 				continue
