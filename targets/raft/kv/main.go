@@ -59,6 +59,9 @@ var stVote int64
 //go:linkname stCommit raft_commit
 var stCommit int64
 
+//go:linkname stLoaded raft_loaded
+var stLoaded int64 // 1 once the node has read its disk: before, a restarted process's globals are zero, not its state
+
 //go:linkname stRole raft_role
 var stRole int64 // 0 follower, 1 candidate, 2 leader, 3 pre-candidate
 
@@ -122,6 +125,7 @@ func (s *server) run() error {
 	if err != nil {
 		return err
 	}
+	s.observe(raft.Ready{}) // a restarted node shows what it found on disk
 	cfg := &raft.Config{ID: s.id, ElectionTick: 10, HeartbeatTick: 1, Storage: s.storage,
 		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 64, Logger: quiet{}}
 	if s.variant == "lease-unsafe" {
@@ -177,8 +181,8 @@ func (s *server) loop() error {
 			if err := s.persist(rd); err != nil {
 				return err
 			}
+			s.observe(rd) // before the messages: a peer may act on them at once
 			s.send(rd.Messages)
-			s.observe(rd)
 			s.apply(rd.CommittedEntries)
 			s.readStates(rd.ReadStates)
 			s.node.Advance()
@@ -458,7 +462,7 @@ func (s *server) serveReads() {
 
 // observe copies what the invariants read into the declared globals.
 func (s *server) observe(rd raft.Ready) {
-	stTerm, stVote, stCommit = int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit())
+	stTerm, stVote, stCommit, stLoaded = int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit()), 1
 	if rd.SoftState != nil {
 		stRole = map[raft.StateType]int64{raft.StateFollower: 0, raft.StateCandidate: 1, raft.StateLeader: 2, raft.StatePreCandidate: 3}[rd.SoftState.RaftState]
 	}
