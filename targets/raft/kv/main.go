@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	_ "unsafe" // go:linkname gives the declared globals C-like names
 
@@ -59,8 +60,13 @@ var stVote int64
 //go:linkname stCommit raft_commit
 var stCommit int64
 
-//go:linkname stLoaded raft_loaded
-var stLoaded int64 // 1 once the node has read its disk: before, a restarted process's globals are zero, not its state
+// stStable is 0 while observe rewrites the globals below (weft may read
+// them whenever every thread is parked, so in the middle of an update) and
+// before a restarted node has read its disk (a fresh process's globals are
+// zero, not its state); 1 when they are a consistent picture of the node.
+//
+//go:linkname stStable raft_stable
+var stStable int64
 
 //go:linkname stRole raft_role
 var stRole int64 // 0 follower, 1 candidate, 2 leader, 3 pre-candidate
@@ -427,7 +433,8 @@ func (s *server) apply(ents []*pb.Entry) {
 			}
 		}
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
-			stApplied[i-1] = entryHash(e)
+			h := entryHash(e)
+			stApplied[i-1] = h // one aligned word: never read half-written
 		}
 		s.applied = e.GetIndex()
 	}
@@ -460,20 +467,37 @@ func (s *server) serveReads() {
 	}
 }
 
-// observe copies what the invariants read into the declared globals.
+// observe copies what the invariants read into the declared globals:
+// computed first, then published between two atomic stores of stStable.
 func (s *server) observe(rd raft.Ready) {
-	stTerm, stVote, stCommit, stLoaded = int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit()), 1
-	if rd.SoftState != nil {
-		stRole = map[raft.StateType]int64{raft.StateFollower: 0, raft.StateCandidate: 1, raft.StateLeader: 2, raft.StatePreCandidate: 3}[rd.SoftState.RaftState]
-	}
-	for k := range stLogTerm {
-		stLogTerm[k], stLogHash[k] = 0, 0
-	}
+	var terms, hashes [logCap]int64
 	for _, e := range s.ents {
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
-			stLogTerm[i-1], stLogHash[i-1] = int64(e.GetTerm()), entryHash(e)
+			terms[i-1], hashes[i-1] = int64(e.GetTerm()), entryHash(e)
 		}
 	}
+	role := stRole
+	if rd.SoftState != nil {
+		role = roleOf(rd.SoftState.RaftState)
+	}
+	term, vote, commit := int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit())
+	atomic.StoreInt64(&stStable, 0)
+	stTerm, stVote, stCommit, stRole = term, vote, commit, role
+	stLogTerm, stLogHash = terms, hashes
+	atomic.StoreInt64(&stStable, 1)
+}
+
+// roleOf is the declared raft_role of a raft state.
+func roleOf(st raft.StateType) int64 {
+	switch st {
+	case raft.StateCandidate:
+		return 1
+	case raft.StateLeader:
+		return 2
+	case raft.StatePreCandidate:
+		return 3
+	}
+	return 0
 }
 
 func entryHash(e *pb.Entry) int64 {
