@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seeds=${1:-500}
 variants=${2:-correct persist-late lease-unsafe}
 go build -o bin/weft ./cmd/weft
-(cd targets/raft && go build -o kv/kv ./kv)
+(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
 mkdir -p build
 for v in $variants; do
   for run in run1 run2; do

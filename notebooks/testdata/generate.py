@@ -1301,7 +1301,8 @@ Invariants over declared globals: `election_safety`, `log_matching`, `state_mach
 
 `WEFT_NOTEBOOK_SEEDS` sets the seeds per variant (default 500, as in `scripts/raft-campaigns.sh`). Datasets go to
 `WEFT_DATASETS` (default `datasets/`) and are resumed if present. Build the server first:
-`(cd targets/raft && go build -o kv/kv ./kv)`.
+`(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)` (static and free of build paths, so the
+binary, and with it the recordings, are the same on every machine with the same Go).
 """),
 ("code", """
 import (
@@ -1357,14 +1358,14 @@ Every seed draws its crash and restart times, its partitions, each node's clock 
 messages' latencies and the clients' operations.
 """),
 ("code", """
-first, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 7})
+first, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 42})
 if err != nil {
 	panic(err)
 }
 for _, p := range first.Params {
 	fmt.Printf("%-10s %s\\n", p.Name, p.Value)
 }
-fmt.Printf("correct, seed 7: %s after %d steps\\n", first.Verdict, first.Steps)
+fmt.Printf("correct, seed 42: %s after %d steps\\n", first.Verdict, first.Steps)
 """),
 ("markdown", "## The campaigns: each variant on the same seeds"),
 ("code", """
@@ -1477,25 +1478,24 @@ if err != nil {
 claimReport
 """),
 ("markdown", """
-## One traced violation: seed 7 of persist-late
+## One traced violation: seed 42 of persist-late
 
-Node 0 crashes (it comes back only after the violation). Node 1 is elected leader of term 2 with node 2's vote and appends its term's
-first entry, index 4; node 2 appends it, acknowledges it at once and would `fsync` it only at its next tick. With
-node 2's acknowledgement node 1 commits and applies entry 4, and node 2 learns the commit. Node 1 crashes (156.961 ms;
-the shrunk recording below shows that this crash is not needed), then node 2, before its tick: the write it
-acknowledged was never synced and is lost. It restarts with entries 1–3 only, so entry 4,
-committed, is now in one log out of three (`lost_committed` fails): node 1 crashing or being cut off next would let
-nodes 0 and 2 elect a leader without it and overwrite it. When the leader's heartbeat later tells node 2 the commit
-index, etcd's raft notices the hole and panics (`tocommit(N) is out of range [lastIndex(N-1)]. Was the raft log
-corrupted, truncated, or lost?`): that is how runs without the second condition end (`no_node_crash`). The same
+Node 2 leads term 2 and appends entry 7, a client's put (139.6 ms). A partition cuts node 0 off (140.4 ms), so
+entry 7 reaches node 1 only: node 1 appends it and acknowledges it at once (143.5 ms), to `fsync` it at its next
+tick. With that acknowledgement node 2 commits entry 7 (148.2 ms). Node 1 crashes before its tick (148.7 ms): the
+write it acknowledged was never synced and is lost. It restarts (202.0 ms) with entries 1–6: committed entry 7 is
+now in one log out of three (`lost_committed` fails) — node 2 crashing or being cut off next would let nodes 0 and
+1 elect a leader without it and overwrite it. When the leader's heartbeat tells such a follower a commit index
+beyond its log, etcd's raft panics (`tocommit(N) is out of range [lastIndex(N-1)]. Was the raft log corrupted,
+truncated, or lost?`): that is how runs end where the entry was still on a majority (`no_node_crash`). The same
 seed of the correct variant holds.
 """),
 ("code", """
-late, err := mcsdk.Run(models["persist-late"], mcsdk.RunOptions{Seed: 7})
+late, err := mcsdk.Run(models["persist-late"], mcsdk.RunOptions{Seed: 42})
 if err != nil {
 	panic(err)
 }
-fmt.Printf("persist-late, seed 7: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
+fmt.Printf("persist-late, seed 42: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
 	late.Verdict, late.Violated, late.FirstViolationStep, late.FirstViolationTime, late.Ops, late.OpsIndeterminate)
 fmt.Println(late.FirstViolation.Why)
 // traceEvents prints the faults and the declared state that tells the
@@ -1517,21 +1517,21 @@ func traceEvents(res *mcsdk.RunResult) {
 	}
 }
 traceEvents(late)
-ok, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 7})
+ok, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 42})
 if err != nil {
 	panic(err)
 }
-fmt.Printf("correct, seed 7: %s\\n", ok.Verdict)
+fmt.Printf("correct, seed 42: %s\\n", ok.Verdict)
 """),
 ("markdown", """
 ## The shrunk recording replays
 
-`targets/raft/kv/persist-late-7.shrunk.weftlog` is `weft shrink`'s result for this seed (one crash fewer, the run
+`targets/raft/kv/persist-late-42.shrunk.weftlog` is `weft shrink`'s result for this seed (four faults fewer, the run
 ends at the first violation); `weft trace` prints its timeline, and replaying it re-executes the real binaries and
 checks every observation.
 """),
 ("code", """
-data, err := os.ReadFile("targets/raft/kv/persist-late-7.shrunk.weftlog")
+data, err := os.ReadFile("targets/raft/kv/persist-late-42.shrunk.weftlog")
 if err != nil {
 	panic(err)
 }

@@ -12,7 +12,7 @@
 // Raft messages travel over TCP between BASE+10+id ports, each framed by
 // a 4-byte length.
 //
-// Variants (the fifth argument):
+// Variants (the fourth argument):
 //   - correct;
 //   - lease-unsafe: reads are served by the leader's lease
 //     (ReadOnlyLeaseBased, with CheckQuorum, which v3.7.0 requires), which
