@@ -15,6 +15,7 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 mkdir -p build
 go build -o targets/gothreads/gothreads ./targets/gothreads # named by its model
 go build -o targets/goquorum/goquorum ./targets/goquorum   # named by its models
+(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv) # own module (etcd raft); static, path-free: recordings replay anywhere
 # A real single-node Slurm for cmd/weft's Slurm campaign test; if it cannot
 # start, that test fails (CI) or says loudly why it skipped (locally).
 bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCampaign will fail under CI=true" >&2

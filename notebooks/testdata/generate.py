@@ -1273,3 +1273,286 @@ trace; the same seed of the correct variant holds.""")
 
 json.dump(nb(zab_nb), open("06-zab.ipynb","w"), indent=1)
 json.dump(nb(hum_nb), open("07-humming.ipynb","w"), indent=1)
+
+# 08-raft (issue 17's Raft part; the issue's 05 is taken by Paxos): etcd's
+# raft v3.7.0, one model per variant (a prebuilt Go binary takes its
+# variant as an argument, not as compiler flags).
+raft_nb = [
+("markdown", """
+# 08 — Raft on etcd's raft library: fsync after the send loses a committed entry
+
+`targets/raft/kv` is a key-value server on `go.etcd.io/raft/v3` v3.7.0, used as its documentation says: a TCP
+transport between three real node processes (Go's `net` package with its defaults: keep-alive, the IPv6 probe),
+the HardState and entries persisted with `fsync` before the messages of the same `Ready` are sent, linearizable
+reads through `ReadIndex`. (The issue numbers this notebook 05; 05 is the Paxos notebook, so Raft is 08.)
+
+A Go binary cannot take weft's variants as compiler flags, so each variant is a model of its own,
+`targets/raft/kv/raft-VARIANT.model`, passing the variant as an argument:
+
+- `correct`: three crashes with restarts that lose unsynced writes, two partitions, clock offsets, drift and
+  jumps;
+- `persist-late`: the same faults but jumps; entries and HardState are written before the messages are sent and
+  `fsync`'d only at the next tick;
+- `lease-unsafe`: reads by the leader's lease (`ReadOnlyLeaseBased`; v3.7.0 refuses it without `CheckQuorum`, so
+  with it), clock rates up to ±10%, long partitions, a client per node.
+
+Invariants over declared globals: `election_safety`, `log_matching`, `state_machine_safety`, `lost_committed`
+(every applied entry is in a majority of the nodes' logs) and `linearizable = "porcupine:kv"`.
+
+`WEFT_NOTEBOOK_SEEDS` sets the seeds per variant (default 500, as in `scripts/raft-campaigns.sh`). Datasets go to
+`WEFT_DATASETS` (default `datasets/`) and are resumed if present. Build the server first:
+`(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)` (static and free of build paths, so the
+binary, and with it the recordings, are the same on every machine with the same Go).
+"""),
+("code", """
+import (
+	"fmt"
+	"html"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/analysis/charts"
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/targets/raft/kv/raft-correct.model"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())
+seeds := 500
+if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
+	seeds, _ = strconv.Atoi(s)
+}
+variants := []string{"correct", "persist-late", "lease-unsafe"}
+// loadModels loads each variant's model.
+func loadModels() map[string]*model.Model {
+	models := map[string]*model.Model{}
+	for _, v := range variants {
+		m, err := model.Load("targets/raft/kv/raft-" + v + ".model")
+		if err != nil {
+			panic(err)
+		}
+		models[v] = m
+	}
+	return models
+}
+models := loadModels()
+fmt.Println("seeds per variant:", seeds)
+"""),
+("markdown", """
+## Faults of one seed: crashes, restarts, partitions and each node's clock
+
+Every seed draws its crash and restart times, its partitions, each node's clock offset, rate and jumps, the
+messages' latencies and the clients' operations.
+"""),
+("code", """
+first, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 42})
+if err != nil {
+	panic(err)
+}
+for _, p := range first.Params {
+	fmt.Printf("%-10s %s\\n", p.Name, p.Value)
+}
+fmt.Printf("correct, seed 42: %s after %d steps\\n", first.Verdict, first.Steps)
+"""),
+("markdown", "## The campaigns: each variant on the same seeds"),
+("code", """
+base := os.Getenv("WEFT_DATASETS")
+if base == "" {
+	base = "datasets"
+}
+// campaigns runs (or resumes) each variant's campaign and returns every
+// run's outcome, named by its variant.
+func campaigns() []analysis.Outcome {
+	var outcomes []analysis.Outcome
+	for _, v := range variants {
+		outcomes = append(outcomes, campaign(v)...)
+	}
+	return outcomes
+}
+// campaign runs one variant's campaign.
+func campaign(v string) []analysis.Outcome {
+	dir := fmt.Sprintf("%s/raft-%s-%d", base, v, seeds)
+	p := display.NewProgress("raft "+v, seeds)
+	start := time.Now()
+	sum, err := mcsdk.Campaign(display.Context(), models[v], mcsdk.CampaignOptions{
+		Seeds: seeds, FirstSeed: 1, Out: dir,
+		Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) },
+	})
+	p.Finish()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d runs (%d already on disk) in %s\\n", dir, sum.Runs, sum.Resumed, time.Since(start).Round(time.Millisecond))
+	for _, s := range sum.Variants {
+		fmt.Printf("  %-12s valid %4d violated %3d rate %5.2f%% %v\\n", v, s.Valid, s.Violated, 100*s.Rate, s.ByInvariant)
+	}
+	rows, err := dataset.ReadRows(dir)
+	if err != nil {
+		panic(err)
+	}
+	var outcomes []analysis.Outcome
+	for _, r := range rows {
+		// Each model has one variant ("default"): name it after the model.
+		outcomes = append(outcomes, analysis.Outcome{Variant: v, Run: r.RunID, Verdict: r.Verdict, Seed: r.Seed})
+	}
+	return outcomes
+}
+outcomes := campaigns()
+"""),
+("markdown", "## Rates with intervals"),
+("code", """
+table, err := analysis.Tally(outcomes)
+if err != nil {
+	panic(err)
+}
+table = table.Reorder(variants)
+summary, err := analysis.Summarize(table, analysis.SummaryOptions{})
+if err != nil {
+	panic(err)
+}
+summary
+"""),
+("code", """
+func rateBars() []charts.RateBar {
+	var bars []charts.RateBar
+	for _, c := range table.Counts() {
+		iv, err := analysis.WilsonInterval(c, 0.95)
+		if err != nil {
+			continue
+		}
+		bars = append(bars, charts.RateBar{Variant: c.Group, Rate: float64(c.Successes) / float64(c.Trials), Lo: iv.Lower, Hi: iv.Upper, K: c.Successes, N: c.Trials})
+	}
+	return bars
+}
+rates, err := charts.Rates("raft-rates", rateBars())
+if err != nil {
+	panic(err)
+}
+rates
+"""),
+("markdown", "## Claims: persist-late's bug is found; correct's rate is below an exact bound"),
+("code", """
+// upperBound prints the exact one-sided 95% upper bound on a variant's rate.
+func upperBound(variant string) {
+	for _, c := range table.Counts() {
+		if c.Group != variant {
+			continue
+		}
+		ub, err := analysis.ClopperPearsonBound(c, 0.95, analysis.Less)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %d violations in %d valid runs; exact one-sided 95%% upper bound on its rate: %.3f%%\\n", variant, c.Successes, c.Trials, 100*ub)
+	}
+}
+upperBound("correct")
+upperBound("lease-unsafe")
+func parseClaims(texts ...string) []analysis.Claim {
+	var claims []analysis.Claim
+	for _, text := range texts {
+		c, err := analysis.ParseClaim(text)
+		if err != nil {
+			panic(err)
+		}
+		claims = append(claims, c)
+	}
+	return claims
+}
+claimReport, err := analysis.EvaluateClaims(parseClaims("rate(persist-late) > 0%", "rate(correct) <= 1%"), table)
+if err != nil {
+	panic(err)
+}
+claimReport
+"""),
+("markdown", """
+## One traced violation: seed 42 of persist-late
+
+Node 2 leads term 2 and appends entry 7, a client's put (139.6 ms). A partition cuts node 0 off (140.4 ms), so
+entry 7 reaches node 1 only: node 1 appends it and acknowledges it at once (143.5 ms), to `fsync` it at its next
+tick. With that acknowledgement node 2 commits entry 7 (148.2 ms). Node 1 crashes before its tick (148.7 ms): the
+write it acknowledged was never synced and is lost. It restarts (202.0 ms) with entries 1–6: committed entry 7 is
+now in one log out of three (`lost_committed` fails) — node 2 crashing or being cut off next would let nodes 0 and
+1 elect a leader without it and overwrite it. When the leader's heartbeat tells such a follower a commit index
+beyond its log, etcd's raft panics (`tocommit(N) is out of range [lastIndex(N-1)]. Was the raft log corrupted,
+truncated, or lost?`): that is how runs end where the entry was still on a majority (`no_node_crash`). The same
+seed of the correct variant holds.
+"""),
+("code", """
+late, err := mcsdk.Run(models["persist-late"], mcsdk.RunOptions{Seed: 42})
+if err != nil {
+	panic(err)
+}
+fmt.Printf("persist-late, seed 42: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
+	late.Verdict, late.Violated, late.FirstViolationStep, late.FirstViolationTime, late.Ops, late.OpsIndeterminate)
+fmt.Println(late.FirstViolation.Why)
+// traceEvents prints the faults and the declared state that tells the
+// story, step by step, up to the first violation.
+func traceEvents(res *mcsdk.RunResult) {
+	shown := map[string]bool{"raft_term": true, "raft_role": true, "raft_commit": true, "log_term": true}
+	for _, e := range res.Events {
+		if e.Step > res.FirstViolationStep {
+			break
+		}
+		switch e.Kind {
+		case "crash", "restart", "partition", "heal", "clock", "invoke", "return", "expire":
+			fmt.Printf("%4d %9.3fms  %-9s n%d %s %s\\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
+		case "state":
+			if shown[e.Var] && e.Step > 0 {
+				fmt.Printf("%4d %9.3fms  n%d.%s = %s\\n", e.Step, float64(e.T)/1000, e.Node, e.Var, strings.TrimSuffix(e.Value, ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"))
+			}
+		}
+	}
+}
+traceEvents(late)
+ok, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 42})
+if err != nil {
+	panic(err)
+}
+fmt.Printf("correct, seed 42: %s\\n", ok.Verdict)
+"""),
+("markdown", """
+## The shrunk recording replays
+
+`targets/raft/kv/persist-late-42.shrunk.weftlog` is `weft shrink`'s result for this seed (four faults fewer, the run
+ends at the first violation); `weft trace` prints its timeline, and replaying it re-executes the real binaries and
+checks every observation.
+"""),
+("code", """
+data, err := os.ReadFile("targets/raft/kv/persist-late-42.shrunk.weftlog")
+if err != nil {
+	panic(err)
+}
+rec, err := weftlog.Decode(data)
+if err != nil {
+	panic(err)
+}
+replayed, div, err := mcsdk.Replay(models["persist-late"], rec, mcsdk.RunOptions{})
+if err != nil {
+	panic(err)
+}
+fmt.Printf("shrunk recording: %d choices; replayed: %s %v, divergence: %v\\n", len(rec.Choices), replayed.Verdict, replayed.Violated, div)
+"""),
+("markdown", "## The clients' history of that run, as Porcupine sees it"),
+("code", """
+text, page, err := late.Linearizability(models["persist-late"])
+if err != nil {
+	panic(err)
+}
+fmt.Println(text)
+display.HTML(`<iframe style="width:100%;height:380px;border:0" srcdoc="` + html.EscapeString(page) + `"></iframe>`)
+"""),
+]
+json.dump(nb(raft_nb), open("08-raft.ipynb","w"), indent=1)

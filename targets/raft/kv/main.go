@@ -12,7 +12,7 @@
 // Raft messages travel over TCP between BASE+10+id ports, each framed by
 // a 4-byte length.
 //
-// Variants (the fifth argument):
+// Variants (the fourth argument):
 //   - correct;
 //   - lease-unsafe: reads are served by the leader's lease
 //     (ReadOnlyLeaseBased, with CheckQuorum, which v3.7.0 requires), which
@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	_ "unsafe" // go:linkname gives the declared globals C-like names
 
@@ -58,6 +59,14 @@ var stVote int64
 
 //go:linkname stCommit raft_commit
 var stCommit int64
+
+// stStable is 0 while observe rewrites the globals below (weft may read
+// them whenever every thread is parked, so in the middle of an update) and
+// before a restarted node has read its disk (a fresh process's globals are
+// zero, not its state); 1 when they are a consistent picture of the node.
+//
+//go:linkname stStable raft_stable
+var stStable int64
 
 //go:linkname stRole raft_role
 var stRole int64 // 0 follower, 1 candidate, 2 leader, 3 pre-candidate
@@ -122,6 +131,7 @@ func (s *server) run() error {
 	if err != nil {
 		return err
 	}
+	s.observe(raft.Ready{}) // a restarted node shows what it found on disk
 	cfg := &raft.Config{ID: s.id, ElectionTick: 10, HeartbeatTick: 1, Storage: s.storage,
 		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 64, Logger: quiet{}}
 	if s.variant == "lease-unsafe" {
@@ -136,14 +146,13 @@ func (s *server) run() error {
 		}
 		s.node = raft.StartNode(cfg, peers)
 	}
-	// No TCP keep-alive: weft does not model its options yet
-	// (targets/raft/README.md), and probes never fire in virtual time.
-	lc := net.ListenConfig{KeepAlive: -1}
-	raftLn, err := lc.Listen(context.Background(), "tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(s.id)-1))
+	// Go's defaults: TCP keep-alive on every connection, the IPv6 probe
+	// of the net package, "tcp" listeners.
+	raftLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(s.id)-1))
 	if err != nil {
 		return err
 	}
-	clientLn, err := lc.Listen(context.Background(), "tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+int(s.id)-1))
+	clientLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+int(s.id)-1))
 	if err != nil {
 		return err
 	}
@@ -178,8 +187,8 @@ func (s *server) loop() error {
 			if err := s.persist(rd); err != nil {
 				return err
 			}
+			s.observe(rd) // before the messages: a peer may act on them at once
 			s.send(rd.Messages)
-			s.observe(rd)
 			s.apply(rd.CommittedEntries)
 			s.readStates(rd.ReadStates)
 			s.node.Advance()
@@ -318,11 +327,11 @@ func (s *server) send(msgs []*pb.Message) {
 // again after an error.
 func (s *server) sender(p uint64) {
 	var c net.Conn
-	d := net.Dialer{Timeout: time.Second, KeepAlive: -1}
+	d := net.Dialer{Timeout: time.Second}
 	for msg := range s.out[p] {
 		if c == nil {
 			var err error
-			if c, err = d.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(p)-1)); err != nil {
+			if c, err = d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(p)-1)); err != nil {
 				c = nil
 				s.node.ReportUnreachable(p)
 				continue
@@ -424,7 +433,8 @@ func (s *server) apply(ents []*pb.Entry) {
 			}
 		}
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
-			stApplied[i-1] = entryHash(e)
+			h := entryHash(e)
+			stApplied[i-1] = h // one aligned word: never read half-written
 		}
 		s.applied = e.GetIndex()
 	}
@@ -457,20 +467,37 @@ func (s *server) serveReads() {
 	}
 }
 
-// observe copies what the invariants read into the declared globals.
+// observe copies what the invariants read into the declared globals:
+// computed first, then published between two atomic stores of stStable.
 func (s *server) observe(rd raft.Ready) {
-	stTerm, stVote, stCommit = int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit())
-	if rd.SoftState != nil {
-		stRole = map[raft.StateType]int64{raft.StateFollower: 0, raft.StateCandidate: 1, raft.StateLeader: 2, raft.StatePreCandidate: 3}[rd.SoftState.RaftState]
-	}
-	for k := range stLogTerm {
-		stLogTerm[k], stLogHash[k] = 0, 0
-	}
+	var terms, hashes [logCap]int64
 	for _, e := range s.ents {
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
-			stLogTerm[i-1], stLogHash[i-1] = int64(e.GetTerm()), entryHash(e)
+			terms[i-1], hashes[i-1] = int64(e.GetTerm()), entryHash(e)
 		}
 	}
+	role := stRole
+	if rd.SoftState != nil {
+		role = roleOf(rd.SoftState.RaftState)
+	}
+	term, vote, commit := int64(s.hs.GetTerm()), int64(s.hs.GetVote()), int64(s.hs.GetCommit())
+	atomic.StoreInt64(&stStable, 0)
+	stTerm, stVote, stCommit, stRole = term, vote, commit, role
+	stLogTerm, stLogHash = terms, hashes
+	atomic.StoreInt64(&stStable, 1)
+}
+
+// roleOf is the declared raft_role of a raft state.
+func roleOf(st raft.StateType) int64 {
+	switch st {
+	case raft.StateCandidate:
+		return 1
+	case raft.StateLeader:
+		return 2
+	case raft.StatePreCandidate:
+		return 3
+	}
+	return 0
 }
 
 func entryHash(e *pb.Entry) int64 {

@@ -1,0 +1,99 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
+)
+
+// raftSeeds is how many seeds of each Raft variant CI runs (twice each);
+// the 500-seed campaigns are scripts/raft-campaigns.sh.
+const raftSeeds = 10
+
+// raftVariants are targets/raft's models (etcd's raft v3.7.0; the kv
+// binary is built by scripts/test.sh), each with the invariant it must
+// violate on its known seed at the known step ("" for holds on every
+// seed).
+var raftVariants = []struct {
+	model     string
+	invariant string
+	seed      uint64
+	step      int
+}{
+	{"raft/kv/raft-correct.model", "", 0, 0},
+	{"raft/kv/raft-lease-unsafe.model", "", 0, 0},
+	{"raft/kv/raft-persist-late.model", "lost_committed", 42, 1963},
+}
+
+// TestRaftTargets: every Raft variant's seeds 1..raftSeeds run twice
+// give byte-identical recordings; correct holds on all of them with
+// operations completing; persist-late violates lost_committed on its known
+// seed at the known step; and persist-late's shrunk recording replays to
+// the same verdict.
+func TestRaftTargets(t *testing.T) {
+	for _, tc := range raftVariants {
+		t.Run(tc.model, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			run := func(seed uint64) (*mcsdk.RunResult, []byte) {
+				r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := r.Recording(m).Bytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r, b
+			}
+			seeds := []uint64{}
+			for s := uint64(1); s <= raftSeeds; s++ {
+				seeds = append(seeds, s)
+			}
+			if tc.seed > raftSeeds {
+				seeds = append(seeds, tc.seed)
+			}
+			ops := 0
+			for _, seed := range seeds {
+				r, rec := run(seed)
+				if _, again := run(seed); !bytes.Equal(rec, again) {
+					t.Errorf("seed %d: two runs gave different recordings", seed)
+				}
+				switch {
+				case seed == tc.seed:
+					if r.Verdict != mcsdk.Violated || len(r.Violated) == 0 || r.Violated[0] != tc.invariant || r.FirstViolationStep != tc.step {
+						t.Errorf("seed %d: %s %v at step %d (%s), want %s at step %d", seed, r.Verdict, r.Violated, r.FirstViolationStep, r.Detail, tc.invariant, tc.step)
+					}
+				case tc.invariant == "" && r.Verdict != mcsdk.Holds:
+					t.Errorf("seed %d: %s %v (%s), want holds", seed, r.Verdict, r.Violated, r.Detail)
+				}
+				ops += r.Ops - r.OpsIndeterminate
+			}
+			if ops == 0 {
+				t.Error("no client operation completed")
+			}
+		})
+	}
+	t.Run("persist-late shrunk", func(t *testing.T) {
+		m := loadTarget(t, "raft/kv/raft-persist-late.model")
+		data, err := os.ReadFile("../targets/raft/kv/persist-late-42.shrunk.weftlog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := weftlog.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
+		if err != nil || div != nil {
+			t.Fatalf("replay: %v %v", err, div)
+		}
+		if res.Verdict != mcsdk.Violated || res.Violated[0] != "lost_committed" {
+			t.Errorf("replay: %s %v, want lost_committed", res.Verdict, res.Violated)
+		}
+	})
+}

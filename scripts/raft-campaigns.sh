@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The Raft campaigns (issue 17): each variant of targets/raft (etcd's raft
+# v3.7.0; one model per variant) over SEEDS seeds with its faults (crashes,
+# restarts, partitions, lost unsynced writes, clock offsets, drift and
+# jumps), twice, then the seed-by-seed comparison of the two runs and the
+# statistics.
+#   scripts/raft-campaigns.sh [SEEDS] [VARIANTS]   (default 500, "correct persist-late lease-unsafe")
+# Results go to datasets/raft-VARIANT-SEEDS-run1 and -run2, the verdicts to
+# build/raft-VARIANT-run1.csv and -run2.csv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seeds=${1:-500}
+variants=${2:-correct persist-late lease-unsafe}
+go build -o bin/weft ./cmd/weft
+(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
+mkdir -p build
+for v in $variants; do
+  for run in run1 run2; do
+    out=datasets/raft-$v-$seeds-$run
+    rm -rf "$out"
+    start=$(date +%s.%N)
+    bin/weft campaign "targets/raft/kv/raft-$v.model" --seeds "$seeds" --first-seed 1 --run "$run" --out "$out"
+    end=$(date +%s.%N)
+    echo "raft-$v $run: wall time $(echo "$end - $start" | bc) s on $(nproc) cores"
+    bin/weft export "$out" --format csv -o "build/raft-$v-$run.csv"
+  done
+  # Columns 5-13: variant, seed, verdict, invariants, first step and time, steps, states, virtual time.
+  if diff <(cut -d, -f5-13 "build/raft-$v-run1.csv" | sort) <(cut -d, -f5-13 "build/raft-$v-run2.csv" | sort) >/dev/null; then
+    echo "raft-$v: identical verdict for every seed in both runs"
+  else
+    echo "raft-$v: VERDICTS DIFFER between the two runs" >&2
+    exit 1
+  fi
+  bin/weft stats "datasets/raft-$v-$seeds-run1" "datasets/raft-$v-$seeds-run2"
+done
