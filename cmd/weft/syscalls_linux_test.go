@@ -51,9 +51,9 @@ func TestRunSyscalls(t *testing.T) {
 			`^  getrandom +served +5 +5 +0 +0 +0  -$`,
 		}, nil},
 		{"stop", []string{"run", "--seed", "1", "--quiet", "--syscalls", "--", bin, "stop"}, []string{
-			`^error: node 0: unsupported or failed syscall setitimer`,
-			`^  setitimer +unsupported +1 +0 +0 +1 +0  -$`,
-			`^  setitimer: signal-based timers are not modelled`,
+			`^error: node 0: unsupported or failed syscall io_uring_setup`,
+			`^  io_uring_setup +unsupported +1 +0 +0 +1 +0  -$`,
+			`^  io_uring_setup: io_uring is not modelled`,
 		}, nil},
 	}
 	for _, tc := range tests {
