@@ -83,6 +83,10 @@ func TestProcs(t *testing.T) {
 			"rdbchild: read 11, del 0 errno 0, spurious 0, sigchld 1\n", "rdbchild: reaped 1001 exit 0\n"}},
 		{mode: "rdbchild", pick: last, procs: 2, out: []string{
 			"rdbchild: read 11, del 0 errno 0, spurious 0, sigchld 1\n", "rdbchild: reaped 1001 exit 0\n"}},
+		// The parent closes a watched pipe its child keeps and puts another
+		// at the same number: a second entry, as Linux's (file, fd) keys.
+		{mode: "epollreuse", pick: first, procs: 2, out: []string{
+			"epollreuse: same number 1, add 0, events 1 data 2, del 0\n", "epollreuse: reaped 1001 exit 0\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
 			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},
 	}

@@ -392,6 +392,33 @@ int main(int argc, char **argv)
 			report("rdbchild", reaped, st);
 		return 0;
 	}
+	if (!strcmp(mode, "epollreuse")) { /* the parent closes a watched pipe its child keeps, and reuses the number */
+		int ep = epoll_create1(0), a[2], b[2], go[2];
+		if (ep < 0 || pipe(a) || pipe(go))
+			return 90;
+		struct epoll_event e = { .events = EPOLLIN, .data.u64 = 1 }, evs[8];
+		epoll_ctl(ep, EPOLL_CTL_ADD, a[0], &e);
+		pid_t c = fork();
+		if (c == 0) {
+			char x;
+			close(go[1]);
+			_exit(read(go[0], &x, 1) == 0 ? 0 : 1);
+		}
+		close(go[0]);
+		close(a[0]); /* the entry (a, a[0]) stays: the child has a at that number */
+		if (pipe(b))
+			return 91;
+		e.data.u64 = 2;
+		int add = epoll_ctl(ep, EPOLL_CTL_ADD, b[0], &e); /* (b, the same number): another entry */
+		write(b[1], "x", 1);
+		int n = epoll_wait(ep, evs, 8, 0);
+		int del = epoll_ctl(ep, EPOLL_CTL_DEL, b[0], NULL);
+		say("epollreuse: same number %d, add %d, events %d data %d, del %d\n", b[0] == a[0], add, n,
+		    n > 0 ? (int)evs[0].data.u64 : -1, del);
+		close(go[1]);
+		report("epollreuse", waitpid(c, &st, 0), st);
+		return 0;
+	}
 	if (!strcmp(mode, "syscallspin")) { /* never parks: every call is answered at once */
 		int ep = epoll_create1(0);
 		struct epoll_event evs[1];
