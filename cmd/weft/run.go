@@ -75,7 +75,7 @@ func init() {
 				res.Events = nil
 				return res.Verdict.ExitCode(), printJSON(res)
 			}
-			printRun(res)
+			printRun(m, res)
 			if sysc.on {
 				printSyscalls(os.Stdout, res.Syscalls, sysc.all, m.NodeName)
 			} else if res.Verdict == mcsdk.Error && strings.Contains(res.Detail, "syscall") {
@@ -106,7 +106,10 @@ func programModel(bin string, args []string) (*model.Model, error) {
 	return model.Parse(filepath.Join(filepath.Dir(path), "program.model"), []byte(src))
 }
 
-func printRun(res *mcsdk.RunResult) {
+// printRun prints a run's parameters and verdict. Under [campaign] check
+// = "final" only the final state decides, so an earlier failure of a run
+// that was not violated is shown as what it is: transient, not judged.
+func printRun(m *model.Model, res *mcsdk.RunResult) {
 	fmt.Printf("weft run %s --variant %s --seed %d\n", res.Model, res.Variant, res.Seed)
 	for _, p := range res.Params {
 		fmt.Printf("  %-8s %s\n", p.Name, p.Value)
@@ -123,7 +126,13 @@ func printRun(res *mcsdk.RunResult) {
 	}
 	fmt.Printf(" after %d steps, %s of virtual time\n", res.Steps, res.VirtualTime)
 	if v := res.FirstViolation; v != nil {
-		fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, strings.ReplaceAll(v.Why, "\n", "\n    "))
+		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
+		var c mcsdk.CampaignSpec
+		if res.Verdict != mcsdk.Violated && m.Decode("campaign", &c) == nil && c.Check == "final" {
+			fmt.Printf("  (transient, not judged: check = final) %s failed first at step %d (%s): %s\n", v.Invariant, res.FirstViolationStep, res.FirstViolationTime, why)
+		} else {
+			fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, why)
+		}
 	}
 	if len(res.Useful) > 0 {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))

@@ -75,6 +75,18 @@ func TestProcs(t *testing.T) {
 		{mode: "forkmtexec", pick: last, procs: 2, out: []string{"exec'd child pid 1001 ppid 100\nforkmtexec: reaped 1001 exit 3\n"}},
 		{mode: "selfexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
 		{mode: "pipe", pick: first, procs: 2, out: []string{"pipe: reaped 1001 exit 0\n", "parent read 16 bytes: through the pipe\n"}},
+		// redis's diskless full sync (the hang of seed 3): the child closes
+		// its copy of the pipe the parent watches; the parent's
+		// EPOLL_CTL_DEL must still find the entry, or epoll_wait reports
+		// the pipe's hang-up forever and the parent spins.
+		{mode: "rdbchild", pick: first, procs: 2, out: []string{
+			"rdbchild: read 11, del 0 errno 0, spurious 0, sigchld 1\n", "rdbchild: reaped 1001 exit 0\n"}},
+		{mode: "rdbchild", pick: last, procs: 2, out: []string{
+			"rdbchild: read 11, del 0 errno 0, spurious 0, sigchld 1\n", "rdbchild: reaped 1001 exit 0\n"}},
+		// The parent closes a watched pipe its child keeps and puts another
+		// at the same number: a second entry, as Linux's (file, fd) keys.
+		{mode: "epollreuse", pick: first, procs: 2, out: []string{
+			"epollreuse: same number 1, add 0, events 1 data 2, del 0\n", "epollreuse: reaped 1001 exit 0\n"}},
 		{mode: "many", pick: first, procs: 4, out: []string{
 			"many: reaped 1003 exit 12\nmany: reaped 1002 exit 11\nmany: reaped 1001 exit 10\n", "kids 1001 1002 1003\n"}},
 	}
@@ -98,6 +110,28 @@ func TestProcs(t *testing.T) {
 				t.Errorf("%d processes, want %d", got, tc.procs)
 			}
 		})
+	}
+}
+
+// TestWatchdogSyscallSpin is the watchdog for a node whose calls are all
+// answered at once (it never parks): the run ends with a failure naming
+// the thread instead of keeping weft in runNode forever.
+func TestWatchdogSyscallSpin(t *testing.T) {
+	bin := buildProcs(t)
+	cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"syscallspin"}}}, Watchdog: time.Second}
+	done := make(chan *World, 1)
+	go func() {
+		w, _ := runThreads(t, cfg, first)
+		done <- w
+	}()
+	select {
+	case w := <-done:
+		f := w.Failure()
+		if f == nil || !strings.Contains(f.Msg, "watchdog: n0/t0 made") || !strings.Contains(f.Msg, "without parking") {
+			t.Fatalf("failure %v, want the watchdog's busy loop through syscalls", f)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no verdict 60 s after a 1 s watchdog: weft hangs on a node that never parks")
 	}
 }
 

@@ -32,7 +32,7 @@ func TestSyscallSurvey(t *testing.T) {
 		{name: "all", notifyAll: true, want: []SyscallUse{
 			{Name: "getrandom", Decision: "served", Count: 5, Served: 5},
 			{Name: "getuid", Decision: "passthrough", Count: 4, Kernel: 4},
-			{Name: "exit_group", Decision: "served", Count: 1, Kernel: 1}, // served for child processes; the main process's runs natively
+			{Name: "exit_group", Decision: "served", Count: 1, Kernel: 1}, // the main process ends natively
 		}},
 		{name: "stop", args: []string{"stop"}, want: []SyscallUse{
 			{Name: "nanosleep", Decision: "served", Count: 1, Served: 1},

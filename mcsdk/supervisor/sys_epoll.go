@@ -29,9 +29,12 @@ import (
 // level-triggered ones), so that a short events array does not starve the
 // later ones; it is deterministic.
 
-// vepoll is an epoll instance.
+// vepoll is an epoll instance. An entry is the pair (file, fd number), as
+// in Linux: after a fork, one process may close the file at a number the
+// other still has it at (the entry stays, reachable from the other) and
+// then put another file at that number (a second entry at the number).
 type vepoll struct {
-	interest map[int]*epollEntry // by fd, for epoll_ctl
+	interest map[int]*epollEntry // by fd, the newest live entry at each number
 	order    []*epollEntry       // every live entry, in ready order
 }
 
@@ -93,7 +96,7 @@ func sysEpollCtl(c *call) result {
 			return errno(e)
 		}
 	}
-	e := ep.interest[fd]
+	e := ep.find(fd, v)
 	switch op {
 	case unix.EPOLL_CTL_ADD, unix.EPOLL_CTL_MOD:
 		b, err := c.read(c.arg(3), epollEventSize)
@@ -125,7 +128,7 @@ func sysEpollCtl(c *call) result {
 
 // add is EPOLL_CTL_ADD.
 func (ep *vepoll) add(c *call, fd int, v *vfd, events uint32, data uint64) result {
-	if ep.interest[fd] != nil {
+	if ep.find(fd, v) != nil {
 		return errno(unix.EEXIST)
 	}
 	if events&unix.EPOLLEXCLUSIVE != 0 &&
@@ -142,11 +145,40 @@ func (ep *vepoll) add(c *call, fd int, v *vfd, events uint32, data uint64) resul
 	return ret(0)
 }
 
+// find is the live entry of the file v at number fd (v nil: a kernel
+// descriptor, the entry at fd), or nil.
+func (ep *vepoll) find(fd int, v *vfd) *epollEntry {
+	match := func(e *epollEntry) bool {
+		return e != nil && e.fd == fd && !e.closed && (v == nil || e.v == nil || e.v.description() == v.description())
+	}
+	if e := ep.interest[fd]; match(e) {
+		return e
+	}
+	for _, e := range ep.order { // an older entry at the number (another file, after a fork)
+		if match(e) {
+			return e
+		}
+	}
+	return nil
+}
+
+// unindex drops e from the index by number, pointing it at another live
+// entry at e's number if there is one.
+func (ep *vepoll) unindex(e *epollEntry) {
+	if ep.interest[e.fd] != e {
+		return
+	}
+	delete(ep.interest, e.fd)
+	for _, o := range ep.order {
+		if o != e && o.fd == e.fd && !o.closed {
+			ep.interest[e.fd] = o
+		}
+	}
+}
+
 // remove drops an entry.
 func (ep *vepoll) remove(e *epollEntry) {
-	if ep.interest[e.fd] == e {
-		delete(ep.interest, e.fd)
-	}
+	ep.unindex(e)
 	ep.order = slices.DeleteFunc(ep.order, func(o *epollEntry) bool { return o == e })
 }
 
@@ -155,8 +187,8 @@ func (ep *vepoll) remove(e *epollEntry) {
 // left by its earlier closed descriptors; otherwise the entry stays (still
 // reported, no longer reachable through epoll_ctl), as in Linux.
 func (ep *vepoll) forget(fd int, v *vfd, last bool) {
-	if e := ep.interest[fd]; e != nil {
-		delete(ep.interest, fd)
+	if e := ep.find(fd, v); e != nil {
+		ep.unindex(e)
 		e.closed = true
 	}
 	if !last {

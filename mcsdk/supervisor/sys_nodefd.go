@@ -178,6 +178,18 @@ func (v *vfd) description() any {
 	return v // a random device: each open is its own
 }
 
+// heldElsewhere reports whether another live process of the node has v's
+// description at the same descriptor number fd.
+func (n *node) heldElsewhere(fd int, v *vfd) bool {
+	d := v.description()
+	for _, t := range n.tables()[1:] {
+		if o := t[fd]; o != nil && o.description() == d {
+			return true
+		}
+	}
+	return false
+}
+
 // lastRef reports whether no descriptor of the node but fd, and none in
 // flight, refers to v's description.
 func (n *node) lastRef(fd int, v *vfd) bool {
@@ -219,11 +231,19 @@ func sameTable(a, b map[int]*vfd) bool {
 // closing runs as the node closes fd (v nil for a kernel descriptor):
 // epoll interest lists forget it, and an in-node object whose last
 // descriptor this is is released.
+//
+// An epoll entry is the pair (file, fd number), as in Linux: while another
+// process of the tree (a fork's parent or child) still has the same file
+// at the same number, the entry stays in the interest list, reachable by
+// epoll_ctl from that process (the parent that deletes a pipe its forked
+// child has closed).
 func (n *node) closing(fd int, v *vfd, w *World) {
 	last := v == nil || n.lastRef(fd, v)
-	for _, o := range n.fds {
-		if o.epoll != nil {
-			o.epoll.forget(fd, v, last)
+	if last || !n.heldElsewhere(fd, v) {
+		for _, o := range n.fds {
+			if o.epoll != nil {
+				o.epoll.forget(fd, v, last)
+			}
 		}
 	}
 	if v != nil && last && v.obj != nil {

@@ -193,9 +193,20 @@ func (n *node) release() {
 // call, is preempted, exits, or fails. Only one task in the world runs at
 // any moment; that is what makes a run a pure function of the scheduler's
 // choices.
+//
+// The watchdog bounds this wall time too: a node whose calls are all
+// answered at once (a loop of syscalls that never parks, such as an
+// epoll_wait that always reports the same event) would otherwise keep
+// weft in this loop forever.
 func (w *World) runNode(n *node) {
 	n.ran = true
+	start, calls := time.Now(), 0
 	for w.failure == nil && !n.exited && n.cur != nil {
+		if calls++; calls%64 == 0 && time.Since(start) > w.cfg.Watchdog {
+			w.fail(n, "", fmt.Sprintf("watchdog: %s made %d calls in %v without parking or exiting (a busy loop through syscalls?)",
+				n.cur.name(), calls, time.Since(start).Round(time.Millisecond)))
+			return
+		}
 		ev, err := w.waitEvent(n)
 		if err != nil {
 			w.fail(n, "", err.Error())

@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -340,6 +341,89 @@ int main(int argc, char **argv)
 		}
 		for (;;)
 			nap(1000);
+	}
+	if (!strcmp(mode, "rdbchild")) { /* redis's diskless sync: the child writes a pipe the parent watches in epoll */
+		int ep = epoll_create1(0), data[2], done[2];
+		if (ep < 0 || pipe(data) || pipe(done))
+			return 90;
+		struct sigaction sa = { .sa_handler = onchld, .sa_flags = SA_RESTART };
+		sigaction(SIGCHLD, &sa, NULL);
+		struct epoll_event e = { .events = EPOLLIN, .data.fd = data[0] }, evs[8];
+		epoll_ctl(ep, EPOLL_CTL_ADD, data[0], &e);
+		pid_t c = fork();
+		if (c == 0) { /* closes its copy of the watched read end, which stays open in the parent */
+			char b;
+			close(data[0]);
+			close(done[1]);
+			write(data[1], "rdb payload", 11);
+			close(data[1]);
+			ssize_t r = read(done[0], &b, 1); /* the parent's close says: exit now */
+			_exit(r == 0 ? 0 : 1);
+		}
+		close(data[1]);
+		close(done[0]);
+		long got = 0, spurious = 0, timeouts = 0;
+		int del = 1, derr = 0;
+		pid_t reaped = 0;
+		while (!reaped && spurious < 100 && timeouts < 100) {
+			int n = epoll_wait(ep, evs, 8, 50);
+			if (n == 0)
+				timeouts++;
+			for (int i = 0; i < n; i++) {
+				char b[64];
+				if (del <= 0) {
+					spurious++; /* reported after its EPOLL_CTL_DEL */
+					continue;
+				}
+				ssize_t r = read(evs[i].data.fd, b, sizeof b);
+				if (r > 0)
+					got += r;
+				else if (r == 0) { /* end of the data: forget the pipe, let the child go */
+					del = epoll_ctl(ep, EPOLL_CTL_DEL, data[0], NULL);
+					derr = del ? errno : 0;
+					close(done[1]);
+				}
+			}
+			if (chld)
+				reaped = waitpid(-1, &st, WNOHANG);
+		}
+		say("rdbchild: read %ld, del %d errno %d, spurious %ld, sigchld %d\n", got, del, derr, spurious, chld > 0);
+		if (reaped > 0)
+			report("rdbchild", reaped, st);
+		return 0;
+	}
+	if (!strcmp(mode, "epollreuse")) { /* the parent closes a watched pipe its child keeps, and reuses the number */
+		int ep = epoll_create1(0), a[2], b[2], go[2];
+		if (ep < 0 || pipe(a) || pipe(go))
+			return 90;
+		struct epoll_event e = { .events = EPOLLIN, .data.u64 = 1 }, evs[8];
+		epoll_ctl(ep, EPOLL_CTL_ADD, a[0], &e);
+		pid_t c = fork();
+		if (c == 0) {
+			char x;
+			close(go[1]);
+			_exit(read(go[0], &x, 1) == 0 ? 0 : 1);
+		}
+		close(go[0]);
+		close(a[0]); /* the entry (a, a[0]) stays: the child has a at that number */
+		if (pipe(b))
+			return 91;
+		e.data.u64 = 2;
+		int add = epoll_ctl(ep, EPOLL_CTL_ADD, b[0], &e); /* (b, the same number): another entry */
+		write(b[1], "x", 1);
+		int n = epoll_wait(ep, evs, 8, 0);
+		int del = epoll_ctl(ep, EPOLL_CTL_DEL, b[0], NULL);
+		say("epollreuse: same number %d, add %d, events %d data %d, del %d\n", b[0] == a[0], add, n,
+		    n > 0 ? (int)evs[0].data.u64 : -1, del);
+		close(go[1]);
+		report("epollreuse", waitpid(c, &st, 0), st);
+		return 0;
+	}
+	if (!strcmp(mode, "syscallspin")) { /* never parks: every call is answered at once */
+		int ep = epoll_create1(0);
+		struct epoll_event evs[1];
+		for (;;)
+			epoll_wait(ep, evs, 1, 0);
 	}
 	if (!strcmp(mode, "wnohang")) { /* a live child: WNOHANG says 0; the blocking wait parks until it ends */
 		pid_t c = fork();
