@@ -132,7 +132,7 @@ func TestNotebooksExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"clock      n0 offset ", "correct, seed 42: holds", "persist-late, seed 42: violated [lost_committed] at step 1963",
+	for _, want := range []string{"clock      n0 offset ", "correct, seed 42: holds", "persist-late, seed 42: violated [lost_committed] at step 2003",
 		"replayed: violated [lost_committed], divergence: <nil>", "exact one-sided 95% upper bound", "&lt;title&gt;Porcupine&lt;/title&gt;"} {
 		if !strings.Contains(string(raft), want) {
 			t.Errorf("executed notebook 08-raft lacks %q", want)
