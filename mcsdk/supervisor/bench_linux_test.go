@@ -13,17 +13,7 @@ import (
 )
 
 // buildBench compiles testdata/bench.c once per test binary.
-func buildBench(tb testing.TB) string {
-	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-bench-%d", os.Getpid()))
-	if _, err := os.Stat(out); err == nil {
-		return out
-	}
-	if msg, err := exec.Command("cc", "-O2", "-o", out, "testdata/bench.c").CombinedOutput(); err != nil {
-		tb.Fatalf("cc: %v\n%s", err, msg)
-	}
-	return out
-}
+func buildBench(tb testing.TB) string { return buildProbe(tb, "bench", "-O2") }
 
 // runSupervised runs the bench workload on nodes under weft until every
 // node has exited, delivering messages in FIFO order.

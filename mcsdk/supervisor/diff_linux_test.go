@@ -23,6 +23,21 @@ func buildC(t *testing.T, src string) string {
 	return out
 }
 
+// buildProbe compiles testdata/NAME.c with cc and flags once per test
+// binary (later calls reuse the executable) and returns its path.
+func buildProbe(tb testing.TB, name string, flags ...string) string {
+	tb.Helper()
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-%s-%d", name, os.Getpid()))
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	args := append(append([]string{}, flags...), "-o", out, "testdata/"+name+".c")
+	if msg, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		tb.Fatalf("cc %s: %v\n%s", name, err, msg)
+	}
+	return out
+}
+
 // runAlone runs bin as the one node of a world with a data directory
 // until nothing is enabled, applying each quiescent point's first action
 // (its timers and deliveries), and returns the node's output and world.

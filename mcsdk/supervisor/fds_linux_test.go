@@ -18,14 +18,7 @@ import (
 )
 
 // buildFds compiles testdata/fds.c into the test's temporary directory.
-func buildFds(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "fds")
-	if msg, err := exec.Command("cc", "-O1", "-Wall", "-pthread", "-o", out, "testdata/fds.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, msg)
-	}
-	return out
-}
+func buildFds(t *testing.T) string { return buildProbe(t, "fds", "-O1", "-Wall", "-pthread") }
 
 // TestConsumerParks runs a producer thread and a consumer (the main
 // thread) over a pipe and over an eventfd, under both extreme schedules.

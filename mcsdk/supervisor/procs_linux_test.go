@@ -20,17 +20,7 @@ import (
 )
 
 // buildProcs compiles testdata/procs.c once per test binary.
-func buildProcs(tb testing.TB) string {
-	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-procs-%d", os.Getpid()))
-	if _, err := os.Stat(out); err == nil {
-		return out
-	}
-	if msg, err := exec.Command("cc", "-O1", "-Wall", "-o", out, "testdata/procs.c").CombinedOutput(); err != nil {
-		tb.Fatalf("cc: %v\n%s", err, msg)
-	}
-	return out
-}
+func buildProcs(tb testing.TB) string { return buildProbe(tb, "procs", "-O1", "-Wall") }
 
 // TestProcs runs the process-tree probe under real seccomp and ptrace:
 // fork, vfork, execve, wait4 and waitid on the virtual tree, exit

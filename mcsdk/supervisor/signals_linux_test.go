@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,17 +13,7 @@ import (
 )
 
 // buildSignals compiles testdata/signals.c once per test binary.
-func buildSignals(tb testing.TB) string {
-	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-signals-%d", os.Getpid()))
-	if _, err := os.Stat(out); err == nil {
-		return out
-	}
-	if msg, err := exec.Command("cc", "-O1", "-pthread", "-o", out, "testdata/signals.c").CombinedOutput(); err != nil {
-		tb.Fatalf("cc: %v\n%s", err, msg)
-	}
-	return out
-}
+func buildSignals(tb testing.TB) string { return buildProbe(tb, "signals", "-O1", "-pthread") }
 
 // TestSignals runs the signal probes under weft, twice each: signals
 // interrupt parked calls with EINTR or are restarted (SA_RESTART) as

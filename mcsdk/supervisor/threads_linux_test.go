@@ -4,26 +4,14 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 // buildThreads compiles testdata/threads.c once per test binary.
-func buildThreads(tb testing.TB) string {
-	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-threads-%d", os.Getpid()))
-	if _, err := os.Stat(out); err == nil {
-		return out
-	}
-	if msg, err := exec.Command("cc", "-O1", "-pthread", "-o", out, "testdata/threads.c").CombinedOutput(); err != nil {
-		tb.Fatalf("cc: %v\n%s", err, msg)
-	}
-	return out
-}
+func buildThreads(tb testing.TB) string { return buildProbe(tb, "threads", "-O1", "-pthread") }
 
 // runThreads runs one threads workload to its end, taking the k-th
 // enabled action at each step (pick), and returns the world, closed.
