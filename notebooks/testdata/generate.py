@@ -1,6 +1,21 @@
 # Generates notebooks/*.ipynb (run from notebooks/: python3 testdata/generate.py).
 # The notebooks are committed; edit the cells here or in Jupyter, not both.
 import json, sys
+def repo_root(marker):
+    """The Go that moves a notebook to the repository root, wherever Jupyter
+    started it (marker: a file the root has, relative to it)."""
+    return """// Notebooks run from the repository root, wherever Jupyter started them.
+func repoRoot() string {
+	for _, d := range []string{".", ".."} {
+		if _, err := os.Stat(d + "/%s"); err == nil {
+			return d
+		}
+	}
+	return "."
+}
+os.Chdir(repoRoot())""" % marker
+
+
 def nb(cells):
     out = []
     for i, (kind, src) in enumerate(cells):
@@ -33,16 +48,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/repl/repl.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/repl/repl.model") + r"""
 m, err := model.Load("targets/repl/repl.model")
 if err != nil {
 	panic(err)
@@ -139,16 +145,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/chord/chord.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/chord/chord.model") + r"""
 seeds := 500
 if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
 	seeds, _ = strconv.Atoi(s)
@@ -521,16 +518,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/election/election.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/election/election.model") + r"""
 tmp, err := os.MkdirTemp("", "weft-notebook-03-")
 if err != nil {
 	panic(err)
@@ -627,16 +615,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/election/election.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/election/election.model") + r"""
 tmp, err := os.MkdirTemp("", "weft-notebook-04-")
 if err != nil {
 	panic(err)
@@ -835,16 +814,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/paxos/paxos.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/paxos/paxos.model") + r"""
 seeds := 2000
 if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
 	seeds, _ = strconv.Atoi(s)
@@ -1321,16 +1291,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
-// Notebooks run from the repository root, wherever Jupyter started them.
-func repoRoot() string {
-	for _, d := range []string{".", ".."} {
-		if _, err := os.Stat(d + "/targets/raft/kv/raft-correct.model"); err == nil {
-			return d
-		}
-	}
-	return "."
-}
-os.Chdir(repoRoot())
+""" + repo_root("targets/raft/kv/raft-correct.model") + r"""
 seeds := 500
 if s := os.Getenv("WEFT_NOTEBOOK_SEEDS"); s != "" {
 	seeds, _ = strconv.Atoi(s)
