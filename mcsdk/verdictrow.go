@@ -36,7 +36,7 @@ func fillStructured(row *dataset.Row, res *RunResult) {
 	// the scheduler counted (a replayed run has no counts: null).
 	var delivered int64
 	for _, e := range res.Events {
-		if e.Kind == "deliver" && (e.Value == "" || strings.HasPrefix(e.Value, "SYN")) {
+		if e.Kind == "deliver" && e.Value != "FIN" && e.Value != "RST" {
 			delivered++
 		}
 	}
