@@ -65,6 +65,11 @@ type CheckOptions struct {
 	// time (sched.Explorer.Workers); the verdict and the reported path
 	// are the same as with one.
 	Workers int
+	// Threads is how each node's threads are scheduled: "" or "explore"
+	// (every interleaving at syscalls is explored, the default) or
+	// "fixed" (round-robin at syscalls, one schedule per node: the check
+	// then covers the world's choices only, a bound its result states).
+	Threads string
 	_       struct{}
 }
 
@@ -98,6 +103,7 @@ type CheckResult struct {
 	ByDepth     []int // distinct states first reached at each depth
 	Duration    time.Duration
 	Abstraction Abstraction
+	Threads     string     // "explore" or "fixed" (CheckOptions.Threads)
 	Violation   *Violation // when Verdict is Violated
 	Failure     string     // when Verdict is Error
 	_           struct{}
@@ -140,6 +146,10 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if r := sched.Reduction(opts.Reduction); r != sched.DPOR && r != sched.NoReduction {
 		return nil, fmt.Errorf("unknown reduction %q (dpor, none)", opts.Reduction)
 	}
+	threads, err := threadSchedule(opts.Threads)
+	if err != nil {
+		return nil, err
+	}
 	depth := opts.Depth
 	if depth <= 0 {
 		depth = m.Depth
@@ -159,7 +169,9 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
-	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers}
+	t.cfg.Threads = threads
+	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,
+		Threads: threadsName(threads)}
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}
@@ -229,6 +241,25 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Verdict = Holds
 	}
 	return res, nil
+}
+
+// threadSchedule parses CheckOptions.Threads.
+func threadSchedule(s string) (supervisor.ThreadSchedule, error) {
+	switch s {
+	case "", "explore":
+		return supervisor.ThreadsExplore, nil
+	case "fixed":
+		return supervisor.ThreadsFixed, nil
+	}
+	return "", fmt.Errorf("unknown thread schedule %q (explore, fixed)", s)
+}
+
+// threadsName is a schedule's name in results and saved paths.
+func threadsName(s supervisor.ThreadSchedule) string {
+	if s == supervisor.ThreadsFixed {
+		return "fixed"
+	}
+	return "explore"
 }
 
 // checkWorld is a supervised world as the scheduler sees it, hashed

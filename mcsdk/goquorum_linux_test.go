@@ -11,6 +11,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // TestGoQuorumSeeded builds targets/goquorum (a Go service: net TCP, a
@@ -71,6 +72,80 @@ func TestGoQuorumSeeded(t *testing.T) {
 			}
 			if !tc.bug && violated > 0 {
 				t.Errorf("%d seeds of the fixed model violated acked_on_majority", violated)
+			}
+		})
+	}
+}
+
+// TestGoQuorumCheck checks the Go service exhaustively with one fixed
+// thread schedule per node (round-robin at syscalls): the world's choices
+// (client requests, deliveries, timers) are explored, the Go runtime's
+// thread interleavings are not. Within depth 6 the bug model violates
+// acked_on_majority along the C quorum's six actions (two requests, two
+// SYNs, a FWD, an OK), and its saved path replays to the same violation;
+// the fixed model holds within depth 4 (a smaller run of the same path:
+// scripts/goquorum-check.sh checks both to the models' depth 12).
+func TestGoQuorumCheck(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "goquorum")
+	if out, err := exec.Command("go", "build", "-o", bin, "../targets/goquorum").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		model string
+		depth int
+		want  mcsdk.Verdict
+	}{{"goquorum-bug.model", 6, mcsdk.Violated}, {"goquorum.model", 4, mcsdk.Holds}} {
+		t.Run(tc.model, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("../targets/goquorum", tc.model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.model)
+			if err := os.WriteFile(path, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, err := model.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Depth: tc.depth, Abstraction: mcsdk.Globals, Threads: "fixed"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tc.want || res.Threads != "fixed" {
+				t.Fatalf("verdict %s (threads %s), want %s: %s", res.Verdict, res.Threads, tc.want, res.Failure)
+			}
+			t.Logf("%s: %d states, %d executions in %v", tc.model, res.States, res.Executions, res.Duration)
+			if tc.want != mcsdk.Violated {
+				return
+			}
+			v := res.Violation
+			if v.Invariant != "acked_on_majority" || len(v.Path) != 6 || !res.Shortest {
+				t.Fatalf("violation %s along %v (shortest %v), want acked_on_majority along 6 actions", v.Invariant, v.Path, res.Shortest)
+			}
+			for _, a := range v.Path {
+				if a.Kind == supervisor.Run {
+					t.Errorf("path has %s: a fixed schedule has no thread choices", a)
+				}
+			}
+			saved := filepath.Join(dir, "bug.weftpath")
+			if err := mcsdk.SavePath(saved, m, res); err != nil {
+				t.Fatal(err)
+			}
+			p, err := mcsdk.LoadPath(saved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Threads != "fixed" {
+				t.Fatalf("saved path has threads %q, want fixed", p.Threads)
+			}
+			again, err := mcsdk.ReplayPath(m, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Verdict != mcsdk.Violated || again.Violation.Invariant != "acked_on_majority" {
+				t.Fatalf("replayed path: %s", again.Verdict)
 			}
 		})
 	}

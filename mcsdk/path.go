@@ -11,13 +11,17 @@ import (
 // SavedPath is a violating path saved by Check so it can be re-executed
 // exactly: the choices, and the hashes that say what they apply to.
 type SavedPath struct {
-	Format     string   `json:"format"` // "weft-path/1"
-	Model      string   `json:"model"`
-	ModelHash  string   `json:"model_hash"`
-	Variant    string   `json:"variant"`
-	BinaryHash string   `json:"binary_hash"`
-	Invariant  string   `json:"invariant"`
-	Actions    []string `json:"actions"`
+	Format     string `json:"format"` // "weft-path/1"
+	Model      string `json:"model"`
+	ModelHash  string `json:"model_hash"`
+	Variant    string `json:"variant"`
+	BinaryHash string `json:"binary_hash"`
+	Invariant  string `json:"invariant"`
+	// Threads is the check's thread schedule, "fixed" when the path was
+	// found with one fixed schedule per node (it replays only so); empty:
+	// every interleaving was a choice, and the path names its Run choices.
+	Threads string   `json:"threads,omitempty"`
+	Actions []string `json:"actions"`
 }
 
 // SavePath writes res's violating path to file.
@@ -27,6 +31,9 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	}
 	p := SavedPath{Format: "weft-path/1", Model: m.Path, ModelHash: m.Hash, Variant: res.Variant,
 		BinaryHash: res.Binary.Hash, Invariant: res.Violation.Invariant}
+	if res.Threads == "fixed" {
+		p.Threads = "fixed"
+	}
 	for _, a := range res.Violation.Path {
 		p.Actions = append(p.Actions, a.String())
 	}
@@ -83,14 +90,19 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 			return nil, err
 		}
 	}
+	threads, err := threadSchedule(p.Threads)
+	if err != nil {
+		return nil, err
+	}
 	t, err := newTarget(m, p.Variant, 0, 0)
 	if err != nil {
 		return nil, err
 	}
+	t.cfg.Threads = threads
 	if t.bin.Hash != p.BinaryHash {
 		return nil, fmt.Errorf("binary for variant %s changed since the path was saved (hash %.12s, recorded %.12s)", p.Variant, t.bin.Hash, p.BinaryHash)
 	}
-	res := &CheckResult{Model: m.Path, Variant: p.Variant, Binary: t.bin, Depth: len(p.Actions)}
+	res := &CheckResult{Model: m.Path, Variant: p.Variant, Binary: t.bin, Depth: len(p.Actions), Threads: threadsName(threads)}
 	w, err := t.start()
 	if err != nil {
 		return nil, err

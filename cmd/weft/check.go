@@ -26,10 +26,11 @@ func init() {
 		reduction   string
 		compare     bool
 		jobs        int
+		threads     string
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [-j N] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -40,6 +41,7 @@ func init() {
 			fs.StringVar(&replay, "replay", "", "re-execute a saved violating path (MODEL defaults to the one it names)")
 			fs.StringVar(&reduction, "reduction", "dpor", "partial-order reduction: dpor (source sets and sleep sets) or none")
 			fs.BoolVar(&compare, "compare", false, "check again without the reduction and print both counts and the reduction factor")
+			fs.StringVar(&threads, "threads", "explore", "a node's threads: explore (every interleaving at syscalls is a choice) or fixed (round-robin at syscalls, one schedule per node; the bound says so)")
 			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 		},
 		run: func(args []string) (int, error) {
@@ -56,7 +58,7 @@ func init() {
 			stop, done := stopOnInterrupt()
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs}
+				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
 				return exitUsage, err
@@ -75,7 +77,7 @@ func init() {
 				if asJSON {
 					return exitInterrupted, printJSON(res)
 				}
-				fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s)\n", res.Model, res.Variant, res.Depth, res.Abstraction)
+				fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, threadsBound(res))
 				fmt.Printf("interrupted: no violation within what was explored (%d distinct states, %d executions, %d replays in %.2fs); the depth bound %d was not covered, so nothing holds yet\n",
 					res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.Depth)
 				return exitInterrupted, nil
@@ -106,6 +108,22 @@ func init() {
 	})
 }
 
+// threadsBound names a fixed thread schedule in the bound a check states.
+func threadsBound(res *mcsdk.CheckResult) string {
+	if res.Threads == "fixed" {
+		return ", threads fixed"
+	}
+	return ""
+}
+
+// threadsHolds qualifies a verdict found with a fixed thread schedule.
+func threadsHolds(res *mcsdk.CheckResult) string {
+	if res.Threads == "fixed" {
+		return ", with each node's threads run round-robin at syscalls (one schedule, not every interleaving)"
+	}
+	return ""
+}
+
 func baseName(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[i+1:]
@@ -118,6 +136,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.Reduction != "" {
 		how = ", reduction " + res.Reduction
 	}
+	how += threadsBound(res)
 	if res.Workers > 1 {
 		how += fmt.Sprintf(", %d workers", res.Workers)
 	}
@@ -125,7 +144,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
-			fmt.Printf("%s holds over %d distinct states, within depth %d under the %s abstraction\n", inv, res.States, res.Depth, res.Abstraction)
+			fmt.Printf("%s holds over %d distinct states, within depth %d under the %s abstraction%s\n", inv, res.States, res.Depth, res.Abstraction, threadsHolds(res))
 		}
 	case mcsdk.Violated:
 		v := res.Violation

@@ -74,7 +74,24 @@ type Config struct {
 	// not keep single-threaded nodes seized with ptrace; for comparison in
 	// benchmarks. By default weft emulates them from the virtual clock.
 	NativeTSC bool
+	// Threads is how a node's threads are scheduled: ThreadsExplore (the
+	// default) makes every preemption point with two or more ready
+	// threads a Run choice; ThreadsFixed runs them round-robin at
+	// syscalls, one fixed schedule per node, so that the only choices are
+	// the world's (deliveries, timers, faults): a bound a check states.
+	Threads ThreadSchedule
 }
+
+// ThreadSchedule is how the threads of a node are scheduled.
+type ThreadSchedule string
+
+// Thread schedules.
+const (
+	ThreadsExplore ThreadSchedule = "" // every interleaving at syscalls is a choice
+	// ThreadsFixed: round-robin at syscalls, the next ready thread after
+	// the one that ran last (by index); no Run choices.
+	ThreadsFixed ThreadSchedule = "fixed"
+)
 
 // StateQuery is a request the environment sends to a node on a fresh
 // connection to its port after every transition, to read its state

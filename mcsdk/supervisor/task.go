@@ -97,6 +97,27 @@ func (n *node) readyTasks() []*task {
 	return r
 }
 
+// nextReady is the thread settle runs without a choice: the only ready
+// one, or with ThreadsFixed the first ready one after the thread that ran
+// last, by index, wrapping around (round-robin, so no ready thread
+// waits more than one round). nil: none is ready, or the scheduler
+// chooses.
+func (w *World) nextReady(n *node) *task {
+	r := n.readyTasks()
+	switch {
+	case len(r) == 1:
+		return r[0]
+	case len(r) == 0 || w.cfg.Threads != ThreadsFixed:
+		return nil
+	}
+	for _, t := range r {
+		if t.k > n.lastRun {
+			return t
+		}
+	}
+	return r[0]
+}
+
 // live counts the node's threads that have not ended.
 func (n *node) live() int {
 	k := 0
@@ -167,6 +188,7 @@ func wait4(tid int, opts int) (int, unix.WaitStatus, error) {
 func (w *World) resume(t *task) {
 	n := t.n
 	t.ready = false
+	n.lastRun = t.k
 	for _, o := range n.tasks {
 		if o != t && o.call != nil {
 			o.call.reads = nil
@@ -352,6 +374,9 @@ func (w *World) threaded(i int) bool {
 // ready or held, the call it is stopped in, its futex wait, and, for a
 // traced node, its registers; then the futex table's queues.
 func (w *World) hashTasks(n *node, put func(uint64)) {
+	if w.cfg.Threads == ThreadsFixed {
+		put(uint64(n.lastRun)) // decides which ready thread runs next
+	}
 	for _, t := range n.tasks {
 		put(uint64(t.k))
 		put(boolBits(t.exited, t.ready, t.held, t.woken, t.cloned))

@@ -220,3 +220,109 @@ func TestThreadedCrashRestart(t *testing.T) {
 		t.Errorf("after the restart (restarts %d):\n%s", w.Restarts(0), out)
 	}
 }
+
+// TestThreadsFixed runs threaded programs with ThreadsFixed: no Run
+// choice is ever enabled, the threads still all run (round-robin at
+// syscalls) to the same result as some explored interleaving, two runs
+// give the same path and output, and the state hash covers which thread
+// ran last (it decides the next).
+func TestThreadsFixed(t *testing.T) {
+	bin := buildThreads(t)
+	for _, tc := range []struct {
+		mode string
+		out  string
+	}{
+		{"join", "main tid 100 pid 100 total 6 results 10 20"},
+		{"sleep", "slept 100ms\nslept 300ms\nboth slept"},
+		{"pingpong", "done"},
+		{"mainexit", "last thread exits the process"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode, "20"}}}, Threads: ThreadsFixed}
+			var outs [2]string
+			var paths [2][]Action
+			for k := range outs {
+				w, path := runThreads(t, cfg, first)
+				if f := w.Failure(); f != nil {
+					t.Fatalf("failure: %v\noutput:\n%s", f, w.Output(0))
+				}
+				for _, a := range path {
+					if a.Kind == Run {
+						t.Fatalf("a Run choice under ThreadsFixed: %v", path)
+					}
+				}
+				if w.Threads(0) < 2 {
+					t.Errorf("%d threads: the probe did not create any", w.Threads(0))
+				}
+				outs[k], paths[k] = string(w.Output(0)), path
+			}
+			if !strings.Contains(outs[0], tc.out) {
+				t.Errorf("output lacks %q:\n%s", tc.out, outs[0])
+			}
+			if outs[0] != outs[1] || fmt.Sprint(paths[0]) != fmt.Sprint(paths[1]) {
+				t.Errorf("two runs differ:\n%s%v\n---\n%s%v", outs[0], paths[0], outs[1], paths[1])
+			}
+		})
+	}
+}
+
+// TestNextReadyRoundRobin: with ThreadsFixed the next ready thread is the
+// first after the one that ran last, wrapping around; the only ready
+// thread runs under either schedule; with ThreadsExplore two ready
+// threads are the scheduler's choice.
+func TestNextReadyRoundRobin(t *testing.T) {
+	for _, tc := range []struct {
+		threads ThreadSchedule
+		ready   []int
+		last    int
+		want    int // -1: none
+	}{
+		{ThreadsFixed, []int{0, 1, 2}, 0, 1},
+		{ThreadsFixed, []int{0, 1, 2}, 1, 2},
+		{ThreadsFixed, []int{0, 1, 2}, 2, 0},
+		{ThreadsFixed, []int{0, 2}, 0, 2},
+		{ThreadsFixed, []int{1}, 1, 1},
+		{ThreadsFixed, nil, 1, -1},
+		{ThreadsExplore, []int{0, 1}, 0, -1},
+		{ThreadsExplore, []int{1}, 0, 1},
+	} {
+		n := &node{lastRun: tc.last}
+		for k := 0; k < 3; k++ {
+			n.tasks = append(n.tasks, &task{n: n, k: k})
+		}
+		for _, k := range tc.ready {
+			n.tasks[k].ready = true
+		}
+		w := &World{cfg: Config{Threads: tc.threads}}
+		got := -1
+		if t := w.nextReady(n); t != nil {
+			got = t.k
+		}
+		if got != tc.want {
+			t.Errorf("%q ready %v last %d: next %d, want %d", tc.threads, tc.ready, tc.last, got, tc.want)
+		}
+	}
+}
+
+// TestHashCoversLastRun: under ThreadsFixed the thread that ran last is
+// state (it decides which ready thread runs next), so two nodes that
+// differ only in it hash differently; under ThreadsExplore it is not
+// state and is left out.
+func TestHashCoversLastRun(t *testing.T) {
+	sum := func(threads ThreadSchedule, last int) string {
+		n := &node{lastRun: last}
+		for k := 0; k < 2; k++ {
+			n.tasks = append(n.tasks, &task{n: n, k: k, ready: true})
+		}
+		w := &World{cfg: Config{Threads: threads}}
+		var words []uint64
+		w.hashTasks(n, func(v uint64) { words = append(words, v) })
+		return fmt.Sprint(words)
+	}
+	if sum(ThreadsFixed, 0) == sum(ThreadsFixed, 1) {
+		t.Error("ThreadsFixed: the hash does not cover the thread that ran last")
+	}
+	if sum(ThreadsExplore, 0) != sum(ThreadsExplore, 1) {
+		t.Error("ThreadsExplore: the hash depends on the thread that ran last")
+	}
+}

@@ -51,6 +51,7 @@ type node struct {
 	reaped   bool               // the main thread's exit status was collected while the node's threads ended
 	tasks    []*task            // its threads, by index; tasks[0] is the main thread
 	cur      *task              // the thread running now, nil if none
+	lastRun  int                // index of the thread resumed last (ThreadsFixed picks the next)
 	traced   bool               // seized with ptrace (from its exec on; with NativeTSC from its first clone)
 	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
 	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order

@@ -433,7 +433,7 @@ func (w *World) fail(n *node, syscall, msg string) {
 // settle runs the world to a quiescent point: it retries parked calls
 // until no thread can make progress, and runs a node's only ready thread.
 // A node with two or more ready threads waits for the scheduler (a Run
-// choice). Nodes and threads are visited in index order, so the result is
+// choice), or with ThreadsFixed runs the next one round-robin (nextReady). Nodes and threads are visited in index order, so the result is
 // deterministic.
 func (w *World) settle() {
 	for progress := true; progress && w.failure == nil; {
@@ -449,8 +449,8 @@ func (w *World) settle() {
 				progress = true
 				continue
 			}
-			if r := n.readyTasks(); len(r) == 1 {
-				w.resume(r[0])
+			if t := w.nextReady(n); t != nil {
+				w.resume(t)
 				progress = true
 			}
 		}
@@ -474,7 +474,7 @@ func (w *World) retryParked(n *node) bool {
 				o.call.reads = nil
 			}
 		}
-		n.cur = t
+		n.cur, n.lastRun = t, t.k
 		w.runNode(n)
 		return true
 	}
@@ -630,9 +630,13 @@ func (w *World) Enabled() []Action {
 }
 
 // Ready lists the Run choices: every ready thread of each node that has
-// two or more (a node's only ready thread runs without a choice).
+// two or more (a node's only ready thread runs without a choice). With
+// ThreadsFixed there are none.
 func (w *World) Ready() []Action {
 	var acts []Action
+	if w.cfg.Threads == ThreadsFixed {
+		return nil
+	}
 	for _, n := range w.nodes {
 		if n.exited || n.cur != nil {
 			continue
