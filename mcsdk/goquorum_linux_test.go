@@ -84,7 +84,7 @@ func TestGoQuorumSeeded(t *testing.T) {
 // acked_on_majority along the C quorum's six actions (two requests, two
 // SYNs, a FWD, an OK), and its saved path replays to the same violation;
 // the fixed model holds within depth 4 (a smaller run of the same path:
-// scripts/goquorum-check.sh checks both to the models' depth 12).
+// scripts/goquorum-check.sh checks both deeper).
 func TestGoQuorumCheck(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "goquorum")

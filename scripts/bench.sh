@@ -26,6 +26,9 @@ checks=${WEFT_BENCH_CHECKS:-"targets/repl/repl.model correct
 targets/repl/repl.model bug
 targets/quorum/quorum.model fixed
 targets/quorum/quorum.model bug
+targets/quorum/quorum4.model bug
+targets/election/election.model fixed
+targets/election/election.model bug
 targets/bank/bank.model bug"}
 while read -r model variant; do
   verdicts=""

@@ -1,12 +1,13 @@
 /*
- * quorum: a three-node replicated log with a primary and two backups.
+ * quorum: a replicated log with a primary and NODES-1 backups (three nodes
+ * in quorum.model, four in quorum4.model).
  *
  * Node 0, the primary, runs a poll(2) event loop over its listening
  * socket, its client connections and its connections to the backups. A
  * client request "WRITE <v>" gets a sequence number; the primary appends v
- * to its own log and forwards "FWD <seq> <v>" to both backups, which append
- * and answer "OK <seq>". When a majority (the primary and one backup) has
- * the value, the primary answers the client "ACK <v>". A client request
+ * to its own log and forwards "FWD <seq> <v>" to every backup, which append
+ * and answer "OK <seq>". When a majority (NODES/2+1 nodes, the primary
+ * included) has the value, the primary answers the client "ACK <v>". A client request
  * "READ" gets "VAL <v>": the value of the latest write that some backup
  * has confirmed (0 before any), which in the correct protocol is the
  * latest acknowledged write (register.model checks that reads and writes
@@ -31,6 +32,7 @@
 
 #define MAXLOG 4
 #define MAXCONN 16
+#define MAXPEERS 7
 
 int log_vals[MAXLOG]; /* the replicated log */
 int nlog;
@@ -138,22 +140,23 @@ struct write {
 	int val, client, acks, done;
 };
 
-static void primary(int lfd, int base)
+static void primary(int lfd, int base, int npeers)
 {
-	struct conn peers[2], clients[MAXCONN];
+	struct conn peers[MAXPEERS], clients[MAXCONN];
+	int majority = (npeers + 1) / 2 + 1;
 	struct write w[MAXLOG + 1];
 	int nclients = 0, seq = 0, confirmed = 0;
 	char line[128], msg[64];
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < npeers; i++) {
 		peers[i].fd = dial(base + 1 + i);
 		peers[i].len = 0;
 	}
 	for (;;) {
-		struct pollfd p[3 + MAXCONN];
+		struct pollfd p[1 + MAXPEERS + MAXCONN];
 		int n = 0;
 		p[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < npeers; i++)
 			p[n++] = (struct pollfd){ .fd = peers[i].fd, .events = POLLIN };
 		for (int i = 0; i < nclients; i++)
 			p[n++] = (struct pollfd){ .fd = clients[i].fd, .events = POLLIN };
@@ -168,7 +171,7 @@ static void primary(int lfd, int base)
 			if (fd >= 0)
 				clients[nclients++] = (struct conn){ .fd = fd };
 		}
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < npeers; i++) {
 			if (!(p[1 + i].revents & (POLLIN | POLLHUP)) || !fill(&peers[i]))
 				continue;
 			int s;
@@ -181,7 +184,7 @@ static void primary(int lfd, int base)
 #else
 					struct write *x = &w[s];
 #endif
-					if (++x->acks >= 2 && !x->done) {
+					if (++x->acks >= majority && !x->done) {
 						x->done = 1;
 						snprintf(msg, sizeof msg, "ACK %d\n", x->val);
 						send_str(x->client, msg);
@@ -189,7 +192,7 @@ static void primary(int lfd, int base)
 				}
 		}
 		for (int i = 0; i < nclients; i++) {
-			if (!(p[3 + i].revents & (POLLIN | POLLHUP)) || !fill(&clients[i]))
+			if (!(p[1 + npeers + i].revents & (POLLIN | POLLHUP)) || !fill(&clients[i]))
 				continue;
 			int v;
 			while (next_line(&clients[i], line, sizeof line))
@@ -198,7 +201,7 @@ static void primary(int lfd, int base)
 					w[seq] = (struct write){ .val = v, .client = clients[i].fd, .acks = 1 };
 					append(v);
 					snprintf(msg, sizeof msg, "FWD %d %d\n", seq, v);
-					for (int k = 0; k < 2; k++)
+					for (int k = 0; k < npeers; k++)
 						send_str(peers[k].fd, msg);
 				} else if (strcmp(line, "READ") == 0) {
 					snprintf(msg, sizeof msg, "VAL %d\n", confirmed ? w[confirmed].val : 0);
@@ -214,10 +217,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s ID NODES BASE_PORT\n", argv[0]);
 		return 2;
 	}
-	int id = atoi(argv[1]), base = atoi(argv[3]);
+	int id = atoi(argv[1]), nodes = atoi(argv[2]), base = atoi(argv[3]);
+	if (nodes < 2 || nodes > MAXPEERS + 1) {
+		fprintf(stderr, "quorum: NODES must be 2..%d, not %d\n", MAXPEERS + 1, nodes);
+		return 2;
+	}
 	int lfd = listen_on(base + id);
 	if (id == 0)
-		primary(lfd, base);
+		primary(lfd, base, nodes - 1);
 	else
 		backup(lfd);
 	return 0;
