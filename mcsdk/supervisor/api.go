@@ -39,8 +39,15 @@ type Config struct {
 	// Seed feeds every random byte a node sees (AT_RANDOM, getrandom,
 	// /dev/urandom).
 	Seed uint64
-	// Watchdog bounds the wall time a node may run without parking.
+	// Watchdog bounds the wall time a node may spend in user space or in
+	// a call weft does not see (its CPU time is what counts when the
+	// machine is loaded: see waitEvent).
 	Watchdog time.Duration
+	// MaxCalls bounds the calls a node's thread may make, each answered at
+	// once, without parking or exiting (0: DefaultMaxCalls). A count, not a
+	// time, so that whether a run ends with the watchdog does not depend
+	// on the machine's speed or load.
+	MaxCalls int
 	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
 	OutputLimit int
 	// DataDirs gives every node a private working directory that survives

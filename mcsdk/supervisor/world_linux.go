@@ -189,22 +189,31 @@ func (n *node) release() {
 	n.cur, n.futexQ = nil, nil
 }
 
+// DefaultMaxCalls is Config.MaxCalls's default: about 25 s of calls at
+// this machine's cost of an intercepted call, far more than any bundled
+// target makes between two waits.
+const DefaultMaxCalls = 1 << 20
+
 // runNode lets node n's running task run until it parks in a deferred
 // call, is preempted, exits, or fails. Only one task in the world runs at
 // any moment; that is what makes a run a pure function of the scheduler's
 // choices.
 //
-// The watchdog bounds this wall time too: a node whose calls are all
-// answered at once (a loop of syscalls that never parks, such as an
-// epoll_wait that always reports the same event) would otherwise keep
-// weft in this loop forever.
+// A node whose calls are all answered at once (a loop of syscalls that
+// never parks, such as an epoll_wait that always reports the same event)
+// would otherwise keep weft in this loop forever: after Config.MaxCalls
+// such calls in a row the run ends with the watchdog's failure. It counts
+// calls rather than time, so the verdict is the same on any machine.
 func (w *World) runNode(n *node) {
 	n.ran = true
-	start, calls := time.Now(), 0
-	for w.failure == nil && !n.exited && n.cur != nil {
-		if calls++; calls%64 == 0 && time.Since(start) > w.cfg.Watchdog {
-			w.fail(n, "", fmt.Sprintf("watchdog: %s made %d calls in %v without parking or exiting (a busy loop through syscalls?)",
-				n.cur.name(), calls, time.Since(start).Round(time.Millisecond)))
+	limit := w.cfg.MaxCalls
+	if limit <= 0 {
+		limit = DefaultMaxCalls
+	}
+	for calls := 0; w.failure == nil && !n.exited && n.cur != nil; {
+		if calls++; calls > limit {
+			w.fail(n, "", fmt.Sprintf("watchdog: %s made %d calls without parking or exiting (a busy loop through syscalls?)",
+				n.cur.name(), limit))
 			return
 		}
 		ev, err := w.waitEvent(n)
