@@ -12,16 +12,9 @@ import (
 // (timerfd_create(2): a read returns the number of expirations since the
 // last read).
 func (t *vtimer) fire(now int64) uint64 {
-	if t.deadline > 0 && now >= t.deadline {
-		k := uint64(1)
-		if t.interval > 0 {
-			k += uint64((now - t.deadline) / t.interval)
-			t.deadline += int64(k) * t.interval
-		} else {
-			t.deadline = 0
-		}
-		t.expired += k
-		t.fires += k
+	if k := t.expire(now); k > 0 {
+		t.expired += uint64(k)
+		t.fires += uint64(k)
 	}
 	return t.expired
 }
@@ -51,13 +44,10 @@ func (c *call) readItimerspec(addr uint64) (interval, value int64, err error) {
 	return
 }
 
-// remaining is the timer's struct itimerspec as timerfd_gettime reports it.
+// remaining is the timer's struct itimerspec as timerfd_gettime reports
+// it, in the node's time.
 func (t *vtimer) remaining(now int64) []byte {
-	left := int64(0)
-	if t.deadline > 0 {
-		left = max(t.deadline-now, 1)
-	}
-	return append(timespecBytes(t.interval), timespecBytes(left)...)
+	return append(timespecBytes(t.interval), timespecBytes(t.left(now))...)
 }
 
 // TimerfdSettime implements timerfd_settime(2), relative or
@@ -76,14 +66,11 @@ func sysTimerfdSettime(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.interval, t.expired = interval, 0
-	switch {
-	case value == 0:
-		t.deadline = 0
-	case c.arg(1)&unix.TFD_TIMER_ABSTIME != 0:
-		t.deadline = c.until(t.clock, value)
-	default:
-		t.deadline = c.after(value)
+	t.expired = 0
+	if c.arg(1)&unix.TFD_TIMER_ABSTIME != 0 {
+		c.armAt(&t.nodeTimer, t.clock, value, interval)
+	} else {
+		c.armAfter(&t.nodeTimer, value, interval)
 	}
 	if t.deadline == c.w.now && value != 0 {
 		t.fire(c.w.now)

@@ -83,11 +83,10 @@ type vfd struct {
 
 // vtimer is a timerfd's state in virtual time.
 type vtimer struct {
-	clock    uint64
-	deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed
-	interval int64 // ns; 0 one-shot
-	expired  uint64
-	fires    uint64 // expirations ever counted (edge-triggered epoll)
+	clock uint64
+	nodeTimer
+	expired uint64
+	fires   uint64 // expirations ever counted (edge-triggered epoll)
 }
 
 // call is one intercepted syscall, possibly parked.
