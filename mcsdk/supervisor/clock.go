@@ -11,11 +11,23 @@ import (
 
 // A node's clocks are the world's virtual clock seen through the node's
 // clock fault (Config.Clocks, drawn from the seed): its rate error scales
-// every clock and timer of the node, its offset and jumps move its
-// realtime clocks only (Linux never steps CLOCK_MONOTONIC; NTP and
-// settimeofday step CLOCK_REALTIME). Without a fault every function here
-// is the identity on world time, so models without clock faults see
-// exactly what they saw before.
+// every clock, the TSC and every timer of the node, its offset and jumps
+// move its realtime clocks only (Linux never steps CLOCK_MONOTONIC; NTP and
+// settimeofday step CLOCK_REALTIME). Node time per clock id:
+//
+//	REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI:
+//	    Epoch + Local(e) + OffsetNS + the jumps passed by e
+//	MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE, BOOTTIME, BOOTTIME_ALARM,
+//	the CPU-time clocks, the TSC:
+//	    monotonicOffset + Local(e)
+//
+// where e is the world time since the start and Local applies the rate.
+// Every timeout is turned into a world deadline here: a relative one by
+// the node's rate (after), an absolute one from the clock it names
+// (until), and the armed timers (nodeTimer) keep their next expiry in
+// node time so that intervals are counted in node time too. Without a
+// fault every function here is the identity on world time, so models
+// without clock faults see exactly what they saw before.
 
 // clockOf is node n's clock fault, nil for a perfect clock.
 func (w *World) clockOf(n *node) *NodeClock {
