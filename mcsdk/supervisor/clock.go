@@ -5,6 +5,7 @@ package supervisor
 import (
 	"encoding/binary"
 	"hash"
+	"sort"
 
 	"golang.org/x/sys/unix"
 )
@@ -102,21 +103,19 @@ func worldAt(k *NodeClock, real bool, at, now int64) int64 {
 		return max(now, at)
 	}
 	// The realtime base is Epoch + Local(e) + OffsetNS + the jumps passed:
-	// between two jumps its shift is constant. Look segment by segment.
+	// between two jumps its shift is constant. Look stretch by stretch,
+	// from the first jump after now.
 	s := now - Epoch
+	shift := k.OffsetNS + k.Stepped(s)
+	i := sort.Search(len(k.Jumps), func(i int) bool { return k.Jumps[i].AtUS*1000 > s })
 	for {
-		next, shift := int64(-1), k.OffsetNS+k.Stepped(s)
-		for _, j := range k.Jumps {
-			if j.AtUS*1000 > s {
-				next = j.AtUS * 1000
-				break
-			}
-		}
 		e := max(s, k.World(at-Epoch-shift))
-		if next < 0 || e < next {
+		if i == len(k.Jumps) || e < k.Jumps[i].AtUS*1000 {
 			return Epoch + e
 		}
-		s = next
+		for s = k.Jumps[i].AtUS * 1000; i < len(k.Jumps) && k.Jumps[i].AtUS*1000 == s; i++ {
+			shift += k.Jumps[i].DeltaNS
+		}
 	}
 }
 

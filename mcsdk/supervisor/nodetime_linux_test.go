@@ -63,7 +63,8 @@ func TestWorldAtProperties(t *testing.T) {
 
 // TestWorldAtRateZero: on a perfect clock, and at rate 0 with only an
 // offset, worldAt is the identity (shifted by Epoch, or by the offset on
-// the realtime base) clamped to now, and baseNow its inverse.
+// the realtime base) clamped to now, and baseNow its inverse; jumps at
+// rate 0 move realtime deadlines by exactly their size.
 func TestWorldAtRateZero(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -81,6 +82,10 @@ func TestWorldAtRateZero(t *testing.T) {
 		{"rate 0 realtime, offset", &NodeClock{OffsetNS: 5e9}, true, Epoch + 9e9, Epoch + 1e9, Epoch + 4e9, Epoch + 6e9},
 		{"rate 0 realtime, offset past", &NodeClock{OffsetNS: 5e9}, true, Epoch + 3e9, Epoch + 1e9, Epoch + 1e9, Epoch + 6e9},
 		{"rate 0, beyond maxLocal", nil, false, 1 << 62, Epoch, Epoch + maxLocal, 0},
+		{"rate 0 realtime, two jumps at once", &NodeClock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 1e9}, {AtUS: 1000, DeltaNS: 1e9}}},
+			true, Epoch + 2_500_000_000, Epoch, Epoch + 500_000_000, Epoch},
+		{"rate 0 realtime, a jump past it", &NodeClock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 5e9}}},
+			true, Epoch + 2e9, Epoch, Epoch + 1_000_000, Epoch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
