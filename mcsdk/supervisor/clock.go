@@ -201,12 +201,12 @@ func (t *nodeTimer) disarm() { t.deadline, t.at = 0, 0 }
 // armAfter arms t on the calling node to expire value ns of node time
 // from now (0 disarms), then every interval ns.
 func (c *call) armAfter(t *nodeTimer, value, interval int64) {
+	k := c.w.clockOf(c.n)
 	if value == 0 {
 		t.disarm()
-		t.interval = interval
+		t.clk, t.interval = k, interval
 		return
 	}
-	k := c.w.clockOf(c.n)
 	t.arm(k, false, k.Local(c.w.now-Epoch)+value, interval, c.w.now)
 }
 
@@ -215,7 +215,7 @@ func (c *call) armAfter(t *nodeTimer, value, interval int64) {
 func (c *call) armAt(t *nodeTimer, clock uint64, abs, interval int64) {
 	if abs == 0 {
 		t.disarm()
-		t.interval = interval
+		t.clk, t.interval = c.w.clockOf(c.n), interval
 		return
 	}
 	if realtimeClock(clock) {
@@ -267,4 +267,22 @@ func (t *nodeTimer) hashLocal(put func(uint64)) {
 	} else {
 		put(0)
 	}
+}
+
+// stepsBy is how many jumps of clock fault k have happened by world time
+// now: the node's realtime clock was set that many times.
+func stepsBy(k *NodeClock, now int64) int {
+	if k == nil {
+		return 0
+	}
+	return sort.Search(len(k.Jumps), func(i int) bool { return Epoch+k.Jumps[i].AtUS*1000 > now })
+}
+
+// nextStep is the world time of clock fault k's first jump after now (0:
+// none).
+func nextStep(k *NodeClock, now int64) int64 {
+	if i := stepsBy(k, now); k != nil && i < len(k.Jumps) {
+		return Epoch + k.Jumps[i].AtUS*1000
+	}
+	return 0
 }

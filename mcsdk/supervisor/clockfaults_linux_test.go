@@ -99,6 +99,17 @@ func (m clockModel) shift(e int64) int64 {
 	return s
 }
 
+// stepAfter is the world elapsed time of the first jump after e (-1:
+// none).
+func (m clockModel) stepAfter(e int64) int64 {
+	for _, j := range m.jumps {
+		if j.AtUS*1000 > e {
+			return j.AtUS * 1000
+		}
+	}
+	return -1
+}
+
 // real is the node's CLOCK_REALTIME at world elapsed e.
 func (m clockModel) real(e int64) int64 { return Epoch + m.local(e) + m.shift(e) }
 
@@ -197,6 +208,29 @@ var clockScripts = map[string]func(s *script){
 		s.at(s.m.local(s.e) + 1_000_000_000) // CLOCK_MONOTONIC, absolute
 		s.mark("abs-monotonic", 0)
 	},
+	"cancel": func(s *script) {
+		// Disarmed with TFD_TIMER_CANCEL_ON_SET, polled for 1 s: a step
+		// makes it readable, its read fails with ECANCELED.
+		timeout := s.m.world(s.m.local(s.e) + 1_000_000_000)
+		if j := s.m.stepAfter(s.e); j >= 0 && j <= timeout {
+			s.e = j
+			s.mark("cancel-watch", 1)
+			s.mark("cancel-watch-read", 125)
+		} else {
+			s.e = timeout
+			s.mark("cancel-watch", 0)
+		}
+		for range 3 { // armed to realtime + 10 s, read: a step first cancels it
+			expiry := s.m.realAt(s.e, s.realIn(10_000_000_000))
+			if j := s.m.stepAfter(s.e); j >= 0 && j <= expiry {
+				s.e = j
+				s.mark("cancel-read", 125)
+				continue
+			}
+			s.e = expiry
+			s.mark("cancel-read", 1)
+		}
+	},
 	"futex": func(s *script) {
 		s.rel(500_000_000) // FUTEX_WAIT, relative
 		s.mark("futex-relative", 110)
@@ -225,7 +259,7 @@ func TestClockFaultTimers(t *testing.T) {
 		{"+5%, -40ms, jumps", clockModel{rate: 1, offset: -40_000_000, jumps: jumps}},
 		{"-5%, back 1s", clockModel{rate: -1, jumps: []sched.ClockJump{{AtUS: 200_000, DeltaNS: -1_000_000_000}}}},
 	}
-	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex"} {
+	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex", "cancel"} {
 		for _, tc := range models {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {
 				s := &script{m: tc.m}

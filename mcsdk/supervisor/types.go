@@ -87,6 +87,8 @@ type vtimer struct {
 	nodeTimer
 	expired uint64
 	fires   uint64 // expirations ever counted (edge-triggered epoll)
+	cancel  bool   // TFD_TIMER_CANCEL_ON_SET: a step of the realtime clock cancels it
+	steps   int    // with cancel: the node's clock steps already reported (or before arming)
 }
 
 // call is one intercepted syscall, possibly parked.

@@ -2,10 +2,11 @@
  * followed by a line with what the node's clocks read when it ended, so
  * that a drifted node's timers can be checked against the drifted world
  * time they took. Modes: timerfd, sockets, itimer, posix, rdtsc, abstime,
- * futex. */
+ * futex, cancel. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,6 +193,30 @@ static void futexMode(void)
 	mark("futex-monotonic", r < 0 ? errno : 0);
 }
 
+/* cancelMode watches for a step of the realtime clock with a disarmed
+ * timerfd armed with TFD_TIMER_CANCEL_ON_SET, polling it for 1 s (a step
+ * makes it readable, and its read fails with ECANCELED), then arms it 10
+ * s on three times and reads it each time (a step before it expires
+ * cancels it). */
+static void cancelMode(void)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, 0);
+	struct itimerspec off = { ts(0), ts(0) };
+	timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &off, NULL);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int k = poll(&p, 1, 1000);
+	mark("cancel-watch", k);
+	uint64_t n = 0;
+	if (k == 1)
+		mark("cancel-watch-read", read(fd, &n, sizeof n) < 0 ? errno : 0);
+	for (int i = 0; i < 3; i++) {
+		struct itimerspec abs = { ts(0), ts(ns(CLOCK_REALTIME) + 10000000000LL) };
+		timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &abs, NULL);
+		ssize_t r = read(fd, &n, sizeof n);
+		mark("cancel-read", r < 0 ? errno : (long long)n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -199,7 +224,7 @@ int main(int argc, char **argv)
 		void (*run)(void);
 	} modes[] = {
 		{ "timerfd", timerfdMode }, { "sockets", socketsMode }, { "itimer", itimerMode }, { "posix", posixMode },
-		{ "rdtsc", rdtscMode },	    { "abstime", abstimeMode }, { "futex", futexMode },
+		{ "rdtsc", rdtscMode },	    { "abstime", abstimeMode }, { "futex", futexMode }, { "cancel", cancelMode },
 	};
 	for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++) {
 		if (strcmp(argv[1], modes[i].name) == 0) {
@@ -207,6 +232,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	fprintf(stderr, "usage: clockfaults timerfd|sockets|itimer|posix|rdtsc|abstime|futex\n");
+	fprintf(stderr, "usage: clockfaults timerfd|sockets|itimer|posix|rdtsc|abstime|futex|cancel\n");
 	return 2;
 }
