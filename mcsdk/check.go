@@ -107,6 +107,10 @@ type CheckResult struct {
 	Violation   *Violation // when Verdict is Violated
 	Failure     string     // when Verdict is Error
 	_           struct{}
+
+	// PerfectClocks: the model has clock faults ([faults] clock_*), which
+	// only seeded runs apply; every clock of this check was perfect.
+	PerfectClocks bool `json:",omitempty"`
 }
 
 // StatesPerSecond is the exploration rate.
@@ -172,6 +176,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Threads = threads
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,
 		Threads: threadsName(threads)}
+	res.PerfectClocks = sp.clock.any()
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}

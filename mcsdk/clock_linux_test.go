@@ -153,3 +153,24 @@ func expectedSkew(t *testing.T, clock string, jumps []string, node int) string {
 	}
 	return fmt.Sprint(int64(math.Round(total * 1000)))
 }
+
+// TestClockFaultsCheckPerfect: an exhaustive check keeps perfect clocks
+// and says so (PerfectClocks, printed by weft check as "clocks: perfect")
+// for a model with clock faults, and not for one without.
+func TestClockFaultsCheckPerfect(t *testing.T) {
+	for _, tc := range []struct {
+		faults string
+		want   bool
+	}{
+		{"clock_drift_ppm = \"uniform:-500-500\"\nclock_jumps = 1\n", true},
+		{"", false},
+	} {
+		r, err := mcsdk.Check(clockedModel(t, tc.faults), mcsdk.CheckOptions{Depth: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != mcsdk.Holds || r.PerfectClocks != tc.want {
+			t.Errorf("faults %q: %s, PerfectClocks %v, want holds and %v", tc.faults, r.Verdict, r.PerfectClocks, tc.want)
+		}
+	}
+}

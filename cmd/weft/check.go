@@ -140,7 +140,13 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.Workers > 1 {
 		how += fmt.Sprintf(", %d workers", res.Workers)
 	}
+	if res.PerfectClocks {
+		how += ", clocks: perfect"
+	}
 	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	if res.PerfectClocks {
+		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
+	}
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {

@@ -256,7 +256,7 @@ func fileState() *node {
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
 	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
-	n.fds[11] = &vfd{timer: &vtimer{clock: 1, deadline: 5, interval: 3}, ours: -1}
+	n.fds[11] = &vfd{timer: &vtimer{clock: 1, nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
 	ep := &vepoll{interest: map[int]*epollEntry{}}
 	for _, e := range []*epollEntry{
 		{fd: 3, v: n.fds[3], events: unix.EPOLLIN, data: 1},

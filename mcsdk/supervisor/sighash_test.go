@@ -36,7 +36,7 @@ func (s *sigState) digest() [32]byte {
 func randSigState(r *rand.Rand) *sigState {
 	s := &sigState{}
 	rt := func() sigTimer {
-		return sigTimer{clock: r.Uint64N(3), deadline: r.Int64N(1e9) + 1, interval: r.Int64N(1e6), notify: int(r.Uint64N(3)),
+		return sigTimer{clock: r.Uint64N(3), nodeTimer: nodeTimer{deadline: r.Int64N(1e9) + 1, interval: r.Int64N(1e6)}, notify: int(r.Uint64N(3)),
 			signo: int(r.Uint64N(64)) + 1, value: r.Uint64(), tid: r.Int64N(5000), overrun: int(r.Uint64N(4)), lastOverrun: int(r.Uint64N(4))}
 	}
 	s.node.real = rt()

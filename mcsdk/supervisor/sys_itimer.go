@@ -34,10 +34,9 @@ type nodeSignals struct {
 
 // sigTimer is one signal timer in virtual time.
 type sigTimer struct {
-	clock       uint64
-	deadline    int64 // world time of the next expiry; 0 disarmed
-	interval    int64 // ns; 0 one-shot
-	notify      int   // SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID
+	clock uint64
+	nodeTimer
+	notify      int // SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID
 	signo       int
 	value       uint64 // sigev_value
 	tid         int64  // SIGEV_THREAD_ID: the virtual tid signalled
@@ -54,28 +53,6 @@ const (
 	siTimer       = -2
 	realTimerTask = -1 // the Task of ITIMER_REAL's timer event
 )
-
-// expire counts the expiries of t up to now and re-arms it.
-func (t *sigTimer) expire(now int64) int {
-	if t.deadline == 0 || now < t.deadline {
-		return 0
-	}
-	if t.interval == 0 {
-		t.deadline = 0
-		return 1
-	}
-	k := 1 + (now-t.deadline)/t.interval
-	t.deadline += k * t.interval
-	return int(k)
-}
-
-// left is the time to t's next expiry (0 disarmed), never 0 while armed.
-func (t *sigTimer) left(now int64) int64 {
-	if t.deadline == 0 {
-		return 0
-	}
-	return max(t.deadline-now, 1)
-}
 
 // timerEvents lists node n's armed signal timers as timer events.
 func (n *node) timerEvents() []TimerInfo {
@@ -117,7 +94,7 @@ func (w *World) fireSigTimer(a Action) error {
 	if t.deadline > w.now {
 		w.setNow(t.deadline)
 	}
-	k := t.expire(w.now)
+	k := int(t.expire(w.now))
 	sig, target := int(unix.SIGALRM), (*task)(nil)
 	info := make([]byte, siginfoSize)
 	putCode(info, siQueue) // ITIMER_REAL: Linux says SI_KERNEL, which no process may send
@@ -172,10 +149,7 @@ func sysAlarm(c *call) result {
 	if left%1e9 >= 5e8 || secs == 0 && left > 0 {
 		secs++
 	}
-	t.interval, t.deadline = 0, 0
-	if s := int64(uint32(c.arg(0))); s > 0 {
-		t.deadline = c.w.now + s*1e9
-	}
+	c.armAfter(&t.nodeTimer, int64(uint32(c.arg(0)))*1e9, 0)
 	return ret(secs)
 }
 
@@ -254,10 +228,7 @@ func sysSetitimer(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.interval, t.deadline = interval, 0
-	if value > 0 {
-		t.deadline = c.w.now + value
-	}
+	c.armAfter(&t.nodeTimer, value, interval)
 	return ret(0)
 }
 
@@ -349,14 +320,11 @@ func sysTimerSettime(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.interval, t.deadline, t.overrun = interval, 0, 0
-	switch {
-	case value == 0:
-	case c.arg(1)&unix.TIMER_ABSTIME != 0:
-		now, _ := c.w.clockNow(t.clock)
-		t.deadline = c.w.now + max(value-now, 0)
-	default:
-		t.deadline = c.w.now + value
+	t.overrun = 0
+	if c.arg(1)&unix.TIMER_ABSTIME != 0 {
+		c.armAt(&t.nodeTimer, t.clock, value, interval)
+	} else {
+		c.armAfter(&t.nodeTimer, value, interval)
 	}
 	return ret(0)
 }
@@ -436,4 +404,5 @@ func (t *sigTimer) hash(put func(uint64)) {
 	put(uint64(t.tid))
 	put(uint64(t.overrun))
 	put(uint64(t.lastOverrun))
+	t.hashLocal(put)
 }

@@ -141,10 +141,7 @@ func connected(c *call, v *vfd) result {
 func (c *call) parkSending(v *vfd) result {
 	if !c.started {
 		c.started = true
-		c.deadline = -1
-		if t := c.n.sndTimeout(v); t > 0 {
-			c.deadline = c.w.now + t
-		}
+		c.deadline = c.sockDeadline(c.n.sndTimeout(v))
 	}
 	return park()
 }
@@ -258,10 +255,7 @@ func (c *call) block(v *vfd, flags uint64) result {
 	}
 	if !c.started {
 		c.started = true
-		c.deadline = -1
-		if t := c.n.rcvTimeout(v); t > 0 {
-			c.deadline = c.w.now + t
-		}
+		c.deadline = c.sockDeadline(c.n.rcvTimeout(v))
 	}
 	return park()
 }

@@ -324,6 +324,7 @@ func (h *fileHasher) desc(v *vfd) {
 		put(uint64(t.interval))
 		put(t.expired)
 		put(t.fires)
+		t.hashLocal(put)
 	case v.epoll != nil:
 		put(3)
 		v.epoll.hash(h)

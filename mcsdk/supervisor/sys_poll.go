@@ -89,8 +89,8 @@ func earlier(a, b int64) int64 {
 // epoll instance watches (0 none): a wait on them must wake then.
 func (c *call) nextTimerOf(v *vfd) int64 {
 	switch {
-	case v.timer != nil && v.timer.deadline > 0:
-		return v.timer.deadline
+	case v.timer != nil && v.timer.wake(c.w.now) > 0:
+		return v.timer.wake(c.w.now)
 	case v.epoll != nil:
 		var next int64
 		for _, e := range v.epoll.order {
@@ -154,7 +154,7 @@ func (c *call) vfdEvents(v *vfd) uint32 {
 // random device.
 func readiness(v *vfd, now int64) uint16 {
 	if v.timer != nil {
-		if v.timer.fire(now) > 0 {
+		if v.timer.fire(now) > 0 || v.timer.canceled(now) {
 			return unix.POLLIN | pollRdnorm
 		}
 		return 0

@@ -177,6 +177,16 @@ func (n *node) rcvTimeout(v *vfd) int64 { return n.timeout(v, unix.SO_RCVTIMEO) 
 // sends and connects (socket(7)).
 func (n *node) sndTimeout(v *vfd) int64 { return n.timeout(v, unix.SO_SNDTIMEO) }
 
+// sockDeadline is the world deadline of a blocking socket call whose
+// SO_RCVTIMEO or SO_SNDTIMEO is t ns of the node's time (-1, none, when
+// t is not positive).
+func (c *call) sockDeadline(t int64) int64 {
+	if t <= 0 {
+		return -1
+	}
+	return c.after(t)
+}
+
 func (n *node) timeout(v *vfd, name uint64) int64 {
 	b := n.opts[optKey{v.sock.ID, sockopt{unix.SOL_SOCKET, name}}]
 	if len(b) < 16 {

@@ -12,16 +12,9 @@ import (
 // (timerfd_create(2): a read returns the number of expirations since the
 // last read).
 func (t *vtimer) fire(now int64) uint64 {
-	if t.deadline > 0 && now >= t.deadline {
-		k := uint64(1)
-		if t.interval > 0 {
-			k += uint64((now - t.deadline) / t.interval)
-			t.deadline += int64(k) * t.interval
-		} else {
-			t.deadline = 0
-		}
-		t.expired += k
-		t.fires += k
+	if k := t.expire(now); k > 0 {
+		t.expired += uint64(k)
+		t.fires += uint64(k)
 	}
 	return t.expired
 }
@@ -51,13 +44,10 @@ func (c *call) readItimerspec(addr uint64) (interval, value int64, err error) {
 	return
 }
 
-// remaining is the timer's struct itimerspec as timerfd_gettime reports it.
+// remaining is the timer's struct itimerspec as timerfd_gettime reports
+// it, in the node's time.
 func (t *vtimer) remaining(now int64) []byte {
-	left := int64(0)
-	if t.deadline > 0 {
-		left = max(t.deadline-now, 1)
-	}
-	return append(timespecBytes(t.interval), timespecBytes(left)...)
+	return append(timespecBytes(t.interval), timespecBytes(t.left(now))...)
 }
 
 // TimerfdSettime implements timerfd_settime(2), relative or
@@ -76,14 +66,14 @@ func sysTimerfdSettime(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.interval, t.expired = interval, 0
-	switch {
-	case value == 0:
-		t.deadline = 0
-	case c.arg(1)&unix.TFD_TIMER_ABSTIME != 0:
-		t.deadline = c.until(t.clock, value)
-	default:
-		t.deadline = c.after(value)
+	t.expired = 0
+	t.cancel = c.arg(1)&(unix.TFD_TIMER_ABSTIME|unix.TFD_TIMER_CANCEL_ON_SET) == unix.TFD_TIMER_ABSTIME|unix.TFD_TIMER_CANCEL_ON_SET &&
+		(t.clock == unix.CLOCK_REALTIME || t.clock == unix.CLOCK_REALTIME_ALARM)
+	t.steps = stepsBy(c.w.clockOf(c.n), c.w.now)
+	if c.arg(1)&unix.TFD_TIMER_ABSTIME != 0 {
+		c.armAt(&t.nodeTimer, t.clock, value, interval)
+	} else {
+		c.armAfter(&t.nodeTimer, value, interval)
 	}
 	if t.deadline == c.w.now && value != 0 {
 		t.fire(c.w.now)
@@ -107,7 +97,12 @@ func readTimer(c *call, t *vtimer, buf iovec) result {
 	if buf.len < 8 {
 		return errno(unix.EINVAL)
 	}
-	if n := t.fire(c.w.now); n > 0 {
+	n := t.fire(c.w.now)
+	if t.canceled(c.w.now) {
+		t.expired, t.steps = 0, stepsBy(t.clk, c.w.now)
+		return errno(unix.ECANCELED)
+	}
+	if n > 0 {
 		t.expired = 0
 		if err := c.write(buf.base, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
 			return errno(unix.EFAULT)
@@ -115,12 +110,49 @@ func readTimer(c *call, t *vtimer, buf iovec) result {
 		return ret(8)
 	}
 	v := c.n.fds[int(int32(c.arg(0)))]
-	if v.nonblocking() || t.deadline == 0 && c.timedOut {
+	wake := t.wake(c.w.now)
+	if v.nonblocking() || wake == 0 && c.timedOut {
 		return errno(unix.EAGAIN)
 	}
-	if t.deadline == 0 {
+	if wake == 0 {
 		return park() // disarmed: blocks until the node is killed
 	}
-	c.started, c.deadline = true, t.deadline
+	c.started, c.deadline = true, wake
 	return park()
+}
+
+// canceled reports whether a step of the node's realtime clock since t
+// was armed (or since its last ECANCELED) cancels t: a read fails with
+// ECANCELED and poll reports it readable (timerfd_create(2)).
+func (t *vtimer) canceled(now int64) bool {
+	return t.cancel && stepsBy(t.clk, now) > t.steps
+}
+
+// wake is the world time at which a reader of t looks again: t's next
+// expiry or, if a step would cancel it, the node's next step first (0:
+// never).
+func (t *vtimer) wake(now int64) int64 {
+	w := t.deadline
+	if s := nextStep(t.clk, now); t.cancel && s > 0 && (w == 0 || s < w) {
+		w = s
+	}
+	return w
+}
+
+// stepGen changes when a step cancels t (edge-triggered epoll).
+func (t *vtimer) stepGen(now int64) uint64 {
+	if !t.cancel {
+		return 0
+	}
+	return uint64(stepsBy(t.clk, now))
+}
+
+// hashLocal writes t's node-time state (nodeTimer.hashLocal) and, when a
+// step would cancel it, the steps it has seen.
+func (t *vtimer) hashLocal(put func(uint64)) {
+	t.nodeTimer.hashLocal(put)
+	if t.cancel {
+		put(2)
+		put(uint64(t.steps))
+	}
 }

@@ -215,8 +215,8 @@ func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
 	if !c.started {
 		c.started = true
 		c.deadline = -1
-		if tv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, opt); err == nil && (tv.Sec > 0 || tv.Usec > 0) {
-			c.deadline = c.w.now + tv.Sec*1e9 + tv.Usec*1e3
+		if tv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, opt); err == nil {
+			c.deadline = c.sockDeadline(tv.Sec*1e9 + tv.Usec*1e3)
 		}
 	}
 	return park()

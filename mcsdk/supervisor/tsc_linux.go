@@ -22,8 +22,9 @@ import (
 // without the signal. The dynamic loader, which times its start-up with
 // rdtsc, and every program then read the same ticks in every run.
 //
-// The virtual counter ticks once per virtual nanosecond of the monotonic
-// clock, and each read advances it at least one tick (code that divides
+// The virtual counter ticks once per nanosecond of the node's monotonic
+// clock (so at the node's drifted rate: the TSC is the machine's own
+// clock), and each read advances it at least one tick (code that divides
 // by the difference of two reads never sees zero). It is per node, as a
 // counter is per machine.
 //
@@ -57,7 +58,7 @@ const (
 
 // readTSC is node n's counter for one read now.
 func (w *World) readTSC(n *node) uint64 {
-	mono, _ := w.clockNow(unix.CLOCK_MONOTONIC)
+	mono, _ := w.nodeNow(n, unix.CLOCK_MONOTONIC)
 	v := uint64(mono / (int64(time.Second) / tscPerSec))
 	if v <= n.tsc {
 		v = n.tsc + 1

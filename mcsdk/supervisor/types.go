@@ -84,11 +84,12 @@ type vfd struct {
 
 // vtimer is a timerfd's state in virtual time.
 type vtimer struct {
-	clock    uint64
-	deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed
-	interval int64 // ns; 0 one-shot
-	expired  uint64
-	fires    uint64 // expirations ever counted (edge-triggered epoll)
+	clock uint64
+	nodeTimer
+	expired uint64
+	fires   uint64 // expirations ever counted (edge-triggered epoll)
+	cancel  bool   // TFD_TIMER_CANCEL_ON_SET: a step of the realtime clock cancels it
+	steps   int    // with cancel: the node's clock steps already reported (or before arming)
 }
 
 // call is one intercepted syscall, possibly parked.
