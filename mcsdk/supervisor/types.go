@@ -37,6 +37,9 @@ type World struct {
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
 	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	// wakeGen counts the changes that may wake a parked call
+	// (waiters_linux.go).
+	wakeGen uint64
 }
 
 // node is one node process.
@@ -108,6 +111,9 @@ type call struct {
 	// intr is the answer of a parked call a signal interrupted, sent when
 	// its thread next runs (sys_sigdeliver.go); nil if none.
 	intr *result
+	// parkedAt is World.wakeGen+1 when a retry last parked the call, 0
+	// before (waiters_linux.go).
+	parkedAt uint64
 }
 
 // memRead is one cached read of node memory.

@@ -200,6 +200,7 @@ func (n *node) release() {
 // weft in this loop forever.
 func (w *World) runNode(n *node) {
 	n.ran = true
+	w.changed()
 	start, calls := time.Now(), 0
 	for w.failure == nil && !n.exited && n.cur != nil {
 		if calls++; calls%64 == 0 && time.Since(start) > w.cfg.Watchdog {
@@ -244,6 +245,7 @@ func (w *World) runNode(n *node) {
 // serve dispatches the running task's call; a call that parks stops the
 // task.
 func (w *World) serve(c *call) {
+	w.changed()
 	if w.dispatch(c) == parked {
 		c.t.call = c
 		if c.n.cur == c.t {
@@ -436,6 +438,7 @@ func (w *World) fail(n *node, syscall, msg string) {
 // choice). Nodes and threads are visited in index order, so the result is
 // deterministic.
 func (w *World) settle() {
+	w.changed()
 	for progress := true; progress && w.failure == nil; {
 		progress = false
 		for _, n := range w.nodes {
@@ -465,7 +468,7 @@ func (w *World) retryParked(n *node) bool {
 		if c == nil || t.ready || t.exited {
 			continue
 		}
-		if w.dispatch(c) == parked {
+		if w.retry(c) {
 			continue
 		}
 		t.call = nil
