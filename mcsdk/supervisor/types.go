@@ -37,9 +37,10 @@ type World struct {
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
 	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
-	// wakeGen counts the changes that may wake a parked call
-	// (waiters_linux.go).
+	// wakeGen counts the changes that may wake a parked call; skipped
+	// counts the retries settle spared (waiters_linux.go).
 	wakeGen uint64
+	skipped int
 }
 
 // node is one node process.

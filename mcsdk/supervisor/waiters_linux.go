@@ -39,6 +39,7 @@ func (w *World) changed() { w.wakeGen++ }
 // last retry parked; it reports whether the call is still parked.
 func (w *World) retry(c *call) bool {
 	if c.parkedAt == w.wakeGen+1 {
+		w.skipped++
 		if verifyWaiters {
 			w.verifySkip(c)
 		}
