@@ -12,8 +12,19 @@ cd "$(dirname "$0")/.."
 go test -run '^$' -bench . -benchtime 5x "$@" \
   ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./kernel/ 2>&1 | tee build/bench.txt
 echo
-echo "ratios (supervised/native; goal for a delivered message: ≤ 1.5 × 17 µs):"
-grep -E "ratio|goal|speedup" build/bench.txt | sed 's/^/  /'
+echo "ratios (supervised/native):"
+grep -E "ratio|speedup" build/bench.txt | grep -v DeliveredMessage | sed 's/^/  /'
+# The delivered message against issue 20's limit, all measured in the same
+# run: 1.5 × (two intercepted round trips + two 64-byte copies, one
+# process_vm_readv and one process_vm_writev), TSC emulated and native.
+echo
+echo "delivered message against its limit (2 × round trip + 2 copies; goal: ratio ≤ 1.5):"
+grep -E "^BenchmarkDeliveredMessage" build/bench.txt | awk '{
+  for (i = 3; i < NF; i++) m[$(i+1)] = $i
+  printf "  %-12s message %6.2f µs  round trip %6.2f µs  2 copies %5.2f µs  limit %6.2f µs  ratio %.2f\n", "TSC emulated", m["µs/msg"], m["µs/roundtrip"], m["µs/2-copies"], m["µs/limit"], m["limit-ratio"]
+  printf "  %-12s message %6.2f µs  round trip %6.2f µs  2 copies %5.2f µs  limit %6.2f µs  ratio %.2f\n", "TSC native", m["µs/msg-native-tsc"], m["µs/roundtrip-native-tsc"], m["µs/2-copies"], m["µs/limit-native-tsc"], m["limit-ratio-native-tsc"]
+  printf "  (native loopback TCP: %.2f µs per message)\n", m["µs/loopback-msg"]
+}'
 
 # Exhaustive checks side by side: with and without the partial-order
 # reduction, and with one worker and two (identical verdicts required).

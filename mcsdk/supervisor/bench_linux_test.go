@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,24 +116,109 @@ func BenchmarkRdtscTrap(b *testing.B) {
 	b.ReportMetric(startNative/float64(b.N)/1e3, "µs/node-start-native-tsc")
 }
 
-// BenchmarkDeliveredMessage compares one message delivered through the
-// supervisor (send intercepted, queued, chosen by the scheduler, recv
-// answered) with a message over native loopback TCP. Each ping-pong round
-// is two messages. The goal in the engine issue is within 1.5× of two
-// intercepted round trips plus two copies (≈ 17 µs on this machine kind).
+// BenchmarkDeliveredMessage measures, in one run, one message delivered
+// through the supervisor (send intercepted and its 64 bytes read from the
+// sender, queued, chosen by the scheduler, the parked recv retried and
+// the bytes written into the receiver) against the limit of issue 20:
+// 1.5 × (two intercepted round trips + two copies). The round trip is a
+// getppid answered by the supervisor (as in BenchmarkInterceptedRoundTrip);
+// the two copies are what weft does per message, one 64-byte
+// process_vm_readv and one 64-byte process_vm_writev into a live process.
+// Each is measured with the TSC emulated (the default) and native
+// (Config.NativeTSC), so limit-ratio and limit-ratio-native-tsc are the
+// message cost over its limit in each mode (goal ≤ 1.5). Native loopback
+// TCP is reported for comparison. Each ping-pong round is two messages.
+//
+// The machine is shared, so every figure is the least disturbed of the
+// b.N iterations: the fastest full run less the fastest empty run (node
+// start-up), over the operations (minCost); a copy, the fastest batch.
 func BenchmarkDeliveredMessage(b *testing.B) {
 	bin := buildBench(b)
-	const n = 2000
-	var sup, nat float64
+	const n, calls = 2000, 20000
+	msg, msgNat, rt, rtNat, loop := newMinCost(2*n), newMinCost(2*n), newMinCost(calls), newMinCost(calls), newMinCost(2*n)
+	rd, wr := math.Inf(1), math.Inf(1)
 	for i := 0; i < b.N; i++ {
-		sup += perOp(runSupervised(b, bin, 2, "pingpong", n), runSupervised(b, bin, 2, "pingpong", 0), 2*n)
+		msg.add(runSupervised(b, bin, 2, "pingpong", n), runSupervised(b, bin, 2, "pingpong", 0))
+		msgNat.add(runSupervisedTSC(b, bin, 2, "pingpong", n, true), runSupervisedTSC(b, bin, 2, "pingpong", 0, true))
+		rt.add(runSupervised(b, bin, 1, "syscalls", calls), runSupervised(b, bin, 1, "syscalls", 0))
+		rtNat.add(runSupervisedTSC(b, bin, 1, "syscalls", calls, true), runSupervisedTSC(b, bin, 1, "syscalls", 0, true))
+		r, w := copyCost(b, bin, 20, 1000)
+		rd, wr = min(rd, r), min(wr, w)
 		port := 20000 + (os.Getpid()+i)%20000
-		nat += perOp(runNative(b, bin, 2, "pingpong", n, port), runNative(b, bin, 2, "pingpong", 0, port+2), 2*n)
+		loop.add(runNative(b, bin, 2, "pingpong", n, port), runNative(b, bin, 2, "pingpong", 0, port+2))
 	}
-	b.ReportMetric(sup/float64(b.N)/1e3, "µs/supervised-msg")
-	b.ReportMetric(nat/float64(b.N)/1e3, "µs/native-msg")
-	b.ReportMetric(sup/nat, "ratio")
-	b.ReportMetric(sup/float64(b.N)/17e3, "x-of-17µs-goal")
+	us := func(ns float64) float64 { return ns / 1e3 }
+	limit, limitNat := 2*rt.cost()+rd+wr, 2*rtNat.cost()+rd+wr
+	b.ReportMetric(us(msg.cost()), "µs/msg")
+	b.ReportMetric(us(rt.cost()), "µs/roundtrip")
+	b.ReportMetric(us(rd+wr), "µs/2-copies")
+	b.ReportMetric(us(limit), "µs/limit")
+	b.ReportMetric(msg.cost()/limit, "limit-ratio")
+	b.ReportMetric(us(msgNat.cost()), "µs/msg-native-tsc")
+	b.ReportMetric(us(rtNat.cost()), "µs/roundtrip-native-tsc")
+	b.ReportMetric(us(limitNat), "µs/limit-native-tsc")
+	b.ReportMetric(msgNat.cost()/limitNat, "limit-ratio-native-tsc")
+	b.ReportMetric(us(loop.cost()), "µs/loopback-msg")
+}
+
+// minCost is the cost of one of n operations from the fastest of several
+// runs of n and the fastest of several runs of none.
+type minCost struct {
+	n           int
+	full, empty time.Duration
+}
+
+func newMinCost(n int) *minCost { return &minCost{n: n, full: math.MaxInt64, empty: math.MaxInt64} }
+
+func (m *minCost) add(full, empty time.Duration) {
+	m.full, m.empty = min(m.full, full), min(m.empty, empty)
+}
+
+// cost is ns per operation.
+func (m *minCost) cost() float64 { return perOp(m.full, m.empty, m.n) }
+
+// copyCost is the cost (ns) of one 64-byte process_vm_readv and of one
+// 64-byte process_vm_writev from this process into a live one (the bench
+// workload's buffer mode): the fastest of batches batches of k each.
+func copyCost(tb testing.TB, bin string, batches, k int) (read, write float64) {
+	cmd := exec.Command(bin, "0", "0", "buffer", "0")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	var addr uintptr
+	if _, err := fmt.Fscanf(out, "%v\n", &addr); err != nil {
+		tb.Fatalf("buffer address: %v", err)
+	}
+	buf := make([]byte, 64)
+	pid := cmd.Process.Pid
+	read, write = math.Inf(1), math.Inf(1)
+	for i := 0; i < batches; i++ {
+		start := time.Now()
+		for j := 0; j < k; j++ {
+			if m, err := readMem(pid, addr, buf); err != nil || m != len(buf) {
+				tb.Fatalf("process_vm_readv: %d, %v", m, err)
+			}
+		}
+		read = min(read, float64(time.Since(start))/float64(k))
+		start = time.Now()
+		for j := 0; j < k; j++ {
+			if m, err := writeMem(pid, addr, buf); err != nil || m != len(buf) {
+				tb.Fatalf("process_vm_writev: %d, %v", m, err)
+			}
+		}
+		write = min(write, float64(time.Since(start))/float64(k))
+	}
+	return read, write
 }
 
 // BenchmarkTSCContextSwitch measures, without weft, a pipe ping-pong
@@ -176,4 +262,7 @@ func TestBenchWorkloadsRun(t *testing.T) {
 	runSupervisedTSC(t, bin, 1, "syscalls", 100, true)
 	runSupervised(t, bin, 2, "pingpong", 10)
 	runNative(t, bin, 2, "pingpong", 10, 21000+os.Getpid()%10000)
+	if r, w := copyCost(t, bin, 2, 10); r <= 0 || w <= 0 {
+		t.Fatalf("copy cost %v, %v", r, w)
+	}
 }

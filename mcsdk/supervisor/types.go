@@ -37,6 +37,10 @@ type World struct {
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
 	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	// wakeGen counts the changes that may wake a parked call; skipped
+	// counts the retries settle spared (waiters_linux.go).
+	wakeGen uint64
+	skipped int
 }
 
 // node is one node process.
@@ -110,6 +114,9 @@ type call struct {
 	// intr is the answer of a parked call a signal interrupted, sent when
 	// its thread next runs (sys_sigdeliver.go); nil if none.
 	intr *result
+	// parkedAt is World.wakeGen+1 when a retry last parked the call, 0
+	// before (waiters_linux.go).
+	parkedAt uint64
 }
 
 // memRead is one cached read of node memory.

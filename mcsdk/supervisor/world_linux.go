@@ -206,6 +206,7 @@ const DefaultMaxCalls = 1 << 20
 // calls rather than time, so the verdict is the same on any machine.
 func (w *World) runNode(n *node) {
 	n.ran = true
+	w.changed()
 	limit := w.cfg.MaxCalls
 	if limit <= 0 {
 		limit = DefaultMaxCalls
@@ -253,6 +254,7 @@ func (w *World) runNode(n *node) {
 // serve dispatches the running task's call; a call that parks stops the
 // task.
 func (w *World) serve(c *call) {
+	w.changed()
 	if w.dispatch(c) == parked {
 		c.t.call = c
 		if c.n.cur == c.t {
@@ -442,9 +444,11 @@ func (w *World) fail(n *node, syscall, msg string) {
 // settle runs the world to a quiescent point: it retries parked calls
 // until no thread can make progress, and runs a node's only ready thread.
 // A node with two or more ready threads waits for the scheduler (a Run
-// choice), or with ThreadsFixed runs the next one round-robin (nextReady). Nodes and threads are visited in index order, so the result is
-// deterministic.
+// choice), or with ThreadsFixed runs the next one round-robin
+// (nextReady). Nodes and threads are visited in index order, so the
+// result is deterministic.
 func (w *World) settle() {
+	w.changed()
 	for progress := true; progress && w.failure == nil; {
 		progress = false
 		for _, n := range w.nodes {
@@ -474,7 +478,7 @@ func (w *World) retryParked(n *node) bool {
 		if c == nil || t.ready || t.exited {
 			continue
 		}
-		if w.dispatch(c) == parked {
+		if w.retry(c) {
 			continue
 		}
 		t.call = nil

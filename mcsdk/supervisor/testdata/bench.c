@@ -6,6 +6,9 @@
  *   bench ID BASE_PORT rdtsc N      N rdtsc instructions, then exit
  *   bench ID BASE_PORT pingpong N   node 0 sends N 64-byte messages to
  *                                   node 1, which echoes each one back
+ *   bench ID BASE_PORT buffer 0     prints the address of a 64-byte buffer,
+ *                                   then waits for its standard input to
+ *                                   close (a target for the copy benchmark)
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -54,8 +57,16 @@ int main(int argc, char **argv)
 			s += __rdtsc();
 		return s == 1;
 	}
-	char buf[64];
+	static char buf[64];
 	memset(buf, 'x', sizeof buf);
+	if (!strcmp(argv[3], "buffer")) {
+		printf("%p\n", (void *)buf);
+		fflush(stdout);
+		char c;
+		while (read(0, &c, 1) > 0)
+			;
+		return 0;
+	}
 	int one = 1;
 	if (id == 1) {
 		int l = socket(AF_INET, SOCK_STREAM, 0);
