@@ -1,0 +1,65 @@
+/* procfs: the /proc and /sys files real programs open (redis, glibc,
+ * Go's runtime), read whole and printed, from the node and from a forked
+ * child (redis's RDB child reads smaps). Under weft every one must be
+ * virtual, the node's own, or absent: never the host's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *files[] = {
+	"/proc/self/smaps", "/proc/self/smaps_rollup", "/proc/self/statm", "/proc/self/status",
+	"/proc/self/stat", "/proc/self/maps", "/proc/uptime", "/proc/loadavg", "/proc/meminfo",
+	"/proc/sys/kernel/random/boot_id", "/proc/sys/net/core/somaxconn", "/proc/sys/vm/overcommit_memory",
+	"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+	"/sys/devices/system/clocksource/clocksource0/current_clocksource", "/sys/devices/system/cpu/online",
+	"/proc/self/cgroup", "/proc/self/mountinfo", "/proc/self/io", "/proc/self/task", "/proc/1/status",
+	"/proc/mounts", "/proc/version", "/sys/class/net", "/proc/self/cmdline", "/proc/thread-self/stat",
+	NULL,
+};
+
+static void dump(const char *path) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("== %s: errno %d\n", path, errno);
+		return;
+	}
+	static char buf[1 << 20];
+	size_t len = 0;
+	ssize_t k;
+	while (len < sizeof buf && (k = read(fd, buf + len, sizeof buf - len)) > 0)
+		len += k;
+	close(fd);
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	printf("== %s: %zu bytes\n%.*s\n", path, len, (int)len, buf);
+}
+
+static void dumpAll(const char *who) {
+	printf("### %s\n", who);
+	for (const char **f = files; *f; f++)
+		dump(*f);
+	char own[64];
+	snprintf(own, sizeof own, "/proc/%d/status", getpid());
+	dump(own);
+	snprintf(own, sizeof own, "/proc/%d/cmdline", getpid());
+	dump(own);
+	fflush(stdout);
+}
+
+int main(void) {
+	dumpAll("parent");
+	pid_t pid = fork();
+	if (pid == 0) {
+		dumpAll("child");
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	printf("child %d exit %d\n", pid, WEXITSTATUS(st));
+	return 0;
+}
