@@ -183,36 +183,6 @@ func sysSetTidAddress(c *call) result {
 // before this handler ran (runNode), so here it simply returns.
 func sysSchedYield(c *call) result { return ret(0) }
 
-// Tkill implements tkill(2) for the node's own threads.
-func sysTkill(c *call) result {
-	sig := int(int32(c.arg(1)))
-	t := c.n.taskByVtid(int64(int32(c.arg(0))))
-	if t == nil {
-		if sig < 0 || sig > maxSignal {
-			return errno(unix.EINVAL)
-		}
-		return errno(unix.ESRCH)
-	}
-	return c.signalThread(t, sig)
-}
-
-// Tgkill implements tgkill(2) (glibc's raise, abort and pthread_kill use
-// it) for the node's own threads.
-func sysTgkill(c *call) result {
-	if int32(c.arg(0)) != int32(c.n.vpid()) {
-		return refuseSignal(c, int(int32(c.arg(2))))
-	}
-	sig := int(int32(c.arg(2)))
-	t := c.n.taskByVtid(int64(int32(c.arg(1))))
-	if t == nil {
-		if sig < 0 || sig > maxSignal {
-			return errno(unix.EINVAL)
-		}
-		return errno(unix.ESRCH)
-	}
-	return c.signalThread(t, sig)
-}
-
 // signalThread sends sig to thread t of the caller's node, as the node
 // would have, with the node's virtual pid as sender; a parked t is
 // interrupted (sys_sigdeliver.go).

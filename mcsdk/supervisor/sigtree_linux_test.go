@@ -1,0 +1,79 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSigchldInterruptsParent runs testdata/sigtree.c under real seccomp
+// and ptrace: a parent parked in read, poll, nanosleep or accept when its
+// child ends gets EINTR with a SIGCHLD handler, has read and accept
+// restarted under SA_RESTART, and is left parked when SIGCHLD is
+// ignored, as Linux does (the same probe natively prints the same lines).
+// Only the schedule that ends the first child first is checked: in the
+// other, the second child's byte or connection comes first.
+func TestSigchldInterruptsParent(t *testing.T) {
+	cases := []struct{ mode, want string }{
+		{"read", "read: -1 errno EINTR, sigchld 1\n"},
+		{"readrestart", "readrestart: 1 errno 0, sigchld "},
+		{"readignored", "readignored: 1 errno 0, sigchld 0\n"},
+		{"poll", "poll: -1 errno EINTR, sigchld 1\n"},
+		{"sleep", "sleep: remaining 4.990 s\nsleep: -1 errno EINTR, sigchld 1\n"},
+		{"accept", "accept: -1 errno EINTR, sigchld 1\n"},
+		{"acceptrestart", "acceptrestart: 4 errno 0, sigchld "},
+	}
+	runSigtree(t, cases, first)
+}
+
+// TestSignalsWithinTree sends signals between a parent and its child by
+// virtual pid and tid (kill, tkill, tgkill, sigqueue): each interrupts
+// the target's parked read as in-process signals do, with the sender's
+// virtual pid; signals aimed outside the tree are refused and reach no
+// host process.
+func TestSignalsWithinTree(t *testing.T) {
+	runSigtree(t, []struct{ mode, want string }{
+		{"tree", "parent: kill 0\n"},
+		{"tree", "child: read -1 errno EINTR, usr1 1 code -1 from 100 value 0\n"},
+		{"tree", "child: read -1 errno EINTR, usr1 2 code -1 from 100 value 0\n"},
+		{"tree", "child: read -1 errno EINTR, usr1 3 code -1 from 100 value 0\n"},
+		{"tree", "child: read -1 errno EINTR, usr1 4 code -1 from 100 value 42\n"},
+		{"tree", "parent: read -1 errno EINTR, usr2 1\n"},
+		{"tree", "child: tkill(parent) 0\n"},
+		{"tree", "parent: child exit 4\n"},
+		{"tree", "tgkill(child, wrong tid) -1 ESRCH\n"},
+		{"tree", "tkill(reaped child) -1 ESRCH\n"},
+		{"tree", "tkill(99999) -1 ESRCH\n"},
+		{"tree", "tgkill(99999) -1 EPERM\n"},
+		{"tree", "kill(1, 0) -1 EPERM\n"},
+	}, first, last)
+}
+
+// runSigtree runs each mode of the probe with each of picks choosing at
+// every step and checks its output holds want.
+func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func([]Action, int) Action) {
+	bin := buildProbe(t, "sigtree", "-O1", "-Wall")
+	outs := map[string]string{}
+	for _, tc := range cases {
+		for i, pick := range picks {
+			key := fmt.Sprintf("%s/%d", tc.mode, i)
+			out, ok := outs[key]
+			if !ok {
+				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
+				out = string(w.Output(0))
+				if f := w.Failure(); f != nil {
+					t.Errorf("%s: %v\n%s", key, f, out)
+				}
+				if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+					t.Errorf("%s: status %+v\n%s", key, st, out)
+				}
+				outs[key] = out
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("%s: output lacks %q:\n%s", key, tc.want, out)
+			}
+		}
+	}
+}
