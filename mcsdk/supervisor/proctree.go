@@ -200,6 +200,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		p.gone = true // auto-reaped: the parent ignores SIGCHLD
 	default:
 		p.zombie = true
+		w.childSignalled(n, p.parent)
 	}
 	if p.gone {
 		p.closePidfd()
