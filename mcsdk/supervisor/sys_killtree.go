@@ -135,6 +135,9 @@ func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
 		wait4(t.tid, 0)
 		t.exited, t.call = true, nil
 	}
+	if leader.p != nil {
+		notifyParent(leader.p, true)
+	}
 	_, ws, err := wait4(leader.tid, 0)
 	leader.exited, leader.call = true, nil
 	return ws, err

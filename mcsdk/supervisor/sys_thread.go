@@ -47,7 +47,7 @@ func sysClone3(c *call) result {
 			return failf("clone3 with set_tid is not modelled")
 		}
 	}
-	return c.cloneThread(u(0), u(3), u(2))
+	return c.cloneThread(u(0)|u(4)&unix.CSIGNAL, u(3), u(2)) // exit_signal as clone's flags carry it
 }
 
 // cloneThread lets a thread clone through and holds both threads at it:

@@ -252,6 +252,9 @@ func (w *World) passStop(t *task, ws unix.WaitStatus) error {
 	if ws.TrapCause() == unix.PTRACE_EVENT_STOP {
 		sig = 0
 	}
+	if sig == int(unix.SIGCHLD) {
+		t.sigchldDelivered()
+	}
 	return t.ptraceCont(sig)
 }
 
@@ -266,6 +269,9 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		}
 		// A held thread's stop was collected already; what it can still
 		// report is its end (a group exit kills it in its stop).
+		if t.p != nil && t.tid == t.p.pid {
+			notifyParent(t.p, false) // before the reap that notifies the parent (sys_sigchld.go)
+		}
 		got, ws, err := wait4(t.tid, unix.WNOHANG)
 		if err != nil || got == 0 {
 			continue
