@@ -61,7 +61,7 @@ var procFiles = []procFile{
 
 	// The caller's own process.
 	{"/proc/self", procNative, nil, "its own directory's listing"},
-	{"/proc/self/stat", procVirtual, (*call).procStat, "virtual pids, state R, one thread, no CPU time, no memory, start time the node's launch"},
+	{"/proc/self/stat", procVirtual, (*call).procStat, "virtual pids, state R, its thread count, no CPU time, no memory, start time the node's launch"},
 	{"/proc/self/status", procVirtual, (*call).procStatus, "the process's own name, umask, credentials and signal sets; virtual pids; memory and context switches zero (statusFields)"},
 	{"/proc/self/statm", procVirtual, func(*call) []byte { return []byte("0 0 0 0 0 0 0\n") }, "every size zero pages"},
 	{"/proc/self/maps", procVirtual, (*call).procMaps, "the process's mappings (its own addresses, fixed without ASLR), device 00:00 and inode 0"},
@@ -296,8 +296,8 @@ func (c *call) vppid() int64 {
 }
 
 // procStat is /proc/self/stat (proc(5)) for the node as the virtual
-// machine sees it: virtual pids, no CPU time, no memory, started when the
-// node was launched.
+// machine sees it: virtual pids, its thread count, no CPU time, no
+// memory, started when the node was launched.
 func (c *call) procStat() []byte {
 	comm := "node"
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c.n.memPid())); err == nil {
@@ -309,8 +309,9 @@ func (c *call) procStat() []byte {
 	// cmajflt utime stime cutime cstime priority nice threads itrealvalue
 	// starttime vsize rss rsslim, then 28 fields of addresses, signal masks
 	// and scheduling, all zero but exit_signal (SIGCHLD).
-	s := fmt.Sprintf("%d (%s) R %d %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0 18446744073709551615",
-		pid, comm, c.vppid(), c.n.group(), start)
+	threads := max(len(c.n.procTasks(c.n.procOf(c.t))), 1)
+	s := fmt.Sprintf("%d (%s) R %d %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 %d 0 0 18446744073709551615",
+		pid, comm, c.vppid(), c.n.group(), threads, start)
 	s += strings.Repeat(" 0", 12) + " 17" + strings.Repeat(" 0", 14) + "\n"
 	return []byte(s)
 }
