@@ -157,7 +157,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETRANDOM: served("getrandom", sysGetrandom),
 	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, "random devices virtual; /proc and /sys (by absolute path) served by the procFiles table: virtual, the node's own or absent; writes outside the run directory are refused; other paths run natively"),
 	unix.SYS_OPEN:      servedPartly("open", sysOpen, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, "random devices and some /proc and /sys files are virtual; writes outside the run directory are refused; other paths run natively"),
+	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
 	unix.SYS_CREAT:     servedPartly("creat", sysCreat, "refused outside the run directory"),
 
 	// File metadata (sys_stat.go): file times are virtual.
