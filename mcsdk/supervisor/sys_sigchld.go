@@ -3,8 +3,11 @@
 package supervisor
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -112,4 +115,22 @@ func ptraceSiginfo(req, tid int, info []byte) error {
 		return e
 	}
 	return nil
+}
+
+// syscallFile reads /proc's syscall file of t. A thread parked in a
+// notification may be running for a moment when a signal arrives while it
+// still sleeps in the notification's first, interruptible wait (before
+// weft received it): the kernel wakes it, finds the notification received
+// and puts it back to sleep, killable. The file then reads "running";
+// it is read again until the thread sleeps, so that what a hash covers
+// does not depend on that moment (at most a millisecond).
+func (t *task) syscallFile() ([]byte, error) {
+	path := fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid)
+	for try := 0; ; try++ {
+		b, err := os.ReadFile(path)
+		if err != nil || t.call == nil || try == 100 || !bytes.HasPrefix(b, []byte("running")) {
+			return b, err
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
 }

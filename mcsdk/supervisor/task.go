@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -332,7 +331,7 @@ func (t *task) taskRegs() []uint64 {
 			regs.R9, regs.R8, regs.Rax, regs.Rcx, regs.Rdx, regs.Rsi, regs.Rdi, regs.Orig_rax, regs.Rip,
 			regs.Eflags, regs.Rsp, regs.Fs_base}
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid))
+	b, err := t.syscallFile()
 	if err != nil {
 		return nil
 	}
