@@ -29,7 +29,8 @@ func TestSigchldInterruptsParent(t *testing.T) {
 }
 
 // TestSignalsWithinTree sends signals between a parent and its child by
-// virtual pid and tid (kill, tkill, tgkill, sigqueue): each interrupts
+// virtual pid and tid (kill, tkill, tgkill, sigqueue, rt_tgsigqueueinfo):
+// each interrupts
 // the target's parked read as in-process signals do, with the sender's
 // virtual pid; signals aimed outside the tree are refused and reach no
 // host process.
@@ -40,9 +41,11 @@ func TestSignalsWithinTree(t *testing.T) {
 		{"tree", "child: read -1 errno EINTR, usr1 2 code -1 from 100 value 0\n"},
 		{"tree", "child: read -1 errno EINTR, usr1 3 code -1 from 100 value 0\n"},
 		{"tree", "child: read -1 errno EINTR, usr1 4 code -1 from 100 value 42\n"},
+		{"tree", "parent: rt_tgsigqueueinfo 0\n"},
+		{"tree", "child: read -1 errno EINTR, usr1 5 code -1 from 100 value 43\n"},
 		{"tree", "parent: read -1 errno EINTR, usr2 1\n"},
 		{"tree", "child: tkill(parent) 0\n"},
-		{"tree", "parent: child exit 4\n"},
+		{"tree", "parent: child exit 5\n"},
 		{"tree", "tgkill(child, wrong tid) -1 ESRCH\n"},
 		{"tree", "tkill(reaped child) -1 ESRCH\n"},
 		{"tree", "tkill(99999) -1 ESRCH\n"},

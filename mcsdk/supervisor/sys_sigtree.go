@@ -143,6 +143,28 @@ func sysRtSigqueueinfoTree(c *call) result {
 	return c.signalOther(p, nil, sig, info)
 }
 
+// RtTgsigqueueinfo implements rt_tgsigqueueinfo(2) for the threads of
+// the caller's tree, with rt_sigqueueinfo's rule on codes.
+func sysRtTgsigqueueinfoTree(c *call) result {
+	tgid, sig := int32(c.arg(0)), int(int32(c.arg(2)))
+	p := c.treeProc(tgid)
+	if p == nil || p == c.n.procOf(c.t) {
+		return sysRtTgsigqueueinfo(c)
+	}
+	t, tp := c.treeTask(int64(int32(c.arg(1))))
+	if t == nil || tp != p {
+		return errno(unix.ESRCH)
+	}
+	info, err := c.read(c.arg(3), siginfoSize)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if code := int32(le32(info[8:])); code >= 0 || code == siTkill {
+		return errno(unix.EPERM)
+	}
+	return c.signalOther(p, t, sig, info)
+}
+
 // treeProc is the live or zombie process of the caller's tree with
 // virtual pid pid, or nil.
 func (c *call) treeProc(pid int32) *proc {

@@ -285,7 +285,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_TKILL:             servedPartly("tkill", sysTkillTree, "the threads of the node's tree, by virtual tid"),
 	unix.SYS_TGKILL:            servedPartly("tgkill", sysTgkillTree, "the threads of the node's tree, by virtual pid and tid; any other pid is EPERM"),
 	unix.SYS_RT_SIGQUEUEINFO:   servedPartly("rt_sigqueueinfo", sysRtSigqueueinfoTree, "the processes of the node's tree; any other pid is EPERM"),
-	unix.SYS_RT_TGSIGQUEUEINFO: served("rt_tgsigqueueinfo", sysRtTgsigqueueinfo),
+	unix.SYS_RT_TGSIGQUEUEINFO: servedPartly("rt_tgsigqueueinfo", sysRtTgsigqueueinfoTree, "the threads of the node's tree; any other pid is EPERM"),
 	unix.SYS_PIDFD_OPEN:        servedPartly("pidfd_open", sysPidfdOpen, "only for the node itself"),
 	unix.SYS_PIDFD_SEND_SIGNAL: servedPartly("pidfd_send_signal", sysPidfdSendSignal, "only to the node itself"),
 	unix.SYS_PIDFD_GETFD:       refused("pidfd_getfd", unix.EPERM, otherProcess),

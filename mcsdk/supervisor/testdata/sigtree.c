@@ -149,7 +149,7 @@ static void tree(void)
 		catchInfo(SIGUSR1);
 		close(p[1]);
 		char c;
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 5; i++) {
 			errno = 0;
 			long r = read(p[0], &c, 1);
 			int e = errno;
@@ -177,6 +177,13 @@ static void tree(void)
 	nap(10);
 	union sigval v = { .sival_int = 42 };
 	say("parent: sigqueue %d\n", sigqueue(kid, SIGUSR1, v));
+	read(q[0], &c, 1);
+	nap(10);
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGUSR1, si.si_code = SI_QUEUE, si.si_pid = getpid(), si.si_uid = getuid();
+	si.si_value.sival_int = 43;
+	say("parent: rt_tgsigqueueinfo %d\n", (int)syscall(SYS_rt_tgsigqueueinfo, kid, kid, SIGUSR1, &si));
 	read(q[0], &c, 1);
 	errno = 0;
 	long r = read(q[0], &c, 1); /* parked until the child's tkill */
