@@ -30,10 +30,9 @@ func TestSigchldInterruptsParent(t *testing.T) {
 
 // TestSignalsWithinTree sends signals between a parent and its child by
 // virtual pid and tid (kill, tkill, tgkill, sigqueue, rt_tgsigqueueinfo):
-// each interrupts
-// the target's parked read as in-process signals do, with the sender's
-// virtual pid; signals aimed outside the tree are refused and reach no
-// host process.
+// each interrupts the target's parked read as in-process signals do, with
+// the sender's virtual pid; signals aimed outside the tree are refused
+// and reach no host process.
 func TestSignalsWithinTree(t *testing.T) {
 	runSigtree(t, []struct{ mode, want string }{
 		{"tree", "parent: kill 0\n"},
