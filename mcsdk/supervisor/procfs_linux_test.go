@@ -65,7 +65,8 @@ func TestProcFileTable(t *testing.T) {
 // TestProcfsProbe reads the /proc and /sys files real programs open, from
 // a node and its forked child, in two runs: byte-identical, with the
 // virtual values the table documents, and none of the host's pids,
-// memory size, boot id or mount table.
+// memory size, boot id or mount table; stat, readlink and chmod of /proc
+// paths follow the same table.
 func TestProcfsProbe(t *testing.T) {
 	bin := buildProbe(t, "procfs", "-O1", "-Wall")
 	var outs [2][]byte
@@ -110,6 +111,8 @@ func TestProcfsProbe(t *testing.T) {
 		"== /proc/self/task: errno 2\n", "== /proc/1/status: errno 2\n", "== /proc/mounts: errno 2\n",
 		"== /proc/version: errno 2\n", "== /sys/class/net: errno 2\n",
 		"== /proc/100/status: ", "== /proc/1001/status: ", "== /proc/1001/cmdline: ",
+		"stat /proc/1: -1 errno 2\n", "stat /proc/version: -1 errno 2\n", "stat own status: 0 errno 0\n",
+		"readlink own exe: ", ", same as self 1\n", "readlink /proc/1/exe: -1 errno 2\n", "chmod /proc/self/io: -1 errno 13\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)

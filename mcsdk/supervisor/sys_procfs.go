@@ -5,9 +5,11 @@ package supervisor
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -486,4 +488,62 @@ func (c *call) procSmapsRollup() []byte {
 		fmt.Fprintf(&b, "%-16s%8d kB\n", k+":", 0)
 	}
 	return b.Bytes()
+}
+
+// absentProcPath is a name no file has: where a /proc or /sys path the
+// node may not see leads the supervisor's own calls (stat, readlink), so
+// that they fail with ENOENT.
+const absentProcPath = "/proc/weft-absent"
+
+// procHostPath is the supervisor's name for the file at the absolute
+// path the node names: below /proc and /sys by the table (the caller's
+// own process by its host pid and tid; what the table says is absent, or
+// another process, leads nowhere); any other path as it is.
+func (c *call) procHostPath(path string) string {
+	clean := filepath.Clean(path)
+	if o, ok := c.ownProcPath(clean); ok {
+		if f, _ := lookupProcFile(o.key); o.absent || f.serve == procAbsent {
+			return absentProcPath
+		}
+		return o.host
+	}
+	if f, ok := lookupProcFile(clean); ok && f.serve == procAbsent {
+		return absentProcPath
+	}
+	return path
+}
+
+// Readlink implements readlink(2): below /proc and /sys the link is read
+// through the table (procHostPath); any other path runs natively.
+func sysReadlink(c *call) result { return readlinkProc(c, 0, c.arg(1), c.arg(2)) }
+
+// Readlinkat implements readlinkat(2) as readlink for absolute paths.
+func sysReadlinkat(c *call) result { return readlinkProc(c, 1, c.arg(2), c.arg(3)) }
+
+func readlinkProc(c *call, arg int, buf, size uint64) result {
+	path, err := c.readPath(c.arg(arg))
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	clean := filepath.Clean(path)
+	if !strings.HasPrefix(path, "/") || clean != "/proc" && clean != "/sys" &&
+		!strings.HasPrefix(clean, "/proc/") && !strings.HasPrefix(clean, "/sys/") {
+		return cont()
+	}
+	if int64(size) <= 0 {
+		return errno(unix.EINVAL)
+	}
+	link, err := os.Readlink(c.procHostPath(path))
+	if err != nil {
+		var e *os.PathError
+		if errors.As(err, &e) {
+			return errno(errnoOf(e.Err))
+		}
+		return errno(errnoOf(err))
+	}
+	b := []byte(link)[:min(uint64(len(link)), size)]
+	if err := c.write(buf, b); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(int64(len(b)))
 }

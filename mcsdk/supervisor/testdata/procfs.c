@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,7 +52,33 @@ static void dumpAll(const char *who) {
 	fflush(stdout);
 }
 
+static void result(const char *what, long r)
+{
+	int e = errno;
+	printf("%s: %ld errno %d\n", what, r, r < 0 ? e : 0);
+	errno = 0;
+}
+
+/* paths: stat, readlink and chmod of /proc paths go through the same
+ * table. */
+static void paths(void) {
+	struct stat st;
+	char own[64], buf[256];
+	result("stat /proc/1", stat("/proc/1", &st));
+	result("stat /proc/version", stat("/proc/version", &st));
+	snprintf(own, sizeof own, "/proc/%d/status", getpid());
+	result("stat own status", stat(own, &st));
+	snprintf(own, sizeof own, "/proc/%d/exe", getpid());
+	ssize_t k = readlink(own, buf, sizeof buf);
+	ssize_t k2 = readlink("/proc/self/exe", buf + 128, 128);
+	printf("readlink own exe: %zd, same as self %d\n", k, k == k2 && k > 0 && memcmp(buf, buf + 128, k) == 0);
+	result("readlink /proc/1/exe", readlink("/proc/1/exe", buf, sizeof buf));
+	result("chmod /proc/self/io", chmod("/proc/self/io", 0600));
+	fflush(stdout);
+}
+
 int main(void) {
+	paths();
 	dumpAll("parent");
 	pid_t pid = fork();
 	if (pid == 0) {
