@@ -113,6 +113,7 @@ func TestProcfsProbe(t *testing.T) {
 		"== /proc/100/status: ", "== /proc/1001/status: ", "== /proc/1001/cmdline: ",
 		"stat /proc/1: -1 errno 2\n", "stat /proc/version: -1 errno 2\n", "stat own status: 0 errno 0\n",
 		"readlink own exe: ", ", same as self 1\n", "readlink /proc/1/exe: -1 errno 2\n", "chmod /proc/self/io: -1 errno 13\n",
+		"reopen a file outside for writing: -1 errno 13\n", "reopen /dev/null for writing: 0 errno 0\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)

@@ -192,7 +192,9 @@ func (c *call) ownTask(v int64) *task {
 }
 
 // openProcFile serves an open of the clean absolute path if the table
-// covers it; ok is false for any other path.
+// covers it; ok is false for any other path, and for an open for writing
+// of one of the caller's own native files, which the run directory's
+// guard decides.
 func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	key, own := path, procOwn{}
 	if o, ok := c.ownProcPath(path); ok {
@@ -216,7 +218,10 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case procVirtual:
 		return c.installFile(f.content(c), oflags), true
 	}
-	if !own.renamed {
+	switch {
+	case !own.renamed && openWrites(oflags):
+		return result{}, false // the run directory's guard decides (a descriptor reopened for writing)
+	case !own.renamed:
 		return cont(), true // the kernel resolves /proc/self to the caller
 	}
 	return c.openHostProc(own.host, oflags), true

@@ -74,6 +74,13 @@ static void paths(void) {
 	printf("readlink own exe: %zd, same as self %d\n", k, k == k2 && k > 0 && memcmp(buf, buf + 128, k) == 0);
 	result("readlink /proc/1/exe", readlink("/proc/1/exe", buf, sizeof buf));
 	result("chmod /proc/self/io", chmod("/proc/self/io", 0600));
+	int ro = open("/etc/hostname", O_RDONLY);
+	snprintf(own, sizeof own, "/proc/self/fd/%d", ro);
+	result("reopen a file outside for writing", open(own, O_WRONLY));
+	int out = open("/proc/self/fd/1", O_WRONLY);
+	result("reopen /dev/null for writing", out >= 0 ? 0 : -1);
+	close(out);
+	close(ro);
 	fflush(stdout);
 }
 
