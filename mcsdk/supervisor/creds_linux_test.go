@@ -35,11 +35,7 @@ func TestUnixCredentials(t *testing.T) {
 		`dgram: 5 bytes "dgram" controllen 32 creds pid self ` + ids + "\n",
 	}
 	for _, pick := range []func([]Action, int) Action{first, last} {
-		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin}}}, pick)
-		out := string(w.Output(0))
-		if f := w.Failure(); f != nil {
-			t.Fatalf("%v\n%s", f, out)
-		}
+		out := runTwice(t, "creds", Config{Nodes: []NodeSpec{{Path: bin}}}, pick)
 		for _, s := range want {
 			if !strings.Contains(out, s) {
 				t.Errorf("output lacks %q:\n%s", s, out)

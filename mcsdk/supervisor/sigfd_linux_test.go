@@ -40,11 +40,7 @@ func TestChildSignalInfo(t *testing.T) {
 	for _, tc := range cases {
 		for i, pick := range []func([]Action, int) Action{first, last} {
 			t.Run(fmt.Sprintf("%s/%d", tc.mode, i), func(t *testing.T) {
-				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
-				out := string(w.Output(0))
-				if f := w.Failure(); f != nil {
-					t.Fatalf("%v\n%s", f, out)
-				}
+				out := runTwice(t, tc.mode, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
 				for _, s := range tc.want {
 					if !strings.Contains(out, s) {
 						t.Errorf("output lacks %q:\n%s", s, out)

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestSignalsWithinTree(t *testing.T) {
 }
 
 // runSigtree runs each mode of the probe with each of picks choosing at
-// every step and checks its output holds want.
+// every step, twice (runTwice), and checks its output holds want.
 func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func([]Action, int) Action) {
 	bin := buildProbe(t, "sigtree", "-O1", "-Wall")
 	outs := map[string]string{}
@@ -63,14 +64,7 @@ func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func
 			key := fmt.Sprintf("%s/%d", tc.mode, i)
 			out, ok := outs[key]
 			if !ok {
-				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
-				out = string(w.Output(0))
-				if f := w.Failure(); f != nil {
-					t.Errorf("%s: %v\n%s", key, f, out)
-				}
-				if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
-					t.Errorf("%s: status %+v\n%s", key, st, out)
-				}
+				out = runTwice(t, key, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
 				outs[key] = out
 			}
 			if !strings.Contains(out, tc.want) {
@@ -78,4 +72,45 @@ func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func
 			}
 		}
 	}
+}
+
+// runTwice runs cfg twice with pick choosing, checks that the node ended
+// well and that both runs had the same output and the same state hashes
+// (memory included) at every step, and returns the output.
+func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Action) string {
+	t.Helper()
+	var outs [2]string
+	var hashes [2][][32]byte
+	for k := range outs {
+		w, err := Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := 0; step < 10000 && w.Failure() == nil; step++ {
+			h, err := w.Hash(HashMemory, nil)
+			if err != nil {
+				t.Fatalf("%s: hash: %v", name, err)
+			}
+			hashes[k] = append(hashes[k], h)
+			acts := w.Enabled()
+			if len(acts) == 0 {
+				break
+			}
+			if err := w.Apply(pick(acts, step)); err != nil {
+				break
+			}
+		}
+		outs[k] = string(w.Output(0))
+		if f := w.Failure(); f != nil {
+			t.Errorf("%s: %v\n%s", name, f, outs[k])
+		}
+		if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
+			t.Errorf("%s: status %+v\n%s", name, st, outs[k])
+		}
+		w.Close()
+	}
+	if outs[0] != outs[1] || !slices.Equal(hashes[0], hashes[1]) {
+		t.Errorf("%s: two runs differ (%d and %d steps):\n%s\n----\n%s", name, len(hashes[0]), len(hashes[1]), outs[0], outs[1])
+	}
+	return outs[0]
 }
