@@ -27,16 +27,18 @@ import (
 
 // proc is one process of a node's tree.
 type proc struct {
-	vpid    int64
-	pid     int          // host pid
-	pidfd   int          // for the main process, the node's own (closed with the node)
-	parent  *proc        // nil for the main process and for orphans
-	fds     map[int]*vfd // its descriptor table
-	zombie  bool         // ended, not yet waited for by its parent
-	gone    bool         // ended and waited for (or auto-reaped, or orphaned)
-	status  unix.WaitStatus
-	vforker *task // the parent thread a vfork suspends until this process execs or ends
-	space   int   // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
+	vpid     int64
+	pid      int          // host pid
+	pidfd    int          // for the main process, the node's own (closed with the node)
+	parent   *proc        // nil for the main process and for orphans
+	fds      map[int]*vfd // its descriptor table
+	zombie   bool         // ended, not yet waited for by its parent
+	gone     bool         // ended and waited for (or auto-reaped, or orphaned)
+	status   unix.WaitStatus
+	vforker  *task // the parent thread a vfork suspends until this process execs or ends
+	space    int   // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
+	exitSig  int   // the signal its end sends its parent (clone's CSIGNAL bits; SIGCHLD for fork)
+	notified bool  // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
 }
 
 // ended reports whether the process has ended (zombie or gone).
@@ -200,6 +202,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		p.gone = true // auto-reaped: the parent ignores SIGCHLD
 	default:
 		p.zombie = true
+		w.childSignalled(n, p.parent)
 	}
 	if p.gone {
 		p.closePidfd()

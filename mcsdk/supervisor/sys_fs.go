@@ -106,15 +106,16 @@ func (c *call) fsTarget(a fsArg) (target, error) {
 
 // hostPath names, for the supervisor, the file the node's (dirfd, path)
 // names: relative paths go through the node's /proc/PID/cwd or
-// /proc/PID/fd/N, and /proc/self becomes the node's /proc/PID. An empty
-// path names the descriptor dirfd itself.
+// /proc/PID/fd/N, and /proc and /sys paths follow the table of
+// sys_procfs.go (the node's own process by its host pid, others nowhere).
+// An empty path names the descriptor dirfd itself.
 func (c *call) hostPath(dirfd int32, path string) string {
 	pid := c.n.memPid()
 	switch {
 	case path == "":
 		return fmt.Sprintf("/proc/%d/fd/%d", pid, dirfd)
 	case strings.HasPrefix(path, "/"):
-		return procSelf(path, pid)
+		return procSelf(c.procHostPath(path), pid)
 	case dirfd == unix.AT_FDCWD:
 		return fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
 	}
@@ -158,6 +159,9 @@ func (c *call) readPath(addr uint64) (string, error) {
 // not resolve (a missing parent directory) is left to the kernel, which
 // fails the call the same way: it resolves what weft does.
 func (c *call) mayWrite(host string, follow, data bool) bool {
+	if host == absentProcPath || strings.HasPrefix(host, absentProcPath+"/") {
+		return false // a /proc or /sys file the node may not see (sys_procfs.go)
+	}
 	p, err := canonicalTarget(host, follow)
 	return err != nil || data && writableDevices[p] || c.inRunDir(p)
 }

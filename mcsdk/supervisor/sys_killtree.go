@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -63,34 +62,16 @@ func (c *call) killSelf(sig int) result {
 }
 
 // signalProc sends sig to process p of the caller's tree, from the
-// caller's virtual pid. A signal that kills p (SIGKILL, or one whose
-// default action is to terminate and that p neither catches, ignores nor
-// blocks) is waited for: p has ended before the caller goes on, as no
-// other task may run meanwhile. Any other signal is queued and delivered
-// when p next returns to user space.
-func (c *call) signalProc(p *proc, sig int) result {
-	if sig == 0 {
-		return ret(0)
-	}
-	fatal, err := signalKills(p.pid, sig)
-	if err != nil {
-		return failf("reading the signal state of %d: %v", p.vpid, err)
-	}
-	if defaultStops(sig) && !fatal {
-		if st, _ := procSigSets(p.pid); st.ignored&sigMask(sig) == 0 && st.caught&sigMask(sig) == 0 {
-			return failf("%s would stop process %d: stopped processes are not modelled", unix.SignalName(unix.Signal(sig)), p.vpid)
-		}
-	}
-	info := make([]byte, siginfoSize)
-	binary.LittleEndian.PutUint32(info[0:], uint32(sig))
-	putCode(info, siQueue)
-	binary.LittleEndian.PutUint32(info[16:], uint32(c.n.vpid()))
-	binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid()))
+// caller's virtual pid (signalOther, sys_sigtree.go).
+func (c *call) signalProc(p *proc, sig int) result { return c.signalOther(p, nil, sig, nil) }
+
+// killOther sends process p a signal that kills it (SIGKILL, or one
+// whose default action is to terminate and that p neither catches,
+// ignores nor blocks) and waits for its end: p has ended before the
+// caller goes on, as no other task may run meanwhile.
+func (c *call) killOther(p *proc, sig int, info []byte) result {
 	if err := pidfdSendSiginfo(p.pidfd, sig, info); err != nil {
 		return errno(errnoOf(err))
-	}
-	if !fatal {
-		return ret(0)
 	}
 	return c.awaitKilled(p, sig)
 }
@@ -153,6 +134,9 @@ func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
 	for _, t := range others {
 		wait4(t.tid, 0)
 		t.exited, t.call = true, nil
+	}
+	if leader.p != nil {
+		notifyParent(leader.p, true)
 	}
 	_, ws, err := wait4(leader.tid, 0)
 	leader.exited, leader.call = true, nil

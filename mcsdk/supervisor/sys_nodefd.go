@@ -45,7 +45,7 @@ type nodeFile interface {
 const (
 	inNodePipe     = "an in-node pipe served by weft (sys_pipe.go): a read of an empty pipe or a write to a full one parks in weft"
 	inNodeEventfd  = "an in-node counter served by weft (sys_eventfd.go): EFD_SEMAPHORE, EFD_NONBLOCK; a blocking read or write parks in weft"
-	inNodeUnix     = "AF_UNIX stream, datagram and seqpacket sockets inside the node (sys_unix.go); SCM_RIGHTS passes descriptors; SCM_CREDENTIALS ends the run"
+	inNodeUnix     = "AF_UNIX stream, datagram and seqpacket sockets inside the node (sys_unix.go); SCM_RIGHTS passes descriptors; SCM_CREDENTIALS carries the virtual pid"
 	inNodeSignalfd = "created by the kernel; a read runs natively once a signal of its mask is pending, else parks in weft (sys_signalfd.go)"
 )
 

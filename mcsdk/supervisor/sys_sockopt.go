@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -61,6 +62,23 @@ var socketOptions = map[sockopt]optSpec{
 	{unix.IPPROTO_TCP, unix.TCP_KEEPCNT}:      {"TCP_KEEPCNT", optInt, 9, 1, 127, netsim.Stream},
 	{unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT}: {"TCP_USER_TIMEOUT", optInt, 0, 0, 1<<31 - 1, netsim.Stream},
 	{unix.IPPROTO_IPV6, unix.IPV6_V6ONLY}:     {"IPV6_V6ONLY", optV6Only, 0, 0, 0, anyKind},
+	// Set by real servers (nginx, haproxy, redis, busybox, Go, CPython) and
+	// meaningless on weft's network: no segments, queues, priorities,
+	// routes or ICMP errors to change. TCP_CORK and TCP_DEFER_ACCEPT only
+	// delay what weft's latency already makes arbitrary.
+	{unix.SOL_SOCKET, unix.SO_OOBINLINE}:        {"SO_OOBINLINE", optBool, 0, 0, 0, anyKind},
+	{unix.SOL_SOCKET, unix.SO_PRIORITY}:         {"SO_PRIORITY", optInt, 0, 0, 6, anyKind},
+	{unix.IPPROTO_TCP, unix.TCP_CORK}:           {"TCP_CORK", optBool, 0, 0, 0, netsim.Stream},
+	{unix.IPPROTO_TCP, unix.TCP_DEFER_ACCEPT}:   {"TCP_DEFER_ACCEPT", optInt, 0, 0, 1<<31 - 1, netsim.Stream},
+	{unix.IPPROTO_TCP, unix.TCP_FASTOPEN}:       {"TCP_FASTOPEN", optInt, 0, 0, 1<<31 - 1, netsim.Stream},
+	{unix.IPPROTO_TCP, unix.TCP_MAXSEG}:         {"TCP_MAXSEG", optInt, 536, 88, 32767, netsim.Stream},
+	{unix.IPPROTO_IP, unix.IP_TOS}:              {"IP_TOS", optInt, 0, 0, 255, anyKind},
+	{unix.IPPROTO_IP, unix.IP_TTL}:              {"IP_TTL", optInt, 64, 1, 255, anyKind},
+	{unix.IPPROTO_IP, unix.IP_RECVERR}:          {"IP_RECVERR", optBool, 0, 0, 0, anyKind},
+	{unix.IPPROTO_IP, unix.IP_MTU_DISCOVER}:     {"IP_MTU_DISCOVER", optInt, 1, 0, 5, anyKind},
+	{unix.IPPROTO_IPV6, unix.IPV6_TCLASS}:       {"IPV6_TCLASS", optInt, 0, -1, 255, anyKind},
+	{unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS}: {"IPV6_UNICAST_HOPS", optInt, 64, -1, 255, anyKind},
+	{unix.IPPROTO_IPV6, unix.IPV6_RECVERR}:      {"IPV6_RECVERR", optBool, 0, 0, 0, anyKind},
 }
 
 // readOnlyOptions are reported by getsockopt and refused by setsockopt
@@ -86,7 +104,7 @@ func sysSetsockopt(c *call) result {
 	}
 	spec, ok := socketOptions[opt]
 	if !ok {
-		return failf("setsockopt level %d option %d is not modelled", opt.level, opt.name)
+		return c.unmodelledOption("setsockopt", opt)
 	}
 	if e := spec.applies(v.sock); e != 0 {
 		return errno(e)
@@ -102,10 +120,11 @@ func sysSetsockopt(c *call) result {
 	return errno(c.setOption(v.sock, opt, spec, val))
 }
 
-// applies refuses an option on the wrong kind or family of socket
+// applies refuses an option on the wrong kind or family of socket (an
+// IPV6_ option on an IPv4 socket)
 // (ENOPROTOOPT, as Linux answers).
 func (o optSpec) applies(s *netsim.Socket) unix.Errno {
-	if o.only != anyKind && o.only != s.Kind || o.kind == optV6Only && !s.V6 {
+	if o.only != anyKind && o.only != s.Kind || (o.kind == optV6Only || strings.HasPrefix(o.name, "IPV6_")) && !s.V6 {
 		return unix.ENOPROTOOPT
 	}
 	return 0
@@ -211,7 +230,7 @@ func sysGetsockopt(c *call) result {
 		return errno(e)
 	}
 	if val == nil {
-		return failf("getsockopt level %d option %d is not modelled", opt.level, opt.name)
+		return c.unmodelledOption("getsockopt", opt)
 	}
 	have, err := c.readU32(c.arg(4))
 	if err != nil {

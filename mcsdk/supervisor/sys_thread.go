@@ -47,7 +47,7 @@ func sysClone3(c *call) result {
 			return failf("clone3 with set_tid is not modelled")
 		}
 	}
-	return c.cloneThread(u(0), u(3), u(2))
+	return c.cloneThread(u(0)|u(4)&unix.CSIGNAL, u(3), u(2)) // exit_signal as clone's flags carry it
 }
 
 // cloneThread lets a thread clone through and holds both threads at it:
@@ -152,6 +152,9 @@ func sysExit(c *call) result {
 	}
 	t.exited, n.cur = true, nil
 	if t.k != 0 {
+		if t.p != nil && t.tid == t.p.pid && len(n.procTasks(t.p)) == 0 {
+			notifyParent(t.p, true) // a child process's end (sys_sigchld.go)
+		}
 		_, ws, err := wait4(t.tid, 0)
 		if err != nil {
 			return failf("collecting %s: %v", t.name(), err)
@@ -182,36 +185,6 @@ func sysSetTidAddress(c *call) result {
 // point: a thread that calls it while another is ready was preempted
 // before this handler ran (runNode), so here it simply returns.
 func sysSchedYield(c *call) result { return ret(0) }
-
-// Tkill implements tkill(2) for the node's own threads.
-func sysTkill(c *call) result {
-	sig := int(int32(c.arg(1)))
-	t := c.n.taskByVtid(int64(int32(c.arg(0))))
-	if t == nil {
-		if sig < 0 || sig > maxSignal {
-			return errno(unix.EINVAL)
-		}
-		return errno(unix.ESRCH)
-	}
-	return c.signalThread(t, sig)
-}
-
-// Tgkill implements tgkill(2) (glibc's raise, abort and pthread_kill use
-// it) for the node's own threads.
-func sysTgkill(c *call) result {
-	if int32(c.arg(0)) != int32(c.n.vpid()) {
-		return refuseSignal(c, int(int32(c.arg(2))))
-	}
-	sig := int(int32(c.arg(2)))
-	t := c.n.taskByVtid(int64(int32(c.arg(1))))
-	if t == nil {
-		if sig < 0 || sig > maxSignal {
-			return errno(unix.EINVAL)
-		}
-		return errno(unix.ESRCH)
-	}
-	return c.signalThread(t, sig)
-}
 
 // signalThread sends sig to thread t of the caller's node, as the node
 // would have, with the node's virtual pid as sender; a parked t is

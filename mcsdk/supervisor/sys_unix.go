@@ -38,7 +38,8 @@ type unixSock struct {
 	shut      uint8       // shutRcv, shutSend
 	err       unix.Errno  // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
 	closed    bool
-	creds     bool // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	creds     bool   // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	readCred  *ucred // the credentials of what the current read takes (unixTake), for its SCM_CREDENTIALS
 	genIn     uint64
 	genOut    uint64
 }
@@ -48,6 +49,7 @@ type unixMsg struct {
 	data []byte
 	from []byte      // the sender's name (datagrams)
 	fds  []*passedFD // descriptors in flight (SCM_RIGHTS)
+	cred *ucred      // the sender's credentials (sys_unix_creds.go)
 }
 
 const (
@@ -208,6 +210,7 @@ func (s *unixSock) hash(h *fileHasher) {
 	for _, m := range s.queue {
 		putBytesTo(put, m.data)
 		putBytesTo(put, m.from)
+		m.cred.hash(put)
 		put(uint64(len(m.fds)))
 		for _, pf := range m.fds {
 			if pf.v == nil {

@@ -79,8 +79,12 @@ func unixRecvmsg(c *call, v *vfd) result {
 		return errno(unix.EFAULT)
 	}
 	flags := uint32(c.arg(2) & unix.MSG_CMSG_CLOEXEC) // echoed in msg_flags, as Linux does
-	if len(fds) > 0 {
-		f, r := c.installRights(c.arg(1), fds, c.arg(2)&unix.MSG_CMSG_CLOEXEC != 0)
+	var pre []byte
+	if passCred(v) {
+		pre = credMsg(v.obj.(*unixSock).readCred)
+	}
+	if len(fds) > 0 || pre != nil {
+		f, r := c.installRights(c.arg(1), fds, c.arg(2)&unix.MSG_CMSG_CLOEXEC != 0, pre)
 		if r.errno != 0 {
 			return r
 		}
@@ -151,6 +155,7 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (data []byte, full int, fr
 		return nil, 0, nil, nil, c.unixBlock(v, flags, unix.SO_RCVTIMEO), false
 	}
 	peek := flags&unix.MSG_PEEK != 0
+	s.readCred = s.queue[0].cred
 	if !s.stream() {
 		m := s.queue[0]
 		k := min(max, len(m.data))
@@ -169,8 +174,9 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (data []byte, full int, fr
 	if flags&unix.MSG_WAITALL != 0 && !peek && s.queued < max && s.shut&shutRcv == 0 && !c.timedOut {
 		return nil, 0, nil, nil, c.unixBlock(v, flags, unix.SO_RCVTIMEO), false
 	}
+	glue := !passCred(v) // a reader of credentials never gets two writers' bytes at once
 	for _, m := range s.queue {
-		if len(data) == max {
+		if len(data) == max || !glue && len(data) > 0 && !sameCred(m.cred, s.readCred) {
 			break
 		}
 		data = append(data, m.data[:min(len(m.data), max-len(data))]...)
@@ -231,6 +237,7 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 		return errno(unix.EOPNOTSUPP)
 	}
 	noSig := flags&unix.MSG_NOSIGNAL != 0
+	rs = c.attachCred(rs)
 	if s.dgram() {
 		return unixSendDgram(c, v, s, data, addr, addrlen, flags, rs)
 	}
@@ -319,6 +326,9 @@ func unixSendDgram(c *call, v *vfd, s *unixSock, data []byte, addr, addrlen, fla
 // travel yet.
 func (s *unixSock) deliver(data, from []byte, rs *rights) {
 	m := unixMsg{data: append([]byte(nil), data...), from: from}
+	if rs != nil {
+		m.cred = rs.cred
+	}
 	if rs != nil && !rs.taken {
 		m.fds, rs.taken = rs.fds, true
 	}

@@ -13,7 +13,8 @@ import (
 // own duplicate of the placeholder, or weft's duplicate (pidfd_getfd) of a
 // kernel descriptor. The receiver gets it installed as a new descriptor of
 // the same description; a socket closed with descriptors still queued
-// closes them. SCM_CREDENTIALS is not modelled.
+// closes them. Credentials (SCM_CREDENTIALS) travel with every message
+// (sys_unix_creds.go).
 
 // passedFD is one descriptor in flight.
 type passedFD struct {
@@ -26,6 +27,7 @@ type passedFD struct {
 type rights struct {
 	fds   []*passedFD
 	taken bool
+	cred  *ucred // the credentials the message carries (nil: the sender's, attachCred)
 }
 
 // scmMaxFD is SCM_MAX_FD, the most descriptors one message may carry.
@@ -36,7 +38,8 @@ const cmsgHdrLen = 16
 
 func cmsgAlign(n int) int { return (n + 7) &^ 7 }
 
-// readRights parses the control buffer of a sendmsg: SCM_RIGHTS only.
+// readRights parses the control buffer of a sendmsg: SCM_RIGHTS and
+// SCM_CREDENTIALS.
 // ok=false means r is the answer.
 func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool) {
 	if controllen == 0 {
@@ -51,6 +54,7 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 		return nil, errno(unix.EFAULT), false
 	}
 	var fds []int32
+	var cred *ucred
 	for off := 0; off+cmsgHdrLen <= len(b); {
 		clen := int(binary.LittleEndian.Uint64(b[off:]))
 		level, typ := int32(binary.LittleEndian.Uint32(b[off+8:])), int32(binary.LittleEndian.Uint32(b[off+12:]))
@@ -63,7 +67,10 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 				fds = append(fds, int32(binary.LittleEndian.Uint32(b[i:])))
 			}
 		case level == unix.SOL_SOCKET && typ == unix.SCM_CREDENTIALS:
-			return nil, failf("SCM_CREDENTIALS on unix sockets is not modelled"), false
+			var e unix.Errno
+			if cred, e = c.statedCred(b[off+cmsgHdrLen : off+clen]); e != 0 {
+				return nil, errno(e), false
+			}
 		default:
 			return nil, errno(unix.EINVAL), false
 		}
@@ -72,7 +79,7 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 	if len(fds) > scmMaxFD {
 		return nil, errno(unix.EINVAL), false
 	}
-	rs := &rights{}
+	rs := &rights{cred: cred}
 	for _, fd := range fds {
 		pf, e := c.n.capture(int(fd))
 		if e != 0 {
@@ -164,19 +171,36 @@ func (s *unixSock) carries(d any, skip *passedFD) bool {
 
 // installRights gives the receiver the descriptors of a message: it
 // installs as many as the control buffer at hdr holds, closes the rest
-// (MSG_CTRUNC), and writes the SCM_RIGHTS message and the lengths.
+// (MSG_CTRUNC), and writes the SCM_RIGHTS message and the lengths, after
+// the control message pre (SCM_CREDENTIALS, or nil) if it fits.
 // It returns the msg_flags to add.
-func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool) (uint32, result) {
+func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool, pre []byte) (uint32, result) {
 	b, err := c.read(hdr+32, 16)
 	if err != nil {
 		return 0, errno(unix.EFAULT)
 	}
 	ctrl, clen := binary.LittleEndian.Uint64(b), int(binary.LittleEndian.Uint64(b[8:]))
+	var flags uint32
+	used := 0
+	if pre != nil {
+		// put_cmsg: a buffer shorter than the message gets what fits of it
+		// (none if not even its header), and MSG_CTRUNC.
+		full := int(binary.LittleEndian.Uint64(pre))
+		if clen < full {
+			flags |= unix.MSG_CTRUNC
+		}
+		if clen >= cmsgHdrLen {
+			if err := c.write(ctrl, pre[:min(full, clen)]); err != nil {
+				return 0, errno(unix.EFAULT)
+			}
+			used = min(len(pre), clen)
+			ctrl, clen = ctrl+uint64(used), clen-used
+		}
+	}
 	room := 0
 	if clen >= cmsgHdrLen {
 		room = (clen - cmsgHdrLen) / 4
 	}
-	var flags uint32
 	var nums []byte
 	for i, pf := range fds {
 		if i >= room {
@@ -201,7 +225,6 @@ func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool) (uint32,
 		}
 		nums = binary.LittleEndian.AppendUint32(nums, uint32(fd))
 	}
-	used := 0
 	if len(nums) > 0 {
 		msg := binary.LittleEndian.AppendUint64(nil, uint64(cmsgHdrLen+len(nums)))
 		msg = binary.LittleEndian.AppendUint32(msg, unix.SOL_SOCKET)
@@ -210,7 +233,7 @@ func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool) (uint32,
 		if err := c.write(ctrl, msg); err != nil {
 			return 0, errno(unix.EFAULT)
 		}
-		used = min(cmsgAlign(len(msg)), clen)
+		used += min(cmsgAlign(len(msg)), clen)
 	}
 	if err := c.write(hdr+40, binary.LittleEndian.AppendUint64(nil, uint64(used))); err != nil {
 		return 0, errno(unix.EFAULT)

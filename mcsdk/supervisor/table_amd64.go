@@ -155,9 +155,9 @@ var syscallTable = map[int]entry{
 
 	// Randomness (sys_random.go) and virtual files (sys_vfile.go).
 	unix.SYS_GETRANDOM: served("getrandom", sysGetrandom),
-	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, "random devices and some /proc and /sys files (by absolute path) are virtual; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_OPEN:      servedPartly("open", sysOpen, "random devices and some /proc and /sys files are virtual; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, "random devices and some /proc and /sys files are virtual; writes outside the run directory are refused; other paths run natively"),
+	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, "random devices virtual; /proc and /sys (by absolute path) served by the procFiles table: virtual, the node's own or absent; writes outside the run directory are refused; other paths run natively"),
+	unix.SYS_OPEN:      servedPartly("open", sysOpen, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
+	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
 	unix.SYS_CREAT:     servedPartly("creat", sysCreat, "refused outside the run directory"),
 
 	// File metadata (sys_stat.go): file times are virtual.
@@ -177,8 +177,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_ACCESS:            passed("access", fsRead),
 	unix.SYS_FACCESSAT:         passed("faccessat", fsRead),
 	unix.SYS_FACCESSAT2:        passed("faccessat2", fsRead),
-	unix.SYS_READLINK:          passed("readlink", fsRead+" (/proc/self names the host pid: LIMITATIONS)"),
-	unix.SYS_READLINKAT:        passed("readlinkat", fsRead+" (/proc/self names the host pid: LIMITATIONS)"),
+	unix.SYS_READLINK:          servedPartly("readlink", sysReadlink, "/proc and /sys by the procFiles table (the caller's own links; others ENOENT); other paths natively"),
+	unix.SYS_READLINKAT:        servedPartly("readlinkat", sysReadlinkat, "absolute /proc and /sys paths by the procFiles table; other paths natively"),
 	unix.SYS_GETDENTS:          passed("getdents", fsRead+" (d_ino is the host inode number)"),
 	unix.SYS_GETDENTS64:        passed("getdents64", fsRead+" (d_ino is the host inode number)"),
 	unix.SYS_GETXATTR:          passed("getxattr", fsRead),
@@ -282,10 +282,10 @@ var syscallTable = map[int]entry{
 	unix.SYS_PAUSE:             served("pause", sysPause),
 	unix.SYS_RT_SIGSUSPEND:     served("rt_sigsuspend", sysRtSigsuspend),
 	unix.SYS_KILL:              servedPartly("kill", sysKillTree, "the caller itself and the processes of its node's tree (by pid or the node's group); any other pid is EPERM"),
-	unix.SYS_TKILL:             served("tkill", sysTkill),
-	unix.SYS_TGKILL:            served("tgkill", sysTgkill),
-	unix.SYS_RT_SIGQUEUEINFO:   served("rt_sigqueueinfo", sysRtSigqueueinfo),
-	unix.SYS_RT_TGSIGQUEUEINFO: served("rt_tgsigqueueinfo", sysRtTgsigqueueinfo),
+	unix.SYS_TKILL:             servedPartly("tkill", sysTkillTree, "the threads of the node's tree, by virtual tid"),
+	unix.SYS_TGKILL:            servedPartly("tgkill", sysTgkillTree, "the threads of the node's tree, by virtual pid and tid; any other pid is EPERM"),
+	unix.SYS_RT_SIGQUEUEINFO:   servedPartly("rt_sigqueueinfo", sysRtSigqueueinfoTree, "the processes of the node's tree; any other pid is EPERM"),
+	unix.SYS_RT_TGSIGQUEUEINFO: servedPartly("rt_tgsigqueueinfo", sysRtTgsigqueueinfoTree, "the threads of the node's tree; any other pid is EPERM"),
 	unix.SYS_PIDFD_OPEN:        servedPartly("pidfd_open", sysPidfdOpen, "only for the node itself"),
 	unix.SYS_PIDFD_SEND_SIGNAL: servedPartly("pidfd_send_signal", sysPidfdSendSignal, "only to the node itself"),
 	unix.SYS_PIDFD_GETFD:       refused("pidfd_getfd", unix.EPERM, otherProcess),

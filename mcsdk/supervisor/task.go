@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -274,6 +273,9 @@ func (w *World) passStop(t *task, ws unix.WaitStatus) error {
 	if ws.TrapCause() == unix.PTRACE_EVENT_STOP {
 		sig = 0
 	}
+	if sig == int(unix.SIGCHLD) {
+		t.sigchldDelivered()
+	}
 	return t.ptraceCont(sig)
 }
 
@@ -288,6 +290,9 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		}
 		// A held thread's stop was collected already; what it can still
 		// report is its end (a group exit kills it in its stop).
+		if t.p != nil && t.tid == t.p.pid {
+			notifyParent(t.p, false) // before the reap that notifies the parent (sys_sigchld.go)
+		}
 		got, ws, err := wait4(t.tid, unix.WNOHANG)
 		if err != nil || got == 0 {
 			continue
@@ -348,7 +353,7 @@ func (t *task) taskRegs() []uint64 {
 			regs.R9, regs.R8, regs.Rax, regs.Rcx, regs.Rdx, regs.Rsi, regs.Rdi, regs.Orig_rax, regs.Rip,
 			regs.Eflags, regs.Rsp, regs.Fs_base}
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid))
+	b, err := t.syscallFile()
 	if err != nil {
 		return nil
 	}

@@ -262,11 +262,26 @@ static void vectors(int port)
 	close(v);
 }
 
+struct opt { int opt; const char *name; int level; int val; };
+
+/* setget reads an option's default, sets it and reads it back. */
+static void setget(int t, const struct opt *o)
+{
+	int v = 0;
+	socklen_t len = sizeof v;
+	getsockopt(t, o->level, o->opt, &v, &len);
+	SAME("%s default %d", o->name, v);
+	CHECK(o->name, setsockopt(t, o->level, o->opt, &o->val, sizeof o->val));
+	len = sizeof v;
+	getsockopt(t, o->level, o->opt, &v, &len);
+	SAME("%s reads %d (len %d)", o->name, v, (int)len);
+}
+
 static void options(void)
 {
 	int t = socket(AF_INET, SOCK_STREAM, 0), on = 1, v = 0;
 	socklen_t len = sizeof v;
-	struct { int opt; const char *name; int level; int val; } opts[] = {
+	struct opt opts[] = {
 		{ TCP_NODELAY, "TCP_NODELAY", IPPROTO_TCP, 5 },
 		{ SO_KEEPALIVE, "SO_KEEPALIVE", SOL_SOCKET, 1 },
 		{ SO_REUSEADDR, "SO_REUSEADDR", SOL_SOCKET, 1 },
@@ -275,16 +290,28 @@ static void options(void)
 		{ TCP_KEEPINTVL, "TCP_KEEPINTVL", IPPROTO_TCP, 5 },
 		{ TCP_KEEPCNT, "TCP_KEEPCNT", IPPROTO_TCP, 3 },
 		{ SO_RCVBUF, "SO_RCVBUF", SOL_SOCKET, 8192 },
+		{ SO_OOBINLINE, "SO_OOBINLINE", SOL_SOCKET, 1 },
+		{ SO_PRIORITY, "SO_PRIORITY", SOL_SOCKET, 3 },
+		{ TCP_CORK, "TCP_CORK", IPPROTO_TCP, 1 },
+		{ TCP_FASTOPEN, "TCP_FASTOPEN", IPPROTO_TCP, 5 },
+		{ TCP_MAXSEG, "TCP_MAXSEG", IPPROTO_TCP, 1000 },
+		{ IP_TOS, "IP_TOS", IPPROTO_IP, 16 },
+		{ IP_TTL, "IP_TTL", IPPROTO_IP, 32 },
+		{ IP_RECVERR, "IP_RECVERR", IPPROTO_IP, 1 },
+		{ IP_MTU_DISCOVER, "IP_MTU_DISCOVER", IPPROTO_IP, 2 },
 	};
-	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-		len = sizeof v;
-		getsockopt(t, opts[i].level, opts[i].opt, &v, &len);
-		SAME("%s default %d", opts[i].name, v);
-		CHECK(opts[i].name, setsockopt(t, opts[i].level, opts[i].opt, &opts[i].val, sizeof opts[i].val));
-		len = sizeof v;
-		getsockopt(t, opts[i].level, opts[i].opt, &v, &len);
-		SAME("%s reads %d (len %d)", opts[i].name, v, (int)len);
-	}
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		setget(t, &opts[i]);
+	int t6 = socket(AF_INET6, SOCK_STREAM, 0);
+	struct opt opts6[] = {
+		{ IPV6_TCLASS, "IPV6_TCLASS", IPPROTO_IPV6, 8 },
+		{ IPV6_UNICAST_HOPS, "IPV6_UNICAST_HOPS", IPPROTO_IPV6, 9 },
+		{ IPV6_RECVERR, "IPV6_RECVERR", IPPROTO_IPV6, 1 },
+	};
+	for (size_t i = 0; i < sizeof opts6 / sizeof opts6[0]; i++)
+		setget(t6, &opts6[i]);
+	close(t6);
+	CHECK("IPV6_TCLASS on IPv4", setsockopt(t, IPPROTO_IPV6, IPV6_TCLASS, &on, sizeof on));
 	int bad = 0;
 	CHECK("TCP_KEEPIDLE 0", setsockopt(t, IPPROTO_TCP, TCP_KEEPIDLE, &bad, sizeof bad));
 	struct linger lg = { 1, 5 };

@@ -1,0 +1,146 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestProcFileTable checks the table of /proc and /sys files: every row
+// is found by its own path (a prefix row by a path below it), virtual
+// rows have content and the others none, native rows are the caller's
+// own process's, and paths the table does not name under /proc and /sys
+// are absent.
+func TestProcFileTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range procFiles {
+		if seen[f.path] {
+			t.Errorf("%s: two rows", f.path)
+		}
+		seen[f.path] = true
+		path := f.path
+		if strings.HasSuffix(path, "/") {
+			path += "x"
+		}
+		got, ok := lookupProcFile(path)
+		if !ok || got.path != f.path {
+			t.Errorf("%s: lookup gives %q (%v)", path, got.path, ok)
+		}
+		if (f.content != nil) != (f.serve == procVirtual) {
+			t.Errorf("%s: %v with content %v", f.path, f.serve, f.content != nil)
+		}
+		if f.serve == procNative && !strings.HasPrefix(f.path, "/proc/self") {
+			t.Errorf("%s: native but not the node's own", f.path)
+		}
+		if f.holds == "" {
+			t.Errorf("%s: says nothing of what it holds", f.path)
+		}
+	}
+	for _, tc := range []struct {
+		path  string
+		serve procServe
+	}{
+		{"/proc/self/smaps", procVirtual}, {"/proc/self/smaps_rollup", procVirtual}, {"/proc/self/statm", procVirtual},
+		{"/proc/self/status", procVirtual}, {"/proc/self/stat", procVirtual}, {"/proc/uptime", procVirtual},
+		{"/proc/loadavg", procVirtual}, {"/proc/meminfo", procVirtual}, {"/proc/sys/kernel/random/boot_id", procVirtual},
+		{"/proc/self/fd/3", procNative}, {"/proc/self/io", procAbsent}, {"/proc/self/task", procAbsent},
+		{"/proc/version", procAbsent}, {"/proc/sys/kernel/pid_max", procAbsent}, {"/sys/class/net/lo/address", procAbsent},
+		{"/proc", procAbsent}, {"/sys", procAbsent}, {"/dev/urandom", procRandom},
+	} {
+		got, ok := lookupProcFile(tc.path)
+		if !ok || got.serve != tc.serve {
+			t.Errorf("%s: %v (%v), want %v", tc.path, got.serve, ok, tc.serve)
+		}
+	}
+	if _, ok := lookupProcFile("/etc/hostname"); ok {
+		t.Errorf("/etc/hostname is in the table")
+	}
+}
+
+// TestProcfsProbe reads the /proc and /sys files real programs open, from
+// a node and its forked child, in two runs: byte-identical, with the
+// virtual values the table documents, and none of the host's pids,
+// memory size, boot id or mount table; stat, readlink and chmod of /proc
+// paths follow the same table.
+func TestProcfsProbe(t *testing.T) {
+	bin := buildProbe(t, "procfs", "-O1", "-Wall")
+	var outs [2][]byte
+	var hostPids []int
+	for i := range outs {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: bin}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := 0; step < 1000 && w.Failure() == nil; step++ {
+			hostPids = append(hostPids, w.LiveProcs(0)...)
+			acts := w.Enabled()
+			if len(acts) == 0 {
+				break
+			}
+			if err := w.Apply(acts[0]); err != nil {
+				break
+			}
+		}
+		if f := w.Failure(); f != nil {
+			w.Close()
+			t.Fatalf("run %d: %v\n%s", i, f, w.Output(0))
+		}
+		outs[i] = w.Output(0)
+		w.Close()
+	}
+	out := string(outs[0])
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("two runs differ:\n%s\n----\n%s", outs[0], outs[1])
+	}
+	for _, want := range []string{
+		"### parent\n", "### child\n", "child 1001 exit 0\n",
+		"== /proc/self/statm: 14 bytes\n0 0 0 0 0 0 0\n",
+		"Rss:                   0 kB\n", "Private_Dirty:         0 kB\n", "[rollup]\n",
+		"Pid:\t100\nPPid:\t1\n", "Pid:\t1001\nPPid:\t100\n", "VmRSS:\t       0 kB\n",
+		"== /proc/self/stat: ", "== /proc/thread-self/stat: ",
+		"== /proc/meminfo: ", "MemTotal:        4194304 kB\n",
+		"00000000-0000-4000-8000-000000000000\n", "== /proc/sys/net/core/somaxconn: 5 bytes\n4096\n",
+		"== /proc/sys/vm/overcommit_memory: 2 bytes\n0\n", "always [madvise] never\n", "2097152\n",
+		"== /sys/devices/system/clocksource/clocksource0/current_clocksource: 4 bytes\ntsc\n",
+		"== /proc/self/cgroup: errno 2\n", "== /proc/self/mountinfo: errno 2\n", "== /proc/self/io: errno 2\n",
+		"== /proc/self/task: errno 2\n", "== /proc/1/status: errno 2\n", "== /proc/mounts: errno 2\n",
+		"== /proc/version: errno 2\n", "== /sys/class/net: errno 2\n",
+		"== /proc/100/status: ", "== /proc/1001/status: ", "== /proc/1001/cmdline: ",
+		"stat /proc/1: -1 errno 2\n", "stat /proc/version: -1 errno 2\n", "stat own status: 0 errno 0\n",
+		"readlink own exe: ", ", same as self 1\n", "readlink /proc/1/exe: -1 errno 2\n", "chmod /proc/self/io: -1 errno 13\n",
+		"reopen a file outside for writing: -1 errno 13\n", "reopen /dev/null for writing: 0 errno 0\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, " 00:00 0 ") == false || regexp.MustCompile(` [0-9a-f]{2}:[0-9a-f]{2} [1-9][0-9]* `).MatchString(out) {
+		t.Errorf("maps lines keep a host device or inode:\n%s", out)
+	}
+	words := map[string]bool{}
+	for _, w := range regexp.MustCompile(`[0-9a-f-]+`).FindAllString(out, -1) {
+		words[w] = true
+	}
+	var host []string
+	for _, p := range hostPids {
+		host = append(host, strconv.Itoa(p))
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		host = append(host, strings.TrimSpace(string(b)))
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			host = append(host, f[1])
+		}
+	}
+	for _, h := range host {
+		if words[h] {
+			t.Errorf("host value %s reaches the node:\n%s", h, out)
+		}
+	}
+}

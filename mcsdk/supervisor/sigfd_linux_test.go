@@ -1,0 +1,52 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestChildSignalInfo runs testdata/sigfd.c under real seccomp and
+// ptrace: a child's SIGCHLD reaches an SA_SIGINFO handler in the
+// kernel's form (CLD_EXITED or CLD_KILLED, the status) with the child's
+// virtual pid and zero CPU times, and a signalfd reads the node's own
+// signals and its children's ends (in poll, epoll, non-blocking, after a
+// mask update, and parked in a blocking read) with virtual pids.
+func TestChildSignalInfo(t *testing.T) {
+	bin := buildProbe(t, "sigfd", "-O1", "-Wall")
+	uid := os.Getuid()
+	cases := []struct {
+		mode string
+		want []string
+	}{
+		{"chldinfo", []string{
+			fmt.Sprintf("chldinfo: got 1 code 1 pid child status 5 uid %d utime 0 stime 0\n", uid),
+			"chldinfo: got 2 code 2 pid child status 11\n",
+		}},
+		{"signalfd", []string{
+			"empty: read -1 EAGAIN\n", "poll before: 0\n", "poll after kill: 1 revents 0x1\n",
+			fmt.Sprintf("kill: signo 10 code -1 pid self(100) uid %d status 0 int 0", uid),
+			fmt.Sprintf("sigqueue: signo 10 code -1 pid self(100) uid %d status 0 int 42", uid),
+			fmt.Sprintf("tgkill: signo 10 code -1 pid self(100) uid %d", uid),
+			"chld not in mask: read -1 EAGAIN\n", "update: 1\n", "epoll: 1 data 7\n",
+			fmt.Sprintf("chld: signo 17 code -1 pid other(1001) uid %d status 0 int 3 utime 0 stime 0\n", uid),
+			"child was 1001\n",
+			fmt.Sprintf("blocking chld: signo 17 code -1 pid other(1002) uid %d status 0 int 4 utime 0 stime 0\n", uid),
+		}},
+	}
+	for _, tc := range cases {
+		for i, pick := range []func([]Action, int) Action{first, last} {
+			t.Run(fmt.Sprintf("%s/%d", tc.mode, i), func(t *testing.T) {
+				out := runTwice(t, tc.mode, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
+				for _, s := range tc.want {
+					if !strings.Contains(out, s) {
+						t.Errorf("output lacks %q:\n%s", s, out)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,136 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The SIGCHLD of a child's end, with virtual values. The kernel notifies
+// a traced child's parent when the tracer, weft, reaps the child's
+// leader, and its siginfo holds the child's host pid and host CPU times.
+// So just before reaping, weft queues its own SIGCHLD for the parent
+// (process-directed): the kernel's then finds one pending and is dropped,
+// as Linux never queues a standard signal twice (legacy_queue). weft may
+// only send SI_QUEUE; its siginfo carries the child's virtual pid, the
+// user's uid, and the wait status where si_status lies (si_int), with
+// the kernel's code (CLD_EXITED, CLD_KILLED, CLD_DUMPED) marked in the
+// high half of si_ptr. At the parent's delivery stop weft rewrites it to
+// the kernel's form (sigchldDelivered): a handler sees si_code CLD_*,
+// si_pid virtual, si_status, si_utime and si_stime zero. A signalfd read
+// dequeues it without a stop, so it reads ssi_code SI_QUEUE, ssi_pid
+// virtual, ssi_uid, and the status in ssi_int (ssi_status stays 0).
+
+// sigchldMark is added to the CLD_* code in the high half of si_ptr.
+const sigchldMark = 0x77656600 // "\x00few"
+
+// Offsets in a siginfo (asm-generic/siginfo.h, x86-64).
+const (
+	siCodeOff   = 8
+	siPidOff    = 16
+	siUIDOff    = 20
+	siStatusOff = 24 // si_status of _sigchld; si_int of _rt
+	siMarkOff   = 28 // the high half of si_ptr; padding in _sigchld
+	siUtimeOff  = 32
+	siStimeOff  = 40
+)
+
+// CLD_EXITED, CLD_KILLED, CLD_DUMPED (asm-generic/siginfo.h).
+const cldExited, cldDumped = 1, 3
+
+// exitSiginfo peeks at the end of thread tid without reaping it
+// (waitid, WNOWAIT): its siginfo, ok false while it has not ended. A
+// tracer's wait reports ptrace stops too (CLD_TRAPPED): those are not
+// ends.
+func exitSiginfo(tid int, hang bool) ([]byte, bool) {
+	info := make([]byte, siginfoSize)
+	opts := unix.WEXITED | unix.WNOWAIT | unix.WALL
+	if !hang {
+		opts |= unix.WNOHANG
+	}
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_PID, uintptr(tid), uintptr(unsafe.Pointer(&info[0])), uintptr(opts), 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		code := le32(info[siCodeOff:])
+		return info, e == 0 && le32(info[siPidOff:]) != 0 && code >= cldExited && code <= cldDumped
+	}
+}
+
+// notifyParent queues weft's SIGCHLD for the end of child process p,
+// whose leader is about to be reaped (hang: wait for its end): nothing
+// if the child was cloned with another exit signal or its parent has
+// ended. A parent that ignores SIGCHLD has the kernel discard it.
+func notifyParent(p *proc, hang bool) {
+	pp := p.parent
+	if p.notified || pp == nil || pp.ended() || p.exitSig != int(unix.SIGCHLD) {
+		return
+	}
+	kinfo, ok := exitSiginfo(p.pid, hang)
+	if !ok {
+		return
+	}
+	p.notified = true
+	info := make([]byte, siginfoSize)
+	putSiginfo(info, int(unix.SIGCHLD), siQueue, p.vpid)
+	binary.LittleEndian.PutUint32(info[siStatusOff:], le32(kinfo[siStatusOff:]))
+	binary.LittleEndian.PutUint32(info[siMarkOff:], sigchldMark+le32(kinfo[siCodeOff:]))
+	pidfdSendSiginfo(pp.pidfd, int(unix.SIGCHLD), info) // an ignored SIGCHLD is discarded: then so is the kernel's
+}
+
+// sigchldDelivered gives a handler weft's SIGCHLD in the kernel's form:
+// at t's delivery stop for SIGCHLD, a siginfo weft marked gets its CLD_*
+// code back and zero CPU times.
+func (t *task) sigchldDelivered() {
+	t.n.onTracer(func() {
+		info := make([]byte, siginfoSize)
+		if ptraceSiginfo(unix.PTRACE_GETSIGINFO, t.tid, info) != nil {
+			return
+		}
+		mark := le32(info[siMarkOff:])
+		if int32(le32(info[siCodeOff:])) != siQueue || mark < sigchldMark+cldExited || mark > sigchldMark+cldDumped {
+			return
+		}
+		putCode(info, int32(mark-sigchldMark))
+		binary.LittleEndian.PutUint32(info[siMarkOff:], 0)
+		binary.LittleEndian.PutUint64(info[siUtimeOff:], 0)
+		binary.LittleEndian.PutUint64(info[siStimeOff:], 0)
+		binary.LittleEndian.PutUint32(info[siUIDOff:], uint32(os.Getuid()))
+		ptraceSiginfo(unix.PTRACE_SETSIGINFO, t.tid, info)
+	})
+}
+
+// ptraceSiginfo gets or sets a stopped tracee's siginfo.
+func ptraceSiginfo(req, tid int, info []byte) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), 0, uintptr(unsafe.Pointer(&info[0])), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// syscallFile reads /proc's syscall file of t. A thread parked in a
+// notification may be running for a moment when a signal arrives while it
+// still sleeps in the notification's first, interruptible wait (before
+// weft received it): the kernel wakes it, finds the notification received
+// and puts it back to sleep, killable. The file then reads "running";
+// it is read again until the thread sleeps, so that what a hash covers
+// does not depend on that moment (at most a millisecond).
+func (t *task) syscallFile() ([]byte, error) {
+	path := fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid)
+	for try := 0; ; try++ {
+		b, err := os.ReadFile(path)
+		if err != nil || t.call == nil || try == 100 || !bytes.HasPrefix(b, []byte("running")) {
+			return b, err
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
+}
