@@ -5,6 +5,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -48,9 +49,15 @@ func TestCampaignCellInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "ds")
+	dir := t.TempDir()
+	out, done := filepath.Join(dir, "ds"), filepath.Join(dir, "returned")
+	// The cell writes done once Campaign has returned: the interrupt ends
+	// the cell at once, the campaign only after its run in flight, and
+	// the test must not remove the dataset while it is still written.
 	code := fmt.Sprintf(`
 import (
+	"os"
+
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
@@ -59,12 +66,12 @@ if err != nil {
 	panic(err)
 }
 p := display.NewProgress("campaign", 2000)
-_, err = mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 1000, Jobs: 1, Out: %q,
-	Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) }})
-if err != nil {
-	panic(err)
-}
-`, model, out)
+func() {
+	defer os.WriteFile(%q, []byte("returned"), 0o644)
+	mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 1000, Jobs: 1, Out: %q,
+		Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) }})
+}()
+`, model, done, out)
 	pub := &updates{}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -77,14 +84,17 @@ if err != nil {
 	if err == nil {
 		t.Fatal("the interrupted cell reported no error")
 	}
-	// The campaign returns after its run in flight; wait for the dataset.
-	var rows []dataset.Row
-	for i := 0; i < 300; i++ {
-		if rows, err = dataset.ReadRows(out); err == nil && len(rows) > 0 {
+	// The campaign returns after its run in flight; wait for it.
+	for i := 0; i < 3000; i++ {
+		if _, err := os.Stat(done); err == nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	if _, err := os.Stat(done); err != nil {
+		t.Fatalf("Campaign did not return within 60 s of the interrupt: %v", err)
+	}
+	rows, err := dataset.ReadRows(out)
 	if len(rows) == 0 {
 		t.Fatalf("no completed run was kept: %v", err)
 	}
