@@ -1,0 +1,634 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/netsim"
+)
+
+// Checkpoints. An exhaustive search continues sibling branches from a copy
+// of the world taken at a quiescent point instead of starting the nodes
+// again and replaying the prefix (sched.Explorer.Checkpoints). The copy has
+// two halves:
+//
+//   - each live node's process, forked while it is parked: weft takes the
+//     parked thread out of its notification (PTRACE_INTERRUPT, then an
+//     answer to the notification, so the thread stops on its way back to
+//     user space; the notification wait is killable only, so the interrupt
+//     alone does not end it), points it at its own syscall instruction
+//     with clone(SIGCHLD) in the registers, and lets that clone through
+//     when its notification arrives (the checkpoint receives it itself and
+//     checks its pid and arguments, so the node cannot use this way out:
+//     the seal holds). The child, traced from birth (PTRACE_O_TRACEFORK),
+//     stays stopped: it is the checkpoint. The parent's registers are put
+//     back so that it issues its parked call again, which the world
+//     receives under a new notification id. Restoring does the same to
+//     the checkpoint process, so one checkpoint serves every sibling.
+//   - the Go side, copied deeply (deepcopy.go): the network, the node
+//     descriptor tables, tasks and their parked calls, timers, clocks,
+//     the random stream's position, replies and queries — everything Hash
+//     covers and everything later behaviour depends on. The host's parts
+//     (pids, pidfds, listeners, the supervisor's descriptors) are replaced.
+//
+// A forked descriptor shares its file description with the original, so
+// O_NONBLOCK and the socket timeouts, which weft keeps on the description,
+// are recorded at the checkpoint and written back at each restore (only
+// one world of a search runs at a time).
+//
+// What cannot be copied this way is refused with a reason, and the
+// explorer replays instead: threads, process trees, data and run
+// directories, regular files or pipes the node opened natively (a fork
+// would share their offsets), shared writable memory, native TSC, a
+// survey, calls interrupted by signals, open state queries.
+
+// Checkpoint is a copy of a world at a quiescent point, from which new
+// worlds in that state are started (Restore). Close releases it.
+type Checkpoint struct {
+	w      *World // the Go state; its nodes' pids are the frozen processes
+	frozen []*frozenProc
+	flags  map[int]map[int]descState // per node, per target fd: the shared description's state
+}
+
+// frozenProc is one node's process kept stopped as a checkpoint.
+type frozenProc struct {
+	pid    int
+	sysIP  uint64          // the parked call's syscall instruction
+	regs   unix.PtraceRegs // registers that issue the parked call again
+	tracer *launcher
+}
+
+// descState is what a file description shared between copies holds that
+// the node can change: its status flags and socket timeouts.
+type descState struct {
+	fl         int
+	rcv, snd   unix.Timeval
+	sockTimers bool
+}
+
+// cloneNr is clone(2)'s number; the injected fork is
+// clone(CLONE_PARENT|SIGCHLD): the copy is weft's child, as the node is,
+// so its end signals and is reaped by weft, not the node it was forked
+// from (whose pending signals the hash covers).
+const (
+	cloneNr    = unix.SYS_CLONE
+	cloneFlags = uint64(unix.CLONE_PARENT | unix.SIGCHLD)
+)
+
+// ErrNoCheckpoint wraps the reason a world cannot be checkpointed.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+func noCheckpoint(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrNoCheckpoint}, a...)...)
+}
+
+// Checkpoint copies the world at its quiescent point. An error wrapping
+// ErrNoCheckpoint says why this world cannot be copied (nothing changed);
+// any other error is a tool failure after which the world is unusable.
+func (w *World) Checkpoint() (*Checkpoint, error) {
+	if err := w.checkpointable(); err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}}
+	for i, n := range w.nodes {
+		if n.exited {
+			continue
+		}
+		fs, err := recordDescs(n)
+		if err != nil {
+			cp.Close()
+			return nil, noCheckpoint("node %d: %v", i, err)
+		}
+		cp.flags[i] = fs
+		fp, err := freeze(n)
+		if err != nil {
+			cp.Close()
+			w.fail(n, "", "checkpoint: "+err.Error())
+			return nil, err
+		}
+		cp.frozen[i] = fp
+	}
+	cw, err := w.copyState()
+	if err != nil {
+		cp.Close()
+		return nil, err
+	}
+	for i, n := range cw.nodes {
+		if fp := cp.frozen[i]; fp != nil {
+			n.pid, n.tasks[0].tid = fp.pid, fp.pid
+		}
+	}
+	cp.w = cw
+	if err := cw.own(w); err != nil {
+		cp.Close()
+		return nil, noCheckpoint("%v", err)
+	}
+	return cp, nil
+}
+
+// checkpointable says why the world cannot be checkpointed, or nil.
+func (w *World) checkpointable() error {
+	switch {
+	case w.failure != nil:
+		return noCheckpoint("the run failed")
+	case w.cfg.NativeTSC:
+		return noCheckpoint("nodes with a native TSC are not traced")
+	case w.survey != nil:
+		return noCheckpoint("a survey counts host calls")
+	case w.dataRoot != "":
+		return noCheckpoint("data directories are not copied")
+	case len(w.queryOpen) > 0:
+		return noCheckpoint("a state query is open")
+	}
+	for _, d := range w.runDirs {
+		if d != "" {
+			return noCheckpoint("run directories are not copied")
+		}
+	}
+	for _, n := range w.nodes {
+		if err := n.checkpointable(); err != nil {
+			return noCheckpoint("node %d: %v", n.id, err)
+		}
+	}
+	return nil
+}
+
+func (n *node) checkpointable() error {
+	if n.exited {
+		return nil
+	}
+	switch {
+	case !n.traced:
+		return errors.New("not traced")
+	case len(n.procs) > 0:
+		return errors.New("a process tree")
+	case len(n.tasks) != 1:
+		return errors.New("threads")
+	case n.cur != nil:
+		return errors.New("running")
+	case n.sigScan:
+		return errors.New("a native signalfd")
+	}
+	t := n.tasks[0]
+	switch {
+	case t.call == nil || t.held || t.ready || t.exited:
+		return errors.New("not parked in a call")
+	case t.call.intr != nil:
+		return errors.New("a call a signal interrupted")
+	case t.call.req.Data.InstructionPointer < 2:
+		return errors.New("no syscall instruction")
+	}
+	if err := n.nativeFiles(); err != nil {
+		return err
+	}
+	return n.sharedMemory()
+}
+
+// nativeFiles refuses descriptors weft does not serve other than
+// character devices (the standard streams on /dev/null) and those weft
+// passed on itself: a fork would share a regular file's or a pipe's
+// offset and data between copies.
+func (n *node) nativeFiles() error {
+	dir := fmt.Sprintf("/proc/%d/fd", n.pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		var fd int
+		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || n.fds[fd] != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Stat(dir+"/"+e.Name(), &st); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFCHR && !inherited(fd, st) {
+			link, _ := os.Readlink(dir + "/" + e.Name())
+			return fmt.Errorf("descriptor %d (%s) is the host's", fd, link)
+		}
+	}
+	return nil
+}
+
+// inherited reports whether descriptor fd, with status st, is one weft
+// itself holds at the same number (inherited from weft's own parent
+// without close-on-exec): every node shares it with weft already.
+func inherited(fd int, st unix.Stat_t) bool {
+	var own unix.Stat_t
+	return unix.Fstat(fd, &own) == nil && own.Dev == st.Dev && own.Ino == st.Ino
+}
+
+// sharedMemory refuses shared writable mappings, which a fork shares.
+func (n *node) sharedMemory() error {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && len(f[1]) >= 4 && f[1][1] == 'w' && f[1][3] == 's' {
+			return fmt.Errorf("shared writable memory at %s", f[0])
+		}
+	}
+	return nil
+}
+
+// recordDescs reads the state of the node's served descriptors' shared
+// file descriptions.
+func recordDescs(n *node) (map[int]descState, error) {
+	out := map[int]descState{}
+	for fd, v := range n.fds {
+		if v.ours < 0 {
+			continue
+		}
+		fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
+		if err != nil {
+			return nil, fmt.Errorf("descriptor %d: %v", fd, err)
+		}
+		d := descState{fl: fl}
+		if rcv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, unix.SO_RCVTIMEO); err == nil {
+			snd, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, unix.SO_SNDTIMEO)
+			if err != nil {
+				return nil, fmt.Errorf("descriptor %d: %v", fd, err)
+			}
+			d.rcv, d.snd, d.sockTimers = *rcv, *snd, true
+		}
+		out[fd] = d
+	}
+	return out, nil
+}
+
+// writeDescs puts recorded description state back.
+func writeDescs(n *node, st map[int]descState) error {
+	for fd, d := range st {
+		v := n.fds[fd]
+		if v == nil || v.ours < 0 {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(v.ours), unix.F_SETFL, d.fl); err != nil {
+			return err
+		}
+		if d.sockTimers {
+			if err := unix.SetsockoptTimeval(v.ours, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &d.rcv); err != nil {
+				return err
+			}
+			if err := unix.SetsockoptTimeval(v.ours, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &d.snd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyState deep-copies the world's Go state; the copy's host resources
+// (pids, descriptors) are still the original's and must be replaced.
+func (w *World) copyState() (*World, error) {
+	var cw *World
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("checkpoint: copying the world: %v", r)
+			}
+		}()
+		dc := newDeepCopier(reflect.TypeFor[*launcher]())
+		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
+		return nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	cw.net.OnEnvData = cw.envData
+	cw.net.OnEnvClose = func(*netsim.Socket) {}
+	cw.stops = -1
+	for _, n := range cw.nodes {
+		n.pidfd, n.listener = -1, -1
+		for _, v := range n.fds {
+			v.ours = -1
+		}
+	}
+	return cw, nil
+}
+
+// own gives the copy cw, whose nodes are those of src, descriptors of its
+// own: pidfds for the processes, duplicates of the listeners and of the
+// supervisor's ends of the served descriptors.
+func (cw *World) own(src *World) error {
+	for i, n := range cw.nodes {
+		s := src.nodes[i]
+		if n.exited {
+			continue
+		}
+		var err error
+		if n.listener, err = unix.Dup(s.listener); err != nil {
+			return err
+		}
+		unix.CloseOnExec(n.listener)
+		if n.pidfd, err = unix.PidfdOpen(n.pid, 0); err != nil {
+			return err
+		}
+		for fd, v := range n.fds {
+			if o := s.fds[fd]; o != nil && o.ours >= 0 {
+				if v.ours, err = unix.Dup(o.ours); err != nil {
+					return err
+				}
+				unix.CloseOnExec(v.ours)
+			}
+		}
+	}
+	return nil
+}
+
+// Restore starts a world in the checkpoint's state: it forks each frozen
+// process and copies the Go state again. The checkpoint stays usable.
+func (cp *Checkpoint) Restore() (*World, error) {
+	nw, err := cp.w.copyState()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nw.nodes {
+		if !n.exited {
+			n.pid = -1 // not the frozen process: Close must not end it
+		}
+	}
+	for i, n := range nw.nodes {
+		if fp := cp.frozen[i]; fp != nil {
+			pid, err := fp.fork(cp.w.nodes[i].listener)
+			if err != nil {
+				nw.Close()
+				return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
+			}
+			n.pid, n.tasks[0].tid = pid, pid
+		}
+	}
+	if err := nw.own(cp.w); err != nil {
+		nw.Close()
+		return nil, fmt.Errorf("checkpoint: %v", err)
+	}
+	for i, n := range nw.nodes {
+		fp := cp.frozen[i]
+		if fp == nil {
+			continue
+		}
+		if err := writeDescs(n, cp.flags[i]); err != nil {
+			nw.Close()
+			return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
+		}
+		if err := reissue(n, fp.regs, fp.sysIP); err != nil {
+			nw.Close()
+			return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
+		}
+	}
+	return nw, nil
+}
+
+// Close kills the frozen processes and reaps them. Safe to call more
+// than once.
+func (cp *Checkpoint) Close() {
+	for i, fp := range cp.frozen {
+		if fp == nil {
+			continue
+		}
+		unix.Kill(fp.pid, unix.SIGKILL)
+		wait4(fp.pid, 0)
+		cp.frozen[i] = nil
+	}
+	if cp.w != nil {
+		for _, n := range cp.w.nodes {
+			n.release()
+		}
+		cp.w.closeStopFD()
+	}
+}
+
+// freeze forks node n, parked, into a frozen process, and lets n issue
+// its parked call again.
+func freeze(n *node) (*frozenProc, error) {
+	t := n.tasks[0]
+	c := t.call
+	sysIP := c.req.Data.InstructionPointer - 2
+	if err := n.ptrace(func() error { return ptraceInterrupt(n.pid) }); err != nil {
+		return nil, fmt.Errorf("interrupt: %v", err)
+	}
+	// The wait is killable only once received: answer it, and the thread
+	// stops at the interrupt before it returns to user space.
+	r := notifResp{ID: c.req.ID, Val: -1, Error: -int32(unix.EINTR)}
+	if err := sendResp(n.listener, &r); err != nil && !errors.Is(err, unix.ENOENT) {
+		return nil, fmt.Errorf("answering the parked call: %v", err)
+	}
+	if _, err := awaitStop(n.pid, nil); err != nil {
+		return nil, err
+	}
+	var regs unix.PtraceRegs
+	if err := n.ptrace(func() error { return unix.PtraceGetRegs(n.pid, &regs) }); err != nil {
+		return nil, err
+	}
+	regs.Rax, regs.Rip = regs.Orig_rax, sysIP
+	fp := &frozenProc{sysIP: sysIP, regs: regs, tracer: n.tracer}
+	pid, err := injectFork(n.tracer, n.pid, n.listener, sysIP)
+	if err != nil {
+		return nil, err
+	}
+	fp.pid = pid
+	if err := reissue(n, regs, sysIP); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		wait4(pid, 0)
+		return nil, err
+	}
+	return fp, nil
+}
+
+// fork starts a process in the frozen one's state, stopped where the
+// parked call is issued again.
+func (fp *frozenProc) fork(listener int) (int, error) {
+	return injectFork(fp.tracer, fp.pid, listener, fp.sysIP)
+}
+
+// injectFork makes tid, in a ptrace stop, run the clone at its
+// syscall instruction sysIP; the child stays stopped at birth and tid at
+// the clone's exit. It returns the child's pid.
+func injectFork(tr *launcher, tid, listener int, sysIP uint64) (int, error) {
+	on := func(f func() error) error { return onLauncher(tr, f) }
+	var saved unix.PtraceRegs
+	if err := on(func() error { return unix.PtraceGetRegs(tid, &saved) }); err != nil {
+		return -1, err
+	}
+	regs := saved
+	regs.Rip, regs.Rax, regs.Orig_rax = sysIP, cloneNr, ^uint64(0)
+	regs.Rdi, regs.Rsi, regs.Rdx, regs.R10, regs.R8 = cloneFlags, 0, 0, 0, 0
+	if err := on(func() error {
+		if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+			return err
+		}
+		return unix.PtraceCont(tid, 0)
+	}); err != nil {
+		return -1, err
+	}
+	nf, err := awaitNotif(tr, tid, listener)
+	if err != nil {
+		return -1, err
+	}
+	if nf.Data.Nr != cloneNr || nf.Data.Args[0] != cloneFlags || nf.Data.InstructionPointer != sysIP+2 {
+		return -1, fmt.Errorf("expected the injected clone, got syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+	}
+	if err := sendResp(listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+		return -1, err
+	}
+	ws, err := awaitStop(tid, func(ws unix.WaitStatus) bool { return ws.TrapCause() == unix.PTRACE_EVENT_FORK })
+	if err != nil {
+		return -1, err
+	}
+	_ = ws
+	var child uint
+	if err := on(func() error {
+		var e error
+		child, e = unix.PtraceGetEventMsg(tid)
+		return e
+	}); err != nil {
+		return -1, err
+	}
+	if _, err := awaitStop(int(child), nil); err != nil {
+		return -1, err
+	}
+	// The parent runs on to the clone's exit and stops there.
+	if err := on(func() error { return unix.PtraceSyscall(tid, 0) }); err != nil {
+		return -1, err
+	}
+	if _, err := awaitStop(tid, func(ws unix.WaitStatus) bool { return ws.StopSignal() == unix.SIGTRAP|0x80 }); err != nil {
+		return -1, err
+	}
+	return int(child), nil
+}
+
+// reissue makes n's main thread, in a ptrace stop, issue its parked call
+// again (regs at the syscall instruction sysIP) and receives the call's
+// new notification.
+func reissue(n *node, regs unix.PtraceRegs, sysIP uint64) error {
+	c := n.tasks[0].call
+	regs.Rip, regs.Orig_rax = sysIP, ^uint64(0)
+	if err := n.ptrace(func() error {
+		if err := unix.PtraceSetRegs(n.pid, &regs); err != nil {
+			return err
+		}
+		return unix.PtraceCont(n.pid, 0)
+	}); err != nil {
+		return err
+	}
+	nf, err := awaitNotif(n.tracer, n.pid, n.listener)
+	if err != nil {
+		return err
+	}
+	if nf.Data.Nr != c.req.Data.Nr || nf.Data.Args != c.req.Data.Args || nf.Data.InstructionPointer != c.req.Data.InstructionPointer {
+		return fmt.Errorf("the parked call came back as syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+	}
+	c.req = nf
+	return nil
+}
+
+// ptrace runs f on the node's tracer thread.
+func (n *node) ptrace(f func() error) error { return onLauncher(n.tracer, f) }
+
+func onLauncher(l *launcher, f func() error) error {
+	var err error
+	done := make(chan struct{})
+	l.fns <- func() { err = f(); close(done) }
+	<-done
+	return err
+}
+
+func ptraceInterrupt(tid int) error {
+	_, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_INTERRUPT, uintptr(tid), 0, 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// checkpointWait bounds each wait of a checkpoint for a stop or a
+// notification.
+const checkpointWait = 10 * time.Second
+
+// awaitStop waits for tid's next ptrace stop that want accepts (any, if
+// want is nil). A signal meant for the process (a frozen process's
+// SIGCHLD when a copy forked from it ends) is suppressed: a checkpoint's
+// processes have no signals of their own, weft's are virtual.
+func awaitStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error) {
+	deadline := time.Now().Add(checkpointWait)
+	for {
+		got, ws, err := wait4(tid, unix.WNOHANG)
+		if err != nil {
+			return ws, err
+		}
+		if got == tid {
+			switch {
+			case ws.Exited() || ws.Signaled():
+				return ws, fmt.Errorf("process %d ended (%s)", tid, describeWait(ws))
+			case ws.Stopped() && (want == nil || want(ws)):
+				return ws, nil
+			case ws.Stopped() && ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP:
+				if err := suppress(tid); err != nil {
+					return ws, err
+				}
+			default:
+				return ws, fmt.Errorf("process %d: unexpected stop %#x", tid, uint32(ws))
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			return ws, fmt.Errorf("process %d never stopped", tid)
+		}
+		time.Sleep(5 * time.Microsecond)
+	}
+}
+
+// suppress continues a signal-delivery stop without the signal. It runs
+// on the launcher thread (the tracer of every node process).
+func suppress(tid int) error {
+	return onLauncher(getLauncher(), func() error { return unix.PtraceCont(tid, 0) })
+}
+
+// awaitNotif waits for tid's next notification on listener, suppressing
+// the signals it stops for meanwhile.
+func awaitNotif(tr *launcher, tid, listener int) (notif, error) {
+	deadline := time.Now().Add(checkpointWait)
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+	for {
+		k, err := unix.Poll(fds, 1)
+		if err != nil && err != unix.EINTR {
+			return notif{}, err
+		}
+		if k > 0 && fds[0].Revents&unix.POLLIN != 0 {
+			var nf notif
+			if err := recvNotif(listener, &nf); err != nil {
+				return notif{}, err
+			}
+			if int(nf.Pid) != tid {
+				return notif{}, fmt.Errorf("notification from process %d while waiting for %d", nf.Pid, tid)
+			}
+			return nf, nil
+		}
+		got, ws, err := wait4(tid, unix.WNOHANG)
+		if err != nil {
+			return notif{}, err
+		}
+		if got == tid {
+			if !ws.Stopped() || ws.TrapCause() > 0 || ws.StopSignal() == unix.SIGTRAP {
+				return notif{}, fmt.Errorf("process %d: unexpected wait status %#x", tid, uint32(ws))
+			}
+			if err := onLauncher(tr, func() error { return unix.PtraceCont(tid, 0) }); err != nil {
+				return notif{}, err
+			}
+		}
+		if time.Now().After(deadline) {
+			return notif{}, fmt.Errorf("process %d never issued its call", tid)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// checkpointTargets are real C targets the checkpoints serve, with the
+// configuration their models give them.
+var checkpointTargets = []struct {
+	name, src string
+	nodes     int
+	client    []ClientRequest
+}{
+	{"repl", "../../targets/repl/repl.c", 2, []ClientRequest{{Node: 0, Data: []byte("WRITE 5\n")}}},
+	{"quorum", "../../targets/quorum/quorum.c", 3, []ClientRequest{{Node: 0, Data: []byte("WRITE 7\n")}}},
+	{"election", "../../targets/election/election.c", 3, nil},
+}
+
+func checkpointConfig(t *testing.T, src string, nodes int, client []ClientRequest) Config {
+	bin := buildC(t, src)
+	cfg := Config{BasePort: 7400, Client: client}
+	for i := 0; i < nodes; i++ {
+		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), fmt.Sprint(nodes), "7400"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	}
+	return cfg
+}
+
+// TestCheckpointHashes walks random paths through real targets and, at
+// every state, takes a checkpoint and restores it twice: each restored
+// world hashes (memory included) as the world it was taken from and as a
+// fresh world that replayed the path, and stays so after the same next
+// action is applied to all of them. The frozen processes serve every
+// restore (one checkpoint, many siblings).
+func TestCheckpointHashes(t *testing.T) {
+	for _, tc := range checkpointTargets {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client)
+			rng := rand.New(rand.NewPCG(1, 2))
+			states := 0
+			for walk := 0; walk < 3; walk++ {
+				states += checkpointWalk(t, cfg, rng, 8)
+			}
+			if states < 10 {
+				t.Fatalf("only %d states compared", states)
+			}
+		})
+	}
+}
+
+// checkpointWalk follows one random path of up to depth actions and
+// compares the worlds at each state; it returns how many states it compared.
+func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
+	t.Helper()
+	w, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var path []Action
+	compared := 0
+	for len(path) < depth {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		cp, err := w.Checkpoint()
+		if err != nil {
+			t.Fatalf("after %v: checkpoint: %v", path, err)
+		}
+		want := mustHash(t, w)
+		a := acts[rng.IntN(len(acts))]
+		for k := 0; k < 2; k++ {
+			r, err := cp.Restore()
+			if err != nil {
+				cp.Close()
+				t.Fatalf("after %v: restore %d: %v", path, k, err)
+			}
+			if got := mustHash(t, r); got != want {
+				t.Errorf("after %v: restore %d hashes %x, the original %x", path, k, got[:6], want[:6])
+			}
+			if err := r.Apply(a); err != nil {
+				t.Fatal(err)
+			}
+			replayed := replayWorld(t, cfg, append(path[:len(path):len(path)], a))
+			if got, rep := mustHash(t, r), mustHash(t, replayed); got != rep {
+				t.Errorf("after %v %v: restore %d hashes %x, the replayed world %x", path, a, k, got[:6], rep[:6])
+			}
+			replayed.Close()
+			r.Close()
+		}
+		cp.Close()
+		if got := mustHash(t, w); got != want {
+			t.Errorf("after %v: taking the checkpoint changed the world's hash", path)
+		}
+		if err := w.Apply(a); err != nil {
+			t.Fatal(err)
+		}
+		if f := w.Failure(); f != nil {
+			t.Fatalf("after %v %v: %v", path, a, f)
+		}
+		path = append(path, a)
+		compared++
+	}
+	return compared
+}
+
+func mustHash(t *testing.T, w *World) [32]byte {
+	t.Helper()
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	h, err := w.Hash(HashMemory, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func replayWorld(t *testing.T, cfg Config, path []Action) *World {
+	t.Helper()
+	w, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range path {
+		if err := w.Apply(a); err != nil {
+			w.Close()
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// TestCheckpointRefusals checks that what a fork cannot copy is refused
+// with a reason (the explorer replays instead) and leaves the world as
+// it was.
+func TestCheckpointRefusals(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  func(Config) Config
+		want string
+	}{
+		{"data directories", func(c Config) Config { c.DataDirs = true; return c }, "data directories"},
+		{"native TSC", func(c Config) Config { c.NativeTSC = true; return c }, "native TSC"},
+	}
+	base := checkpointConfig(t, "../../targets/repl/repl.c", 2, nil)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := Start(tc.cfg(base))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			before := mustHash(t, w)
+			_, err = w.Checkpoint()
+			if !errors.Is(err, ErrNoCheckpoint) {
+				t.Fatalf("checkpoint: %v, want a refusal", err)
+			}
+			if !containsStr(err.Error(), tc.want) {
+				t.Errorf("refusal %q does not say %q", err, tc.want)
+			}
+			if mustHash(t, w) != before {
+				t.Error("a refused checkpoint changed the world")
+			}
+		})
+	}
+}
+
+func containsStr(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
