@@ -5,7 +5,9 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -38,6 +40,10 @@ import (
 //     the random stream's position, replies and queries — everything Hash
 //     covers and everything later behaviour depends on. The host's parts
 //     (pids, pidfds, listeners, the supervisor's descriptors) are replaced.
+//   - data directories (Config.DataDirs), copied file by file, each copy
+//     in a directory of its own; a restored process is moved there with
+//     an injected chdir. A run directory that is not a data directory is
+//     the host's, shared by every run, replayed or restored, alike.
 //
 // A forked descriptor shares its file description with the original, so
 // O_NONBLOCK and the socket timeouts, which weft keeps on the description,
@@ -45,8 +51,7 @@ import (
 // one world of a search runs at a time).
 //
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: threads, process trees, data and run
-// directories, regular files or pipes the node opened natively (a fork
+// explorer replays instead: threads, process trees, regular files or pipes the node opened natively (a fork
 // would share their offsets), shared writable memory, native TSC, a
 // survey, calls interrupted by signals, open state queries.
 
@@ -131,6 +136,10 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		cp.Close()
 		return nil, noCheckpoint("%v", err)
 	}
+	if err := cw.copyDataDirs(w); err != nil {
+		cp.Close()
+		return nil, noCheckpoint("%v", err)
+	}
 	return cp, nil
 }
 
@@ -143,15 +152,8 @@ func (w *World) checkpointable() error {
 		return noCheckpoint("nodes with a native TSC are not traced")
 	case w.survey != nil:
 		return noCheckpoint("a survey counts host calls")
-	case w.dataRoot != "":
-		return noCheckpoint("data directories are not copied")
 	case len(w.queryOpen) > 0:
 		return noCheckpoint("a state query is open")
-	}
-	for _, d := range w.runDirs {
-		if d != "" {
-			return noCheckpoint("run directories are not copied")
-		}
 	}
 	for _, n := range w.nodes {
 		if err := n.checkpointable(); err != nil {
@@ -309,6 +311,7 @@ func (w *World) copyState() (*World, error) {
 	cw.net.OnEnvData = cw.envData
 	cw.net.OnEnvClose = func(*netsim.Socket) {}
 	cw.stops = -1
+	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1
 		for _, v := range n.fds {
@@ -373,10 +376,20 @@ func (cp *Checkpoint) Restore() (*World, error) {
 		nw.Close()
 		return nil, fmt.Errorf("checkpoint: %v", err)
 	}
+	if err := nw.copyDataDirs(cp.w); err != nil {
+		nw.Close()
+		return nil, fmt.Errorf("checkpoint: %v", err)
+	}
 	for i, n := range nw.nodes {
 		fp := cp.frozen[i]
 		if fp == nil {
 			continue
+		}
+		if nw.dataRoot != "" {
+			if err := n.chdir(fp, nw.DataDir(i)); err != nil {
+				nw.Close()
+				return nil, fmt.Errorf("checkpoint: node %d: moving to its data directory: %v", i, err)
+			}
 		}
 		if err := writeDescs(n, cp.flags[i]); err != nil {
 			nw.Close()
@@ -406,6 +419,10 @@ func (cp *Checkpoint) Close() {
 			n.release()
 		}
 		cp.w.closeStopFD()
+		if cp.w.dataRoot != "" {
+			os.RemoveAll(cp.w.dataRoot)
+			cp.w.dataRoot = ""
+		}
 	}
 }
 
@@ -631,4 +648,141 @@ func awaitNotif(tr *launcher, tid, listener int) (notif, error) {
 			return notif{}, fmt.Errorf("process %d never issued its call", tid)
 		}
 	}
+}
+
+// copyDataDirs gives cw, a copy of src, data directories of its own with
+// src's content; the inode numbers weft keys fsync contents and file
+// times by are translated to the copies'.
+func (cw *World) copyDataDirs(src *World) error {
+	if src.dataRoot == "" {
+		return nil
+	}
+	root, err := os.MkdirTemp("", "weft-data-")
+	if err != nil {
+		return err
+	}
+	cw.dataRoot = root
+	inodes := map[fileKey]fileKey{}
+	if err := copyTree(src.dataRoot, root, inodes); err != nil {
+		return err
+	}
+	for i := range cw.runDirs {
+		if cw.runDirs[i], err = filepath.EvalSymlinks(cw.DataDir(i)); err != nil {
+			return err
+		}
+	}
+	if cw.synced != nil {
+		synced := map[uint64][]byte{}
+		for ino, b := range cw.synced {
+			for from, to := range inodes {
+				if from.ino == ino {
+					ino = to.ino
+					break
+				}
+			}
+			synced[ino] = b
+		}
+		cw.synced = synced
+	}
+	clocks := map[fileKey]*fileClock{}
+	for k, v := range cw.fileClocks {
+		if to, ok := inodes[k]; ok {
+			k = to
+		}
+		clocks[k] = v
+	}
+	cw.fileClocks = clocks
+	return nil
+}
+
+// copyTree copies the directory tree src into the existing directory dst
+// (directories, regular files, symbolic links, with their permissions),
+// recording each copied entry's inode against its original's.
+func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if rel != "." {
+				if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
+					return err
+				}
+			}
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
+				return err
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, to)
+		default:
+			return fmt.Errorf("%s: cannot copy a %v", path, d.Type())
+		}
+		var a, b unix.Stat_t
+		if unix.Lstat(path, &a) == nil && unix.Lstat(to, &b) == nil {
+			inodes[fileKey{a.Dev, a.Ino}] = fileKey{b.Dev, b.Ino}
+		}
+		return nil
+	})
+}
+
+// chdir moves n's process, stopped at its birth from fp, to dir: a chdir
+// injected at the syscall instruction, its path written over the top of
+// the stack for the call and put back after it.
+func (n *node) chdir(fp *frozenProc, dir string) error {
+	var saved unix.PtraceRegs
+	if err := n.ptrace(func() error { return unix.PtraceGetRegs(n.pid, &saved) }); err != nil {
+		return err
+	}
+	path := append([]byte(dir), 0)
+	addr := uintptr(saved.Rsp)
+	old := make([]byte, len(path))
+	if k, err := readMem(n.pid, addr, old); k != len(old) {
+		return fmt.Errorf("reading the stack: %v", err)
+	}
+	if k, err := writeMem(n.pid, addr, path); k != len(path) {
+		return fmt.Errorf("writing the stack: %v", err)
+	}
+	regs := saved
+	regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = fp.sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr)
+	syscallStop := func(ws unix.WaitStatus) bool { return ws.StopSignal() == unix.SIGTRAP|0x80 }
+	err := n.ptrace(func() error {
+		if err := unix.PtraceSetRegs(n.pid, &regs); err != nil {
+			return err
+		}
+		return unix.PtraceSyscall(n.pid, 0)
+	})
+	for stop := 0; err == nil && stop < 2; stop++ { // the call's entry, then its exit
+		if _, err = awaitStop(n.pid, syscallStop); err == nil && stop == 0 {
+			err = n.ptrace(func() error { return unix.PtraceSyscall(n.pid, 0) })
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := n.ptrace(func() error { return unix.PtraceGetRegs(n.pid, &regs) }); err != nil {
+		return err
+	}
+	if k, err := writeMem(n.pid, addr, old); k != len(old) {
+		return fmt.Errorf("restoring the stack: %v", err)
+	}
+	if e := int64(regs.Rax); e < 0 {
+		return unix.Errno(-e)
+	}
+	return nil
 }

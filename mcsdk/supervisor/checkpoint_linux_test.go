@@ -15,15 +15,16 @@ var checkpointTargets = []struct {
 	name, src string
 	nodes     int
 	client    []ClientRequest
+	dataDirs  bool // crashes and restarts, with data directories
 }{
-	{"repl", "../../targets/repl/repl.c", 2, []ClientRequest{{Node: 0, Data: []byte("WRITE 5\n")}}},
-	{"quorum", "../../targets/quorum/quorum.c", 3, []ClientRequest{{Node: 0, Data: []byte("WRITE 7\n")}}},
-	{"election", "../../targets/election/election.c", 3, nil},
+	{"repl", "../../targets/repl/repl.c", 2, []ClientRequest{{Node: 0, Data: []byte("WRITE 5\n")}}, false},
+	{"quorum", "../../targets/quorum/quorum.c", 3, []ClientRequest{{Node: 0, Data: []byte("WRITE 7\n")}}, false},
+	{"election", "../../targets/election/election.c", 3, nil, true},
 }
 
-func checkpointConfig(t *testing.T, src string, nodes int, client []ClientRequest) Config {
+func checkpointConfig(t *testing.T, src string, nodes int, client []ClientRequest, dataDirs bool) Config {
 	bin := buildC(t, src)
-	cfg := Config{BasePort: 7400, Client: client}
+	cfg := Config{BasePort: 7400, Client: client, DataDirs: dataDirs}
 	for i := 0; i < nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), fmt.Sprint(nodes), "7400"}, Env: []string{"PATH=/usr/bin:/bin"}})
 	}
@@ -35,11 +36,12 @@ func checkpointConfig(t *testing.T, src string, nodes int, client []ClientReques
 // world hashes (memory included) as the world it was taken from and as a
 // fresh world that replayed the path, and stays so after the same next
 // action is applied to all of them. The frozen processes serve every
-// restore (one checkpoint, many siblings).
+// restore (one checkpoint, many siblings). With data directories the walk
+// crashes and restarts nodes too, so restarted nodes read the copies.
 func TestCheckpointHashes(t *testing.T) {
 	for _, tc := range checkpointTargets {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client)
+			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client, tc.dataDirs)
 			rng := rand.New(rand.NewPCG(1, 2))
 			states := 0
 			for walk := 0; walk < 3; walk++ {
@@ -65,6 +67,16 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 	compared := 0
 	for len(path) < depth {
 		acts := w.Enabled()
+		if cfg.DataDirs {
+			for i := range cfg.Nodes {
+				switch st := w.Status(i); {
+				case st.Alive:
+					acts = append(acts, Action{Kind: Crash, Node: i})
+				case st.Killed:
+					acts = append(acts, Action{Kind: Restart, Node: i})
+				}
+			}
+		}
 		if len(acts) == 0 {
 			break
 		}
@@ -145,10 +157,10 @@ func TestCheckpointRefusals(t *testing.T) {
 		cfg  func(Config) Config
 		want string
 	}{
-		{"data directories", func(c Config) Config { c.DataDirs = true; return c }, "data directories"},
+		{"survey", func(c Config) Config { c.Survey = true; return c }, "survey"},
 		{"native TSC", func(c Config) Config { c.NativeTSC = true; return c }, "native TSC"},
 	}
-	base := checkpointConfig(t, "../../targets/repl/repl.c", 2, nil)
+	base := checkpointConfig(t, "../../targets/repl/repl.c", 2, nil, false)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := Start(tc.cfg(base))
