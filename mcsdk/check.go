@@ -65,7 +65,12 @@ type CheckOptions struct {
 	// time (sched.Explorer.Workers); the verdict and the reported path
 	// are the same as with one.
 	Workers int
-	_       struct{}
+	// Checkpoints, above 0, continues sibling branches from copies of the
+	// world (at most this many alive at once) instead of replaying their
+	// prefix (sched.Explorer.Checkpoints; DefaultCheckpoints is a good
+	// bound); worlds that cannot be copied are replayed. 0: replay only.
+	Checkpoints int
+	_           struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -90,6 +95,9 @@ type CheckResult struct {
 	// imprecise somewhere).
 	Fallbacks int
 	Shortest  bool // the violating path is a shortest one (no violation within one action less)
+	// Checkpoints counts the checkpoints (CheckOptions.Checkpoints),
+	// summed over the searches.
+	Checkpoints sched.CheckpointStats
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
@@ -167,6 +175,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x.Stop = opts.Stop
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
+	x.Checkpoints = opts.Checkpoints
 	var found *Violation
 	var mu sync.Mutex
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
@@ -179,7 +188,13 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return v != nil, err
 	}
 	start := time.Now()
-	out, err := x.Run()
+	var cps sched.CheckpointStats
+	run := func() (sched.Result, error) {
+		r, err := x.Run()
+		cps.Add(r.Checkpoint)
+		return r, err
+	}
+	out, err := run()
 	ranAt := x.Depth
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
@@ -188,7 +203,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		prev := found
-		shorter, e := x.Run()
+		shorter, e := run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
 			found = prev
 			res.Shortest = e == nil
@@ -203,7 +218,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && (opts.Workers > 1 || ranAt != len(out.Path)) {
 		x.Workers, x.Depth = 1, len(out.Path)
 		prev := found
-		if canon, e := x.Run(); e == nil && canon.Violated && !canon.Stopped {
+		if canon, e := run(); e == nil && canon.Violated && !canon.Stopped {
 			out.Path = canon.Path
 		} else {
 			found = prev
@@ -215,6 +230,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
+	res.Checkpoints = cps
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:

@@ -113,6 +113,7 @@ func (p *parallel) merge(r Result) {
 	p.res.Replays += r.Replays
 	p.res.SleepBlocked += r.SleepBlocked
 	p.res.Fallbacks += r.Fallbacks
+	p.res.Checkpoint.Add(r.Checkpoint)
 	p.res.Stopped = p.res.Stopped || r.Stopped
 	for len(p.res.ByDepth) < len(r.ByDepth) {
 		p.res.ByDepth = append(p.res.ByDepth, 0)

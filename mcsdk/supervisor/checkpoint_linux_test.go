@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"testing"
 )
 
@@ -190,4 +191,73 @@ func containsStr(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkCheckpoint measures, on quorum after its client request, a
+// checkpoint, a restore, and what a restore replaces: a fresh world
+// replaying the one step.
+func BenchmarkCheckpoint(b *testing.B) {
+	bin := buildProbeC(b, "../../targets/quorum/quorum.c")
+	cfg := Config{BasePort: 7400, Client: []ClientRequest{{Node: 0, Data: []byte("WRITE 7\n")}}}
+	for i := 0; i < 3; i++ {
+		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), "3", "7400"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	}
+	step := Action{Kind: Client, Req: 0}
+	w, err := Start(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Apply(step); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("checkpoint", func(b *testing.B) {
+		for range b.N {
+			cp, err := w.Checkpoint()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			cp.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		cp, err := w.Checkpoint()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cp.Close()
+		for range b.N {
+			r, err := cp.Restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			r.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("replay", func(b *testing.B) {
+		for range b.N {
+			r, err := Start(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := r.Apply(step); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			r.Close()
+			b.StartTimer()
+		}
+	})
+}
+
+func buildProbeC(b *testing.B, src string) string {
+	out := b.TempDir() + "/quorum"
+	if msg, err := exec.Command("cc", "-O1", "-Wall", "-o", out, src).CombinedOutput(); err != nil {
+		b.Fatalf("cc %s: %v\n%s", src, err, msg)
+	}
+	return out
 }
