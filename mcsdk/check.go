@@ -83,8 +83,10 @@ type CheckResult struct {
 	States     int      // distinct states
 	Executions int      // paths explored to a leaf, a depth bound or a known state
 	Replays    int      // worlds relaunched to replay a prefix
-	Expansions int      // states expanded, counting re-expansions with more depth left
-	Researches int      // searches below a violation's length for a shorter one
+	// ReplayedSteps counts the actions those replays applied again.
+	ReplayedSteps int
+	Expansions    int // states expanded, counting re-expansions with more depth left
+	Researches    int // searches below a violation's length for a shorter one
 	// SleepBlocked counts the executions the reduction pruned (every
 	// enabled action asleep: covered by an equivalent order).
 	SleepBlocked int
@@ -230,7 +232,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
-	res.Checkpoints = cps
+	res.Checkpoints, res.ReplayedSteps = cps, out.ReplayedSteps
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:

@@ -127,11 +127,13 @@ type Explorer struct {
 
 // Stats counts the work of a search.
 type Stats struct {
-	States     int   // distinct states
-	Expansions int   // states expanded, counting re-expansions with more depth left
-	Executions int   // paths ended at a leaf, the bound or a known state
-	Replays    int   // fresh worlds started to replay a prefix
-	ByDepth    []int // distinct states first met at each depth
+	States     int // distinct states
+	Expansions int // states expanded, counting re-expansions with more depth left
+	Executions int // paths ended at a leaf, the bound or a known state
+	Replays    int // fresh worlds started to replay a prefix
+	// ReplayedSteps counts the actions those replays applied again.
+	ReplayedSteps int
+	ByDepth       []int // distinct states first met at each depth
 	// SleepBlocked counts the executions the reduction pruned: states
 	// whose every enabled action was asleep (explored from an equivalent
 	// order already).
@@ -279,6 +281,7 @@ func (x *Explorer) Enabled(w World, path []Action, ob Observation) []Action {
 // replay starts a fresh world and applies path.
 func (s *search) replay(path []Action) (World, error) {
 	s.res.Replays++
+	s.res.ReplayedSteps += len(path)
 	w, err := s.x.Start()
 	if err != nil {
 		return nil, err

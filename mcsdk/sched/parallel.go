@@ -111,6 +111,7 @@ func (p *parallel) merge(r Result) {
 	p.res.Expansions += r.Expansions
 	p.res.Executions += r.Executions
 	p.res.Replays += r.Replays
+	p.res.ReplayedSteps += r.ReplayedSteps
 	p.res.SleepBlocked += r.SleepBlocked
 	p.res.Fallbacks += r.Fallbacks
 	p.res.Checkpoint.Add(r.Checkpoint)
