@@ -3,6 +3,7 @@ package mcsdk
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
@@ -21,7 +22,7 @@ const DefaultCheckpoints = 16
 func (w checkWorld) Checkpoint() (sched.Checkpoint, string, error) {
 	cp, err := w.World.Checkpoint()
 	if errors.Is(err, supervisor.ErrNoCheckpoint) {
-		return nil, err.Error(), nil
+		return nil, strings.TrimPrefix(err.Error(), supervisor.ErrNoCheckpoint.Error()+": "), nil
 	}
 	if err != nil {
 		return nil, "", err

@@ -45,7 +45,7 @@ func init() {
 			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 			fs.BoolVar(&checkpoints, "checkpoints", false, "continue sibling branches from a copy of the nodes (a fork of each parked process) instead of replaying the prefix; states that cannot be copied are replayed")
 			maxCP = mcsdk.DefaultCheckpoints
-			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", fmt.Sprintf("with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker; default %d): the memory bound", mcsdk.DefaultCheckpoints))
+			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker): the memory bound")
 		},
 		run: func(args []string) (int, error) {
 			if replay != "" {
@@ -184,13 +184,15 @@ func printCheckpoints(res *mcsdk.CheckResult) {
 	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 {
 		return
 	}
-	fmt.Printf("checkpoints: %d taken (at most %d alive), %d sibling branches continued from one instead of replayed", c.Taken, c.MaxLive, c.Restores)
-	if c.Bounded > 0 {
-		fmt.Printf("; %d states replayed at the bound", c.Bounded)
+	if c.Taken > 0 {
+		fmt.Printf("checkpoints: %d taken (at most %d alive), %d sibling branches continued from one instead of replayed", c.Taken, c.MaxLive, c.Restores)
+		if c.Bounded > 0 {
+			fmt.Printf("; %d states replayed at the bound", c.Bounded)
+		}
+		fmt.Println()
 	}
-	fmt.Println()
 	if c.Refused > 0 {
-		fmt.Printf("checkpoints: %d states replayed instead (%s)\n", c.Refused, c.Why)
+		fmt.Printf("checkpoints: %d states replayed instead: %s\n", c.Refused, c.Why)
 	}
 }
 

@@ -157,7 +157,7 @@ func (w *World) checkpointable() error {
 	}
 	for _, n := range w.nodes {
 		if err := n.checkpointable(); err != nil {
-			return noCheckpoint("node %d: %v", n.id, err)
+			return noCheckpoint("node %d %v", n.id, err)
 		}
 	}
 	return nil
@@ -169,24 +169,24 @@ func (n *node) checkpointable() error {
 	}
 	switch {
 	case !n.traced:
-		return errors.New("not traced")
+		return errors.New("is not traced")
 	case len(n.procs) > 0:
-		return errors.New("a process tree")
+		return errors.New("has child processes")
 	case len(n.tasks) != 1:
-		return errors.New("threads")
+		return errors.New("has threads")
 	case n.cur != nil:
-		return errors.New("running")
+		return errors.New("is running")
 	case n.sigScan:
-		return errors.New("a native signalfd")
+		return errors.New("has a native signalfd")
 	}
 	t := n.tasks[0]
 	switch {
 	case t.call == nil || t.held || t.ready || t.exited:
-		return errors.New("not parked in a call")
+		return errors.New("is not parked in a call")
 	case t.call.intr != nil:
-		return errors.New("a call a signal interrupted")
+		return errors.New("has a call a signal interrupted")
 	case t.call.req.Data.InstructionPointer < 2:
-		return errors.New("no syscall instruction")
+		return errors.New("has no syscall instruction")
 	}
 	if err := n.nativeFiles(); err != nil {
 		return err
@@ -215,7 +215,7 @@ func (n *node) nativeFiles() error {
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFCHR && !inherited(fd, st) {
 			link, _ := os.Readlink(dir + "/" + e.Name())
-			return fmt.Errorf("descriptor %d (%s) is the host's", fd, link)
+			return fmt.Errorf("has a host descriptor, %d (%s)", fd, link)
 		}
 	}
 	return nil
@@ -238,7 +238,7 @@ func (n *node) sharedMemory() error {
 	for _, line := range strings.Split(string(maps), "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 && len(f[1]) >= 4 && f[1][1] == 'w' && f[1][3] == 's' {
-			return fmt.Errorf("shared writable memory at %s", f[0])
+			return fmt.Errorf("has shared writable memory at %s", f[0])
 		}
 	}
 	return nil
