@@ -8,6 +8,9 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // checkpointTargets are real C targets the checkpoints serve, with the
@@ -260,4 +263,91 @@ func buildProbeC(b *testing.B, src string) string {
 		b.Fatalf("cc %s: %v\n%s", src, err, msg)
 	}
 	return out
+}
+
+// TestCheckpointInterruptProbe is the probe the checkpoints build on, on
+// this kernel: a node parked in a notification weft has received is
+// taken out of it by PTRACE_INTERRUPT followed by an answer (the wait is
+// killable only, SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, so on 6.18 the
+// interrupt alone does not end it; the test reports which happened, and
+// freeze handles both, an answer finding no notification being ENOENT);
+// it then stops
+// with the parked call's number in orig_rax and its instruction pointer
+// after a syscall instruction; put back there, it issues the call again
+// under a new notification id with the same arguments, and the world
+// goes on as if nothing happened (its hash, and after one more action the
+// hash of a world that replayed it).
+func TestCheckpointInterruptProbe(t *testing.T) {
+	cfg := checkpointConfig(t, "../../targets/repl/repl.c", 2, []ClientRequest{{Node: 0, Data: []byte("WRITE 5\n")}}, false)
+	w, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	before := mustHash(t, w)
+	n := w.nodes[0]
+	c := n.tasks[0].call
+	if c == nil {
+		t.Fatal("node 0 is not parked")
+	}
+	old := c.req
+	var alone bool
+	var regs unix.PtraceRegs
+	err = onLauncher(n.tracer, func() error {
+		if err := ptraceInterrupt(n.pid); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(100 * time.Millisecond)
+		for !alone && time.Now().Before(deadline) {
+			got, _, err := wait4(n.pid, unix.WNOHANG)
+			if err != nil {
+				return err
+			}
+			alone = got == n.pid
+			time.Sleep(time.Millisecond)
+		}
+		if !alone {
+			r := notifResp{ID: c.req.ID, Val: -1, Error: -int32(unix.EINTR)}
+			if err := sendResp(n.listener, &r); err != nil {
+				return fmt.Errorf("answering: %v", err)
+			}
+			if _, err := awaitStop(n.pid, nil); err != nil {
+				return err
+			}
+		}
+		return unix.PtraceGetRegs(n.pid, &regs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PTRACE_INTERRUPT alone ended the notification wait: %v", alone)
+	insn := make([]byte, 2)
+	if k, _ := readMem(n.pid, uintptr(old.Data.InstructionPointer-2), insn); k != 2 || insn[0] != 0x0f || insn[1] != 0x05 {
+		t.Fatalf("no syscall instruction before %#x: % x", old.Data.InstructionPointer, insn)
+	}
+	if regs.Orig_rax != uint64(old.Data.Nr) || regs.Rip != old.Data.InstructionPointer {
+		t.Fatalf("stopped with orig_rax %d at %#x, the call was %d at %#x", regs.Orig_rax, regs.Rip, old.Data.Nr, old.Data.InstructionPointer)
+	}
+	regs.Rax = regs.Orig_rax
+	if err := onLauncher(n.tracer, func() error { return reissue(n.pid, regs, old.Data.InstructionPointer-2) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := receiveReissued(n); err != nil {
+		t.Fatal(err)
+	}
+	if c.req.ID == old.ID || c.req.Data != old.Data {
+		t.Errorf("issued again as id %d %+v, was id %d %+v: want a new id, the same call", c.req.ID, c.req.Data, old.ID, old.Data)
+	}
+	if mustHash(t, w) != before {
+		t.Error("the world hashes differently after the probe")
+	}
+	a := w.Enabled()[0]
+	if err := w.Apply(a); err != nil {
+		t.Fatal(err)
+	}
+	r := replayWorld(t, cfg, []Action{a})
+	defer r.Close()
+	if mustHash(t, w) != mustHash(t, r) {
+		t.Errorf("after %v the probed world and a replayed one differ", a)
+	}
 }
