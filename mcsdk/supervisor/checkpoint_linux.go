@@ -50,9 +50,14 @@ import (
 // are recorded at the checkpoint and written back at each restore (only
 // one world of a search runs at a time).
 //
+// Files and directories a node opened natively are opened again in each
+// copy, at the same offset (in the copy's data directory if they lie in
+// one), and put in place of the inherited descriptor with
+// SECCOMP_ADDFD_FLAG_SETFD: a fork would share the offset.
+//
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: threads, process trees, regular files or pipes the node opened natively (a fork
-// would share their offsets), shared writable memory, native TSC, a
+// explorer replays instead: threads, process trees, host pipes or
+// sockets, deleted open files, shared writable memory, native TSC, a
 // survey, calls interrupted by signals, open state queries.
 
 // Checkpoint is a copy of a world at a quiescent point, from which new
@@ -61,6 +66,17 @@ type Checkpoint struct {
 	w      *World // the Go state; its nodes' pids are the frozen processes
 	frozen []*frozenProc
 	flags  map[int]map[int]descState // per node, per target fd: the shared description's state
+	files  map[int][]hostFile        // per node: the host files it has open, reopened in each copy
+}
+
+// hostFile is a file or directory a node opened natively: a copy gets a
+// description of its own (a fork would share the offset), opened again at
+// the same offset — in the copy's own data directory if it lies in one.
+type hostFile struct {
+	fd    int
+	path  string // absolute, at the checkpoint
+	flags int    // open(2) flags, O_CLOEXEC included
+	pos   int64
 }
 
 // frozenProc is one node's process kept stopped as a checkpoint.
@@ -102,7 +118,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err := w.checkpointable(); err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}, files: map[int][]hostFile{}}
 	for i, n := range w.nodes {
 		if n.exited {
 			continue
@@ -113,6 +129,10 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 			return nil, noCheckpoint("node %d: %v", i, err)
 		}
 		cp.flags[i] = fs
+		if cp.files[i], err = n.hostFiles(); err != nil {
+			cp.Close()
+			return nil, noCheckpoint("node %d %v", i, err)
+		}
 		fp, err := freeze(n)
 		if err != nil {
 			cp.Close()
@@ -139,6 +159,22 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err := cw.copyDataDirs(w); err != nil {
 		cp.Close()
 		return nil, noCheckpoint("%v", err)
+	}
+	if w.dataRoot != "" {
+		roots := []string{w.dataRoot}
+		if r, err := filepath.EvalSymlinks(w.dataRoot); err == nil {
+			roots = append(roots, r)
+		}
+		for _, fs := range cp.files {
+			for k, f := range fs {
+				for _, r := range roots {
+					if strings.HasPrefix(f.path, r+"/") {
+						fs[k].path = cw.dataRoot + strings.TrimPrefix(f.path, r)
+						break
+					}
+				}
+			}
+		}
 	}
 	return cp, nil
 }
@@ -188,22 +224,24 @@ func (n *node) checkpointable() error {
 	case t.call.req.Data.InstructionPointer < 2:
 		return errors.New("has no syscall instruction")
 	}
-	if err := n.nativeFiles(); err != nil {
+	if _, err := n.hostFiles(); err != nil {
 		return err
 	}
 	return n.sharedMemory()
 }
 
-// nativeFiles refuses descriptors weft does not serve other than
-// character devices (the standard streams on /dev/null) and those weft
-// passed on itself: a fork would share a regular file's or a pipe's
-// offset and data between copies.
-func (n *node) nativeFiles() error {
+// hostFiles lists the files and directories the node opened natively,
+// with their flags and offsets, to be opened again in each copy; other
+// descriptors weft does not serve are refused (pipes and sockets of the
+// host would be shared between copies), except character devices (the
+// standard streams on /dev/null) and those weft passed on itself.
+func (n *node) hostFiles() ([]hostFile, error) {
 	dir := fmt.Sprintf("/proc/%d/fd", n.pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []hostFile
 	for _, e := range ents {
 		var fd int
 		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || n.fds[fd] != nil {
@@ -211,11 +249,86 @@ func (n *node) nativeFiles() error {
 		}
 		var st unix.Stat_t
 		if err := unix.Stat(dir+"/"+e.Name(), &st); err != nil {
-			return err
+			return nil, err
 		}
-		if st.Mode&unix.S_IFMT != unix.S_IFCHR && !inherited(fd, st) {
-			link, _ := os.Readlink(dir + "/" + e.Name())
-			return fmt.Errorf("has a host descriptor, %d (%s)", fd, link)
+		link, _ := os.Readlink(dir + "/" + e.Name())
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFCHR:
+			continue
+		case unix.S_IFREG, unix.S_IFDIR:
+			if st.Nlink == 0 || !filepath.IsAbs(link) {
+				return nil, fmt.Errorf("has a deleted file open, %d (%s)", fd, link)
+			}
+			f := hostFile{fd: fd, path: link}
+			if f.flags, f.pos, err = fdInfo(n.pid, fd); err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+			continue
+		}
+		if !inherited(fd, st) {
+			return nil, fmt.Errorf("has a host descriptor, %d (%s)", fd, link)
+		}
+	}
+	return out, nil
+}
+
+// fdInfo reads a descriptor's open flags and offset from /proc.
+func fdInfo(pid, fd int) (flags int, pos int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
+	if err != nil {
+		return 0, 0, err
+	}
+	seen := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch {
+		case !ok:
+		case k == "pos":
+			_, err = fmt.Sscan(v, &pos)
+			seen++
+		case k == "flags":
+			_, err = fmt.Sscanf(v, "%o", &flags)
+			seen++
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	if seen != 2 {
+		return 0, 0, fmt.Errorf("descriptor %d: no pos or flags in fdinfo", fd)
+	}
+	return flags, pos, nil
+}
+
+// reopen gives n's restored process descriptions of its own for the host
+// files the checkpoint recorded, in place (SECCOMP_ADDFD_FLAG_SETFD, for
+// the parked call's notification): files in the checkpoint's data
+// directories are opened in the world's, others where they are.
+func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
+	for _, f := range files {
+		path := f.path
+		if cpRoot != "" && strings.HasPrefix(path, cpRoot+"/") {
+			path = w.dataRoot + strings.TrimPrefix(path, cpRoot)
+		}
+		fl := f.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_TRUNC|unix.O_NOCTTY|unix.O_CLOEXEC) | unix.O_CLOEXEC
+		ours, err := unix.Open(path, fl, 0)
+		if err != nil {
+			return fmt.Errorf("reopening %s: %v", path, err)
+		}
+		if _, err := unix.Seek(ours, f.pos, 0); err != nil && f.pos != 0 {
+			unix.Close(ours)
+			return fmt.Errorf("seeking %s: %v", path, err)
+		}
+		a := notifAddfd{ID: n.tasks[0].call.req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
+		if f.flags&unix.O_CLOEXEC != 0 {
+			a.NewFDFlags = unix.O_CLOEXEC
+		}
+		_, err = addFD(n.listener, &a)
+		unix.Close(ours)
+		if err != nil {
+			return fmt.Errorf("installing %s as %d: %v", path, f.fd, err)
 		}
 	}
 	return nil
@@ -398,6 +511,9 @@ func (cp *Checkpoint) Restore() (*World, error) {
 		err := onLauncher(n.tracer, func() error { return reissue(n.pid, fp.regs, fp.sysIP) })
 		if err == nil {
 			err = receiveReissued(n)
+		}
+		if err == nil {
+			err = nw.reopen(n, cp.files[i], cp.w.dataRoot)
 		}
 		if err != nil {
 			nw.Close()

@@ -19,16 +19,18 @@ var checkpointTargets = []struct {
 	name, src string
 	nodes     int
 	client    []ClientRequest
-	dataDirs  bool // crashes and restarts, with data directories
+	dataDirs  bool // crashes (losing unsynced writes) and restarts, with data directories
 }{
 	{"repl", "../../targets/repl/repl.c", 2, []ClientRequest{{Node: 0, Data: []byte("WRITE 5\n")}}, false},
 	{"quorum", "../../targets/quorum/quorum.c", 3, []ClientRequest{{Node: 0, Data: []byte("WRITE 7\n")}}, false},
 	{"election", "../../targets/election/election.c", 3, nil, true},
+	// paxos keeps its acceptor file open: reopened in each copy.
+	{"paxos", "../../targets/paxos/paxos.c", 3, []ClientRequest{{Node: 0, Data: []byte("PUT 0 1 0 0\n")}, {Node: 2, Data: []byte("PUT 0 2 1 0\n")}}, true},
 }
 
 func checkpointConfig(t *testing.T, src string, nodes int, client []ClientRequest, dataDirs bool) Config {
 	bin := buildC(t, src)
-	cfg := Config{BasePort: 7400, Client: client, DataDirs: dataDirs}
+	cfg := Config{BasePort: 7400, Client: client, DataDirs: dataDirs, LoseUnsynced: dataDirs}
 	for i := 0; i < nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), fmt.Sprint(nodes), "7400"}, Env: []string{"PATH=/usr/bin:/bin"}})
 	}
@@ -47,20 +49,25 @@ func TestCheckpointHashes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client, tc.dataDirs)
 			rng := rand.New(rand.NewPCG(1, 2))
-			states := 0
+			states, files := 0, 0
 			for walk := 0; walk < 3; walk++ {
-				states += checkpointWalk(t, cfg, rng, 8)
+				s, f := checkpointWalk(t, cfg, rng, 8)
+				states, files = states+s, files+f
 			}
 			if states < 10 {
 				t.Fatalf("only %d states compared", states)
+			}
+			if tc.name == "paxos" && files == 0 {
+				t.Fatal("no checkpoint had a host file to reopen")
 			}
 		})
 	}
 }
 
 // checkpointWalk follows one random path of up to depth actions and
-// compares the worlds at each state; it returns how many states it compared.
-func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
+// compares the worlds at each state; it returns how many states it
+// compared and how many host files the checkpoints reopened.
+func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, int) {
 	t.Helper()
 	w, err := Start(cfg)
 	if err != nil {
@@ -68,7 +75,7 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 	}
 	defer w.Close()
 	var path []Action
-	compared := 0
+	compared, files := 0, 0
 	for len(path) < depth {
 		acts := w.Enabled()
 		if cfg.DataDirs {
@@ -87,6 +94,9 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 		cp, err := w.Checkpoint()
 		if err != nil {
 			t.Fatalf("after %v: checkpoint: %v", path, err)
+		}
+		for _, fs := range cp.files {
+			files += len(fs)
 		}
 		want := mustHash(t, w)
 		a := acts[rng.IntN(len(acts))]
@@ -122,7 +132,7 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 		path = append(path, a)
 		compared++
 	}
-	return compared
+	return compared, files
 }
 
 func mustHash(t *testing.T, w *World) [32]byte {
