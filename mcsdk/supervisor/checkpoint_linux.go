@@ -119,27 +119,9 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		return nil, err
 	}
 	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}, files: map[int][]hostFile{}}
-	for i, n := range w.nodes {
-		if n.exited {
-			continue
-		}
-		fs, err := recordDescs(n)
-		if err != nil {
-			cp.Close()
-			return nil, noCheckpoint("node %d: %v", i, err)
-		}
-		cp.flags[i] = fs
-		if cp.files[i], err = n.hostFiles(); err != nil {
-			cp.Close()
-			return nil, noCheckpoint("node %d %v", i, err)
-		}
-		fp, err := freeze(n)
-		if err != nil {
-			cp.Close()
-			w.fail(n, "", "checkpoint: "+err.Error())
-			return nil, err
-		}
-		cp.frozen[i] = fp
+	if err := cp.freeze(w); err != nil {
+		cp.Close()
+		return nil, err
 	}
 	cw, err := w.copyState()
 	if err != nil {
@@ -160,23 +142,52 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		cp.Close()
 		return nil, noCheckpoint("%v", err)
 	}
-	if w.dataRoot != "" {
-		roots := []string{w.dataRoot}
-		if r, err := filepath.EvalSymlinks(w.dataRoot); err == nil {
-			roots = append(roots, r)
+	cp.relocate(w.dataRoot)
+	return cp, nil
+}
+
+// freeze records each live node's descriptions and host files and forks
+// it into a frozen process.
+func (cp *Checkpoint) freeze(w *World) error {
+	for i, n := range w.nodes {
+		if n.exited {
+			continue
 		}
-		for _, fs := range cp.files {
-			for k, f := range fs {
-				for _, r := range roots {
-					if strings.HasPrefix(f.path, r+"/") {
-						fs[k].path = cw.dataRoot + strings.TrimPrefix(f.path, r)
-						break
-					}
+		var err error
+		if cp.flags[i], err = recordDescs(n); err != nil {
+			return noCheckpoint("node %d: %v", i, err)
+		}
+		if cp.files[i], err = n.hostFiles(); err != nil {
+			return noCheckpoint("node %d %v", i, err)
+		}
+		if cp.frozen[i], err = freeze(n); err != nil {
+			w.fail(n, "", "checkpoint: "+err.Error())
+			return err
+		}
+	}
+	return nil
+}
+
+// relocate points the recorded host files that lie in the world's data
+// directories (root) at the checkpoint's copies.
+func (cp *Checkpoint) relocate(root string) {
+	if root == "" {
+		return
+	}
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		roots = append(roots, r)
+	}
+	for _, fs := range cp.files {
+		for k, f := range fs {
+			for _, r := range roots {
+				if strings.HasPrefix(f.path, r+"/") {
+					fs[k].path = cp.w.dataRoot + strings.TrimPrefix(f.path, r)
+					break
 				}
 			}
 		}
 	}
-	return cp, nil
 }
 
 // checkpointable says why the world cannot be checkpointed, or nil.
@@ -475,52 +486,61 @@ func (cp *Checkpoint) Restore() (*World, error) {
 			n.pid = -1 // not the frozen process: Close must not end it
 		}
 	}
+	if err := cp.start(nw); err != nil {
+		nw.Close()
+		return nil, fmt.Errorf("checkpoint: %v", err)
+	}
+	return nw, nil
+}
+
+// start gives nw, a copy of the checkpoint's state, processes forked
+// from the frozen ones, descriptors and data directories of its own, and
+// runs each process to its parked call.
+func (cp *Checkpoint) start(nw *World) error {
 	for i, n := range nw.nodes {
 		if fp := cp.frozen[i]; fp != nil {
 			pid, err := fp.fork(cp.w.nodes[i].listener)
 			if err != nil {
-				nw.Close()
-				return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
+				return fmt.Errorf("node %d: %v", i, err)
 			}
 			n.pid, n.tasks[0].tid = pid, pid
 		}
 	}
 	if err := nw.own(cp.w); err != nil {
-		nw.Close()
-		return nil, fmt.Errorf("checkpoint: %v", err)
+		return err
 	}
 	if err := nw.copyDataDirs(cp.w); err != nil {
-		nw.Close()
-		return nil, fmt.Errorf("checkpoint: %v", err)
+		return err
 	}
 	for i, n := range nw.nodes {
-		fp := cp.frozen[i]
-		if fp == nil {
-			continue
-		}
-		if nw.dataRoot != "" {
-			if err := n.chdir(fp, nw.DataDir(i)); err != nil {
-				nw.Close()
-				return nil, fmt.Errorf("checkpoint: node %d: moving to its data directory: %v", i, err)
+		if fp := cp.frozen[i]; fp != nil {
+			if err := cp.resume(nw, n, fp); err != nil {
+				return fmt.Errorf("node %d: %v", i, err)
 			}
 		}
-		if err := writeDescs(n, cp.flags[i]); err != nil {
-			nw.Close()
-			return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
-		}
-		err := onLauncher(n.tracer, func() error { return reissue(n.pid, fp.regs, fp.sysIP) })
-		if err == nil {
-			err = receiveReissued(n)
-		}
-		if err == nil {
-			err = nw.reopen(n, cp.files[i], cp.w.dataRoot)
-		}
-		if err != nil {
-			nw.Close()
-			return nil, fmt.Errorf("checkpoint: node %d: %v", i, err)
+	}
+	return nil
+}
+
+// resume prepares node n's process, forked from fp and stopped at birth,
+// and lets it issue its parked call again: its data directory, the shared
+// descriptions' state, its host files.
+func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
+	if nw.dataRoot != "" {
+		if err := n.chdir(fp, nw.DataDir(n.id)); err != nil {
+			return fmt.Errorf("moving to its data directory: %v", err)
 		}
 	}
-	return nw, nil
+	if err := writeDescs(n, cp.flags[n.id]); err != nil {
+		return err
+	}
+	if err := onLauncher(n.tracer, func() error { return reissue(n.pid, fp.regs, fp.sysIP) }); err != nil {
+		return err
+	}
+	if err := receiveReissued(n); err != nil {
+		return err
+	}
+	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot)
 }
 
 // Close kills the frozen processes and reaps them. Safe to call more
