@@ -361,3 +361,39 @@ func TestCheckpointInterruptProbe(t *testing.T) {
 		t.Errorf("after %v the probed world and a replayed one differ", a)
 	}
 }
+
+// TestCheckpointTSC restores testdata/tsc.c parked in its one-second
+// sleep: the copy's rdtsc still traps and reads the virtual counter, so
+// the restored node prints what the original prints.
+func TestCheckpointTSC(t *testing.T) {
+	bin := buildC(t, "testdata/tsc.c")
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Env: []string{"PATH=/usr/bin:/bin"}}}, BasePort: 7400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cp, err := w.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	r, err := cp.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, x := range []*World{w, r} {
+		for acts := x.Enabled(); len(acts) > 0; acts = x.Enabled() {
+			if err := x.Apply(acts[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f := x.Failure(); f != nil {
+			t.Fatal(f)
+		}
+	}
+	want, got := string(w.Output(0)), string(r.Output(0))
+	if !containsStr(want, "increasing 1") || got != want {
+		t.Errorf("restored node printed %q, the original %q", got, want)
+	}
+}
