@@ -16,7 +16,9 @@ import (
 // checkpoints, fewer replays and replayed steps (siblings restored from
 // copies instead), no state refused, and the bound on live checkpoints
 // kept. register exercises a workload's clients in the copy; election
-// crashes and restarts nodes over data directories.
+// crashes and restarts nodes over data directories; paxos keeps a file
+// open in its data directory (reopened in each copy) and loses unsynced
+// writes at a crash.
 func TestCheckpointsKeepSearch(t *testing.T) {
 	tests := []struct {
 		model, variant string
@@ -31,6 +33,7 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 		{"election/election.model", "fixed", 0, mcsdk.DefaultCheckpoints},
 		{"election/election.model", "bug", 0, mcsdk.DefaultCheckpoints},
 		{"quorum/register.model", "bug", 5, mcsdk.DefaultCheckpoints},
+		{"paxos/paxos.model", "correct", 1, mcsdk.DefaultCheckpoints},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%s/depth%d/bound%d", tc.model, tc.variant, tc.depth, tc.bound), func(t *testing.T) {
@@ -69,8 +72,9 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 				t.Errorf("%d checkpoints alive at once, bound %d", c.MaxLive, tc.bound)
 			}
 			if off.Replays > 0 {
-				if on.ReplayedSteps >= off.ReplayedSteps || c.Restores == 0 {
-					t.Errorf("checkpoints saved nothing: %d replayed steps (%d restores) against %d", on.ReplayedSteps, c.Restores, off.ReplayedSteps)
+				if on.Replays >= off.Replays || c.Restores == 0 || on.ReplayedSteps > off.ReplayedSteps ||
+					off.ReplayedSteps > 0 && on.ReplayedSteps == off.ReplayedSteps {
+					t.Errorf("checkpoints saved nothing: %d replays of %d steps (%d restores) against %d of %d", on.Replays, on.ReplayedSteps, c.Restores, off.Replays, off.ReplayedSteps)
 				}
 				if tc.bound < mcsdk.DefaultCheckpoints && c.Bounded == 0 {
 					t.Errorf("bound %d never reached", tc.bound)
