@@ -115,10 +115,11 @@ func noCheckpoint(format string, a ...any) error {
 // ErrNoCheckpoint says why this world cannot be copied (nothing changed);
 // any other error is a tool failure after which the world is unusable.
 func (w *World) Checkpoint() (*Checkpoint, error) {
-	if err := w.checkpointable(); err != nil {
+	files, err := w.checkpointable()
+	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}, files: map[int][]hostFile{}}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}, files: files}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
@@ -146,8 +147,8 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	return cp, nil
 }
 
-// freeze records each live node's descriptions and host files and forks
-// it into a frozen process.
+// freeze records each live node's descriptions and forks it into a
+// frozen process.
 func (cp *Checkpoint) freeze(w *World) error {
 	for i, n := range w.nodes {
 		if n.exited {
@@ -156,9 +157,6 @@ func (cp *Checkpoint) freeze(w *World) error {
 		var err error
 		if cp.flags[i], err = recordDescs(n); err != nil {
 			return noCheckpoint("node %d: %v", i, err)
-		}
-		if cp.files[i], err = n.hostFiles(); err != nil {
-			return noCheckpoint("node %d %v", i, err)
 		}
 		if cp.frozen[i], err = freeze(n); err != nil {
 			w.fail(n, "", "checkpoint: "+err.Error())
@@ -190,24 +188,34 @@ func (cp *Checkpoint) relocate(root string) {
 	}
 }
 
-// checkpointable says why the world cannot be checkpointed, or nil.
-func (w *World) checkpointable() error {
+// checkpointable says why the world cannot be checkpointed, or lists
+// each live node's host files (hostFiles).
+func (w *World) checkpointable() (map[int][]hostFile, error) {
 	switch {
 	case w.failure != nil:
-		return noCheckpoint("the run failed")
+		return nil, noCheckpoint("the run failed")
 	case w.cfg.NativeTSC:
-		return noCheckpoint("nodes with a native TSC are not traced")
+		return nil, noCheckpoint("nodes with a native TSC are not traced")
 	case w.survey != nil:
-		return noCheckpoint("a survey counts host calls")
+		return nil, noCheckpoint("a survey counts host calls")
 	case len(w.queryOpen) > 0:
-		return noCheckpoint("a state query is open")
+		return nil, noCheckpoint("a state query is open")
 	}
+	files := map[int][]hostFile{}
 	for _, n := range w.nodes {
-		if err := n.checkpointable(); err != nil {
-			return noCheckpoint("node %d %v", n.id, err)
+		if n.exited {
+			continue
 		}
+		if err := n.checkpointable(); err != nil {
+			return nil, noCheckpoint("node %d %v", n.id, err)
+		}
+		fs, err := n.hostFiles()
+		if err != nil {
+			return nil, noCheckpoint("node %d %v", n.id, err)
+		}
+		files[n.id] = fs
 	}
-	return nil
+	return files, nil
 }
 
 func (n *node) checkpointable() error {
@@ -234,9 +242,6 @@ func (n *node) checkpointable() error {
 		return errors.New("has a call a signal interrupted")
 	case t.call.req.Data.InstructionPointer < 2:
 		return errors.New("has no syscall instruction")
-	}
-	if _, err := n.hostFiles(); err != nil {
-		return err
 	}
 	return n.sharedMemory()
 }
