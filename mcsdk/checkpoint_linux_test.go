@@ -65,8 +65,8 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 				}
 			}
 			c := on.Checkpoints
-			if c.Refused > 0 {
-				t.Errorf("%d states refused: %s", c.Refused, c.Why)
+			if c.Refused > 0 || c.Failed > 0 {
+				t.Errorf("%d states refused (%s), %d restores failed (%s)", c.Refused, c.Why, c.Failed, c.FailedWhy)
 			}
 			if c.MaxLive > tc.bound {
 				t.Errorf("%d checkpoints alive at once, bound %d", c.MaxLive, tc.bound)

@@ -181,7 +181,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 // replayed instead.
 func printCheckpoints(res *mcsdk.CheckResult) {
 	c := res.Checkpoints
-	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 {
+	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 && c.Failed == 0 {
 		return
 	}
 	if c.Taken > 0 {
@@ -193,6 +193,9 @@ func printCheckpoints(res *mcsdk.CheckResult) {
 	}
 	if c.Refused > 0 {
 		fmt.Printf("checkpoints: %d states replayed instead: %s\n", c.Refused, c.Why)
+	}
+	if c.Failed > 0 {
+		fmt.Printf("checkpoints: %d restores failed, their states replayed instead (a weft bug; please report): %s\n", c.Failed, c.FailedWhy)
 	}
 }
 

@@ -27,6 +27,11 @@ type CheckpointStats struct {
 	Why      string // the first refusal's reason
 	Bounded  int    // states not checkpointed because the bound was reached (replayed instead)
 	MaxLive  int    // the most checkpoints alive at once
+	// Failed counts restores that failed (a tool problem, the first
+	// reported in FailedWhy): that checkpoint was dropped and its state's
+	// later siblings replayed, so the search is unchanged.
+	Failed    int
+	FailedWhy string
 }
 
 // Add adds o's counts (MaxLive: the larger; Why: the first).
@@ -36,8 +41,12 @@ func (c *CheckpointStats) Add(o CheckpointStats) {
 	c.Refused += o.Refused
 	c.Bounded += o.Bounded
 	c.MaxLive = max(c.MaxLive, o.MaxLive)
+	c.Failed += o.Failed
 	if c.Why == "" {
 		c.Why = o.Why
+	}
+	if c.FailedWhy == "" {
+		c.FailedWhy = o.FailedWhy
 	}
 }
 
@@ -89,13 +98,25 @@ func (s *search) checkpoint(w World, f *frame, i int, sleep []sleeper) (Checkpoi
 }
 
 // sibling starts the world for a later sibling: from the state's
-// checkpoint if there is one, by replaying path otherwise.
-func (s *search) sibling(cp Checkpoint, path []Action) (World, error) {
-	if cp == nil {
+// checkpoint *cp if there is one, by replaying path otherwise. A restore
+// that fails drops the checkpoint (its later siblings are replayed too).
+func (s *search) sibling(cp *Checkpoint, path []Action) (World, error) {
+	if *cp == nil {
 		return s.replay(path)
 	}
-	s.res.Checkpoint.Restores++
-	return cp.Restore()
+	w, err := (*cp).Restore()
+	if err == nil {
+		s.res.Checkpoint.Restores++
+		return w, nil
+	}
+	st := &s.res.Checkpoint
+	st.Failed++
+	if st.FailedWhy == "" {
+		st.FailedWhy = err.Error()
+	}
+	s.release(*cp)
+	*cp = nil
+	return s.replay(path)
 }
 
 // release closes a state's checkpoint.

@@ -11,12 +11,14 @@ import (
 )
 
 // cpWorld is a msgWorld that can be copied; every refuse-th checkpoint is
-// refused, so the search mixes restores and replays.
+// refused and every fail-th restore fails, so the search mixes restores
+// and replays.
 type cpWorld struct {
 	*msgWorld
-	refuse int
-	asked  *atomic.Int64
-	live   *atomic.Int64 // checkpoints not closed
+	refuse, fail int
+	asked        *atomic.Int64
+	restores     *atomic.Int64
+	live         *atomic.Int64 // checkpoints not closed
 }
 
 func (w cpWorld) Checkpoint() (Checkpoint, string, error) {
@@ -48,6 +50,9 @@ func (c *cpCopy) Restore() (World, error) {
 	if c.closed {
 		return nil, errors.New("restore from a closed checkpoint")
 	}
+	if k := c.w.restores.Add(1); c.w.fail > 0 && k%int64(c.w.fail) == 0 {
+		return nil, errors.New("failed for the test")
+	}
 	w := c.w
 	w.msgWorld = c.saved.copyState()
 	return w, nil
@@ -63,11 +68,11 @@ func (c *cpCopy) Close() {
 // exploreCP is msgSystem.explore with checkpoints (bound cps, every
 // refuse-th refused); it also checks that every world and checkpoint is
 // closed.
-func (s *msgSystem) exploreCP(f Faults, depth int, red Reduction, workers, cps, refuse int) (Result, error) {
-	var closes, asked, live atomic.Int64
+func (s *msgSystem) exploreCP(f Faults, depth int, red Reduction, workers, cps, refuse, fail int) (Result, error) {
+	var closes, asked, restores, live atomic.Int64
 	x := &Explorer{
 		Start: func() (World, error) {
-			return cpWorld{msgWorld: s.start(&closes), refuse: refuse, asked: &asked, live: &live}, nil
+			return cpWorld{msgWorld: s.start(&closes), refuse: refuse, fail: fail, asked: &asked, restores: &restores, live: &live}, nil
 		},
 		Depth: depth, Faults: f, Reduction: red, Workers: workers, Checkpoints: cps,
 		Observe: func(w World, _ any) (Observation, error) {
@@ -90,24 +95,24 @@ func (s *msgSystem) exploreCP(f Faults, depth int, red Reduction, workers, cps, 
 
 // TestCheckpointsPreserveSearch explores random systems with and without
 // checkpoints, with and without the reduction, sequentially and with
-// three workers, with a bound of 2 live checkpoints and every third
-// refused: the search is the same (states, executions, expansions, states
+// three workers, with a bound of 2 live checkpoints, every third refused
+// and every seventh restore failing: the search is the same (states, executions, expansions, states
 // by depth, sleep-blocked executions), the replays fewer, every world
 // and checkpoint closed, and the bound kept.
 func TestCheckpointsPreserveSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 20))
-	var replayed, restored int
+	var replayed, restored, failed int
 	for k := 0; k < 150; k++ {
 		s, f := randomSystem(r)
 		depth := 1 + r.IntN(6)
 		for _, red := range []Reduction{NoReduction, DPOR} {
 			for _, workers := range []int{1, 3} {
 				name := fmt.Sprintf("system %d (seed %d, depth %d, reduction %s, workers %d)", k, s.seed, depth, red, workers)
-				off, err := s.exploreCP(f, depth, red, workers, 0, 0)
+				off, err := s.exploreCP(f, depth, red, workers, 0, 0, 0)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				on, err := s.exploreCP(f, depth, red, workers, 2, 3)
+				on, err := s.exploreCP(f, depth, red, workers, 2, 3, 7)
 				if err != nil {
 					t.Fatalf("%s, checkpoints: %v", name, err)
 				}
@@ -122,12 +127,13 @@ func TestCheckpointsPreserveSearch(t *testing.T) {
 				}
 				replayed += off.Replays
 				restored += on.Checkpoint.Restores
+				failed += on.Checkpoint.Failed
 			}
 		}
 	}
-	t.Logf("%d replays without checkpoints; with, %d siblings restored", replayed, restored)
-	if restored == 0 {
-		t.Error("no sibling was ever restored")
+	t.Logf("%d replays without checkpoints; with, %d siblings restored, %d restores failed (replayed)", replayed, restored, failed)
+	if restored == 0 || failed == 0 {
+		t.Error("no sibling was ever restored, or no restore failed")
 	}
 }
 

@@ -473,7 +473,7 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 		w = nil
 		var err error
 		if child == nil {
-			if child, err = s.sibling(cp, path); err != nil {
+			if child, err = s.sibling(&cp, path); err != nil {
 				return err
 			}
 		} else if cp, err = s.checkpoint(child, f, i, sleep); err != nil {
