@@ -420,6 +420,17 @@ func writeDescs(n *node, st map[int]descState) error {
 	return nil
 }
 
+// rebound reports whether a copy of the world may hold functions of type
+// t: the network's callbacks, which copyState binds to the copy, and the
+// caller's output callback (Config.OnOutput), which takes a node number.
+func rebound(t reflect.Type) bool {
+	switch t {
+	case reflect.TypeFor[func(*netsim.Socket, []byte)](), reflect.TypeFor[func(*netsim.Socket)](), reflect.TypeFor[func(int, []byte)]():
+		return true
+	}
+	return false
+}
+
 // copyState deep-copies the world's Go state; the copy's host resources
 // (pids, descriptors) are still the original's and must be replaced.
 func (w *World) copyState() (*World, error) {
@@ -432,6 +443,11 @@ func (w *World) copyState() (*World, error) {
 		}()
 		dc := newDeepCopier(reflect.TypeFor[*launcher]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
+		for _, t := range dc.shared {
+			if !rebound(t) {
+				return fmt.Errorf("the world holds a %v the copy would share", t)
+			}
+		}
 		return nil
 	}()
 	if err != nil {

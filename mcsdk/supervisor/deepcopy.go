@@ -18,6 +18,10 @@ import (
 type deepCopier struct {
 	seen  map[aliasKey]reflect.Value
 	share map[reflect.Type]bool
+	// shared lists the types of the non-nil functions and channels met:
+	// a closure over the original would still reach it from the copy,
+	// so the caller checks them against what it rebinds.
+	shared []reflect.Type
 }
 
 // aliasKey names one pointer, map or slice array of one type: a struct
@@ -109,6 +113,9 @@ func (c *deepCopier) copy(v reflect.Value) reflect.Value {
 		out := reflect.New(t).Elem()
 		out.Set(c.copy(open(v.Elem())))
 		return out
+	}
+	if (v.Kind() == reflect.Func || v.Kind() == reflect.Chan) && !v.IsNil() {
+		c.shared = append(c.shared, t)
 	}
 	return v // scalars, strings, functions, channels, unsafe pointers
 }
