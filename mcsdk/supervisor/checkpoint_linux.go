@@ -438,14 +438,14 @@ func (w *World) copyState() (*World, error) {
 	err := func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("checkpoint: copying the world: %v", r)
+				err = noCheckpoint("copying the world: %v", r)
 			}
 		}()
 		dc := newDeepCopier(reflect.TypeFor[*launcher]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
 		for _, t := range dc.shared {
 			if !rebound(t) {
-				return fmt.Errorf("the world holds a %v the copy would share", t)
+				return noCheckpoint("the world holds a %v the copy would share", t)
 			}
 		}
 		return nil
