@@ -70,7 +70,12 @@ type CheckOptions struct {
 	// "fixed" (round-robin at syscalls, one schedule per node: the check
 	// then covers the world's choices only, a bound its result states).
 	Threads string
-	_       struct{}
+	// Checkpoints, above 0, continues sibling branches from copies of the
+	// world (at most this many alive at once) instead of replaying their
+	// prefix (sched.Explorer.Checkpoints; DefaultCheckpoints is a good
+	// bound); worlds that cannot be copied are replayed. 0: replay only.
+	Checkpoints int
+	_           struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -83,8 +88,10 @@ type CheckResult struct {
 	States     int      // distinct states
 	Executions int      // paths explored to a leaf, a depth bound or a known state
 	Replays    int      // worlds relaunched to replay a prefix
-	Expansions int      // states expanded, counting re-expansions with more depth left
-	Researches int      // searches below a violation's length for a shorter one
+	// ReplayedSteps counts the actions those replays applied again.
+	ReplayedSteps int
+	Expansions    int // states expanded, counting re-expansions with more depth left
+	Researches    int // searches below a violation's length for a shorter one
 	// SleepBlocked counts the executions the reduction pruned (every
 	// enabled action asleep: covered by an equivalent order).
 	SleepBlocked int
@@ -95,6 +102,9 @@ type CheckResult struct {
 	// imprecise somewhere).
 	Fallbacks int
 	Shortest  bool // the violating path is a shortest one (no violation within one action less)
+	// Checkpoints counts the checkpoints (CheckOptions.Checkpoints),
+	// summed over the searches.
+	Checkpoints sched.CheckpointStats
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
@@ -184,6 +194,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x.Stop = opts.Stop
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
+	x.Checkpoints = opts.Checkpoints
 	var found *Violation
 	var mu sync.Mutex
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
@@ -196,7 +207,13 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return v != nil, err
 	}
 	start := time.Now()
-	out, err := x.Run()
+	var cps sched.CheckpointStats
+	run := func() (sched.Result, error) {
+		r, err := x.Run()
+		cps.Add(r.Checkpoint)
+		return r, err
+	}
+	out, err := run()
 	ranAt := x.Depth
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
@@ -205,7 +222,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		prev := found
-		shorter, e := x.Run()
+		shorter, e := run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
 			found = prev
 			res.Shortest = e == nil
@@ -220,7 +237,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && (opts.Workers > 1 || ranAt != len(out.Path)) {
 		x.Workers, x.Depth = 1, len(out.Path)
 		prev := found
-		if canon, e := x.Run(); e == nil && canon.Violated && !canon.Stopped {
+		if canon, e := run(); e == nil && canon.Violated && !canon.Stopped {
 			out.Path = canon.Path
 		} else {
 			found = prev
@@ -232,6 +249,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
+	res.Checkpoints, res.ReplayedSteps = cps, out.ReplayedSteps
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:

@@ -56,3 +56,36 @@ while read -r model variant; do
     exit 1
   fi
 done <<<"$checks"
+
+# Exhaustive checks with and without checkpoints (siblings continued from
+# a fork of each parked node instead of a replay of the prefix): the same
+# verdict, states and executions are required; replays, replayed steps,
+# restores and time side by side. WEFT_BENCH_CP overrides the list of
+# "MODEL VARIANT DEPTH" triples (DEPTH 0: the model's).
+echo
+echo "exhaustive checks without and with checkpoints (dpor, -j 1):"
+printf '  %-32s %-8s %-5s %-4s %-9s %7s %6s %8s %7s %9s %8s\n' model variant depth cp verdict states execs replays steps restores seconds
+cpchecks=${WEFT_BENCH_CP:-"targets/repl/repl.model correct 0
+targets/repl/repl.model bug 0
+targets/quorum/quorum.model fixed 6
+targets/quorum/quorum.model bug 6
+targets/election/election.model fixed 0
+targets/election/election.model bug 0
+targets/paxos/paxos.model correct 1"}
+while read -r model variant depth; do
+  seen=""
+  for cp in off on; do
+    flags=()
+    [ "$depth" != 0 ] && flags+=(--depth "$depth")
+    [ "$cp" = on ] && flags+=(--checkpoints)
+    bin/weft check "$model" --variant "$variant" "${flags[@]}" --json --save /dev/null 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); c=r["Checkpoints"]; print(r["Verdict"], r["States"], r["Executions"], r["Replays"], r["ReplayedSteps"], c["Restores"], "%.2f" % (r["Duration"]/1e9))' >build/bench-cp.txt || true
+    read -r verdict states execs replays steps restores secs <build/bench-cp.txt
+    printf '  %-32s %-8s %-5s %-4s %-9s %7s %6s %8s %7s %9s %8s\n' "$model" "$variant" "$depth" "$cp" "$verdict" "$states" "$execs" "$replays" "$steps" "$restores" "$secs"
+    seen="$seen|$verdict $states $execs"
+  done
+  if [ "$(echo "$seen" | tr '|' '\n' | sed '/^$/d' | sort -u | wc -l)" != 1 ]; then
+    echo "  checkpoints changed the search for $model $variant:$seen" >&2
+    exit 1
+  fi
+done <<<"$cpchecks"

@@ -27,10 +27,12 @@ func init() {
 		compare     bool
 		jobs        int
 		threads     string
+		checkpoints bool
+		maxCP       int
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N]] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -43,6 +45,9 @@ func init() {
 			fs.BoolVar(&compare, "compare", false, "check again without the reduction and print both counts and the reduction factor")
 			fs.StringVar(&threads, "threads", "explore", "a node's threads: explore (every interleaving at syscalls is a choice) or fixed (round-robin at syscalls, one schedule per node; the bound says so)")
 			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
+			fs.BoolVar(&checkpoints, "checkpoints", false, "continue sibling branches from a copy of the nodes (a fork of each parked process) instead of replaying the prefix; states that cannot be copied are replayed")
+			maxCP = mcsdk.DefaultCheckpoints
+			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker): the memory bound")
 		},
 		run: func(args []string) (int, error) {
 			if replay != "" {
@@ -59,6 +64,9 @@ func init() {
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
 				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads}
+			if checkpoints {
+				opts.Checkpoints = maxCP
+			}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
 				return exitUsage, err
@@ -190,6 +198,29 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 			fmt.Printf(", %d planned reversals not offered (those states fully expanded)", res.Fallbacks)
 		}
 		fmt.Println()
+	}
+	printCheckpoints(res)
+}
+
+// printCheckpoints says what the checkpoints did, and why states were
+// replayed instead.
+func printCheckpoints(res *mcsdk.CheckResult) {
+	c := res.Checkpoints
+	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 && c.Failed == 0 {
+		return
+	}
+	if c.Taken > 0 {
+		fmt.Printf("checkpoints: %d taken (at most %d alive), %d sibling branches continued from one instead of replayed", c.Taken, c.MaxLive, c.Restores)
+		if c.Bounded > 0 {
+			fmt.Printf("; %d states replayed at the bound", c.Bounded)
+		}
+		fmt.Println()
+	}
+	if c.Refused > 0 {
+		fmt.Printf("checkpoints: %d states replayed instead: %s\n", c.Refused, c.Why)
+	}
+	if c.Failed > 0 {
+		fmt.Printf("checkpoints: %d restores failed, their states replayed instead (a weft bug; please report): %s\n", c.Failed, c.FailedWhy)
 	}
 }
 

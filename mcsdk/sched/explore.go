@@ -115,16 +115,25 @@ type Explorer struct {
 	// the state cache (parallel.go). Start, Observe and Check are then
 	// called from several goroutines at once; Progress and Stop are not.
 	Workers int
-	_       struct{}
+	// Checkpoints, above 0, is how many checkpoints may be alive at once
+	// (per worker): a state whose later siblings may need it is copied
+	// before its first child (worlds that implement Checkpointer), and
+	// the siblings start from the copy instead of replaying the prefix
+	// (checkpoint.go). States beyond the bound, and worlds that refuse,
+	// are replayed. The search is the same either way.
+	Checkpoints int
+	_           struct{}
 }
 
 // Stats counts the work of a search.
 type Stats struct {
-	States     int   // distinct states
-	Expansions int   // states expanded, counting re-expansions with more depth left
-	Executions int   // paths ended at a leaf, the bound or a known state
-	Replays    int   // fresh worlds started to replay a prefix
-	ByDepth    []int // distinct states first met at each depth
+	States     int // distinct states
+	Expansions int // states expanded, counting re-expansions with more depth left
+	Executions int // paths ended at a leaf, the bound or a known state
+	Replays    int // fresh worlds started to replay a prefix
+	// ReplayedSteps counts the actions those replays applied again.
+	ReplayedSteps int
+	ByDepth       []int // distinct states first met at each depth
 	// SleepBlocked counts the executions the reduction pruned: states
 	// whose every enabled action was asleep (explored from an equivalent
 	// order already).
@@ -133,6 +142,8 @@ type Stats struct {
 	// was expanded fully instead); nonzero means a world's origins or
 	// footprints were too optimistic somewhere.
 	Fallbacks int
+	// Checkpoint counts the checkpoints (Explorer.Checkpoints).
+	Checkpoint CheckpointStats
 }
 
 // Result is the outcome of a search.
@@ -160,6 +171,7 @@ type search struct {
 	// a worker's subtree needs to add to them.
 	split   int
 	collect func(path []Action, parent any, sleep []sleeper)
+	live    int // checkpoints alive
 }
 
 var (
@@ -269,6 +281,7 @@ func (x *Explorer) Enabled(w World, path []Action, ob Observation) []Action {
 // replay starts a fresh world and applies path.
 func (s *search) replay(path []Action) (World, error) {
 	s.res.Replays++
+	s.res.ReplayedSteps += len(path)
 	w, err := s.x.Start()
 	if err != nil {
 		return nil, err
@@ -449,6 +462,8 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 	}
 	d := len(path)
 	s.frames = append(s.frames[:d], f)
+	var cp Checkpoint
+	defer func() { s.release(cp) }()
 	for {
 		i := f.next(sleep)
 		if i < 0 {
@@ -456,11 +471,14 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 		}
 		child := w
 		w = nil
+		var err error
 		if child == nil {
-			var err error
-			if child, err = s.replay(path); err != nil {
+			if child, err = s.sibling(&cp, path); err != nil {
 				return err
 			}
+		} else if cp, err = s.checkpoint(child, f, i, sleep); err != nil {
+			child.Close()
+			return err
 		}
 		in := &arrival{visible: ob.Visible, sleep: append(slices.Clip(sleep), f.explored...)}
 		if x.reduce() {

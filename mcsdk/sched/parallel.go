@@ -111,8 +111,10 @@ func (p *parallel) merge(r Result) {
 	p.res.Expansions += r.Expansions
 	p.res.Executions += r.Executions
 	p.res.Replays += r.Replays
+	p.res.ReplayedSteps += r.ReplayedSteps
 	p.res.SleepBlocked += r.SleepBlocked
 	p.res.Fallbacks += r.Fallbacks
+	p.res.Checkpoint.Add(r.Checkpoint)
 	p.res.Stopped = p.res.Stopped || r.Stopped
 	for len(p.res.ByDepth) < len(r.ByDepth) {
 		p.res.ByDepth = append(p.res.ByDepth, 0)

@@ -1,0 +1,113 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+)
+
+// TestCheckpointsKeepSearch checks real targets with and without
+// checkpoints: the same verdict, the same distinct states, executions,
+// expansions and states by depth, the same violation and path, and, with
+// checkpoints, fewer replays and replayed steps (siblings restored from
+// copies instead), no state refused, and the bound on live checkpoints
+// kept. register exercises a workload's clients in the copy; election
+// crashes and restarts nodes over data directories; paxos keeps a file
+// open in its data directory (reopened in each copy) and loses unsynced
+// writes at a crash.
+func TestCheckpointsKeepSearch(t *testing.T) {
+	tests := []struct {
+		model, variant string
+		depth          int // 0: the model's
+		bound          int // live checkpoints at most
+	}{
+		{"repl/repl.model", "correct", 0, mcsdk.DefaultCheckpoints},
+		{"repl/repl.model", "bug", 0, mcsdk.DefaultCheckpoints},
+		{"quorum/quorum.model", "fixed", 6, mcsdk.DefaultCheckpoints},
+		{"quorum/quorum.model", "bug", 6, mcsdk.DefaultCheckpoints},
+		{"quorum/quorum.model", "fixed", 6, 2},
+		{"election/election.model", "fixed", 0, mcsdk.DefaultCheckpoints},
+		{"election/election.model", "bug", 0, mcsdk.DefaultCheckpoints},
+		{"quorum/register.model", "bug", 5, mcsdk.DefaultCheckpoints},
+		{"paxos/paxos.model", "correct", 1, mcsdk.DefaultCheckpoints},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/%s/depth%d/bound%d", tc.model, tc.variant, tc.depth, tc.bound), func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			var res [2]*mcsdk.CheckResult
+			for k, cps := range []int{0, tc.bound} {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Depth: tc.depth, Checkpoints: cps})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Verdict == mcsdk.Error {
+					t.Fatalf("checkpoints %d: error: %s", cps, r.Failure)
+				}
+				res[k] = r
+				c := r.Checkpoints
+				t.Logf("checkpoints %d: %s, %d states, %d executions, %d replays (%d steps), %d taken, %d restores, %d bounded, %d alive at most, %.2fs",
+					cps, r.Verdict, r.States, r.Executions, r.Replays, r.ReplayedSteps, c.Taken, c.Restores, c.Bounded, c.MaxLive, r.Duration.Seconds())
+			}
+			off, on := res[0], res[1]
+			if off.Verdict != on.Verdict || off.States != on.States || off.Executions != on.Executions ||
+				off.Expansions != on.Expansions || off.SleepBlocked != on.SleepBlocked || !slices.Equal(off.ByDepth, on.ByDepth) {
+				t.Fatalf("without checkpoints %s, %d states %v, %d executions, %d expansions; with %s, %d states %v, %d executions, %d expansions",
+					off.Verdict, off.States, off.ByDepth, off.Executions, off.Expansions, on.Verdict, on.States, on.ByDepth, on.Executions, on.Expansions)
+			}
+			if off.Violation != nil {
+				a, b := fmt.Sprint(off.Violation.Path), fmt.Sprint(on.Violation.Path)
+				if a != b || off.Violation.Invariant != on.Violation.Invariant || off.Shortest != on.Shortest {
+					t.Fatalf("violation %s at %s without checkpoints, %s at %s with", off.Violation.Invariant, a, on.Violation.Invariant, b)
+				}
+			}
+			c := on.Checkpoints
+			if c.Refused > 0 || c.Failed > 0 {
+				t.Errorf("%d states refused (%s), %d restores failed (%s)", c.Refused, c.Why, c.Failed, c.FailedWhy)
+			}
+			if c.MaxLive > tc.bound {
+				t.Errorf("%d checkpoints alive at once, bound %d", c.MaxLive, tc.bound)
+			}
+			if off.Replays > 0 {
+				if on.Replays >= off.Replays || c.Restores == 0 || on.ReplayedSteps > off.ReplayedSteps ||
+					off.ReplayedSteps > 0 && on.ReplayedSteps == off.ReplayedSteps {
+					t.Errorf("checkpoints saved nothing: %d replays of %d steps (%d restores) against %d of %d", on.Replays, on.ReplayedSteps, c.Restores, off.Replays, off.ReplayedSteps)
+				}
+				if tc.bound < mcsdk.DefaultCheckpoints && c.Bounded == 0 {
+					t.Errorf("bound %d never reached", tc.bound)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointsParallel checks quorum with two workers and checkpoints:
+// the verdict and the reported path are those of one worker without.
+func TestCheckpointsParallel(t *testing.T) {
+	m := loadTarget(t, "quorum/quorum.model")
+	for _, v := range []string{"fixed", "bug"} {
+		t.Run(v, func(t *testing.T) {
+			a, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: v, Depth: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: v, Depth: 6, Workers: 2, Checkpoints: mcsdk.DefaultCheckpoints})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("-j 1: %s, %d states, %d replays; -j 2 with checkpoints: %s, %d states, %d replays, %d restores", a.Verdict, a.States, a.Replays, b.Verdict, b.States, b.Replays, b.Checkpoints.Restores)
+			if a.Verdict != b.Verdict || b.Verdict == mcsdk.Error {
+				t.Fatalf("verdict %s, with two workers and checkpoints %s (%s)", a.Verdict, b.Verdict, b.Failure)
+			}
+			if b.Checkpoints.Restores == 0 {
+				t.Error("no sibling restored")
+			}
+			if a.Violation != nil && fmt.Sprint(a.Violation.Path) != fmt.Sprint(b.Violation.Path) {
+				t.Fatalf("path %v, with two workers and checkpoints %v", a.Violation.Path, b.Violation.Path)
+			}
+		})
+	}
+}

@@ -1,0 +1,253 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// relocate points the recorded host files that lie in the world's data
+// directories (root) at the checkpoint's copies.
+func (cp *Checkpoint) relocate(root string) {
+	if root == "" {
+		return
+	}
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		roots = append(roots, r)
+	}
+	for _, fs := range cp.files {
+		for k, f := range fs {
+			for _, r := range roots {
+				if strings.HasPrefix(f.path, r+"/") {
+					fs[k].path = cp.w.dataRoot + strings.TrimPrefix(f.path, r)
+					break
+				}
+			}
+		}
+	}
+}
+
+// hostFiles lists the files and directories the node opened natively,
+// with their flags and offsets, to be opened again in each copy; other
+// descriptors weft does not serve are refused (pipes and sockets of the
+// host would be shared between copies), except character devices (the
+// standard streams on /dev/null) and those weft passed on itself.
+func (n *node) hostFiles() ([]hostFile, error) {
+	dir := fmt.Sprintf("/proc/%d/fd", n.pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []hostFile
+	for _, e := range ents {
+		var fd int
+		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || n.fds[fd] != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Stat(dir+"/"+e.Name(), &st); err != nil {
+			return nil, err
+		}
+		link, _ := os.Readlink(dir + "/" + e.Name())
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFCHR:
+			continue
+		case unix.S_IFREG, unix.S_IFDIR:
+			if st.Nlink == 0 || !filepath.IsAbs(link) {
+				return nil, fmt.Errorf("has a deleted file open, %d (%s)", fd, link)
+			}
+			f := hostFile{fd: fd, path: link}
+			if f.flags, f.pos, err = fdInfo(n.pid, fd); err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+			continue
+		}
+		if !inherited(fd, st) {
+			return nil, fmt.Errorf("has a host descriptor, %d (%s)", fd, link)
+		}
+	}
+	return out, nil
+}
+
+// fdInfo reads a descriptor's open flags and offset from /proc.
+func fdInfo(pid, fd int) (flags int, pos int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
+	if err != nil {
+		return 0, 0, err
+	}
+	seen := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch {
+		case !ok:
+		case k == "pos":
+			_, err = fmt.Sscan(v, &pos)
+			seen++
+		case k == "flags":
+			_, err = fmt.Sscanf(v, "%o", &flags)
+			seen++
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	if seen != 2 {
+		return 0, 0, fmt.Errorf("descriptor %d: no pos or flags in fdinfo", fd)
+	}
+	return flags, pos, nil
+}
+
+// reopen gives n's restored process descriptions of its own for the host
+// files the checkpoint recorded, in place (SECCOMP_ADDFD_FLAG_SETFD, for
+// the parked call's notification): files in the checkpoint's data
+// directories are opened in the world's, others where they are.
+func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
+	for _, f := range files {
+		path := f.path
+		if cpRoot != "" && strings.HasPrefix(path, cpRoot+"/") {
+			path = w.dataRoot + strings.TrimPrefix(path, cpRoot)
+		}
+		fl := f.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_TRUNC|unix.O_NOCTTY|unix.O_CLOEXEC) | unix.O_CLOEXEC
+		ours, err := unix.Open(path, fl, 0)
+		if err != nil {
+			return fmt.Errorf("reopening %s: %v", path, err)
+		}
+		if _, err := unix.Seek(ours, f.pos, 0); err != nil && f.pos != 0 {
+			unix.Close(ours)
+			return fmt.Errorf("seeking %s: %v", path, err)
+		}
+		a := notifAddfd{ID: n.tasks[0].call.req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
+		if f.flags&unix.O_CLOEXEC != 0 {
+			a.NewFDFlags = unix.O_CLOEXEC
+		}
+		_, err = addFD(n.listener, &a)
+		unix.Close(ours)
+		if err != nil {
+			return fmt.Errorf("installing %s as %d: %v", path, f.fd, err)
+		}
+	}
+	return nil
+}
+
+// inherited reports whether descriptor fd, with status st, is one weft
+// itself holds at the same number (inherited from weft's own parent
+// without close-on-exec): every node shares it with weft already.
+func inherited(fd int, st unix.Stat_t) bool {
+	var own unix.Stat_t
+	return unix.Fstat(fd, &own) == nil && own.Dev == st.Dev && own.Ino == st.Ino
+}
+
+// sharedMemory refuses shared writable mappings, which a fork shares.
+func (n *node) sharedMemory() error {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.pid))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && len(f[1]) >= 4 && f[1][1] == 'w' && f[1][3] == 's' {
+			return fmt.Errorf("has shared writable memory at %s", f[0])
+		}
+	}
+	return nil
+}
+
+// copyDataDirs gives cw, a copy of src, data directories of its own with
+// src's content; the inode numbers weft keys fsync contents and file
+// times by are translated to the copies'.
+func (cw *World) copyDataDirs(src *World) error {
+	if src.dataRoot == "" {
+		return nil
+	}
+	root, err := os.MkdirTemp("", "weft-data-")
+	if err != nil {
+		return err
+	}
+	cw.dataRoot = root
+	inodes := map[fileKey]fileKey{}
+	if err := copyTree(src.dataRoot, root, inodes); err != nil {
+		return err
+	}
+	for i := range cw.runDirs {
+		if cw.runDirs[i], err = filepath.EvalSymlinks(cw.DataDir(i)); err != nil {
+			return err
+		}
+	}
+	if cw.synced != nil {
+		synced := map[uint64][]byte{}
+		for ino, b := range cw.synced {
+			for from, to := range inodes {
+				if from.ino == ino {
+					ino = to.ino
+					break
+				}
+			}
+			synced[ino] = b
+		}
+		cw.synced = synced
+	}
+	clocks := map[fileKey]*fileClock{}
+	for k, v := range cw.fileClocks {
+		if to, ok := inodes[k]; ok {
+			k = to
+		}
+		clocks[k] = v
+	}
+	cw.fileClocks = clocks
+	return nil
+}
+
+// copyTree copies the directory tree src into the existing directory dst
+// (directories, regular files, symbolic links, with their permissions),
+// recording each copied entry's inode against its original's.
+func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if rel != "." {
+				if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
+					return err
+				}
+			}
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
+				return err
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, to)
+		default:
+			return fmt.Errorf("%s: cannot copy a %v", path, d.Type())
+		}
+		var a, b unix.Stat_t
+		if unix.Lstat(path, &a) == nil && unix.Lstat(to, &b) == nil {
+			inodes[fileKey{a.Dev, a.Ino}] = fileKey{b.Dev, b.Ino}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,25 @@
+//go:build !(linux && amd64)
+
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNoCheckpoint wraps the reason a world cannot be checkpointed.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+// Checkpoint is a copy of a world; on this platform none is taken.
+type Checkpoint struct{}
+
+// Checkpoint refuses: no world runs here.
+func (w *World) Checkpoint() (*Checkpoint, error) {
+	return nil, fmt.Errorf("%w: %v", ErrNoCheckpoint, ErrUnsupported)
+}
+
+// Restore is never reached.
+func (cp *Checkpoint) Restore() (*World, error) { return nil, ErrUnsupported }
+
+// Close is never reached.
+func (cp *Checkpoint) Close() {}

@@ -1,0 +1,272 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// freeze forks node n, parked, into a frozen process, and lets n issue
+// its parked call again. The process work runs on the tracer thread in
+// one go (every ptrace request must come from it; one hop, not one per
+// request).
+func freeze(n *node) (*frozenProc, error) {
+	c := n.tasks[0].call
+	fp := &frozenProc{sysIP: c.req.Data.InstructionPointer - 2, tracer: n.tracer}
+	err := onLauncher(n.tracer, func() error {
+		if err := ptraceInterrupt(n.pid); err != nil {
+			return fmt.Errorf("interrupt: %v", err)
+		}
+		// The wait is killable only once received: answer it, and the
+		// thread stops at the interrupt before it returns to user space.
+		r := notifResp{ID: c.req.ID, Val: -1, Error: -int32(unix.EINTR)}
+		if err := sendResp(n.listener, &r); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("answering the parked call: %v", err)
+		}
+		if _, err := awaitStop(n.pid, nil); err != nil {
+			return err
+		}
+		if err := unix.PtraceGetRegs(n.pid, &fp.regs); err != nil {
+			return err
+		}
+		fp.regs.Rax = fp.regs.Orig_rax // the call's number, to issue it again
+		var err error
+		if fp.pid, err = injectFork(n.pid, n.listener, fp.sysIP); err != nil {
+			return err
+		}
+		return reissue(n.pid, fp.regs, fp.sysIP)
+	})
+	if err == nil {
+		err = receiveReissued(n)
+	}
+	if err != nil {
+		if fp.pid > 0 {
+			unix.Kill(fp.pid, unix.SIGKILL)
+			wait4(fp.pid, 0)
+		}
+		return nil, err
+	}
+	return fp, nil
+}
+
+// fork starts a process in the frozen one's state, stopped where the
+// parked call is issued again.
+func (fp *frozenProc) fork(listener int) (int, error) {
+	var pid int
+	err := onLauncher(fp.tracer, func() error {
+		var err error
+		pid, err = injectFork(fp.pid, listener, fp.sysIP)
+		return err
+	})
+	return pid, err
+}
+
+// injectFork makes tid, in a ptrace stop, run the clone at its syscall
+// instruction sysIP; the child stays stopped at birth and tid at the
+// clone's exit. It returns the child's pid. On the tracer thread.
+func injectFork(tid, listener int, sysIP uint64) (int, error) {
+	var regs unix.PtraceRegs
+	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
+		return -1, err
+	}
+	regs.Rip, regs.Rax, regs.Orig_rax = sysIP, cloneNr, ^uint64(0)
+	regs.Rdi, regs.Rsi, regs.Rdx, regs.R10, regs.R8 = cloneFlags, 0, 0, 0, 0
+	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+		return -1, err
+	}
+	if err := unix.PtraceCont(tid, 0); err != nil {
+		return -1, err
+	}
+	nf, err := awaitNotif(tid, listener)
+	if err != nil {
+		return -1, err
+	}
+	if nf.Data.Nr != cloneNr || nf.Data.Args[0] != cloneFlags || nf.Data.InstructionPointer != sysIP+2 {
+		return -1, fmt.Errorf("expected the injected clone, got syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+	}
+	if err := sendResp(listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+		return -1, err
+	}
+	if _, err := awaitStop(tid, func(ws unix.WaitStatus) bool { return ws.TrapCause() == unix.PTRACE_EVENT_FORK }); err != nil {
+		return -1, err
+	}
+	child, err := unix.PtraceGetEventMsg(tid)
+	if err != nil {
+		return -1, err
+	}
+	if _, err := awaitStop(int(child), nil); err != nil {
+		return -1, err
+	}
+	// The parent runs on to the clone's exit and stops there.
+	if err := unix.PtraceSyscall(tid, 0); err != nil {
+		return -1, err
+	}
+	if _, err := awaitStop(tid, syscallStop); err != nil {
+		return -1, err
+	}
+	return int(child), nil
+}
+
+// syscallStop accepts a syscall-entry or -exit stop (PTRACE_O_TRACESYSGOOD).
+func syscallStop(ws unix.WaitStatus) bool { return ws.StopSignal() == unix.SIGTRAP|0x80 }
+
+// reissue makes tid, in a ptrace stop, issue its parked call again: regs
+// at the syscall instruction sysIP. On the tracer thread.
+func reissue(tid int, regs unix.PtraceRegs, sysIP uint64) error {
+	regs.Rip, regs.Orig_rax = sysIP, ^uint64(0)
+	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+		return err
+	}
+	return unix.PtraceCont(tid, 0)
+}
+
+// receiveReissued receives the notification of n's parked call issued
+// again (reissue), which becomes the call's.
+func receiveReissued(n *node) error {
+	c := n.tasks[0].call
+	var nf notif
+	err := onLauncher(n.tracer, func() error {
+		var err error
+		nf, err = awaitNotif(n.pid, n.listener)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if nf.Data.Nr != c.req.Data.Nr || nf.Data.Args != c.req.Data.Args || nf.Data.InstructionPointer != c.req.Data.InstructionPointer {
+		return fmt.Errorf("the parked call came back as syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+	}
+	c.req = nf
+	return nil
+}
+
+// onLauncher runs f on the launcher's thread, the tracer of every node.
+func onLauncher(l *launcher, f func() error) error {
+	var err error
+	done := make(chan struct{})
+	l.fns <- func() { err = f(); close(done) }
+	<-done
+	return err
+}
+
+func ptraceInterrupt(tid int) error {
+	_, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_INTERRUPT, uintptr(tid), 0, 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// checkpointWait bounds each wait of a checkpoint for a notification.
+const checkpointWait = 10 * time.Second
+
+// awaitStop waits for tid's next ptrace stop that want accepts (any, if
+// want is nil); it blocks: every caller has just made the stop certain.
+// A signal meant for the process (none is expected: a checkpoint's
+// processes have no signals of their own, weft's are virtual) is
+// suppressed. On the tracer thread.
+func awaitStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error) {
+	for {
+		_, ws, err := wait4(tid, 0)
+		switch {
+		case err != nil:
+			return ws, err
+		case ws.Exited() || ws.Signaled():
+			return ws, fmt.Errorf("process %d ended (%s)", tid, describeWait(ws))
+		case ws.Stopped() && (want == nil || want(ws)):
+			return ws, nil
+		case ws.Stopped() && ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP:
+			if err := unix.PtraceCont(tid, 0); err != nil {
+				return ws, err
+			}
+		default:
+			return ws, fmt.Errorf("process %d: unexpected stop %#x", tid, uint32(ws))
+		}
+	}
+}
+
+// awaitNotif waits for tid's next notification on listener, suppressing
+// the signals it stops for meanwhile. On the tracer thread.
+func awaitNotif(tid, listener int) (notif, error) {
+	deadline := time.Now().Add(checkpointWait)
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+	for {
+		k, err := unix.Poll(fds, 1)
+		if err != nil && err != unix.EINTR {
+			return notif{}, err
+		}
+		if k > 0 && fds[0].Revents&unix.POLLIN != 0 {
+			var nf notif
+			if err := recvNotif(listener, &nf); err != nil {
+				return notif{}, err
+			}
+			if int(nf.Pid) != tid {
+				return notif{}, fmt.Errorf("notification from process %d while waiting for %d", nf.Pid, tid)
+			}
+			return nf, nil
+		}
+		got, ws, err := wait4(tid, unix.WNOHANG)
+		if err != nil {
+			return notif{}, err
+		}
+		if got == tid {
+			if !ws.Stopped() || ws.TrapCause() > 0 || ws.StopSignal() == unix.SIGTRAP {
+				return notif{}, fmt.Errorf("process %d: unexpected wait status %#x", tid, uint32(ws))
+			}
+			if err := unix.PtraceCont(tid, 0); err != nil {
+				return notif{}, err
+			}
+		}
+		if time.Now().After(deadline) {
+			return notif{}, fmt.Errorf("process %d never issued its call", tid)
+		}
+	}
+}
+
+// chdir moves n's process, stopped at its birth from fp, to dir: a chdir
+// injected at the syscall instruction, its path written over the top of
+// the stack for the call and put back after it.
+func (n *node) chdir(fp *frozenProc, dir string) error {
+	return onLauncher(n.tracer, func() error {
+		var saved unix.PtraceRegs
+		if err := unix.PtraceGetRegs(n.pid, &saved); err != nil {
+			return err
+		}
+		path := append([]byte(dir), 0)
+		addr := uintptr(saved.Rsp)
+		old := make([]byte, len(path))
+		if k, err := readMem(n.pid, addr, old); k != len(old) {
+			return fmt.Errorf("reading the stack: %v", err)
+		}
+		if k, err := writeMem(n.pid, addr, path); k != len(path) {
+			return fmt.Errorf("writing the stack: %v", err)
+		}
+		regs := saved
+		regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = fp.sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr)
+		if err := unix.PtraceSetRegs(n.pid, &regs); err != nil {
+			return err
+		}
+		for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
+			if err := unix.PtraceSyscall(n.pid, 0); err != nil {
+				return err
+			}
+			if _, err := awaitStop(n.pid, syscallStop); err != nil {
+				return err
+			}
+		}
+		if err := unix.PtraceGetRegs(n.pid, &regs); err != nil {
+			return err
+		}
+		if k, err := writeMem(n.pid, addr, old); k != len(old) {
+			return fmt.Errorf("restoring the stack: %v", err)
+		}
+		if e := int64(regs.Rax); e < 0 {
+			return unix.Errno(-e)
+		}
+		return nil
+	})
+}
