@@ -1264,7 +1264,8 @@ A Go binary cannot take weft's variants as compiler flags, so each variant is a 
 - `persist-late`: the same faults but jumps; entries and HardState are written before the messages are sent and
   `fsync`'d only at the next tick;
 - `lease-unsafe`: reads by the leader's lease (`ReadOnlyLeaseBased`; v3.7.0 refuses it without `CheckQuorum`, so
-  with it), clock rates up to ±10%, long partitions, a client per node.
+  with it), aimed at the deposed leader's lease: one partition cutting node 0 off for 230 ms, clock rates up to
+  ±10%, a LAN's latency, a client per node, 10 ms timeouts (`targets/raft/README.md` works out the window).
 
 Invariants over declared globals: `election_safety`, `log_matching`, `state_machine_safety`, `lost_committed`
 (every applied entry is in a majority of the nodes' logs) and `linearizable = "porcupine:kv"`.
