@@ -362,8 +362,9 @@ func determinism(dir string, rs []dataset.Row) string {
 }
 
 // shrunkTrace renders the target's shrunk recording of variant v (the
-// first V-*.shrunk.weftlog beside its model): faults, clocks, and the
-// last rows events of the clients' history and declared state up to the
+// first V-*.shrunk.weftlog beside its model): the verdict's detail (for a
+// linearizability violation, porcupine's explanation), faults, clocks, and
+// the last rows events of the clients' history and declared state up to the
 // first violation.
 func shrunkTrace(b *strings.Builder, targetDir, v string, rows int) error {
 	files, _ := filepath.Glob(filepath.Join(targetDir, v+"-*.shrunk.weftlog"))
@@ -382,6 +383,11 @@ func shrunkTrace(b *strings.Builder, targetDir, v string, rows int) error {
 	h := rec.Header
 	fmt.Fprintf(b, "<h4>%s, traced and shrunk: <code>%s</code></h4>\n<p>Variant %s, seed %d: %s %s at step %d (%d choices; <code>weft replay</code> re-executes it, <code>weft trace</code> shows all of it).</p>\n<pre>",
 		esc(v), esc(files[0]), esc(h.Variant), h.Seed, esc(rec.Verdict.Verdict), esc(strings.Join(rec.Verdict.Violated, ",")), rec.Verdict.FirstViolationStep, len(rec.Choices))
+	if d := strings.TrimSpace(rec.Verdict.Detail); d != "" {
+		for _, line := range strings.Split(d, "\n") {
+			fmt.Fprintf(b, "# %s\n", esc(line))
+		}
+	}
 	for _, p := range h.Params {
 		if p.Name != "ops" {
 			fmt.Fprintf(b, "# %s %s\n", esc(p.Name), esc(p.Value))

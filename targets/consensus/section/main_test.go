@@ -112,8 +112,8 @@ func writeVariantDataset(t *testing.T, dir, variant, run string, violated ...int
 // TestSectionPerVariantModels: Raft's datasets, one per variant model,
 // form one table with each run counted under the variant its model's name
 // gives, one claim per bug variant, each dataset compared with its second
-// run, and the shrunk recording of each bug variant traced (or its absence
-// said).
+// run, and the shrunk recording of each bug variant traced to its first
+// violation (for a linearizability violation with porcupine's explanation).
 func TestSectionPerVariantModels(t *testing.T) {
 	root := t.TempDir()
 	var dirs []string
@@ -145,7 +145,10 @@ func TestSectionPerVariantModels(t *testing.T) {
 		"earlier events",
 		"CRASH n1", "RESTART n1",
 		"n1.log_term = [1, 1, 1, 2, 2, 2, …]   ← first violation",
-		"No shrunk recording of lease-unsafe beside the model",
+		"lease-unsafe, traced and shrunk",
+		"Variant default, seed 13: violated linearizable at step 33285",
+		"cannot be ordered after it",
+		"return c1 get 1 → 1 at n1   ← first violation",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("section lacks %q:\n%s", want, page)
