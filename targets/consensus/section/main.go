@@ -193,7 +193,7 @@ func (g *group) write(b *strings.Builder, traceRows int) error {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i] == "correct" && order[j] != "correct" })
 	fmt.Fprintf(b, "<h3>%s</h3>\n<p>Dataset %s, model %s, seeds %s.</p>\n",
-		esc(g.name), strings.Join(datasets, ", "), strings.Join(models, ", "), esc(strings.Join(dedup(seeds), "; ")))
+		esc(g.name), strings.Join(datasets, ", "), strings.Join(dedup(models), ", "), esc(strings.Join(dedup(seeds), "; ")))
 	b.WriteString("<table>\n<tr><th>variant</th><th>runs</th><th>valid</th><th>violated</th><th>rate (95% Wilson)</th><th>by invariant</th><th>crashes</th><th>restarts</th><th>partitions</th><th>crashes losing unsynced writes</th><th>runs with clock faults (max |offset|, max |rate|)</th><th>clock jumps</th><th>operations (indeterminate)</th></tr>\n")
 	table, err := analysis.Tally(outcomes)
 	if err != nil {
