@@ -5,6 +5,9 @@
 # jumps), twice, then the seed-by-seed comparison of the two runs, the
 # statistics and the report with its Raft section.
 #   scripts/raft-campaigns.sh [SEEDS] [VARIANTS]   (default 500, "correct persist-late lease-unsafe")
+# A lease-unsafe run is 4.7 s of virtual time (etcd's timing, kv -tick=100ms):
+# about 25 s of wall time on 2 shared cores, so its 500 seeds twice take hours
+# (targets/raft/README.md ran it as "scripts/raft-campaigns.sh 40 lease-unsafe").
 # Results go to datasets/raft-VARIANT-SEEDS-run1 and -run2, the verdicts to
 # build/raft-VARIANT-run1.csv and -run2.csv, the report (every run, with the
 # section of targets/consensus/section: one table for the per-variant
