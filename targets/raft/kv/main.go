@@ -22,13 +22,19 @@
 //     library's contract: a crash that loses unsynced writes forgets a
 //     vote or an acknowledgement.
 //
-// usage: kv ID NODES BASE VARIANT
+// Flags (before the arguments) set the library's timing, a configuration
+// like etcd's --heartbeat-interval and --election-timeout: -tick is the
+// interval of Node.Tick (default 10ms), -election-tick and -heartbeat-tick
+// are Config.ElectionTick and HeartbeatTick in ticks (default 10 and 1).
+//
+// usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] ID NODES BASE VARIANT
 package main
 
 import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -81,21 +87,23 @@ var stLogHash [logCap]int64
 var stApplied [logCap]int64
 
 type server struct {
-	id          uint64
-	nodes, base int
-	variant     string
-	node        raft.Node
-	storage     *raft.MemoryStorage
-	state       *os.File
-	hs          *pb.HardState
-	ents        []*pb.Entry // the persisted log
-	dirty       bool        // written, not yet fsync'd (persist-late)
-	kv          map[string]string
-	mu          sync.Mutex
-	waiting     map[string]net.Conn // request id → the client connection
-	reads       map[string]read     // read request context → the read
-	applied     uint64
-	out         []chan []byte // per peer
+	id                          uint64
+	nodes, base                 int
+	variant                     string
+	node                        raft.Node
+	storage                     *raft.MemoryStorage
+	state                       *os.File
+	hs                          *pb.HardState
+	ents                        []*pb.Entry // the persisted log
+	dirty                       bool        // written, not yet fsync'd (persist-late)
+	kv                          map[string]string
+	mu                          sync.Mutex
+	waiting                     map[string]net.Conn // request id → the client connection
+	reads                       map[string]read     // read request context → the read
+	applied                     uint64
+	out                         []chan []byte // per peer
+	tick                        time.Duration // the interval of Node.Tick
+	electionTick, heartbeatTick int
 }
 
 type read struct {
@@ -105,15 +113,27 @@ type read struct {
 }
 
 func main() {
-	if len(os.Args) != 5 {
-		fmt.Fprintln(os.Stderr, "usage: kv ID NODES BASE VARIANT")
+	fs := flag.NewFlagSet("kv", flag.ContinueOnError)
+	tick := fs.Duration("tick", 10*time.Millisecond, "the interval of Node.Tick")
+	election := fs.Int("election-tick", 10, "Config.ElectionTick: ticks without a leader before a follower campaigns")
+	heartbeat := fs.Int("heartbeat-tick", 1, "Config.HeartbeatTick: ticks between a leader's heartbeats")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] ID NODES BASE VARIANT")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	id, _ := strconv.Atoi(os.Args[1])
-	nodes, _ := strconv.Atoi(os.Args[2])
-	base, _ := strconv.Atoi(os.Args[3])
-	s := &server{hs: &pb.HardState{}, id: uint64(id + 1), nodes: nodes, base: base, variant: os.Args[4], kv: map[string]string{},
-		waiting: map[string]net.Conn{}, reads: map[string]read{}}
+	args := fs.Args()
+	if len(args) != 4 || *tick <= 0 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	id, _ := strconv.Atoi(args[0])
+	nodes, _ := strconv.Atoi(args[1])
+	base, _ := strconv.Atoi(args[2])
+	s := &server{hs: &pb.HardState{}, id: uint64(id + 1), nodes: nodes, base: base, variant: args[3], kv: map[string]string{},
+		waiting: map[string]net.Conn{}, reads: map[string]read{}, tick: *tick, electionTick: *election, heartbeatTick: *heartbeat}
 	switch s.variant {
 	case "correct", "lease-unsafe", "persist-late":
 	default:
@@ -132,7 +152,7 @@ func (s *server) run() error {
 		return err
 	}
 	s.observe(raft.Ready{}) // a restarted node shows what it found on disk
-	cfg := &raft.Config{ID: s.id, ElectionTick: 10, HeartbeatTick: 1, Storage: s.storage,
+	cfg := &raft.Config{ID: s.id, ElectionTick: s.electionTick, HeartbeatTick: s.heartbeatTick, Storage: s.storage,
 		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 64, Logger: quiet{}}
 	if s.variant == "lease-unsafe" {
 		cfg.ReadOnlyOption, cfg.CheckQuorum = raft.ReadOnlyLeaseBased, true
@@ -168,10 +188,10 @@ func (s *server) run() error {
 	return s.loop()
 }
 
-// loop is the library's documented cycle: tick; on Ready persist, send,
+// loop is the library's documented cycle: tick (every s.tick); on Ready persist, send,
 // apply, advance.
 func (s *server) loop() error {
-	tick := time.NewTicker(10 * time.Millisecond)
+	tick := time.NewTicker(s.tick)
 	defer tick.Stop()
 	for {
 		select {
