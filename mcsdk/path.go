@@ -94,10 +94,20 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 	if err != nil {
 		return nil, err
 	}
+	sp, err := readSpecs(m)
+	if err != nil {
+		return nil, err
+	}
 	t, err := newTarget(m, p.Variant, 0, 0)
 	if err != nil {
 		return nil, err
 	}
+	// The world Check explored: the same network order, data directories
+	// and crash semantics.
+	t.cfg.Bag = sp.net.Order == "bag"
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
+	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs
+	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	if t.bin.Hash != p.BinaryHash {
 		return nil, fmt.Errorf("binary for variant %s changed since the path was saved (hash %.12s, recorded %.12s)", p.Variant, t.bin.Hash, p.BinaryHash)

@@ -154,6 +154,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
+	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs // the model's directory is every run's
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice

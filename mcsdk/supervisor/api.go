@@ -53,6 +53,12 @@ type Config struct {
 	// DataDirs gives every node a private working directory that survives
 	// its crash and restart.
 	DataDirs bool
+	// ReadOnlyWorkDir, without DataDirs, refuses writes in the nodes'
+	// working directories too (NodeSpec.Dir), for a directory every node
+	// and every run share, such as the model's: a file one run wrote there
+	// would reach the next run and the other nodes. Nodes then write
+	// nowhere (but /dev/null).
+	ReadOnlyWorkDir bool
 	// LoseUnsynced makes a crash lose file data the node had not fsync'd:
 	// each file in its data directory reverts to its content at its last
 	// fsync (empty if never). Names (creates, renames) are durable.

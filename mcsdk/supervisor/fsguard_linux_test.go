@@ -107,3 +107,37 @@ open(outside/missing-dir/x, O_CREAT) = ENOENT
 		t.Errorf("run directory holds %q", got)
 	}
 }
+
+// TestReadOnlyWorkDir: a node whose working directory is shared (the
+// model's, Config.ReadOnlyWorkDir without data directories) cannot write
+// there — a shell's redirection is refused with EACCES and counted, and
+// the directory is left as it was — while it still reads its files; with
+// ReadOnlyWorkDir off the same write lands.
+func TestReadOnlyWorkDir(t *testing.T) {
+	for _, tc := range []struct {
+		readOnly bool
+		out      string
+	}{{true, "refused\n"}, {false, "wrote\n"}} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "in"), []byte("input\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Nodes: []NodeSpec{{Path: "/bin/sh", Args: []string{"-c", "cat in; if echo x >left; then echo wrote; else echo refused; fi"}, Dir: dir}},
+			ReadOnlyWorkDir: tc.readOnly}
+		w, _ := runThreads(t, cfg, first)
+		if f := w.Failure(); f != nil {
+			t.Fatal(f)
+		}
+		// The shell's own complaint about the redirection goes between.
+		if got := string(w.Output(0)); !strings.HasPrefix(got, "input\n") || !strings.HasSuffix(got, tc.out) {
+			t.Errorf("read-only %v: output %q, want input, then %q", tc.readOnly, got, tc.out)
+		}
+		_, err := os.Stat(filepath.Join(dir, "left"))
+		if left := err == nil; left == tc.readOnly {
+			t.Errorf("read-only %v: file left in the working directory: %v", tc.readOnly, left)
+		}
+		if n := w.RefusedWrites(0); (n > 0) != tc.readOnly {
+			t.Errorf("read-only %v: %d refused writes", tc.readOnly, n)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // A node writes only inside its run directory: its data directory, else
-// its working directory (NodeSpec.Dir). Every call that would create,
+// its working directory (NodeSpec.Dir) unless Config.ReadOnlyWorkDir. Every call that would create,
 // change or remove a file elsewhere is refused with EACCES and counted
 // (World.RefusedWrites); reads anywhere stay possible. Descriptor-based
 // writes (write, ftruncate, fallocate…) need a descriptor opened for
@@ -237,8 +237,11 @@ func (w *World) initRunDirs() error {
 	w.runDirs = make([]string, len(w.cfg.Nodes))
 	for i, spec := range w.cfg.Nodes {
 		dir := spec.Dir
-		if w.dataRoot != "" {
+		switch {
+		case w.dataRoot != "":
 			dir = w.DataDir(i)
+		case w.cfg.ReadOnlyWorkDir:
+			continue // no run directory: writes refused everywhere
 		}
 		if dir == "" {
 			continue
