@@ -71,6 +71,7 @@ targets/quorum/quorum.model fixed 6
 targets/quorum/quorum.model bug 6
 targets/election/election.model fixed 0
 targets/election/election.model bug 0
+targets/quorum/quorum4.model bug 0
 targets/paxos/paxos.model correct 1"}
 while read -r model variant depth; do
   seen=""
