@@ -27,7 +27,7 @@ var raftVariants = []struct {
 }{
 	{"raft/kv/raft-correct.model", 10, "", 0, 0},
 	{"raft/kv/raft-lease-unsafe.model", 0, "linearizable", 13, 33285},
-	{"raft/kv/raft-persist-late.model", 10, "lost_committed", 42, 2003},
+	{"raft/kv/raft-persist-late.model", 10, "lost_committed", 71, 2218},
 }
 
 // TestRaftTargets: every Raft variant's seeds run twice give
@@ -81,7 +81,7 @@ func TestRaftTargets(t *testing.T) {
 	}
 	t.Run("persist-late shrunk", func(t *testing.T) {
 		m := loadTarget(t, "raft/kv/raft-persist-late.model")
-		data, err := os.ReadFile("../targets/raft/kv/persist-late-42.shrunk.weftlog")
+		data, err := os.ReadFile("../targets/raft/kv/persist-late-71.shrunk.weftlog")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1439,24 +1439,24 @@ if err != nil {
 claimReport
 """),
 ("markdown", """
-## One traced violation: seed 42 of persist-late
+## One traced violation: seed 71 of persist-late
 
-Node 2 leads term 2 and appends entry 7, a client's put (139.6 ms). A partition cuts node 0 off (140.4 ms), so
-entry 7 reaches node 1 only: node 1 appends it and acknowledges it at once (143.5 ms), to `fsync` it at its next
-tick. With that acknowledgement node 2 commits entry 7 (148.2 ms). Node 1 crashes before its tick (148.7 ms): the
-write it acknowledged was never synced and is lost. It restarts (202.0 ms) with entries 1–6: committed entry 7 is
-now in one log out of three (`lost_committed` fails) — node 2 crashing or being cut off next would let nodes 0 and
-1 elect a leader without it and overwrite it. When the leader's heartbeat tells such a follower a commit index
-beyond its log, etcd's raft panics (`tocommit(N) is out of range [lastIndex(N-1)]. Was the raft log corrupted,
-truncated, or lost?`): that is how runs end where the entry was still on a majority (`no_node_crash`). The same
-seed of the correct variant holds.
+Node 1 leads term 2 (124.7 ms) while node 2 is down (crashed at 115.3 ms), so node 0's acknowledgement is the one
+a commit needs. Node 1 appends entry 10, a client's put (185.4 ms); node 0 appends it and acknowledges it at once
+(186.7 ms), to `fsync` it at its next tick, and with that acknowledgement node 1 commits and applies entry 10.
+Node 0 crashes before its tick (186.8 ms): the write it acknowledged was never synced and is lost. Node 2 restarts
+(209.8 ms) and node 0 restarts (212.0 ms) with entries 1–9: committed entry 10 is now in one log out of three
+(`lost_committed` fails) — nodes 0 and 2 may now elect a leader without it and overwrite it. When the leader's
+heartbeat tells such a follower a commit index beyond its log, etcd's raft panics (`tocommit(N) is out of range
+[lastIndex(N-1)]. Was the raft log corrupted, truncated, or lost?`): that is how runs end where the entry was
+still on a majority (`no_node_crash`). The same seed of the correct variant holds.
 """),
 ("code", """
-late, err := mcsdk.Run(models["persist-late"], mcsdk.RunOptions{Seed: 42})
+late, err := mcsdk.Run(models["persist-late"], mcsdk.RunOptions{Seed: 71})
 if err != nil {
 	panic(err)
 }
-fmt.Printf("persist-late, seed 42: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
+fmt.Printf("persist-late, seed 71: %s %v at step %d (%s of virtual time); %d operations, %d indeterminate\\n",
 	late.Verdict, late.Violated, late.FirstViolationStep, late.FirstViolationTime, late.Ops, late.OpsIndeterminate)
 fmt.Println(late.FirstViolation.Why)
 // traceEvents prints the faults and the declared state that tells the
@@ -1478,21 +1478,21 @@ func traceEvents(res *mcsdk.RunResult) {
 	}
 }
 traceEvents(late)
-ok, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 42})
+ok, err := mcsdk.Run(models["correct"], mcsdk.RunOptions{Seed: 71})
 if err != nil {
 	panic(err)
 }
-fmt.Printf("correct, seed 42: %s\\n", ok.Verdict)
+fmt.Printf("correct, seed 71: %s\\n", ok.Verdict)
 """),
 ("markdown", """
 ## The shrunk recording replays
 
-`targets/raft/kv/persist-late-42.shrunk.weftlog` is `weft shrink`'s result for this seed (four faults fewer, the run
+`targets/raft/kv/persist-late-71.shrunk.weftlog` is `weft shrink`'s result for this seed (two faults fewer, the run
 ends at the first violation); `weft trace` prints its timeline, and replaying it re-executes the real binaries and
 checks every observation.
 """),
 ("code", """
-data, err := os.ReadFile("targets/raft/kv/persist-late-42.shrunk.weftlog")
+data, err := os.ReadFile("targets/raft/kv/persist-late-71.shrunk.weftlog")
 if err != nil {
 	panic(err)
 }
