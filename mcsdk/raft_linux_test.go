@@ -26,7 +26,7 @@ var raftVariants = []struct {
 	step      int
 }{
 	{"raft/kv/raft-correct.model", 10, "", 0, 0},
-	{"raft/kv/raft-lease-unsafe.model", 0, "linearizable", 13, 33285},
+	{"raft/kv/raft-lease-unsafe.model", 0, "linearizable", 53, 31789},
 	{"raft/kv/raft-persist-late.model", 10, "lost_committed", 71, 2218},
 }
 

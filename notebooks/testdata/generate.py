@@ -1507,18 +1507,18 @@ if err != nil {
 fmt.Printf("shrunk recording: %d choices; replayed: %s %v, divergence: %v\\n", len(rec.Choices), replayed.Verdict, replayed.Violated, div)
 """),
 ("markdown", """
-## lease-unsafe: the deposed leader's lease (seed 13)
+## lease-unsafe: the deposed leader's lease (seed 53)
 
 With `ReadOnlyLeaseBased` and `CheckQuorum` a leader answers a read from its own state at once and steps down only
 at a quorum check that finds no follower heard from since the previous one: up to two election timeouts after it
 was cut off, by its own clock. The majority elects a new leader after one. `lease-unsafe` runs etcd's default
-timing (`kv -tick=100ms`: 1 s election timeout) with a 2.4 s partition cutting node 0 off at 2.2 s; on seed 13
-node 2 leads term 3 985 ms after the cut, commits and acknowledges a put of 1 into key 1, and 9 ms later node 0,
-still leader of term 2, answers a read of key 1 with the old 3 (`targets/raft/README.md` goes through it step by
-step). Its shrunk recording, read without re-executing it (replaying its 3.6 s takes about half a minute):
+timing (`kv -tick=100ms`: 1 s election timeout) with a 2.4 s partition cutting node 0 off at 2.2 s; on seed 53
+node 2 leads term 3 1.09 s after the cut, commits and acknowledges a put of 3 into key 8, and 302 ms later node 0,
+still leader of term 2, answers a read of key 8 with the old 2 (`targets/raft/README.md` goes through it step by
+step). Its shrunk recording, read without re-executing it (replaying its 4 s takes about half a minute):
 """),
 ("code", """
-leaseData, err := os.ReadFile("targets/raft/kv/lease-unsafe-13.shrunk.weftlog")
+leaseData, err := os.ReadFile("targets/raft/kv/lease-unsafe-53.shrunk.weftlog")
 if err != nil {
 	panic(err)
 }
@@ -1528,10 +1528,10 @@ if err != nil {
 }
 fmt.Printf("lease-unsafe, seed %d: %s %v at step %d\n%s\n", lease.Header.Seed, lease.Verdict.Verdict, lease.Verdict.Violated, lease.Verdict.FirstViolationStep, lease.Verdict.Detail)
 for _, e := range lease.Events {
-	f := strings.Fields(e.Value) // a client's operation: "get 1 → 3", "put 1 1"
-	key1 := (e.Kind == "invoke" || e.Kind == "return" || e.Kind == "expire") && len(f) >= 2 && f[1] == "1"
+	f := strings.Fields(e.Value) // a client's operation: "get 8 → 2", "put 8 3"
+	key8 := (e.Kind == "invoke" || e.Kind == "return" || e.Kind == "expire") && len(f) >= 2 && f[1] == "8"
 	role := e.Kind == "state" && (e.Var == "raft_role" || e.Var == "raft_term") && e.Step > 0
-	if (key1 || role || e.Kind == "partition") && e.T >= 2_000_000 {
+	if (key8 || role || e.Kind == "partition") && e.T >= 2_000_000 {
 		fmt.Printf("%6d %9.3fms  %-9s n%d %s %s\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
 	}
 }
