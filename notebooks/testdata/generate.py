@@ -1526,13 +1526,13 @@ lease, err := weftlog.Decode(leaseData)
 if err != nil {
 	panic(err)
 }
-fmt.Printf("lease-unsafe, seed %d: %s %v at step %d\n%s\n", lease.Header.Seed, lease.Verdict.Verdict, lease.Verdict.Violated, lease.Verdict.FirstViolationStep, lease.Verdict.Detail)
+fmt.Printf("lease-unsafe, seed %d: %s %v at step %d\\n%s\\n", lease.Header.Seed, lease.Verdict.Verdict, lease.Verdict.Violated, lease.Verdict.FirstViolationStep, lease.Verdict.Detail)
 for _, e := range lease.Events {
 	f := strings.Fields(e.Value) // a client's operation: "get 8 → 2", "put 8 3"
 	key8 := (e.Kind == "invoke" || e.Kind == "return" || e.Kind == "expire") && len(f) >= 2 && f[1] == "8"
 	role := e.Kind == "state" && (e.Var == "raft_role" || e.Var == "raft_term") && e.Step > 0
 	if (key8 || role || e.Kind == "partition") && e.T >= 2_000_000 {
-		fmt.Printf("%6d %9.3fms  %-9s n%d %s %s\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
+		fmt.Printf("%6d %9.3fms  %-9s n%d %s %s\\n", e.Step, float64(e.T)/1000, e.Kind, e.Node, e.Var, e.Value)
 	}
 }
 """),
