@@ -14,6 +14,33 @@ import (
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
+// goQuorumModels builds targets/goquorum into a temporary directory and
+// loads copies of its two models beside the binary (they name it
+// "goquorum", relative to the model).
+func goQuorumModels(t *testing.T) map[string]*model.Model {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "goquorum")
+	if out, err := exec.Command("go", "build", "-o", bin, "../targets/goquorum").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	models := map[string]*model.Model{}
+	for _, name := range []string{"goquorum.model", "goquorum-bug.model"} {
+		src, err := os.ReadFile(filepath.Join("../targets/goquorum", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if models[name], err = model.Load(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return models
+}
+
 // TestGoQuorumSeeded builds targets/goquorum (a Go service: net TCP, a
 // goroutine per connection, a dial deadline, timers) and runs 20 seeds of
 // each model twice: the two runs of a seed give the same verdict and
@@ -21,28 +48,13 @@ import (
 // acked_on_majority and no seed of the fixed model does.
 // scripts/goquorum-determinism.sh does the same for 200 seeds.
 func TestGoQuorumSeeded(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "goquorum")
-	if out, err := exec.Command("go", "build", "-o", bin, "../targets/goquorum").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	models := goQuorumModels(t)
 	for _, tc := range []struct {
 		model string
 		bug   bool
 	}{{"goquorum.model", false}, {"goquorum-bug.model", true}} {
 		t.Run(tc.model, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("../targets/goquorum", tc.model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, tc.model)
-			if err := os.WriteFile(path, src, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			m, err := model.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := models[tc.model]
 			violated := 0
 			for seed := uint64(1); seed <= 20; seed++ {
 				var recs [2][]byte
@@ -86,29 +98,15 @@ func TestGoQuorumSeeded(t *testing.T) {
 // the fixed model holds within depth 4 (a smaller run of the same path:
 // scripts/goquorum-check.sh checks both deeper).
 func TestGoQuorumCheck(t *testing.T) {
+	models := goQuorumModels(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "goquorum")
-	if out, err := exec.Command("go", "build", "-o", bin, "../targets/goquorum").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	for _, tc := range []struct {
 		model string
 		depth int
 		want  mcsdk.Verdict
 	}{{"goquorum-bug.model", 6, mcsdk.Violated}, {"goquorum.model", 4, mcsdk.Holds}} {
 		t.Run(tc.model, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("../targets/goquorum", tc.model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, tc.model)
-			if err := os.WriteFile(path, src, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			m, err := model.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := models[tc.model]
 			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Depth: tc.depth, Abstraction: mcsdk.Globals, Threads: "fixed"})
 			if err != nil {
 				t.Fatal(err)
