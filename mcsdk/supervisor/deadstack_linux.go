@@ -16,13 +16,16 @@ package supervisor
 const redZone = 128
 
 // stackPointers returns the stack pointer of every live thread of n.
-func (n *node) stackPointers() []uint64 {
+func (n *node) stackPointers() ([]uint64, error) {
 	var sps []uint64
 	for _, t := range n.tasks {
 		if t.exited {
 			continue
 		}
-		regs := t.taskRegs()
+		regs, err := t.taskRegs()
+		if err != nil {
+			return nil, err
+		}
 		switch {
 		case t.held && len(regs) > 18:
 			sps = append(sps, regs[18]) // PtraceRegs order: Rsp is 19th
@@ -30,7 +33,7 @@ func (n *node) stackPointers() []uint64 {
 			sps = append(sps, regs[0])
 		}
 	}
-	return sps
+	return sps, nil
 }
 
 // liveFrom is where live memory begins in the mapping [lo, hi): above the

@@ -110,7 +110,14 @@ func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Ac
 		w.Close()
 	}
 	if outs[0] != outs[1] || !slices.Equal(hashes[0], hashes[1]) {
-		t.Errorf("%s: two runs differ (%d and %d steps):\n%s\n----\n%s", name, len(hashes[0]), len(hashes[1]), outs[0], outs[1])
+		first := -1
+		for i := range min(len(hashes[0]), len(hashes[1])) {
+			if hashes[0][i] != hashes[1][i] {
+				first = i
+				break
+			}
+		}
+		t.Errorf("%s: two runs differ (%d and %d steps, first at step %d):\n%s\n----\n%s", name, len(hashes[0]), len(hashes[1]), first, outs[0], outs[1])
 	}
 	return outs[0]
 }

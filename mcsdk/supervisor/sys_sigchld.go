@@ -121,16 +121,28 @@ func ptraceSiginfo(req, tid int, info []byte) error {
 // notification may be running for a moment when a signal arrives while it
 // still sleeps in the notification's first, interruptible wait (before
 // weft received it): the kernel wakes it, finds the notification received
-// and puts it back to sleep, killable. The file then reads "running";
-// it is read again until the thread sleeps, so that what a hash covers
-// does not depend on that moment (at most a millisecond).
+// and puts it back to sleep, killable. The file then reads "running"; it
+// is read again until the thread sleeps, so that what a hash covers does
+// not depend on that moment. The moment is short on an idle machine and
+// can last many milliseconds on a loaded one (the woken thread waits for
+// a CPU): weft waits up to settleLimit, then reports an error rather than
+// hash a thread in motion.
 func (t *task) syscallFile() ([]byte, error) {
 	path := fmt.Sprintf("/proc/%d/task/%d/syscall", t.tid, t.tid)
-	for try := 0; ; try++ {
+	start, pause := time.Now(), 10*time.Microsecond
+	for {
 		b, err := os.ReadFile(path)
-		if err != nil || t.call == nil || try == 100 || !bytes.HasPrefix(b, []byte("running")) {
+		if err != nil || t.call == nil || !bytes.HasPrefix(b, []byte("running")) {
 			return b, err
 		}
-		time.Sleep(10 * time.Microsecond)
+		if time.Since(start) > settleLimit {
+			return nil, fmt.Errorf("%s still running %v after a signal woke it in its notification", t.name(), settleLimit)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Millisecond)
 	}
 }
+
+// settleLimit bounds how long weft waits for a parked thread that a
+// signal woke for a moment to sleep again (syscallFile).
+const settleLimit = 10 * time.Second

@@ -85,8 +85,8 @@ func sysSigaltstack(c *call) result {
 // stackPointer is the user stack pointer of a thread stopped in a
 // notification (/proc's syscall file).
 func (t *task) stackPointer() uint64 {
-	regs := t.taskRegs() // the thread is not held: its sp and pc
-	if len(regs) < 1 {
+	regs, err := t.taskRegs() // the thread is not held: its sp and pc
+	if err != nil || len(regs) < 1 {
 		return 0
 	}
 	return regs[0]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -181,6 +182,28 @@ func wait4(tid int, opts int) (int, unix.WaitStatus, error) {
 	}
 }
 
+// waitStop collects a stop of thread tid without waiting, and never its
+// end: waitid with WSTOPPED alone reports ptrace stops (CLD_TRAPPED) with
+// the stop's whole code in si_status, which wait4 would report as
+// code<<8 | 0x7f. A thread that has ended is no candidate for that wait:
+// it reports ECHILD, and pollThreads collects the end on its next pass.
+func waitStop(tid int) (int, unix.WaitStatus, error) {
+	info := make([]byte, siginfoSize)
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_PID, uintptr(tid), uintptr(unsafe.Pointer(&info[0])), uintptr(unix.WSTOPPED|unix.WNOHANG|unix.WALL), 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, 0, e
+		}
+		if le32(info[siPidOff:]) == 0 {
+			return 0, 0, nil // nothing to collect
+		}
+		return tid, unix.WaitStatus(le32(info[siStatusOff:])<<8 | 0x7f), nil
+	}
+}
+
 // resume lets ready task t run: a held thread continues from its ptrace
 // stop; a thread whose call is pending gets that call served (it may park
 // again). Other tasks' cached reads are stale once t runs.
@@ -290,10 +313,24 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		}
 		// A held thread's stop was collected already; what it can still
 		// report is its end (a group exit kills it in its stop).
-		if t.p != nil && t.tid == t.p.pid {
-			notifyParent(t.p, false) // before the reap that notifies the parent (sys_sigchld.go)
+		var got int
+		var ws unix.WaitStatus
+		var err error
+		if t.p != nil && t.tid == t.p.pid && t.p.parent != nil {
+			// A child process's leader: its parent gets weft's SIGCHLD
+			// before the reap that would send the kernel's (sys_sigchld.go).
+			// So an end is reaped only once it was seen and notified, and a
+			// stop is collected by a wait that cannot reap: a leader that
+			// ends between the two waits is left for the next poll.
+			if _, ended := exitSiginfo(t.tid, false); ended {
+				notifyParent(t.p, true)
+				got, ws, err = wait4(t.tid, 0)
+			} else {
+				got, ws, err = waitStop(t.tid)
+			}
+		} else {
+			got, ws, err = wait4(t.tid, unix.WNOHANG)
 		}
-		got, ws, err := wait4(t.tid, unix.WNOHANG)
 		if err != nil || got == 0 {
 			continue
 		}
@@ -341,21 +378,21 @@ func taskState(pid, tid int) byte {
 // instruction pointers for one in a notification (/proc's syscall file;
 // the rest of its user registers are saved where ptrace cannot reach them
 // until it returns).
-func (t *task) taskRegs() []uint64 {
+func (t *task) taskRegs() ([]uint64, error) {
 	if t.held {
 		var regs unix.PtraceRegs
 		var err error
 		t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("registers of %s: %v", t.name(), err)
 		}
 		return []uint64{regs.R15, regs.R14, regs.R13, regs.R12, regs.Rbp, regs.Rbx, regs.R11, regs.R10,
 			regs.R9, regs.R8, regs.Rax, regs.Rcx, regs.Rdx, regs.Rsi, regs.Rdi, regs.Orig_rax, regs.Rip,
-			regs.Eflags, regs.Rsp, regs.Fs_base}
+			regs.Eflags, regs.Rsp, regs.Fs_base}, nil
 	}
 	b, err := t.syscallFile()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []uint64
 	f := strings.Fields(string(b))
@@ -366,7 +403,7 @@ func (t *task) taskRegs() []uint64 {
 			out = append(out, v)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // threaded reports whether node i has ever had more than one thread, so
@@ -378,7 +415,7 @@ func (w *World) threaded(i int) bool {
 // hashTasks writes the state of every thread of n: whether it ended, is
 // ready or held, the call it is stopped in, its futex wait, and, for a
 // traced node, its registers; then the futex table's queues.
-func (w *World) hashTasks(n *node, put func(uint64)) {
+func (w *World) hashTasks(n *node, put func(uint64)) error {
 	if w.cfg.Threads == ThreadsFixed {
 		put(uint64(n.lastRun)) // decides which ready thread runs next
 	}
@@ -400,7 +437,11 @@ func (w *World) hashTasks(n *node, put func(uint64)) {
 			put(uint64(c.progress))
 		}
 		if n.traced {
-			for _, r := range t.taskRegs() {
+			regs, err := t.taskRegs()
+			if err != nil {
+				return err
+			}
+			for _, r := range regs {
 				put(r)
 			}
 		}
@@ -416,6 +457,7 @@ func (w *World) hashTasks(n *node, put func(uint64)) {
 			put(uint64(t.k))
 		}
 	}
+	return nil
 }
 
 func boolBits(bs ...bool) uint64 {

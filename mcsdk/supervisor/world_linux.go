@@ -858,7 +858,10 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 		return err
 	}
 	buf := make([]byte, 64<<10)
-	sps := n.stackPointers()
+	sps, err := n.stackPointers()
+	if err != nil {
+		return err
+	}
 	for _, line := range strings.Split(string(maps), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
@@ -902,7 +905,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			continue
 		}
 		put(0)
-		w.hashTasks(n, put)
+		if err := w.hashTasks(n, put); err != nil {
+			return [32]byte{}, err
+		}
 		w.hashFiles(n, put)
 		w.hashSignals(n, mode, put)
 		if mode == HashMemory {
