@@ -231,6 +231,14 @@ var clockScripts = map[string]func(s *script){
 			s.mark("cancel-read", 1)
 		}
 	},
+	"uptime": func(s *script) {
+		s.rel(1_500_000_000) // nanosleep 1.5 s; every uptime is the node's CLOCK_BOOTTIME
+		up := monotonicOffset + s.m.local(s.e)
+		s.mark("uptime-boottime", up)
+		s.mark("uptime-proc", up/1e7)
+		s.mark("uptime-times", up/(1e9/userHZ))
+		s.mark("uptime-sysinfo", up/1e9)
+	},
 	"futex": func(s *script) {
 		s.rel(500_000_000) // FUTEX_WAIT, relative
 		s.mark("futex-relative", 110)
@@ -241,8 +249,8 @@ var clockScripts = map[string]func(s *script){
 	},
 }
 
-// TestClockFaultTimers runs every kind of timer of a real probe on a
-// perfect clock, at +5 % and -5 %, and with an offset and realtime jumps:
+// TestClockFaultTimers runs every kind of timer of a real probe, and its
+// uptime read four ways, on a perfect clock, at +5 % and -5 %, and with an offset and realtime jumps:
 // each wait ends at the world time where the node's own clock reaches
 // its timer (the drifted world time, exact to the nanosecond), what the
 // node reads then is its own time, and a perfect clock's node time is
@@ -259,7 +267,7 @@ func TestClockFaultTimers(t *testing.T) {
 		{"+5%, -40ms, jumps", clockModel{rate: 1, offset: -40_000_000, jumps: jumps}},
 		{"-5%, back 1s", clockModel{rate: -1, jumps: []sched.ClockJump{{AtUS: 200_000, DeltaNS: -1_000_000_000}}}},
 	}
-	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex", "cancel"} {
+	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex", "cancel", "uptime"} {
 		for _, tc := range models {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {
 				s := &script{m: tc.m}

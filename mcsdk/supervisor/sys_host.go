@@ -21,8 +21,12 @@ const (
 	userHZ         = 100 // clock ticks per second for times(2) and /proc
 )
 
-// uptime is the virtual time since boot in ns: CLOCK_BOOTTIME.
-func (w *World) uptime() int64 { return w.now - Epoch + monotonicOffset }
+// uptime is node n's time since boot in ns: its own CLOCK_BOOTTIME, which
+// its clock's rate moves and its offset and jumps do not.
+func (w *World) uptime(n *node) int64 {
+	up, _ := w.nodeNow(n, unix.CLOCK_BOOTTIME)
+	return up
+}
 
 func utsField(dst *[65]byte, s string) { copy(dst[:len(dst)-1], s) }
 
@@ -41,7 +45,7 @@ func sysUname(c *call) result {
 // Sysinfo implements sysinfo(2): virtual uptime, fixed memory, no load.
 func sysSysinfo(c *call) result {
 	si := unix.Sysinfo_t{
-		Uptime:   c.w.uptime() / 1e9,
+		Uptime:   c.w.uptime(c.n) / 1e9,
 		Totalram: virtualMemory, Freeram: virtualFree,
 		Procs: uint16(len(c.w.nodes)), Unit: 1,
 	}
@@ -69,7 +73,7 @@ func sysTimes(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	return ret(c.w.uptime() / (1e9 / userHZ))
+	return ret(c.w.uptime(c.n) / (1e9 / userHZ))
 }
 
 // Getcpu implements getcpu(2): always CPU 0 on NUMA node 0.

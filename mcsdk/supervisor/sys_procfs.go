@@ -247,7 +247,7 @@ func (c *call) openHostProc(host string, oflags uint64) result {
 }
 
 func procUptime(c *call) []byte {
-	up := c.w.uptime() / 1e7 // hundredths of a second
+	up := c.w.uptime(c.n) / 1e7 // hundredths of a second
 	return fmt.Appendf(nil, "%d.%02d %d.%02d\n", up/100, up%100, 0, 0)
 }
 
@@ -277,8 +277,15 @@ func procStatFile(c *call) []byte {
 		fmt.Fprintf(&b, "cpu%d 0 0 0 0 0 0 0 0 0 0\n", i)
 	}
 	fmt.Fprintf(&b, "intr 0\nctxt 0\nbtime %d\nprocesses %d\nprocs_running 1\nprocs_blocked 0\n",
-		(c.w.now-c.w.uptime())/1e9, len(c.w.nodes))
+		bootTime(c), len(c.w.nodes))
 	return b.Bytes()
+}
+
+// bootTime is /proc/stat's btime: when node c.n booted by its realtime
+// clock (seconds since the Unix epoch), its realtime less its uptime.
+func bootTime(c *call) int64 {
+	real, _ := c.w.nodeNow(c.n, unix.CLOCK_REALTIME)
+	return (real - c.w.uptime(c.n)) / 1e9
 }
 
 func cpuRange(*call) []byte { return fmt.Appendf(nil, "0-%d\n", virtualCPUs-1) }

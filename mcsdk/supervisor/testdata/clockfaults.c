@@ -2,7 +2,7 @@
  * followed by a line with what the node's clocks read when it ended, so
  * that a drifted node's timers can be checked against the drifted world
  * time they took. Modes: timerfd, sockets, itimer, posix, rdtsc, abstime,
- * futex, cancel. */
+ * futex, cancel, uptime. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/times.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,6 +219,29 @@ static void cancelMode(void)
 	}
 }
 
+/* uptimeMode sleeps 1.5 s, then reads the uptime every way a program
+ * can: CLOCK_BOOTTIME (ns), /proc/uptime (hundredths of a second),
+ * times() (clock ticks) and sysinfo() (seconds). */
+static void uptimeMode(void)
+{
+	struct timespec d = ts(1500000000LL);
+	nanosleep(&d, NULL);
+	mark("uptime-boottime", ns(CLOCK_BOOTTIME));
+	long long sec = 0, hund = 0;
+	FILE *f = fopen("/proc/uptime", "r");
+	if (f) {
+		if (fscanf(f, "%lld.%lld", &sec, &hund) != 2)
+			sec = hund = -1;
+		fclose(f);
+	}
+	mark("uptime-proc", sec * 100 + hund);
+	struct tms t;
+	mark("uptime-times", (long long)times(&t));
+	struct sysinfo si;
+	sysinfo(&si);
+	mark("uptime-sysinfo", (long long)si.uptime);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -225,6 +250,7 @@ int main(int argc, char **argv)
 	} modes[] = {
 		{ "timerfd", timerfdMode }, { "sockets", socketsMode }, { "itimer", itimerMode }, { "posix", posixMode },
 		{ "rdtsc", rdtscMode },	    { "abstime", abstimeMode }, { "futex", futexMode }, { "cancel", cancelMode },
+		{ "uptime", uptimeMode },
 	};
 	for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++) {
 		if (strcmp(argv[1], modes[i].name) == 0) {
@@ -232,6 +258,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	fprintf(stderr, "usage: clockfaults timerfd|sockets|itimer|posix|rdtsc|abstime|futex|cancel\n");
+	fprintf(stderr, "usage: clockfaults timerfd|sockets|itimer|posix|rdtsc|abstime|futex|cancel|uptime\n");
 	return 2;
 }
