@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 // binary.
 func buildGoEcho(tb testing.TB) string {
 	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-goecho-%d", os.Getpid()))
+	out := filepath.Join(probeDir, "goecho")
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}

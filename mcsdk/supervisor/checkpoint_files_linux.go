@@ -168,7 +168,7 @@ func (cw *World) copyDataDirs(src *World) error {
 	if src.dataRoot == "" {
 		return nil
 	}
-	root, err := os.MkdirTemp("", "weft-data-")
+	root, err := newDataRoot()
 	if err != nil {
 		return err
 	}
@@ -215,6 +215,9 @@ func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
 			return err
 		}
 		rel, _ := filepath.Rel(src, path)
+		if rel == dataLockName {
+			return nil // the copy has its own (datadirs_linux.go)
+		}
 		to := filepath.Join(dst, rel)
 		info, err := d.Info()
 		if err != nil {

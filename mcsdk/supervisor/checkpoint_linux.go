@@ -5,7 +5,6 @@ package supervisor
 import (
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 
 	"golang.org/x/sys/unix"
@@ -428,7 +427,7 @@ func (cp *Checkpoint) Close() {
 		}
 		cp.w.closeStopFD()
 		if cp.w.dataRoot != "" {
-			os.RemoveAll(cp.w.dataRoot)
+			releaseDataRoot(cp.w.dataRoot)
 			cp.w.dataRoot = ""
 		}
 	}

@@ -27,7 +27,7 @@ func buildC(t *testing.T, src string) string {
 // binary (later calls reuse the executable) and returns its path.
 func buildProbe(tb testing.TB, name string, flags ...string) string {
 	tb.Helper()
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("weft-%s-%d", name, os.Getpid()))
+	out := filepath.Join(probeDir, name)
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
@@ -154,4 +154,17 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) { os.Exit(m.Run()) }
+// probeDir holds the probes the tests build (buildProbe), removed when
+// the tests end.
+var probeDir string
+
+func TestMain(m *testing.M) {
+	var err error
+	if probeDir, err = os.MkdirTemp("", "weft-probes-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(probeDir)
+	os.Exit(code)
+}

@@ -36,14 +36,14 @@ func Start(cfg Config) (*World, error) {
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = func(*netsim.Socket) {}
 	if cfg.DataDirs {
-		root, err := os.MkdirTemp("", "weft-data-")
+		root, err := newDataRoot()
 		if err != nil {
 			return nil, err
 		}
 		w.dataRoot = root
 		for i := range cfg.Nodes {
 			if err := os.Mkdir(w.DataDir(i), 0o755); err != nil {
-				os.RemoveAll(root)
+				releaseDataRoot(root)
 				return nil, err
 			}
 		}
@@ -96,7 +96,7 @@ func (w *World) Close() {
 	}
 	w.closeStopFD()
 	if w.dataRoot != "" {
-		os.RemoveAll(w.dataRoot)
+		releaseDataRoot(w.dataRoot)
 		w.dataRoot = ""
 	}
 }

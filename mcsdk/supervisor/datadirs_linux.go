@@ -1,0 +1,75 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Data directories live under os.TempDir() as weft-data-*, one root per
+// world, removed when the world closes. A weft killed before that
+// (SIGKILL, an OOM kill) leaves its roots behind. So each root holds a
+// lock file that its weft keeps locked (flock, shared) while the root is
+// in use, and the first root a weft process makes is preceded by a sweep
+// that removes every root whose lock nobody holds: what dead wefts left,
+// never a live one's, whichever pid namespace it runs in (a flock is the
+// file system's, a pid is not).
+
+const dataLockName = ".weft-lock"
+
+var (
+	sweepOnce sync.Once
+	dataLocks sync.Map // root → *os.File holding its lock
+)
+
+// newDataRoot makes a fresh, locked root for a world's data directories,
+// after sweeping what dead weft processes left (once per process).
+func newDataRoot() (string, error) {
+	sweepOnce.Do(func() { sweepDataRoots(os.TempDir()) })
+	root, err := os.MkdirTemp("", "weft-data-")
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(root, dataLockName), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH)
+	}
+	if err != nil {
+		os.RemoveAll(root)
+		return "", err
+	}
+	dataLocks.Store(root, f)
+	return root, nil
+}
+
+// releaseDataRoot removes a root newDataRoot made, then drops its lock.
+func releaseDataRoot(root string) {
+	os.RemoveAll(root)
+	if f, ok := dataLocks.LoadAndDelete(root); ok {
+		f.(*os.File).Close()
+	}
+}
+
+// sweepDataRoots removes the weft-data-* roots in dir whose lock no
+// process holds, and reports how many it removed. A root without a lock
+// file is one a weft is making at this moment (or an old weft's, which
+// it leaves).
+func sweepDataRoots(dir string) int {
+	matches, _ := filepath.Glob(filepath.Join(dir, "weft-data-*"))
+	removed := 0
+	for _, m := range matches {
+		f, err := os.Open(filepath.Join(m, dataLockName))
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && os.RemoveAll(m) == nil {
+			removed++
+		}
+		f.Close()
+	}
+	return removed
+}
