@@ -25,6 +25,22 @@ type ShrinkResult struct {
 // seed with an overridden fault schedule and end, so the result replays
 // like any other recording.
 func Shrink(m *model.Model, variant string, seed uint64, opts RunOptions) (*ShrinkResult, error) {
+	return ShrinkWithProgress(m, variant, seed, opts, nil)
+}
+
+// ShrinkTry is one candidate run of a shrink, reported as it ends: the
+// try's number (the original run is 0), the faults it kept, its end
+// (virtual µs) and whether it still violated the invariant.
+type ShrinkTry struct {
+	Try      int
+	Faults   int
+	EndUS    int64
+	Violated bool
+}
+
+// ShrinkWithProgress is Shrink, calling progress (if non-nil) after every
+// run it makes.
+func ShrinkWithProgress(m *model.Model, variant string, seed uint64, opts RunOptions, progress func(ShrinkTry)) (*ShrinkResult, error) {
 	opts.Variant, opts.Seed = variant, seed
 	orig, err := Run(m, opts)
 	if err != nil {
@@ -34,6 +50,14 @@ func Shrink(m *model.Model, variant string, seed uint64, opts RunOptions) (*Shri
 		return nil, fmt.Errorf("seed %d of %s is not a violating run (%s)", seed, variant, orig.Verdict)
 	}
 	target := orig.Violated[0]
+	tries := 0
+	report := func(faults int, end int64, violated bool) {
+		if progress != nil {
+			progress(ShrinkTry{Try: tries, Faults: faults, EndUS: end, Violated: violated})
+		}
+		tries++
+	}
+	report(len(orig.Faults), int64(orig.VirtualTime/1000), true)
 	sr := &ShrinkResult{Original: orig, Shrunk: orig}
 	given := make([]sched.FaultEvent, 0, len(orig.Faults))
 	for _, f := range orig.Faults {
@@ -53,6 +77,7 @@ func Shrink(m *model.Model, variant string, seed uint64, opts RunOptions) (*Shri
 			return false, err
 		}
 		ok := r.Verdict == Violated && slices.Contains(r.Violated, target)
+		report(len(faults), end, ok)
 		if ok {
 			sr.Shrunk = r
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -94,7 +95,16 @@ func init() {
 				return exitUsage, err
 			}
 			in := watchInterrupts("shrink", os.Stderr, interruptGrace)
-			sr, err := mcsdk.Shrink(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{})
+			sr, err := mcsdk.ShrinkWithProgress(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{}, func(t mcsdk.ShrinkTry) {
+				what := "still violates: kept"
+				if !t.Violated {
+					what = "holds: dropped"
+				}
+				if t.Try == 0 {
+					what = "the original run violates"
+				}
+				fmt.Fprintf(os.Stderr, "shrink: run %d (%d faults, ending at %s): %s\n", t.Try, t.Faults, time.Duration(t.EndUS)*time.Microsecond, what)
+			})
 			if sig := in.stop(); sig != nil {
 				return interrupted("shrink", sig, "shrinking was abandoned (nothing written)")
 			}
