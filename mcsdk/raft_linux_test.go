@@ -4,6 +4,7 @@ package mcsdk_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -24,13 +25,14 @@ var raftVariants = []struct {
 	step      int
 }{
 	{"raft/kv/raft-correct.model", 10, "", 0, 0},
-	{"raft/kv/raft-lease-unsafe.model", 0, "linearizable", 53, 31789},
-	{"raft/kv/raft-persist-late.model", 10, "lost_committed", 71, 2218},
+	{"raft/kv/raft-lease-unsafe.model", 0, "linearizable", 21, 30955},
+	{"raft/kv/raft-persist-late.model", 10, "lost_committed", 42, 2007},
 }
 
 // TestRaftTargets: every Raft variant's seeds run twice give
 // byte-identical recordings; correct holds on all of them with operations
-// completing; persist-late violates lost_committed and lease-unsafe
+// completing and both of kv's snapshot paths taken (a restarted node loads
+// its own snapshot, a follower behind is sent the leader's: kv logs each); persist-late violates lost_committed and lease-unsafe
 // linearizable (a stale read by the deposed leader's lease) on their known
 // seeds at the known steps. Both variants' shrunk recordings are replayed
 // by TestStoredRecordingsReplay, with every stored recording.
@@ -38,8 +40,9 @@ func TestRaftTargets(t *testing.T) {
 	for _, tc := range raftVariants {
 		t.Run(tc.model, func(t *testing.T) {
 			m := loadTarget(t, tc.model)
+			var out strings.Builder
 			run := func(seed uint64) (*mcsdk.RunResult, []byte) {
-				r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed})
+				r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed, OnOutput: func(_ int, b []byte) { out.Write(b) }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,6 +77,13 @@ func TestRaftTargets(t *testing.T) {
 			}
 			if ops == 0 {
 				t.Error("no client operation completed")
+			}
+			if tc.invariant == "" {
+				for _, line := range []string{"kv: restarted from the snapshot at index", "kv: applied the leader's snapshot at index"} {
+					if !strings.Contains(out.String(), line) {
+						t.Errorf("seeds 1-%d: no node logged %q", tc.seeds, line)
+					}
+				}
 			}
 		})
 	}

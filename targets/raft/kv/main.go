@@ -2,7 +2,10 @@
 // (go.etcd.io/raft/v3), used as its documentation describes: a TCP
 // transport between nodes, the log and HardState persisted with fsync
 // before the messages of the same Ready are sent, committed entries
-// applied in order, linearizable reads through ReadIndex.
+// applied in order, linearizable reads through ReadIndex, and snapshots:
+// every -snap-count applied entries the node snapshots its state machine
+// and compacts its log, keeping -snap-keep entries for slow followers;
+// a follower further behind gets the leader's snapshot (MsgSnap).
 //
 // Clients connect over TCP to BASE+id and send lines
 //
@@ -25,15 +28,18 @@
 // Flags (before the arguments) set the library's timing, a configuration
 // like etcd's --heartbeat-interval and --election-timeout: -tick is the
 // interval of Node.Tick (default 10ms), -election-tick and -heartbeat-tick
-// are Config.ElectionTick and HeartbeatTick in ticks (default 10 and 1).
+// are Config.ElectionTick and HeartbeatTick in ticks (default 10 and 1);
+// -snap-count and -snap-keep are etcd's --snapshot-count and
+// --snapshot-catchup-entries (default 10000 and 5000 entries).
 //
-// usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] ID NODES BASE VARIANT
+// usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] [-snap-count N] [-snap-keep N] ID NODES BASE VARIANT
 package main
 
 import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -94,16 +100,39 @@ type server struct {
 	storage                     *raft.MemoryStorage
 	state                       *os.File
 	hs                          *pb.HardState
-	ents                        []*pb.Entry // the persisted log
-	dirty                       bool        // written, not yet fsync'd (persist-late)
+	snap                        *pb.Snapshot // the persisted snapshot, nil before the first
+	ents                        []*pb.Entry  // the persisted log after the snapshot's compaction
+	dirty                       bool         // written, not yet fsync'd (persist-late)
 	kv                          map[string]string
+	applies                     []applied     // what the state machine applied, per index 1..logCap
+	conf                        *pb.ConfState // the configuration a snapshot records
 	mu                          sync.Mutex
 	waiting                     map[string]net.Conn // request id → the client connection
 	reads                       map[string]read     // read request context → the read
 	applied                     uint64
-	out                         []chan []byte // per peer
+	out                         []chan outMsg // per peer
 	tick                        time.Duration // the interval of Node.Tick
 	electionTick, heartbeatTick int
+	snapCount, snapKeep         uint64
+}
+
+// applied is the term and hash of an entry the state machine applied:
+// part of its state, so a snapshot carries it and a node restored from
+// one still shows which entries it holds (log_term, log_hash,
+// applied_hash for indexes the snapshot compacted away).
+type applied struct{ Term, Hash int64 }
+
+// machine is a snapshot's data: the state machine.
+type machine struct {
+	KV      map[string]string
+	Applies []applied
+}
+
+// outMsg is a message for a peer's sender; a snapshot is reported to the
+// library once sent (Node.ReportSnapshot).
+type outMsg struct {
+	data []byte
+	snap bool
 }
 
 type read struct {
@@ -117,15 +146,17 @@ func main() {
 	tick := fs.Duration("tick", 10*time.Millisecond, "the interval of Node.Tick")
 	election := fs.Int("election-tick", 10, "Config.ElectionTick: ticks without a leader before a follower campaigns")
 	heartbeat := fs.Int("heartbeat-tick", 1, "Config.HeartbeatTick: ticks between a leader's heartbeats")
+	snapCount := fs.Uint64("snap-count", 10000, "applied entries between two snapshots (etcd's --snapshot-count)")
+	snapKeep := fs.Uint64("snap-keep", 5000, "entries kept after a snapshot for slow followers (etcd's --snapshot-catchup-entries)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] ID NODES BASE VARIANT")
+		fmt.Fprintln(os.Stderr, "usage: kv [-tick D] [-election-tick N] [-heartbeat-tick N] [-snap-count N] [-snap-keep N] ID NODES BASE VARIANT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
 	args := fs.Args()
-	if len(args) != 4 || *tick <= 0 {
+	if len(args) != 4 || *tick <= 0 || *snapCount == 0 {
 		fs.Usage()
 		os.Exit(2)
 	}
@@ -133,7 +164,8 @@ func main() {
 	nodes, _ := strconv.Atoi(args[1])
 	base, _ := strconv.Atoi(args[2])
 	s := &server{hs: &pb.HardState{}, id: uint64(id + 1), nodes: nodes, base: base, variant: args[3], kv: map[string]string{},
-		waiting: map[string]net.Conn{}, reads: map[string]read{}, tick: *tick, electionTick: *election, heartbeatTick: *heartbeat}
+		waiting: map[string]net.Conn{}, reads: map[string]read{}, tick: *tick, electionTick: *election, heartbeatTick: *heartbeat,
+		snapCount: *snapCount, snapKeep: *snapKeep, conf: &pb.ConfState{}}
 	switch s.variant {
 	case "correct", "lease-unsafe", "persist-late":
 	default:
@@ -176,10 +208,10 @@ func (s *server) run() error {
 	if err != nil {
 		return err
 	}
-	s.out = make([]chan []byte, s.nodes+1)
+	s.out = make([]chan outMsg, s.nodes+1)
 	for p := 1; p <= s.nodes; p++ {
 		if uint64(p) != s.id {
-			s.out[p] = make(chan []byte, 256)
+			s.out[p] = make(chan outMsg, 256)
 			go s.sender(uint64(p))
 		}
 	}
@@ -189,7 +221,7 @@ func (s *server) run() error {
 }
 
 // loop is the library's documented cycle: tick (every s.tick); on Ready persist, send,
-// apply, advance.
+// apply (a snapshot, then the committed entries), advance; then snapshot if due.
 func (s *server) loop() error {
 	tick := time.NewTicker(s.tick)
 	defer tick.Stop()
@@ -209,16 +241,32 @@ func (s *server) loop() error {
 			}
 			s.observe(rd) // before the messages: a peer may act on them at once
 			s.send(rd.Messages)
+			if err := s.restore(rd.Snapshot); err != nil {
+				return err
+			}
 			s.apply(rd.CommittedEntries)
 			s.readStates(rd.ReadStates)
 			s.node.Advance()
+			if err := s.maybeSnapshot(); err != nil {
+				return err
+			}
 		}
 	}
 }
 
-// persist saves the HardState and entries of rd (and, unless the variant
-// is persist-late, makes them durable) before its messages go out.
+// persist saves the snapshot, HardState and entries of rd (and, unless
+// the variant is persist-late, makes them durable) before its messages go
+// out; a snapshot goes into the library's storage before the entries that
+// follow it.
 func (s *server) persist(rd raft.Ready) error {
+	snap := rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot)
+	if snap {
+		s.snap = proto.CloneOf(rd.Snapshot)
+		s.compact(s.snap.GetMetadata().GetIndex())
+		if err := s.storage.ApplySnapshot(rd.Snapshot); err != nil {
+			return err
+		}
+	}
 	if rd.HardState != nil && !raft.IsEmptyHardState(rd.HardState) {
 		s.hs = proto.CloneOf(rd.HardState)
 	}
@@ -243,9 +291,15 @@ func (s *server) persist(rd raft.Ready) error {
 			return err
 		}
 	}
-	if (rd.HardState == nil || raft.IsEmptyHardState(rd.HardState)) && len(rd.Entries) == 0 {
+	if !snap && (rd.HardState == nil || raft.IsEmptyHardState(rd.HardState)) && len(rd.Entries) == 0 {
 		return nil
 	}
+	return s.save()
+}
+
+// save writes the state file and makes it durable, or, in persist-late,
+// leaves the fsync to the next tick.
+func (s *server) save() error {
 	if err := s.write(); err != nil {
 		return err
 	}
@@ -256,8 +310,19 @@ func (s *server) persist(rd raft.Ready) error {
 	return s.state.Sync()
 }
 
-// write writes the state file: the HardState, then every entry, each
-// framed by its length.
+// compact drops the persisted entries up to index i.
+func (s *server) compact(i uint64) {
+	keep := s.ents[:0:0]
+	for _, e := range s.ents {
+		if e.GetIndex() > i {
+			keep = append(keep, e)
+		}
+	}
+	s.ents = keep
+}
+
+// write writes the state file: the HardState, the snapshot (an empty one
+// before the first), then every entry, each framed by its length.
 func (s *server) write() error {
 	var b []byte
 	frame := func(m proto.Message) error {
@@ -272,6 +337,13 @@ func (s *server) write() error {
 	if err := frame(s.hs); err != nil {
 		return err
 	}
+	snap := s.snap
+	if snap == nil {
+		snap = &pb.Snapshot{}
+	}
+	if err := frame(snap); err != nil {
+		return err
+	}
 	for _, e := range s.ents {
 		if err := frame(e); err != nil {
 			return err
@@ -284,8 +356,9 @@ func (s *server) write() error {
 	return err
 }
 
-// load opens the state file and reads the HardState and log into the
-// library's MemoryStorage; restart is false when there was none.
+// load opens the state file and reads the HardState, snapshot and log
+// into the library's MemoryStorage and the snapshot into the state
+// machine; restart is false when there was none.
 func (s *server) load() (restart bool, err error) {
 	s.storage = raft.NewMemoryStorage()
 	s.state, err = os.OpenFile("raft.state", os.O_RDWR|os.O_CREATE, 0o644)
@@ -305,14 +378,28 @@ func (s *server) load() (restart bool, err error) {
 		frames = append(frames, data[4:4+n])
 		data = data[4+n:]
 	}
-	if len(frames) == 0 {
+	if len(frames) < 2 {
 		return false, nil
 	}
 	s.hs = &pb.HardState{}
 	if err := proto.Unmarshal(frames[0], s.hs); err != nil {
 		return false, err
 	}
-	for _, f := range frames[1:] {
+	snap := &pb.Snapshot{}
+	if err := proto.Unmarshal(frames[1], snap); err != nil {
+		return false, err
+	}
+	if !raft.IsEmptySnap(snap) {
+		s.snap = snap
+		if err := s.storage.ApplySnapshot(snap); err != nil {
+			return false, err
+		}
+		if err := s.restore(snap); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(os.Stderr, "kv: restarted from the snapshot at index %d\n", snap.GetMetadata().GetIndex())
+	}
+	for _, f := range frames[2:] {
 		e := &pb.Entry{}
 		if err := proto.Unmarshal(f, e); err != nil {
 			return false, err
@@ -325,6 +412,70 @@ func (s *server) load() (restart bool, err error) {
 	return true, s.storage.SetHardState(s.hs)
 }
 
+// restore replaces the state machine by snapshot snap's (a leader's, or
+// the node's own at start-up) unless it has applied as far already.
+func (s *server) restore(snap *pb.Snapshot) error {
+	if snap == nil || raft.IsEmptySnap(snap) || snap.GetMetadata().GetIndex() <= s.applied {
+		return nil
+	}
+	var m machine
+	if err := json.Unmarshal(snap.GetData(), &m); err != nil {
+		return fmt.Errorf("snapshot at %d: %v", snap.GetMetadata().GetIndex(), err)
+	}
+	s.kv, s.applies = m.KV, m.Applies
+	if s.kv == nil {
+		s.kv = map[string]string{}
+	}
+	for i := range stApplied {
+		var h int64
+		if i < len(s.applies) {
+			h = s.applies[i].Hash
+		}
+		stApplied[i] = h
+	}
+	s.conf = proto.CloneOf(snap.GetMetadata().GetConfState())
+	if s.node != nil { // not at start-up: a leader sent it
+		fmt.Fprintf(os.Stderr, "kv: applied the leader's snapshot at index %d\n", snap.GetMetadata().GetIndex())
+	}
+	s.applied = snap.GetMetadata().GetIndex()
+	s.serveReads()
+	return nil
+}
+
+// maybeSnapshot snapshots the state machine once it has applied
+// snapCount entries since the last snapshot, and compacts the log to
+// snapKeep entries behind it, as etcd's raftexample does.
+func (s *server) maybeSnapshot() error {
+	last := uint64(0)
+	if s.snap != nil {
+		last = s.snap.GetMetadata().GetIndex()
+	}
+	if s.applied-last < s.snapCount {
+		return nil
+	}
+	data, err := json.Marshal(machine{KV: s.kv, Applies: s.applies})
+	if err != nil {
+		return err
+	}
+	snap, err := s.storage.CreateSnapshot(s.applied, s.conf, data)
+	if err != nil {
+		return err
+	}
+	s.snap = proto.CloneOf(snap)
+	if s.applied > s.snapKeep {
+		i := s.applied - s.snapKeep
+		if err := s.storage.Compact(i); err != nil && err != raft.ErrCompacted {
+			return err
+		}
+		s.compact(i)
+	}
+	if err := s.save(); err != nil {
+		return err
+	}
+	s.observe(raft.Ready{})
+	return nil
+}
+
 func (s *server) send(msgs []*pb.Message) {
 	for _, m := range msgs {
 		to := m.GetTo()
@@ -335,10 +486,14 @@ func (s *server) send(msgs []*pb.Message) {
 		if err != nil {
 			continue
 		}
+		snap := m.GetType() == pb.MsgSnap
 		select {
-		case s.out[to] <- d:
+		case s.out[to] <- outMsg{d, snap}:
 		default: // the peer is slow or gone: raft retries
 			s.node.ReportUnreachable(to)
+			if snap {
+				s.node.ReportSnapshot(to, raft.SnapshotFailure)
+			}
 		}
 	}
 }
@@ -348,21 +503,30 @@ func (s *server) send(msgs []*pb.Message) {
 func (s *server) sender(p uint64) {
 	var c net.Conn
 	d := net.Dialer{Timeout: time.Second}
+	status := func(msg outMsg, st raft.SnapshotStatus) {
+		if msg.snap {
+			s.node.ReportSnapshot(p, st)
+		}
+	}
 	for msg := range s.out[p] {
 		if c == nil {
 			var err error
 			if c, err = d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.base+10+int(p)-1)); err != nil {
 				c = nil
 				s.node.ReportUnreachable(p)
+				status(msg, raft.SnapshotFailure)
 				continue
 			}
 		}
-		frame := binary.BigEndian.AppendUint32(nil, uint32(len(msg)))
-		if _, err := c.Write(append(frame, msg...)); err != nil {
+		frame := binary.BigEndian.AppendUint32(nil, uint32(len(msg.data)))
+		if _, err := c.Write(append(frame, msg.data...)); err != nil {
 			c.Close()
 			c = nil
 			s.node.ReportUnreachable(p)
+			status(msg, raft.SnapshotFailure)
+			continue
 		}
+		status(msg, raft.SnapshotFinish)
 	}
 }
 
@@ -438,7 +602,7 @@ func (s *server) apply(ents []*pb.Entry) {
 		case pb.EntryConfChange:
 			var cc pb.ConfChange
 			if proto.Unmarshal(e.GetData(), &cc) == nil {
-				s.node.ApplyConfChange(&cc)
+				s.conf = s.node.ApplyConfChange(&cc)
 			}
 		case pb.EntryNormal:
 			if f := strings.Fields(string(e.GetData())); len(f) == 4 && f[0] == "PUT" {
@@ -454,6 +618,10 @@ func (s *server) apply(ents []*pb.Entry) {
 		}
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
 			h := entryHash(e)
+			for uint64(len(s.applies)) < i-1 { // not applied here: restored from no snapshot
+				s.applies = append(s.applies, applied{})
+			}
+			s.applies = append(s.applies[:i-1], applied{int64(e.GetTerm()), h})
 			stApplied[i-1] = h // one aligned word: never read half-written
 		}
 		s.applied = e.GetIndex()
@@ -491,6 +659,13 @@ func (s *server) serveReads() {
 // computed first, then published between two atomic stores of stStable.
 func (s *server) observe(rd raft.Ready) {
 	var terms, hashes [logCap]int64
+	if s.snap != nil { // the entries a snapshot holds, as its state machine applied them
+		for i, a := range s.applies {
+			if uint64(i) < s.snap.GetMetadata().GetIndex() {
+				terms[i], hashes[i] = a.Term, a.Hash
+			}
+		}
+	}
 	for _, e := range s.ents {
 		if i := e.GetIndex(); i >= 1 && i <= logCap {
 			terms[i-1], hashes[i-1] = int64(e.GetTerm()), entryHash(e)
