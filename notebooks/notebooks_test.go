@@ -135,7 +135,7 @@ func TestNotebooksExecute(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"clock      n0 offset ", "correct, seed 42: holds", "correct, seed 42 again: holds", "persist-late, seed 42: violated [lost_committed] at step 2007",
-		"lease-unsafe, seed 21: violated [linearizable] at step 30955", "return    n0  get 21 → 1",
+		"lease-unsafe, seed 21: violated [linearizable] at step 30955", "return    n0 c0 get 21 → 1",
 		"replayed: violated [lost_committed], divergence: <nil>", "exact one-sided 95% upper bound", "&lt;title&gt;Porcupine&lt;/title&gt;"} {
 		if !strings.Contains(string(raft), want) {
 			t.Errorf("executed notebook 08-raft lacks %q", want)
