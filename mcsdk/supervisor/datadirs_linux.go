@@ -34,11 +34,20 @@ func newDataRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(filepath.Join(root, dataLockName), os.O_CREATE|os.O_RDWR, 0o600)
+	// Locked under another name, then renamed into place: a sweep never
+	// finds the lock file unlocked while its root is being made.
+	tmp := filepath.Join(root, dataLockName+".new")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
 		err = unix.Flock(int(f.Fd()), unix.LOCK_SH)
 	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(root, dataLockName))
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		os.RemoveAll(root)
 		return "", err
 	}
