@@ -90,10 +90,16 @@ func (c *call) treeTask(vtid int64) (*task, *proc) {
 func sysTkillTree(c *call) result {
 	sig := int(int32(c.arg(1)))
 	t, p := c.treeTask(int64(int32(c.arg(0))))
+	return c.signalTreeThread(t, p, t != nil, sig)
+}
+
+// signalTreeThread sends sig to thread t of process p of the tree, as
+// tkill and tgkill do once they have found it (found false: ESRCH).
+func (c *call) signalTreeThread(t *task, p *proc, found bool, sig int) result {
 	switch {
 	case sig < 0 || sig > maxSignal:
 		return errno(unix.EINVAL)
-	case t == nil:
+	case !found:
 		return errno(unix.ESRCH)
 	case p == c.n.procOf(c.t):
 		return c.signalThread(t, sig)
@@ -110,15 +116,7 @@ func sysTgkillTree(c *call) result {
 		return refuseSignal(c, sig)
 	}
 	t, p := c.treeTask(int64(int32(c.arg(1))))
-	switch {
-	case sig < 0 || sig > maxSignal:
-		return errno(unix.EINVAL)
-	case t == nil || int32(p.vpid) != tgid:
-		return errno(unix.ESRCH)
-	case p == c.n.procOf(c.t):
-		return c.signalThread(t, sig)
-	}
-	return c.signalOther(p, t, sig, nil)
+	return c.signalTreeThread(t, p, t != nil && int32(p.vpid) == tgid, sig)
 }
 
 // RtSigqueueinfo implements rt_sigqueueinfo(2) for the caller and the
