@@ -537,45 +537,15 @@ func TestGoExec(t *testing.T) {
 	want := "true: <nil>\nsh: exit 7 pid>1000 true\nhello from a child of a Go program\necho: <nil>\n" +
 		"output: \"captured through a pipe\\n\" <nil>\nmissing: fork/exec /nonexistent/weft: no such file or directory\n"
 	for seed := uint64(1); seed <= 3; seed++ {
-		var outs [2]string
-		var hashes [2][][32]byte
-		for k := range outs {
-			pick := func(acts []Action, step int) Action { return acts[(int(seed)*7919+step*31)%len(acts)] }
-			w, err := Start(Config{Nodes: []NodeSpec{{Path: bin}}, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for step := 0; step < 2000 && w.Failure() == nil; step++ {
-				h, err := w.Hash(HashGlobals, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				hashes[k] = append(hashes[k], h)
-				acts := w.Enabled()
-				if len(acts) == 0 {
-					break
-				}
-				if err := w.Apply(pick(acts, step)); err != nil {
-					break
-				}
-			}
-			if f := w.Failure(); f != nil {
-				t.Fatalf("seed %d: %v\n%s", seed, f, w.Output(0))
-			}
-			if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
-				t.Errorf("seed %d: status %+v", seed, st)
-			}
+		name := fmt.Sprintf("seed %d", seed)
+		pick := func(acts []Action, step int) Action { return acts[(int(seed)*7919+step*31)%len(acts)] }
+		out := runTwiceHashed(t, name, Config{Nodes: []NodeSpec{{Path: bin}}, Seed: seed}, HashGlobals, pick, func(w *World) {
 			if w.Procs(0) != 6 {
-				t.Errorf("seed %d: %d processes, want 6 (the program and five children)", seed, w.Procs(0))
+				t.Errorf("%s: %d processes, want 6 (the program and five children)", name, w.Procs(0))
 			}
-			outs[k] = string(w.Output(0))
-			w.Close()
-		}
-		if outs[0] != want {
-			t.Errorf("seed %d: output\n%s\nwant\n%s", seed, outs[0], want)
-		}
-		if outs[0] != outs[1] || !slices.Equal(hashes[0], hashes[1]) {
-			t.Errorf("seed %d: two runs differ (%d and %d steps)", seed, len(hashes[0]), len(hashes[1]))
+		})
+		if out != want {
+			t.Errorf("%s: output\n%s\nwant\n%s", name, out, want)
 		}
 	}
 }

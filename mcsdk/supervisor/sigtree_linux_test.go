@@ -79,6 +79,13 @@ func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func
 // (memory included) at every step, and returns the output.
 func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Action) string {
 	t.Helper()
+	return runTwiceHashed(t, name, cfg, HashMemory, pick, nil)
+}
+
+// runTwiceHashed is runTwice with the hashes taken in mode, and check (if
+// non-nil) called on each ended world before it closes.
+func runTwiceHashed(t *testing.T, name string, cfg Config, mode HashMode, pick func([]Action, int) Action, check func(*World)) string {
+	t.Helper()
 	var outs [2]string
 	var hashes [2][][32]byte
 	for k := range outs {
@@ -87,7 +94,7 @@ func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Ac
 			t.Fatal(err)
 		}
 		for step := 0; step < 10000 && w.Failure() == nil; step++ {
-			h, err := w.Hash(HashMemory, nil)
+			h, err := w.Hash(mode, nil)
 			if err != nil {
 				t.Fatalf("%s: hash: %v", name, err)
 			}
@@ -106,6 +113,9 @@ func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Ac
 		}
 		if st := w.Status(0); !st.Exited || st.ExitCode != 0 {
 			t.Errorf("%s: status %+v\n%s", name, st, outs[k])
+		}
+		if check != nil {
+			check(w)
 		}
 		w.Close()
 	}
