@@ -38,6 +38,11 @@ for v in $variants; do
     exit 1
   fi
   bin/weft stats "datasets/raft-$v-$seeds-run1" "datasets/raft-$v-$seeds-run2"
+  # Column 7 is the verdict: correct must violate nothing on any seed (issue 17).
+  if [[ $v == correct ]] && cut -d, -f7 "build/raft-$v-run1.csv" | tail -n +2 | grep -qE '^(violated|error)$'; then
+    echo "raft-correct: a seed violated an invariant or ended in error" >&2
+    exit 1
+  fi
 done
 sets=()
 runs=()
