@@ -74,7 +74,7 @@ type Config struct {
 	Survey bool
 	// NotifyAll makes the filter notify weft of the passthrough calls too,
 	// which weft then lets the kernel run, so that the survey is complete
-	// (slower: every call is a round trip). It implies Survey.
+	// (slower: every call is a round trip). It implies Survey, and NoVDSO.
 	NotifyAll bool
 	// Queries are the state queries sent after every transition
 	// (World.QueryReplies).
@@ -87,6 +87,11 @@ type Config struct {
 	// not keep single-threaded nodes seized with ptrace; for comparison in
 	// benchmarks. By default weft emulates them from the virtual clock.
 	NativeTSC bool
+	// NoVDSO hides the vDSO from every node, so that every clock read is
+	// an intercepted syscall, instead of installing weft's, which answers
+	// the clock reads of a node's only task without a stop (vdso_linux.go);
+	// for comparison in benchmarks and tests.
+	NoVDSO bool
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at

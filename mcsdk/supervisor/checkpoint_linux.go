@@ -305,6 +305,7 @@ func (w *World) copyState() (*World, error) {
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1
+		n.vclock = vclock{} // the original's descriptor and readings: its process, not the copy's
 		for _, v := range n.fds {
 			v.ours = -1
 		}

@@ -112,12 +112,15 @@ type launchRequest struct {
 
 	// notifyAll loads the filter that notifies every call (Config.NotifyAll).
 	notifyAll bool
+	// noVDSO hides the vDSO instead of installing weft's (Config.NoVDSO).
+	noVDSO bool
 }
 
 type launchResult struct {
 	pid      int
 	pidfd    int
 	listener int
+	vdso     uintptr // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
 	err      error
 }
 
@@ -267,7 +270,7 @@ func launchOne(r launchRequest) (res launchResult) {
 		}
 		unix.PtraceCont(pid, sig)
 	}
-	if err := patchAuxv(pid, r.random); err != nil {
+	if res.vdso, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
 		return fail(res, "patching auxv: %v", err)
 	}
 	if r.nativeTSC {
@@ -326,15 +329,18 @@ const (
 )
 
 // patchAuxv rewrites the new image's auxiliary vector at the exec stop:
-// AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO and makes real
-// (intercepted) syscalls for time; the 16 AT_RANDOM bytes (stack protector,
-// pointer guard) are replaced by the scheduler's, so memory is a function
-// of the run's choices.
-func patchAuxv(pid int, random [16]byte) error {
+// with useVDSO the kernel's vDSO is replaced by weft's (vdso_linux.go),
+// whose clock readings it returns the address of; otherwise, or if weft's
+// does not fit, AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO
+// and makes real (intercepted) syscalls for time. The 16 AT_RANDOM bytes
+// (stack protector, pointer guard) are replaced by the scheduler's, so
+// memory is a function of the run's choices.
+func patchAuxv(pid int, random [16]byte, useVDSO bool) (uintptr, error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
-		return err
+		return 0, err
 	}
+	var vdso uintptr
 	sp := uintptr(regs.Rsp)
 	// Read page by page up to the end of the stack mapping.
 	var buf []byte
@@ -347,7 +353,7 @@ func patchAuxv(pid int, random [16]byte) error {
 		buf = append(buf, page[:n]...)
 	}
 	if len(buf) < 8 {
-		return fmt.Errorf("cannot read the initial stack at %#x", sp)
+		return 0, fmt.Errorf("cannot read the initial stack at %#x", sp)
 	}
 	buf = buf[:len(buf)&^7]
 	word := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[8*i:]) }
@@ -361,20 +367,26 @@ func patchAuxv(pid int, random [16]byte) error {
 		typ := word(i)
 		switch typ {
 		case atNull:
-			return nil
+			return vdso, nil
 		case atSysinfoEhdr:
+			if useVDSO {
+				if clock, err := installVDSO(pid, uintptr(word(i+1))); err == nil && clock != 0 {
+					vdso = clock
+					continue
+				}
+			}
 			var w [8]byte
 			binary.LittleEndian.PutUint64(w[:], atIgnore)
 			if _, err := writeMem(pid, sp+uintptr(8*i), w[:]); err != nil {
-				return err
+				return 0, err
 			}
 		case atRandom:
 			if _, err := writeMem(pid, uintptr(word(i+1)), random[:]); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
-	return fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
+	return 0, fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
 }
 
 func describeWait(ws unix.WaitStatus) string {

@@ -35,10 +35,11 @@ type proc struct {
 	zombie   bool         // ended, not yet waited for by its parent
 	gone     bool         // ended and waited for (or auto-reaped, or orphaned)
 	status   unix.WaitStatus
-	vforker  *task // the parent thread a vfork suspends until this process execs or ends
-	space    int   // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
-	exitSig  int   // the signal its end sends its parent (clone's CSIGNAL bits; SIGCHLD for fork)
-	notified bool  // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
+	vforker  *task   // the parent thread a vfork suspends until this process execs or ends
+	space    int     // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
+	exitSig  int     // the signal its end sends its parent (clone's CSIGNAL bits; SIGCHLD for fork)
+	notified bool    // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
+	vdso     uintptr // its image's clock readings (vdso_linux.go); 0 none
 }
 
 // ended reports whether the process has ended (zombie or gone).

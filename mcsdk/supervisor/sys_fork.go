@@ -52,6 +52,10 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	if err != nil {
 		return errno(unix.EMFILE)
 	}
+	if err := c.w.vdsoOff(pt); err != nil {
+		closeFDs(fds)
+		return failf("%v", err)
+	}
 	if err := c.letThrough(); err != nil {
 		closeFDs(fds)
 		return failf("%v", err)
@@ -74,7 +78,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		closeFDs(fds)
 		return failf("pidfd_open of child: %v", err)
 	}
-	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs)}
+	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
 	cp.exitSig = int(flags & unix.CSIGNAL)
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
@@ -134,14 +138,19 @@ func sysExecve(c *call) result {
 	}
 	var random [16]byte
 	c.w.rand.Read(random[:])
-	n.onTracer(func() { err = patchAuxv(t.tid, random) })
+	var vdso uintptr
+	n.onTracer(func() { vdso, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
 	if err != nil {
 		return failf("patching the auxiliary vector after exec: %v", err)
 	}
+	n.dropVclock() // a new image: its readings are off, its memory another
+
 	c.w.dropClosedOnExec(n, t.tid)
 	if p == nil {
 		n.base = 0 // the main process has a new executable
+		n.vdso = vdso
 	} else {
+		p.vdso = vdso
 		p.space = slices.Index(n.procs, p) // a new address space
 		c.w.releaseVfork(p)
 	}

@@ -354,6 +354,7 @@ func (w *World) answerInterrupt(c *call) outcome {
 	if r.kind == rContinue {
 		resp = notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 	}
+	w.vdsoSync(c.t)
 	if err := sendResp(c.n.listener, &resp); err != nil && !errors.Is(err, unix.ENOENT) {
 		w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering an interrupted call: %v", err))
 		return failed

@@ -64,6 +64,9 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	if err := n.seize(); err != nil {
 		return failf("%v", err)
 	}
+	if err := c.w.vdsoOff(p); err != nil {
+		return failf("%v", err)
+	}
 	if err := c.letThrough(); err != nil {
 		return failf("%v", err)
 	}

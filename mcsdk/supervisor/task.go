@@ -219,6 +219,7 @@ func (w *World) resume(t *task) {
 	n.cur = t
 	if t.held {
 		t.held = false
+		w.vdsoSync(t)
 		if err := w.contHeld(t); err != nil {
 			w.fail(n, "", fmt.Sprintf("%s: resuming: %v", t.name(), err))
 			return

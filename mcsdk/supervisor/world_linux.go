@@ -75,11 +75,11 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC})
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO()})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
-	n.pid, n.pidfd, n.listener = res.pid, res.pidfd, res.listener
+	n.pid, n.pidfd, n.listener, n.vdso = res.pid, res.pidfd, res.listener, res.vdso
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.started = w.now
@@ -175,6 +175,7 @@ func (n *node) release() {
 		}
 		delete(n.fds, fd)
 	}
+	n.dropVclock()
 	if n.listener >= 0 {
 		unix.Close(n.listener)
 		n.listener = -1
@@ -420,6 +421,7 @@ func (w *World) dispatch(c *call) outcome {
 }
 
 func (w *World) respond(c *call, r notifResp) {
+	w.vdsoSync(c.t)
 	if err := sendResp(c.n.listener, &r); err != nil {
 		w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering: %v", err))
 	}

@@ -1,0 +1,324 @@
+//go:build linux && amd64
+
+package supervisor
+
+// weft's vDSO (native/vdso.c): most calls a single-threaded node makes
+// are clock reads (41% of a Chord run's), and each was a seccomp round
+// trip. At each exec stop weft copies its own small vDSO over the
+// process's [vdso] pages, which the kernel maps with VM_MAYWRITE so that
+// a debugger can patch them: a forced write through /proc/PID/mem turns
+// them into the process's private copy, still read-only and executable to
+// the process. Its clock_gettime, gettimeofday and time answer from
+// readings weft writes into the image (weft_clock) before the process
+// runs; with the readings switched off they make the real syscall, which
+// weft intercepts as before.
+//
+// The readings are on only while the process is its node's only task.
+// Time moves only between quiescent points, when no task runs, so a
+// reading written before a task resumes is what the syscall would have
+// answered; and with one task a clock read is never a scheduling point.
+// With two or more tasks every clock read stays a syscall, so thread and
+// process interleavings are what they were: the clone, fork and vfork
+// handlers switch the readings off before the new task exists (a child
+// inherits the switched-off image), and nothing switches them on until
+// the node is down to one task again. The image is read-only and
+// executable, so memory hashing (private writable mappings) never sees
+// it; the readings are a function of the world's clock, which is hashed.
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+//go:embed native/vdso.c
+var vdsoSource []byte
+
+//go:embed native/vdso.lds
+var vdsoScript []byte
+
+// vdsoClocks is how many clock ids the image answers (0 to 11, through
+// CLOCK_TAI); its weft_clock is magic, on, valid, then one reading each.
+const (
+	vdsoClocks   = 12
+	vdsoMagic    = 0x6f73647674666577 // "weftvdso", little-endian
+	vdsoOnOffset = 8
+)
+
+var vdso struct {
+	once  sync.Once
+	path  string // the linked shared object
+	image []byte // its loadable segment, loaded at offset 0
+	clock int    // offset of weft_clock in it
+	err   error
+}
+
+// vdsoImage builds (once per source version, cached beside the native
+// launcher) and returns weft's vDSO and the offset of its readings.
+func vdsoImage() ([]byte, int, error) {
+	vdso.once.Do(func() {
+		vdso.path, vdso.image, vdso.clock, vdso.err = buildVDSO()
+	})
+	return vdso.image, vdso.clock, vdso.err
+}
+
+func buildVDSO() (string, []byte, int, error) {
+	sum := sha256.Sum256(append(append([]byte(nil), vdsoSource...), vdsoScript...))
+	dir := filepath.Join(CacheDir(), "bin")
+	out := filepath.Join(dir, "weft-vdso-"+hex.EncodeToString(sum[:8])+".so")
+	if _, err := os.Stat(out); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, 0, err
+		}
+		tmp := fmt.Sprintf("%s.%d", out, os.Getpid())
+		src, lds := tmp+".c", tmp+".lds"
+		defer os.Remove(src)
+		defer os.Remove(lds)
+		if err := os.WriteFile(src, vdsoSource, 0o644); err != nil {
+			return "", nil, 0, err
+		}
+		if err := os.WriteFile(lds, vdsoScript, 0o644); err != nil {
+			return "", nil, 0, err
+		}
+		cc := os.Getenv("CC")
+		if cc == "" {
+			cc = "cc"
+		}
+		args := []string{"-O2", "-fPIC", "-shared", "-nostdlib", "-fno-stack-protector",
+			"-fno-asynchronous-unwind-tables", "-fno-builtin", "-fcf-protection=none",
+			"-Wl,-T," + lds, "-Wl,--hash-style=both", "-Wl,-soname=linux-vdso.so.1",
+			"-Wl,--build-id=none", "-Wl,-z,norelro", "-Wl,-z,noexecstack", "-o", tmp, src}
+		if msg, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			return "", nil, 0, fmt.Errorf("building weft's vDSO: %v: %s", err, msg)
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			return "", nil, 0, err
+		}
+	}
+	image, clock, err := loadVDSO(out)
+	return out, image, clock, err
+}
+
+// loadVDSO reads the linked image: one loadable segment at offset and
+// address 0, copied as it is, and where weft_clock is in it.
+func loadVDSO(path string) ([]byte, int, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	var load *elf.Prog
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			if load != nil {
+				return nil, 0, fmt.Errorf("%s: more than one loadable segment", path)
+			}
+			load = p
+		}
+	}
+	if load == nil || load.Off != 0 || load.Vaddr != 0 || load.Filesz != load.Memsz {
+		return nil, 0, fmt.Errorf("%s: not one segment loaded at 0", path)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, 0, err
+	}
+	clock := -1
+	for _, s := range syms {
+		if s.Name == "weft_clock" {
+			clock = int(s.Value)
+		}
+	}
+	image := make([]byte, load.Filesz)
+	if _, err := load.ReadAt(image, 0); err != nil {
+		return nil, 0, err
+	}
+	if clock < 0 || clock+vdsoOnOffset+8+8*vdsoClocks > len(image) || binary.LittleEndian.Uint64(image[clock:]) != vdsoMagic {
+		return nil, 0, fmt.Errorf("%s: no weft_clock in the image", path)
+	}
+	return image, clock, nil
+}
+
+// vdsoMapping is the [vdso] mapping of process pid: its start and size.
+func vdsoMapping(pid int) (uintptr, int, error) {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		if !strings.HasSuffix(line, "[vdso]") {
+			continue
+		}
+		var lo, hi uint64
+		if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err != nil {
+			return 0, 0, err
+		}
+		return uintptr(lo), int(hi - lo), nil
+	}
+	return 0, 0, nil
+}
+
+// forceWrite writes b at addr in process pid through /proc/PID/mem, which
+// writes a read-only private mapping as a debugger does (a copy on write).
+func forceWrite(pid int, addr uintptr, b []byte) error {
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(b, int64(addr))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// installVDSO copies weft's vDSO, readings off, over the [vdso] of process
+// pid, stopped at its exec, which starts at ehdr (its AT_SYSINFO_EHDR). It
+// returns the address of the readings, or 0 if this kernel's [vdso] is too
+// small for the image (the auxiliary vector then hides the vDSO, and
+// every clock read is a syscall).
+func installVDSO(pid int, ehdr uintptr) (uintptr, error) {
+	image, clock, err := vdsoImage()
+	if err != nil {
+		return 0, err
+	}
+	lo, size, err := vdsoMapping(pid)
+	if err != nil {
+		return 0, err
+	}
+	if lo != ehdr || size < len(image) {
+		return 0, nil
+	}
+	page := make([]byte, size)
+	copy(page, image)
+	if err := forceWrite(pid, lo, page); err != nil {
+		return 0, fmt.Errorf("writing weft's vDSO: %v", err)
+	}
+	return lo + uintptr(clock), nil
+}
+
+// useVDSO reports whether nodes get weft's vDSO: not with NoVDSO, nor
+// with NotifyAll, whose survey counts every call a node makes.
+func (w *World) useVDSO() bool { return !w.cfg.NoVDSO && !w.cfg.NotifyAll }
+
+// vclock is the readings weft last switched on in a node's image: for
+// which thread (its process's image) and at which world time, with that
+// thread's /proc/TID/mem kept open (mem is its descriptor plus one; 0:
+// none). The zero value: none on, nothing open.
+type vclock struct {
+	tid int
+	now int64
+	on  bool
+	mem int
+}
+
+// memFor returns a descriptor of /proc/TID/mem for task t, opening it if
+// the one kept is another thread's. A descriptor reaches the address
+// space the thread had when it was opened: an exec drops it (dropVclock).
+func (n *node) memFor(t *task) (int, error) {
+	if n.vclock.mem != 0 && n.vclock.tid == t.tid {
+		return n.vclock.mem - 1, nil
+	}
+	n.dropVclock()
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/mem", t.tid), unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	n.vclock = vclock{tid: t.tid, mem: fd + 1}
+	return fd, nil
+}
+
+// dropVclock forgets the readings switched on and closes the descriptor.
+func (n *node) dropVclock() {
+	if n.vclock.mem != 0 {
+		unix.Close(n.vclock.mem - 1)
+	}
+	n.vclock = vclock{}
+}
+
+// writeForced writes b at addr in task t's address space, as forceWrite.
+func (n *node) writeForced(t *task, addr uintptr, b []byte) error {
+	fd, err := n.memFor(t)
+	if err != nil {
+		return err
+	}
+	if _, err := unix.Pwrite(fd, b, int64(addr)); err != nil {
+		n.dropVclock()
+		return err
+	}
+	return nil
+}
+
+// vdsoOf is the address of the readings in task t's process image, 0 if
+// it has none.
+func (n *node) vdsoOf(t *task) uintptr {
+	if t.p != nil {
+		return t.p.vdso
+	}
+	return n.vdso
+}
+
+// liveTasks counts the node's tasks that have not ended.
+func (n *node) liveTasks() int {
+	k := 0
+	for _, t := range n.tasks {
+		if !t.exited {
+			k++
+		}
+	}
+	return k
+}
+
+// vdsoSync writes the node's clock readings, switched on, into the image
+// of task t before t runs, if t is its node's only task and the image
+// does not hold them yet. With other tasks it writes nothing: their
+// images are off (vdsoOff).
+func (w *World) vdsoSync(t *task) {
+	n := t.n
+	addr := n.vdsoOf(t)
+	if addr == 0 || w.failure != nil || n.liveTasks() != 1 || n.vclock.on && n.vclock.tid == t.tid && n.vclock.now == w.now {
+		return
+	}
+	b := make([]byte, 8+8*vdsoClocks)
+	binary.LittleEndian.PutUint32(b, 1)
+	var valid uint32
+	for id := range vdsoClocks {
+		if ns, ok := w.nodeNow(n, uint64(id)); ok {
+			valid |= 1 << id
+			binary.LittleEndian.PutUint64(b[8+8*id:], uint64(ns))
+		}
+	}
+	binary.LittleEndian.PutUint32(b[4:], valid)
+	if err := n.writeForced(t, addr+vdsoOnOffset, b); err != nil {
+		w.fail(n, "", fmt.Sprintf("%s: writing the clock readings into its vDSO: %v", t.name(), err))
+		return
+	}
+	n.vclock.on, n.vclock.now = true, w.now
+}
+
+// vdsoOff switches task t's image to syscalls before t makes a second
+// task (a thread or a process), which inherits or shares the image.
+func (w *World) vdsoOff(t *task) error {
+	n := t.n
+	addr := n.vdsoOf(t)
+	if addr == 0 {
+		return nil
+	}
+	err := n.writeForced(t, addr+vdsoOnOffset, make([]byte, 4))
+	n.dropVclock()
+	if err != nil {
+		return fmt.Errorf("switching its vDSO to syscalls: %v", err)
+	}
+	return nil
+}
