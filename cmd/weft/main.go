@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,29 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return runMain(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f, writing a CPU profile of it to $WEFT_CPUPROFILE when
+// that is set (for scripts/bench.sh and for finding where a run's time
+// goes: go tool pprof bin/weft FILE).
+func profiled(f func() int) int {
+	path := os.Getenv("WEFT_CPUPROFILE")
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weft: WEFT_CPUPROFILE: %v\n", err)
+		return exitUsage
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "weft: WEFT_CPUPROFILE: %v\n", err)
+		return exitUsage
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 func runMain(args []string, stdout, stderr io.Writer) int {
