@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -21,6 +22,10 @@ type Invariant struct {
 	expr *Expr
 	fn   GoFunc
 	m    *Model
+	// bound is the registry fn came from, memo fn's answers by state
+	// (memo.go): rebinding from the same registry keeps both.
+	bound reflect.Value
+	memo  *memo
 }
 
 // GoFunc is an invariant written in Go. It reports whether s satisfies it
@@ -32,9 +37,13 @@ type Registry map[string]GoFunc
 
 // Bind attaches Go invariants from r to every "go:NAME" invariant of m. It
 // reports every go: invariant without a function in r, positioned. Entries of
-// r that m does not reference are ignored.
+// r that m does not reference are ignored. Binding again from the same
+// registry (a campaign's runs) changes nothing, so it may run concurrently.
 func (m *Model) Bind(r Registry) error {
+	m.bindMu.Lock()
+	defer m.bindMu.Unlock()
 	var errs []error
+	rv := reflect.ValueOf(r)
 	for _, inv := range m.Invariants {
 		if inv.Go == "" {
 			continue
@@ -44,7 +53,10 @@ func (m *Model) Bind(r Registry) error {
 			errs = append(errs, errorf(inv.Pos, "invariant %s: no Go invariant registered as %q%s", inv.Name, inv.Go, registered(r)))
 			continue
 		}
-		inv.fn = fn
+		if inv.fn != nil && inv.bound.IsValid() && inv.bound.UnsafePointer() == rv.UnsafePointer() {
+			continue
+		}
+		inv.fn, inv.bound, inv.memo = fn, rv, newMemo()
 	}
 	return joinErrors(errs)
 }
@@ -77,7 +89,7 @@ func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
 		if inv.fn == nil {
 			return false, "", errorf(inv.Pos, "invariant %s: Go invariant %q is not bound (call Model.Bind)", inv.Name, inv.Go)
 		}
-		ok, why = inv.fn(s)
+		ok, why = inv.memo.call(inv.fn, s)
 		return ok, why, nil
 	}
 	e := inv.expr

@@ -48,6 +48,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/weft-mc/weft/mcsdk/workload"
@@ -77,6 +78,8 @@ func errorf(p Pos, format string, args ...any) *Error {
 
 // Model is a parsed and validated model file.
 type Model struct {
+	bindMu sync.Mutex // Bind
+
 	Path string // the name given to Parse or Load
 	Dir  string // filepath.Dir(Path)
 	Hash string // sha256 hex of the file bytes
