@@ -16,7 +16,9 @@ func TestStateKey(t *testing.T) {
 		}
 		return n
 	}
-	rec := func(v int64) Value { return Record([]Field{{Name: "src", Value: Int(0)}, {Name: "val", Value: Int(v)}}) }
+	rec := func(v int64) Value {
+		return Record([]Field{{Name: "src", Value: Int(0)}, {Name: "val", Value: Int(v)}})
+	}
 	states := []State{
 		{Nodes: []NodeState{node(true, "x", Int(1))}},
 		{Nodes: []NodeState{node(false, "x", Int(1))}},
