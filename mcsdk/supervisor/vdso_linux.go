@@ -208,9 +208,12 @@ func installVDSO(pid int, ehdr uintptr) (uintptr, error) {
 	return lo + uintptr(clock), nil
 }
 
-// useVDSO reports whether nodes get weft's vDSO: not with NoVDSO, nor
-// with NotifyAll, whose survey counts every call a node makes.
-func (w *World) useVDSO() bool { return !w.cfg.NoVDSO && !w.cfg.NotifyAll }
+// useVDSO reports whether nodes get weft's vDSO: not with NoVDSO (or
+// WEFT_NO_VDSO=1 in the environment, for scripts/bench.sh), nor with
+// NotifyAll, whose survey counts every call a node makes.
+func (w *World) useVDSO() bool {
+	return !w.cfg.NoVDSO && !w.cfg.NotifyAll && os.Getenv("WEFT_NO_VDSO") != "1"
+}
 
 // vclock is the readings weft last switched on in a node's image: for
 // which thread (its process's image) and at which world time, with that
