@@ -46,7 +46,7 @@ func printSyscalls(out io.Writer, uses []supervisor.SyscallUse, all bool, nodeNa
 		fmt.Fprintln(out, "syscalls (every call notified: passthrough calls counted too; execve of the launch is not a node call)")
 	} else {
 		fmt.Fprintln(out, "syscalls (the calls weft sees; passthrough calls are allowed by the filter unseen and not counted,")
-		fmt.Fprintln(out, "nor the clock reads of a node's only task, which weft's vDSO answers without a stop: --syscalls=all counts them)")
+		fmt.Fprintln(out, "nor the clock reads weft's vDSO answers without a stop: --syscalls=all counts them)")
 	}
 	if len(uses) == 0 {
 		fmt.Fprintln(out, "  none")

@@ -38,7 +38,7 @@ func TestRunSyscalls(t *testing.T) {
 	}{
 		{"notified", []string{"run", "--seed", "1", "--quiet", "--syscalls", "--", bin}, []string{
 			`^syscalls \(the calls weft sees; passthrough calls are allowed by the filter unseen and not counted,$`,
-			`^nor the clock reads of a node's only task, which weft's vDSO answers without a stop: --syscalls=all counts them\)$`,
+			`^nor the clock reads weft's vDSO answers without a stop: --syscalls=all counts them\)$`,
 			`^n0:$`,
 			`^  getrandom +served +5 +5 +0 +0 +0  -$`,
 			`^  kill +served +3 +0 +0 +0 +0  EPERM×3$`,

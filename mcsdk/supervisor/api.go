@@ -89,7 +89,8 @@ type Config struct {
 	NativeTSC bool
 	// NoVDSO hides the vDSO from every node, so that every clock read is
 	// an intercepted syscall, instead of installing weft's, which answers
-	// the clock reads of a node's only task without a stop (vdso_linux.go);
+	// a task's clock reads without a stop while no other task of its node
+	// is ready (vdso_linux.go);
 	// for comparison in benchmarks and tests.
 	NoVDSO bool
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the

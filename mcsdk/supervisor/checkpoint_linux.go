@@ -305,7 +305,12 @@ func (w *World) copyState() (*World, error) {
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1
-		n.vclock = vclock{} // the original's descriptor and readings: its process, not the copy's
+		// The original's descriptors reach its processes, not the copy's,
+		// and what the copies' images hold is the copy's business: unknown.
+		n.vclock = vclock{}
+		for _, p := range n.procs {
+			p.vclock = vclock{}
+		}
 		for _, v := range n.fds {
 			v.ours = -1
 		}

@@ -40,6 +40,7 @@ type proc struct {
 	exitSig  int     // the signal its end sends its parent (clone's CSIGNAL bits; SIGCHLD for fork)
 	notified bool    // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
 	vdso     uintptr // its image's clock readings (vdso_linux.go); 0 none
+	vclock   vclock  // what they hold
 }
 
 // ended reports whether the process has ended (zombie or gone).

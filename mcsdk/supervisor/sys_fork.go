@@ -79,9 +79,11 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		return failf("pidfd_open of child: %v", err)
 	}
 	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
+	cp.vclock.known = true // the image it inherits is off (vdsoOff above)
 	cp.exitSig = int(flags & unix.CSIGNAL)
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
+		cp.vdso = 0             // and reads its clocks by syscall there: the image stays the parent's, off
 	}
 	child.p = cp
 	n.procs = append(n.procs, cp)
@@ -143,7 +145,7 @@ func sysExecve(c *call) result {
 	if err != nil {
 		return failf("patching the auxiliary vector after exec: %v", err)
 	}
-	n.dropVclock() // a new image: its readings are off, its memory another
+	n.vclockOf(t).forget(true) // a new image, readings off, in a new address space
 
 	c.w.dropClosedOnExec(n, t.tid)
 	if p == nil {

@@ -99,6 +99,7 @@ func (c *call) awaitKilled(p *proc, sig int) result {
 	}
 	if sig != int(unix.SIGKILL) {
 		if lc := leader.call; lc != nil {
+			c.w.vdsoSync(leader)
 			sendResp(n.listener, &notifResp{ID: lc.req.ID, Val: -1, Error: -int32(unix.EINTR)})
 			leader.call, leader.ready = nil, false
 		}

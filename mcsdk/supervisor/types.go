@@ -73,7 +73,7 @@ type node struct {
 	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
 	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
 	vdso     uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
-	vclock   vclock      // the readings last switched on there
+	vclock   vclock      // what that image holds (vdso_linux.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the

@@ -13,17 +13,19 @@ package supervisor
 // runs; with the readings switched off they make the real syscall, which
 // weft intercepts as before.
 //
-// The readings are on only while the process is its node's only task.
-// Time moves only between quiescent points, when no task runs, so a
-// reading written before a task resumes is what the syscall would have
-// answered; and with one task a clock read is never a scheduling point.
-// With two or more tasks every clock read stays a syscall, so thread and
-// process interleavings are what they were: the clone, fork and vfork
-// handlers switch the readings off before the new task exists (a child
-// inherits the switched-off image), and nothing switches them on until
-// the node is down to one task again. The image is read-only and
-// executable, so memory hashing (private writable mappings) never sees
-// it; the readings are a function of the world's clock, which is hashed.
+// The readings are on while a task runs with no other task of its node
+// ready (vdsoSync). Time moves only between quiescent points, when no task
+// runs, so a reading written before a task resumes is what the syscall
+// would have answered; and a call is a preemption point only while
+// another task of the node is ready (runNode), a set that changes only in
+// weft's handlers, which sync again before they answer. So a read answered
+// from the image was never a scheduling point, and every read beside a
+// ready task stays the syscall it was: thread and process interleavings
+// are unchanged. The clone, fork and vfork handlers also switch the
+// readings off before the new task exists (a child inherits the image).
+// The image is read-only and executable, so memory hashing (private
+// writable mappings) never sees it; the readings are a function of the
+// world's clock, which is hashed, and of the ready set, which is too.
 
 import (
 	"crypto/sha256"
@@ -215,52 +217,25 @@ func (w *World) useVDSO() bool {
 	return !w.cfg.NoVDSO && !w.cfg.NotifyAll && os.Getenv("WEFT_NO_VDSO") != "1"
 }
 
-// vclock is the readings weft last switched on in a node's image: for
-// which thread (its process's image) and at which world time, with that
-// thread's /proc/TID/mem kept open (mem is its descriptor plus one; 0:
-// none). The zero value: none on, nothing open.
+// vclock is what a process's image holds, as far as weft knows: whether
+// its readings are on and from which world time; with a descriptor of
+// the process's /proc/TID/mem kept open (mem is the descriptor plus one;
+// 0: none), which reaches the address space it was opened on whichever
+// thread of the process runs. The zero value knows nothing: the next sync
+// writes.
 type vclock struct {
-	tid int
-	now int64
-	on  bool
-	mem int
+	known bool
+	on    bool
+	now   int64
+	mem   int
 }
 
-// memFor returns a descriptor of /proc/TID/mem for task t, opening it if
-// the one kept is another thread's. A descriptor reaches the address
-// space the thread had when it was opened: an exec drops it (dropVclock).
-func (n *node) memFor(t *task) (int, error) {
-	if n.vclock.mem != 0 && n.vclock.tid == t.tid {
-		return n.vclock.mem - 1, nil
+// vclockOf is what task t's process image holds.
+func (n *node) vclockOf(t *task) *vclock {
+	if t.p != nil {
+		return &t.p.vclock
 	}
-	n.dropVclock()
-	fd, err := unix.Open(fmt.Sprintf("/proc/%d/mem", t.tid), unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	n.vclock = vclock{tid: t.tid, mem: fd + 1}
-	return fd, nil
-}
-
-// dropVclock forgets the readings switched on and closes the descriptor.
-func (n *node) dropVclock() {
-	if n.vclock.mem != 0 {
-		unix.Close(n.vclock.mem - 1)
-	}
-	n.vclock = vclock{}
-}
-
-// writeForced writes b at addr in task t's address space, as forceWrite.
-func (n *node) writeForced(t *task, addr uintptr, b []byte) error {
-	fd, err := n.memFor(t)
-	if err != nil {
-		return err
-	}
-	if _, err := unix.Pwrite(fd, b, int64(addr)); err != nil {
-		n.dropVclock()
-		return err
-	}
-	return nil
+	return &n.vclock
 }
 
 // vdsoOf is the address of the readings in task t's process image, 0 if
@@ -272,56 +247,96 @@ func (n *node) vdsoOf(t *task) uintptr {
 	return n.vdso
 }
 
-// liveTasks counts the node's tasks that have not ended.
-func (n *node) liveTasks() int {
-	k := 0
-	for _, t := range n.tasks {
-		if !t.exited {
-			k++
-		}
+// forget closes the descriptor and forgets what the image holds; with
+// off, the image is known to hold its readings off (a new image).
+func (v *vclock) forget(off bool) {
+	if v.mem != 0 {
+		unix.Close(v.mem - 1)
 	}
-	return k
+	*v = vclock{known: off}
 }
 
-// vdsoSync writes the node's clock readings, switched on, into the image
-// of task t before t runs, if t is its node's only task and the image
-// does not hold them yet. With other tasks it writes nothing: their
-// images are off (vdsoOff).
+// write writes b at addr in task t's process, through the descriptor
+// kept (opened on first use).
+func (v *vclock) write(t *task, addr uintptr, b []byte) error {
+	if v.mem == 0 {
+		fd, err := unix.Open(fmt.Sprintf("/proc/%d/mem", t.tid), unix.O_RDWR|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		v.mem = fd + 1
+	}
+	if _, err := unix.Pwrite(v.mem-1, b, int64(addr)); err != nil {
+		v.forget(false)
+		return err
+	}
+	return nil
+}
+
+// vdsoSync makes task t's image hold what t may read without a stop,
+// before t runs: the node's clock readings, on, if no other task of the
+// node is ready, so that none of t's clock reads would be a scheduling
+// point (runNode preempts at a call only while another task is ready, and
+// that set changes only in weft's handlers, which sync again before they
+// answer); otherwise readings off, so that every clock read is the
+// syscall, and the preemption point, it was. It writes only when the
+// image holds something else.
 func (w *World) vdsoSync(t *task) {
 	n := t.n
 	addr := n.vdsoOf(t)
-	if addr == 0 || w.failure != nil || n.liveTasks() != 1 || n.vclock.on && n.vclock.tid == t.tid && n.vclock.now == w.now {
+	if addr == 0 || w.failure != nil {
 		return
 	}
-	b := make([]byte, 8+8*vdsoClocks)
-	binary.LittleEndian.PutUint32(b, 1)
-	var valid uint32
-	for id := range vdsoClocks {
-		if ns, ok := w.nodeNow(n, uint64(id)); ok {
-			valid |= 1 << id
-			binary.LittleEndian.PutUint64(b[8+8*id:], uint64(ns))
+	on := len(n.readyTasks()) == 0
+	v := n.vclockOf(t)
+	if v.known && v.on == on && (!on || v.now == w.now) {
+		return
+	}
+	var b []byte
+	if on {
+		b = make([]byte, 8+8*vdsoClocks)
+		binary.LittleEndian.PutUint32(b, 1)
+		var valid uint32
+		for id := range vdsoClocks {
+			if ns, ok := w.nodeNow(n, uint64(id)); ok {
+				valid |= 1 << id
+				binary.LittleEndian.PutUint64(b[8+8*id:], uint64(ns))
+			}
 		}
+		binary.LittleEndian.PutUint32(b[4:], valid)
+	} else {
+		b = make([]byte, 4)
 	}
-	binary.LittleEndian.PutUint32(b[4:], valid)
-	if err := n.writeForced(t, addr+vdsoOnOffset, b); err != nil {
-		w.fail(n, "", fmt.Sprintf("%s: writing the clock readings into its vDSO: %v", t.name(), err))
+	if err := v.write(t, addr+vdsoOnOffset, b); err != nil {
+		w.fail(n, "", fmt.Sprintf("%s: writing its vDSO's clock readings: %v", t.name(), err))
 		return
 	}
-	n.vclock.on, n.vclock.now = true, w.now
+	v.known, v.on, v.now = true, on, w.now
 }
 
 // vdsoOff switches task t's image to syscalls before t makes a second
-// task (a thread or a process), which inherits or shares the image.
+// task (a thread or a process), which shares or inherits the image.
 func (w *World) vdsoOff(t *task) error {
 	n := t.n
 	addr := n.vdsoOf(t)
 	if addr == 0 {
 		return nil
 	}
-	err := n.writeForced(t, addr+vdsoOnOffset, make([]byte, 4))
-	n.dropVclock()
-	if err != nil {
+	v := n.vclockOf(t)
+	if v.known && !v.on {
+		return nil
+	}
+	if err := v.write(t, addr+vdsoOnOffset, make([]byte, 4)); err != nil {
 		return fmt.Errorf("switching its vDSO to syscalls: %v", err)
 	}
+	v.known, v.on = true, false
 	return nil
+}
+
+// releaseVclocks closes the node's descriptors of its processes' memory.
+func (n *node) releaseVclocks() {
+	n.vclock.forget(false)
+	for _, p := range n.procs {
+		p.vclock.forget(false)
+	}
 }

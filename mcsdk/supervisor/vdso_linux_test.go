@@ -4,6 +4,8 @@ package supervisor
 
 import (
 	"debug/elf"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -27,37 +29,48 @@ func clockCalls(w *World) map[string]int {
 // and time, alone, beside a thread and beside a child process, under a
 // drifting clock with an offset and a jump, once with weft's vDSO and once
 // without. Both runs must print the same readings (the vDSO answers what
-// the intercepted syscall answers), and with the vDSO exactly the reads of
-// a node's only task, of a clock weft answers, must be missing from the
-// intercepted calls: with two tasks every read stays a syscall, so the
-// reads remain the scheduling points they were.
+// the intercepted syscall answers) and make the same choices (no
+// scheduling point is lost), and with the vDSO exactly the reads made
+// while no other task of the node was ready, of a clock weft answers, must
+// be missing from the intercepted calls: a read beside a ready task stays
+// the syscall, and the preemption point, it was.
 func TestVDSO(t *testing.T) {
 	bin := buildProbe(t, "vdso", "-O1", "-pthread")
 	clock := NodeClock{OffsetNS: 1_234_567, PPM: 2500, Jumps: []sched.ClockJump{{AtUS: 700_000, DeltaNS: -300_000_000}}}
 	// Per round of reads: clock ids -1 to 12 (14 clock_gettime, of which
 	// -1, 10 and 12 are not clocks weft answers), one gettimeofday, one
-	// time. Alone, each round leaves those three syscalls.
+	// time. Answered by the vDSO, a round leaves those three syscalls. In
+	// "thread" and "fork", picking the first choice, the first task reads
+	// the round "beside" ("parent") while the new one is ready (held at
+	// its clone), and the new one reads "worker" ("child") while the first
+	// waits in pthread_join (waitpid), parked, not ready; picking the last,
+	// the new task runs first and naps, so no round is read beside a ready
+	// task.
 	tests := []struct {
-		mode        string
-		rounds      int // rounds of reads printed
-		shared      int // of them, made while the node had two tasks
-		intercepted int // clock_gettime calls intercepted with the vDSO
+		mode   string
+		pick   func([]Action, int) Action
+		name   string
+		rounds int // rounds of reads printed
+		ready  int // of them, made while another task was ready
 	}{
-		{"alone", 2, 0, 2 * 3},
-		{"thread", 5, 2, 3*3 + 2*14},
-		{"fork", 5, 2, 3*3 + 2*14},
+		{"alone", first, "first", 2, 0},
+		{"thread", first, "first", 5, 1},
+		{"thread", last, "last", 5, 0},
+		{"fork", first, "first", 5, 1},
+		{"fork", last, "last", 5, 0},
 	}
 	for _, tc := range tests {
-		t.Run(tc.mode, func(t *testing.T) {
+		t.Run(tc.mode+"/"+tc.name, func(t *testing.T) {
 			var outs [2]string
 			var calls [2]map[string]int
+			var acts [2][]Action
 			for k, noVDSO := range []bool{true, false} {
 				cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, Clocks: []NodeClock{clock}, Survey: true, NoVDSO: noVDSO}
-				w, _ := runThreads(t, cfg, first)
+				w, applied := runThreads(t, cfg, tc.pick)
 				if f := w.Failure(); f != nil {
 					t.Fatalf("NoVDSO %v: %v", noVDSO, f)
 				}
-				outs[k], calls[k] = string(w.Output(0)), clockCalls(w)
+				outs[k], calls[k], acts[k] = string(w.Output(0)), clockCalls(w), applied
 				if k == 1 && w.nodes[0].vdso == 0 {
 					t.Fatal("weft's vDSO was not installed (the kernel's [vdso] too small?)")
 				}
@@ -69,9 +82,15 @@ func TestVDSO(t *testing.T) {
 			if outs[0] != outs[1] {
 				t.Errorf("readings differ with weft's vDSO:\n%s\n--- without:\n%s", outs[1], outs[0])
 			}
+			if !slices.Equal(acts[0], acts[1]) {
+				t.Errorf("the choices differ with weft's vDSO:\n%v\n--- without:\n%v", acts[1], acts[0])
+			}
+			if tc.ready > 0 && !slices.ContainsFunc(acts[0], func(a Action) bool { return a.Kind == Run }) {
+				t.Errorf("no thread choice in %v: the reads beside a ready task were no scheduling point", acts[0])
+			}
 			want := [2]map[string]int{
 				{"clock_gettime": tc.rounds * 14, "gettimeofday": tc.rounds, "time": tc.rounds},
-				{"clock_gettime": tc.intercepted, "gettimeofday": tc.shared, "time": tc.shared},
+				{"clock_gettime": (tc.rounds-tc.ready)*3 + tc.ready*14, "gettimeofday": tc.ready, "time": tc.ready},
 			}
 			for k := range calls {
 				for name, n := range want[k] {
@@ -120,5 +139,50 @@ func TestVDSOImage(t *testing.T) {
 	}
 	if sonames, err := f.DynString(elf.DT_SONAME); err != nil || len(sonames) != 1 || sonames[0] != "linux-vdso.so.1" {
 		t.Errorf("soname %q (%v), want linux-vdso.so.1", sonames, err)
+	}
+}
+
+// TestVDSOGo runs a Go program of two nodes (net TCP, a goroutine per
+// connection, the runtime's threads) under seeded choices among every
+// enabled action, with and without weft's vDSO: the choices, the output
+// and the calls other than clock reads must be the same, and some clock
+// reads (those made while no other thread of the node was ready) must be
+// answered without a stop. Go's runtime finds the vDSO from the auxiliary
+// vector and calls its clock_gettime directly.
+func TestVDSOGo(t *testing.T) {
+	bin := buildGoEcho(t)
+	for _, seed := range []uint64{1, 2, 3} {
+		var acts [2][]Action
+		var outs [2]string
+		var calls [2]map[string]int
+		for k, noVDSO := range []bool{true, false} {
+			var specs []NodeSpec
+			for i := range 2 {
+				specs = append(specs, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), "7460", "pingpong", "3"}})
+			}
+			rng := rand.New(rand.NewPCG(seed, 7))
+			pick := func(a []Action, _ int) Action { return a[rng.IntN(len(a))] }
+			w, applied := runThreads(t, Config{Nodes: specs, BasePort: 7460, Survey: true, NoVDSO: noVDSO}, pick)
+			if f := w.Failure(); f != nil {
+				t.Fatalf("seed %d, NoVDSO %v: %v", seed, noVDSO, f)
+			}
+			acts[k], outs[k], calls[k] = applied, string(w.Output(0))+"|"+string(w.Output(1)), clockCalls(w)
+			w.Close()
+		}
+		if !slices.Equal(acts[0], acts[1]) {
+			t.Errorf("seed %d: %d choices without the vDSO, %d with, or different ones", seed, len(acts[0]), len(acts[1]))
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("seed %d: output differs:\n%s\n---\n%s", seed, outs[0], outs[1])
+		}
+		if calls[1]["clock_gettime"] >= calls[0]["clock_gettime"] {
+			t.Errorf("seed %d: %d clock_gettime calls intercepted with the vDSO, %d without", seed, calls[1]["clock_gettime"], calls[0]["clock_gettime"])
+		}
+		for name, n := range calls[0] {
+			if name != "clock_gettime" && calls[1][name] != n {
+				t.Errorf("seed %d: %d %s calls with the vDSO, %d without", seed, calls[1][name], name, n)
+			}
+		}
+		t.Logf("seed %d: %d choices; clock_gettime intercepted %d without the vDSO, %d with", seed, len(acts[0]), calls[0]["clock_gettime"], calls[1]["clock_gettime"])
 	}
 }

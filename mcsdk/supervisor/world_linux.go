@@ -175,7 +175,7 @@ func (n *node) release() {
 		}
 		delete(n.fds, fd)
 	}
-	n.dropVclock()
+	n.releaseVclocks()
 	if n.listener >= 0 {
 		unix.Close(n.listener)
 		n.listener = -1
