@@ -79,8 +79,8 @@ and controls it through ptrace, which a default container forbids:
   personality(ADDR_NO_RANDOMIZE) (nodes run without ASLR, so equal states
   have equal bytes), ptrace, process_vm_readv/writev and pidfd_getfd.
 - SYS_PTRACE: pidfd_getfd takes each node's notification listener, ptrace
-  rewrites its auxiliary vector at exec (no vDSO: every clock read is a
-  syscall), process_vm_readv/writev read and write node memory.
+  rewrites its auxiliary vector at exec and writes weft's vDSO over the
+  node's (/proc/PID/mem), process_vm_readv/writev read and write node memory.
 - appArmorProfile Unconfined: the default AppArmor profile restricts ptrace.
 - runAsUser 0: weft's supervisor is tested as root; the build cache
   ($WEFT_CACHE, else ~/.cache/weft) must be writable.

@@ -107,7 +107,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 
 // Execve implements execve(2) and execveat(2): the kernel runs it (the
 // seccomp filter and its listener survive exec); at the exec stop weft
-// patches the new image's auxiliary vector as at launch (no vDSO,
+// patches the new image's auxiliary vector as at launch (weft's vDSO,
 // AT_RANDOM from the run's random stream) and forgets the descriptors
 // that closed on exec. A failed exec returns its error as usual.
 func sysExecve(c *call) result {
