@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -14,6 +15,21 @@ import (
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/dataset"
 )
+
+// campaignGC lets a campaign's heap grow to five times what is live
+// before a collection (GOGC=400), under a soft limit of 1 GiB, unless
+// GOGC or GOMEMLIMIT is set: a campaign keeps little alive and makes
+// much short-lived garbage per run. Measured with farm-bench on 2 × 30
+// Chord seeds, ten pairs: CPU ×0.92, wall ×0.92 (medians), peak memory
+// 73 → 160 MiB.
+func campaignGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
+}
 
 func init() {
 	var (
@@ -57,6 +73,7 @@ func init() {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")
 			}
+			campaignGC()
 			m, err := loadModel(args[0])
 			if err != nil {
 				return exitUsage, err
