@@ -36,7 +36,7 @@ func (w *World) runQueries() {
 		}
 		// A dead node, or one whose threads wait for a Run choice (it is
 		// not at a quiescent point), keeps its last answer.
-		if n := w.nodes[q.Node]; n.exited || len(n.readyTasks()) > 0 {
+		if n := w.nodes[q.Node]; n.exited || n.anyReady() {
 			continue
 		}
 		// So does a node that sent nothing back (busy, or not serving yet).

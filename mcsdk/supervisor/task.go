@@ -86,6 +86,18 @@ func (n *node) taskByVtid(vtid int64) *task {
 	return nil
 }
 
+// anyReady reports whether a task of the node is ready (readyTasks is
+// not empty), without building the list: runNode and vdsoSync ask at
+// every call.
+func (n *node) anyReady() bool {
+	for _, t := range n.tasks {
+		if t.ready && !t.exited {
+			return true
+		}
+	}
+	return false
+}
+
 // readyTasks lists the node's ready tasks, in index order.
 func (n *node) readyTasks() []*task {
 	var r []*task

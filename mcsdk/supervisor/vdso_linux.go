@@ -287,7 +287,7 @@ func (w *World) vdsoSync(t *task) {
 	if addr == 0 || w.failure != nil {
 		return
 	}
-	on := len(n.readyTasks()) == 0
+	on := !n.anyReady()
 	v := n.vclockOf(t)
 	if v.known && v.on == on && (!on || v.now == w.now) {
 		return

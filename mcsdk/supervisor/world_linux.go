@@ -244,7 +244,7 @@ func (w *World) runNode(n *node) {
 		}
 		// Preemption at syscalls: while another thread of the node is
 		// ready, which one goes on is the scheduler's choice.
-		if len(n.readyTasks()) > 0 {
+		if n.anyReady() {
 			c.t.call, c.t.ready, n.cur = c, true, nil
 			return
 		}
