@@ -36,40 +36,51 @@ func nativeLauncher() (string, error) {
 			native.err = fmt.Errorf("native launcher disabled")
 			return
 		}
-		sum := sha256.Sum256(launcherSource)
-		dir := filepath.Join(CacheDir(), "bin")
-		out := filepath.Join(dir, "weft-launch-"+hex.EncodeToString(sum[:8]))
-		if _, err := os.Stat(out); err == nil {
-			native.path = out
-			return
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			native.err = err
-			return
-		}
-		src := fmt.Sprintf("%s.%d.c", out, os.Getpid())
-		tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
-		defer os.Remove(src)
-		if err := os.WriteFile(src, launcherSource, 0o644); err != nil {
-			native.err = err
-			return
-		}
-		cc := os.Getenv("CC")
-		if cc == "" {
-			cc = "cc"
-		}
-		if msg, err := exec.Command(cc, "-O2", "-static", "-o", tmp, src).CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			native.err = fmt.Errorf("building the native launcher: %v: %s", err, msg)
-			return
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			native.err = err
-			return
-		}
-		native.path = out
+		native.path, native.err = ccCached("the native launcher", "weft-launch-", "", [][]byte{launcherSource}, []string{".c"},
+			func(srcs []string, out string) []string { return []string{"-O2", "-static", "-o", out, srcs[0]} })
 	})
 	return native.path, native.err
+}
+
+// ccCached builds, with cc ($CC), a file of weft's own once per content of
+// its sources and caches it: CacheDir()/bin/PREFIX + a hash of the sources
+// + ext. Each source is written beside it with its extension; args gets
+// their paths and the path to build to, which is renamed into place.
+func ccCached(what, prefix, ext string, sources [][]byte, exts []string, args func(srcs []string, out string) []string) (string, error) {
+	h := sha256.New()
+	for _, src := range sources {
+		h.Write(src)
+	}
+	dir := filepath.Join(CacheDir(), "bin")
+	out := filepath.Join(dir, prefix+hex.EncodeToString(h.Sum(nil)[:8])+ext)
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	var srcs []string
+	for i, src := range sources {
+		path := fmt.Sprintf("%s.%d%s", out, os.Getpid(), exts[i])
+		defer os.Remove(path)
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			return "", err
+		}
+		srcs = append(srcs, path)
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	if msg, err := exec.Command(cc, args(srcs, tmp)...).CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("building %s: %v: %s", what, err, msg)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // filterBytes is the seccomp program as raw struct sock_filter bytes,

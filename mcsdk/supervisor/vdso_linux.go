@@ -28,15 +28,11 @@ package supervisor
 // world's clock, which is hashed, and of the ready set, which is too.
 
 import (
-	"crypto/sha256"
 	"debug/elf"
 	_ "embed"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -75,38 +71,15 @@ func vdsoImage() ([]byte, int, error) {
 }
 
 func buildVDSO() (string, []byte, int, error) {
-	sum := sha256.Sum256(append(append([]byte(nil), vdsoSource...), vdsoScript...))
-	dir := filepath.Join(CacheDir(), "bin")
-	out := filepath.Join(dir, "weft-vdso-"+hex.EncodeToString(sum[:8])+".so")
-	if _, err := os.Stat(out); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil, 0, err
-		}
-		tmp := fmt.Sprintf("%s.%d", out, os.Getpid())
-		src, lds := tmp+".c", tmp+".lds"
-		defer os.Remove(src)
-		defer os.Remove(lds)
-		if err := os.WriteFile(src, vdsoSource, 0o644); err != nil {
-			return "", nil, 0, err
-		}
-		if err := os.WriteFile(lds, vdsoScript, 0o644); err != nil {
-			return "", nil, 0, err
-		}
-		cc := os.Getenv("CC")
-		if cc == "" {
-			cc = "cc"
-		}
-		args := []string{"-O2", "-fPIC", "-shared", "-nostdlib", "-fno-stack-protector",
-			"-fno-asynchronous-unwind-tables", "-fno-builtin", "-fcf-protection=none",
-			"-Wl,-T," + lds, "-Wl,--hash-style=both", "-Wl,-soname=linux-vdso.so.1",
-			"-Wl,--build-id=none", "-Wl,-z,norelro", "-Wl,-z,noexecstack", "-o", tmp, src}
-		if msg, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			return "", nil, 0, fmt.Errorf("building weft's vDSO: %v: %s", err, msg)
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			return "", nil, 0, err
-		}
+	out, err := ccCached("weft's vDSO", "weft-vdso-", ".so", [][]byte{vdsoSource, vdsoScript}, []string{".c", ".lds"},
+		func(srcs []string, out string) []string {
+			return []string{"-O2", "-fPIC", "-shared", "-nostdlib", "-fno-stack-protector",
+				"-fno-asynchronous-unwind-tables", "-fno-builtin", "-fcf-protection=none",
+				"-Wl,-T," + srcs[1], "-Wl,--hash-style=both", "-Wl,-soname=linux-vdso.so.1",
+				"-Wl,--build-id=none", "-Wl,-z,norelro", "-Wl,-z,noexecstack", "-o", out, srcs[0]}
+		})
+	if err != nil {
+		return "", nil, 0, err
 	}
 	image, clock, err := loadVDSO(out)
 	return out, image, clock, err
