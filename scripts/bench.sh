@@ -105,11 +105,8 @@ for vdso in on off; do
   rm -rf "$out"
   start=$(date +%s.%N)
   cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-  if [ "$vdso" = on ]; then
+  WEFT_NO_VDSO=$([ "$vdso" = off ] && echo 1) \
     bin/weft campaign targets/chord/chord.model --seeds "$seeds" --variants orig,fix1,fix2 --out "$out" >/dev/null 2>&1
-  else
-    WEFT_NO_VDSO=1 bin/weft campaign targets/chord/chord.model --seeds "$seeds" --variants orig,fix1,fix2 --out "$out" >/dev/null 2>&1
-  fi
   end=$(date +%s.%N)
   cpu1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
   bin/weft export "$out" --format csv -o "$out.csv" >/dev/null

@@ -15,11 +15,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for k in vdso novdso; do
 	start=$(date +%s.%N)
-	if [ $k = novdso ]; then
-		WEFT_NO_VDSO=1 bin/weft campaign "$model" --seeds "$seeds" --record all --out "$out/$k" >/dev/null
-	else
-		bin/weft campaign "$model" --seeds "$seeds" --record all --out "$out/$k" >/dev/null
-	fi
+	WEFT_NO_VDSO=$([ $k = novdso ] && echo 1) bin/weft campaign "$model" --seeds "$seeds" --record all --out "$out/$k" >/dev/null
 	end=$(date +%s.%N)
 	bin/weft export "$out/$k" --format csv -o "$out/$k.csv" >/dev/null
 	cut -d, -f2-13,16- "$out/$k.csv" | sort >"$out/$k.rows"
