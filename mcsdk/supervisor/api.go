@@ -87,6 +87,12 @@ type Config struct {
 	// not keep single-threaded nodes seized with ptrace; for comparison in
 	// benchmarks. By default weft emulates them from the virtual clock.
 	NativeTSC bool
+	// TrapTSC traps every rdtsc and rdtscp with PR_SET_TSC from a node's
+	// start, instead of patching each in its code into a trap of weft's
+	// own (the default, tscpatch_linux.go), which spares the cost of
+	// PR_SET_TSC on every context switch. Both give the same values.
+	// WEFT_TSC=trap in the environment does the same.
+	TrapTSC bool
 	// NoVDSO hides the vDSO from every node, so that every clock read is
 	// an intercepted syscall, instead of installing weft's, which answers
 	// a task's clock reads without a stop while no other task of its node

@@ -17,11 +17,20 @@ import (
 // through. A call of another architecture (a 32-bit int 0x80, x32) kills
 // the process. The program is exported rather than loaded, so it can be
 // loaded on one thread without TSYNC.
-func buildFilter() ([]unix.SockFilter, error) { return buildFilterAllowing(passedNumbers()) }
+func buildFilter() ([]unix.SockFilter, error) { return buildFilterAllowing(passedNumbers(), false) }
+
+// tracedMappings are the passthrough calls that can make code executable:
+// with TSC patching (tscpatch_linux.go) the filter hands them to weft as
+// ptrace stops (SECCOMP_RET_TRACE) — mmap, mprotect and pkey_mprotect only
+// when their prot has PROT_EXEC — so that weft patches the new code.
+var tracedMappings = map[int]bool{unix.SYS_MMAP: true, unix.SYS_MPROTECT: true, unix.SYS_PKEY_MPROTECT: true,
+	unix.SYS_MREMAP: false, unix.SYS_REMAP_FILE_PAGES: false} // true: only with PROT_EXEC in argument 2
 
 // buildFilterAllowing builds the filter that allows the syscalls allowed
-// and notifies weft of every other.
-func buildFilterAllowing(allowed []int) ([]unix.SockFilter, error) {
+// and notifies weft of every other; with traceExec, the calls of
+// tracedMappings among them are traced instead where they can make code
+// executable.
+func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, error) {
 	f, err := seccomp.NewFilter(seccomp.ActNotify)
 	if err != nil {
 		return nil, err
@@ -38,7 +47,27 @@ func buildFilterAllowing(allowed []int) ([]unix.SockFilter, error) {
 	if err := f.SetOptimize(2); err != nil {
 		return nil, err
 	}
+	trace := seccomp.ActTrace.SetReturnCode(0)
 	for _, nr := range allowed {
+		if onlyExec, ok := tracedMappings[nr]; ok && traceExec {
+			var err error
+			if onlyExec {
+				execBit := func(v uint64) seccomp.ScmpCondition {
+					c, _ := seccomp.MakeCondition(2, seccomp.CompareMaskedEqual, unix.PROT_EXEC, v)
+					return c
+				}
+				err = f.AddRuleConditional(seccomp.ScmpSyscall(nr), seccomp.ActAllow, []seccomp.ScmpCondition{execBit(0)})
+				if err == nil {
+					err = f.AddRuleConditional(seccomp.ScmpSyscall(nr), trace, []seccomp.ScmpCondition{execBit(unix.PROT_EXEC)})
+				}
+			} else {
+				err = f.AddRule(seccomp.ScmpSyscall(nr), trace)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
+			}
+			continue
+		}
 		if err := f.AddRule(seccomp.ScmpSyscall(nr), seccomp.ActAllow); err != nil {
 			return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
 		}

@@ -114,6 +114,10 @@ type launchRequest struct {
 	notifyAll bool
 	// noVDSO hides the vDSO instead of installing weft's (Config.NoVDSO).
 	noVDSO bool
+	// patchTSC leaves rdtsc native but patches the TSC reads of the
+	// node's code into traps of weft's own (tscpatch_linux.go); it needs
+	// the native launcher, and is dropped (the TSC trapped) without it.
+	patchTSC bool
 }
 
 type launchResult struct {
@@ -121,6 +125,7 @@ type launchResult struct {
 	pidfd    int
 	listener int
 	vdso     uintptr // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
+	patched  bool    // its TSC reads are patched, not trapped (tscpatch_linux.go)
 	err      error
 }
 
@@ -173,6 +178,9 @@ func (l *launcher) launch(r launchRequest) launchResult {
 // under ptrace, patch the auxiliary vector (vDSO off, AT_RANDOM seeded),
 // detach.
 func launchOne(r launchRequest) (res launchResult) {
+	if _, err := nativeLauncher(); err != nil && r.patchTSC {
+		r.patchTSC = false // the Go launcher traps the TSC
+	}
 	exe, argv, extra, err := launcherCommand(r)
 	if err != nil {
 		return launchResult{err: err}
@@ -272,6 +280,16 @@ func launchOne(r launchRequest) (res launchResult) {
 	}
 	if res.vdso, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
 		return fail(res, "patching auxv: %v", err)
+	}
+	if r.patchTSC {
+		reason, err := patchTSC(pid, 0, ^uint64(0))
+		if err == nil && reason != "" {
+			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", reason)
+		}
+		if err != nil {
+			return fail(res, "patching the TSC reads of %s: %v", r.path, err)
+		}
+		res.patched = true
 	}
 	if r.nativeTSC {
 		if err := unix.PtraceDetach(pid); err != nil {
@@ -405,7 +423,7 @@ func describeWait(ws unix.WaitStatus) string {
 func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.File, err error) {
 	native, nerr := nativeLauncher()
 	if nerr == nil {
-		prog, err := filterBytesFor(r.notifyAll)
+		prog, err := filterBytesFor(r.notifyAll, r.patchTSC)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -420,7 +438,7 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 			return "", nil, nil, err
 		}
 		name := "weft-launch"
-		if r.nativeTSC {
+		if r.nativeTSC || r.patchTSC {
 			name = "weft-launch-native-tsc"
 		}
 		return native, append([]string{name, r.path, r.path}, r.args...), []*os.File{fr}, nil

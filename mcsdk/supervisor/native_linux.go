@@ -23,9 +23,9 @@ var native struct {
 	once sync.Once
 	path string
 	err  error
-	prog []byte
-	perr error
-	pon  sync.Once
+	prog [2][]byte // the filter, without and with TSC patching's traced calls
+	perr [2]error
+	pon  [2]sync.Once
 }
 
 // nativeLauncher builds (once per source version, cached) and returns the
@@ -85,15 +85,21 @@ func ccCached(what, prefix, ext string, sources [][]byte, exts []string, args fu
 
 // filterBytes is the seccomp program as raw struct sock_filter bytes,
 // built once.
-func filterBytes() ([]byte, error) {
-	native.pon.Do(func() {
-		prog, err := buildFilter()
+// With patchTSC it is the variant that traces the calls that can make
+// code executable (tracedMappings).
+func filterBytes(patchTSC bool) ([]byte, error) {
+	k := 0
+	if patchTSC {
+		k = 1
+	}
+	native.pon[k].Do(func() {
+		prog, err := buildFilterAllowing(passedNumbers(), patchTSC)
 		if err != nil {
-			native.perr = err
+			native.perr[k] = err
 			return
 		}
 		n := len(prog) * int(unsafe.Sizeof(unix.SockFilter{}))
-		native.prog = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), n)...)
+		native.prog[k] = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), n)...)
 	})
-	return native.prog, native.perr
+	return native.prog[k], native.perr[k]
 }

@@ -41,6 +41,7 @@ type proc struct {
 	notified bool    // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
 	vdso     uintptr // its image's clock readings (vdso_linux.go); 0 none
 	vclock   vclock  // what they hold
+	trapTSC  bool    // it traps the TSC rather than having its reads patched (tscpatch_linux.go)
 }
 
 // ended reports whether the process has ended (zombie or gone).

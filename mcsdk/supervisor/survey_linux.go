@@ -114,11 +114,11 @@ func (w *World) Syscalls() []SyscallUse {
 // filterBytesFor is the seccomp program for a node: the table's, or with
 // all set the one that notifies every call (the survey of
 // Config.NotifyAll, built afresh: it is rarely used).
-func filterBytesFor(all bool) ([]byte, error) {
+func filterBytesFor(all, patchTSC bool) ([]byte, error) {
 	if !all {
-		return filterBytes()
+		return filterBytes(patchTSC)
 	}
-	prog, err := buildFilterAllowing(nil)
+	prog, err := buildFilterAllowing(nil, false)
 	if err != nil {
 		return nil, err
 	}

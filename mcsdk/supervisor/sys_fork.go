@@ -80,6 +80,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	}
 	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
 	cp.vclock.known = true // the image it inherits is off (vdsoOff above)
+	cp.trapTSC = *n.trapTSCOf(pt)   // PR_SET_TSC is inherited
 	cp.exitSig = int(flags & unix.CSIGNAL)
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
@@ -146,6 +147,9 @@ func sysExecve(c *call) result {
 		return failf("patching the auxiliary vector after exec: %v", err)
 	}
 	n.vclockOf(t).forget(true) // a new image, readings off, in a new address space
+	if err := c.w.patchExec(t); err != nil {
+		return failf("%v", err)
+	}
 
 	c.w.dropClosedOnExec(n, t.tid)
 	if p == nil {

@@ -153,7 +153,7 @@ func (n *node) onTracer(f func()) {
 // processes are traced from birth, exec stops; a tracer's death kills the
 // node and every process of its tree.
 const ptraceOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESYSGOOD |
-	unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC
+	unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACESECCOMP
 
 // seize attaches to the node's only thread (it is in a seccomp
 // notification, so it does not stop).
@@ -299,6 +299,9 @@ func (w *World) contHeld(t *task) error {
 // goes on to the thread (its handler or default action runs), a group
 // stop or event stop just continues.
 func (w *World) passStop(t *task, ws unix.WaitStatus) error {
+	if ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_SECCOMP {
+		return w.traceMapping(t) // code may become executable (tscpatch_linux.go)
+	}
 	if ok, err := w.emulateTSC(t, ws); ok || err != nil {
 		return err
 	}

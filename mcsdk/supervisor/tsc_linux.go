@@ -92,14 +92,21 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 		if k, _ := readMem(t.tid, uintptr(regs.Rip), insn); k < 2 {
 			return
 		}
-		switch {
-		case bytes.HasPrefix(insn, insnRdtscp):
-			regs.Rcx = 0 // IA32_TSC_AUX: processor 0
-			regs.Rip += uint64(len(insnRdtscp))
-		case bytes.HasPrefix(insn, insnRdtsc):
-			regs.Rip += uint64(len(insnRdtsc))
-		default:
-			return
+		if k, rdtscp, ok := patchedTSC(insn); ok { // weft's patch of one (tscpatch_linux.go)
+			if rdtscp {
+				regs.Rcx = 0
+			}
+			regs.Rip += uint64(k)
+		} else {
+			switch {
+			case bytes.HasPrefix(insn, insnRdtscp):
+				regs.Rcx = 0 // IA32_TSC_AUX: processor 0
+				regs.Rip += uint64(len(insnRdtscp))
+			case bytes.HasPrefix(insn, insnRdtsc):
+				regs.Rip += uint64(len(insnRdtsc))
+			default:
+				return
+			}
 		}
 		v := w.readTSC(t.n)
 		regs.Rax, regs.Rdx = v&0xffffffff, v>>32

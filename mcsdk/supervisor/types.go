@@ -74,6 +74,7 @@ type node struct {
 	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
 	vdso     uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
 	vclock   vclock      // what that image holds (vdso_linux.go)
+	trapTSC  bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the

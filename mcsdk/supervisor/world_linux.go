@@ -75,13 +75,15 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO()})
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
+		patchTSC: w.tscPatching() && imagePatchable(spec.Path)})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener, n.vdso = res.pid, res.pidfd, res.listener, res.vdso
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
+	n.trapTSC = !w.cfg.NativeTSC && !res.patched
 	n.started = w.now
 	n.cur = n.mainTask()
 	w.runNode(n)

@@ -1,0 +1,488 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Patching the TSC reads. Trapping every rdtsc with PR_SET_TSC makes the
+// kernel flip CR4.TSD on every context switch into and out of the node,
+// and on a virtual machine that can cost several microseconds a switch:
+// on the machine weft is developed on, a node's intercepted syscall took
+// about three times as long with the TSC trapped. So by default weft
+// does not trap the TSC; instead it finds every rdtsc and rdtscp in the
+// node's executable mappings (tscscan.go) and writes over each, before any
+// of that code can run, an instruction that faults the same way a
+// trapped rdtsc does: `int $v` with a vector no user process may raise,
+// so the CPU raises a general-protection fault, the kernel sends SIGSEGV
+// with SI_KERNEL, and weft, which keeps the node seized, sees the stop.
+// The vector says what the instruction was: 0xE0|len for an rdtsc, 0xF0|len
+// for an rdtscp, len the original instruction's length with its
+// prefixes (the rest of it becomes NOPs). emulateTSC then answers it from
+// the virtual counter exactly as it answers a trapped rdtsc, so the values
+// a program reads, and every recording, are the same either way.
+//
+// When code is patched:
+//   - at an exec stop, the new image's executable mappings (the program,
+//     its dynamic loader and the vDSO), before its first instruction;
+//   - when the process maps or remaps memory executable: the filter
+//     hands mmap, mprotect and pkey_mprotect with PROT_EXEC, mremap and
+//     remap_file_pages to weft as a ptrace stop (SECCOMP_RET_TRACE), weft
+//     follows the call to its exit and patches the new code before the
+//     thread goes on.
+//
+// When a process's code cannot be patched (bytes of an rdtsc where the
+// sweep could not decode, as OpenSSL's tables inside its code; a mapping
+// both writable and executable, whose code can change without a syscall;
+// anonymous executable memory holding those bytes), weft traps the TSC in
+// that process from then on: it makes the thread call prctl(PR_SET_TSC,
+// PR_TSC_SIGSEGV) at the stop (the setting is inherited by its threads and
+// children and survives exec). A process with more than one thread at that
+// point cannot be switched (the setting is per thread): the run ends with
+// verdict error, and WEFT_TSC=trap (Config.TrapTSC) traps from the start.
+
+// tscPatching reports whether nodes run with their TSC reads patched
+// rather than trapped from the start.
+func (w *World) tscPatching() bool {
+	return !w.cfg.NativeTSC && !w.cfg.TrapTSC && w.useVDSO() && os.Getenv("WEFT_TSC") != "trap"
+}
+
+// tscPatch is the patch for one site.
+func tscPatch(s tscSite) []byte {
+	p := bytes.Repeat([]byte{0x90}, int(s.length))
+	p[0] = 0xcd
+	if s.rdtscp {
+		p[1] = 0xf0 | s.length
+	} else {
+		p[1] = 0xe0 | s.length
+	}
+	return p
+}
+
+// patchedTSC decodes the instruction at rip if it is one of weft's
+// patches: its length and whether it stands for rdtscp.
+func patchedTSC(insn []byte) (length int, rdtscp, ok bool) {
+	if len(insn) < 2 || insn[0] != 0xcd || insn[1] < 0xe2 {
+		return 0, false, false
+	}
+	length = int(insn[1] & 0x0f)
+	rdtscp = insn[1]&0xf0 == 0xf0
+	if rdtscp && length < 3 {
+		return 0, false, false
+	}
+	return length, rdtscp, true
+}
+
+// scannedFile is a cached sweep of one file.
+type scannedFile struct {
+	scan *tscScan
+	err  error
+}
+
+// tscFiles caches sweeps by path, device, inode, size and modification
+// time: a campaign's runs map the same few files thousands of times.
+var tscFiles sync.Map // string -> *scannedFile
+
+func scanFileCached(path string, ino uint64) (*tscScan, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, err
+	}
+	if st.Ino != ino {
+		return nil, fmt.Errorf("%s was replaced since it was mapped", path)
+	}
+	key := fmt.Sprintf("%s\x00%d:%d:%d:%d.%d", path, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
+	if v, ok := tscFiles.Load(key); ok {
+		sf := v.(*scannedFile)
+		return sf.scan, sf.err
+	}
+	f, err := os.Open(path)
+	sf := &scannedFile{err: err}
+	if err == nil {
+		sf.scan, sf.err = scanELF(f)
+		f.Close()
+	}
+	tscFiles.Store(key, sf)
+	return sf.scan, sf.err
+}
+
+// mapEntry is one line of /proc/PID/maps, with what patching needs.
+type mapEntry struct {
+	start, end uint64
+	perms      string
+	offset     int64
+	ino        uint64
+	name       string
+}
+
+func readMaps(pid int) ([]mapEntry, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, err
+	}
+	var out []mapEntry
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "-")
+		var m mapEntry
+		m.start, _ = strconv.ParseUint(lo, 16, 64)
+		m.end, _ = strconv.ParseUint(hi, 16, 64)
+		m.perms = f[1]
+		m.offset, _ = strconv.ParseInt(f[2], 16, 64)
+		m.ino, _ = strconv.ParseUint(f[4], 10, 64)
+		if len(f) > 5 {
+			m.name = strings.Join(f[5:], " ")
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// patchTSC patches every TSC read in pid's executable mappings that
+// overlap [lo, hi). It returns why it could not ("" if it did).
+func patchTSC(pid int, lo, hi uint64) (string, error) {
+	maps, err := readMaps(pid)
+	if err != nil {
+		return "", err
+	}
+	var mem *os.File // /proc/PID/mem, which writes read-only code as a debugger does (a copy on write)
+	defer func() {
+		if mem != nil {
+			mem.Close()
+		}
+	}()
+	for _, m := range maps {
+		if len(m.perms) < 3 || m.perms[2] != 'x' || m.end <= lo || m.start >= hi {
+			continue
+		}
+		if m.name == "[vsyscall]" {
+			continue // the kernel emulates its three calls; no user code runs there
+		}
+		if m.perms[1] == 'w' {
+			return fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name)), nil
+		}
+		if mem == nil {
+			if mem, err = os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_WRONLY, 0); err != nil {
+				return "", err
+			}
+		}
+		if reason, err := patchMapping(pid, mem, m); reason != "" || err != nil {
+			return reason, err
+		}
+	}
+	return "", nil
+}
+
+func nameOr(name string) string {
+	if name == "" {
+		return "anonymous"
+	}
+	return name
+}
+
+// patchMapping patches one executable mapping.
+func patchMapping(pid int, mem *os.File, m mapEntry) (string, error) {
+	var scan *tscScan
+	var read func(b []byte, off int64) int // the mapped object's bytes at an offset
+	switch {
+	case strings.HasPrefix(m.name, "/") && m.ino != 0:
+		path := strings.TrimSuffix(m.name, " (deleted)")
+		s, err := scanFileCached(path, m.ino)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", path, err), nil
+		}
+		scan = s
+		read = func(b []byte, off int64) int {
+			f, err := os.Open(path)
+			if err != nil {
+				return 0
+			}
+			defer f.Close()
+			k, _ := f.ReadAt(b, off)
+			return k
+		}
+	case m.name == "[vdso]":
+		code := make([]byte, m.end-m.start)
+		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
+			return "", fmt.Errorf("reading the vDSO: %v", err)
+		}
+		s, err := scanELF(bytes.NewReader(code))
+		if err != nil {
+			return fmt.Sprintf("the vDSO: %v", err), nil
+		}
+		scan = s
+		m.offset = 0
+		read = func(b []byte, off int64) int { return copy(b, code[min(off, int64(len(code))):]) }
+	default: // anonymous, or a name weft cannot open
+		code := make([]byte, m.end-m.start)
+		k, _ := readMem(pid, uintptr(m.start), code)
+		if r := scanBytes(code[:max(k, 0)]); r != "" {
+			return fmt.Sprintf("%s at %#x: %s", nameOr(m.name), m.start, r), nil
+		}
+		return "", nil
+	}
+	if scan.ambiguous != "" {
+		return fmt.Sprintf("%s: %s", m.name, scan.ambiguous), nil
+	}
+	// The part of the object the mapping shows must lie in swept segments
+	// or hold no TSC-read bytes at all (a mapping may show more of a file
+	// than its executable segment).
+	lo, hi := m.offset, m.offset+int64(m.end-m.start)
+	for a := lo; a < hi; {
+		next, covered := hi, false
+		for _, c := range scan.covered {
+			if a >= c[0] && a < c[1] {
+				covered, next = true, min(hi, c[1])
+				break
+			}
+			if c[0] > a && c[0] < next {
+				next = c[0]
+			}
+		}
+		if !covered {
+			code := make([]byte, next-a)
+			if r := scanBytes(code[:read(code, a)]); r != "" {
+				return fmt.Sprintf("%s: bytes outside its executable segments are mapped executable: %s", m.name, r), nil
+			}
+		}
+		a = next
+	}
+	for _, s := range scan.sites {
+		if s.off < lo || s.off+int64(s.length) > hi {
+			continue
+		}
+		addr := uintptr(m.start + uint64(s.off-lo))
+		if _, err := mem.WriteAt(tscPatch(s), int64(addr)); err != nil {
+			return "", fmt.Errorf("patching the TSC read at %#x in %s: %v", addr, m.name, err)
+		}
+	}
+	return "", nil
+}
+
+// traceMapping follows thread t, stopped by the filter at a call that may
+// make code executable (PTRACE_EVENT_SECCOMP), to the call's exit, and
+// patches the code it made before the thread goes on. On the tracer.
+func (w *World) traceMapping(t *task) error {
+	var regs unix.PtraceRegs
+	var err error
+	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
+	if err != nil {
+		return err
+	}
+	nr := int(regs.Orig_rax)
+	a0, a1, a2 := regs.Rdi, regs.Rsi, regs.Rdx
+	var lo, hi uint64 // what may have become executable; mmap and mremap say at their exit
+	switch nr {
+	case unix.SYS_MMAP, unix.SYS_MREMAP:
+	case unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT, unix.SYS_REMAP_FILE_PAGES:
+		lo, hi = a0, a0+a1
+	default:
+		return fmt.Errorf("%s: unexpected traced syscall %d", t.name(), nr)
+	}
+	// Run the call to its exit.
+	t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
+	if err != nil {
+		return err
+	}
+	for {
+		_, ws, err := wait4(t.tid, 0)
+		if err != nil {
+			return err
+		}
+		if !ws.Stopped() {
+			t.exited = true
+			return nil // it died in the call; pollThreads sees the rest
+		}
+		if ws.StopSignal() == unix.SIGTRAP|0x80 {
+			break
+		}
+		// A signal meant for the thread: it is delivered when it returns
+		// to user space, after the exit stop; pass it on and go on.
+		sig := 0
+		if ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP {
+			sig = int(ws.StopSignal())
+		}
+		t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, sig) })
+		if err != nil {
+			return err
+		}
+	}
+	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
+	if err != nil {
+		return err
+	}
+	res := regs.Rax
+	if int64(res) < 0 && int64(res) > -4096 {
+		return t.ptraceCont(0) // failed: nothing new is executable
+	}
+	switch nr {
+	case unix.SYS_MMAP:
+		lo, hi = res, res+a1
+	case unix.SYS_MREMAP:
+		lo, hi = res, res+a2
+	}
+	reason, err := patchTSC(t.tid, lo, hi)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		if err := w.trapTSCNow(t, &regs, regs.Rip-2, reason); err != nil {
+			return err
+		}
+	}
+	return t.ptraceCont(0)
+}
+
+// patchExec patches the new image of t's process at its exec stop, or
+// traps the TSC from here if the image cannot be patched.
+func (w *World) patchExec(t *task) error {
+	if w.cfg.NativeTSC || *t.n.trapTSCOf(t) {
+		return nil
+	}
+	reason, err := patchTSC(t.tid, 0, ^uint64(0))
+	if err != nil || reason == "" {
+		return err
+	}
+	var regs unix.PtraceRegs
+	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
+	if err != nil {
+		return err
+	}
+	sys, err := vdsoSyscall(t.tid)
+	if err != nil {
+		return fmt.Errorf("%s: trapping the TSC: %v", t.name(), err)
+	}
+	return w.trapTSCNow(t, &regs, sys, reason)
+}
+
+// vdsoSyscall finds a syscall instruction in pid's vDSO, for a call weft
+// makes the process issue where its own code has none at hand.
+func vdsoSyscall(pid int) (uint64, error) {
+	maps, err := readMaps(pid)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range maps {
+		if m.name != "[vdso]" {
+			continue
+		}
+		code := make([]byte, m.end-m.start)
+		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
+			return 0, fmt.Errorf("reading the vDSO: %v", err)
+		}
+		s, err := scanELF(bytes.NewReader(code))
+		if err != nil {
+			return 0, err
+		}
+		if s.syscallAt < 0 {
+			break
+		}
+		return m.start + uint64(s.syscallAt), nil
+	}
+	return 0, fmt.Errorf("no syscall instruction in the vDSO")
+}
+
+// trapTSCNow switches t's process to trapping the TSC: t, in a ptrace stop
+// with regs, issues prctl(PR_SET_TSC, PR_TSC_SIGSEGV) at the syscall
+// instruction sysIP, and then goes on from regs.
+func (w *World) trapTSCNow(t *task, regs *unix.PtraceRegs, sysIP uint64, reason string) error {
+	n := t.n
+	threads := 0
+	for _, o := range n.tasks {
+		if !o.exited && o.p == t.p {
+			threads++
+		}
+	}
+	if threads > 1 {
+		return fmt.Errorf("%s: its code cannot be patched for a deterministic TSC (%s), and the process has %d threads (PR_SET_TSC is per thread): run with WEFT_TSC=trap", t.name(), reason, threads)
+	}
+	saved := *regs
+	var err error
+	n.onTracer(func() {
+		in := saved
+		in.Rip, in.Rax, in.Orig_rax = sysIP, unix.SYS_PRCTL, ^uint64(0)
+		in.Rdi, in.Rsi, in.Rdx, in.R10, in.R8 = prSetTSC, prTSCSigsegv, 0, 0, 0
+		if err = unix.PtraceSetRegs(t.tid, &in); err != nil {
+			return
+		}
+		if err = unix.PtraceSyscall(t.tid, 0); err != nil { // to the prctl's entry stop
+			return
+		}
+		if _, err = awaitStop(t.tid, syscallStop); err != nil {
+			return
+		}
+		if err = unix.PtraceSyscall(t.tid, 0); err != nil { // the filter notifies weft
+			return
+		}
+		var nf notif
+		if nf, err = awaitNotif(t.tid, n.listener); err != nil {
+			return
+		}
+		if nf.Data.Nr != unix.SYS_PRCTL || nf.Data.Args[0] != prSetTSC {
+			err = fmt.Errorf("expected the injected prctl, got syscall %d", nf.Data.Nr)
+			return
+		}
+		if err = sendResp(n.listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+			return
+		}
+		if _, err = awaitStop(t.tid, syscallStop); err != nil { // its exit stop
+			return
+		}
+		var out unix.PtraceRegs
+		if err = unix.PtraceGetRegs(t.tid, &out); err != nil {
+			return
+		}
+		if out.Rax != 0 {
+			err = fmt.Errorf("prctl(PR_SET_TSC) failed: %v", syscall.Errno(-int64(out.Rax)))
+			return
+		}
+		err = unix.PtraceSetRegs(t.tid, &saved)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: trapping the TSC: %v", t.name(), err)
+	}
+	*n.trapTSCOf(t) = true
+	return nil
+}
+
+// trapTSCOf is whether task t's process traps the TSC.
+func (n *node) trapTSCOf(t *task) *bool {
+	if t.p != nil {
+		return &t.p.trapTSC
+	}
+	return &n.trapTSC
+}
+
+// imagePatchable reports whether the program at path, and its dynamic
+// loader, can have their TSC reads patched (the libraries it maps later
+// are checked as they are mapped).
+func imagePatchable(path string) bool {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return false
+	}
+	scan, err := scanFileCached(path, st.Ino)
+	if err != nil || scan.ambiguous != "" {
+		return false
+	}
+	if scan.interp == "" {
+		return true
+	}
+	if unix.Stat(scan.interp, &st) != nil {
+		return false
+	}
+	iscan, err := scanFileCached(scan.interp, st.Ino)
+	return err == nil && iscan.ambiguous == ""
+}

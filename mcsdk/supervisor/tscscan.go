@@ -1,0 +1,242 @@
+package supervisor
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Finding a program's TSC reads. weft keeps the TSC deterministic either
+// by trapping every rdtsc and rdtscp (prctl PR_SET_TSC, which on some
+// virtual machines costs microseconds on every context switch into or out
+// of the node) or, by default, by patching each of those instructions in
+// the node's code into a trap of weft's own before the code can run
+// (tscpatch_linux.go). Patching is sound only if every TSC read is found:
+// this file finds them in an ELF image by a linear sweep of its executable
+// segments with insnLen, restarted at every function symbol and at the
+// entry point, and checks the answer against the bytes: every occurrence
+// of the bytes of rdtsc (0F 31) or rdtscp (0F 01 F9) in executable code
+// must be either such an instruction or strictly inside another decoded
+// instruction. An occurrence in bytes the sweep could not decode makes the
+// image ambiguous, and weft does not patch it (the run ends with an error
+// that says to trap the TSC instead).
+
+// A tscSite is one TSC read in an image: the file offset of the
+// instruction (with its prefixes), its length, and whether it is rdtscp.
+type tscSite struct {
+	off    int64
+	length uint8
+	rdtscp bool
+}
+
+// tscScan is what a sweep of one image found: the sites, the file ranges
+// it covered (the executable segments), and the first ambiguity, if any.
+type tscScan struct {
+	sites     []tscSite
+	covered   [][2]int64 // [start, end) file offsets
+	ambiguous string     // why the image cannot be patched; "" if it can
+	insns     int        // instructions decoded (for tests and reports)
+	interp    string     // the program interpreter (PT_INTERP), if any
+	syscallAt int64      // the file offset of a syscall instruction, -1 none
+}
+
+// scanELF sweeps the executable segments of the ELF image r.
+func scanELF(r io.ReaderAt) (*tscScan, error) {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return scanSegmentsOnly(r, err)
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
+		return nil, fmt.Errorf("not an x86-64 ELF image (%v, %v)", f.Machine, f.Class)
+	}
+	var syms []elf.Symbol
+	if s, err := f.Symbols(); err == nil {
+		syms = append(syms, s...)
+	}
+	if s, err := f.DynamicSymbols(); err == nil {
+		syms = append(syms, s...)
+	}
+	out := &tscScan{syscallAt: -1}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(b, 0); err == nil {
+				out.interp = string(bytes.TrimRight(b, "\x00"))
+			}
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz == 0 {
+			continue
+		}
+		seg := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(seg, 0); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("reading a segment: %v", err)
+		}
+		starts := elfStarts(f, p, syms)
+		sweepSegment(out, seg, int64(p.Off), starts)
+		out.covered = append(out.covered, [2]int64{int64(p.Off), int64(p.Off + p.Filesz)})
+	}
+	return out, nil
+}
+
+// elfStarts are the offsets in segment p at which a sweep (re)starts: the
+// segment's start, the entry point, every executable section's start and
+// every function symbol.
+func elfStarts(f *elf.File, p *elf.Prog, syms []elf.Symbol) []int {
+	starts := []int{0}
+	add := func(vaddr uint64) {
+		if vaddr >= p.Vaddr && vaddr < p.Vaddr+p.Filesz {
+			starts = append(starts, int(vaddr-p.Vaddr))
+		}
+	}
+	add(f.Entry)
+	for _, sec := range f.Sections {
+		if sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Type == elf.SHT_PROGBITS {
+			add(sec.Addr)
+		}
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF && s.Value != 0 {
+			add(s.Value)
+		}
+	}
+	return starts
+}
+
+// scanSegmentsOnly sweeps an image whose section headers debug/elf
+// rejects (an image in memory, such as a vDSO, need not carry them): the
+// program headers alone, from each executable segment's start and the
+// entry point.
+func scanSegmentsOnly(r io.ReaderAt, why error) (*tscScan, error) {
+	var eh [64]byte
+	if _, err := r.ReadAt(eh[:], 0); err != nil || string(eh[:4]) != elf.ELFMAG || eh[elf.EI_CLASS] != byte(elf.ELFCLASS64) || eh[elf.EI_DATA] != byte(elf.ELFDATA2LSB) {
+		return nil, why
+	}
+	le := binary.LittleEndian
+	if elf.Machine(le.Uint16(eh[18:])) != elf.EM_X86_64 {
+		return nil, why
+	}
+	entry, phoff, phentsize, phnum := le.Uint64(eh[24:]), int64(le.Uint64(eh[32:])), int64(le.Uint16(eh[54:])), int(le.Uint16(eh[56:]))
+	if phentsize < 56 || phnum > 256 {
+		return nil, why
+	}
+	out := &tscScan{syscallAt: -1}
+	for k := 0; k < phnum; k++ {
+		var ph [56]byte
+		if _, err := r.ReadAt(ph[:], phoff+int64(k)*phentsize); err != nil {
+			return nil, fmt.Errorf("program header %d: %v", k, err)
+		}
+		typ, flags := elf.ProgType(le.Uint32(ph[0:])), elf.ProgFlag(le.Uint32(ph[4:]))
+		off, vaddr, filesz := le.Uint64(ph[8:]), le.Uint64(ph[16:]), le.Uint64(ph[32:])
+		if typ != elf.PT_LOAD || flags&elf.PF_X == 0 || filesz == 0 || filesz > 1<<30 {
+			continue
+		}
+		seg := make([]byte, filesz)
+		if _, err := r.ReadAt(seg, int64(off)); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("reading a segment: %v", err)
+		}
+		starts := []int{0}
+		if entry >= vaddr && entry < vaddr+filesz {
+			starts = append(starts, int(entry-vaddr))
+		}
+		sweepSegment(out, seg, int64(off), starts)
+		out.covered = append(out.covered, [2]int64{int64(off), int64(off + filesz)})
+	}
+	return out, nil
+}
+
+// sweepSegment decodes seg (at file offset base) from each start to the
+// next and records the TSC reads and any ambiguous occurrence in out. It
+// returns, per byte, 1 where an instruction starts, 2 inside one and 0
+// where nothing was decoded.
+func sweepSegment(out *tscScan, seg []byte, base int64, starts []int) []byte {
+	sort.Ints(starts)
+	// kind per byte: 0 undecoded, 1 instruction start, 2 inside an instruction
+	kind := make([]byte, len(seg))
+	for k, s := range starts {
+		if k > 0 && s == starts[k-1] {
+			continue
+		}
+		stop := len(seg)
+		for _, t := range starts[k+1:] {
+			if t > s {
+				stop = t
+				break
+			}
+		}
+		for p := s; p < stop; {
+			if kind[p] == 1 {
+				break // joined a sweep from an earlier start
+			}
+			n := insnLen(seg[p:])
+			if n == 0 {
+				break // undecodable: [p, stop) stays undecoded
+			}
+			kind[p] = 1
+			for q := p + 1; q < p+n && q < len(seg); q++ {
+				kind[q] = 2
+			}
+			out.insns++
+			if site, ok := tscInsn(seg[p:p+n], base+int64(p)); ok {
+				out.sites = append(out.sites, site)
+			}
+			if out.syscallAt < 0 && n == 2 && seg[p] == 0x0f && seg[p+1] == 0x05 {
+				out.syscallAt = base + int64(p)
+			}
+			p += n
+		}
+	}
+	// Every occurrence of the instructions' bytes must be explained.
+	for _, pat := range [][]byte{insnRdtsc, insnRdtscp} {
+		for from := 0; ; {
+			j := bytes.Index(seg[from:], pat)
+			if j < 0 {
+				break
+			}
+			q := from + j
+			from = q + 1
+			if out.ambiguous != "" {
+				continue
+			}
+			// Where an instruction starts, it is the TSC read itself
+			// (recorded above); inside one, no TSC read.
+			if kind[q] == 0 {
+				out.ambiguous = fmt.Sprintf("the bytes % x at file offset %#x are in code the sweep could not decode", pat, base+int64(q))
+			}
+		}
+	}
+	return kind
+}
+
+// tscInsn recognises a decoded instruction (prefixes allowed) that is
+// rdtsc or rdtscp.
+func tscInsn(in []byte, off int64) (tscSite, bool) {
+	i := 0
+	for i < len(in) && (isLegacyPrefix(in[i]) || in[i] >= 0x40 && in[i] <= 0x4f) {
+		i++
+	}
+	switch {
+	case bytes.Equal(in[i:], insnRdtsc):
+		return tscSite{off: off, length: uint8(len(in))}, true
+	case bytes.Equal(in[i:], insnRdtscp):
+		return tscSite{off: off, length: uint8(len(in)), rdtscp: true}, true
+	}
+	return tscSite{}, false
+}
+
+// scanBytes checks code that is no ELF image (an anonymous executable
+// mapping, a file that is not ELF): it can be patched only if it holds no
+// occurrence of the instructions' bytes at all.
+func scanBytes(code []byte) string {
+	for _, pat := range [][]byte{insnRdtsc, insnRdtscp} {
+		if j := bytes.Index(code, pat); j >= 0 {
+			return fmt.Sprintf("the bytes % x at offset %#x of executable memory that is no ELF image", pat, j)
+		}
+	}
+	return ""
+}
