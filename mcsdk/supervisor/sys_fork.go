@@ -79,8 +79,8 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		return failf("pidfd_open of child: %v", err)
 	}
 	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
-	cp.vclock.known = true // the image it inherits is off (vdsoOff above)
-	cp.trapTSC = *n.trapTSCOf(pt)   // PR_SET_TSC is inherited
+	cp.vclock.known = true        // the image it inherits is off (vdsoOff above)
+	cp.trapTSC = *n.trapTSCOf(pt) // PR_SET_TSC is inherited
 	cp.exitSig = int(flags & unix.CSIGNAL)
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs

@@ -88,22 +88,28 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 		if unix.PtraceGetRegs(t.tid, &regs) != nil {
 			return
 		}
-		insn := make([]byte, 3)
-		if k, _ := readMem(t.tid, uintptr(regs.Rip), insn); k < 2 {
+		insn := make([]byte, 15)
+		k, _ := readMem(t.tid, uintptr(regs.Rip), insn)
+		if k < 2 {
 			return
 		}
-		if k, rdtscp, ok := patchedTSC(insn); ok { // weft's patch of one (tscpatch_linux.go)
+		insn = insn[:k]
+		if n, rdtscp, ok := patchedTSC(insn); ok { // weft's patch of one (tscpatch_linux.go)
 			if rdtscp {
 				regs.Rcx = 0
 			}
-			regs.Rip += uint64(k)
+			regs.Rip += uint64(n)
 		} else {
+			p := 0 // prefixes: a trapped rdtsc may carry some
+			for p < len(insn) && (isLegacyPrefix(insn[p]) || insn[p] >= 0x40 && insn[p] <= 0x4f) {
+				p++
+			}
 			switch {
-			case bytes.HasPrefix(insn, insnRdtscp):
+			case bytes.HasPrefix(insn[p:], insnRdtscp):
 				regs.Rcx = 0 // IA32_TSC_AUX: processor 0
-				regs.Rip += uint64(len(insnRdtscp))
-			case bytes.HasPrefix(insn, insnRdtsc):
-				regs.Rip += uint64(len(insnRdtsc))
+				regs.Rip += uint64(p + len(insnRdtscp))
+			case bytes.HasPrefix(insn[p:], insnRdtsc):
+				regs.Rip += uint64(p + len(insnRdtsc))
 			default:
 				return
 			}

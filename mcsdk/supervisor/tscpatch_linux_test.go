@@ -1,0 +1,158 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTSCPatch runs a probe that reads the TSC from code of every kind
+// TSC patching meets, patched (the default) and trapped (TrapTSC): the
+// same values either way, and the process ends up trapping exactly when
+// its code cannot be patched.
+func TestTSCPatch(t *testing.T) {
+	bin := buildProbe(t, "tscpatch", "-O1", "-pthread")
+	tests := []struct {
+		mode    string
+		trapped bool   // the main process traps the TSC at the end, patched
+		fails   string // the patched run's failure, "" none
+	}{
+		{"code", false, ""},
+		{"jit", true, ""},
+		{"wx", true, ""},
+		{"exec", false, ""},
+		{"thread", false, "WEFT_TSC=trap"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			var outs [2]string
+			for k, trap := range []bool{false, true} {
+				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, TrapTSC: trap}, first)
+				f := w.Failure()
+				if !trap && tc.fails != "" {
+					if f == nil || !strings.Contains(f.Error(), tc.fails) {
+						t.Fatalf("patched: failure %v, want one that says %q", f, tc.fails)
+					}
+					continue
+				}
+				if f != nil {
+					t.Fatalf("TrapTSC %v: %v", trap, f)
+				}
+				if st := w.Status(0); !st.Exited || st.ExitCode != 0 || st.Signal != "" {
+					t.Fatalf("TrapTSC %v: status %+v\n%s", trap, st, w.Output(0))
+				}
+				want := tc.trapped || trap
+				if got := w.nodes[0].trapTSC; got != want {
+					t.Errorf("TrapTSC %v: the process traps the TSC: %v, want %v", trap, got, want)
+				}
+				outs[k] = string(w.Output(0))
+			}
+			if tc.fails != "" {
+				return
+			}
+			if outs[0] != outs[1] {
+				t.Fatalf("patched and trapped runs differ:\n%s\n--\n%s", outs[0], outs[1])
+			}
+			// Virtual values: the monotonic clock starts at 1000 s.
+			if !strings.Contains(outs[0], "rdtsc 1000") || !strings.Contains(outs[0], "aux 0") {
+				t.Fatalf("not the virtual counter:\n%s", outs[0])
+			}
+			t.Logf("%s", outs[0])
+		})
+	}
+}
+
+// TestTSCPatchBytes: every site becomes an int with a vector of weft's
+// that says the instruction and its length, padded with NOPs.
+func TestTSCPatchBytes(t *testing.T) {
+	for _, s := range []tscSite{{length: 2}, {length: 3}, {length: 3, rdtscp: true}, {length: 5, rdtscp: true}} {
+		p := tscPatch(s)
+		if len(p) != int(s.length) {
+			t.Fatalf("%+v: %d bytes", s, len(p))
+		}
+		k, rdtscp, ok := patchedTSC(p)
+		if !ok || k != int(s.length) || rdtscp != s.rdtscp {
+			t.Fatalf("%+v: patch % x decodes as %d %v %v", s, p, k, rdtscp, ok)
+		}
+		for _, b := range p[2:] {
+			if b != 0x90 {
+				t.Fatalf("%+v: padding % x", s, p)
+			}
+		}
+	}
+	for _, in := range [][]byte{{0xcd, 0x80}, {0xcd, 0x03}, {0xcd, 0xf2}, {0x0f, 0x31}} {
+		if _, _, ok := patchedTSC(in); ok {
+			t.Fatalf("% x taken for a patch", in)
+		}
+	}
+}
+
+// TestTSCPatchedMemory looks into a patched node once it is running: every
+// TSC read of every file it has mapped executable (the program, the
+// dynamic loader, libc, which the loader mapped with a traced mmap) is
+// weft's patch in its memory, and no other byte of those mappings changed.
+func TestTSCPatchedMemory(t *testing.T) {
+	bin := buildProbe(t, "tscpatch", "-O1", "-pthread")
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"park"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.nodes[0].trapTSC {
+		t.Fatal("the node traps the TSC: not patched")
+	}
+	maps, err := readMaps(w.nodes[0].pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, sites := map[string]bool{}, 0
+	for _, m := range maps {
+		if len(m.perms) < 3 || m.perms[2] != 'x' || !strings.HasPrefix(m.name, "/") {
+			continue
+		}
+		scan, err := scanFileCached(m.name, m.ino)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := make([]byte, m.end-m.start)
+		if k, err := readMem(w.nodes[0].pid, uintptr(m.start), mem); k != len(mem) {
+			t.Fatalf("reading %s: %v", m.name, err)
+		}
+		orig := make([]byte, len(mem))
+		f, err := os.Open(m.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := f.ReadAt(orig, m.offset)
+		f.Close()
+		orig = orig[:k]
+		for _, s := range scan.sites {
+			if s.off < m.offset || s.off+int64(s.length) > m.offset+int64(len(orig)) {
+				continue
+			}
+			i := int(s.off - m.offset)
+			if !bytes.Equal(mem[i:i+int(s.length)], tscPatch(s)) {
+				t.Errorf("%s: the TSC read at file offset %#x is % x in memory", m.name, s.off, mem[i:i+int(s.length)])
+			}
+			copy(mem[i:], orig[i:i+int(s.length)])
+			sites++
+		}
+		if !bytes.Equal(mem[:len(orig)], orig) {
+			t.Errorf("%s: bytes other than the TSC reads changed", m.name)
+		}
+		files[filepath.Base(m.name)] = true
+	}
+	for _, want := range []string{"tscpatch", "libc.so.6", "ld-linux-x86-64.so.2"} {
+		if !files[want] {
+			t.Errorf("%s not mapped executable: %v", want, files)
+		}
+	}
+	if sites < 20 {
+		t.Errorf("only %d TSC reads patched", sites)
+	}
+	t.Logf("%d TSC reads patched in %v", sites, files)
+}
