@@ -41,12 +41,6 @@ import (
 // tscPerSec is the virtual counter's frequency: one tick per nanosecond.
 const tscPerSec = int64(time.Second)
 
-// The instructions weft emulates.
-var (
-	insnRdtsc  = []byte{0x0f, 0x31}
-	insnRdtscp = []byte{0x0f, 0x01, 0xf9}
-)
-
 // siKernel is SI_KERNEL, the code of the SIGSEGV a disabled TSC raises.
 const siKernel = 0x80
 

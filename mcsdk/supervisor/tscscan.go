@@ -24,6 +24,12 @@ import (
 // image ambiguous, and weft does not patch it (the run ends with an error
 // that says to trap the TSC instead).
 
+// The instructions weft emulates.
+var (
+	insnRdtsc  = []byte{0x0f, 0x31}
+	insnRdtscp = []byte{0x0f, 0x01, 0xf9}
+)
+
 // A tscSite is one TSC read in an image: the file offset of the
 // instruction (with its prefixes), its length, and whether it is rdtscp.
 type tscSite struct {
