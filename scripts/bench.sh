@@ -4,7 +4,8 @@
 # (targets: net TCP under weft vs native loopback), exhaustive-check
 # throughput, campaign throughput, datasets,
 # Porcupine linearizability checking (100/1,000/10,000-op histories),
-# kernel start-up, the Chord campaign with and without weft's vDSO. Prints
+# kernel start-up, the Chord campaign with the TSC reads patched or trapped
+# and with and without weft's vDSO. Prints
 # the ratios. Run scripts/setup.sh first.
 #   scripts/bench.sh            all benchmarks, 5 iterations each
 #   scripts/bench.sh -count 3   extra flags go to go test
@@ -93,28 +94,32 @@ while read -r model variant depth; do
   fi
 done <<<"$cpchecks"
 
-# The Chord campaign of issue 8 (3 variants × 500 seeds, both cores), with
-# weft's vDSO (the default: a node's only task reads its clocks without a
-# stop) and without it (WEFT_NO_VDSO=1: every clock read intercepted).
-# Identical datasets are required. Goal (issue 20): 60 s on 2 cores.
+# The Chord campaign of issue 8 (3 variants × 500 seeds, both cores): by
+# default (weft's vDSO, a node's only task reading its clocks without a
+# stop; the TSC reads patched), with the TSC trapped by PR_SET_TSC
+# (WEFT_TSC=trap), and without the vDSO (WEFT_NO_VDSO=1: every clock read
+# intercepted; the TSC then trapped too). Identical datasets are required.
+# Goal (issue 20): 60 s on 2 cores.
 seeds=${WEFT_BENCH_CHORD_SEEDS:-500}
 echo
 echo "Chord campaign, 3 × $seeds seeds on $(nproc) cores (goal for 3 × 500: 60 s):"
-for vdso in on off; do
-  out=build/bench-chord-$vdso
+for setting in default tsc-trap no-vdso; do
+  out=build/bench-chord-$setting
   rm -rf "$out"
   start=$(date +%s.%N)
   cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-  WEFT_NO_VDSO=$([ "$vdso" = off ] && echo 1) \
+  WEFT_TSC=$([ "$setting" = tsc-trap ] && echo trap) WEFT_NO_VDSO=$([ "$setting" = no-vdso ] && echo 1) \
     bin/weft campaign targets/chord/chord.model --seeds "$seeds" --variants orig,fix1,fix2 --out "$out" >/dev/null 2>&1
   end=$(date +%s.%N)
   cpu1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
   bin/weft export "$out" --format csv -o "$out.csv" >/dev/null
-  printf '  vDSO %-3s  wall %6.1f s  CPU %6.1f s  (%.0f ms a run)\n' "$vdso" "$(echo "$end - $start" | bc)" \
+  printf '  %-9s wall %6.1f s  CPU %6.1f s  (%.0f ms a run)\n' "$setting" "$(echo "$end - $start" | bc)" \
     "$(echo "($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc -l)" "$(echo "($cpu1 - $cpu0) * 1000 / $(getconf CLK_TCK) / (3 * $seeds)" | bc -l)"
 done
-if ! diff <(cut -d, -f5-13 build/bench-chord-on.csv | sort) <(cut -d, -f5-13 build/bench-chord-off.csv | sort) >/dev/null; then
-  echo "  the vDSO changed verdicts" >&2
-  exit 1
-fi
+for setting in tsc-trap no-vdso; do
+  if ! diff <(cut -d, -f5-13 build/bench-chord-default.csv | sort) <(cut -d, -f5-13 build/bench-chord-$setting.csv | sort) >/dev/null; then
+    echo "  $setting changed verdicts" >&2
+    exit 1
+  fi
+done
 echo "  identical verdicts seed by seed"
