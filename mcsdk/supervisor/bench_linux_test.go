@@ -124,7 +124,7 @@ func BenchmarkRdtscTrap(b *testing.B) {
 // getppid answered by the supervisor (as in BenchmarkInterceptedRoundTrip);
 // the two copies are what weft does per message, one 64-byte
 // process_vm_readv and one 64-byte process_vm_writev into a live process.
-// Each is measured with the TSC emulated (the default) and native
+// Each is measured with the default (TSC reads patched, tscpatch_linux.go) and native
 // (Config.NativeTSC), so limit-ratio and limit-ratio-native-tsc are the
 // message cost over its limit in each mode (goal ≤ 1.5). Native loopback
 // TCP is reported for comparison. Each ping-pong round is two messages.

@@ -12,9 +12,12 @@ import (
 )
 
 // The TSC. rdtsc and rdtscp are instructions, not syscalls, so no filter
-// sees them. The launcher sets prctl(PR_SET_TSC, PR_TSC_SIGSEGV) before
-// it execs the target (the setting survives exec and is inherited by
-// threads), so each read of the time-stamp counter faults; every node is
+// sees them. Each read of the time-stamp counter is made to fault: by
+// default weft patches every TSC read in the node's code into an int
+// with a vector of its own, which raises the same fault
+// (tscpatch_linux.go); otherwise (WEFT_TSC=trap, or code weft cannot
+// patch) prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc itself fault (the
+// setting survives exec and is inherited by threads). Every node is
 // kept seized with ptrace from its exec on, so the fault is a
 // signal-delivery stop that weft sees first. weft then emulates the
 // instruction from the virtual clock — rax and rdx get the counter, rcx

@@ -3,14 +3,16 @@
  *
  * It reads the seccomp program weft built (fd 4), turns off ASLR, sets
  * no_new_privs, tells weft it is about to load the filter (a byte on fd 3),
- * makes rdtsc fault (PR_SET_TSC; weft emulates it),
+ * makes rdtsc fault (PR_SET_TSC; weft emulates it) unless weft patches
+ * the TSC reads of the target's code instead,
  * loads the filter on its only thread with a notification listener, and
  * execs the target. The execve is the filter's first notification; weft
  * takes the listener with pidfd_getfd(2). Same protocol as the Go launcher
  * in launcher_linux.go, without starting a Go runtime per node.
  *
  * usage: weft-launch TARGET ARGV0 ARGS...   (argv[0] weft-launch-native-tsc:
- *        leave rdtsc native)
+ *        leave rdtsc native; weft patches the reads or, with
+ *        Config.NativeTSC, leaves them be)
  */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
