@@ -399,15 +399,23 @@ func (c *call) procStatus() []byte {
 type mapping struct {
 	start, end uint64
 	perms      string
-	offset     string
+	offset     string // as the kernel prints it
+	off        int64  // the same, parsed
+	ino        uint64
 	name       string
 }
 
 // ownMaps reads the calling process's mappings.
 func (c *call) ownMaps() []mapping {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", c.n.memPid()))
+	ms, _ := readMaps(c.n.memPid())
+	return ms
+}
+
+// readMaps reads process pid's mappings.
+func readMaps(pid int) ([]mapping, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var ms []mapping
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -421,12 +429,14 @@ func (c *call) ownMaps() []mapping {
 		m.start, _ = strconv.ParseUint(lo, 16, 64)
 		m.end, _ = strconv.ParseUint(hi, 16, 64)
 		m.perms, m.offset = f[1], f[2]
+		m.off, _ = strconv.ParseInt(f[2], 16, 64)
+		m.ino, _ = strconv.ParseUint(f[4], 10, 64)
 		if len(f) > 5 {
 			m.name = strings.Join(f[5:], " ")
 		}
 		ms = append(ms, m)
 	}
-	return ms
+	return ms, nil
 }
 
 // line is the mapping's maps line with device 00:00 and inode 0 (the

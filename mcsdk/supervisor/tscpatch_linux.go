@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -115,41 +114,6 @@ func scanFileCached(path string, ino uint64) (*tscScan, error) {
 	return sf.scan, sf.err
 }
 
-// mapEntry is one line of /proc/PID/maps, with what patching needs.
-type mapEntry struct {
-	start, end uint64
-	perms      string
-	offset     int64
-	ino        uint64
-	name       string
-}
-
-func readMaps(pid int) ([]mapEntry, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
-	if err != nil {
-		return nil, err
-	}
-	var out []mapEntry
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		lo, hi, _ := strings.Cut(f[0], "-")
-		var m mapEntry
-		m.start, _ = strconv.ParseUint(lo, 16, 64)
-		m.end, _ = strconv.ParseUint(hi, 16, 64)
-		m.perms = f[1]
-		m.offset, _ = strconv.ParseInt(f[2], 16, 64)
-		m.ino, _ = strconv.ParseUint(f[4], 10, 64)
-		if len(f) > 5 {
-			m.name = strings.Join(f[5:], " ")
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
-
 // patchTSC patches every TSC read in pid's executable mappings that
 // overlap [lo, hi). It returns why it could not ("" if it did).
 func patchTSC(pid int, lo, hi uint64) (string, error) {
@@ -193,7 +157,7 @@ func nameOr(name string) string {
 }
 
 // patchMapping patches one executable mapping.
-func patchMapping(pid int, mem *os.File, m mapEntry) (string, error) {
+func patchMapping(pid int, mem *os.File, m mapping) (string, error) {
 	var scan *tscScan
 	var read func(b []byte, off int64) int // the mapped object's bytes at an offset
 	switch {
@@ -223,7 +187,7 @@ func patchMapping(pid int, mem *os.File, m mapEntry) (string, error) {
 			return fmt.Sprintf("the vDSO: %v", err), nil
 		}
 		scan = s
-		m.offset = 0
+		m.off = 0
 		read = func(b []byte, off int64) int { return copy(b, code[min(off, int64(len(code))):]) }
 	default: // anonymous, or a name weft cannot open
 		code := make([]byte, m.end-m.start)
@@ -239,7 +203,7 @@ func patchMapping(pid int, mem *os.File, m mapEntry) (string, error) {
 	// The part of the object the mapping shows must lie in swept segments
 	// or hold no TSC-read bytes at all (a mapping may show more of a file
 	// than its executable segment).
-	lo, hi := m.offset, m.offset+int64(m.end-m.start)
+	lo, hi := m.off, m.off+int64(m.end-m.start)
 	for a := lo; a < hi; {
 		next, covered := hi, false
 		for _, c := range scan.covered {

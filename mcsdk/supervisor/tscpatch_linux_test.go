@@ -127,14 +127,14 @@ func TestTSCPatchedMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, _ := f.ReadAt(orig, m.offset)
+		k, _ := f.ReadAt(orig, m.off)
 		f.Close()
 		orig = orig[:k]
 		for _, s := range scan.sites {
-			if s.off < m.offset || s.off+int64(s.length) > m.offset+int64(len(orig)) {
+			if s.off < m.off || s.off+int64(s.length) > m.off+int64(len(orig)) {
 				continue
 			}
-			i := int(s.off - m.offset)
+			i := int(s.off - m.off)
 			if !bytes.Equal(mem[i:i+int(s.length)], tscPatch(s)) {
 				t.Errorf("%s: the TSC read at file offset %#x is % x in memory", m.name, s.off, mem[i:i+int(s.length)])
 			}
