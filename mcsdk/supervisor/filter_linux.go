@@ -21,10 +21,20 @@ func buildFilter() ([]unix.SockFilter, error) { return buildFilterAllowing(passe
 
 // tracedMappings are the passthrough calls that can make code executable:
 // with TSC patching (tscpatch_linux.go) the filter hands them to weft as
-// ptrace stops (SECCOMP_RET_TRACE) — mmap, mprotect and pkey_mprotect only
-// when their prot has PROT_EXEC — so that weft patches the new code.
-var tracedMappings = map[int]bool{unix.SYS_MMAP: true, unix.SYS_MPROTECT: true, unix.SYS_PKEY_MPROTECT: true,
-	unix.SYS_MREMAP: false, unix.SYS_REMAP_FILE_PAGES: false} // true: only with PROT_EXEC in argument 2
+// ptrace stops (SECCOMP_RET_TRACE) so that weft patches the new code —
+// mmap, mprotect and pkey_mprotect only when their prot has PROT_EXEC,
+// personality only when it sets READ_IMPLIES_EXEC (which would make later
+// PROT_READ mappings executable), mremap and remap_file_pages always.
+var tracedMappings = map[int]struct {
+	arg uint   // the argument tested
+	bit uint64 // the bit that must be set; 0: always traced
+}{
+	unix.SYS_MMAP: {2, unix.PROT_EXEC}, unix.SYS_MPROTECT: {2, unix.PROT_EXEC}, unix.SYS_PKEY_MPROTECT: {2, unix.PROT_EXEC},
+	unix.SYS_PERSONALITY: {0, readImpliesExec}, unix.SYS_MREMAP: {}, unix.SYS_REMAP_FILE_PAGES: {},
+}
+
+// readImpliesExec is personality(2)'s READ_IMPLIES_EXEC.
+const readImpliesExec = 0x0400000
 
 // buildFilterAllowing builds the filter that allows the syscalls allowed
 // and notifies weft of every other; with traceExec, the calls of
@@ -49,16 +59,16 @@ func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, erro
 	}
 	trace := seccomp.ActTrace.SetReturnCode(0)
 	for _, nr := range allowed {
-		if onlyExec, ok := tracedMappings[nr]; ok && traceExec {
+		if tr, ok := tracedMappings[nr]; ok && traceExec {
 			var err error
-			if onlyExec {
+			if tr.bit != 0 {
 				execBit := func(v uint64) seccomp.ScmpCondition {
-					c, _ := seccomp.MakeCondition(2, seccomp.CompareMaskedEqual, unix.PROT_EXEC, v)
+					c, _ := seccomp.MakeCondition(tr.arg, seccomp.CompareMaskedEqual, tr.bit, v)
 					return c
 				}
 				err = f.AddRuleConditional(seccomp.ScmpSyscall(nr), seccomp.ActAllow, []seccomp.ScmpCondition{execBit(0)})
 				if err == nil {
-					err = f.AddRuleConditional(seccomp.ScmpSyscall(nr), trace, []seccomp.ScmpCondition{execBit(unix.PROT_EXEC)})
+					err = f.AddRuleConditional(seccomp.ScmpSyscall(nr), trace, []seccomp.ScmpCondition{execBit(tr.bit)})
 				}
 			} else {
 				err = f.AddRule(seccomp.ScmpSyscall(nr), trace)

@@ -37,7 +37,8 @@ import (
 //     hands mmap, mprotect and pkey_mprotect with PROT_EXEC, mremap and
 //     remap_file_pages to weft as a ptrace stop (SECCOMP_RET_TRACE), weft
 //     follows the call to its exit and patches the new code before the
-//     thread goes on.
+//     thread goes on; personality(READ_IMPLIES_EXEC), after which every
+//     readable mapping is executable unseen, traps the TSC instead.
 //
 // When a process's code cannot be patched (bytes of an rdtsc where the
 // sweep could not decode, as OpenSSL's tables inside its code; a mapping
@@ -252,6 +253,10 @@ func (w *World) traceMapping(t *task) error {
 	case unix.SYS_MMAP, unix.SYS_MREMAP:
 	case unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT, unix.SYS_REMAP_FILE_PAGES:
 		lo, hi = a0, a0+a1
+	case unix.SYS_PERSONALITY:
+		if uint32(a0) == 0xffffffff {
+			return t.ptraceCont(0) // a query: nothing changes
+		}
 	default:
 		return fmt.Errorf("%s: unexpected traced syscall %d", t.name(), nr)
 	}
@@ -297,8 +302,12 @@ func (w *World) traceMapping(t *task) error {
 	case unix.SYS_MREMAP:
 		lo, hi = res, res+a2
 	}
-	reason, err := patchTSC(t.tid, lo, hi)
-	if err != nil {
+	reason, err := "", error(nil)
+	if nr == unix.SYS_PERSONALITY {
+		// Every readable mapping from now on is executable without a
+		// traced call: weft can no longer see new code being mapped.
+		reason = "personality(READ_IMPLIES_EXEC)"
+	} else if reason, err = patchTSC(t.tid, lo, hi); err != nil {
 		return err
 	}
 	if reason != "" {

@@ -8,6 +8,10 @@
 //   wx      the same in a mapping both writable and executable
 //   thread  the jit case with a second thread alive: weft cannot switch a
 //           process with two threads to trapping, and ends the run
+//   rie     personality(READ_IMPLIES_EXEC), then the rdtsc written into a
+//           mapping made only readable and writable: executable all the
+//           same, without any call weft sees mapping code, so weft traps
+//           the TSC of the process at the personality call
 //   exec    forks, and the child execs this program in code mode
 //   park    sleeps a virtual second after its reads (weft's tests look
 //           into its memory meanwhile)
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -54,6 +59,12 @@ int main(int argc, char **argv) {
 		sleep(1);
 	if (strcmp(mode, "jit") == 0)
 		printf("jit %llu\n", (unsigned long long)jit(PROT_READ | PROT_WRITE));
+	if (strcmp(mode, "rie") == 0) {
+		personality(READ_IMPLIES_EXEC);
+		unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		memcpy(p, fn, sizeof fn);
+		printf("rie %llu\n", (unsigned long long)((uint64_t(*)(void))p)());
+	}
 	if (strcmp(mode, "wx") == 0)
 		printf("wx %llu\n", (unsigned long long)jit(PROT_READ | PROT_WRITE | PROT_EXEC));
 	if (strcmp(mode, "thread") == 0) {
