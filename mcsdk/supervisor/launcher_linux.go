@@ -282,7 +282,7 @@ func launchOne(r launchRequest) (res launchResult) {
 		return fail(res, "patching auxv: %v", err)
 	}
 	if r.patchTSC {
-		reason, err := patchTSC(pid, 0, ^uint64(0))
+		reason, err := patchTSC(pid, 0, ^uint64(0), false)
 		if err == nil && reason != "" {
 			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", reason)
 		}

@@ -117,7 +117,12 @@ func scanFileCached(path string, ino uint64) (*tscScan, error) {
 
 // patchTSC patches every TSC read in pid's executable mappings that
 // overlap [lo, hi). It returns why it could not ("" if it did).
-func patchTSC(pid int, lo, hi uint64) (string, error) {
+//
+// With written, a file's mapping may hold bytes the process wrote (it was
+// writable before an mprotect made it executable): it is compared with
+// the file, and if it differs beyond weft's own patches it is checked as
+// anonymous memory is.
+func patchTSC(pid int, lo, hi uint64, written bool) (string, error) {
 	maps, err := readMaps(pid)
 	if err != nil {
 		return "", err
@@ -143,7 +148,7 @@ func patchTSC(pid int, lo, hi uint64) (string, error) {
 				return "", err
 			}
 		}
-		if reason, err := patchMapping(pid, mem, m); reason != "" || err != nil {
+		if reason, err := patchMapping(pid, mem, m, written); reason != "" || err != nil {
 			return reason, err
 		}
 	}
@@ -158,7 +163,7 @@ func nameOr(name string) string {
 }
 
 // patchMapping patches one executable mapping.
-func patchMapping(pid int, mem *os.File, m mapping) (string, error) {
+func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error) {
 	var scan *tscScan
 	var read func(b []byte, off int64) int // the mapped object's bytes at an offset
 	switch {
@@ -198,6 +203,19 @@ func patchMapping(pid int, mem *os.File, m mapping) (string, error) {
 		}
 		return "", nil
 	}
+	if written && m.name != "[vdso]" {
+		code := make([]byte, m.end-m.start)
+		k, _ := readMem(pid, uintptr(m.start), code)
+		code = code[:max(k, 0)]
+		orig := make([]byte, len(code))
+		orig = orig[:read(orig, m.off)]
+		if !sameButPatches(code, orig, scan.sites, m.off) {
+			if r := scanBytes(code); r != "" {
+				return fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r), nil
+			}
+			return "", nil // none of its code reads the TSC
+		}
+	}
 	if scan.ambiguous != "" {
 		return fmt.Sprintf("%s: %s", m.name, scan.ambiguous), nil
 	}
@@ -234,6 +252,36 @@ func patchMapping(pid int, mem *os.File, m mapping) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// sameButPatches reports whether code (a mapping's memory, from file
+// offset base) equals orig (the file's bytes there) but for weft's
+// patches of sites.
+func sameButPatches(code, orig []byte, sites []tscSite, base int64) bool {
+	if len(code) != len(orig) {
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		if code[i] == orig[i] {
+			continue
+		}
+		ok := false
+		for _, s := range sites {
+			j := int(s.off - base)
+			if i >= j && i < j+int(s.length) {
+				p := tscPatch(s)
+				ok = j >= 0 && j+len(p) <= len(code) && bytes.Equal(code[j:j+len(p)], p)
+				if ok {
+					i = j + len(p) - 1
+				}
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // traceMapping follows thread t, stopped by the filter at a call that may
@@ -307,7 +355,7 @@ func (w *World) traceMapping(t *task) error {
 		// Every readable mapping from now on is executable without a
 		// traced call: weft can no longer see new code being mapped.
 		reason = "personality(READ_IMPLIES_EXEC)"
-	} else if reason, err = patchTSC(t.tid, lo, hi); err != nil {
+	} else if reason, err = patchTSC(t.tid, lo, hi, nr != unix.SYS_MMAP && nr != unix.SYS_MREMAP); err != nil {
 		return err
 	}
 	if reason != "" {
@@ -324,7 +372,7 @@ func (w *World) patchExec(t *task) error {
 	if w.cfg.NativeTSC || *t.n.trapTSCOf(t) {
 		return nil
 	}
-	reason, err := patchTSC(t.tid, 0, ^uint64(0))
+	reason, err := patchTSC(t.tid, 0, ^uint64(0), false)
 	if err != nil || reason == "" {
 		return err
 	}

@@ -26,6 +26,7 @@ func TestTSCPatch(t *testing.T) {
 		{"jit", true, ""},
 		{"wx", true, ""},
 		{"rie", true, ""},
+		{"filejit", true, ""},
 		{"exec", false, ""},
 		{"thread", false, "WEFT_TSC=trap"},
 	}

@@ -12,6 +12,9 @@
 //           mapping made only readable and writable: executable all the
 //           same, without any call weft sees mapping code, so weft traps
 //           the TSC of the process at the personality call
+//   filejit the rdtsc written into a private mapping of this program's own
+//           file, then made executable with mprotect: the file holds no
+//           TSC read there, its memory does, so weft traps the TSC
 //   exec    forks, and the child execs this program in code mode
 //   park    sleeps a virtual second after its reads (weft's tests look
 //           into its memory meanwhile)
@@ -19,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/wait.h>
@@ -64,6 +68,13 @@ int main(int argc, char **argv) {
 		unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		memcpy(p, fn, sizeof fn);
 		printf("rie %llu\n", (unsigned long long)((uint64_t(*)(void))p)());
+	}
+	if (strcmp(mode, "filejit") == 0) {
+		int fd = open(argv[0], O_RDONLY);
+		unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		memcpy(p, fn, sizeof fn);
+		mprotect(p, 4096, PROT_READ | PROT_EXEC);
+		printf("filejit %llu\n", (unsigned long long)((uint64_t(*)(void))p)());
 	}
 	if (strcmp(mode, "wx") == 0)
 		printf("wx %llu\n", (unsigned long long)jit(PROT_READ | PROT_WRITE | PROT_EXEC));
