@@ -295,6 +295,9 @@ func (w *World) traceMapping(t *task) error {
 		return err
 	}
 	nr := int(regs.Orig_rax)
+	if *t.n.trapTSCOf(t) {
+		return t.ptraceCont(0) // it traps the TSC already: nothing to patch
+	}
 	a0, a1, a2 := regs.Rdi, regs.Rsi, regs.Rdx
 	var lo, hi uint64 // what may have become executable; mmap and mremap say at their exit
 	switch nr {
@@ -486,24 +489,58 @@ func (n *node) trapTSCOf(t *task) *bool {
 	return &n.trapTSC
 }
 
-// imagePatchable reports whether the program at path, and its dynamic
-// loader, can have their TSC reads patched (the libraries it maps later
-// are checked as they are mapped).
+// imagePatchable reports whether the program at path, its dynamic loader
+// and the libraries it needs (DT_NEEDED, found in the system's library
+// directories) can have their TSC reads patched. A program that would map
+// code weft cannot patch traps the TSC from its start instead: switching
+// at the mapping would cost a stop for every library mapped. This is only
+// the likely answer; every mapping is still checked as it is made.
 func imagePatchable(path string) bool {
-	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil {
-		return false
-	}
-	scan, err := scanFileCached(path, st.Ino)
-	if err != nil || scan.ambiguous != "" {
-		return false
-	}
-	if scan.interp == "" {
+	seen := map[string]bool{}
+	var ok func(path string, depth int) bool
+	ok = func(path string, depth int) bool {
+		if seen[path] {
+			return true
+		}
+		seen[path] = true
+		var st unix.Stat_t
+		if unix.Stat(path, &st) != nil {
+			return false
+		}
+		scan, err := scanFileCached(path, st.Ino)
+		if err != nil || scan.ambiguous != "" {
+			return false
+		}
+		if scan.interp != "" && !ok(scan.interp, depth) {
+			return false
+		}
+		if depth < 8 {
+			for _, lib := range scan.needed {
+				if p := findLibrary(lib); p != "" && !ok(p, depth+1) {
+					return false
+				}
+			}
+		}
 		return true
 	}
-	if unix.Stat(scan.interp, &st) != nil {
-		return false
+	return ok(path, 0)
+}
+
+// libraryDirs are where findLibrary looks, as the dynamic loader's
+// defaults on Debian's x86-64 (ld.so.conf.d's multiarch directories).
+var libraryDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}
+
+// findLibrary is the path of the library named name (a DT_NEEDED entry),
+// or "" if none of libraryDirs has it.
+func findLibrary(name string) string {
+	if strings.Contains(name, "/") {
+		return name
 	}
-	iscan, err := scanFileCached(scan.interp, st.Ino)
-	return err == nil && iscan.ambiguous == ""
+	for _, d := range libraryDirs {
+		p := d + "/" + name
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }

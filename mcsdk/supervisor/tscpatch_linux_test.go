@@ -168,3 +168,18 @@ func TestTSCPatchedMemory(t *testing.T) {
 	}
 	t.Logf("%d TSC reads patched in %v", sites, files)
 }
+
+// TestImagePatchable: a program is launched patched unless it, its loader
+// or a library it needs cannot be patched; redis-server needs OpenSSL's
+// libcrypto (TestScanAmbiguous), so it traps the TSC from its start.
+func TestImagePatchable(t *testing.T) {
+	probe := buildProbe(t, "tscpatch", "-O1", "-pthread")
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{{probe, true}, {"/usr/bin/redis-server", false}, {"/nonexistent", false}} {
+		if got := imagePatchable(tc.path); got != tc.want {
+			t.Errorf("imagePatchable(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}

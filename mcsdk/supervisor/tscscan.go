@@ -46,6 +46,7 @@ type tscScan struct {
 	ambiguous string     // why the image cannot be patched; "" if it can
 	insns     int        // instructions decoded (for tests and reports)
 	interp    string     // the program interpreter (PT_INTERP), if any
+	needed    []string   // the libraries it needs (DT_NEEDED)
 	syscallAt int64      // the file offset of a syscall instruction, -1 none
 }
 
@@ -67,6 +68,7 @@ func scanELF(r io.ReaderAt) (*tscScan, error) {
 		syms = append(syms, s...)
 	}
 	out := &tscScan{syscallAt: -1}
+	out.needed, _ = f.ImportedLibraries()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
 			b := make([]byte, p.Filesz)
