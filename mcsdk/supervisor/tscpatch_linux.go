@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -317,13 +318,17 @@ func (w *World) traceMapping(t *task) error {
 		return err
 	}
 	for {
-		_, ws, err := wait4(t.tid, 0)
+		// Peek first: an end is left for pollThreads to collect (a child
+		// process's leader is reaped only after weft's SIGCHLD).
+		if ended, err := awaitStopOrEnd(t.tid); err != nil || ended {
+			return err
+		}
+		got, ws, err := waitStop(t.tid)
 		if err != nil {
 			return err
 		}
-		if !ws.Stopped() {
-			t.exited = true
-			return nil // it died in the call; pollThreads sees the rest
+		if got == 0 {
+			continue
 		}
 		if ws.StopSignal() == unix.SIGTRAP|0x80 {
 			break
@@ -416,6 +421,24 @@ func vdsoSyscall(pid int) (uint64, error) {
 		return m.start + uint64(s.syscallAt), nil
 	}
 	return 0, fmt.Errorf("no syscall instruction in the vDSO")
+}
+
+// awaitStopOrEnd blocks until thread tid has a stop or an end to report,
+// without collecting either, and says which.
+func awaitStopOrEnd(tid int) (ended bool, err error) {
+	info := make([]byte, siginfoSize)
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_PID, uintptr(tid), uintptr(unsafe.Pointer(&info[0])),
+			uintptr(unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL), 0, 0)
+		switch e {
+		case 0:
+			code := le32(info[siCodeOff:])
+			return code >= cldExited && code <= cldDumped, nil
+		case unix.EINTR:
+			continue
+		}
+		return false, e
+	}
 }
 
 // trapTSCNow switches t's process to trapping the TSC: t, in a ptrace stop
