@@ -13,8 +13,11 @@ package supervisor
 // b does not start a valid 64-bit instruction or is cut short.
 func insnLen(b []byte) int {
 	i := 0
-	opsize16, addr32, rexW, repne, rep := false, false, false, false, false
-	for ; i < len(b) && i < 14; i++ {
+	opsize16, addr32, rexW, repne := false, false, false, false
+	for ; ; i++ {
+		if i >= len(b) || i >= 14 {
+			return 0
+		}
 		c := b[i]
 		switch {
 		case c == 0x66:
@@ -23,29 +26,16 @@ func insnLen(b []byte) int {
 			addr32 = true
 		case c == 0xf2:
 			repne = true
-		case c == 0xf3:
-			rep = true
-		case c == 0xf0, c == 0x2e, c == 0x36, c == 0x3e, c == 0x26, c == 0x64, c == 0x65:
+		case isLegacyPrefix(c):
 		case c >= 0x40 && c <= 0x4f:
-			// REX counts only right before the opcode; a legacy prefix
-			// after it makes it void.
-			if i+1 < len(b) && isLegacyPrefix(b[i+1]) {
-				continue
-			}
 			rexW = c&8 != 0
+			continue
 		default:
 			goto opcode
 		}
-		if c < 0x40 || c > 0x4f {
-			rexW = false
-		}
+		rexW = false // REX counts only right before the opcode: a legacy prefix after it voids it
 	}
-	return 0
 opcode:
-	_ = rep
-	if i >= len(b) {
-		return 0
-	}
 	op := b[i]
 	i++
 	immz := 4
@@ -68,15 +58,15 @@ opcode:
 				return 0
 			}
 			i++ // the opcode
-			return modrmEnd(b, i, addr32, false, 0)
+			return modrmEnd(b, i, false, 0)
 		case 0x3a:
 			if i >= len(b) {
 				return 0
 			}
 			i++
-			return modrmEnd(b, i, addr32, false, 1)
+			return modrmEnd(b, i, false, 1)
 		case 0x0f: // 3DNow!: ModRM, then the opcode as an imm8 suffix
-			return modrmEnd(b, i, addr32, false, 1)
+			return modrmEnd(b, i, false, 1)
 		}
 		switch m := map0F[op2]; m {
 		case mInvalid:
@@ -90,16 +80,16 @@ opcode:
 			if op2 == 0x78 && (opsize16 || repne) { // EXTRQ / INSERTQ ib, ib (SSE4a)
 				imm = 2
 			}
-			return modrmEnd(b, i, addr32, op2 >= 0x20 && op2 <= 0x23, imm)
+			return modrmEnd(b, i, op2 >= 0x20 && op2 <= 0x23, imm)
 		case mModRMImm8:
-			return modrmEnd(b, i, addr32, false, 1)
+			return modrmEnd(b, i, false, 1)
 		}
 		return 0
 	case 0xc5: // two-byte VEX: map 0F
 		if i+1 >= len(b) {
 			return 0
 		}
-		return vexEnd(b, i+1, 1, addr32)
+		return vexEnd(b, i+1, 1)
 	case 0xc4: // three-byte VEX
 		if i+2 >= len(b) {
 			return 0
@@ -108,7 +98,7 @@ opcode:
 		if mm < 1 || mm > 3 {
 			return 0
 		}
-		return vexEnd(b, i+2, mm, addr32)
+		return vexEnd(b, i+2, mm)
 	case 0x62: // EVEX
 		if i+3 >= len(b) {
 			return 0
@@ -120,11 +110,11 @@ opcode:
 		op := b[i+3]
 		switch mm {
 		case 1:
-			return modrmEnd(b, i+4, addr32, false, vexMap1Imm(op))
+			return modrmEnd(b, i+4, false, vexMap1Imm(op))
 		case 2, 5, 6:
-			return modrmEnd(b, i+4, addr32, false, 0)
+			return modrmEnd(b, i+4, false, 0)
 		case 3:
-			return modrmEnd(b, i+4, addr32, false, 1)
+			return modrmEnd(b, i+4, false, 1)
 		}
 		return 0
 	case 0x8f:
@@ -132,7 +122,7 @@ opcode:
 			return 0
 		}
 		if b[i]&0x38 == 0 { // POP r/m64
-			return modrmEnd(b, i, addr32, false, 0)
+			return modrmEnd(b, i, false, 0)
 		}
 		// XOP (AMD): maps 8 (imm8), 9 (none), 0Ah (imm32)
 		if i+2 >= len(b) {
@@ -149,7 +139,7 @@ opcode:
 		default:
 			return 0
 		}
-		return modrmEnd(b, i+3, addr32, false, imm)
+		return modrmEnd(b, i+3, false, imm)
 	}
 	switch m := map1[op]; m {
 	case mNone:
@@ -163,11 +153,11 @@ opcode:
 	case mRel32:
 		return end(b, i+4)
 	case mModRM:
-		return modrmEnd(b, i, addr32, false, 0)
+		return modrmEnd(b, i, false, 0)
 	case mModRMImm8:
-		return modrmEnd(b, i, addr32, false, 1)
+		return modrmEnd(b, i, false, 1)
 	case mModRMImmZ:
-		return modrmEnd(b, i, addr32, false, immz)
+		return modrmEnd(b, i, false, immz)
 	}
 	switch op {
 	case 0xa0, 0xa1, 0xa2, 0xa3: // MOV with a moffs: an address-size offset
@@ -193,7 +183,7 @@ opcode:
 				imm = immz
 			}
 		}
-		return modrmEnd(b, i, addr32, false, imm)
+		return modrmEnd(b, i, false, imm)
 	}
 	return 0
 }
@@ -207,7 +197,7 @@ func isLegacyPrefix(c byte) bool {
 }
 
 // vexEnd finishes a VEX instruction whose opcode is at b[i], in map mm.
-func vexEnd(b []byte, i, mm int, addr32 bool) int {
+func vexEnd(b []byte, i, mm int) int {
 	if i >= len(b) {
 		return 0
 	}
@@ -218,11 +208,11 @@ func vexEnd(b []byte, i, mm int, addr32 bool) int {
 		if op == 0x77 { // VZEROUPPER, VZEROALL: no ModRM
 			return i
 		}
-		return modrmEnd(b, i, addr32, false, vexMap1Imm(op))
+		return modrmEnd(b, i, false, vexMap1Imm(op))
 	case 2:
-		return modrmEnd(b, i, addr32, false, 0)
+		return modrmEnd(b, i, false, 0)
 	case 3:
-		return modrmEnd(b, i, addr32, false, 1)
+		return modrmEnd(b, i, false, 1)
 	}
 	return 0
 }
@@ -239,8 +229,9 @@ func vexMap1Imm(op byte) int {
 // modrmEnd returns the end of an instruction whose ModRM byte is at b[i],
 // followed by imm immediate bytes. regOnly decodes the ModRM as a register
 // form whatever its mod (MOV to or from a control or debug register).
-func modrmEnd(b []byte, i int, addr32, regOnly bool, imm int) int {
-	_ = addr32 // 32-bit addressing in 64-bit mode has the same ModRM and SIB forms
+// (32-bit addressing, with 67, has the same ModRM and SIB forms in 64-bit
+// mode.)
+func modrmEnd(b []byte, i int, regOnly bool, imm int) int {
 	if i >= len(b) {
 		return 0
 	}
@@ -291,116 +282,63 @@ const (
 	mModRMImmZ        // a ModRM, then an imm16 or imm32
 )
 
-// map1 is the one-byte opcode map. Prefixes, REX, the escapes and the
-// opcodes decoded by a case of their own (moffs, MOV imm64, ENTER, group 3)
-// are mInvalid here.
-var map1 = func() (m [256]byte) {
-	for op := 0; op < 0x40; op++ {
-		switch op & 7 {
-		case 0, 1, 2, 3:
-			m[op] = mModRM
-		case 4:
-			m[op] = mImm8
-		case 5:
-			m[op] = mImmZ
+// An opRow gives an operand form to opcodes and opcode ranges ([lo, hi]).
+type opRow struct {
+	form  byte
+	spans [][2]int
+}
+
+// opTable builds an opcode map: every opcode def, then each row's in
+// turn (a later row overrides an earlier one).
+func opTable(def byte, rows ...opRow) (m [256]byte) {
+	for op := range m {
+		m[op] = def
+	}
+	for _, r := range rows {
+		for _, sp := range r.spans {
+			for op := sp[0]; op <= sp[1]; op++ {
+				m[op] = r.form
+			}
 		}
 	}
-	// 06, 07, 0E, 16, 17, 1E, 1F, 27, 2F, 37, 3F: invalid; 0F escape;
-	// 26, 2E, 36, 3E: prefixes.
-	for op := 0x50; op <= 0x5f; op++ {
-		m[op] = mNone
-	}
-	m[0x63] = mModRM
-	m[0x68] = mImmZ
-	m[0x69] = mModRMImmZ
-	m[0x6a] = mImm8
-	m[0x6b] = mModRMImm8
-	for op := 0x6c; op <= 0x6f; op++ {
-		m[op] = mNone
-	}
-	for op := 0x70; op <= 0x7f; op++ {
-		m[op] = mImm8
-	}
-	m[0x80] = mModRMImm8
-	m[0x81] = mModRMImmZ
-	m[0x83] = mModRMImm8
-	for op := 0x84; op <= 0x8e; op++ {
-		m[op] = mModRM
-	}
-	for op := 0x90; op <= 0x9f; op++ {
-		m[op] = mNone
-	}
-	m[0x9a] = mInvalid
-	for op := 0xa4; op <= 0xa7; op++ {
-		m[op] = mNone
-	}
-	m[0xa8] = mImm8
-	m[0xa9] = mImmZ
-	for op := 0xaa; op <= 0xaf; op++ {
-		m[op] = mNone
-	}
-	for op := 0xb0; op <= 0xb7; op++ {
-		m[op] = mImm8
-	}
-	m[0xc0] = mModRMImm8
-	m[0xc1] = mModRMImm8
-	m[0xc2] = mImm16
-	m[0xc3] = mNone
-	m[0xc6] = mModRMImm8
-	m[0xc7] = mModRMImmZ
-	m[0xc9] = mNone
-	m[0xca] = mImm16
-	m[0xcb] = mNone
-	m[0xcc] = mNone
-	m[0xcd] = mImm8
-	m[0xcf] = mNone
-	for op := 0xd0; op <= 0xd3; op++ {
-		m[op] = mModRM
-	}
-	m[0xd7] = mNone
-	for op := 0xd8; op <= 0xdf; op++ {
-		m[op] = mModRM
-	}
-	for op := 0xe0; op <= 0xe7; op++ {
-		m[op] = mImm8
-	}
-	m[0xe8] = mRel32
-	m[0xe9] = mRel32
-	m[0xeb] = mImm8
-	for op := 0xec; op <= 0xef; op++ {
-		m[op] = mNone
-	}
-	m[0xf1] = mNone
-	m[0xf4] = mNone
-	m[0xf5] = mNone
-	for op := 0xf8; op <= 0xfd; op++ {
-		m[op] = mNone
-	}
-	m[0xfe] = mModRM
-	m[0xff] = mModRM
 	return m
-}()
+}
+
+// one is the span of a single opcode.
+func one(ops ...int) [][2]int {
+	out := make([][2]int, len(ops))
+	for i, op := range ops {
+		out[i] = [2]int{op, op}
+	}
+	return out
+}
+
+// map1 is the one-byte opcode map. Prefixes, REX, the escapes and the
+// opcodes decoded by a case of their own (moffs, MOV imm64, ENTER, group 3)
+// are mInvalid here, as are 06, 07, 0E, 16, 17, 1E, 1F, 27, 2F, 37, 3F, 60,
+// 61, 82, 9A, CE, D4, D5, D6 and EA, invalid in 64-bit mode.
+var map1 = opTable(mInvalid,
+	// the ALU rows 00-3F: r/m forms, then AL, imm8 and eAX, imm
+	opRow{mModRM, [][2]int{{0x00, 0x03}, {0x08, 0x0b}, {0x10, 0x13}, {0x18, 0x1b}, {0x20, 0x23}, {0x28, 0x2b}, {0x30, 0x33}, {0x38, 0x3b},
+		{0x63, 0x63}, {0x84, 0x8e}, {0xd0, 0xd3}, {0xd8, 0xdf}, {0xfe, 0xff}}},
+	opRow{mImm8, append(one(0x04, 0x0c, 0x14, 0x1c, 0x24, 0x2c, 0x34, 0x3c, 0x6a, 0xa8, 0xcd, 0xeb),
+		[2]int{0x70, 0x7f}, [2]int{0xb0, 0xb7}, [2]int{0xe0, 0xe7})},
+	opRow{mImmZ, one(0x05, 0x0d, 0x15, 0x1d, 0x25, 0x2d, 0x35, 0x3d, 0x68, 0xa9)},
+	opRow{mNone, append(one(0xc3, 0xc9, 0xcb, 0xcc, 0xcf, 0xd7, 0xf1, 0xf4, 0xf5),
+		[2]int{0x50, 0x5f}, [2]int{0x6c, 0x6f}, [2]int{0x90, 0x99}, [2]int{0x9b, 0x9f}, [2]int{0xa4, 0xa7}, [2]int{0xaa, 0xaf},
+		[2]int{0xec, 0xef}, [2]int{0xf8, 0xfd})},
+	opRow{mImm16, one(0xc2, 0xca)},
+	opRow{mRel32, one(0xe8, 0xe9)},
+	opRow{mModRMImm8, one(0x6b, 0x80, 0x83, 0xc0, 0xc1, 0xc6)},
+	opRow{mModRMImmZ, one(0x69, 0x81, 0xc7)},
+)
 
 // map0F is the two-byte opcode map (0F xx); 0F 38, 0F 3A and 0F 0F are
 // decoded by cases of their own.
-var map0F = func() (m [256]byte) {
-	for op := range m {
-		m[op] = mModRM
-	}
-	for _, op := range []byte{0x04, 0x0a, 0x0c, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f, 0x7a, 0x7b, 0xa6, 0xa7} {
-		m[op] = mInvalid
-	}
-	for _, op := range []byte{0x05, 0x06, 0x07, 0x08, 0x09, 0x0b, 0x0e, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x37, 0x77, 0xa0, 0xa1, 0xa2, 0xa8, 0xa9, 0xaa} {
-		m[op] = mNone
-	}
-	for op := 0xc8; op <= 0xcf; op++ {
-		m[op] = mNone // BSWAP
-	}
-	for op := 0x80; op <= 0x8f; op++ {
-		m[op] = mRel32 // Jcc rel32
-	}
-	for _, op := range []byte{0x70, 0x71, 0x72, 0x73, 0xa4, 0xac, 0xba, 0xc2, 0xc4, 0xc5, 0xc6} {
-		m[op] = mModRMImm8
-	}
-	return m
-}()
+var map0F = opTable(mModRM,
+	opRow{mInvalid, one(0x04, 0x0a, 0x0c, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f, 0x7a, 0x7b, 0xa6, 0xa7)},
+	opRow{mNone, append(one(0x05, 0x06, 0x07, 0x08, 0x09, 0x0b, 0x0e, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x37, 0x77, 0xa0, 0xa1, 0xa2, 0xa8, 0xa9, 0xaa),
+		[2]int{0xc8, 0xcf})}, // … BSWAP
+	opRow{mRel32, [][2]int{{0x80, 0x8f}}}, // Jcc rel32
+	opRow{mModRMImm8, one(0x70, 0x71, 0x72, 0x73, 0xa4, 0xac, 0xba, 0xc2, 0xc4, 0xc5, 0xc6)},
+)
