@@ -109,7 +109,7 @@ func scanFileCached(path string, ino uint64) (*tscScan, error) {
 	f, err := os.Open(path)
 	sf := &scannedFile{err: err}
 	if err == nil {
-		sf.scan, sf.err = scanELF(f)
+		sf.scan, sf.err = scanELF(f, st.Size)
 		f.Close()
 	}
 	tscFiles.Store(key, sf)
@@ -166,7 +166,6 @@ func nameOr(name string) string {
 // patchMapping patches one executable mapping.
 func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error) {
 	var scan *tscScan
-	var read func(b []byte, off int64) int // the mapped object's bytes at an offset
 	switch {
 	case strings.HasPrefix(m.name, "/") && m.ino != 0:
 		path := strings.TrimSuffix(m.name, " (deleted)")
@@ -174,28 +173,22 @@ func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error
 		if err != nil {
 			return fmt.Sprintf("%s: %v", path, err), nil
 		}
-		scan = s
-		read = func(b []byte, off int64) int {
-			f, err := os.Open(path)
-			if err != nil {
-				return 0
+		if written {
+			if reason, changed := writtenCode(pid, m, path, s); changed {
+				return reason, nil
 			}
-			defer f.Close()
-			k, _ := f.ReadAt(b, off)
-			return k
 		}
+		scan = s
 	case m.name == "[vdso]":
 		code := make([]byte, m.end-m.start)
 		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
 			return "", fmt.Errorf("reading the vDSO: %v", err)
 		}
-		s, err := scanELF(bytes.NewReader(code))
+		s, err := scanELF(bytes.NewReader(code), int64(len(code)))
 		if err != nil {
 			return fmt.Sprintf("the vDSO: %v", err), nil
 		}
-		scan = s
-		m.off = 0
-		read = func(b []byte, off int64) int { return copy(b, code[min(off, int64(len(code))):]) }
+		scan, m.off = s, 0
 	default: // anonymous, or a name weft cannot open
 		code := make([]byte, m.end-m.start)
 		k, _ := readMem(pid, uintptr(m.start), code)
@@ -204,44 +197,15 @@ func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error
 		}
 		return "", nil
 	}
-	if written && m.name != "[vdso]" {
-		code := make([]byte, m.end-m.start)
-		k, _ := readMem(pid, uintptr(m.start), code)
-		code = code[:max(k, 0)]
-		orig := make([]byte, len(code))
-		orig = orig[:read(orig, m.off)]
-		if !sameButPatches(code, orig, scan.sites, m.off) {
-			if r := scanBytes(code); r != "" {
-				return fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r), nil
-			}
-			return "", nil // none of its code reads the TSC
-		}
-	}
 	if scan.ambiguous != "" {
 		return fmt.Sprintf("%s: %s", m.name, scan.ambiguous), nil
 	}
-	// The part of the object the mapping shows must lie in swept segments
-	// or hold no TSC-read bytes at all (a mapping may show more of a file
-	// than its executable segment).
+	// A mapping may show more of a file than its executable segments.
 	lo, hi := m.off, m.off+int64(m.end-m.start)
-	for a := lo; a < hi; {
-		next, covered := hi, false
-		for _, c := range scan.covered {
-			if a >= c[0] && a < c[1] {
-				covered, next = true, min(hi, c[1])
-				break
-			}
-			if c[0] > a && c[0] < next {
-				next = c[0]
-			}
+	for _, off := range scan.loose {
+		if off >= lo && off < hi {
+			return fmt.Sprintf("%s: a TSC read's bytes at file offset %#x, outside its executable segments, are mapped executable", m.name, off), nil
 		}
-		if !covered {
-			code := make([]byte, next-a)
-			if r := scanBytes(code[:read(code, a)]); r != "" {
-				return fmt.Sprintf("%s: bytes outside its executable segments are mapped executable: %s", m.name, r), nil
-			}
-		}
-		a = next
 	}
 	for _, s := range scan.sites {
 		if s.off < lo || s.off+int64(s.length) > hi {
@@ -253,6 +217,29 @@ func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error
 		}
 	}
 	return "", nil
+}
+
+// writtenCode compares file mapping m, made executable by mprotect, with
+// the file at path: if the process wrote into its copy (beyond weft's
+// patches), changed is true and its memory is checked as anonymous memory
+// is (reason "" if it holds no TSC read's bytes).
+func writtenCode(pid int, m mapping, path string, scan *tscScan) (reason string, changed bool) {
+	code := make([]byte, m.end-m.start)
+	k, _ := readMem(pid, uintptr(m.start), code)
+	code = code[:max(k, 0)]
+	orig := make([]byte, len(code))
+	if f, err := os.Open(path); err == nil {
+		k, _ := f.ReadAt(orig, m.off)
+		orig = orig[:k]
+		f.Close()
+	}
+	if sameButPatches(code, orig, scan.sites, m.off) {
+		return "", false
+	}
+	if r := scanBytes(code); r != "" {
+		return fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r), true
+	}
+	return "", true
 }
 
 // sameButPatches reports whether code (a mapping's memory, from file
@@ -411,7 +398,7 @@ func vdsoSyscall(pid int) (uint64, error) {
 		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
 			return 0, fmt.Errorf("reading the vDSO: %v", err)
 		}
-		s, err := scanELF(bytes.NewReader(code))
+		s, err := scanELF(bytes.NewReader(code), int64(len(code)))
 		if err != nil {
 			return 0, err
 		}

@@ -43,15 +43,28 @@ type tscSite struct {
 type tscScan struct {
 	sites     []tscSite
 	covered   [][2]int64 // [start, end) file offsets
+	loose     []int64    // offsets of the instructions' bytes outside covered (a mapping may show them executable)
 	ambiguous string     // why the image cannot be patched; "" if it can
-	insns     int        // instructions decoded (for tests and reports)
 	interp    string     // the program interpreter (PT_INTERP), if any
 	needed    []string   // the libraries it needs (DT_NEEDED)
 	syscallAt int64      // the file offset of a syscall instruction, -1 none
 }
 
-// scanELF sweeps the executable segments of the ELF image r.
-func scanELF(r io.ReaderAt) (*tscScan, error) {
+// scanELF sweeps the executable segments of the ELF image r, of size
+// bytes, and finds the instructions' bytes in the rest of it.
+func scanELF(r io.ReaderAt, size int64) (*tscScan, error) {
+	out, err := sweepELF(r)
+	if err != nil {
+		return nil, err
+	}
+	if out.ambiguous == "" {
+		out.loose, err = looseBytes(r, size, out.covered)
+	}
+	return out, err
+}
+
+// sweepELF sweeps the executable segments of the ELF image r.
+func sweepELF(r io.ReaderAt) (*tscScan, error) {
 	f, err := elf.NewFile(r)
 	if err != nil {
 		return scanSegmentsOnly(r, err)
@@ -81,15 +94,54 @@ func scanELF(r io.ReaderAt) (*tscScan, error) {
 		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz == 0 {
 			continue
 		}
-		seg := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(seg, 0); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading a segment: %v", err)
+		if err := out.sweepLoad(r, int64(p.Off), int64(p.Filesz), elfStarts(f, p, syms)); err != nil {
+			return nil, err
 		}
-		starts := elfStarts(f, p, syms)
-		sweepSegment(out, seg, int64(p.Off), starts)
-		out.covered = append(out.covered, [2]int64{int64(p.Off), int64(p.Off + p.Filesz)})
 	}
 	return out, nil
+}
+
+// sweepLoad sweeps the executable segment at file offset off, filesz
+// bytes, from starts (offsets in it).
+func (out *tscScan) sweepLoad(r io.ReaderAt, off, filesz int64, starts []int) error {
+	seg := make([]byte, filesz)
+	if _, err := r.ReadAt(seg, off); err != nil && err != io.EOF {
+		return fmt.Errorf("reading a segment: %v", err)
+	}
+	sweepSegment(out, seg, off, starts)
+	out.covered = append(out.covered, [2]int64{off, off + filesz})
+	return nil
+}
+
+// looseBytes finds the instructions' bytes in image r that the sweep of
+// the covered ranges did not judge: each occurrence not wholly inside one
+// covered range.
+func looseBytes(r io.ReaderAt, size int64, covered [][2]int64) ([]int64, error) {
+	all := make([]byte, size)
+	n, err := r.ReadAt(all, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	all = all[:n]
+	var loose []int64
+	for _, pat := range [][]byte{insnRdtsc, insnRdtscp} {
+		for from := 0; ; {
+			j := bytes.Index(all[from:], pat)
+			if j < 0 {
+				break
+			}
+			q := int64(from + j)
+			from += j + 1
+			inside := false
+			for _, c := range covered {
+				inside = inside || q >= c[0] && q+int64(len(pat)) <= c[1]
+			}
+			if !inside {
+				loose = append(loose, q)
+			}
+		}
+	}
+	return loose, nil
 }
 
 // elfStarts are the offsets in segment p at which a sweep (re)starts: the
@@ -144,16 +196,13 @@ func scanSegmentsOnly(r io.ReaderAt, why error) (*tscScan, error) {
 		if typ != elf.PT_LOAD || flags&elf.PF_X == 0 || filesz == 0 || filesz > 1<<30 {
 			continue
 		}
-		seg := make([]byte, filesz)
-		if _, err := r.ReadAt(seg, int64(off)); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading a segment: %v", err)
-		}
 		starts := []int{0}
 		if entry >= vaddr && entry < vaddr+filesz {
 			starts = append(starts, int(entry-vaddr))
 		}
-		sweepSegment(out, seg, int64(off), starts)
-		out.covered = append(out.covered, [2]int64{int64(off), int64(off + filesz)})
+		if err := out.sweepLoad(r, int64(off), int64(filesz), starts); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -189,7 +238,6 @@ func sweepSegment(out *tscScan, seg []byte, base int64, starts []int) []byte {
 			for q := p + 1; q < p+n && q < len(seg); q++ {
 				kind[q] = 2
 			}
-			out.insns++
 			if site, ok := tscInsn(seg[p:p+n], base+int64(p)); ok {
 				out.sites = append(out.sites, site)
 			}

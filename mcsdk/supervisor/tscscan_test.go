@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"sort"
@@ -76,7 +77,11 @@ func TestX86LenObjdump(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			sc, err := scanELF(f)
+			st, err := f.Stat()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scanELF(f, st.Size())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +169,11 @@ func TestScanAmbiguous(t *testing.T) {
 		t.Fatalf("%v (scripts/setup.sh installs libssl3 with redis-server)", err)
 	}
 	defer f.Close()
-	sc, err := scanELF(f)
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scanELF(f, st.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,4 +206,22 @@ func sweepStarts(t *testing.T, path string) map[int64]bool {
 		}
 	}
 	return out
+}
+
+// TestLooseBytes: a TSC read's bytes that the sweep of the executable
+// segments did not judge (outside them, or running past a segment's end)
+// are loose; weft refuses to patch a mapping that shows them.
+func TestLooseBytes(t *testing.T) {
+	img := make([]byte, 64)
+	copy(img[4:], insnRdtsc)   // inside the covered range [0, 16)
+	copy(img[15:], insnRdtsc)  // running past its end
+	copy(img[30:], insnRdtscp) // outside
+	got, err := looseBytes(bytes.NewReader(img), int64(len(img)), [][2]int64{{0, 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+	if fmt.Sprint(got) != "[15 30]" {
+		t.Fatalf("loose at %v, want [15 30]", got)
+	}
 }
