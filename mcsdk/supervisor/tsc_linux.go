@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"sync"
 	"time"
 	"unsafe"
@@ -91,26 +90,21 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 			return
 		}
 		insn = insn[:k]
-		if n, rdtscp, ok := patchedTSC(insn); ok { // weft's patch of one (tscpatch_linux.go)
-			if rdtscp {
-				regs.Rcx = 0
-			}
-			regs.Rip += uint64(n)
-		} else {
-			p := 0 // prefixes: a trapped rdtsc may carry some
-			for p < len(insn) && (isLegacyPrefix(insn[p]) || insn[p] >= 0x40 && insn[p] <= 0x4f) {
-				p++
-			}
-			switch {
-			case bytes.HasPrefix(insn[p:], insnRdtscp):
-				regs.Rcx = 0 // IA32_TSC_AUX: processor 0
-				regs.Rip += uint64(p + len(insnRdtscp))
-			case bytes.HasPrefix(insn[p:], insnRdtsc):
-				regs.Rip += uint64(p + len(insnRdtsc))
-			default:
+		// weft's patch of a TSC read (tscpatch_linux.go), or a trapped
+		// rdtsc or rdtscp, perhaps with prefixes
+		n, rdtscp, ok := patchedTSC(insn)
+		if !ok {
+			k := insnLen(insn)
+			site, isTSC := tscInsn(insn[:k], 0)
+			if !isTSC {
 				return
 			}
+			n, rdtscp = int(site.length), site.rdtscp
 		}
+		if rdtscp {
+			regs.Rcx = 0 // IA32_TSC_AUX: processor 0
+		}
+		regs.Rip += uint64(n)
 		v := w.readTSC(t.n)
 		regs.Rax, regs.Rdx = v&0xffffffff, v>>32
 		if err = unix.PtraceSetRegs(t.tid, &regs); err != nil {
