@@ -255,29 +255,12 @@ func (w *World) contHeld(t *task) error {
 	}
 	t.cloned = false
 	vtid := t.childVtid
-	var err error
-	t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
+	ended, err := t.toSyscallExit()
 	if err != nil {
 		return err
 	}
-	for {
-		_, ws, err := wait4(t.tid, 0)
-		if err != nil {
-			return err
-		}
-		if !ws.Stopped() {
-			return fmt.Errorf("thread ended at its clone (%v)", describeWait(ws))
-		}
-		if ws.StopSignal() == unix.SIGTRAP|0x80 {
-			break // the syscall-exit stop
-		}
-		if err := w.passStop(t, ws); err != nil {
-			return err
-		}
-		t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
-		if err != nil {
-			return err
-		}
+	if ended {
+		return fmt.Errorf("thread ended at its clone")
 	}
 	t.n.onTracer(func() {
 		var regs unix.PtraceRegs
@@ -293,6 +276,59 @@ func (w *World) contHeld(t *task) error {
 		err = unix.PtraceCont(t.tid, 0)
 	})
 	return err
+}
+
+// toSyscallExit runs thread t, in a ptrace stop inside a syscall, to that
+// syscall's exit stop. A signal it stops for meanwhile goes on to it (it
+// is delivered after the exit); its end is left uncollected for
+// pollThreads (a child process's leader is reaped only after weft's
+// SIGCHLD), and reported as ended.
+func (t *task) toSyscallExit() (ended bool, err error) {
+	sig := 0
+	for {
+		t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, sig) })
+		if err != nil {
+			return false, err
+		}
+		for {
+			if ended, err := awaitStopOrEnd(t.tid); err != nil || ended {
+				return ended, err
+			}
+			got, ws, err := waitStop(t.tid)
+			if err != nil {
+				return false, err
+			}
+			if got == 0 {
+				continue
+			}
+			if ws.StopSignal() == unix.SIGTRAP|0x80 {
+				return false, nil
+			}
+			sig = 0
+			if ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP {
+				sig = int(ws.StopSignal())
+			}
+			break
+		}
+	}
+}
+
+// awaitStopOrEnd blocks until thread tid has a stop or an end to report,
+// without collecting either, and says which.
+func awaitStopOrEnd(tid int) (ended bool, err error) {
+	info := make([]byte, siginfoSize)
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_PID, uintptr(tid), uintptr(unsafe.Pointer(&info[0])),
+			uintptr(unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL), 0, 0)
+		switch e {
+		case 0:
+			code := le32(info[siCodeOff:])
+			return code >= cldExited && code <= cldDumped, nil
+		case unix.EINTR:
+			continue
+		}
+		return false, e
+	}
 }
 
 // passStop resumes a thread from a stop weft does not act on: a signal

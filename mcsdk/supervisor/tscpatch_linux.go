@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -299,37 +298,8 @@ func (w *World) traceMapping(t *task) error {
 	default:
 		return fmt.Errorf("%s: unexpected traced syscall %d", t.name(), nr)
 	}
-	// Run the call to its exit.
-	t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, 0) })
-	if err != nil {
-		return err
-	}
-	for {
-		// Peek first: an end is left for pollThreads to collect (a child
-		// process's leader is reaped only after weft's SIGCHLD).
-		if ended, err := awaitStopOrEnd(t.tid); err != nil || ended {
-			return err
-		}
-		got, ws, err := waitStop(t.tid)
-		if err != nil {
-			return err
-		}
-		if got == 0 {
-			continue
-		}
-		if ws.StopSignal() == unix.SIGTRAP|0x80 {
-			break
-		}
-		// A signal meant for the thread: it is delivered when it returns
-		// to user space, after the exit stop; pass it on and go on.
-		sig := 0
-		if ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP {
-			sig = int(ws.StopSignal())
-		}
-		t.n.onTracer(func() { err = unix.PtraceSyscall(t.tid, sig) })
-		if err != nil {
-			return err
-		}
+	if ended, err := t.toSyscallExit(); err != nil || ended {
+		return err // an end: pollThreads collects it
 	}
 	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
 	if err != nil {
@@ -408,24 +378,6 @@ func vdsoSyscall(pid int) (uint64, error) {
 		return m.start + uint64(s.syscallAt), nil
 	}
 	return 0, fmt.Errorf("no syscall instruction in the vDSO")
-}
-
-// awaitStopOrEnd blocks until thread tid has a stop or an end to report,
-// without collecting either, and says which.
-func awaitStopOrEnd(tid int) (ended bool, err error) {
-	info := make([]byte, siginfoSize)
-	for {
-		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_PID, uintptr(tid), uintptr(unsafe.Pointer(&info[0])),
-			uintptr(unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL), 0, 0)
-		switch e {
-		case 0:
-			code := le32(info[siCodeOff:])
-			return code >= cldExited && code <= cldDumped, nil
-		case unix.EINTR:
-			continue
-		}
-		return false, e
-	}
 }
 
 // trapTSCNow switches t's process to trapping the TSC: t, in a ptrace stop
