@@ -92,15 +92,24 @@ type scannedFile struct {
 // time: a campaign's runs map the same few files thousands of times.
 var tscFiles sync.Map // string -> *scannedFile
 
-func scanFileCached(path string, ino uint64) (*tscScan, error) {
+// versionKey names the version of the file at path: its path, device,
+// inode, size and modification time.
+func versionKey(path string) (string, unix.Stat_t, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
+		return "", st, err
+	}
+	return fmt.Sprintf("%s\x00%d:%d:%d:%d.%d", path, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec), st, nil
+}
+
+func scanFileCached(path string, ino uint64) (*tscScan, error) {
+	key, st, err := versionKey(path)
+	if err != nil {
 		return nil, err
 	}
 	if st.Ino != ino {
 		return nil, fmt.Errorf("%s was replaced since it was mapped", path)
 	}
-	key := fmt.Sprintf("%s\x00%d:%d:%d:%d.%d", path, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
 	if v, ok := tscFiles.Load(key); ok {
 		sf := v.(*scannedFile)
 		return sf.scan, sf.err
@@ -458,6 +467,24 @@ func (n *node) trapTSCOf(t *task) *bool {
 // at the mapping would cost a stop for every library mapped. This is only
 // the likely answer; every mapping is still checked as it is made.
 func imagePatchable(path string) bool {
+	key, _, err := versionKey(path)
+	if err != nil {
+		return false
+	}
+	if v, ok := patchableImages.Load(key); ok {
+		return v.(bool)
+	}
+	ok := closurePatchable(path)
+	patchableImages.Store(key, ok)
+	return ok
+}
+
+// patchableImages caches imagePatchable by the program's versionKey: every
+// run of a campaign launches the same programs.
+var patchableImages sync.Map // string -> bool
+
+// closurePatchable walks the program, its loader and its needed libraries.
+func closurePatchable(path string) bool {
 	seen := map[string]bool{}
 	var ok func(path string, depth int) bool
 	ok = func(path string, depth int) bool {
