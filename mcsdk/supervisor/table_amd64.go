@@ -15,6 +15,7 @@ func unassigned(nr int) bool { return nr > unix.SYS_UPROBE && nr < unix.SYS_PIDF
 // Reasons shared by many rows.
 const (
 	ownMemory    = "acts on the node's own memory; addresses are deterministic with ASLR off"
+	ownCode      = ownMemory + "; while weft patches TSC reads, a ptrace stop where it can make code executable (tracedMappings)"
 	ownSignals   = "the node's own signal state, kept by the kernel (weft reads it from /proc); signals reach a node only through weft (kill, tgkill, timers)"
 	ownCreds     = "the credentials of the user who runs weft, fixed for a run; they name no other process"
 	confinedFD   = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
@@ -233,11 +234,11 @@ var syscallTable = map[int]entry{
 	unix.SYS_FILE_SETATTR:  servedPartly("file_setattr", guard(fsAt(0, 1, true, 4)), "refused outside the run directory"),
 
 	// Memory: the node's own address space.
-	unix.SYS_MMAP:                    passed("mmap", ownMemory),
-	unix.SYS_MPROTECT:                passed("mprotect", ownMemory),
+	unix.SYS_MMAP:                    passed("mmap", ownCode),
+	unix.SYS_MPROTECT:                passed("mprotect", ownCode),
 	unix.SYS_MUNMAP:                  passed("munmap", ownMemory),
 	unix.SYS_BRK:                     passed("brk", ownMemory),
-	unix.SYS_MREMAP:                  passed("mremap", ownMemory),
+	unix.SYS_MREMAP:                  passed("mremap", ownCode),
 	unix.SYS_MSYNC:                   passed("msync", ownMemory+"; writes back only files the node mapped writable (confined by the open guard)"),
 	unix.SYS_MADVISE:                 passed("madvise", ownMemory),
 	unix.SYS_MLOCK:                   passed("mlock", ownMemory),
@@ -245,8 +246,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_MUNLOCK:                 passed("munlock", ownMemory),
 	unix.SYS_MLOCKALL:                passed("mlockall", ownMemory),
 	unix.SYS_MUNLOCKALL:              passed("munlockall", ownMemory),
-	unix.SYS_REMAP_FILE_PAGES:        passed("remap_file_pages", ownMemory),
-	unix.SYS_PKEY_MPROTECT:           passed("pkey_mprotect", ownMemory),
+	unix.SYS_REMAP_FILE_PAGES:        passed("remap_file_pages", ownCode),
+	unix.SYS_PKEY_MPROTECT:           passed("pkey_mprotect", ownCode),
 	unix.SYS_PKEY_ALLOC:              passed("pkey_alloc", ownMemory),
 	unix.SYS_PKEY_FREE:               passed("pkey_free", ownMemory),
 	unix.SYS_MSEAL:                   passed("mseal", ownMemory),
@@ -319,7 +320,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_PROCESS_MRELEASE:        refused("process_mrelease", unix.EPERM, otherProcess),
 	unix.SYS_KCMP:                    refused("kcmp", unix.EPERM, otherProcess),
 	unix.SYS_PRCTL:                   servedPartly("prctl", sysPrctl, "options of the calling process run natively; PR_SET_CHILD_SUBREAPER is refused (EINVAL): orphans leave the node's tree"),
-	unix.SYS_PERSONALITY:             passed("personality", "the node's own execution domain (weft set ADDR_NO_RANDOMIZE)"),
+	unix.SYS_PERSONALITY:             passed("personality", "the node's own execution domain (weft set ADDR_NO_RANDOMIZE); READ_IMPLIES_EXEC traps the TSC while weft patches TSC reads"),
 	unix.SYS_SECCOMP:                 passed("seccomp", "adds filters to the node itself; a stacked filter cannot weaken weft's"),
 	unix.SYS_LANDLOCK_CREATE_RULESET: passed("landlock_create_ruleset", "restricts only the node itself"),
 	unix.SYS_LANDLOCK_ADD_RULE:       passed("landlock_add_rule", "restricts only the node itself"),

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	seccomp "github.com/seccomp/libseccomp-golang"
@@ -59,6 +60,7 @@ func TestTableDecidesEverySyscall(t *testing.T) {
 const (
 	retKillProcess = 0x80000000
 	retUserNotif   = 0x7fc00000
+	retTrace       = 0x7ff00000
 	retAllow       = 0x7fff0000
 	auditArchI386  = 0x40000003
 	x32SyscallBit  = 0x40000000
@@ -67,9 +69,18 @@ const (
 // TestFilterFollowsTable runs the exported filter in x/net/bpf's
 // interpreter for every syscall number: the table's passthrough rows are
 // allowed, every other number notifies weft, and calls from another
-// architecture or the x32 ABI kill the process.
+// architecture or the x32 ABI kill the process. The variant for TSC
+// patching (traceExec) traces instead the passthrough calls that can make
+// code executable, with the argument bit that does (tracedMappings), and
+// allows them without it.
 func TestFilterFollowsTable(t *testing.T) {
-	prog, err := buildFilter()
+	for _, traceExec := range []bool{false, true} {
+		t.Run(fmt.Sprintf("traceExec=%v", traceExec), func(t *testing.T) { testFilter(t, traceExec) })
+	}
+}
+
+func testFilter(t *testing.T, traceExec bool) {
+	prog, err := buildFilterAllowing(passedNumbers(), traceExec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,22 +101,47 @@ func TestFilterFollowsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(nr, arch uint32) uint32 {
+	run := func(nr, arch uint32, args ...uint64) uint32 {
 		t.Helper()
-		got, err := vm.Run(seccompInput(nr, arch))
+		got, err := vm.Run(seccompInput(nr, arch, args...))
 		if err != nil {
 			t.Fatalf("syscall %d: %v", nr, err)
 		}
 		return uint32(got)
 	}
+	traced := 0
 	for nr := 0; nr <= maxSyscall+64; nr++ {
 		want := uint32(retUserNotif)
 		if lookup(nr).decision == passthrough {
 			want = retAllow
 		}
+		tr, isTraced := tracedMappings[nr]
+		if isTraced && traceExec {
+			if want != retAllow {
+				t.Fatalf("%s is traced for TSC patching but is no passthrough row", sysName(nr))
+			}
+			traced++
+			var args [6]uint64
+			if tr.bit == 0 {
+				want = retTrace
+			} else {
+				args[tr.arg] = tr.bit | 1 // the bit, and another
+				if got := run(uint32(nr), unix.AUDIT_ARCH_X86_64, args[:]...); got != retTrace {
+					t.Errorf("%s with %#x in argument %d: filter answers %#x, want TRACE", sysName(nr), args[tr.arg], tr.arg, got)
+				}
+				args[tr.arg] = ^tr.bit // every other bit
+			}
+			if got := run(uint32(nr), unix.AUDIT_ARCH_X86_64, args[:]...); got != want {
+				t.Errorf("%s (%d) with arguments %#x: filter answers %#x, want %#x", sysName(nr), nr, args, got, want)
+			}
+			continue
+		}
 		if got := run(uint32(nr), unix.AUDIT_ARCH_X86_64); got != want {
 			t.Errorf("%s (%d): filter answers %#x, table wants %#x", sysName(nr), nr, got, want)
 		}
+	}
+	if traceExec && traced != len(tracedMappings) {
+		t.Errorf("%d of the %d traced calls are in the table", traced, len(tracedMappings))
 	}
 	for _, nr := range []uint32{unix.SYS_READ, unix.SYS_MMAP, unix.SYS_EXIT_GROUP} {
 		if got := run(nr, auditArchI386); got != retKillProcess {
@@ -120,9 +156,13 @@ func TestFilterFollowsTable(t *testing.T) {
 // seccompInput lays out struct seccomp_data for x/net/bpf, whose loads
 // are big-endian: each 32-bit word is stored in network order at the
 // offset where the kernel's little-endian struct has it.
-func seccompInput(nr, arch uint32) []byte {
+func seccompInput(nr, arch uint32, args ...uint64) []byte {
 	b := make([]byte, 64)
 	binary.BigEndian.PutUint32(b[0:], nr)
 	binary.BigEndian.PutUint32(b[4:], arch)
+	for i, a := range args { // args[i] at 16 + 8i: its low word, then its high word
+		binary.BigEndian.PutUint32(b[16+8*i:], uint32(a))
+		binary.BigEndian.PutUint32(b[20+8*i:], uint32(a>>32))
+	}
 	return b
 }
