@@ -188,9 +188,9 @@ func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error
 		}
 		scan = s
 	case m.name == "[vdso]":
-		code := make([]byte, m.end-m.start)
-		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
-			return "", fmt.Errorf("reading the vDSO: %v", err)
+		code, err := readCode(pid, m)
+		if err != nil {
+			return "", err
 		}
 		s, err := scanELF(bytes.NewReader(code), int64(len(code)))
 		if err != nil {
@@ -362,6 +362,15 @@ func (w *World) patchExec(t *task) error {
 	return w.trapTSCNow(t, &regs, sys, reason)
 }
 
+// readCode reads the whole of mapping m of process pid.
+func readCode(pid int, m mapping) ([]byte, error) {
+	code := make([]byte, m.end-m.start)
+	if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
+		return nil, fmt.Errorf("reading %s at %#x: %v", nameOr(m.name), m.start, err)
+	}
+	return code, nil
+}
+
 // vdsoSyscall finds a syscall instruction in pid's vDSO, for a call weft
 // makes the process issue where its own code has none at hand.
 func vdsoSyscall(pid int) (uint64, error) {
@@ -373,9 +382,9 @@ func vdsoSyscall(pid int) (uint64, error) {
 		if m.name != "[vdso]" {
 			continue
 		}
-		code := make([]byte, m.end-m.start)
-		if k, err := readMem(pid, uintptr(m.start), code); k != len(code) {
-			return 0, fmt.Errorf("reading the vDSO: %v", err)
+		code, err := readCode(pid, m)
+		if err != nil {
+			return 0, err
 		}
 		s, err := scanELF(bytes.NewReader(code), int64(len(code)))
 		if err != nil {
