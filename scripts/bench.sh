@@ -98,7 +98,7 @@ done <<<"$cpchecks"
 # default (weft's vDSO, a node's only task reading its clocks without a
 # stop; the TSC reads patched), with the TSC trapped by PR_SET_TSC
 # (WEFT_TSC=trap), and without the vDSO (WEFT_NO_VDSO=1: every clock read
-# intercepted; the TSC then trapped too). Identical datasets are required.
+# intercepted). Identical datasets are required.
 # Goal (issue 20): 60 s on 2 cores.
 seeds=${WEFT_BENCH_CHORD_SEEDS:-500}
 echo

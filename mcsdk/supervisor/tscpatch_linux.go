@@ -53,7 +53,7 @@ import (
 // tscPatching reports whether nodes run with their TSC reads patched
 // rather than trapped from the start.
 func (w *World) tscPatching() bool {
-	return !w.cfg.NativeTSC && !w.cfg.TrapTSC && w.useVDSO() && os.Getenv("WEFT_TSC") != "trap"
+	return !w.cfg.NativeTSC && !w.cfg.TrapTSC && !w.cfg.NotifyAll && os.Getenv("WEFT_TSC") != "trap"
 }
 
 // tscPatch is the patch for one site.

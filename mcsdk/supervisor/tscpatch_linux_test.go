@@ -21,20 +21,26 @@ func TestTSCPatch(t *testing.T) {
 		mode    string
 		trapped bool   // the main process traps the TSC at the end, patched
 		fails   string // the patched run's failure, "" none
+		noVDSO  bool   // the kernel's vDSO, hidden, is patched instead of weft's
 	}{
-		{"code", false, ""},
-		{"jit", true, ""},
-		{"wx", true, ""},
-		{"rie", true, ""},
-		{"filejit", true, ""},
-		{"exec", false, ""},
-		{"thread", false, "WEFT_TSC=trap"},
+		{"code", false, "", false},
+		{"code", false, "", true},
+		{"jit", true, "", false},
+		{"wx", true, "", false},
+		{"rie", true, "", false},
+		{"filejit", true, "", false},
+		{"exec", false, "", false},
+		{"thread", false, "WEFT_TSC=trap", false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.mode, func(t *testing.T) {
+		name := tc.mode
+		if tc.noVDSO {
+			name += "/noVDSO"
+		}
+		t.Run(name, func(t *testing.T) {
 			var outs [2]string
 			for k, trap := range []bool{false, true} {
-				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, TrapTSC: trap}, first)
+				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, TrapTSC: trap, NoVDSO: tc.noVDSO}, first)
 				f := w.Failure()
 				if !trap && tc.fails != "" {
 					if f == nil || !strings.Contains(f.Error(), tc.fails) {
