@@ -72,19 +72,7 @@ func TestX86LenObjdump(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			want, wantTSC := objdumpStarts(t, path)
 			sections := execSections(t, path)
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, err := f.Stat()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scanELF(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := scanPath(t, path)
 			if sc.ambiguous != "" {
 				t.Errorf("ambiguous: %s", sc.ambiguous)
 			}
@@ -163,10 +151,18 @@ func inSections(secs [][2]int64, off int64) bool {
 // bytes are an rdtsc's: the image is ambiguous, so weft traps the TSC of
 // a process that maps it rather than patch it.
 func TestScanAmbiguous(t *testing.T) {
-	const path = "/lib/x86_64-linux-gnu/libcrypto.so.3"
+	const path = "/lib/x86_64-linux-gnu/libcrypto.so.3" // scripts/setup.sh installs it with redis-server
+	if sc := scanPath(t, path); sc.ambiguous == "" {
+		t.Fatalf("%s: not ambiguous (%d sites)", path, len(sc.sites))
+	}
+}
+
+// scanPath is scanELF of the file at path.
+func scanPath(t *testing.T, path string) *tscScan {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("%v (scripts/setup.sh installs libssl3 with redis-server)", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -177,9 +173,7 @@ func TestScanAmbiguous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.ambiguous == "" {
-		t.Fatalf("%s: not ambiguous (%d sites)", path, len(sc.sites))
-	}
+	return sc
 }
 
 // sweepStarts repeats scanELF's sweep and returns every instruction start.
