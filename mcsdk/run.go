@@ -689,7 +689,7 @@ func (r *runner) precondition(node int) (bool, string) {
 
 // crashAllowed evaluates the model's fault precondition for a crash of
 // node in state s: an expression (f = node) or a Go predicate.
-func (sp *specs) crashAllowed(gos map[string]FaultPrecondition, s model.State, node int) (bool, string) {
+func (sp *specs) crashAllowed(gos map[string]FaultPrecondition, s model.State, node int) (ok bool, why string) {
 	name := sp.faults.Precondition
 	if name == "" {
 		return true, ""
@@ -708,6 +708,13 @@ func (sp *specs) crashAllowed(gos map[string]FaultPrecondition, s model.State, n
 	if p == nil {
 		return false, fmt.Sprintf("unknown precondition %q", name)
 	}
+	// A panic of the precondition refuses the crash, as an evaluation
+	// error of an expression precondition does.
+	defer func() {
+		if r := recover(); r != nil {
+			ok, why = false, fmt.Sprintf("%s panicked: %v", name, r)
+		}
+	}()
 	return p(s, node)
 }
 

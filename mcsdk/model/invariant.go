@@ -89,8 +89,7 @@ func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
 		if inv.fn == nil {
 			return false, "", errorf(inv.Pos, "invariant %s: Go invariant %q is not bound (call Model.Bind)", inv.Name, inv.Go)
 		}
-		ok, why = inv.memo.call(inv.fn, s)
-		return ok, why, nil
+		return inv.callGo(s)
 	}
 	e := inv.expr
 	c := &evalCtx{e: e, s: s, env: e.env}
@@ -103,6 +102,19 @@ func (inv *Invariant) Check(s State) (ok bool, why string, err error) {
 	}
 	c.steps = 0
 	return false, c.explain(e.root, false), nil
+}
+
+// callGo evaluates a Go invariant; a panic of it (or of the helper that
+// runs compiled checks) is an evaluation error, positioned at the
+// invariant, never a crash of weft.
+func (inv *Invariant) callGo(s State) (ok bool, why string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok, why, err = false, "", errorf(inv.Pos, "invariant %s: go:%s panicked: %v", inv.Name, inv.Go, r)
+		}
+	}()
+	ok, why = inv.memo.call(inv.fn, s)
+	return ok, why, nil
 }
 
 // scope is what a model lets an expression name.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,31 @@ func TestMemo(t *testing.T) {
 	inv.Check(st(1))
 	if calls != 4 {
 		t.Errorf("bound from another registry, the memo was kept (%d calls)", calls)
+	}
+}
+
+// TestGoInvariantPanics: a Go invariant that panics is an evaluation
+// error positioned at the invariant, not a crash, and is not remembered.
+func TestGoInvariantPanics(t *testing.T) {
+	m, err := Parse("testdata/memo.model", []byte("[target]\nnodes = 1\nsource = \"repl.c\"\n[state]\nx = \"int32\"\n[invariants]\nsmall = \"go:Small\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	if err := m.Bind(Registry{"Small": func(s State) (bool, string) {
+		calls++
+		panic("index out of range")
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	s := State{Nodes: []NodeState{{Alive: true, Vars: map[string]Value{"x": Int(1)}}}}
+	for range 2 {
+		ok, why, err := m.Invariants[0].Check(s)
+		if ok || why != "" || err == nil || !strings.Contains(err.Error(), "memo.model:7") || !strings.Contains(err.Error(), "go:Small panicked: index out of range") {
+			t.Fatalf("Check: %v %q %v", ok, why, err)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("a panic was remembered: %d calls", calls)
 	}
 }
