@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
@@ -295,6 +296,7 @@ func stopOnInterrupt() (stop func() bool, done func()) {
 		}
 		select {
 		case <-ch:
+			gocheck.Shutdown()
 			os.Exit(exitInterrupted)
 		case <-quit:
 		}

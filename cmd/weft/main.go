@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
@@ -61,7 +62,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(profiled(func() int { return runMain(os.Args[1:], os.Stdout, os.Stderr) }))
+	code := profiled(func() int { return runMain(os.Args[1:], os.Stdout, os.Stderr) })
+	gocheck.Shutdown() // compiled checks' helpers end with weft
+	os.Exit(code)
 }
 
 // profiled runs f, writing a CPU profile of it to $WEFT_CPUPROFILE when

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
 
@@ -223,6 +224,7 @@ func watchInterrupts(cmd string, stderr io.Writer, grace time.Duration) *interru
 			}
 		}
 		fmt.Fprintf(stderr, "weft %s: interrupted by %s: exiting without a verdict\n", cmd, signalName(sig))
+		gocheck.Shutdown()
 		os.Exit(exitInterrupted)
 	}()
 	return in

@@ -13,13 +13,19 @@
 //
 //	func Preconditions() map[string]func(model.State, int) (bool, string)
 //
-// for "go:NAME" fault preconditions. Interpreted checks run more slowly than
-// compiled ones; weft calls them at quiescent points only.
+// for "go:NAME" fault preconditions.
+//
+// Load compiles the files into a helper program when it can (native.go:
+// the files inside a Go module, a Go toolchain on PATH) and interprets
+// them otherwise; both run the same source, so they give the same answers.
+// WEFT_CHECKS=interp always interprets; WEFT_CHECKS=native makes a failure
+// to compile an error.
 package gocheck
 
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name gocheck github.com/weft-mc/weft/mcsdk/model
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,10 +49,38 @@ type Precondition = func(s model.State, node int) (bool, string)
 type Checks struct {
 	Registry      model.Registry
 	Preconditions map[string]Precondition
+	// Compiled is true when a compiled helper answers the calls, false
+	// when the interpreter does; NotCompiled says why not.
+	Compiled    bool
+	NotCompiled string
 }
 
-// Load interprets files (paths; one package) and returns what they export.
+// Load loads files (paths; one package) and returns what they export,
+// compiled when it can, interpreted otherwise (see the package comment).
 func Load(files []string) (*Checks, error) {
+	mode := os.Getenv("WEFT_CHECKS")
+	if len(files) == 0 || mode == "interp" {
+		return LoadInterpreted(files)
+	}
+	c, err := loadCompiled(files)
+	if err == nil {
+		return c, nil
+	}
+	var ce *checkError
+	if mode == "native" || errors.As(err, &ce) {
+		return nil, err
+	}
+	c, ierr := LoadInterpreted(files)
+	if ierr != nil {
+		return nil, ierr
+	}
+	c.NotCompiled = err.Error()
+	return c, nil
+}
+
+// LoadInterpreted interprets files (paths; one package) with yaegi and
+// returns what they export.
+func LoadInterpreted(files []string) (*Checks, error) {
 	if len(files) == 0 {
 		return &Checks{Registry: model.Registry{}, Preconditions: map[string]Precondition{}}, nil
 	}
