@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -201,6 +202,8 @@ type runner struct {
 	msgs     [][]int     // per channel, the sizes of the messages in flight (see sends)
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
+	keyBuf   []byte      // evalKey's buffer (its result is valid until the next call)
+	hashBuf  []byte      // observe's buffer for the distinct-state hash
 	clients  *workload.Clients
 	jumpSeen int // clock jumps already recorded as events
 }
@@ -210,16 +213,20 @@ type runner struct {
 // workload's history.
 func (r *runner) evalKey(ob observation) []byte {
 	s := ob.state
-	var b bytes.Buffer
+	b := r.keyBuf[:0]
 	for _, op := range ob.ops {
-		fmt.Fprintf(&b, "%v %d %v %v %d %d %d %d|", op.Call, op.Req, op.Outcome, op.Values, op.CallStep, op.ReturnStep, op.CallT, op.ReturnT)
+		b = fmt.Appendf(b, "%v %d %v %v %d %d %d %d|", op.Call, op.Req, op.Outcome, op.Values, op.CallStep, op.ReturnStep, op.CallT, op.ReturnT)
 	}
 	for i, ns := range s.Nodes {
 		st := r.w.Status(i)
-		fmt.Fprintf(&b, "%v %v %v %d %s|", st.Alive, st.Exited, st.Killed, st.ExitCode, st.Signal)
+		b = strconv.AppendBool(b, st.Alive)
+		b = strconv.AppendBool(append(b, ' '), st.Exited)
+		b = strconv.AppendBool(append(b, ' '), st.Killed)
+		b = strconv.AppendInt(append(b, ' '), int64(st.ExitCode), 10)
+		b = append(append(append(b, ' '), st.Signal...), '|')
 		for _, name := range r.t.m.StateNames() {
-			b.WriteString(ns.Vars[name].String())
-			b.WriteByte(0)
+			b, _ = ns.Vars[name].AppendText(b)
+			b = append(b, 0)
 		}
 	}
 	logs := make([]string, 0, len(s.Logs))
@@ -228,13 +235,14 @@ func (r *runner) evalKey(ob observation) []byte {
 	}
 	slices.Sort(logs)
 	for _, name := range logs {
-		fmt.Fprintf(&b, "%s=", name)
+		b = append(append(b, name...), '=')
 		for _, v := range s.Logs[name] {
-			b.WriteString(v.String())
-			b.WriteByte(0)
+			b, _ = v.AppendText(b)
+			b = append(b, 0)
 		}
 	}
-	return b.Bytes()
+	r.keyBuf = b
+	return b
 }
 
 // plan is the scheduler's plan for a seeded run of the model.
@@ -486,6 +494,8 @@ func (e eventWorld) Status(i int) sched.NodeStatus {
 }
 
 func (e eventWorld) Channels() int { return len(e.w.Network().Channels) }
+
+func (e eventWorld) Pending(c int) int { return len(e.w.Network().Channels[c].Msgs) }
 
 func (e eventWorld) Channel(c int) sched.ChannelInfo {
 	net := e.w.Network()
@@ -782,13 +792,16 @@ func (r *runner) observe() error {
 		r.distinct = map[uint64]bool{}
 	}
 	h := fnv.New64a()
+	b := r.hashBuf[:0]
 	for _, ns := range ob.state.Nodes {
-		fmt.Fprint(h, ns.Alive)
+		b = strconv.AppendBool(b, ns.Alive)
 		for _, name := range r.t.m.StateNames() {
-			h.Write([]byte(ns.Vars[name].String()))
-			h.Write([]byte{0})
+			b, _ = ns.Vars[name].AppendText(b)
+			b = append(b, 0)
 		}
 	}
+	h.Write(b)
+	r.hashBuf = b
 	if k := h.Sum64(); !r.distinct[k] {
 		r.distinct[k] = true
 		r.res.DistinctStates++
@@ -823,7 +836,7 @@ func (r *runner) observe() error {
 		return err
 	}
 	if !slices.ContainsFunc(failing, r.isRequired) {
-		r.passed = key
+		r.passed = append(r.passed[:0], key...)
 	}
 	for _, name := range failing {
 		if r.isRequired(name) {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -55,7 +54,7 @@ func (c *memo) call(fn GoFunc, s State) (bool, string) {
 // renderings are unambiguous (strings are quoted, records name their
 // fields), and the separators below never occur unquoted in them.
 func (s State) key() string {
-	var b strings.Builder
+	b := make([]byte, 0, 256)
 	names := func(m map[string]Value) []string {
 		out := make([]string, 0, len(m))
 		for k := range m {
@@ -66,17 +65,17 @@ func (s State) key() string {
 	}
 	for _, n := range s.Nodes {
 		if n.Alive {
-			b.WriteString("+")
+			b = append(b, '+')
 		} else {
-			b.WriteString("-")
+			b = append(b, '-')
 		}
 		for _, name := range names(n.Vars) {
-			b.WriteString(name)
-			b.WriteByte('=')
-			n.Vars[name].render(&b)
-			b.WriteByte(0)
+			b = append(b, name...)
+			b = append(b, '=')
+			b = n.Vars[name].appendTo(b)
+			b = append(b, 0)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	logs := make([]string, 0, len(s.Logs))
 	for name := range s.Logs {
@@ -84,13 +83,13 @@ func (s State) key() string {
 	}
 	sort.Strings(logs)
 	for _, name := range logs {
-		b.WriteString(name)
-		b.WriteByte('=')
+		b = append(b, name...)
+		b = append(b, '=')
 		for _, v := range s.Logs[name] {
-			v.render(&b)
-			b.WriteByte(0)
+			b = v.appendTo(b)
+			b = append(b, 0)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	return b.String()
+	return string(b)
 }

@@ -127,43 +127,42 @@ func (v Value) Equal(w Value) bool {
 }
 
 // String renders v: 5, "x", true, [1, 2], {src: 0, val: 5}.
-func (v Value) String() string {
-	var b strings.Builder
-	v.render(&b)
-	return b.String()
-}
+func (v Value) String() string { return string(v.appendTo(nil)) }
 
-func (v Value) render(b *strings.Builder) {
+// AppendText appends v as String renders it to b (encoding.TextAppender):
+// for callers that render many values without allocating each.
+func (v Value) AppendText(b []byte) ([]byte, error) { return v.appendTo(b), nil }
+
+func (v Value) appendTo(b []byte) []byte {
 	switch v.kind {
 	case IntValue:
-		b.WriteString(strconv.FormatInt(v.i, 10))
+		return strconv.AppendInt(b, v.i, 10)
 	case StrValue:
-		b.WriteString(strconv.Quote(v.s))
+		return strconv.AppendQuote(b, v.s)
 	case BoolValue:
-		b.WriteString(strconv.FormatBool(v.i != 0))
+		return strconv.AppendBool(b, v.i != 0)
 	case ListValue:
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, e := range v.list {
 			if i > 0 {
-				b.WriteString(", ")
+				b = append(b, ", "...)
 			}
-			e.render(b)
+			b = e.appendTo(b)
 		}
-		b.WriteByte(']')
+		return append(b, ']')
 	case RecordValue:
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, f := range v.fields {
 			if i > 0 {
-				b.WriteString(", ")
+				b = append(b, ", "...)
 			}
-			b.WriteString(f.Name)
-			b.WriteString(": ")
-			f.Value.render(b)
+			b = append(b, f.Name...)
+			b = append(b, ": "...)
+			b = f.Value.appendTo(b)
 		}
-		b.WriteByte('}')
-	default:
-		b.WriteString("<invalid>")
+		return append(b, '}')
 	}
+	return append(b, "<invalid>"...)
 }
 
 // State is what invariants observe at a quiescent point of a run.

@@ -21,6 +21,9 @@ type eventFake struct {
 	// ready lists each node's threads that may run next; a Run of one
 	// consumes it (runs are "ready N T..." lines).
 	ready [][2]int
+	// uncounted makes Pending answer -1, so that the scheduler describes
+	// every channel at every step (the path before Pending).
+	uncounted bool
 }
 
 // Ready lists the Run choices: every ready thread, when a node has two or
@@ -58,6 +61,12 @@ func (f *eventFake) Status(i int) NodeStatus {
 	return NodeStatus{Alive: true}
 }
 func (f *eventFake) Channels() int { return len(f.chans) }
+func (f *eventFake) Pending(c int) int {
+	if f.uncounted {
+		return -1
+	}
+	return len(f.chans[c].sent)
+}
 func (f *eventFake) Channel(c int) ChannelInfo {
 	to := f.chans[c].to
 	if f.dead[to] {

@@ -195,7 +195,11 @@ func FuzzSeededReplay(f *testing.F) {
 		for range at(19) % 3 {
 			p.Clients = append(p.Clients, ClientPlan{Until: int64(at(20)) * 30})
 		}
+		// The second run describes every channel at every step (a world
+		// that cannot count a channel's messages): skipping the channels
+		// that did not grow changes nothing.
 		w1, w2 := world.clone(), world.clone()
+		w2.uncounted = true
 		c1, err1 := runSeeded(NewSeeded(p), w1, 1<<62)
 		c2, err2 := runSeeded(NewSeeded(p), w2, 1<<62)
 		if (err1 == nil) != (err2 == nil) || !slices.Equal(c1, c2) || !slices.Equal(w1.log, w2.log) {
