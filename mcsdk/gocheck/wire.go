@@ -23,8 +23,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/model"
 )
@@ -73,15 +74,6 @@ func wireValue(b []byte, v model.Value) []byte {
 	return b
 }
 
-func wireSorted[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func wireState(b []byte, s model.State) []byte {
 	b = wireU32(b, len(s.Nodes))
 	for _, n := range s.Nodes {
@@ -91,12 +83,12 @@ func wireState(b []byte, s model.State) []byte {
 			b = append(b, 0)
 		}
 		b = wireU32(b, len(n.Vars))
-		for _, name := range wireSorted(n.Vars) {
+		for _, name := range slices.Sorted(maps.Keys(n.Vars)) {
 			b = wireValue(wireString(b, name), n.Vars[name])
 		}
 	}
 	b = wireU32(b, len(s.Logs))
-	for _, name := range wireSorted(s.Logs) {
+	for _, name := range slices.Sorted(maps.Keys(s.Logs)) {
 		b = wireU32(wireString(b, name), len(s.Logs[name]))
 		for _, e := range s.Logs[name] {
 			b = wireValue(b, e)
