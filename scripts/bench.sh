@@ -4,6 +4,7 @@
 # (targets: net TCP under weft vs native loopback), exhaustive-check
 # throughput, campaign throughput, datasets,
 # Porcupine linearizability checking (100/1,000/10,000-op histories),
+# Go checks compiled vs interpreted (Chord's invariants),
 # kernel start-up, the Chord campaign with the TSC reads patched or trapped
 # and with and without weft's vDSO. Prints
 # the ratios. Run scripts/setup.sh first.
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -run '^$' -bench . -benchtime 5x "$@" \
-  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./kernel/ 2>&1 | tee build/bench.txt
+  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ 2>&1 | tee build/bench.txt
 echo
 echo "ratios (supervised/native):"
 grep -E "ratio|speedup" build/bench.txt | grep -v DeliveredMessage | sed 's/^/  /'

@@ -14,7 +14,7 @@ import (
 )
 
 // chordFiles are the Chord target's checks, as chord.model names them.
-func chordFiles(t *testing.T) []string {
+func chordFiles(t testing.TB) []string {
 	var out []string
 	for _, f := range []string{"chordcheck.go", "invariants.go", "weft.go"} {
 		p, err := filepath.Abs(filepath.Join("../../targets/chord/chordcheck", f))
