@@ -89,23 +89,21 @@ func (v *vfd) nonblocking() bool {
 	return err == nil && fl&unix.O_NONBLOCK != 0
 }
 
-// installSocket gives the target a new descriptor for sock: one end of a
-// socketpair, injected with SECCOMP_ADDFD_FLAG_SEND as the call's result.
-// close, fcntl and fstat then behave natively; weft serves the data calls.
+// installSocket gives the target a new descriptor for sock: a placeholder
+// unix socket, never connected, injected with SECCOMP_ADDFD_FLAG_SEND as
+// the call's result. close, fcntl and fstat then behave natively; weft
+// serves the data calls. (One socket costs half a socketpair, of which
+// the placeholder used to be one end; unconnected, it has no peer whose
+// credentials, weft's, SO_PEERCRED could report.)
 func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
 	return c.install(&vfd{sock: sock}, flags)
 }
 
 // install injects a new descriptor for v (see installSocket).
 func (c *call) install(v *vfd, flags uint64) result {
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	ours, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|int(flags&unix.SOCK_NONBLOCK), 0)
 	if err != nil {
 		return errno(unix.ENFILE)
-	}
-	unix.Close(pair[1])
-	ours := pair[0]
-	if flags&unix.SOCK_NONBLOCK != 0 {
-		unix.SetNonblock(ours, true)
 	}
 	fd, err := injectFD(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
 	if err != nil {
