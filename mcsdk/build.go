@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
@@ -23,6 +24,9 @@ type Binary struct {
 
 // CacheDir is where weft keeps built targets: $WEFT_CACHE, else
 // $XDG_CACHE_HOME/weft, else ~/.cache/weft.
+// buildSeq numbers builds, for their temporary files.
+var buildSeq atomic.Int64
+
 func CacheDir() string { return supervisor.CacheDir() }
 
 // Build returns the executable for variant of m: the model's prebuilt
@@ -70,7 +74,9 @@ func Build(m *model.Model, variant string) (Binary, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return Binary{}, err
 		}
-		tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
+		// Unique per build, not only per process: two checks of one
+		// process (parallel tests, a notebook) may build the same binary.
+		tmp := fmt.Sprintf("%s.tmp%d-%d", out, os.Getpid(), buildSeq.Add(1))
 		args := append([]string{"-o", tmp}, flags...)
 		args = append(args, m.Source)
 		cmd := exec.Command(cc, args...)
