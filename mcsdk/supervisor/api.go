@@ -99,6 +99,12 @@ type Config struct {
 	// is ready (vdso_linux.go);
 	// for comparison in benchmarks and tests.
 	NoVDSO bool
+	// NoTemplates starts every node afresh (launcher, filter, exec)
+	// instead of as a fork of a template process of its kind stopped
+	// before its first instruction (template_linux.go), which gives the
+	// same node for less; for comparison in benchmarks and tests, as is
+	// WEFT_TEMPLATES=0 in the environment.
+	NoTemplates bool
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at

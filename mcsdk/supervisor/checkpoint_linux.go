@@ -287,7 +287,7 @@ func (w *World) copyState() (*World, error) {
 				err = noCheckpoint("copying the world: %v", r)
 			}
 		}()
-		dc := newDeepCopier(reflect.TypeFor[*launcher]())
+		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
 		for _, t := range dc.shared {
 			if !rebound(t) {
@@ -305,6 +305,13 @@ func (w *World) copyState() (*World, error) {
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1
+		// The copy's processes are forks of the node's: they share its
+		// template's listener, so they hold the template too.
+		if n.tmpl != nil && !n.exited {
+			holdTemplate(n.tmpl)
+		} else {
+			n.tmpl = nil
+		}
 		// The original's descriptors reach its processes, not the copy's,
 		// and what the copies' images hold is the copy's business: unknown.
 		n.vclock = vclock{}

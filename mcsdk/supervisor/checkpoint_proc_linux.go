@@ -227,46 +227,52 @@ func awaitNotif(tid, listener int) (notif, error) {
 	}
 }
 
-// chdir moves n's process, stopped at its birth from fp, to dir: a chdir
-// injected at the syscall instruction, its path written over the top of
-// the stack for the call and put back after it.
+// chdir moves n's process, stopped at its birth from fp, to dir
+// (injectChdir).
 func (n *node) chdir(fp *frozenProc, dir string) error {
-	return onLauncher(n.tracer, func() error {
-		var saved unix.PtraceRegs
-		if err := unix.PtraceGetRegs(n.pid, &saved); err != nil {
+	return onLauncher(n.tracer, func() error { return injectChdir(n.pid, fp.sysIP, dir) })
+}
+
+// injectChdir moves process pid, in a ptrace stop, to dir: a chdir
+// injected at the syscall instruction sysIP (chdir is not intercepted),
+// its path written over the top of the stack for the call and put back
+// after it; the registers are left at the call's exit (the caller sets
+// its own). On the tracer's thread.
+func injectChdir(pid int, sysIP uint64, dir string) error {
+	var saved unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &saved); err != nil {
+		return err
+	}
+	path := append([]byte(dir), 0)
+	addr := uintptr(saved.Rsp)
+	old := make([]byte, len(path))
+	if k, err := readMem(pid, addr, old); k != len(old) {
+		return fmt.Errorf("reading the stack: %v", err)
+	}
+	if k, err := writeMem(pid, addr, path); k != len(path) {
+		return fmt.Errorf("writing the stack: %v", err)
+	}
+	regs := saved
+	regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr)
+	if err := unix.PtraceSetRegs(pid, &regs); err != nil {
+		return err
+	}
+	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
+		if err := unix.PtraceSyscall(pid, 0); err != nil {
 			return err
 		}
-		path := append([]byte(dir), 0)
-		addr := uintptr(saved.Rsp)
-		old := make([]byte, len(path))
-		if k, err := readMem(n.pid, addr, old); k != len(old) {
-			return fmt.Errorf("reading the stack: %v", err)
-		}
-		if k, err := writeMem(n.pid, addr, path); k != len(path) {
-			return fmt.Errorf("writing the stack: %v", err)
-		}
-		regs := saved
-		regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = fp.sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr)
-		if err := unix.PtraceSetRegs(n.pid, &regs); err != nil {
+		if _, err := awaitStop(pid, syscallStop); err != nil {
 			return err
 		}
-		for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
-			if err := unix.PtraceSyscall(n.pid, 0); err != nil {
-				return err
-			}
-			if _, err := awaitStop(n.pid, syscallStop); err != nil {
-				return err
-			}
-		}
-		if err := unix.PtraceGetRegs(n.pid, &regs); err != nil {
-			return err
-		}
-		if k, err := writeMem(n.pid, addr, old); k != len(old) {
-			return fmt.Errorf("restoring the stack: %v", err)
-		}
-		if e := int64(regs.Rax); e < 0 {
-			return unix.Errno(-e)
-		}
-		return nil
-	})
+	}
+	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
+		return err
+	}
+	if k, err := writeMem(pid, addr, old); k != len(old) {
+		return fmt.Errorf("restoring the stack: %v", err)
+	}
+	if e := int64(regs.Rax); e < 0 {
+		return unix.Errno(-e)
+	}
+	return nil
 }

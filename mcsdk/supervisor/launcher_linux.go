@@ -118,14 +118,18 @@ type launchRequest struct {
 	// node's code into traps of weft's own (tscpatch_linux.go); it needs
 	// the native launcher, and is dropped (the TSC trapped) without it.
 	patchTSC bool
+	// template starts the node as a fork of a template of its kind when
+	// it can be (template_linux.go).
+	template bool
 }
 
 type launchResult struct {
 	pid      int
 	pidfd    int
 	listener int
-	vdso     uintptr // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
-	patched  bool    // its TSC reads are patched, not trapped (tscpatch_linux.go)
+	vdso     uintptr       // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
+	patched  bool          // its TSC reads are patched, not trapped (tscpatch_linux.go)
+	tmpl     *nodeTemplate // the template it is a fork of, held; nil none
 	err      error
 }
 
@@ -176,24 +180,59 @@ func (l *launcher) launch(r launchRequest) launchResult {
 // launchOne starts one node up to the first instruction of the target:
 // fork the launcher, fetch its seccomp listener, let its execve through
 // under ptrace, patch the auxiliary vector (vDSO off, AT_RANDOM seeded),
-// detach.
-func launchOne(r launchRequest) (res launchResult) {
+// detach. With r.template, the node is a fork of a template of its kind
+// (template_linux.go) when it can be.
+func launchOne(r launchRequest) launchResult {
 	if _, err := nativeLauncher(); err != nil && r.patchTSC {
 		r.patchTSC = false // the Go launcher traps the TSC
 	}
+	if r.template {
+		if key := templateKey(r); key != "" {
+			if res, ok := launchFromTemplate(r, key); ok {
+				return res
+			}
+		}
+	}
+	res, _ := launchImage(r)
+	if res.err != nil {
+		return res
+	}
+	pid := res.pid
+	if r.nativeTSC {
+		if err := unix.PtraceDetach(pid); err != nil {
+			return abandon(res, "ptrace detach: %v", err)
+		}
+		return res
+	}
+	// The node stays seized for its life: rdtsc traps (tsc_linux.go) and
+	// new threads (task.go) are ptrace stops.
+	if err := unix.PtraceSetOptions(pid, ptraceOptions); err != nil {
+		return abandon(res, "ptrace options: %v", err)
+	}
+	if err := unix.PtraceCont(pid, 0); err != nil {
+		return abandon(res, "ptrace cont: %v", err)
+	}
+	return res
+}
+
+// launchImage starts one node up to its exec stop: the new image is
+// loaded, its auxiliary vector and TSC reads are patched, and it has not
+// run an instruction. The process is seized with PTRACE_O_TRACEEXEC and
+// PTRACE_O_EXITKILL only. On error nothing is left.
+func launchImage(r launchRequest) (res launchResult, img launchImg) {
 	exe, argv, extra, err := launcherCommand(r)
 	if err != nil {
-		return launchResult{err: err}
+		return launchResult{err: err}, img
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return launchResult{err: err}
+		return launchResult{err: err}, img
 	}
 	defer pr.Close()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		pw.Close()
-		return launchResult{err: err}
+		return launchResult{err: err}, img
 	}
 	defer null.Close()
 	files := append([]*os.File{null, null, null, pw}, extra...)
@@ -209,51 +248,43 @@ func launchOne(r launchRequest) (res launchResult) {
 		f.Close()
 	}
 	if err != nil {
-		return launchResult{err: err}
+		return launchResult{err: err}, img
 	}
 	pid := p.Pid
 	p.Release()
 	res.pid, res.pidfd, res.listener = pid, -1, -1
 	defer func() {
 		if res.err != nil {
-			unix.Kill(pid, unix.SIGKILL)
-			var ws unix.WaitStatus
-			unix.Wait4(pid, &ws, unix.WALL, nil)
-			if res.pidfd >= 0 {
-				unix.Close(res.pidfd)
-			}
-			if res.listener >= 0 {
-				unix.Close(res.listener)
-			}
+			res = abandon(res, "%v", res.err)
 		}
 	}()
 	var b [1]byte
 	if n, _ := pr.Read(b[:]); n != 1 {
-		return fail(res, "launcher for %s died before loading its filter", r.path)
+		return fail(res, "launcher for %s died before loading its filter", r.path), img
 	}
 	if res.pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
-		return fail(res, "pidfd_open: %v", err)
+		return fail(res, "pidfd_open: %v", err), img
 	}
 	if res.listener, err = fetchListener(pid, res.pidfd); err != nil {
-		return fail(res, "%v", err)
+		return fail(res, "%v", err), img
 	}
 	if err := setSyncWakeUp(res.listener); err != nil {
-		return fail(res, "SET_FLAGS: %v", err)
+		return fail(res, "SET_FLAGS: %v", err), img
 	}
 	var n notif
 	if err := recvNotif(res.listener, &n); err != nil {
-		return fail(res, "first notification: %v", err)
+		return fail(res, "first notification: %v", err), img
 	}
 	if n.Data.Nr != unix.SYS_EXECVE {
-		return fail(res, "launcher made syscall %d before execve", n.Data.Nr)
+		return fail(res, "launcher made syscall %d before execve", n.Data.Nr), img
 	}
 	// Seize before letting execve through, so the exec stop is ours.
 	opts := uintptr(unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL)
 	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, opts, 0, 0); e != 0 {
-		return fail(res, "ptrace seize: %v", e)
+		return fail(res, "ptrace seize: %v", e), img
 	}
 	if err := sendResp(res.listener, &notifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
-		return fail(res, "continue execve: %v", err)
+		return fail(res, "continue execve: %v", err), img
 	}
 	for {
 		var ws unix.WaitStatus
@@ -261,10 +292,10 @@ func launchOne(r launchRequest) (res launchResult) {
 			if err == unix.EINTR {
 				continue
 			}
-			return fail(res, "wait4: %v", err)
+			return fail(res, "wait4: %v", err), img
 		}
 		if ws.Exited() || ws.Signaled() {
-			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws))
+			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws)), img
 		}
 		if !ws.Stopped() {
 			continue
@@ -278,8 +309,8 @@ func launchOne(r launchRequest) (res launchResult) {
 		}
 		unix.PtraceCont(pid, sig)
 	}
-	if res.vdso, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
-		return fail(res, "patching auxv: %v", err)
+	if res.vdso, img.random, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
+		return fail(res, "patching auxv: %v", err), img
 	}
 	if r.patchTSC {
 		reason, err := patchTSC(pid, 0, ^uint64(0), false)
@@ -287,25 +318,32 @@ func launchOne(r launchRequest) (res launchResult) {
 			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", reason)
 		}
 		if err != nil {
-			return fail(res, "patching the TSC reads of %s: %v", r.path, err)
+			return fail(res, "patching the TSC reads of %s: %v", r.path, err), img
 		}
 		res.patched = true
 	}
-	if r.nativeTSC {
-		if err := unix.PtraceDetach(pid); err != nil {
-			return fail(res, "ptrace detach: %v", err)
-		}
-		return res
+	return res, img
+}
+
+// launchImg is what launchImage learns of the new image besides res.
+type launchImg struct {
+	random uintptr // where its AT_RANDOM bytes are; 0 none
+}
+
+// abandon ends the process res started (killed and reaped), closes its
+// descriptors, and returns res with the error.
+func abandon(res launchResult, format string, a ...any) launchResult {
+	if res.pid > 0 {
+		unix.Kill(res.pid, unix.SIGKILL)
+		wait4(res.pid, 0)
 	}
-	// The node stays seized for its life: rdtsc traps (tsc_linux.go) and
-	// new threads (task.go) are ptrace stops.
-	if err := unix.PtraceSetOptions(pid, ptraceOptions); err != nil {
-		return fail(res, "ptrace options: %v", err)
+	if res.pidfd >= 0 {
+		unix.Close(res.pidfd)
 	}
-	if err := unix.PtraceCont(pid, 0); err != nil {
-		return fail(res, "ptrace cont: %v", err)
+	if res.listener >= 0 {
+		unix.Close(res.listener)
 	}
-	return res
+	return fail(launchResult{}, format, a...)
 }
 
 func fail(res launchResult, format string, a ...any) launchResult {
@@ -352,13 +390,13 @@ const (
 // does not fit, AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO
 // and makes real (intercepted) syscalls for time. The 16 AT_RANDOM bytes
 // (stack protector, pointer guard) are replaced by the scheduler's, so
-// memory is a function of the run's choices.
-func patchAuxv(pid int, random [16]byte, useVDSO bool) (uintptr, error) {
+// memory is a function of the run's choices. It also returns where those
+// bytes are.
+func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt uintptr, err error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var vdso uintptr
 	sp := uintptr(regs.Rsp)
 	// Read page by page up to the end of the stack mapping.
 	var buf []byte
@@ -371,7 +409,7 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (uintptr, error) {
 		buf = append(buf, page[:n]...)
 	}
 	if len(buf) < 8 {
-		return 0, fmt.Errorf("cannot read the initial stack at %#x", sp)
+		return 0, 0, fmt.Errorf("cannot read the initial stack at %#x", sp)
 	}
 	buf = buf[:len(buf)&^7]
 	word := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[8*i:]) }
@@ -385,26 +423,27 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (uintptr, error) {
 		typ := word(i)
 		switch typ {
 		case atNull:
-			return vdso, nil
+			return vdsoClock, randomAt, nil
 		case atSysinfoEhdr:
 			if useVDSO {
 				if clock, err := installVDSO(pid, uintptr(word(i+1))); err == nil && clock != 0 {
-					vdso = clock
+					vdsoClock = clock
 					continue
 				}
 			}
 			var w [8]byte
 			binary.LittleEndian.PutUint64(w[:], atIgnore)
 			if _, err := writeMem(pid, sp+uintptr(8*i), w[:]); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		case atRandom:
-			if _, err := writeMem(pid, uintptr(word(i+1)), random[:]); err != nil {
-				return 0, err
+			randomAt = uintptr(word(i + 1))
+			if _, err := writeMem(pid, randomAt, random[:]); err != nil {
+				return 0, 0, err
 			}
 		}
 	}
-	return 0, fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
+	return 0, 0, fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
 }
 
 func describeWait(ws unix.WaitStatus) string {

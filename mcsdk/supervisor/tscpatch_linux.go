@@ -371,8 +371,11 @@ func readCode(pid int, m mapping) ([]byte, error) {
 	return code, nil
 }
 
-// vdsoSyscall finds a syscall instruction in pid's vDSO, for a call weft
-// makes the process issue where its own code has none at hand.
+// vdsoSyscall finds a syscall instruction in pid's memory, for a call
+// weft makes the process issue where its own code has none at hand: in
+// the vDSO (the kernel's has one; weft's, vdso_linux.go, has none), or
+// else in an executable mapping of a file (the program or its loader),
+// checked in memory.
 func vdsoSyscall(pid int) (uint64, error) {
 	maps, err := readMaps(pid)
 	if err != nil {
@@ -390,12 +393,25 @@ func vdsoSyscall(pid int) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if s.syscallAt < 0 {
-			break
+		if s.syscallAt >= 0 {
+			return m.start + uint64(s.syscallAt), nil
 		}
-		return m.start + uint64(s.syscallAt), nil
 	}
-	return 0, fmt.Errorf("no syscall instruction in the vDSO")
+	for _, m := range maps {
+		if !strings.Contains(m.perms, "x") || !strings.HasPrefix(m.name, "/") {
+			continue
+		}
+		s, err := scanFileCached(m.name, m.ino)
+		if err != nil || s.syscallAt < m.off || s.syscallAt+2 > m.off+int64(m.end-m.start) {
+			continue
+		}
+		at := m.start + uint64(s.syscallAt-m.off)
+		var insn [2]byte
+		if k, _ := readMem(pid, uintptr(at), insn[:]); k == 2 && insn == [2]byte{0x0f, 0x05} {
+			return at, nil
+		}
+	}
+	return 0, fmt.Errorf("no syscall instruction in the vDSO or a mapped image")
 }
 
 // trapTSCNow switches t's process to trapping the TSC: t, in a ptrace stop

@@ -49,6 +49,7 @@ type node struct {
 	pid      int
 	pidfd    int
 	listener int
+	tmpl     *nodeTemplate // the template the node's processes are forks of, held; nil none
 	exited   bool
 	killed   bool
 	status   unixWaitStatus

@@ -76,11 +76,11 @@ func (w *World) launch(n *node) error {
 	var random [16]byte
 	w.rand.Read(random[:])
 	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(spec.Path)})
+		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates()})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
-	n.pid, n.pidfd, n.listener, n.vdso = res.pid, res.pidfd, res.listener, res.vdso
+	n.pid, n.pidfd, n.listener, n.vdso, n.tmpl = res.pid, res.pidfd, res.listener, res.vdso, res.tmpl
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.trapTSC = !w.cfg.NativeTSC && !res.patched
@@ -88,6 +88,13 @@ func (w *World) launch(n *node) error {
 	n.cur = n.mainTask()
 	w.runNode(n)
 	return nil
+}
+
+// useTemplates reports whether nodes start as forks of templates
+// (template_linux.go): not with Config.NoTemplates or WEFT_TEMPLATES=0,
+// and not with NativeTSC.
+func (w *World) useTemplates() bool {
+	return !w.cfg.NoTemplates && !templatesOff() && !w.cfg.NativeTSC
 }
 
 // Close kills every node and releases every descriptor. It is safe to call
@@ -185,6 +192,11 @@ func (n *node) release() {
 	if n.pidfd >= 0 {
 		unix.Close(n.pidfd)
 		n.pidfd = -1
+	}
+	if n.tmpl != nil {
+		// Every process of the node is gone: the template may serve again.
+		dropTemplate(n.tmpl)
+		n.tmpl = nil
 	}
 	for _, t := range n.tasks {
 		t.call, t.ready, t.held = nil, false, false
