@@ -5,8 +5,8 @@
 # throughput, campaign throughput, datasets,
 # Porcupine linearizability checking (100/1,000/10,000-op histories),
 # Go checks compiled vs interpreted (Chord's invariants),
-# kernel start-up, the Chord campaign with the TSC reads patched or trapped
-# and with and without weft's vDSO. Prints
+# kernel start-up, the Chord campaign with the TSC reads patched or trapped,
+# with and without weft's vDSO and with and without node templates. Prints
 # the ratios. Run scripts/setup.sh first.
 #   scripts/bench.sh            all benchmarks, 5 iterations each
 #   scripts/bench.sh -count 3   extra flags go to go test
@@ -98,26 +98,29 @@ done <<<"$cpchecks"
 # The Chord campaign of issue 8 (3 variants × 500 seeds, both cores): by
 # default (weft's vDSO, a node's only task reading its clocks without a
 # stop; the TSC reads patched), with the TSC trapped by PR_SET_TSC
-# (WEFT_TSC=trap), and without the vDSO (WEFT_NO_VDSO=1: every clock read
-# intercepted). Identical datasets are required.
+# (WEFT_TSC=trap), without the vDSO (WEFT_NO_VDSO=1: every clock read
+# intercepted), and without node templates (WEFT_TEMPLATES=0: every node
+# started by launcher, filter and exec rather than as a fork of a
+# template). Identical datasets are required.
 # Goal (issue 20): 60 s on 2 cores.
 seeds=${WEFT_BENCH_CHORD_SEEDS:-500}
 echo
 echo "Chord campaign, 3 × $seeds seeds on $(nproc) cores (goal for 3 × 500: 60 s):"
-for setting in default tsc-trap no-vdso; do
+for setting in default tsc-trap no-vdso no-templates; do
   out=build/bench-chord-$setting
   rm -rf "$out"
   start=$(date +%s.%N)
   cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
   WEFT_TSC=$([ "$setting" = tsc-trap ] && echo trap) WEFT_NO_VDSO=$([ "$setting" = no-vdso ] && echo 1) \
+    WEFT_TEMPLATES=$([ "$setting" = no-templates ] && echo 0 || echo 1) \
     bin/weft campaign targets/chord/chord.model --seeds "$seeds" --variants orig,fix1,fix2 --out "$out" >/dev/null 2>&1
   end=$(date +%s.%N)
   cpu1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
   bin/weft export "$out" --format csv -o "$out.csv" >/dev/null
-  printf '  %-9s wall %6.1f s  CPU %6.1f s  (%.0f ms a run)\n' "$setting" "$(echo "$end - $start" | bc)" \
+  printf '  %-12s wall %6.1f s  CPU %6.1f s  (%.0f ms a run)\n' "$setting" "$(echo "$end - $start" | bc)" \
     "$(echo "($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc -l)" "$(echo "($cpu1 - $cpu0) * 1000 / $(getconf CLK_TCK) / (3 * $seeds)" | bc -l)"
 done
-for setting in tsc-trap no-vdso; do
+for setting in tsc-trap no-vdso no-templates; do
   if ! diff <(cut -d, -f5-13 build/bench-chord-default.csv | sort) <(cut -d, -f5-13 build/bench-chord-$setting.csv | sort) >/dev/null; then
     echo "  $setting changed verdicts" >&2
     exit 1

@@ -17,19 +17,22 @@ import (
 // target's exec, and at the exec stop the auxiliary vector and the TSC
 // patches: most of the start-up of a short run, and the same work for
 // every run of a campaign. So weft keeps the process of each kind of node
-// it started (same binary, arguments, environment, directory and
-// launch settings) stopped at its exec stop, before its first
-// instruction: a template. A node of that kind is then a fork of the
-// template, injected as a checkpoint's is (checkpoint_proc_linux.go),
-// with the exec stop's registers, its own AT_RANDOM bytes and its own
-// working directory (an injected chdir) before it runs. Nothing of the template's has run, so the copy's memory
-// is byte for byte what a fresh exec would give (ASLR is off); its
-// descriptors (fds 0–2 on /dev/null), credentials, limits, personality,
-// signal state and seccomp filter are the launcher's, as a fresh exec's
-// are; what differs is host-side only: its pid and process group (the
-// template's, which nodes never see: process ids are virtual, and every
-// node leads its own group), its parent death signal (a forked child has
-// none; PTRACE_O_EXITKILL still ends it with weft).
+// it started (same binary, arguments, environment and launch settings)
+// stopped at its execve's exit, before its first instruction: a
+// template. (Not at the exec stop itself, where the kernel has yet to
+// store execve's result in the registers.) A node of that kind is then a
+// fork of the template, injected as a checkpoint's is
+// (checkpoint_proc_linux.go), given the execve's registers, its own
+// AT_RANDOM bytes and its own working directory (an injected chdir)
+// before it runs. Nothing of the template's has run, so the copy's
+// memory is byte for byte what a fresh exec would give (ASLR is off);
+// its descriptors (fds 0–2 on /dev/null), credentials, limits,
+// personality, signal state and seccomp filter are the launcher's, as a
+// fresh exec's are. What differs is host-side only: its pid and process
+// group (the template's, which nodes never see: process ids are
+// virtual, and every node leads its own virtual group), and its parent
+// death signal (a forked child has none; PTRACE_O_EXITKILL still ends it
+// with weft).
 //
 // A fork shares the template's seccomp filter and so its listener: the
 // notifications of every copy arrive there. A template therefore serves
