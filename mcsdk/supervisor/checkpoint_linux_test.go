@@ -77,17 +77,7 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, i
 	var path []Action
 	compared, files := 0, 0
 	for len(path) < depth {
-		acts := w.Enabled()
-		if cfg.DataDirs {
-			for i := range cfg.Nodes {
-				switch st := w.Status(i); {
-				case st.Alive:
-					acts = append(acts, Action{Kind: Crash, Node: i})
-				case st.Killed:
-					acts = append(acts, Action{Kind: Restart, Node: i})
-				}
-			}
-		}
+		acts := walkActions(w, cfg)
 		if len(acts) == 0 {
 			break
 		}
@@ -133,6 +123,24 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, i
 		compared++
 	}
 	return compared, files
+}
+
+// walkActions is what a random walk may do next in w: its enabled
+// actions and, with data directories, a crash of each live node and a
+// restart of each killed one.
+func walkActions(w *World, cfg Config) []Action {
+	acts := w.Enabled()
+	if cfg.DataDirs {
+		for i := range cfg.Nodes {
+			switch st := w.Status(i); {
+			case st.Alive:
+				acts = append(acts, Action{Kind: Crash, Node: i})
+			case st.Killed:
+				acts = append(acts, Action{Kind: Restart, Node: i})
+			}
+		}
+	}
+	return acts
 }
 
 func mustHash(t *testing.T, w *World) [32]byte {

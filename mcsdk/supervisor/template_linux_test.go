@@ -195,17 +195,7 @@ func walkBoth(t *testing.T, a, b *World, cfg Config, rng *rand.Rand, depth int) 
 				t.Fatalf("after %v: node %d was not started from a template", path, i)
 			}
 		}
-		acts := a.Enabled()
-		if cfg.DataDirs {
-			for i := range cfg.Nodes {
-				switch st := a.Status(i); {
-				case st.Alive:
-					acts = append(acts, Action{Kind: Crash, Node: i})
-				case st.Killed:
-					acts = append(acts, Action{Kind: Restart, Node: i})
-				}
-			}
-		}
+		acts := walkActions(a, cfg)
 		if len(acts) == 0 {
 			break
 		}
