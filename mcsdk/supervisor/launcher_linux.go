@@ -218,21 +218,22 @@ func launchOne(r launchRequest) launchResult {
 // launchImage starts one node up to its exec stop: the new image is
 // loaded, its auxiliary vector and TSC reads are patched, and it has not
 // run an instruction. The process is seized with PTRACE_O_TRACEEXEC and
-// PTRACE_O_EXITKILL only. On error nothing is left.
-func launchImage(r launchRequest) (res launchResult, img launchImg) {
+// PTRACE_O_EXITKILL only. randomAt is where its AT_RANDOM bytes are (0
+// none). On error nothing is left.
+func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	exe, argv, extra, err := launcherCommand(r)
 	if err != nil {
-		return launchResult{err: err}, img
+		return launchResult{err: err}, randomAt
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return launchResult{err: err}, img
+		return launchResult{err: err}, randomAt
 	}
 	defer pr.Close()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		pw.Close()
-		return launchResult{err: err}, img
+		return launchResult{err: err}, randomAt
 	}
 	defer null.Close()
 	files := append([]*os.File{null, null, null, pw}, extra...)
@@ -248,7 +249,7 @@ func launchImage(r launchRequest) (res launchResult, img launchImg) {
 		f.Close()
 	}
 	if err != nil {
-		return launchResult{err: err}, img
+		return launchResult{err: err}, randomAt
 	}
 	pid := p.Pid
 	p.Release()
@@ -260,31 +261,31 @@ func launchImage(r launchRequest) (res launchResult, img launchImg) {
 	}()
 	var b [1]byte
 	if n, _ := pr.Read(b[:]); n != 1 {
-		return fail(res, "launcher for %s died before loading its filter", r.path), img
+		return fail(res, "launcher for %s died before loading its filter", r.path), randomAt
 	}
 	if res.pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
-		return fail(res, "pidfd_open: %v", err), img
+		return fail(res, "pidfd_open: %v", err), randomAt
 	}
 	if res.listener, err = fetchListener(pid, res.pidfd); err != nil {
-		return fail(res, "%v", err), img
+		return fail(res, "%v", err), randomAt
 	}
 	if err := setSyncWakeUp(res.listener); err != nil {
-		return fail(res, "SET_FLAGS: %v", err), img
+		return fail(res, "SET_FLAGS: %v", err), randomAt
 	}
 	var n notif
 	if err := recvNotif(res.listener, &n); err != nil {
-		return fail(res, "first notification: %v", err), img
+		return fail(res, "first notification: %v", err), randomAt
 	}
 	if n.Data.Nr != unix.SYS_EXECVE {
-		return fail(res, "launcher made syscall %d before execve", n.Data.Nr), img
+		return fail(res, "launcher made syscall %d before execve", n.Data.Nr), randomAt
 	}
 	// Seize before letting execve through, so the exec stop is ours.
 	opts := uintptr(unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL)
 	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, opts, 0, 0); e != 0 {
-		return fail(res, "ptrace seize: %v", e), img
+		return fail(res, "ptrace seize: %v", e), randomAt
 	}
 	if err := sendResp(res.listener, &notifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
-		return fail(res, "continue execve: %v", err), img
+		return fail(res, "continue execve: %v", err), randomAt
 	}
 	for {
 		var ws unix.WaitStatus
@@ -292,10 +293,10 @@ func launchImage(r launchRequest) (res launchResult, img launchImg) {
 			if err == unix.EINTR {
 				continue
 			}
-			return fail(res, "wait4: %v", err), img
+			return fail(res, "wait4: %v", err), randomAt
 		}
 		if ws.Exited() || ws.Signaled() {
-			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws)), img
+			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws)), randomAt
 		}
 		if !ws.Stopped() {
 			continue
@@ -309,8 +310,8 @@ func launchImage(r launchRequest) (res launchResult, img launchImg) {
 		}
 		unix.PtraceCont(pid, sig)
 	}
-	if res.vdso, img.random, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
-		return fail(res, "patching auxv: %v", err), img
+	if res.vdso, randomAt, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
+		return fail(res, "patching auxv: %v", err), randomAt
 	}
 	if r.patchTSC {
 		reason, err := patchTSC(pid, 0, ^uint64(0), false)
@@ -318,16 +319,11 @@ func launchImage(r launchRequest) (res launchResult, img launchImg) {
 			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", reason)
 		}
 		if err != nil {
-			return fail(res, "patching the TSC reads of %s: %v", r.path, err), img
+			return fail(res, "patching the TSC reads of %s: %v", r.path, err), randomAt
 		}
 		res.patched = true
 	}
-	return res, img
-}
-
-// launchImg is what launchImage learns of the new image besides res.
-type launchImg struct {
-	random uintptr // where its AT_RANDOM bytes are; 0 none
+	return res, randomAt
 }
 
 // abandon ends the process res started (killed and reaped), closes its

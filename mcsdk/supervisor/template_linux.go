@@ -71,7 +71,6 @@ var templates struct {
 	mu    sync.Mutex
 	idle  map[string][]*nodeTemplate
 	none  map[string]bool // kinds of node that cannot have one
-	count int
 	clock uint64
 }
 
@@ -153,7 +152,6 @@ func takeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 	switch {
 	case t != nil:
 		t.refs, t.used = 1, now
-		templates.count++
 	case err == nil:
 		if templates.none == nil {
 			templates.none = map[string]bool{}
@@ -169,11 +167,11 @@ func takeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 // injected clone's number (fork). nil, nil: the image has no syscall
 // instruction weft can use, or no AT_RANDOM.
 func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
-	res, img := launchImage(r)
+	res, random := launchImage(r)
 	if res.err != nil {
 		return nil, res.err
 	}
-	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, random: img.random}
+	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, random: random}
 	unix.Close(res.pidfd)
 	var err error
 	if t.dir, err = absDir(r.dir); err != nil {
@@ -197,7 +195,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 		return nil, err
 	}
 	sys, err := vdsoSyscall(t.pid)
-	if err != nil || img.random == 0 {
+	if err != nil || random == 0 {
 		t.end()
 		return nil, nil
 	}
@@ -293,7 +291,6 @@ func dropTemplate(t *nodeTemplate) {
 	for idleTemplates() > maxIdleTemplates {
 		ended = append(ended, popOldestIdle())
 	}
-	templates.count -= len(ended)
 	templates.mu.Unlock()
 	for _, e := range ended {
 		onLauncher(getLauncher(), func() error { e.end(); return nil })
@@ -340,7 +337,6 @@ func CloseTemplates() {
 		all = append(all, l...)
 	}
 	templates.idle = nil
-	templates.count -= len(all)
 	templates.mu.Unlock()
 	if len(all) == 0 {
 		return
