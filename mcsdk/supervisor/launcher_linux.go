@@ -137,9 +137,8 @@ type launchResult struct {
 // requires all requests to come from the tracer thread, and PR_SET_PDEATHSIG
 // fires when the forking thread exits, so this thread never exits.
 type launcher struct {
-	reqs  chan launchRequest
-	fns   chan func()  // ptrace requests for seized nodes (onTracer)
-	stops stopNotifier // wakes worlds when a child has a stop to collect (tsc_linux.go)
+	reqs chan launchRequest
+	fns  chan func() // ptrace requests for seized nodes (onTracer)
 }
 
 var theLauncher struct {
@@ -164,7 +163,7 @@ func (l *launcher) loop() {
 		select {
 		case r := <-l.reqs:
 			r.reply <- launchOne(r)
-			l.stops.started()
+			theStops.started()
 		case f := <-l.fns:
 			f()
 		}
