@@ -10,9 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,44 +102,6 @@ func TestSigpipe(t *testing.T) {
 	if st := w.Status(0); st.Signal != "SIGPIPE" || strings.Contains(string(w.Output(0)), "survived") {
 		t.Errorf("status %+v, output %q: want death by SIGPIPE", st, w.Output(0))
 	}
-}
-
-// TestSocketsUnderSignals opens many sockets while the supervising
-// thread is flooded with signals: each new descriptor is installed and
-// the call answered in one ioctl, which a signal must not interrupt (the
-// call would return 0 without a descriptor; answerFD blocks signals).
-func TestSocketsUnderSignals(t *testing.T) {
-	bin := buildFds(t)
-	runtime.LockOSThread() // the world is driven from this thread
-	defer runtime.UnlockOSThread()
-	pid, tid := unix.Getpid(), unix.Gettid()
-	stop := make(chan struct{})
-	var sent atomic.Int64
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			unix.Tgkill(pid, tid, unix.SIGURG)
-			sent.Add(1)
-		}
-	}()
-	for sent.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"sockets", "200"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	runToEnd(t, w)
-	close(stop)
-	if st, out := w.Status(0), string(w.Output(0)); st.ExitCode != 0 || !strings.Contains(out, "sockets 200 ok") {
-		t.Fatalf("status %+v, output %q (%d signals sent): want every socket a new stream descriptor", st, out, sent.Load())
-	}
-	t.Logf("%d signals to the supervising thread", sent.Load())
 }
 
 // TestPythonAsyncio runs an unmodified CPython asyncio program (its epoll

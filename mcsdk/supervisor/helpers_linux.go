@@ -99,23 +99,17 @@ func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
 	return c.install(&vfd{sock: sock}, flags)
 }
 
-// install gives the target a new descriptor for v as the call's answer
-// (see installSocket), in one round trip (answerFD). The clock the
-// answer would carry is written first, as respond does.
+// install injects a new descriptor for v (see installSocket).
 func (c *call) install(v *vfd, flags uint64) result {
 	ours, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|int(flags&unix.SOCK_NONBLOCK), 0)
 	if err != nil {
 		return errno(unix.ENFILE)
 	}
-	c.w.vdsoSync(c.t)
-	fd, err := answerFD(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
+	fd, err := injectFD(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
 	if err != nil {
 		unix.Close(ours)
-		switch err {
-		case unix.ENOENT, unix.ESRCH:
+		if err == unix.ENOENT {
 			return done() // the target died meanwhile
-		case unix.EMFILE:
-			return errno(unix.EMFILE) // the call is still to answer: the kernel made no reply
 		}
 		return failf("injecting a descriptor: %v", err)
 	}
@@ -124,7 +118,7 @@ func (c *call) install(v *vfd, flags uint64) result {
 	}
 	v.ours = ours
 	c.n.fds[fd] = v
-	return done()
+	return ret(int64(fd))
 }
 
 // readSockaddr decodes a struct sockaddr_in (ip(7)) or sockaddr_in6

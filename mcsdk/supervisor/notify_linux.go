@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"errors"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -95,46 +94,21 @@ func addFD(fd int, a *notifAddfd) (int, error) {
 
 // injectFD installs a duplicate of the supervisor's srcfd into the target
 // for notification id and returns the target's fd number; the caller then
-// answers the notification with it (or answerFD does both).
+// answers the notification with it.
+//
+// SECCOMP_ADDFD_FLAG_SEND would do both in one ioctl, but it marks the
+// notification replied before waiting for the target, and that wait is
+// interruptible: a signal to the supervisor's thread (the Go runtime's
+// preemption signal, SIGCHLD) then makes the target's syscall return 0
+// without a descriptor, and the restarted ioctl fails with EINPROGRESS
+// (kernel/seccomp.c, seccomp_notify_addfd). Without SEND an interrupted
+// ioctl is simply retried.
 func injectFD(fd int, id uint64, srcfd int, cloexec bool) (int, error) {
 	a := notifAddfd{ID: id, SrcFD: uint32(srcfd)}
 	if cloexec {
 		a.NewFDFlags = unix.O_CLOEXEC
 	}
 	return addFD(fd, &a)
-}
-
-// answerFD installs a duplicate of srcfd into the target and answers
-// notification id with its number, in one ioctl
-// (SECCOMP_ADDFD_FLAG_SEND): one round trip to the target instead of two.
-//
-// That ioctl marks the notification replied before it waits for the
-// target to install the descriptor, and the wait is interruptible: a
-// signal to the supervisor's thread (the Go runtime's preemption signal,
-// SIGCHLD) would make the target's syscall return 0 without a descriptor,
-// and the restarted ioctl fail with EINPROGRESS (kernel/seccomp.c,
-// seccomp_notify_addfd). So the thread blocks every signal for the ioctl:
-// locked to its goroutine, with raw syscalls between the two mask changes
-// (nothing can reschedule the goroutine there). Signals that arrive
-// meanwhile are delivered when the mask is restored. A target that dies
-// meanwhile gives ENOENT or ESRCH.
-func answerFD(fd int, id uint64, srcfd int, cloexec bool) (int, error) {
-	a := notifAddfd{ID: id, SrcFD: uint32(srcfd), Flags: unix.SECCOMP_ADDFD_FLAG_SEND}
-	if cloexec {
-		a.NewFDFlags = unix.O_CLOEXEC
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	all, old := ^uint64(0), uint64(0)
-	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&all)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
-		return -1, e
-	}
-	r, _, e := unix.RawSyscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&a)))
-	unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
-	if e != 0 {
-		return -1, e
-	}
-	return int(r), nil
 }
 
 // setSyncWakeUp asks the kernel to wake the target on the responding CPU:

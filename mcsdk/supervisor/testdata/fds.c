@@ -9,9 +9,7 @@
  *              bind the abstract name NAME, listen, report, and wait in accept
  *   connect NAME
  *              connect to the abstract name NAME
- *   sigpipe    write to a pipe whose reader is gone (SIGPIPE kills)
- *   sockets N  open and close N TCP sockets, checking that each is a new
- *              descriptor of a stream socket */
+ *   sigpipe    write to a pipe whose reader is gone (SIGPIPE kills) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -132,20 +130,6 @@ int main(int argc, char **argv)
 		printf("survived SIGPIPE\n");
 		return 0;
 	}
-	if (!strcmp(mode, "sockets") && argc > 2) {
-		int n = atoi(argv[2]);
-		for (int i = 0; i < n; i++) {
-			int fd = socket(AF_INET, SOCK_STREAM, 0), type = 0;
-			socklen_t len = sizeof type;
-			if (fd <= 2 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM) {
-				printf("socket %d of %d: fd %d, type %d: %s\n", i, n, fd, type, strerror(errno));
-				return 1;
-			}
-			close(fd);
-		}
-		printf("sockets %d ok\n", n);
-		return 0;
-	}
-	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME|sigpipe|sockets N\n");
+	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME|sigpipe\n");
 	return 2;
 }
