@@ -301,7 +301,7 @@ func (w *World) copyState() (*World, error) {
 	}
 	cw.net.OnEnvData = cw.envData
 	cw.net.OnEnvClose = func(*netsim.Socket) {}
-	cw.stops, cw.stopOwned = -1, nil
+	cw.stops = -1
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1

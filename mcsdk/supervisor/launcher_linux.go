@@ -137,8 +137,9 @@ type launchResult struct {
 // requires all requests to come from the tracer thread, and PR_SET_PDEATHSIG
 // fires when the forking thread exits, so this thread never exits.
 type launcher struct {
-	reqs chan launchRequest
-	fns  chan func() // ptrace requests for seized nodes (onTracer)
+	reqs  chan launchRequest
+	fns   chan func()  // ptrace requests for seized nodes (onTracer)
+	stops stopNotifier // wakes worlds when a child has a stop to collect (tsc_linux.go)
 }
 
 var theLauncher struct {
@@ -163,7 +164,7 @@ func (l *launcher) loop() {
 		select {
 		case r := <-l.reqs:
 			r.reply <- launchOne(r)
-			theStops.started()
+			l.stops.started()
 		case f := <-l.fns:
 			f()
 		}

@@ -190,9 +190,6 @@ func wait4(tid int, opts int) (int, unix.WaitStatus, error) {
 		if err == unix.EINTR {
 			continue
 		}
-		if got > 0 {
-			theStops.collected(got, ws.Exited() || ws.Signaled())
-		}
 		return got, ws, err
 	}
 }
@@ -215,7 +212,6 @@ func waitStop(tid int) (int, unix.WaitStatus, error) {
 		if le32(info[siPidOff:]) == 0 {
 			return 0, 0, nil // nothing to collect
 		}
-		theStops.collected(tid, false)
 		return tid, unix.WaitStatus(le32(info[siStatusOff:])<<8 | 0x7f), nil
 	}
 }

@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"cmp"
 	"sync"
 	"time"
 	"unsafe"
@@ -117,40 +116,18 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 }
 
 // stopNotifier wakes worlds when a child of the process has a stop or an
-// end to collect: its waiter blocks in waitid(P_ALL, …, WNOWAIT) and
-// writes an eventfd, then waits until the event was collected, or a
-// millisecond, before it looks again (an event nobody collects, e.g. a
-// compiler child os/exec reaps, is reported again each millisecond until
-// it is gone).
-//
-// Whom it wakes: a thread a world waits on (own) is reported to that
-// world alone, and the waiter looks again once that thread's event was
-// collected. Any other child, or a thread whose world did not collect its
-// event within the millisecond (a stale claim: the thread ended and its
-// id was reused), is reported to every world, and any world's collection
-// lets the waiter look again. So with several worlds in one process a
-// node's rdtsc trap no longer wakes the others, which used to poll their
-// threads for nothing and acknowledge, so that the waiter reported the
-// same event again until its world got to it.
+// end to collect: its waiter blocks in waitid(P_ALL, …, WNOWAIT), writes
+// every registered eventfd, and waits until a world has collected
+// (consumed) something, or a millisecond, before it looks again (an
+// event nobody collects, e.g. a compiler child os/exec reaps, is
+// reported again each millisecond until it is gone).
 type stopNotifier struct {
-	once sync.Once
-	mu   sync.Mutex
-	fds  map[int]bool
-	// owner maps a thread to the eventfd of the world that waits on it;
-	// gen counts collections, and last is, per owned thread, the count
-	// at its latest.
-	owner map[int32]int
-	gen   uint64
-	last  map[int32]uint64
+	once  sync.Once
+	mu    sync.Mutex
+	fds   map[int]bool
 	ack   chan struct{}
 	kicks chan struct{} // a child was started: the waiter, idle without children, looks again
-	// staleAfter is how long an owned thread's world has to collect its
-	// event before every world is told (0: a millisecond).
-	staleAfter time.Duration
 }
-
-// theStops is the process's waiter: every node is a child of weft.
-var theStops stopNotifier
 
 // register starts the waiter on first use and returns a new eventfd that
 // it writes.
@@ -159,8 +136,6 @@ func (s *stopNotifier) register() (int, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.fds = map[int]bool{}
-		s.owner = map[int32]int{}
-		s.last = map[int32]uint64{}
 		s.ack = make(chan struct{}, 1)
 		s.kicks = make(chan struct{}, 1)
 		go s.loop()
@@ -175,29 +150,12 @@ func (s *stopNotifier) register() (int, error) {
 	return fd, nil
 }
 
-// unregister closes an eventfd register returned, and forgets the
-// threads reported to it.
+// unregister closes an eventfd register returned.
 func (s *stopNotifier) unregister(fd int) {
 	s.mu.Lock()
 	delete(s.fds, fd)
-	for tid, o := range s.owner {
-		if o == fd {
-			delete(s.owner, tid)
-			delete(s.last, tid)
-		}
-	}
 	s.mu.Unlock()
 	unix.Close(fd)
-}
-
-// own reports thread tid's stops and end to eventfd fd alone (a later
-// claim of the same id, reused, replaces it).
-func (s *stopNotifier) own(tid, fd int) {
-	s.mu.Lock()
-	if s.fds[fd] {
-		s.owner[int32(tid)] = fd
-	}
-	s.mu.Unlock()
 }
 
 // started tells the waiter that a child was started (it may be waiting
@@ -212,28 +170,11 @@ func (s *stopNotifier) started() {
 	}
 }
 
-// collected tells the waiter that an event of thread tid (0: of some
-// thread) was collected, so that it may block again; ended says it was
-// the thread's end, after which nobody waits on that id.
-func (s *stopNotifier) collected(tid int, ended bool) {
-	s.mu.Lock()
-	if s.ack == nil { // no waiter yet
-		s.mu.Unlock()
-		return
-	}
-	s.gen++
-	if _, ok := s.owner[int32(tid)]; ok {
-		if ended {
-			delete(s.owner, int32(tid))
-			delete(s.last, int32(tid))
-		} else {
-			s.last[int32(tid)] = s.gen
-		}
-	}
-	ack := s.ack
-	s.mu.Unlock()
+// collected tells the waiter that a world has collected its children's
+// events, so that it may block again.
+func (s *stopNotifier) collected() {
 	select {
-	case ack <- struct{}{}:
+	case s.ack <- struct{}{}:
 	default:
 	}
 }
@@ -241,11 +182,7 @@ func (s *stopNotifier) collected(tid int, ended bool) {
 func (s *stopNotifier) loop() {
 	one := []byte{1, 0, 0, 0, 0, 0, 0, 0}
 	timer := time.NewTimer(time.Hour)
-	var stale int32 // a thread whose world did not collect its event in time
 	for {
-		s.mu.Lock()
-		before := s.gen
-		s.mu.Unlock()
 		var info [siginfoSize]byte
 		_, _, e := unix.Syscall6(unix.SYS_WAITID, unix.P_ALL, 0, uintptr(unsafe.Pointer(&info[0])),
 			unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL, 0, 0)
@@ -262,45 +199,17 @@ func (s *stopNotifier) loop() {
 			}
 			continue
 		}
-		tid := int32(le32(info[siPidOff:]))
 		s.mu.Lock()
-		fd, owned := s.owner[tid]
-		owned = owned && tid != stale
-		if owned {
+		for fd := range s.fds {
 			unix.Write(fd, one)
-		} else {
-			for fd := range s.fds {
-				unix.Write(fd, one)
-			}
 		}
-		after := cmp.Or(s.staleAfter, time.Millisecond)
 		s.mu.Unlock()
-		stale = 0
-		timer.Reset(after)
-	wait:
-		for {
-			select {
-			case <-s.ack:
-				if !owned {
-					break wait
-				}
-				// A collection of the thread since the waitid began was of
-				// this event or of one before it: either way a look again
-				// is right (it reports this one again if still there).
-				s.mu.Lock()
-				done := s.last[tid] > before || s.owner[tid] != fd
-				s.mu.Unlock()
-				if done {
-					break wait
-				}
-			case <-timer.C:
-				if owned {
-					stale = tid
-				}
-				break wait
-			}
+		timer.Reset(time.Millisecond)
+		select {
+		case <-s.ack:
+			timer.Stop()
+		case <-timer.C:
 		}
-		timer.Stop()
 	}
 }
 
@@ -308,7 +217,7 @@ func (s *stopNotifier) loop() {
 // first use.
 func (w *World) stopFD() (int, error) {
 	if w.stops < 0 {
-		fd, err := theStops.register()
+		fd, err := getLauncher().stops.register()
 		if err != nil {
 			return -1, err
 		}
@@ -317,26 +226,11 @@ func (w *World) stopFD() (int, error) {
 	return w.stops, nil
 }
 
-// ownStops has the waiter report the stops of node n's live threads to
-// this world's eventfd sfd alone.
-func (w *World) ownStops(n *node, sfd int) {
-	for _, t := range n.tasks {
-		if t.exited || w.stopOwned[t] {
-			continue
-		}
-		if w.stopOwned == nil {
-			w.stopOwned = map[*task]bool{}
-		}
-		w.stopOwned[t] = true
-		theStops.own(t.tid, sfd)
-	}
-}
-
 // closeStopFD releases the world's eventfd.
 func (w *World) closeStopFD() {
 	if w.stops >= 0 {
-		theStops.unregister(w.stops)
-		w.stops, w.stopOwned = -1, nil
+		getLauncher().stops.unregister(w.stops)
+		w.stops = -1
 	}
 }
 
@@ -349,7 +243,6 @@ func (w *World) waitTraced(n *node, fds []unix.PollFd, ms int) (ev event, ok boo
 	if err != nil {
 		return 0, true, err
 	}
-	w.ownStops(n, sfd)
 	all := append(fds[:2:2], unix.PollFd{Fd: int32(sfd), Events: unix.POLLIN})
 	k, err := unix.Poll(all, ms)
 	switch {
@@ -367,7 +260,7 @@ func (w *World) waitTraced(n *node, fds []unix.PollFd, ms int) (ev event, ok boo
 	var b [8]byte
 	unix.Read(sfd, b[:])
 	gone, err := w.pollThreads(n)
-	theStops.collected(0, false)
+	getLauncher().stops.collected()
 	if err != nil || gone {
 		return evExit, true, err
 	}

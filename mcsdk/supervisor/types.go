@@ -36,8 +36,7 @@ type World struct {
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
-	stops        int            // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
-	stopOwned    map[*task]bool // the threads whose stops the waiter reports to stops alone
+	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared (waiters_linux.go).
 	wakeGen uint64
