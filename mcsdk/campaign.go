@@ -25,7 +25,7 @@ type CampaignOptions struct {
 	// Shard K of N runs only its part of the seed range (K in 1..N).
 	ShardK, ShardN int
 	Out            string // the dataset directory (resumed if it exists)
-	Jobs           int    // parallel runs (default: the number of cores)
+	Jobs           int    // parallel runs (default: DefaultJobs)
 	RunID          string // names this run of the campaign (default "run1")
 	RecordAll      bool   // write a recording for every run, not only failing ones
 	// CheckDeterminism runs each seed twice and compares the recordings.
@@ -76,6 +76,10 @@ type job struct {
 	seed    int
 }
 
+// DefaultJobs is how many runs a campaign makes at once when
+// CampaignOptions.Jobs is not set: one per core weft may use.
+func DefaultJobs() int { return runtime.NumCPU() }
+
 // Campaign runs the seeds × variants of m into a dataset directory. It
 // resumes: runs already in the dataset are skipped. Cancelling ctx stops
 // dispatching new runs; runs in flight finish but are not kept (the signal
@@ -97,7 +101,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 		return nil, fmt.Errorf("no output directory")
 	}
 	if opts.Jobs <= 0 {
-		opts.Jobs = runtime.NumCPU()
+		opts.Jobs = DefaultJobs()
 	}
 	if opts.RunID == "" {
 		opts.RunID = "run1"

@@ -33,7 +33,7 @@ func campaignGC() {
 }
 
 // campaignProcs gives Go's scheduler one processor more than the
-// campaign has parallel runs (jobs; 0 means one per core), unless
+// campaign has parallel runs (jobs; 0 means mcsdk.DefaultJobs), unless
 // GOMAXPROCS is set. A world's goroutine spends most of a run blocked in
 // system calls, and the goroutines it then waits for (the stop waiter,
 // the tracer thread) need a processor of their own: with one processor
@@ -48,7 +48,7 @@ func campaignProcs(jobs int) {
 		return
 	}
 	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+		jobs = mcsdk.DefaultJobs()
 	}
 	if runtime.GOMAXPROCS(0) < jobs+1 {
 		runtime.GOMAXPROCS(jobs + 1)

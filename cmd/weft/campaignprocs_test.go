@@ -3,6 +3,8 @@ package main
 import (
 	"runtime"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
 )
 
 // TestCampaignProcs checks that a campaign leaves Go's scheduler one
@@ -15,11 +17,11 @@ func TestCampaignProcs(t *testing.T) {
 		before, j int
 		want      int
 	}{
-		{"", 1, 1, 2},                    // a 1-CPU Slurm shard
-		{"", 2, 2, 3},                    // -j 2 on 2 cores
-		{"", 8, 2, 8},                    // enough already: never lowered
-		{"", 1, 0, runtime.NumCPU() + 1}, // -j left out: one run per core
-		{"1", 1, 1, 1},                   // GOMAXPROCS set: left as it is
+		{"", 1, 1, 2},                       // a 1-CPU Slurm shard
+		{"", 2, 2, 3},                       // -j 2 on 2 cores
+		{"", 8, 2, 8},                       // enough already: never lowered
+		{"", 1, 0, mcsdk.DefaultJobs() + 1}, // -j left out: one run per core
+		{"1", 1, 1, 1},                      // GOMAXPROCS set: left as it is
 	} {
 		t.Setenv("GOMAXPROCS", tc.env)
 		runtime.GOMAXPROCS(tc.before)
