@@ -35,12 +35,14 @@ var raftVariants = []struct {
 const twiceSeeds = 3
 
 // TestRaftTargets: a Raft variant's seeds run twice (the first
-// twiceSeeds and its known seed) give byte-identical recordings; correct holds on all of them with operations
-// completing and both of kv's snapshot paths taken (a restarted node loads
-// its own snapshot, a follower behind is sent the leader's: kv logs each); persist-late violates lost_committed and lease-unsafe
-// linearizable (a stale read by the deposed leader's lease) on their known
-// seeds at the known steps. Both variants' shrunk recordings are replayed
-// by TestStoredRecordingsReplay, with every stored recording.
+// twiceSeeds and its known seed) give byte-identical recordings; correct
+// holds on all of its seeds with operations completing and both of kv's
+// snapshot paths taken (a restarted node loads its own snapshot, a
+// follower behind is sent the leader's: kv logs each); persist-late
+// violates lost_committed and lease-unsafe linearizable (a stale read by
+// the deposed leader's lease) on their known seeds at the known steps.
+// Both variants' shrunk recordings are replayed by
+// TestStoredRecordingsReplay, with every stored recording.
 func TestRaftTargets(t *testing.T) {
 	for _, tc := range raftVariants {
 		t.Run(tc.model, func(t *testing.T) {
