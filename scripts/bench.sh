@@ -6,7 +6,8 @@
 # Porcupine linearizability checking (100/1,000/10,000-op histories),
 # Go checks compiled vs interpreted (Chord's invariants),
 # kernel start-up, the Chord campaign with the TSC reads patched or trapped,
-# with and without weft's vDSO and with and without node templates. Prints
+# with and without weft's vDSO and with and without node templates, and
+# pinned to one core with and without a Go processor more than its runs. Prints
 # the ratios. Run scripts/setup.sh first.
 #   scripts/bench.sh            all benchmarks, 5 iterations each
 #   scripts/bench.sh -count 3   extra flags go to go test
@@ -126,4 +127,32 @@ for setting in tsc-trap no-vdso no-templates; do
     exit 1
   fi
 done
+echo "  identical verdicts seed by seed"
+
+# One core, one run at a time (as a Slurm shard given one CPU): weft
+# campaign gives Go a processor more than its runs (campaignProcs,
+# cmd/weft/campaign.go); GOMAXPROCS=1 keeps the one processor the core
+# alone would give. Identical verdicts are required.
+pinseeds=${WEFT_BENCH_PINNED_SEEDS:-60}
+echo
+echo "Chord campaign, orig × $pinseeds seeds, -j 1 pinned to one core (taskset -c 0):"
+for setting in default one-proc; do
+  out=build/bench-pinned-$setting
+  rm -rf "$out"
+  start=$(date +%s.%N)
+  cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
+  if [ "$setting" = one-proc ]; then
+    GOMAXPROCS=1 taskset -c 0 bin/weft campaign targets/chord/chord.model --seeds "$pinseeds" --variants orig -j 1 --out "$out" >/dev/null 2>&1
+  else
+    taskset -c 0 bin/weft campaign targets/chord/chord.model --seeds "$pinseeds" --variants orig -j 1 --out "$out" >/dev/null 2>&1
+  fi
+  end=$(date +%s.%N)
+  cpu1=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
+  bin/weft export "$out" --format csv -o "$out.csv" >/dev/null
+  printf '  %-12s wall %6.1f s  CPU %6.1f s\n' "$setting" "$(echo "$end - $start" | bc)" "$(echo "($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc -l)"
+done
+if ! diff <(cut -d, -f5-13 build/bench-pinned-default.csv | sort) <(cut -d, -f5-13 build/bench-pinned-one-proc.csv | sort) >/dev/null; then
+  echo "  one-proc changed verdicts" >&2
+  exit 1
+fi
 echo "  identical verdicts seed by seed"
