@@ -14,6 +14,7 @@
 #   WEFT_BENCH_CHORD_SEEDS=50   the Chord campaign's seeds per variant (500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p build
 go test -run '^$' -bench . -benchtime 5x "$@" \
   ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ 2>&1 | tee build/bench.txt
 echo
