@@ -79,7 +79,7 @@ func init() {
 			boundedInt(fs, &firstSeed, "first-seed", 0, maxFirstSeed, "", "first seed, `S` ≥ 0")
 			fs.StringVar(&variants, "variants", "", "comma-separated variants (default: all)")
 			fs.StringVar(&out, "out", "", "dataset directory (default: datasets/MODEL); rerunning into it resumes")
-			boundedInt(fs, &jobs, "j", 1, maxJobs, " (leave it out for one per core)", "`J` ≥ 1 parallel runs (default: the number of cores)")
+			boundedInt(fs, &jobs, "j", 1, maxJobs, " (leave it out for 1.5 per core)", "`J` ≥ 1 parallel runs (default: the number of cores and half as many again, rounded down)")
 			fs.StringVar(&runID, "run", "run1", "name of this run of the campaign (repeat a campaign under run2, … to measure drift)")
 			fs.StringVar(&shard, "shard", "", "run only shard K of N of the seed range, e.g. 2/4")
 			fs.BoolVar(&recordAll, "record-all", false, "same as --record all")

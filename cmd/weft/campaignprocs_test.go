@@ -20,7 +20,7 @@ func TestCampaignProcs(t *testing.T) {
 		{"", 1, 1, 2},                       // a 1-CPU Slurm shard
 		{"", 2, 2, 3},                       // -j 2 on 2 cores
 		{"", 8, 2, 8},                       // enough already: never lowered
-		{"", 1, 0, mcsdk.DefaultJobs() + 1}, // -j left out: one run per core
+		{"", 1, 0, mcsdk.DefaultJobs() + 1}, // -j left out: DefaultJobs
 		{"1", 1, 1, 1},                      // GOMAXPROCS set: left as it is
 	} {
 		t.Setenv("GOMAXPROCS", tc.env)

@@ -290,7 +290,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 		{[]string{"check", "--depth", "-1", "targets/repl/repl.model"}, `invalid value "-1" for flag -depth: want 1 to 1048576 (leave it out for the model's environment.depth)`},
 		{[]string{"check", "targets/repl/repl.model", "--depth=0"}, `invalid value "0" for flag -depth: want 1 to 1048576`},
 		{[]string{"check", "--depth", "many", "targets/repl/repl.model"}, `invalid value "many" for flag -depth: not an integer`},
-		{[]string{"campaign", "-j", "0", "targets/repl/repl.model"}, `invalid value "0" for flag -j: want 1 to 4096 (leave it out for one per core)`},
+		{[]string{"campaign", "-j", "0", "targets/repl/repl.model"}, `invalid value "0" for flag -j: want 1 to 4096 (leave it out for 1.5 per core)`},
 		{[]string{"campaign", "targets/repl/repl.model", "-j", "-4"}, `invalid value "-4" for flag -j: want 1 to 4096`},
 		{[]string{"campaign", "--seeds", "-5", "targets/repl/repl.model"}, `invalid value "-5" for flag -seeds: want 1 to 10000000`},
 		{[]string{"campaign", "--seeds", "100000000000", "targets/repl/repl.model"}, `invalid value "100000000000" for flag -seeds: want 1 to 10000000`},
