@@ -50,16 +50,22 @@ func recordings(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestCampaignDeterministicAcrossJobs: the same 200 seeds with -j 1 and
-// -j 2 give identical verdicts for every seed and byte-identical
-// recordings (issue 7's first "must show").
+// TestCampaignDeterministicAcrossJobs: the same 200 seeds with -j 1, -j 2
+// and -j left out (mcsdk.DefaultJobs: more runs than cores) give
+// identical verdicts for every seed and byte-identical recordings (issue
+// 7's first "must show").
 func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	dir := t.TempDir()
 	var got []map[string]string
 	var recs []map[string][]byte
-	for _, j := range []string{"1", "2"} {
+	jobs := []string{"1", "2", ""}
+	for _, j := range jobs {
 		out := filepath.Join(dir, "j"+j)
-		if o, e, code := weft(t, "campaign", "targets/election/election.model", "--seeds", "200", "-j", j, "--record-all", "--out", out); code != 0 {
+		args := []string{"campaign", "targets/election/election.model", "--seeds", "200", "--record-all", "--out", out}
+		if j != "" {
+			args = append(args, "-j", j)
+		}
+		if o, e, code := weft(t, args...); code != 0 {
 			t.Fatalf("-j %s: exit %d\n%s\n%s", j, code, o, e)
 		}
 		got = append(got, verdicts(t, out))
@@ -68,8 +74,10 @@ func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	if len(got[0]) != 400 {
 		t.Fatalf("%d rows, want 400", len(got[0]))
 	}
-	if !reflect.DeepEqual(got[0], got[1]) {
-		t.Fatal("verdicts differ between -j 1 and -j 2")
+	for i := 1; i < len(jobs); i++ {
+		if !reflect.DeepEqual(got[0], got[i]) {
+			t.Fatalf("verdicts differ between -j 1 and -j %q", jobs[i])
+		}
 	}
 	violated := 0
 	for _, v := range got[0] {
@@ -112,9 +120,11 @@ func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	if len(recs[0]) != 400 {
 		t.Fatalf("%d recordings, want 400", len(recs[0]))
 	}
-	for name, b := range recs[0] {
-		if !bytes.Equal(b, recs[1][name]) {
-			t.Fatalf("recording %s differs between -j 1 and -j 2", name)
+	for i := 1; i < len(jobs); i++ {
+		for name, b := range recs[0] {
+			if !bytes.Equal(b, recs[i][name]) {
+				t.Fatalf("recording %s differs between -j 1 and -j %q", name, jobs[i])
+			}
 		}
 	}
 }
