@@ -140,11 +140,17 @@ func TestBadInput(t *testing.T) {
 		{"schema vector length corrupt", func(t *testing.T, dir string) string {
 			return patchFieldCount(t, filepath.Join(dir, fileName(2)), 0x7fffffff)
 		}, "corrupt Arrow metadata", true, false, false},
-		{"compressed batches", func(t *testing.T, dir string) string {
+		{"compressed batch claiming 1 TiB uncompressed", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, fileName(3))
-			writeCompressed(t, p, sampleRows(4, "run9"))
+			writeCompressed(t, p, rows[20:])
+			patchUncompressed(t, p, 1<<40)
 			return p
-		}, "compressed record batches", true, false, false},
+		}, "claim more than", true, false, false},
+		{"compressed file of the same rows reads", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, fileName(3))
+			writeCompressed(t, p, rows[20:])
+			return p
+		}, "", true, false, true},
 		{"listed file missing (interrupted copy)", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, fileName(3))
 			must(t, os.Remove(p))
@@ -264,6 +270,33 @@ func patchFieldCount(t *testing.T, path string, n uint32) string {
 	binary.LittleEndian.PutUint32(data[start+p:], n)
 	must(t, os.WriteFile(path, data, 0o644))
 	return path
+}
+
+// patchUncompressed sets the uncompressed length that the first non-empty
+// buffer of the first record batch of the IPC file at path declares.
+func patchUncompressed(t *testing.T, path string, n uint64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	flen := int(binary.LittleEndian.Uint32(data[len(data)-10:]))
+	blocks, err := checkFooter(fbuf(data[len(data)-10-flen : len(data)-10]))
+	must(t, err)
+	b := blocks[len(blocks)-1] // the record batch (after the dictionaries)
+	msg, err := fbuf(data[b.offset+8 : b.offset+b.meta]).root()
+	must(t, err)
+	rb, _, err := msg.table(2)
+	must(t, err)
+	start, count, err := rb.vector(2, 16)
+	must(t, err)
+	for i := 0; i < count; i++ {
+		off, size := rb.b.u64(start+16*i), rb.b.u64(start+16*i+8)
+		if size >= 8 {
+			binary.LittleEndian.PutUint64(data[uint64(b.offset+b.meta)+off:], n)
+			must(t, os.WriteFile(path, data, 0o644))
+			return
+		}
+	}
+	t.Fatal("no compressed buffer")
 }
 
 // writeCompressed writes rows as a zstd-compressed verdict file.

@@ -27,8 +27,10 @@
 // rows than the manifest says is an error naming the file, before any row
 // is returned; a newer format version is refused with [ErrNewerVersion].
 // Other files in the directory (strays, a file written just before a
-// crash) are ignored. Verdict files are uncompressed IPC, which every
-// Arrow implementation reads.
+// crash) are ignored. Campaigns write uncompressed IPC, which every
+// Arrow implementation reads; [Compact] rewrites a dataset for shipping
+// as one ZSTD-compressed file with the recordings of failing runs, each
+// checksummed in the manifest.
 //
 // A writer keeps a reserve file of [ReserveSize] bytes in the directory:
 // when the disk fills up, the reserve is given up so that every row

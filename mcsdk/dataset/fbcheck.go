@@ -22,6 +22,9 @@ const (
 	fbMaxFields     = 256       // fields in a schema, all levels
 	fbMaxDepth      = 8         // nesting of fields (a verdict schema needs 2)
 	fbMaxFooterSize = 256 << 20 // footer bytes read before arrow-go does
+	// fbMaxUncompressed bounds what a record batch's compressed buffers
+	// may claim uncompressed: arrow-go allocates what they claim.
+	fbMaxUncompressed = 256 << 20
 )
 
 var errFlatbuffer = errors.New("corrupt Arrow metadata")
@@ -61,8 +64,8 @@ func checkIPCMetadata(r io.ReaderAt, size int64) (rows int64, err error) {
 
 // block is a footer entry: where a message and its body are.
 type block struct {
-	offset, meta int64
-	records      bool // a record batch, not a dictionary batch
+	offset, meta, body int64
+	records            bool // a record batch, not a dictionary batch
 }
 
 // checkFooter checks the Footer table and returns its blocks.
@@ -86,7 +89,7 @@ func checkFooter(b fbuf) ([]block, error) {
 		}
 		for i := 0; i < count; i++ {
 			p := start + 24*i
-			blocks = append(blocks, block{offset: int64(b.u64(p)), meta: int64(int32(b.u32(p + 8))), records: slot == 3})
+			blocks = append(blocks, block{offset: int64(b.u64(p)), meta: int64(int32(b.u32(p + 8))), body: int64(b.u64(p + 16)), records: slot == 3})
 		}
 	}
 	return blocks, nil
@@ -137,6 +140,10 @@ func checkMessage(r io.ReaderAt, size int64, b block) (int64, error) {
 	if binary.LittleEndian.Uint32(buf) == 0xFFFFFFFF {
 		start = 8
 	}
+	bd := msgBody{r: r, off: b.offset + b.meta, len: b.body}
+	if bd.len < 0 || bd.len > size-bd.off {
+		return 0, nil // arrow-go refuses a body beyond the file
+	}
 	msg, err := fbuf(buf[start:]).root()
 	if err != nil {
 		return 0, err
@@ -154,28 +161,73 @@ func checkMessage(r io.ReaderAt, size int64, b block) (int64, error) {
 		if err != nil || !ok {
 			return 0, err
 		}
-		return 0, checkRecordBatchFB(data)
+		return 0, checkRecordBatchFB(data, bd)
 	case 3:
 		if !b.records {
 			return 0, nil
 		}
-		return header.i64(0), checkRecordBatchFB(header)
+		return header.i64(0), checkRecordBatchFB(header, bd)
 	}
 	return 0, nil
 }
 
+// msgBody is where a message's body lies in the file.
+type msgBody struct {
+	r        io.ReaderAt
+	off, len int64
+}
+
 // checkRecordBatchFB checks nodes (16-byte structs), buffers (16-byte
-// structs) and variadic counts, and refuses body compression: verdict
-// files are never compressed, and arrow-go would allocate whatever
-// uncompressed size a compressed buffer claims.
-func checkRecordBatchFB(rb fbTable) error {
+// structs) and variadic counts. A compressed batch (LZ4 frame or ZSTD,
+// per buffer: compacted datasets are) must name a known codec, and its
+// buffers, read from the body, may claim at most fbMaxUncompressed bytes
+// uncompressed in all: arrow-go allocates whatever they claim.
+func checkRecordBatchFB(rb fbTable, bd msgBody) error {
 	for _, v := range []struct{ slot, size int }{{1, 16}, {2, 16}, {4, 8}} {
 		if _, _, err := rb.vector(v.slot, v.size); err != nil {
 			return err
 		}
 	}
-	if _, ok := rb.field(3); ok {
-		return errors.New("compressed record batches are not used by weft datasets")
+	comp, ok, err := rb.table(3)
+	if err != nil || !ok {
+		return err
+	}
+	if codec, _ := comp.u8(0); codec > 1 { // LZ4_FRAME = 0, ZSTD = 1
+		return fmt.Errorf("%w: unknown compression codec %d", errFlatbuffer, codec)
+	}
+	if method, _ := comp.u8(1); method != 0 { // BUFFER
+		return fmt.Errorf("%w: unknown compression method %d", errFlatbuffer, method)
+	}
+	return checkUncompressed(rb, bd)
+}
+
+// checkUncompressed sums the uncompressed lengths that the compressed
+// buffers of rb declare (an int64 before each buffer's data; -1 for data
+// left uncompressed) and refuses more than fbMaxUncompressed.
+func checkUncompressed(rb fbTable, bd msgBody) error {
+	start, count, _ := rb.vector(2, 16)
+	var total int64
+	var pre [8]byte
+	for i := 0; i < count; i++ {
+		p := start + 16*i
+		off, n := int64(rb.b.u64(p)), int64(rb.b.u64(p+8))
+		if n == 0 {
+			continue
+		}
+		if n < 8 || off < 0 || off > bd.len-n {
+			return fmt.Errorf("%w: compressed buffer %d lies outside its body", errFlatbuffer, i)
+		}
+		if _, err := bd.r.ReadAt(pre[:], bd.off+off); err != nil {
+			return fmt.Errorf("%w: compressed buffer %d: %v", errFlatbuffer, i, err)
+		}
+		u := int64(binary.LittleEndian.Uint64(pre[:]))
+		if u == -1 {
+			continue
+		}
+		if u < 0 || u > fbMaxUncompressed-total {
+			return fmt.Errorf("%w: compressed buffers claim more than %d bytes uncompressed", errFlatbuffer, fbMaxUncompressed)
+		}
+		total += u
 	}
 	return nil
 }

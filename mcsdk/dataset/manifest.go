@@ -63,6 +63,10 @@ type Manifest struct {
 	// file written just before a crash, before the manifest named it,
 	// is not part of the dataset (a resumed campaign reruns its rows).
 	Files []FileEntry `json:"files,omitempty"`
+	// Recordings lists, in a compacted dataset (see Compact), every
+	// recording with its sha256 (Rows 0); VerifyRecordings checks them.
+	// Campaign datasets leave it empty.
+	Recordings []FileEntry `json:"recordings,omitempty"`
 }
 
 // FileEntry is one verdict file of a dataset.
