@@ -7,7 +7,7 @@ from nbclient import NotebookClient
 
 kernel, path, workdir = sys.argv[1:4]
 nb = nbformat.read(path, as_version=4)
-client = NotebookClient(nb, kernel_name=kernel, timeout=900, allow_errors=False,
+client = NotebookClient(nb, kernel_name=kernel, timeout=600, allow_errors=False,
                         resources={"metadata": {"path": workdir}})
 client.execute()
 errors = []
