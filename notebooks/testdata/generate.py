@@ -903,10 +903,10 @@ operation, value, node and when are drawn from the seed), one crash of node 1 wi
 writes, and a partition isolating node 0. Invariants: `agreement` and `validity` per slot over the declared
 `chosen[]`, and `linearizable = "porcupine:kv"` over the clients' history.
 
-Variant `bug` answers a PREPARE before its promise is durable. The notebook opens the 2 × 500 campaign shipped in
-`datasets/shipped/paxos-500` (made by `scripts/datasets.sh` from the same model); `WEFT_NOTEBOOK_SEEDS=N` reruns it
-at N seeds per variant (2000 gives the README's numbers) into `WEFT_DATASETS` (default `datasets/`), resumable, with
-progress and an ETA.
+Variant `bug` answers a PREPARE before its promise is durable, which a run needs a crash at the right moment to
+show: a few seeds in a thousand. The notebook opens the 2 × 2000 campaign shipped in `datasets/shipped/paxos-2000`
+(made by `scripts/datasets.sh` from the same model; the README has its numbers); `WEFT_NOTEBOOK_SEEDS=N` reruns it
+at N seeds per variant into `WEFT_DATASETS` (default `datasets/`), resumable, with progress and an ETA.
 """),
 ("code", r"""
 import (
@@ -931,7 +931,7 @@ if err != nil {
 """),
 ("markdown", "## The campaign: both variants on the same seeds (same faults, same client draws)"),
 ("code", r"""
-dir, seeds := evidence("paxos", 500, m, mcsdk.CampaignOptions{})
+dir, seeds := evidence("paxos", 2000, m, mcsdk.CampaignOptions{})
 fmt.Println("seeds per variant:", seeds)
 """),
 ("markdown", "## Rates with intervals"),
