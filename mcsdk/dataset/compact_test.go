@@ -19,12 +19,7 @@ func TestCompact(t *testing.T) {
 	held := &rows[0]
 	held.RecordingPath = "recordings/holds-0.weftrec"
 	dir := writeDataset(t, testManifest(5000), rows, FlushEvery(2000))
-	for _, r := range rows {
-		if r.RecordingPath != "" {
-			must(t, os.MkdirAll(filepath.Join(dir, "recordings"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, r.RecordingPath), []byte("rec "+r.Key().String()), 0o644))
-		}
-	}
+	writeRecordings(t, dir, rows)
 	out := filepath.Join(t.TempDir(), "compact")
 	res, err := Compact(out, dir)
 	if err != nil {
@@ -67,6 +62,18 @@ func TestCompact(t *testing.T) {
 	}
 	if _, err := Compact(out, dir); err == nil {
 		t.Error("Compact into a non-empty directory succeeded")
+	}
+}
+
+// writeRecordings writes a small file for every recording rows name in
+// dataset dir.
+func writeRecordings(t *testing.T, dir string, rows []Row) {
+	t.Helper()
+	for _, r := range rows {
+		if r.RecordingPath != "" {
+			must(t, os.MkdirAll(filepath.Join(dir, "recordings"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, r.RecordingPath), []byte("rec "+r.Key().String()), 0o644))
+		}
 	}
 }
 
