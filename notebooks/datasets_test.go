@@ -22,7 +22,7 @@ const shipped = "datasets/shipped"
 // TestShippedDatasets checks every dataset in datasets/shipped: its
 // verdict file and recordings hold their manifest's sha256, and three of
 // its runs (the first violated one, the first of another verdict, the
-// last seed), rerun now from the model its manifest names, give the same
+// last seed; the first and middle rows when there are fewer), rerun now from the model its manifest names, give the same
 // row (all but the campaign id and the wall time) and, for a failing run,
 // the same recording byte for byte. The datasets are the evidence the
 // notebooks show: this is how a change to a model or to weft that would
@@ -82,9 +82,10 @@ func checkShipped(t *testing.T, dir string) {
 	}
 }
 
-// sample picks up to three rows: the first violated one, the first whose
-// verdict is neither that nor the first row's, and the row of the last
-// seed.
+// sample picks three rows (of different runs when the dataset has three):
+// the first violated one, the first whose verdict is neither that nor the
+// first row's, the row of the last seed, then the first row and the
+// middle one.
 func sample(rows []dataset.Row) []dataset.Row {
 	var out []dataset.Row
 	add := func(match func(r *dataset.Row) bool) {
@@ -100,6 +101,11 @@ func sample(rows []dataset.Row) []dataset.Row {
 	add(func(r *dataset.Row) bool { return r.Verdict != dataset.Violated && r.Verdict != rows[0].Verdict })
 	last := slices.MaxFunc(rows, func(a, b dataset.Row) int { return int(a.Seed - b.Seed) }).Seed
 	add(func(r *dataset.Row) bool { return r.Seed == last })
+	for _, i := range []int{0, len(rows) / 2} { // when fewer verdicts: the first row and the middle one
+		if len(out) < 3 {
+			add(func(r *dataset.Row) bool { return r.Key() == rows[i].Key() })
+		}
+	}
 	return out
 }
 
