@@ -16,6 +16,10 @@
 # 2 × 500, raft 500 of each of its three models) are the notebooks'
 # WEFT_NOTEBOOK_SEEDS away.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 cd "$(dirname "$0")/.."
 work=${WEFT_DATASETS_WORK:-build/datasets-work}
 # name, model, seeds, first seed, variants (- for all)
