@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Regenerates the datasets shipped in datasets/ (the evidence the notebooks
-# and weft report open) from the current models, then checks them.
+# Regenerates the datasets shipped in datasets/shipped (the evidence the
+# notebooks and weft report open) from the current models.
 #   scripts/datasets.sh [NAME...]      (default: every dataset below)
 # Each campaign runs into build/datasets-work/NAME (WEFT_DATASETS_WORK sets
 # where) with weft campaign's progress bar and ETA; rerunning resumes where
-# an interrupted run stopped. Then each is compacted into datasets/NAME: one
-# ZSTD-compressed Arrow IPC file, the recordings of failing runs, every file
-# with its sha256 in manifest.json, and no wall-clock fields, so the same
-# models give the same bytes. The campaigns are deterministic: the same
-# model, variant and seed give the same row and recording.
+# an interrupted run stopped. Then each is compacted into
+# datasets/shipped/NAME: one ZSTD-compressed Arrow IPC file, the recordings
+# of the runs that did not hold, every file with its sha256 in
+# manifest.json. The campaigns are deterministic: the same model, variant
+# and seed give the same row (but its campaign id and wall time) and the
+# same recording, byte for byte; go test ./notebooks -run
+# TestShippedDatasets checks a sample of each dataset against the models.
 #
 # The shipped sizes fit a few minutes of 2 cores per dataset (datasets/
 # README.md lists them); the full sizes of the write-ups (chord's
