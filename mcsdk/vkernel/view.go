@@ -143,3 +143,6 @@ func (v *View) Locate(host string) (string, bool) {
 	}
 	return "", false
 }
+
+// DevLink is the target of the /dev symlink p ("" if p is none).
+func DevLink(p string) string { return devLinks[p] }
