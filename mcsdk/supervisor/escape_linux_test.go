@@ -35,7 +35,7 @@ func TestEscapesStayInView(t *testing.T) {
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
 
 	cfg := Config{Nodes: []NodeSpec{
-		{Path: bin, Args: []string{outside, strconv.Itoa(sleeper.Process.Pid)}},
+		{Path: bin, Args: []string{strconv.Itoa(sleeper.Process.Pid)}, Env: []string{"OUTSIDE=" + outside}},
 		{Path: "/bin/true"},
 	}, BasePort: 7000, Seed: 1, DataDirs: true}
 	w, err := Start(cfg)

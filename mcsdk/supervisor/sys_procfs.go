@@ -30,9 +30,11 @@ import (
 // /proc/self/task/VTID (a thread of it) are one process directory, looked
 // up in the table as /proc/self/…. Any other /proc/N is absent: the
 // other processes of the host, and of the node's tree, are not modelled
-// there. Paths are matched as the node wrote them (absolute, cleaned);
-// a path reached through a symlink or a directory descriptor of /proc is
-// the kernel's.
+// there. Paths are matched as resolved in the node's view (sys_view.go):
+// however the node spells one — through a symlink, "..", a directory
+// descriptor — the table sees its clean absolute path, and a path that
+// walks through a magic link (/proc/self/root/…, /proc/self/fd/N/…) is
+// refused before it gets here (ELOOP).
 
 // procServe is how an open of one /proc or /sys file is served.
 type procServe int
@@ -143,7 +145,6 @@ func lookupProcFile(path string) (procFile, bool) {
 // node may not see.
 type procOwn struct {
 	key, host string
-	renamed   bool // the node did not write /proc/self: the kernel would resolve another process
 	absent    bool
 }
 
@@ -171,7 +172,6 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		}
 		hostTid = t.tid
 	}
-	renamed := first != "self" && first != "thread-self"
 	if tail, ok := strings.CutPrefix(sub, "task/"); ok && first != "thread-self" {
 		vtid, after, _ := strings.Cut(tail, "/")
 		v, err := strconv.ParseInt(vtid, 10, 64)
@@ -179,14 +179,14 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		if err != nil || t == nil {
 			return procOwn{absent: true}, true
 		}
-		hostTid, sub, renamed = t.tid, after, true
+		hostTid, sub = t.tid, after
 	}
 	key := strings.TrimSuffix("/proc/self/"+sub, "/")
 	host := fmt.Sprintf("/proc/%d/task/%d/%s", hostPid, hostTid, sub)
 	if hostTid == hostPid {
 		host = fmt.Sprintf("/proc/%d/%s", hostPid, sub)
 	}
-	return procOwn{key: key, host: strings.TrimSuffix(host, "/"), renamed: renamed}, true
+	return procOwn{key: key, host: strings.TrimSuffix(host, "/")}, true
 }
 
 // ownTask is the live thread of the caller's process with virtual id v

@@ -68,10 +68,28 @@ func (w *World) makeView(i int) *vkernel.View {
 // readDirs are the host directories a node reads besides the system's,
 // canonical: the model's directory (NodeSpec.Dir; the supervisor's own
 // working directory, where a node without a data directory starts, when
-// it is "") and its binary's.
+// it is ""), its binary's directory and, for a binary in a "bin"
+// directory, the installation it belongs to (an interpreter's library:
+// pyenv's, nvm's), and every host file or directory its arguments name by
+// an absolute path (a script, an input file): what the model hands the
+// node, and nothing else.
 func readDirs(spec NodeSpec, dataDirs bool) []string {
+	dirs := []string{spec.Dir, filepath.Dir(spec.Path)}
+	if bin := filepath.Dir(spec.Path); filepath.Base(bin) == "bin" {
+		dirs = append(dirs, filepath.Dir(bin))
+	}
+	for _, a := range spec.Args {
+		if !filepath.IsAbs(a) {
+			continue
+		}
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dirs = append(dirs, a)
+		} else if err == nil {
+			dirs = append(dirs, filepath.Dir(a))
+		}
+	}
 	var out []string
-	for _, d := range []string{spec.Dir, filepath.Dir(spec.Path)} {
+	for _, d := range dirs {
 		if d == "" && dataDirs {
 			continue
 		}

@@ -3,8 +3,10 @@
  * says what a call answered; the test judges from the host side whether
  * anything left the view.
  *
- * argv[1]: a host directory outside the node's view (holding "victim")
- * argv[2]: the pid of a sacrificial host process
+ * $OUTSIDE: a host directory outside the node's view (holding "victim"),
+ *           named in the environment, which weft does not mount (an
+ *           absolute path in the arguments is shown read-only)
+ * argv[1]: the pid of a sacrificial host process
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,9 +43,9 @@ static void show(const char *path) {
 }
 
 int main(int argc, char **argv) {
-	if (argc < 3)
+	const char *out = getenv("OUTSIDE"), *pid = argv[1];
+	if (argc < 2 || !out)
 		return 2;
-	const char *out = argv[1], *pid = argv[2];
 	char p[8192], q[8192];
 	setvbuf(stdout, NULL, _IONBF, 0);
 
