@@ -26,7 +26,7 @@ func TestSealProbe(t *testing.T) {
 	}
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
 	host := strconv.Itoa(sleeper.Process.Pid)
-	outside := filepath.Join(t.TempDir(), "outside")
+	outside := filepath.Join(filepath.Dir(bin), "outside") // read-only in the node's view
 
 	var outs [2][]byte
 	for i := range outs {

@@ -14,16 +14,18 @@ import (
 // A node writes only inside its run directory: its data directory, else
 // its working directory (NodeSpec.Dir) unless Config.ReadOnlyWorkDir. Every call that would create,
 // change or remove a file elsewhere is refused with EACCES and counted
-// (World.RefusedWrites); reads anywhere stay possible. Descriptor-based
-// writes (write, ftruncate, fallocate…) need a descriptor opened for
-// writing, which the open guard has already confined.
+// (World.RefusedWrites); reads stay possible in the node's view
+// (sys_view.go). Descriptor-based writes (write, ftruncate, fallocate…)
+// need a descriptor opened for writing, which the open guard has already
+// confined.
 //
-// Paths are resolved as the node sees them, through its /proc entries
-// (/proc/PID/cwd, /proc/PID/fd/N), and made canonical by the kernel itself
-// (an O_PATH open, then its /proc/self/fd link), so symlinks and "..",
-// absolute or relative to the node's cwd or a dirfd, resolve exactly as
-// the node's call would. Nothing runs between the check and the call:
-// the node is stopped in it and every other node is stopped too.
+// Paths are resolved by weft in the node's view (vkernel), component by
+// component, then the call is performed by weft on the canonical host
+// path (sys_fsops.go), beneath the root (openat2, RESOLVE_NO_SYMLINKS):
+// nothing of the node's path string reaches the host kernel, and a path
+// that does not resolve is the errno Linux would give, never a pass.
+// Nothing of the node runs between the resolution and the call: the node
+// is stopped in it and every other node is stopped too.
 
 // fsArg says where one path a syscall acts on is found in its arguments.
 type fsArg struct {
@@ -45,81 +47,21 @@ func fsAtFollow(dirfd, path, flags int, flag uint64) fsArg {
 }
 func fsFD(fd int) fsArg { return fsArg{dirfd: fd, path: -1, follow: true, flags: -1} }
 
-// guard serves a call that writes at each of args: refused with EACCES if
-// any lies outside the node's run directory, run natively otherwise.
-func guard(args ...fsArg) handler {
+// guardFD serves a call that changes the file an open descriptor (or
+// dirfd with AT_EMPTY_PATH) names: refused with EACCES unless the file is
+// in the node's run directory, run natively otherwise (the kernel acts on
+// the descriptor, not on a path).
+func guardFD(fd int) handler {
 	return func(c *call) result {
-		for _, a := range args {
-			tg, err := c.fsTarget(a)
-			if err != nil {
-				return errno(errnoOf(err))
-			}
-			if !c.mayWrite(tg.host, tg.follow, false) {
-				return c.refuseWrite()
-			}
+		host := c.fdHost(int32(c.arg(fd)))
+		if _, err := os.Readlink(host); err != nil {
+			return errno(unix.EBADF) // not a descriptor of the node
+		}
+		if !c.mayWrite(host, true, false) {
+			return c.refuseWrite()
 		}
 		return cont()
 	}
-}
-
-// target is where a call acts: a host path for the supervisor, whether a
-// final symlink is followed, and whether it is the descriptor itself.
-type target struct {
-	host   string
-	follow bool
-	fd     bool
-}
-
-// fsTarget returns where a call acts for a.
-func (c *call) fsTarget(a fsArg) (target, error) {
-	dirfd := int32(unix.AT_FDCWD)
-	if a.dirfd >= 0 {
-		dirfd = int32(c.arg(a.dirfd))
-	}
-	follow := a.follow
-	var flags uint64
-	if a.flags >= 0 {
-		flags = c.arg(a.flags)
-		switch {
-		case a.followFlag != 0:
-			follow = flags&a.followFlag != 0
-		case flags&unix.AT_SYMLINK_NOFOLLOW != 0:
-			follow = false
-		}
-	}
-	itself := target{host: c.hostPath(dirfd, ""), follow: true, fd: true}
-	if a.path < 0 || c.arg(a.path) == 0 {
-		return itself, nil
-	}
-	path, err := c.readPath(c.arg(a.path))
-	if err != nil {
-		return target{}, err
-	}
-	if path == "" {
-		if flags&unix.AT_EMPTY_PATH == 0 {
-			return target{}, unix.ENOENT
-		}
-		return itself, nil
-	}
-	return target{host: c.hostPath(dirfd, path), follow: follow}, nil
-}
-
-// hostPath names, for the supervisor, the file the node's (dirfd, path)
-// names: relative paths go through the node's /proc/PID/cwd or
-// /proc/PID/fd/N, and /proc and /sys paths follow the table of
-// sys_procfs.go (the node's own process by its host pid, others nowhere).
-// An empty path names the descriptor dirfd itself.
-func (c *call) hostPath(dirfd int32, path string) string {
-	pid := c.n.memPid()
-	switch {
-	case path == "":
-		return fmt.Sprintf("/proc/%d/fd/%d", pid, dirfd)
-	case strings.HasPrefix(path, "/"):
-		return procSelf(c.procHostPath(path), pid)
-	case dirfd == unix.AT_FDCWD:
-		return fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
-	}
-	return fmt.Sprintf("/proc/%d/fd/%d/%s", pid, dirfd, path)
 }
 
 // procSelf rewrites /proc/self and /proc/thread-self for process pid.
@@ -154,16 +96,16 @@ func (c *call) readPath(addr uint64) (string, error) {
 	return "", unix.ENAMETOOLONG
 }
 
-// mayWrite reports whether the node may change the file at host (see
-// guard): its names, metadata or, with data, its content. A path that does
-// not resolve (a missing parent directory) is left to the kernel, which
-// fails the call the same way: it resolves what weft does.
+// mayWrite reports whether the node may change the file at the host
+// path host, one of its own descriptors or /proc files (weft's own name
+// for it, which the host kernel resolves): its names, metadata or, with
+// data, its content. A name that does not resolve is refused.
 func (c *call) mayWrite(host string, follow, data bool) bool {
 	if host == absentProcPath || strings.HasPrefix(host, absentProcPath+"/") {
 		return false // a /proc or /sys file the node may not see (sys_procfs.go)
 	}
 	p, err := canonicalTarget(host, follow)
-	return err != nil || data && writableDevices[p] || c.inRunDir(p)
+	return err == nil && (data && writableDevices[p] || c.inRunDir(p))
 }
 
 // inRunDir reports whether the canonical path p is in the node's run
@@ -175,7 +117,7 @@ func (c *call) inRunDir(p string) bool {
 
 // writableDevices may be opened for writing from anywhere: they keep
 // nothing. Their metadata (modes, owners, times) stays the host's.
-var writableDevices = map[string]bool{"/dev/null": true}
+var writableDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/full": true}
 
 // refuseWrite answers a write outside the run directory and counts it.
 func (c *call) refuseWrite() result {

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // /proc and /sys as a node sees them. No open of a file below /proc or
@@ -28,9 +30,11 @@ import (
 // /proc/self/task/VTID (a thread of it) are one process directory, looked
 // up in the table as /proc/self/…. Any other /proc/N is absent: the
 // other processes of the host, and of the node's tree, are not modelled
-// there. Paths are matched as the node wrote them (absolute, cleaned);
-// a path reached through a symlink or a directory descriptor of /proc is
-// the kernel's.
+// there. Paths are matched as resolved in the node's view (sys_view.go):
+// however the node spells one — through a symlink, "..", a directory
+// descriptor — the table sees its clean absolute path, and a path that
+// walks through a magic link (/proc/self/root/…, /proc/self/fd/N/…) is
+// refused before it gets here (ELOOP).
 
 // procServe is how an open of one /proc or /sys file is served.
 type procServe int
@@ -80,8 +84,8 @@ var procFiles = []procFile{
 	{"/proc/self/cwd/", procNative, nil, "files below its working directory"},
 	{"/proc/self/root/", procNative, nil, "files below its root"},
 	{"/proc/self/exe", procNative, nil, "its binary"},
-	{"/proc/self/cgroup", procAbsent, nil, "no control groups: Go's runtime then sets no CPU limit"},
-	{"/proc/self/mountinfo", procAbsent, nil, "no mount table"},
+	{"/proc/self/cgroup", procVirtual, identityFile("/proc/self/cgroup"), "the root of cgroup v2 and no controller: Go's runtime then sets no CPU limit (vkernel.Identity)"},
+	{"/proc/self/mountinfo", procVirtual, identityFile("/proc/self/mountinfo"), "one root file system, no cgroup mount (vkernel.Identity)"},
 	{"/proc/self/", procAbsent, nil, "anything else of the process (io, sched, task listing, …)"},
 
 	// The machine.
@@ -110,6 +114,14 @@ var procFiles = []procFile{
 
 func constFile(s string) func(*call) []byte { return func(*call) []byte { return []byte(s) } }
 
+// identityFile is the virtual identity file path of the calling node
+// (vkernel.Identity).
+func identityFile(path string) func(*call) []byte {
+	return func(c *call) []byte {
+		return vkernel.Identity(c.n.id, vkernel.NodeNames(len(c.w.cfg.Nodes)))[path]
+	}
+}
+
 // lookupProcFile returns the row for a clean absolute path (the caller's
 // own process directory spelled /proc/self): the exact row, else the
 // longest prefix row; ok is false for paths outside the table's roots.
@@ -133,7 +145,6 @@ func lookupProcFile(path string) (procFile, bool) {
 // node may not see.
 type procOwn struct {
 	key, host string
-	renamed   bool // the node did not write /proc/self: the kernel would resolve another process
 	absent    bool
 }
 
@@ -161,7 +172,6 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		}
 		hostTid = t.tid
 	}
-	renamed := first != "self" && first != "thread-self"
 	if tail, ok := strings.CutPrefix(sub, "task/"); ok && first != "thread-self" {
 		vtid, after, _ := strings.Cut(tail, "/")
 		v, err := strconv.ParseInt(vtid, 10, 64)
@@ -169,14 +179,14 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		if err != nil || t == nil {
 			return procOwn{absent: true}, true
 		}
-		hostTid, sub, renamed = t.tid, after, true
+		hostTid, sub = t.tid, after
 	}
 	key := strings.TrimSuffix("/proc/self/"+sub, "/")
 	host := fmt.Sprintf("/proc/%d/task/%d/%s", hostPid, hostTid, sub)
 	if hostTid == hostPid {
 		host = fmt.Sprintf("/proc/%d/%s", hostPid, sub)
 	}
-	return procOwn{key: key, host: strings.TrimSuffix(host, "/"), renamed: renamed}, true
+	return procOwn{key: key, host: strings.TrimSuffix(host, "/")}, true
 }
 
 // ownTask is the live thread of the caller's process with virtual id v
@@ -218,22 +228,15 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case procVirtual:
 		return c.installFile(f.content(c), oflags), true
 	}
-	switch {
-	case !own.renamed && openWrites(oflags):
-		return result{}, false // the run directory's guard decides (a descriptor reopened for writing)
-	case !own.renamed:
-		return cont(), true // the kernel resolves /proc/self to the caller
+	if openWrites(oflags) && !c.mayWrite(own.host, true, true) {
+		return c.refuseWrite(), true // a descriptor reopened for writing: only one of the run directory's
 	}
 	return c.openHostProc(own.host, oflags), true
 }
 
 // openHostProc opens the host's name of one of the caller's own /proc
-// files for it (the node named it by a virtual pid, which the kernel
-// would resolve to another process).
+// files for it (by its host pid: the node's path never reaches the host).
 func (c *call) openHostProc(host string, oflags uint64) result {
-	if openWrites(oflags) {
-		return c.refuseWrite()
-	}
 	fd, err := unix.Open(host, int(oflags)|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return errno(errnoOf(err))
@@ -535,37 +538,56 @@ func (c *call) procHostPath(path string) string {
 	return path
 }
 
-// Readlink implements readlink(2): below /proc and /sys the link is read
-// through the table (procHostPath); any other path runs natively.
-func sysReadlink(c *call) result { return readlinkProc(c, 0, c.arg(1), c.arg(2)) }
+// Readlink implements readlink(2): the path resolves in the node's view
+// (its final symlink not followed); a host symlink is read by weft, /proc
+// and /sys links through the table (procHostPath), /dev's links from the
+// view; anything else is not a link (EINVAL).
+func sysReadlink(c *call) result { return readlinkAt(c, fsPath(0, false), c.arg(1), c.arg(2)) }
 
-// Readlinkat implements readlinkat(2) as readlink for absolute paths.
-func sysReadlinkat(c *call) result { return readlinkProc(c, 1, c.arg(2), c.arg(3)) }
+// Readlinkat implements readlinkat(2).
+func sysReadlinkat(c *call) result { return readlinkAt(c, fsAt(0, 1, false, -1), c.arg(2), c.arg(3)) }
 
-func readlinkProc(c *call, arg int, buf, size uint64) result {
-	path, err := c.readPath(c.arg(arg))
-	if err != nil {
-		return errno(errnoOf(err))
-	}
-	clean := filepath.Clean(path)
-	if !strings.HasPrefix(path, "/") || clean != "/proc" && clean != "/sys" &&
-		!strings.HasPrefix(clean, "/proc/") && !strings.HasPrefix(clean, "/sys/") {
-		return cont()
-	}
-	if int64(size) <= 0 {
+func readlinkAt(c *call, a fsArg, buf, size uint64) result {
+	wh, err := c.resolveArg(a)
+	switch {
+	case err != nil:
+		return errno(pathErrno(err))
+	case wh.fd:
+		return errno(unix.ENOENT) // an empty path names no link here
+	case int64(size) <= 0:
 		return errno(unix.EINVAL)
 	}
-	link, err := os.Readlink(c.procHostPath(path))
+	link, err := c.readlinkIn(wh.res)
 	if err != nil {
-		var e *os.PathError
-		if errors.As(err, &e) {
-			return errno(errnoOf(e.Err))
-		}
-		return errno(errnoOf(err))
+		return errno(pathErrno(err))
 	}
 	b := []byte(link)[:min(uint64(len(link)), size)]
 	if err := c.write(buf, b); err != nil {
 		return errno(unix.EFAULT)
 	}
 	return ret(int64(len(b)))
+}
+
+// readlinkIn reads the link at r.
+func (c *call) readlinkIn(r vkernel.Result) (string, error) {
+	switch {
+	case r.Kind == vkernel.Missing:
+		return "", unix.ENOENT
+	case r.Kind == vkernel.Proc && strings.HasPrefix(r.Path, "/dev/"):
+		return vkernel.DevLink(r.Path), nil
+	case r.Path == "/proc/self":
+		return strconv.FormatInt(c.n.vpid(), 10), nil
+	case r.Path == "/proc/thread-self":
+		return fmt.Sprintf("%d/task/%d", c.n.vpid(), c.t.vtid()), nil
+	case r.Kind == vkernel.Proc:
+		link, err := os.Readlink(c.procHostPath(r.Path))
+		var e *os.PathError
+		if errors.As(err, &e) {
+			return "", e.Err
+		}
+		return link, err
+	case r.Kind == vkernel.Host && r.Type == vkernel.TypeSymlink:
+		return hostFS{}.Readlink(r.Path)
+	}
+	return "", unix.EINVAL
 }

@@ -4,8 +4,12 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // File times are virtual. weft stats the file itself (through the node's
@@ -61,10 +65,53 @@ func (w *World) virtualTimes(k fileKey, host [nTimes]int64, inside bool) [nTimes
 	return fc.virt
 }
 
-// inside reports whether the target is in the node's run directory.
-func (c *call) inside(tg target) bool {
-	p, err := canonicalTarget(tg.host, tg.follow)
-	return err == nil && c.inRunDir(p)
+// statPlace is where a stat-like call looks: the host name weft stats
+// (canonical, or weft's name for a descriptor or /proc file), whether it
+// follows a final symlink there, whether it is in the run directory, and
+// a virtual file's content (then host is "").
+type statPlace struct {
+	host    string
+	follow  bool
+	fd      bool
+	inside  bool
+	content []byte
+}
+
+// statTarget resolves a for a call that reads a file's metadata.
+func (c *call) statTarget(a fsArg) (statPlace, error) {
+	wh, err := c.resolveArg(a)
+	if err != nil {
+		return statPlace{}, err
+	}
+	if wh.fd {
+		host := c.fdHost(wh.dirfd)
+		if wh.dirfd == unix.AT_FDCWD {
+			host = fmt.Sprintf("/proc/%d/cwd", c.n.memPid())
+		}
+		p, err := canonicalTarget(host, true)
+		return statPlace{host: host, follow: true, fd: true, inside: err == nil && c.inRunDir(p)}, nil
+	}
+	r := wh.res
+	switch r.Kind {
+	case vkernel.Missing:
+		return statPlace{}, unix.ENOENT
+	case vkernel.File:
+		return statPlace{content: r.Content}, nil
+	case vkernel.Proc:
+		if strings.HasPrefix(r.Path, "/dev/") {
+			return statPlace{host: r.Path}, nil // the host's own /dev link, not followed
+		}
+		return statPlace{host: c.procHostPath(r.Path), follow: a.follow}, nil
+	}
+	return statPlace{host: r.Path, inside: r.Writable}, nil
+}
+
+// virtualStat is the stat of a virtual file with content: a read-only
+// regular file, times fileEpoch.
+func virtualStat(content []byte) unix.Stat_t {
+	ts := nsTs(fileEpoch)
+	return unix.Stat_t{Mode: unix.S_IFREG | 0o444, Nlink: 1, Size: int64(len(content)), Blksize: 4096,
+		Blocks: (int64(len(content)) + 511) / 512, Atim: ts, Mtim: ts, Ctim: ts}
 }
 
 func tsNs(t unix.Timespec) int64        { return t.Sec*1e9 + t.Nsec }
@@ -92,31 +139,33 @@ func sysFstat(c *call) result { return statAt(c, fsFD(0), c.arg(1)) }
 func sysNewfstatat(c *call) result { return statAt(c, fsAt(0, 1, true, 3), c.arg(2)) }
 
 func statAt(c *call, a fsArg, buf uint64) result {
-	tg, err := c.fsTarget(a)
+	sp, err := c.statTarget(a)
 	if err != nil {
-		return errno(errnoOf(err))
+		return errno(pathErrno(err))
 	}
-	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
-		return errno(tg.errno(err))
+	st := virtualStat(sp.content)
+	if sp.host != "" {
+		if err := unix.Fstatat(unix.AT_FDCWD, sp.host, &st, sp.atFlags()); err != nil {
+			return errno(sp.errno(err))
+		}
+		v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, sp.inside)
+		st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
 	}
-	v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, c.inside(tg))
-	st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
 	return errno(errnoOf(c.write(buf, structBytes(&st))))
 }
 
 // errno maps the error of a call through /proc/PID/fd/N: a descriptor
 // the node does not have is EBADF, as the node's own call would answer.
-func (tg target) errno(err error) unix.Errno {
-	if tg.fd && err == unix.ENOENT {
+func (sp statPlace) errno(err error) unix.Errno {
+	if sp.fd && err == unix.ENOENT {
 		return unix.EBADF
 	}
 	return errnoOf(err)
 }
 
-// atFlags is AT_SYMLINK_NOFOLLOW unless the target follows symlinks.
-func (tg target) atFlags() int {
-	if tg.follow {
+// atFlags is AT_SYMLINK_NOFOLLOW unless the place follows symlinks.
+func (sp statPlace) atFlags() int {
+	if sp.follow {
 		return 0
 	}
 	return unix.AT_SYMLINK_NOFOLLOW
@@ -124,18 +173,24 @@ func (tg target) atFlags() int {
 
 // Statx implements statx(2).
 func sysStatx(c *call) result {
-	a := fsAt(0, 1, true, 2)
-	tg, err := c.fsTarget(a)
+	sp, err := c.statTarget(fsAt(0, 1, true, 2))
 	if err != nil {
-		return errno(errnoOf(err))
+		return errno(pathErrno(err))
 	}
-	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | tg.atFlags()
 	var stx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, tg.host, flags, int(c.arg(3)), &stx); err != nil {
-		return errno(tg.errno(err))
+	if sp.host == "" {
+		st := virtualStat(sp.content)
+		stx = unix.Statx_t{Mask: unix.STATX_BASIC_STATS, Blksize: uint32(st.Blksize), Nlink: 1, Mode: uint16(st.Mode),
+			Size: uint64(st.Size), Blocks: uint64(st.Blocks)}
+		stx.Atime, stx.Mtime, stx.Ctime = nsStx(fileEpoch), nsStx(fileEpoch), nsStx(fileEpoch)
+		return errno(errnoOf(c.write(c.arg(4), structBytes(&stx))))
+	}
+	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | sp.atFlags()
+	if err := unix.Statx(unix.AT_FDCWD, sp.host, flags, int(c.arg(3)), &stx); err != nil {
+		return errno(sp.errno(err))
 	}
 	host4 := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), stxNs(stx.Btime)}
-	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, c.inside(tg))
+	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, sp.inside)
 	stx.Atime, stx.Mtime, stx.Ctime = nsStx(v[atime]), nsStx(v[mtime]), nsStx(v[ctime])
 	if stx.Mask&unix.STATX_BTIME != 0 {
 		stx.Btime = nsStx(v[btime])
@@ -151,13 +206,16 @@ func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
 func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
 
 func statfsAt(c *call, a fsArg, buf uint64) result {
-	tg, err := c.fsTarget(a)
+	sp, err := c.statTarget(a)
 	if err != nil {
-		return errno(errnoOf(err))
+		return errno(pathErrno(err))
+	}
+	if sp.host == "" {
+		sp.host = "/etc" // a virtual file: the system's file system
 	}
 	var st unix.Statfs_t
-	if err := unix.Statfs(tg.host, &st); err != nil {
-		return errno(tg.errno(err))
+	if err := unix.Statfs(sp.host, &st); err != nil {
+		return errno(sp.errno(err))
 	}
 	st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
 	st.Files, st.Ffree = 1<<20, 1<<19
@@ -239,12 +297,23 @@ func sysUtime(c *call) result {
 // later stats show what the node asked for. Refused outside the run
 // directory, like every other write.
 func setTimes(c *call, a fsArg, times *[2]int64) result {
-	tg, err := c.fsTarget(a)
-	if err != nil {
-		return errno(errnoOf(err))
-	}
-	if !c.mayWrite(tg.host, tg.follow, false) {
-		return c.refuseWrite()
+	var host string
+	flags := unix.AT_SYMLINK_NOFOLLOW
+	if a.path < 0 || c.arg(a.path) == 0 { // futimens: the descriptor's file
+		if a.dirfd < 0 {
+			return errno(unix.EFAULT)
+		}
+		fd := int32(c.arg(a.dirfd))
+		if !c.mayWrite(c.fdHost(fd), true, false) {
+			return c.refuseWrite()
+		}
+		host, flags = c.fdHost(fd), 0
+	} else {
+		p, _, fail := c.writePlace(a, needFile)
+		if fail != nil {
+			return *fail
+		}
+		host = p
 	}
 	want := [2]int64{c.w.now, c.w.now}
 	hostTs := []unix.Timespec{{Nsec: utimeNow}, {Nsec: utimeNow}}
@@ -257,17 +326,14 @@ func setTimes(c *call, a fsArg, times *[2]int64) result {
 			want[i] = times[i]
 		}
 	}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, tg.host, hostTs, tg.atFlags()); err != nil {
-		return errno(tg.errno(err))
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, host, hostTs, flags); err != nil {
+		return errno(statPlace{fd: flags == 0}.errno(err))
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, tg.host, &st, tg.atFlags()); err != nil {
+	if err := unix.Fstatat(unix.AT_FDCWD, host, &st, flags); err != nil {
 		return errno(errnoOf(err))
 	}
 	k := fileKey{st.Dev, st.Ino}
-	if !c.inside(tg) {
-		return ret(0) // cannot happen: mayWrite allowed only the run directory
-	}
 	c.w.virtualTimes(k, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, true)
 	fc := c.w.fileClocks[k]
 	for i, t := range want {

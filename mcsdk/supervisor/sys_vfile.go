@@ -4,31 +4,36 @@ package supervisor
 
 import (
 	"encoding/binary"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
-// Opening a file (open, openat, openat2, creat): the random devices are
-// virtual (reads draw from the seeded stream), and every file below /proc
-// and /sys is served by the table in sys_procfs.go (virtual content in a
-// memfd, the node's own kernel file, or absent); an open that could write
-// outside the run directory is refused (sys_fs.go); every other open
-// runs natively.
+// Opening a file (open, openat, openat2, creat) is served by weft: the
+// path resolves in the node's view (sys_view.go), then a host file is
+// opened by weft beneath the root with openat2 and handed over
+// (SECCOMP_IOCTL_NOTIF_ADDFD); the random devices are virtual (reads
+// draw from the seeded stream), identity files virtual, /proc and /sys
+// served by the table in sys_procfs.go; an open that could write outside
+// the run directory is refused with EACCES (sys_fs.go). No open runs
+// natively.
 
 // Openat implements openat(2).
-func sysOpenat(c *call) result { return openFile(c, fsAt(0, 1, true, -1), c.arg(2)) }
+func sysOpenat(c *call) result { return openFile(c, fsAt(0, 1, true, -1), c.arg(2), uint32(c.arg(3))) }
 
 // Open implements open(2).
-func sysOpen(c *call) result { return openFile(c, fsPath(0, true), c.arg(1)) }
+func sysOpen(c *call) result { return openFile(c, fsPath(0, true), c.arg(1), uint32(c.arg(2))) }
 
 // Creat implements creat(2): open with O_CREAT|O_WRONLY|O_TRUNC.
 func sysCreat(c *call) result {
-	return openFile(c, fsPath(0, true), unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC)
+	return openFile(c, fsPath(0, true), unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC, uint32(c.arg(1)))
 }
 
-// Openat2 implements openat2(2); the resolve flags are the kernel's.
+// Openat2 implements openat2(2). Its resolve flags are not modelled: a
+// call with any is ENOSYS, as on a kernel without them, and callers fall
+// back to openat.
 func sysOpenat2(c *call) result {
 	if c.arg(3) < 24 {
 		return errno(unix.EINVAL)
@@ -37,33 +42,85 @@ func sysOpenat2(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return openFile(c, fsAt(0, 1, true, -1), binary.LittleEndian.Uint64(how))
+	if binary.LittleEndian.Uint64(how[16:]) != 0 {
+		return errno(unix.ENOSYS)
+	}
+	return openFile(c, fsAt(0, 1, true, -1), binary.LittleEndian.Uint64(how), uint32(binary.LittleEndian.Uint64(how[8:])))
 }
 
-func openFile(c *call, a fsArg, oflags uint64) result {
-	path, err := c.readPath(c.arg(a.path))
-	if err != nil {
-		return errno(errnoOf(err))
-	}
-	if strings.HasPrefix(path, "/") {
-		if r, ok := c.openProcFile(filepath.Clean(path), oflags); ok {
-			return r
-		}
-	}
-	if !openWrites(oflags) {
-		return cont()
-	}
-	tg, err := c.fsTarget(a)
-	if err != nil {
-		return errno(errnoOf(err))
-	}
+// openFile serves an open of the path a with open flags oflags and
+// creation mode mode.
+func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 	// O_CREAT|O_EXCL and O_NOFOLLOW never follow a final symlink; O_TMPFILE
 	// names the directory the file goes in.
-	follow := oflags&unix.O_NOFOLLOW == 0 && oflags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
-	if !c.mayWrite(tg.host, follow, true) {
-		return c.refuseWrite()
+	a.follow = oflags&unix.O_NOFOLLOW == 0 && oflags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
+	wh, err := c.resolveArg(a)
+	if err != nil {
+		return errno(pathErrno(err))
 	}
-	return cont()
+	r := wh.res
+	switch r.Kind {
+	case vkernel.Proc:
+		if strings.HasPrefix(r.Path, "/dev/") {
+			return errno(unix.ELOOP) // a /dev link, not followed (O_NOFOLLOW)
+		}
+		if res, ok := c.openProcFile(r.Path, oflags); ok {
+			return res
+		}
+		return errno(unix.ENOENT)
+	case vkernel.File:
+		if openWrites(oflags) {
+			return c.refuseWrite()
+		}
+		return c.installFile(r.Content, oflags)
+	case vkernel.Device:
+		if res, ok := c.openProcFile(r.Path, oflags); ok {
+			return res // the random devices
+		}
+		return c.openHost(r.Path, oflags&^(unix.O_CREAT|unix.O_EXCL), 0, false)
+	case vkernel.Dir:
+		if openWrites(oflags) {
+			return errno(unix.EISDIR)
+		}
+		// A virtual directory lists nothing: an O_PATH descriptor serves
+		// fstat, fchdir and *at calls, and getdents is EBADF.
+		return c.openHost(r.Path, unix.O_PATH|unix.O_DIRECTORY|oflags&unix.O_CLOEXEC, 0, false)
+	case vkernel.Missing:
+		switch {
+		case oflags&unix.O_CREAT == 0:
+			return errno(unix.ENOENT)
+		case !r.Writable:
+			return c.refuseWrite()
+		case r.DirOnly:
+			return errno(unix.EISDIR)
+		}
+		return c.openHost(r.Path, oflags|unix.O_EXCL, mode, true)
+	}
+	switch {
+	case openWrites(oflags) && !r.Writable:
+		return c.refuseWrite()
+	case r.Type == vkernel.TypeOther && oflags&unix.O_PATH == 0:
+		return errno(unix.ENXIO) // FIFOs, sockets and devices of the file system are not modelled
+	}
+	return c.openHost(r.Path, oflags, mode, oflags&unix.O_TMPFILE == unix.O_TMPFILE)
+}
+
+// openHost opens the canonical host path p for the node and hands it the
+// descriptor; a file it creates gets mode less the node's umask.
+func (c *call) openHost(p string, oflags uint64, mode uint32, create bool) result {
+	fd, err := openBeneath(p, oflags&^unix.O_CLOEXEC, mode)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	defer unix.Close(fd)
+	if create {
+		unix.Fchmod(fd, mode&^c.umask()&0o7777) // weft's own umask must not apply
+	}
+	tfd, err := injectFD(c.n.listener, c.req.ID, fd, oflags&unix.O_CLOEXEC != 0)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	return ret(int64(tfd))
 }
 
 // installFile gives the node a new descriptor for a read-only memfd

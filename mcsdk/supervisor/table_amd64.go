@@ -14,23 +14,26 @@ func unassigned(nr int) bool { return nr > unix.SYS_UPROBE && nr < unix.SYS_PIDF
 
 // Reasons shared by many rows.
 const (
-	ownMemory    = "acts on the node's own memory; addresses are deterministic with ASLR off"
-	ownCode      = ownMemory + "; while weft patches TSC reads, a ptrace stop where it can make code executable (tracedMappings)"
-	ownSignals   = "the node's own signal state, kept by the kernel (weft reads it from /proc); signals reach a node only through weft (kill, tgkill, timers)"
-	ownCreds     = "the credentials of the user who runs weft, fixed for a run; they name no other process"
-	confinedFD   = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
-	fsRead       = "reads the file system, which nodes may read (only writes are confined to the run directory)"
-	futex2       = "the futex2 calls are not modelled (futex(2) is)"
-	hostAdmin    = "administers the host"
-	hostIPC      = "host-wide IPC objects would be shared with other processes and runs"
-	numa         = "NUMA placement is host state"
-	obsolete     = "obsolete; not implemented by current kernels either"
-	mounts       = "mounts and namespaces are host configuration"
-	epoll        = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock; the signal mask is checked, not applied"
-	cpuTimers    = "on virtual time; timers on CPU time (ITIMER_VIRTUAL, ITIMER_PROF, CPU-time clocks) are refused with EINVAL: weft has no virtual CPU time"
-	zeroCopy     = "zero-copy transfers are not modelled"
-	otherProcess = "acts on another process, which a node may not reach"
-	pidArg0      = "pid 0 (the node itself) runs natively; the node's own virtual pid is not modelled; any other pid is ESRCH"
+	ownMemory      = "acts on the node's own memory; addresses are deterministic with ASLR off"
+	ownCode        = ownMemory + "; while weft patches TSC reads, a ptrace stop where it can make code executable (tracedMappings)"
+	ownSignals     = "the node's own signal state, kept by the kernel (weft reads it from /proc); signals reach a node only through weft (kill, tgkill, timers)"
+	ownCreds       = "the credentials of the user who runs weft, fixed for a run; they name no other process"
+	confinedFD     = "acts on a descriptor the node opened for writing, which the open guard confined to its run directory"
+	fsRead         = "reads the file system, which nodes may read (only writes are confined to the run directory)"
+	checkedPath    = "resolved in the node's view (a path outside it is its errno; writes only in the run directory), then run natively: the host kernel resolves the path as weft did"
+	confinedFDMeta = "acts on a descriptor's file, which must be in the run directory"
+	openRow        = "resolved in the node's view and opened by weft (openat2 beneath the root, the descriptor handed over); random devices and identity files virtual; /proc and /sys by the procFiles table; /dev an allow-list; writes outside the run directory refused; FIFOs and sockets of the file system ENXIO"
+	futex2         = "the futex2 calls are not modelled (futex(2) is)"
+	hostAdmin      = "administers the host"
+	hostIPC        = "host-wide IPC objects would be shared with other processes and runs"
+	numa           = "NUMA placement is host state"
+	obsolete       = "obsolete; not implemented by current kernels either"
+	mounts         = "mounts and namespaces are host configuration"
+	epoll          = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock; the signal mask is checked, not applied"
+	cpuTimers      = "on virtual time; timers on CPU time (ITIMER_VIRTUAL, ITIMER_PROF, CPU-time clocks) are refused with EINVAL: weft has no virtual CPU time"
+	zeroCopy       = "zero-copy transfers are not modelled"
+	otherProcess   = "acts on another process, which a node may not reach"
+	pidArg0        = "pid 0 (the node itself) runs natively; the node's own virtual pid is not modelled; any other pid is ESRCH"
 )
 
 // syscallTable is the syscall table for x86-64, as data: what weft does
@@ -156,10 +159,10 @@ var syscallTable = map[int]entry{
 
 	// Randomness (sys_random.go) and virtual files (sys_vfile.go).
 	unix.SYS_GETRANDOM: served("getrandom", sysGetrandom),
-	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, "random devices virtual; /proc and /sys (by absolute path) served by the procFiles table: virtual, the node's own or absent; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_OPEN:      servedPartly("open", sysOpen, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, "random devices virtual; /proc and /sys served by the procFiles table; writes outside the run directory are refused; other paths run natively"),
-	unix.SYS_CREAT:     servedPartly("creat", sysCreat, "refused outside the run directory"),
+	unix.SYS_OPENAT:    servedPartly("openat", sysOpenat, openRow),
+	unix.SYS_OPEN:      servedPartly("open", sysOpen, openRow),
+	unix.SYS_OPENAT2:   servedPartly("openat2", sysOpenat2, openRow+"; resolve flags are ENOSYS"),
+	unix.SYS_CREAT:     servedPartly("creat", sysCreat, openRow),
 
 	// File metadata (sys_stat.go): file times are virtual.
 	unix.SYS_STAT:              servedPartly("stat", sysStat, "file times are virtual; inode numbers are the host's"),
@@ -175,24 +178,24 @@ var syscallTable = map[int]entry{
 	unix.SYS_UTIMES:            servedPartly("utimes", sysUtimes, "times are virtual; refused outside the run directory"),
 	unix.SYS_FUTIMESAT:         servedPartly("futimesat", sysFutimesat, "times are virtual; refused outside the run directory"),
 	unix.SYS_UTIMENSAT:         servedPartly("utimensat", sysUtimensat, "times are virtual; refused outside the run directory"),
-	unix.SYS_ACCESS:            passed("access", fsRead),
-	unix.SYS_FACCESSAT:         passed("faccessat", fsRead),
-	unix.SYS_FACCESSAT2:        passed("faccessat2", fsRead),
-	unix.SYS_READLINK:          servedPartly("readlink", sysReadlink, "/proc and /sys by the procFiles table (the caller's own links; others ENOENT); other paths natively"),
-	unix.SYS_READLINKAT:        servedPartly("readlinkat", sysReadlinkat, "absolute /proc and /sys paths by the procFiles table; other paths natively"),
+	unix.SYS_ACCESS:            served("access", sysAccess),
+	unix.SYS_FACCESSAT:         served("faccessat", sysFaccessat),
+	unix.SYS_FACCESSAT2:        served("faccessat2", sysFaccessat2),
+	unix.SYS_READLINK:          served("readlink", sysReadlink),
+	unix.SYS_READLINKAT:        served("readlinkat", sysReadlinkat),
 	unix.SYS_GETDENTS:          passed("getdents", fsRead+" (d_ino is the host inode number)"),
 	unix.SYS_GETDENTS64:        passed("getdents64", fsRead+" (d_ino is the host inode number)"),
-	unix.SYS_GETXATTR:          passed("getxattr", fsRead),
-	unix.SYS_LGETXATTR:         passed("lgetxattr", fsRead),
+	unix.SYS_GETXATTR:          servedPartly("getxattr", checkedRead(fsPath(0, true), pass), checkedPath),
+	unix.SYS_LGETXATTR:         servedPartly("lgetxattr", checkedRead(fsPath(0, false), pass), checkedPath),
 	unix.SYS_FGETXATTR:         passed("fgetxattr", fsRead),
-	unix.SYS_LISTXATTR:         passed("listxattr", fsRead),
-	unix.SYS_LLISTXATTR:        passed("llistxattr", fsRead),
+	unix.SYS_LISTXATTR:         servedPartly("listxattr", checkedRead(fsPath(0, true), pass), checkedPath),
+	unix.SYS_LLISTXATTR:        servedPartly("llistxattr", checkedRead(fsPath(0, false), pass), checkedPath),
 	unix.SYS_FLISTXATTR:        passed("flistxattr", fsRead),
-	unix.SYS_GETXATTRAT:        passed("getxattrat", fsRead),
-	unix.SYS_LISTXATTRAT:       passed("listxattrat", fsRead),
-	unix.SYS_FILE_GETATTR:      passed("file_getattr", fsRead),
-	unix.SYS_GETCWD:            passed("getcwd", "the node's working directory, which weft chose (a data directory's name varies between runs: LIMITATIONS)"),
-	unix.SYS_CHDIR:             passed("chdir", "changes the node's own working directory"),
+	unix.SYS_GETXATTRAT:        servedPartly("getxattrat", checkedRead(fsAt(0, 1, true, 2), pass), checkedPath),
+	unix.SYS_LISTXATTRAT:       servedPartly("listxattrat", checkedRead(fsAt(0, 1, true, 2), pass), checkedPath),
+	unix.SYS_FILE_GETATTR:      servedPartly("file_getattr", checkedRead(fsAt(0, 1, true, 4), pass), checkedPath),
+	unix.SYS_GETCWD:            served("getcwd", sysGetcwd),
+	unix.SYS_CHDIR:             passed("chdir", "changes the node's own working directory (weft's template injects it at launch, so the filter allows it); a working directory outside the node's view resolves no relative path (ENOENT) and getcwd reports ENOENT"),
 	unix.SYS_FCHDIR:            passed("fchdir", "changes the node's own working directory"),
 	unix.SYS_UMASK:             passed("umask", "the node's own file creation mask"),
 	unix.SYS_NAME_TO_HANDLE_AT: refused("name_to_handle_at", unix.EOPNOTSUPP, "file handles name host mounts"),
@@ -200,38 +203,38 @@ var syscallTable = map[int]entry{
 	unix.SYS_CACHESTAT:         refused("cachestat", unix.ENOSYS, "page-cache residency is host state"),
 
 	// Writes to the file system (sys_fs.go): confined to the run directory.
-	unix.SYS_TRUNCATE:      servedPartly("truncate", guard(fsPath(0, true)), "refused outside the run directory"),
-	unix.SYS_RENAME:        servedPartly("rename", guard(fsPath(0, false), fsPath(1, false)), "refused outside the run directory"),
-	unix.SYS_RENAMEAT:      servedPartly("renameat", guard(fsAt(0, 1, false, -1), fsAt(2, 3, false, -1)), "refused outside the run directory"),
-	unix.SYS_RENAMEAT2:     servedPartly("renameat2", guard(fsAt(0, 1, false, -1), fsAt(2, 3, false, -1)), "refused outside the run directory"),
-	unix.SYS_MKDIR:         servedPartly("mkdir", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_MKDIRAT:       servedPartly("mkdirat", guard(fsAt(0, 1, false, -1)), "refused outside the run directory"),
-	unix.SYS_RMDIR:         servedPartly("rmdir", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_UNLINK:        servedPartly("unlink", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_UNLINKAT:      servedPartly("unlinkat", guard(fsAt(0, 1, false, -1)), "refused outside the run directory"),
-	unix.SYS_LINK:          servedPartly("link", guard(fsPath(0, false), fsPath(1, false)), "refused unless both names are in the run directory"),
-	unix.SYS_LINKAT:        servedPartly("linkat", guard(fsAtFollow(0, 1, 4, unix.AT_SYMLINK_FOLLOW), fsAt(2, 3, false, -1)), "refused unless both names are in the run directory"),
-	unix.SYS_SYMLINK:       servedPartly("symlink", guard(fsPath(1, false)), "refused outside the run directory"),
-	unix.SYS_SYMLINKAT:     servedPartly("symlinkat", guard(fsAt(1, 2, false, -1)), "refused outside the run directory"),
-	unix.SYS_MKNOD:         servedPartly("mknod", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_MKNODAT:       servedPartly("mknodat", guard(fsAt(0, 1, false, -1)), "refused outside the run directory"),
-	unix.SYS_CHMOD:         servedPartly("chmod", guard(fsPath(0, true)), "refused outside the run directory"),
-	unix.SYS_FCHMOD:        servedPartly("fchmod", guard(fsFD(0)), "refused outside the run directory"),
-	unix.SYS_FCHMODAT:      servedPartly("fchmodat", guard(fsAt(0, 1, true, -1)), "refused outside the run directory"),
-	unix.SYS_FCHMODAT2:     servedPartly("fchmodat2", guard(fsAt(0, 1, true, 3)), "refused outside the run directory"),
-	unix.SYS_CHOWN:         servedPartly("chown", guard(fsPath(0, true)), "refused outside the run directory"),
-	unix.SYS_LCHOWN:        servedPartly("lchown", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_FCHOWN:        servedPartly("fchown", guard(fsFD(0)), "refused outside the run directory"),
-	unix.SYS_FCHOWNAT:      servedPartly("fchownat", guard(fsAt(0, 1, true, 4)), "refused outside the run directory"),
-	unix.SYS_SETXATTR:      servedPartly("setxattr", guard(fsPath(0, true)), "refused outside the run directory"),
-	unix.SYS_LSETXATTR:     servedPartly("lsetxattr", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_FSETXATTR:     servedPartly("fsetxattr", guard(fsFD(0)), "refused outside the run directory"),
-	unix.SYS_SETXATTRAT:    servedPartly("setxattrat", guard(fsAt(0, 1, true, 2)), "refused outside the run directory"),
-	unix.SYS_REMOVEXATTR:   servedPartly("removexattr", guard(fsPath(0, true)), "refused outside the run directory"),
-	unix.SYS_LREMOVEXATTR:  servedPartly("lremovexattr", guard(fsPath(0, false)), "refused outside the run directory"),
-	unix.SYS_FREMOVEXATTR:  servedPartly("fremovexattr", guard(fsFD(0)), "refused outside the run directory"),
-	unix.SYS_REMOVEXATTRAT: servedPartly("removexattrat", guard(fsAt(0, 1, true, 2)), "refused outside the run directory"),
-	unix.SYS_FILE_SETATTR:  servedPartly("file_setattr", guard(fsAt(0, 1, true, 4)), "refused outside the run directory"),
+	unix.SYS_TRUNCATE:      served("truncate", sysTruncate),
+	unix.SYS_RENAME:        served("rename", sysRename),
+	unix.SYS_RENAMEAT:      served("renameat", sysRenameat),
+	unix.SYS_RENAMEAT2:     served("renameat2", sysRenameat2),
+	unix.SYS_MKDIR:         served("mkdir", sysMkdir),
+	unix.SYS_MKDIRAT:       served("mkdirat", sysMkdirat),
+	unix.SYS_RMDIR:         served("rmdir", sysRmdir),
+	unix.SYS_UNLINK:        served("unlink", sysUnlink),
+	unix.SYS_UNLINKAT:      served("unlinkat", sysUnlinkat),
+	unix.SYS_LINK:          servedPartly("link", sysLink, "both names in the run directory"),
+	unix.SYS_LINKAT:        servedPartly("linkat", sysLinkat, "both names in the run directory; with AT_EMPTY_PATH the descriptor's file must be there, and the kernel links it"),
+	unix.SYS_SYMLINK:       served("symlink", sysSymlink),
+	unix.SYS_SYMLINKAT:     served("symlinkat", sysSymlinkat),
+	unix.SYS_MKNOD:         servedPartly("mknod", sysMknod, "regular files, FIFOs and sockets; device nodes EPERM"),
+	unix.SYS_MKNODAT:       servedPartly("mknodat", sysMknodat, "regular files, FIFOs and sockets; device nodes EPERM"),
+	unix.SYS_CHMOD:         served("chmod", sysChmod),
+	unix.SYS_FCHMOD:        servedPartly("fchmod", guardFD(0), confinedFDMeta),
+	unix.SYS_FCHMODAT:      served("fchmodat", sysFchmodat),
+	unix.SYS_FCHMODAT2:     servedPartly("fchmodat2", sysFchmodat2, "with AT_EMPTY_PATH: "+confinedFDMeta),
+	unix.SYS_CHOWN:         served("chown", sysChown),
+	unix.SYS_LCHOWN:        served("lchown", sysLchown),
+	unix.SYS_FCHOWN:        servedPartly("fchown", guardFD(0), confinedFDMeta),
+	unix.SYS_FCHOWNAT:      servedPartly("fchownat", sysFchownat, "with AT_EMPTY_PATH: "+confinedFDMeta),
+	unix.SYS_SETXATTR:      servedPartly("setxattr", checkedWrite(fsPath(0, true)), checkedPath),
+	unix.SYS_LSETXATTR:     servedPartly("lsetxattr", checkedWrite(fsPath(0, false)), checkedPath),
+	unix.SYS_FSETXATTR:     servedPartly("fsetxattr", guardFD(0), confinedFDMeta),
+	unix.SYS_SETXATTRAT:    servedPartly("setxattrat", checkedWrite(fsAt(0, 1, true, 2)), checkedPath),
+	unix.SYS_REMOVEXATTR:   servedPartly("removexattr", checkedWrite(fsPath(0, true)), checkedPath),
+	unix.SYS_LREMOVEXATTR:  servedPartly("lremovexattr", checkedWrite(fsPath(0, false)), checkedPath),
+	unix.SYS_FREMOVEXATTR:  servedPartly("fremovexattr", guardFD(0), confinedFDMeta),
+	unix.SYS_REMOVEXATTRAT: servedPartly("removexattrat", checkedWrite(fsAt(0, 1, true, 2)), checkedPath),
+	unix.SYS_FILE_SETATTR:  servedPartly("file_setattr", checkedWrite(fsAt(0, 1, true, 4)), checkedPath),
 
 	// Memory: the node's own address space.
 	unix.SYS_MMAP:                    passed("mmap", ownCode),
@@ -307,8 +310,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_CLONE3:                  servedPartly("clone3", sysClone3, "threads, and child processes without CLONE_FILES, CLONE_PARENT or namespaces; CLONE_PIDFD is EINVAL; set_tid ends the run"),
 	unix.SYS_FORK:                    served("fork", sysFork),
 	unix.SYS_VFORK:                   served("vfork", sysVfork),
-	unix.SYS_EXECVE:                  servedPartly("execve", sysExecve, "run by the kernel; the threads it ends are collected, the auxiliary vector patched again"),
-	unix.SYS_EXECVEAT:                servedPartly("execveat", sysExecve, "run by the kernel; the threads it ends are collected, the auxiliary vector patched again"),
+	unix.SYS_EXECVE:                  servedPartly("execve", checkedRead(fsPath(0, true), sysExecve), checkedPath+"; run by the kernel; the threads it ends are collected, the auxiliary vector patched again"),
+	unix.SYS_EXECVEAT:                servedPartly("execveat", checkedRead(fsAt(0, 1, true, 4), sysExecve), checkedPath+"; run by the kernel; the threads it ends are collected, the auxiliary vector patched again"),
 	unix.SYS_EXIT:                    served("exit", sysExit),
 	unix.SYS_EXIT_GROUP:              servedPartly("exit_group", sysExitGroup, "the main process ends natively (weft observes its pidfd); a child process's end is collected at once"),
 	unix.SYS_WAIT4:                   servedPartly("wait4", sysWait4, "virtual: zombies of the node's tree, parked until one ends; children never stop, so WUNTRACED reports nothing"),

@@ -30,6 +30,7 @@ type World struct {
 	synced     map[uint64][]byte      // inode → content at its last fsync
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
+	views      []nodeView             // per node: its file-system view (sys_view.go), made lazily
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	// queryReplies are the latest state query replies; queryOpen the

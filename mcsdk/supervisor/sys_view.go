@@ -1,0 +1,267 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
+)
+
+// A node's paths are resolved by weft in the node's own view
+// (vkernel.View): the system's directories and the node's working and
+// binary directories read-only, its run directory writable, /proc and
+// /sys by the table of sys_procfs.go, /dev an allow-list, and virtual
+// host-identity files. The view's paths of a host directory are the
+// host's own, so a path a model hands a node means the same to both.
+// Resolution is vkernel's; hostFS reads the host for it, and every call
+// then acts on the canonical host path it returns (opened with openat2's
+// RESOLVE_NO_SYMLINKS, so nothing is followed that resolution did not
+// see), or is served from the view, or fails with the errno Linux would
+// give. A path that does not resolve never reaches the host kernel.
+
+// nodeView is a node's view and the run directory it was made for (a
+// checkpoint's copy moves the run directories).
+type nodeView struct {
+	runDir string
+	v      *vkernel.View
+}
+
+// view is the calling node's view.
+func (c *call) view() *vkernel.View {
+	w, i := c.w, c.n.id
+	if len(w.views) != len(w.cfg.Nodes) {
+		w.views = make([]nodeView, len(w.cfg.Nodes))
+	}
+	if nv := w.views[i]; nv.v != nil && nv.runDir == w.runDirs[i] {
+		return nv.v
+	}
+	v := w.makeView(i)
+	w.views[i] = nodeView{runDir: w.runDirs[i], v: v}
+	return v
+}
+
+// makeView composes node i's view.
+func (w *World) makeView(i int) *vkernel.View {
+	var mounts []vkernel.Mount
+	for _, d := range vkernel.SystemDirs {
+		mounts = append(mounts, vkernel.Mount{Path: d})
+	}
+	run := w.runDirs[i]
+	for _, d := range readDirs(w.cfg.Nodes[i], w.dataRoot != "") {
+		if run == "" || d != run && !strings.HasPrefix(d, run+"/") {
+			mounts = append(mounts, vkernel.Mount{Path: d})
+		}
+	}
+	if run != "" {
+		mounts = append(mounts, vkernel.Mount{Path: run, Writable: true})
+	}
+	return vkernel.NewView(mounts, vkernel.Identity(i, vkernel.NodeNames(len(w.cfg.Nodes))))
+}
+
+// readDirs are the host directories a node reads besides the system's,
+// canonical: the model's directory (NodeSpec.Dir; the supervisor's own
+// working directory, where a node without a data directory starts, when
+// it is ""), its binary's directory and, for a binary in a "bin"
+// directory, the installation it belongs to (an interpreter's library:
+// pyenv's, nvm's), and every host file or directory its arguments name by
+// an absolute path (a script, an input file): what the model hands the
+// node, and nothing else.
+func readDirs(spec NodeSpec, dataDirs bool) []string {
+	dirs := []string{spec.Dir, filepath.Dir(spec.Path)}
+	if bin := filepath.Dir(spec.Path); filepath.Base(bin) == "bin" {
+		dirs = append(dirs, filepath.Dir(bin))
+	}
+	for _, a := range spec.Args {
+		if !filepath.IsAbs(a) {
+			continue
+		}
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dirs = append(dirs, a)
+		} else if err == nil {
+			dirs = append(dirs, filepath.Dir(a))
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		if d == "" && dataDirs {
+			continue
+		}
+		if d == "" || d == "." {
+			d, _ = os.Getwd()
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		if p, err := filepath.EvalSymlinks(abs); err == nil && p != "/" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hostFS reads the host's file system for vkernel's resolution. Its
+// paths are canonical (resolution followed every symlink above them).
+type hostFS struct{}
+
+func (hostFS) Lstat(p string) (vkernel.FileType, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return vkernel.TypeNone, vkErrno(err)
+	}
+	return fileType(st.Mode), nil
+}
+
+func (hostFS) Readlink(p string) (string, error) {
+	buf := make([]byte, vkernel.PathMax)
+	k, err := unix.Readlink(p, buf)
+	if err != nil {
+		return "", vkErrno(err)
+	}
+	return string(buf[:k]), nil
+}
+
+func fileType(mode uint32) vkernel.FileType {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return vkernel.TypeRegular
+	case unix.S_IFDIR:
+		return vkernel.TypeDir
+	case unix.S_IFLNK:
+		return vkernel.TypeSymlink
+	}
+	return vkernel.TypeOther
+}
+
+// vkErrno is a host error as vkernel's.
+func vkErrno(err error) error {
+	if e, ok := err.(unix.Errno); ok {
+		return vkernel.Errno(e)
+	}
+	return vkernel.EACCES
+}
+
+// pathErrno is the errno for an error of resolution or of a host call.
+func pathErrno(err error) unix.Errno {
+	if e, ok := err.(vkernel.Errno); ok {
+		return unix.Errno(e)
+	}
+	return errnoOf(err)
+}
+
+// where is what a path argument names: a place in the view, or the
+// descriptor dirfd itself (an empty path with AT_EMPTY_PATH, or none).
+type where struct {
+	res   vkernel.Result
+	fd    bool
+	dirfd int32
+}
+
+// resolveArg resolves the path of a in the calling node's view.
+func (c *call) resolveArg(a fsArg) (where, error) {
+	dirfd := int32(unix.AT_FDCWD)
+	if a.dirfd >= 0 {
+		dirfd = int32(c.arg(a.dirfd))
+	}
+	follow := a.follow
+	var flags uint64
+	if a.flags >= 0 {
+		flags = c.arg(a.flags)
+		switch {
+		case a.followFlag != 0:
+			follow = flags&a.followFlag != 0
+		case flags&unix.AT_SYMLINK_NOFOLLOW != 0:
+			follow = false
+		}
+	}
+	if a.path < 0 || c.arg(a.path) == 0 {
+		return where{fd: true, dirfd: dirfd}, nil
+	}
+	name, err := c.readPath(c.arg(a.path))
+	if err != nil {
+		return where{}, err
+	}
+	if name == "" {
+		if flags&unix.AT_EMPTY_PATH == 0 {
+			return where{}, unix.ENOENT
+		}
+		return where{fd: true, dirfd: dirfd}, nil
+	}
+	start := "/"
+	if !strings.HasPrefix(name, "/") {
+		if start, err = c.startDir(dirfd); err != nil {
+			return where{}, err
+		}
+	}
+	res, err := c.view().Resolve(hostFS{}, start, name, follow)
+	return where{res: res, dirfd: dirfd}, err
+}
+
+// startDir is the view's path of the directory a relative path starts
+// from: the node's working directory, or its descriptor dirfd.
+func (c *call) startDir(dirfd int32) (string, error) {
+	link := fmt.Sprintf("/proc/%d/cwd", c.n.memPid())
+	if dirfd != unix.AT_FDCWD {
+		if dirfd < 0 {
+			return "", unix.EBADF
+		}
+		link = fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), dirfd)
+	}
+	host, err := os.Readlink(link)
+	switch {
+	case err != nil && dirfd != unix.AT_FDCWD:
+		return "", unix.EBADF
+	case err != nil:
+		return "", unix.ENOENT
+	}
+	if v, ok := c.view().Locate(host); ok {
+		return v, nil
+	}
+	if !strings.HasPrefix(host, "/") {
+		return "", unix.ENOTDIR // a socket, pipe or virtual file
+	}
+	return "", unix.ENOENT // a directory outside the view
+}
+
+// fdHost is the supervisor's name for the node's descriptor fd.
+func (c *call) fdHost(fd int32) string {
+	return fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), fd)
+}
+
+// umask is the calling thread's file creation mask.
+func (c *call) umask() uint32 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
+	if err != nil {
+		return 0o022
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return uint32(m)
+			}
+		}
+	}
+	return 0o022
+}
+
+// openBeneath opens the canonical host path p for weft with openat2,
+// following no symlink (resolution followed them all).
+func openBeneath(p string, flags uint64, mode uint32) (int, error) {
+	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	if flags&unix.O_CREAT != 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE {
+		how.Mode = uint64(mode & 0o7777)
+	}
+	for {
+		fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}

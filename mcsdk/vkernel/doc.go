@@ -1,0 +1,17 @@
+// Package vkernel is weft's virtual kernel: the kernel objects weft models
+// for a node, as plain Go. It imports no syscall, golang.org/x/sys/unix or
+// os (TestImportsNoHost checks), so its tests run without seccomp, ptrace
+// or root; whatever it needs of the host it reads through a small
+// interface the supervisor implements (HostFS), and tests use a fake.
+//
+// It begins with the node's view of the file system (View): a composed
+// namespace of the node's run directory (writable), the system's
+// read-only directories, virtual /proc and /sys (served by the
+// supervisor's table), /dev as an allow-list, and virtual host-identity
+// files. View.Resolve walks a path in that view component by component
+// with Linux's semantics (path_resolution(7)): symlinks followed inside
+// the view (at most MaxSymlinks), PATH_MAX and NAME_MAX, ".." clamped at
+// the view's root, magic links of /proc refused. Its answer is a host
+// location to open beneath the root (already canonical: no symlink left
+// in it), a virtual file, or an errno; never "let the host kernel decide".
+package vkernel
