@@ -31,7 +31,6 @@
 package kernel
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"sync"
@@ -59,9 +58,14 @@ type Kernel struct {
 	log     io.Writer
 	session string
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // cancels the running cell, if any
-	cell   *cellPublisher     // the running cell's publisher, if any
+	// ownsProcess: the kernel runs as its own process (Run), so its
+	// descendant processes are the cells' and it kills them when a cell is
+	// stopped and when it exits.
+	ownsProcess bool
+
+	mu   sync.Mutex
+	run  *cellRun       // the running cell's cancellation, if any
+	cell *cellPublisher // the running cell's publisher, if any
 	// stdoutSync, when standard output is captured, waits until what was
 	// written to it has been forwarded.
 	stdoutSync func()
@@ -117,15 +121,6 @@ func (k *Kernel) hostStream(name, text string) bool {
 	}
 	c.Stream(name, text)
 	return true
-}
-
-// Interrupt stops the running cell, if any (interrupt_request or SIGINT).
-func (k *Kernel) Interrupt() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.cancel != nil {
-		k.cancel()
-	}
 }
 
 // Handle is the wire.Handler: it dispatches one verified message.

@@ -1,0 +1,219 @@
+//go:build linux
+
+package kernel_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/kernel"
+	"github.com/weft-mc/weft/mcsdk/dataset"
+)
+
+// goneWithin bounds the wait for the kernel's processes to go. The kernel
+// itself needs about a second (its parent poll) or less (a signal), then
+// up to interruptGrace (2 s) for the cell to return and the time to kill
+// its processes: well within 10 s. The test polls until they are gone and
+// reports how long that took; only 60 s without that fails it, which no
+// load on a shared 2-core machine explains.
+const goneWithin = 60 * time.Second
+
+// TestKernelLifecycle drives the real weft binary with a real Jupyter
+// client (testdata/lifecycle.py, jupyter_client's KernelManager) while a
+// Chord campaign of 3 × 1000 runs is under way in a cell:
+//   - client SIGKILL: the client dies; the kernel and every process under
+//     it must be gone;
+//   - kernel SIGTERM: likewise, with the client still alive;
+//   - interrupt: Jupyter's interrupt (interrupt_request: the kernelspec's
+//     interrupt_mode is "message") ends the cell with an Interrupted
+//     error, the campaign returns its partial summary into the session and
+//     keeps its completed runs, and the next cell sees earlier variables.
+//
+// The test process makes itself a child subreaper, so every descendant of
+// the client, the kernel and the node processes stays its descendant
+// whatever dies first: "none survives" is checked on the whole tree under
+// the test, read from /proc.
+func TestKernelLifecycle(t *testing.T) {
+	requireJupyter(t)
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Fatalf("PR_SET_CHILD_SUBREAPER: %v", err)
+	}
+	_, jp := buildAndInstall(t, "weft-lifecycle")
+	model, err := filepath.Abs("../targets/chord/chord.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("client SIGKILL", func(t *testing.T) {
+		d := startLifecycle(t, jp, "hold", model)
+		d.awaitNodes(t)
+		if err := d.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		d.cmd.Wait()
+		d.awaitGone(t, 0)
+	})
+	t.Run("kernel SIGTERM", func(t *testing.T) {
+		d := startLifecycle(t, jp, "hold", model)
+		defer func() { d.cmd.Process.Kill(); d.cmd.Wait() }()
+		d.awaitNodes(t)
+		if err := syscall.Kill(d.kernel, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		d.awaitGone(t, d.cmd.Process.Pid)
+	})
+	t.Run("interrupt", func(t *testing.T) { testInterrupt(t, jp, model) })
+}
+
+// lifecycleDriver is a running testdata/lifecycle.py.
+type lifecycleDriver struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stderr *bytes.Buffer
+	kernel int    // the kernel's pid
+	out    string // the campaign's dataset
+}
+
+// startLifecycle starts the driver and waits until the campaign in its
+// cell has made progress.
+func startLifecycle(t *testing.T, jupyterPath, mode, model string) *lifecycleDriver {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "ds")
+	cmd := exec.Command(python, "testdata/lifecycle.py", mode, "weft-lifecycle", model, out)
+	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &lifecycleDriver{cmd: cmd, lines: bufio.NewScanner(stdout), stderr: &bytes.Buffer{}, out: out}
+	cmd.Stderr = d.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var first struct {
+		KernelPID int `json:"kernel_pid"`
+	}
+	d.next(t, &first)
+	d.kernel = first.KernelPID
+	return d
+}
+
+// next decodes the driver's next line of output into v.
+func (d *lifecycleDriver) next(t *testing.T, v any) {
+	t.Helper()
+	if !d.lines.Scan() {
+		d.cmd.Process.Kill()
+		d.cmd.Wait()
+		t.Fatalf("driver ended without output: %v\nstderr:\n%s", d.lines.Err(), d.stderr)
+	}
+	if err := json.Unmarshal(d.lines.Bytes(), v); err != nil {
+		t.Fatalf("driver output %q: %v", d.lines.Text(), err)
+	}
+}
+
+// awaitNodes waits until the kernel has child processes (the campaign's
+// node processes), so that what follows tears down a running campaign.
+func (d *lifecycleDriver) awaitNodes(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(goneWithin); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if n := len(kernel.Descendants(d.kernel)); n > 0 {
+			t.Logf("kernel %d runs the campaign with %d processes under it", d.kernel, n)
+			return
+		}
+	}
+	t.Fatalf("the kernel started no process within %v\nstderr:\n%s", goneWithin, d.stderr)
+}
+
+// awaitGone waits until no process is left under the test but keep (the
+// client, when it lives on), and reaps the orphans it inherited.
+func (d *lifecycleDriver) awaitGone(t *testing.T, keep int) {
+	t.Helper()
+	start := time.Now()
+	var left []int
+	for time.Since(start) < goneWithin {
+		left = slices.DeleteFunc(kernel.Descendants(os.Getpid()), func(p int) bool { return p == keep })
+		if len(left) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	reapOrphans(t)
+	if len(left) > 0 {
+		t.Fatalf("%d processes still alive %v after the kernel was told to go: %s\nstderr:\n%s",
+			len(left), goneWithin, describe(left), d.stderr)
+	}
+	t.Logf("the kernel and all its processes were gone %.2fs after", time.Since(start).Seconds())
+}
+
+// reapOrphans collects the zombies of orphans the test process inherited
+// as a subreaper.
+func reapOrphans(t *testing.T) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		if len(f) > 1 && f[0] == "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+// describe names processes by pid and command line.
+func describe(pids []int) string {
+	var out []string
+	for _, p := range pids {
+		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
+		out = append(out, strconv.Itoa(p)+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+	}
+	return strings.Join(out, "; ")
+}
+
+type interruptObs struct {
+	Reply      map[string]any `json:"reply"`
+	Seconds    float64        `json:"seconds"`
+	After      map[string]any `json:"after"`
+	AfterValue string         `json:"after_value"`
+}
+
+func testInterrupt(t *testing.T, jupyterPath, model string) {
+	d := startLifecycle(t, jupyterPath, "interrupt", model)
+	var o interruptObs
+	d.next(t, &o)
+	if err := d.cmd.Wait(); err != nil {
+		t.Fatalf("driver: %v\nstderr:\n%s", err, d.stderr)
+	}
+	evalue, _ := o.Reply["evalue"].(string)
+	if o.Reply["status"] != "error" || o.Reply["ename"] != "Interrupted" || !strings.HasPrefix(evalue, "interrupted: ") {
+		t.Fatalf("interrupted cell's reply %v, want an Interrupted error", o.Reply)
+	}
+	t.Logf("the cell ended %.2fs after the interrupt: %s", o.Seconds, evalue)
+	// The next cell sees a variable of the first and the partial summary
+	// the interrupted campaign returned.
+	if o.After["status"] != "ok" || o.AfterValue != "42 true" {
+		t.Fatalf("next cell: reply %v, value %s; want 42 and an interrupted campaign summary", o.After, o.AfterValue)
+	}
+	rows, err := dataset.ReadRows(d.out)
+	if err != nil || len(rows) == 0 || len(rows) >= 3000 {
+		t.Fatalf("the interrupted campaign kept %d of 3000 runs (%v): want some, not all", len(rows), err)
+	}
+	t.Logf("the campaign kept %d completed runs of 3000", len(rows))
+}
