@@ -36,10 +36,14 @@ const goneWithin = 60 * time.Second
 //   - client SIGKILL: the client dies; the kernel and every process under
 //     it must be gone;
 //   - kernel SIGTERM: likewise, with the client still alive;
-//   - interrupt: Jupyter's interrupt (interrupt_request: the kernelspec's
-//     interrupt_mode is "message") ends the cell with an Interrupted
-//     error, the campaign returns its partial summary into the session and
-//     keeps its completed runs, and the next cell sees earlier variables.
+//   - kernel SIGKILL: likewise, with nothing run by the kernel;
+//   - interrupt campaign: Jupyter's interrupt (interrupt_request: the
+//     kernelspec's interrupt_mode is "message") ends the cell with an
+//     Interrupted error, the campaign returns its partial summary into the
+//     session and keeps its completed runs, and the next cell sees earlier
+//     variables;
+//   - interrupt check: likewise for an exhaustive check of the election
+//     model given CheckOptions{Context: display.Context()}.
 //
 // The test process makes itself a child subreaper, so every descendant of
 // the client, the kernel and the node processes stays its descendant
@@ -73,7 +77,25 @@ func TestKernelLifecycle(t *testing.T) {
 		}
 		d.awaitGone(t, d.cmd.Process.Pid)
 	})
-	t.Run("interrupt", func(t *testing.T) { testInterrupt(t, jp, model) })
+	t.Run("kernel SIGKILL", func(t *testing.T) {
+		// Nothing in the kernel runs: node processes die of their parent
+		// death signal (SIGKILL, asked for from the launcher thread, which
+		// never exits) and of PTRACE_O_EXITKILL (their tracer died); the
+		// Go checks helper exits when its request pipe closes.
+		d := startLifecycle(t, jp, "hold", model)
+		defer func() { d.cmd.Process.Kill(); d.cmd.Wait() }()
+		d.awaitNodes(t)
+		if err := syscall.Kill(d.kernel, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		d.awaitGone(t, d.cmd.Process.Pid)
+	})
+	t.Run("interrupt campaign", func(t *testing.T) { testInterrupt(t, jp, "campaign", model) })
+	election, err := filepath.Abs("../targets/election/election.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("interrupt check", func(t *testing.T) { testInterrupt(t, jp, "check", election) })
 }
 
 // lifecycleDriver is a running testdata/lifecycle.py.
@@ -87,10 +109,10 @@ type lifecycleDriver struct {
 
 // startLifecycle starts the driver and waits until the campaign in its
 // cell has made progress.
-func startLifecycle(t *testing.T, jupyterPath, mode, model string) *lifecycleDriver {
+func startLifecycle(t *testing.T, jupyterPath, mode, model string, work ...string) *lifecycleDriver {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "ds")
-	cmd := exec.Command(python, "testdata/lifecycle.py", mode, "weft-lifecycle", model, out)
+	cmd := exec.Command(python, append([]string{"testdata/lifecycle.py", mode, "weft-lifecycle", model, out}, work...)...)
 	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -194,8 +216,9 @@ type interruptObs struct {
 	AfterValue string         `json:"after_value"`
 }
 
-func testInterrupt(t *testing.T, jupyterPath, model string) {
-	d := startLifecycle(t, jupyterPath, "interrupt", model)
+// testInterrupt interrupts work (campaign or check) running in a cell.
+func testInterrupt(t *testing.T, jupyterPath, work, model string) {
+	d := startLifecycle(t, jupyterPath, "interrupt", model, work)
 	var o interruptObs
 	d.next(t, &o)
 	if err := d.cmd.Wait(); err != nil {
@@ -206,10 +229,13 @@ func testInterrupt(t *testing.T, jupyterPath, model string) {
 		t.Fatalf("interrupted cell's reply %v, want an Interrupted error", o.Reply)
 	}
 	t.Logf("the cell ended %.2fs after the interrupt: %s", o.Seconds, evalue)
-	// The next cell sees a variable of the first and the partial summary
-	// the interrupted campaign returned.
+	// The next cell sees a variable of the first, and the partial result
+	// the interrupted work returned into the session.
 	if o.After["status"] != "ok" || o.AfterValue != "42 true" {
-		t.Fatalf("next cell: reply %v, value %s; want 42 and an interrupted campaign summary", o.After, o.AfterValue)
+		t.Fatalf("next cell: reply %v, value %s; want 42 and an interrupted %s's result", o.After, o.AfterValue, work)
+	}
+	if work != "campaign" {
+		return
 	}
 	rows, err := dataset.ReadRows(d.out)
 	if err != nil || len(rows) == 0 || len(rows) >= 3000 {

@@ -1,15 +1,19 @@
 """Drives weft's Go kernel through its lifecycle with Debian's jupyter_client.
 
-Usage: lifecycle.py MODE KERNEL_NAME MODEL OUT   (JUPYTER_PATH must find the kernelspec)
+Usage: lifecycle.py MODE KERNEL_NAME MODEL OUT [WORK]   (JUPYTER_PATH must find the kernelspec)
 
-MODE is "hold" or "interrupt". Both start the kernel, define a variable in a
-first cell and start a campaign of MODEL into OUT in a second cell; once the
-campaign has made progress they print one JSON line {"kernel_pid": PID} on
-stdout. "hold" then waits for ever: the Go test (kernel/lifecycle_linux_test.go)
-kills this client, or the kernel, and watches what remains. "interrupt" sends
+WORK is "campaign" (the default: a campaign of MODEL into OUT, 1000 seeds) or
+"check" (an exhaustive check of MODEL). MODE is "hold" or "interrupt". Both
+start the kernel, define a variable in a first cell and start WORK in a second
+cell, with display.Context() and a live progress display; once it has made
+progress they print one JSON line {"kernel_pid": PID} on stdout. "hold" then
+waits for ever: the Go test (kernel/lifecycle_linux_test.go) kills this
+client, or the kernel, and watches what remains. "interrupt" sends
 interrupt_request (the kernelspec's interrupt_mode is "message"), then prints
 a second JSON line with what it saw: the interrupted cell's reply and the
-seconds it took, the next cell's reply and value, then shuts the kernel down.
+seconds it took, the next cell's reply and value (the first cell's variable
+plus one, and whether WORK returned an interrupted summary into the session),
+then shuts the kernel down.
 """
 import json
 import queue
@@ -54,7 +58,7 @@ def iopub_of(kc, msg_id, timeout):
 
 
 def wait_progress(kc, msg_id, runs, timeout=600):
-    """Waits until the campaign's progress display reports runs done."""
+    """Waits until the work's progress display reports runs done."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
@@ -64,37 +68,48 @@ def wait_progress(kc, msg_id, runs, timeout=600):
         if m["parent_header"].get("msg_id") != msg_id:
             continue
         if m["msg_type"] in ("error", "execute_result"):
-            raise SystemExit("campaign cell ended early: %r" % (m["content"],))
+            raise SystemExit("the work's cell ended early: %r" % (m["content"],))
         if m["msg_type"] in ("display_data", "update_display_data"):
             text = m["content"]["data"].get("text/plain", "")
-            # "campaign: N/T (P%)"
+            # "campaign: N/T (P%)" or "states: N"
             try:
                 done = int(text.split(":")[1].split("/")[0])
             except (IndexError, ValueError):
                 continue
             if done >= runs:
                 return done
-    raise SystemExit("no campaign progress within %ds" % timeout)
+    raise SystemExit("no progress within %ds" % timeout)
 
 
-CAMPAIGN = """
+LOAD = """
 import (
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
-m, err := model.Load(%(model)r)
+m, err := model.Load(MODEL)
 if err != nil {
 	panic(err)
 }
-p := display.NewProgress("campaign", 3 * %(seeds)d)
-sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: %(seeds)d, Out: %(out)r,
+"""
+
+WORK = {
+    "campaign": (LOAD + """p := display.NewProgress("campaign", 3000)
+sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 1000, Out: OUT,
 	Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) }})
 p.Finish()
-"""
+""", 6, "sum != nil && sum.Interrupted"),
+    "check": (LOAD + """p := display.NewProgress("states", 0)
+res, err := mcsdk.Check(m, mcsdk.CheckOptions{Context: display.Context(),
+	Progress: func(states, runs int) { p.Set(states) }})
+p.Finish()
+""", 1, "res != nil && res.Interrupted"),
+}
 
 
 def main():
     mode, name, model, out = sys.argv[1:5]
+    code, progress, interrupted = WORK[sys.argv[5] if len(sys.argv) > 5 else "campaign"]
+    code = code.replace("MODEL", json.dumps(model)).replace("OUT", json.dumps(out))
     km = KernelManager(kernel_name=name)
     km.start_kernel()
     kc = km.client()
@@ -102,9 +117,8 @@ def main():
     kc.wait_for_ready(timeout=120)
     first = kc.execute("kept := 41")
     wait_reply(kc, first, 120)
-    code = CAMPAIGN.replace("%(model)r", json.dumps(model)).replace("%(out)r", json.dumps(out)).replace("%(seeds)d", "1000")
     cell = kc.execute(code)
-    wait_progress(kc, cell, 6)
+    wait_progress(kc, cell, progress)
     emit({"kernel_pid": km.provisioner.process.pid})
     if mode == "hold":
         while True:
@@ -114,7 +128,7 @@ def main():
     reply = wait_reply(kc, cell, 120)
     took = time.time() - t
     msgs = iopub_of(kc, cell, 10)
-    after = kc.execute('import "fmt"\nfmt.Sprintf("%d %v", kept+1, sum != nil && sum.Interrupted)')
+    after = kc.execute('import "fmt"\nfmt.Sprintf("%d %v", kept+1, ' + interrupted + ')')
     after_reply = wait_reply(kc, after, 120)
     after_msgs = iopub_of(kc, after, 10)
     value = None
