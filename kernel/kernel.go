@@ -18,10 +18,15 @@
 //	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Progress: func(states, runs int) { p.Set(states) }})
 //	p.Finish()
 //
-// Interrupting (the stop button: interrupt_request, or SIGINT) stops the
-// running cell at once; the kernel and its state survive. Errors and
-// panics in a cell, and panics in goroutines it started, are reported in
-// the cell.
+// Interrupting (the stop button: interrupt_request, or SIGINT) cancels
+// display.Context(): a campaign given it stops between runs and returns its
+// partial summary, a check given CheckOptions{Context: display.Context()}
+// returns what it explored, and the cell ends with an Interrupted error; a
+// cell that does not listen is stopped at once (Kernel.Interrupt). The
+// kernel and its state survive. Run ends the kernel, and kills every
+// process under it, when its client dies, on SIGTERM, SIGHUP and
+// shutdown_request (kernel/README.md, Lifecycle). Errors and panics in a
+// cell, and panics in goroutines it started, are reported in the cell.
 //
 // The package is layered as xeus is: wire (framing, signing, ZeroMQ
 // sockets) · dispatch (this package: one handler per message type) ·

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,10 @@ const goneWithin = 60 * time.Second
 // Chord campaign of 3 × 1000 runs is under way in a cell:
 //   - client SIGKILL: the client dies; the kernel and every process under
 //     it must be gone;
-//   - kernel SIGTERM: likewise, with the client still alive;
-//   - kernel SIGKILL: likewise, with nothing run by the kernel;
+//   - kernel SIGTERM, SIGHUP, SIGKILL, and shutdown_request: likewise, with
+//     the client still alive;
+//   - parent thread exits: the kernel's parent-death signal comes while its
+//     parent lives; the kernel carries on;
 //   - interrupt campaign: Jupyter's interrupt (interrupt_request: the
 //     kernelspec's interrupt_mode is "message") ends the cell with an
 //     Interrupted error, the campaign returns its partial summary into the
@@ -59,36 +62,61 @@ func TestKernelLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("client SIGKILL", func(t *testing.T) {
-		d := startLifecycle(t, jp, "hold", model)
-		d.awaitNodes(t)
-		if err := d.cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		d.cmd.Wait()
-		d.awaitGone(t, 0)
-	})
-	t.Run("kernel SIGTERM", func(t *testing.T) {
-		d := startLifecycle(t, jp, "hold", model)
-		defer func() { d.cmd.Process.Kill(); d.cmd.Wait() }()
-		d.awaitNodes(t)
-		if err := syscall.Kill(d.kernel, syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		d.awaitGone(t, d.cmd.Process.Pid)
-	})
-	t.Run("kernel SIGKILL", func(t *testing.T) {
+	signal := func(sig syscall.Signal) func(d *lifecycleDriver) error {
+		return func(d *lifecycleDriver) error { return syscall.Kill(d.kernel, sig) }
+	}
+	ends := []struct {
+		name string
+		mode string                         // the driver's
+		end  func(d *lifecycleDriver) error // ends the kernel
+	}{
+		{"client SIGKILL", "hold", func(d *lifecycleDriver) error {
+			err := d.cmd.Process.Kill()
+			d.cmd.Wait()
+			return err
+		}},
+		{"kernel SIGTERM", "hold", signal(syscall.SIGTERM)},
+		{"kernel SIGHUP", "hold", signal(syscall.SIGHUP)},
 		// Nothing in the kernel runs: node processes die of their parent
 		// death signal (SIGKILL, asked for from the launcher thread, which
 		// never exits) and of PTRACE_O_EXITKILL (their tracer died); the
 		// Go checks helper exits when its request pipe closes.
-		d := startLifecycle(t, jp, "hold", model)
-		defer func() { d.cmd.Process.Kill(); d.cmd.Wait() }()
-		d.awaitNodes(t)
-		if err := syscall.Kill(d.kernel, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
+		{"kernel SIGKILL", "hold", signal(syscall.SIGKILL)},
+		{"shutdown_request", "shutdown", func(d *lifecycleDriver) error {
+			_, err := d.stdin.Write([]byte("go\n"))
+			return err
+		}},
+	}
+	for _, tc := range ends {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startLifecycle(t, jp, tc.mode, model)
+			defer func() { d.cmd.Process.Kill(); d.cmd.Wait() }()
+			d.awaitNodes(t)
+			if err := tc.end(d); err != nil {
+				t.Fatal(err)
+			}
+			keep := d.cmd.Process.Pid
+			if d.cmd.ProcessState != nil {
+				keep = 0 // the client is gone too
+			}
+			d.awaitGone(t, keep)
+		})
+	}
+	t.Run("parent thread exits", func(t *testing.T) {
+		// Linux sends the parent-death signal when the THREAD that
+		// started the kernel exits: the kernel must check its parent and
+		// carry on.
+		d := startLifecycle(t, jp, "thread", model)
+		var o struct {
+			Alive bool `json:"alive"`
 		}
-		d.awaitGone(t, d.cmd.Process.Pid)
+		d.next(t, &o)
+		if err := d.cmd.Wait(); err != nil {
+			t.Fatalf("driver: %v\nstderr:\n%s", err, d.stderr)
+		}
+		if !o.Alive || !strings.Contains(d.stderr.String(), "parent-death signal, but parent process") {
+			t.Fatalf("alive %v after its parent's starting thread exited; stderr:\n%s", o.Alive, d.stderr)
+		}
 	})
 	t.Run("interrupt campaign", func(t *testing.T) { testInterrupt(t, jp, "campaign", model) })
 	election, err := filepath.Abs("../targets/election/election.model")
@@ -101,6 +129,7 @@ func TestKernelLifecycle(t *testing.T) {
 // lifecycleDriver is a running testdata/lifecycle.py.
 type lifecycleDriver struct {
 	cmd    *exec.Cmd
+	stdin  io.Writer
 	lines  *bufio.Scanner
 	stderr *bytes.Buffer
 	kernel int    // the kernel's pid
@@ -118,7 +147,11 @@ func startLifecycle(t *testing.T, jupyterPath, mode, model string, work ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &lifecycleDriver{cmd: cmd, lines: bufio.NewScanner(stdout), stderr: &bytes.Buffer{}, out: out}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &lifecycleDriver{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), stderr: &bytes.Buffer{}, out: out}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

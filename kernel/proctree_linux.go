@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -105,7 +106,7 @@ const parentDeathSignal = syscall.SIGUSR2
 // JPY_PARENT_PID, the pid of the Jupyter client that started the kernel,
 // when that is an ancestor of the kernel. Between polls every pollEvery,
 // a parent-death signal asked for on a locked thread wakes it at once.
-func watchParent(ctx context.Context, pollEvery time.Duration) <-chan string {
+func watchParent(ctx context.Context, pollEvery time.Duration, log io.Writer) <-chan string {
 	out := make(chan string, 1)
 	ppid := os.Getppid()
 	jpy := jpyParent(ppid)
@@ -129,6 +130,9 @@ func watchParent(ctx context.Context, pollEvery time.Duration) <-chan string {
 			case <-ctx.Done():
 				return
 			case <-sig:
+				if parentGone(ppid, jpy) == "" {
+					fmt.Fprintf(log, "weft kernel: parent-death signal, but parent process %d lives (the thread that started the kernel exited): carrying on\n", ppid)
+				}
 			case <-t.C:
 			}
 		}

@@ -5,6 +5,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -18,7 +19,7 @@ func killDescendants() int { return 0 }
 
 // watchParent polls the kernel's parent pid: it changes when the parent
 // exits.
-func watchParent(ctx context.Context, pollEvery time.Duration) <-chan string {
+func watchParent(ctx context.Context, pollEvery time.Duration, _ io.Writer) <-chan string {
 	out := make(chan string, 1)
 	ppid := os.Getppid()
 	go func() {

@@ -40,7 +40,7 @@ func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer
 	defer signal.Stop(sigs)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	orphaned := watchParent(ctx, parentPoll)
+	orphaned := watchParent(ctx, parentPoll, log)
 	eng, err := engine.New(opts.Engine)
 	if err != nil {
 		return err

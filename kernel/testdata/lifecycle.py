@@ -3,12 +3,16 @@
 Usage: lifecycle.py MODE KERNEL_NAME MODEL OUT [WORK]   (JUPYTER_PATH must find the kernelspec)
 
 WORK is "campaign" (the default: a campaign of MODEL into OUT, 1000 seeds) or
-"check" (an exhaustive check of MODEL). MODE is "hold" or "interrupt". Both
-start the kernel, define a variable in a first cell and start WORK in a second
-cell, with display.Context() and a live progress display; once it has made
-progress they print one JSON line {"kernel_pid": PID} on stdout. "hold" then
-waits for ever: the Go test (kernel/lifecycle_linux_test.go) kills this
-client, or the kernel, and watches what remains. "interrupt" sends
+"check" (an exhaustive check of MODEL). MODE is "hold", "shutdown",
+"thread" or "interrupt". All start the kernel, define a variable in a first
+cell and start WORK in a second cell, with display.Context() and a live
+progress display; once it has made progress they print one JSON line
+{"kernel_pid": PID} on stdout. "hold" then waits for ever: the Go test
+(kernel/lifecycle_linux_test.go) kills this client, or the kernel, and watches
+what remains. "shutdown" reads a line from stdin, sends shutdown_request and
+waits for ever. "thread" starts the kernel from a thread that exits once the
+kernel is ready, so the kernel gets its parent-death signal while its parent
+lives on; after 3 s it prints {"alive": true} if the kernel still runs. "interrupt" sends
 interrupt_request (the kernelspec's interrupt_mode is "message"), then prints
 a second JSON line with what it saw: the interrupted cell's reply and the
 seconds it took, the next cell's reply and value (the first cell's variable
@@ -18,6 +22,7 @@ then shuts the kernel down.
 import json
 import queue
 import sys
+import threading
 import time
 
 from jupyter_client.manager import KernelManager
@@ -111,18 +116,36 @@ def main():
     code, progress, interrupted = WORK[sys.argv[5] if len(sys.argv) > 5 else "campaign"]
     code = code.replace("MODEL", json.dumps(model)).replace("OUT", json.dumps(out))
     km = KernelManager(kernel_name=name)
-    km.start_kernel()
+    release = threading.Event()
+    if mode == "thread":
+        starter = threading.Thread(target=lambda: (km.start_kernel(), release.wait()))
+        starter.start()
+        while km.provisioner is None or km.provisioner.process is None:
+            time.sleep(0.05)
+    else:
+        km.start_kernel()
     kc = km.client()
     kc.start_channels()
     kc.wait_for_ready(timeout=120)
     first = kc.execute("kept := 41")
     wait_reply(kc, first, 120)
+    if mode == "thread":
+        release.set()
+        starter.join()
     cell = kc.execute(code)
     wait_progress(kc, cell, progress)
     emit({"kernel_pid": km.provisioner.process.pid})
-    if mode == "hold":
+    if mode == "shutdown":
+        sys.stdin.readline()
+        kc.shutdown()
+    if mode in ("hold", "shutdown"):
         while True:
             time.sleep(3600)
+    if mode == "thread":
+        time.sleep(3)
+        emit({"alive": km.is_alive()})
+        km.shutdown_kernel(now=True)
+        return
     t = time.time()
     km.interrupt_kernel()
     reply = wait_reply(kc, cell, 120)
