@@ -66,10 +66,10 @@ func (c *watchedContext) Err() error {
 // Interrupt stops the running cell, if any (interrupt_request or SIGINT).
 // Its display.Context() is cancelled; if the cell's work listens to it,
 // the cell has interruptGrace to return (a campaign keeps the runs it
-// completed, a check reports what it explored), then its child processes
-// are killed and, after interruptGrace more, its interpreted code is
-// stopped. A cell that does not listen, or a second interrupt, is stopped
-// at once.
+// completed, a check reports what it explored), then the node processes of
+// runs in flight are killed and, after interruptGrace more, its
+// interpreted code is stopped. A cell that does not listen, or a second
+// interrupt, is stopped at once (stopCell).
 func (k *Kernel) Interrupt() {
 	k.mu.Lock()
 	r := k.run
@@ -93,8 +93,8 @@ func (k *Kernel) escalate(r *cellRun) {
 		return
 	case <-time.After(interruptGrace):
 	}
-	if n := k.killChildren(); n > 0 {
-		fmt.Fprintf(k.log, "weft kernel: interrupted cell still running after %v: killed %d child processes\n", interruptGrace, n)
+	if n := k.killChildren(true); n > 0 {
+		fmt.Fprintf(k.log, "weft kernel: interrupted cell still running after %v: killed %d node processes\n", interruptGrace, n)
 	}
 	select {
 	case <-r.ended:
@@ -104,21 +104,28 @@ func (k *Kernel) escalate(r *cellRun) {
 	k.stopCell(r)
 }
 
-// stopCell stops the interpreted code of a cell and kills the kernel's
-// child processes.
+// stopCell stops the interpreted code of a cell. If the cell's work
+// listens to display.Context(), now cancelled, the node processes of its
+// runs in flight are killed too: a cancelled campaign does not keep their
+// outcome. Compiled work that does not listen is left alone, since killing
+// its nodes would only write failed runs into its results; it runs on
+// until it returns, and the cell's error says so.
 func (k *Kernel) stopCell(r *cellRun) {
 	r.stopped.Store(true)
 	r.stopEval()
-	k.killChildren()
+	if r.work.watched.Load() {
+		k.killChildren(true)
+	}
 }
 
-// killChildren kills every descendant process of the kernel when it runs
-// as its own process (Run), and reports how many it signalled.
-func (k *Kernel) killChildren() int {
+// killChildren kills the kernel's descendant processes, or with nodesOnly
+// the node processes it traces (killDescendants), when it runs as its own
+// process (Run), and reports how many it signalled.
+func (k *Kernel) killChildren(nodesOnly bool) int {
 	if !k.ownsProcess {
 		return 0
 	}
-	return killDescendants()
+	return killDescendants(nodesOnly)
 }
 
 // stopAll ends the running cell for a shutdown: its work is cancelled, its
@@ -133,7 +140,7 @@ func (k *Kernel) stopAll(grace time.Duration) {
 		r.interrupted.Store(true)
 		r.stopWork()
 	}
-	k.killChildren()
+	k.killChildren(false)
 	if r != nil {
 		select {
 		case <-r.ended:
@@ -142,13 +149,13 @@ func (k *Kernel) stopAll(grace time.Duration) {
 			r.stopEval()
 		}
 	}
-	k.killChildren()
+	k.killChildren(false)
 }
 
 // interruptedMessage is the evalue of an interrupted cell.
 func (r *cellRun) interruptedMessage() string {
 	if r.stopped.Load() {
-		return "interrupted: the cell was stopped and the kernel's child processes killed. Compiled work that does not take " +
+		return "interrupted: the cell was stopped. Compiled work that does not take " +
 			"display.Context() cannot be cancelled and may still be running until it returns " +
 			"(give mcsdk.Campaign display.Context(), and mcsdk.Check CheckOptions{Context: display.Context()})"
 	}

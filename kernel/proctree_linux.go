@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,11 +77,20 @@ func procStat(pid int) (ppid int, state byte, ok bool) {
 // and again until none is left alive (orphans of killed processes come
 // back to the kernel, a subreaper) or 5 s have passed; it returns how many
 // processes it signalled. Node processes stopped under ptrace die of it
-// too: SIGKILL is never held.
-func killDescendants() int {
+// too: SIGKILL is never held. With nodesOnly, only the processes the kernel
+// traces are killed: the node processes of runs (and their children),
+// not helpers that outlive a run, such as the Go checks helper, which
+// later runs reuse.
+func killDescendants(nodesOnly bool) int {
 	self, n := os.Getpid(), 0
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
 		ds := descendants(self)
+		if nodesOnly {
+			// TracerPid is the tracing thread's id: the supervisor's
+			// launcher thread.
+			tids := threads(self)
+			ds = slices.DeleteFunc(ds, func(p int) bool { return !tids[tracer(p)] })
+		}
 		if len(ds) == 0 {
 			break
 		}
@@ -92,6 +102,33 @@ func killDescendants() int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return n
+}
+
+// threads returns the thread ids of process pid.
+func threads(pid int) map[int]bool {
+	entries, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	out := map[int]bool{}
+	for _, e := range entries {
+		if t, err := strconv.Atoi(e.Name()); err == nil {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// tracer returns the thread id of the thread tracing pid, 0 if none.
+func tracer(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			p, _ := strconv.Atoi(strings.TrimSpace(v))
+			return p
+		}
+	}
+	return 0
 }
 
 // parentDeathSignal is the signal the kernel asks for when its parent

@@ -15,7 +15,7 @@ func becomeReaper() error { return nil }
 
 // killDescendants finds no process tree outside Linux; weft runs no node
 // processes there.
-func killDescendants() int { return 0 }
+func killDescendants(nodesOnly bool) int { return 0 }
 
 // watchParent polls the kernel's parent pid: it changes when the parent
 // exits.
