@@ -15,7 +15,8 @@
 // in place:
 //
 //	p := display.NewProgress("states", 0)
-//	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Progress: func(states, runs int) { p.Set(states) }})
+//	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Context: display.Context(),
+//		Progress: func(states, runs int) { p.Set(states) }})
 //	p.Finish()
 //
 // Interrupting (the stop button: interrupt_request, or SIGINT) cancels

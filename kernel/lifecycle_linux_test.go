@@ -51,7 +51,8 @@ const goneWithin = 60 * time.Second
 // The test process makes itself a child subreaper, so every descendant of
 // the client, the kernel and the node processes stays its descendant
 // whatever dies first: "none survives" is checked on the whole tree under
-// the test, read from /proc.
+// the test, read from /proc, but for what was there before the client
+// started (kernelTree).
 func TestKernelLifecycle(t *testing.T) {
 	requireJupyter(t)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -134,6 +135,10 @@ type lifecycleDriver struct {
 	stderr *bytes.Buffer
 	kernel int    // the kernel's pid
 	out    string // the campaign's dataset
+	// before are the processes under the test before the driver started
+	// (node templates of the in-process campaigns of other tests): they
+	// and their children are not the kernel's.
+	before []int
 }
 
 // startLifecycle starts the driver and waits until the campaign in its
@@ -151,7 +156,8 @@ func startLifecycle(t *testing.T, jupyterPath, mode, model string, work ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &lifecycleDriver{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), stderr: &bytes.Buffer{}, out: out}
+	d := &lifecycleDriver{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), stderr: &bytes.Buffer{}, out: out,
+		before: kernel.Descendants(os.Getpid())}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -197,7 +203,7 @@ func (d *lifecycleDriver) awaitGone(t *testing.T, keep int) {
 	start := time.Now()
 	var left []int
 	for time.Since(start) < goneWithin {
-		left = slices.DeleteFunc(kernel.Descendants(os.Getpid()), func(p int) bool { return p == keep })
+		left = d.kernelTree(keep)
 		if len(left) == 0 {
 			break
 		}
@@ -209,6 +215,20 @@ func (d *lifecycleDriver) awaitGone(t *testing.T, keep int) {
 			len(left), goneWithin, describe(left), d.stderr)
 	}
 	t.Logf("the kernel and all its processes were gone %.2fs after", time.Since(start).Seconds())
+}
+
+// kernelTree returns the processes under the test but keep that the
+// driver started: as the test is a subreaper, every one the client, the
+// kernel or their descendants started, alive, whatever died since.
+func (d *lifecycleDriver) kernelTree(keep int) []int {
+	other := map[int]bool{keep: true}
+	for _, p := range d.before {
+		other[p] = true
+		for _, c := range kernel.Descendants(p) {
+			other[c] = true
+		}
+	}
+	return slices.DeleteFunc(kernel.Descendants(os.Getpid()), func(p int) bool { return other[p] })
 }
 
 // reapOrphans collects the zombies of orphans the test process inherited
