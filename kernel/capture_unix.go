@@ -59,7 +59,12 @@ func (c *stdoutCapture) restore() {
 	c.k.stdoutSync = nil
 	c.k.mu.Unlock()
 	unix.Dup2(c.saved, 1) // closes the pipe's last writer: forward ends
-	<-c.done
+	// ... unless a process the kernel could not kill still holds it: the
+	// kernel exits anyway.
+	select {
+	case <-c.done:
+	case <-time.After(2 * time.Second):
+	}
 	c.r.Close()
 	c.orig.Close()
 }

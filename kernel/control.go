@@ -28,7 +28,8 @@ func (k *Kernel) kernelInfo(ch wire.Channel, m *wire.Message) error {
 	})
 }
 
-// shutdown answers shutdown_request, stops any running cell and closes Done.
+// shutdown answers shutdown_request, stops any running cell (stopAll) and
+// closes Done.
 func (k *Kernel) shutdown(ch wire.Channel, m *wire.Message) error {
 	var req struct {
 		Restart bool `json:"restart"`
@@ -37,7 +38,7 @@ func (k *Kernel) shutdown(ch wire.Channel, m *wire.Message) error {
 		return err
 	}
 	err := k.reply(ch, m, "shutdown_reply", map[string]any{"status": "ok", "restart": req.Restart})
-	k.Interrupt()
+	k.stopAll(interruptGrace)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.restart = req.Restart

@@ -36,14 +36,24 @@ func (k *Kernel) execute(ch wire.Channel, m *wire.Message) error {
 	if !req.Silent {
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	run, ctx := newCellRun()
 	pub := &cellPublisher{k: k, parent: m, ctx: ctx, allowStdin: req.AllowStdin, silent: req.Silent}
-	k.setRunning(cancel, pub)
-	res, err := k.eng.Execute(ctx, req.Code, pub)
+	k.setRunning(run, pub)
+	res, err := k.eng.Execute(engine.WithWork(ctx, run.work), req.Code, pub)
 	k.syncStdout()
 	k.setRunning(nil, nil)
 	pub.flush()
-	cancel()
+	run.end()
+	if run.interrupted.Load() {
+		// A cell that returned after an interrupt shows what it made
+		// (a campaign's partial summary), then ends as interrupted.
+		if err == nil && res.HasValue && !req.Silent {
+			k.publish(m, "execute_result", map[string]any{
+				"execution_count": count, "data": res.Data.Data, "metadata": orEmpty(res.Data.Metadata),
+			})
+		}
+		err = interruptedError(run, err)
+	}
 	if err != nil {
 		if req.StopOnError == nil || *req.StopOnError {
 			k.setFailedAt(time.Now())
@@ -123,10 +133,26 @@ func (k *Kernel) syncStdout() {
 	}
 }
 
-func (k *Kernel) setRunning(c context.CancelFunc, p *cellPublisher) {
+func (k *Kernel) setRunning(r *cellRun, p *cellPublisher) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.cancel, k.cell = c, p
+	k.run, k.cell = r, p
+}
+
+// interruptedError is the error of an interrupted cell: Interrupted, with
+// what became of the cell's work, and the cell's own error, if any, in the
+// traceback.
+func interruptedError(r *cellRun, err error) error {
+	msg := r.interruptedMessage()
+	tb := []string{"Interrupted: " + msg}
+	var ee *engine.Error
+	if errors.As(err, &ee) && ee.Name != "Interrupted" {
+		tb = append(tb, "the cell's error after the interrupt:")
+		tb = append(tb, ee.Traceback...)
+	} else if err != nil && ee == nil {
+		tb = append(tb, "the cell's error after the interrupt: "+err.Error())
+	}
+	return &engine.Error{Name: "Interrupted", Value: msg, Traceback: tb}
 }
 
 func orEmpty(m display.MIMEMap) display.MIMEMap {

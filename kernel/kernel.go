@@ -15,13 +15,19 @@
 // in place:
 //
 //	p := display.NewProgress("states", 0)
-//	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Progress: func(states, runs int) { p.Set(states) }})
+//	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Context: display.Context(),
+//		Progress: func(states, runs int) { p.Set(states) }})
 //	p.Finish()
 //
-// Interrupting (the stop button: interrupt_request, or SIGINT) stops the
-// running cell at once; the kernel and its state survive. Errors and
-// panics in a cell, and panics in goroutines it started, are reported in
-// the cell.
+// Interrupting (the stop button: interrupt_request, or SIGINT) cancels
+// display.Context(): a campaign given it stops between runs and returns its
+// partial summary, a check given CheckOptions{Context: display.Context()}
+// returns what it explored, and the cell ends with an Interrupted error; a
+// cell that does not listen is stopped at once (Kernel.Interrupt). The
+// kernel and its state survive. Run ends the kernel, and kills every
+// process under it, when its client dies, on SIGTERM, SIGHUP and
+// shutdown_request (kernel/README.md, Lifecycle). Errors and panics in a
+// cell, and panics in goroutines it started, are reported in the cell.
 //
 // The package is layered as xeus is: wire (framing, signing, ZeroMQ
 // sockets) · dispatch (this package: one handler per message type) ·
@@ -31,7 +37,6 @@
 package kernel
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"sync"
@@ -59,9 +64,14 @@ type Kernel struct {
 	log     io.Writer
 	session string
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // cancels the running cell, if any
-	cell   *cellPublisher     // the running cell's publisher, if any
+	// ownsProcess: the kernel runs as its own process (Run), so its
+	// descendant processes are the cells' and it kills them when a cell is
+	// stopped and when it exits.
+	ownsProcess bool
+
+	mu   sync.Mutex
+	run  *cellRun       // the running cell's cancellation, if any
+	cell *cellPublisher // the running cell's publisher, if any
 	// stdoutSync, when standard output is captured, waits until what was
 	// written to it has been forwarded.
 	stdoutSync func()
@@ -117,15 +127,6 @@ func (k *Kernel) hostStream(name, text string) bool {
 	}
 	c.Stream(name, text)
 	return true
-}
-
-// Interrupt stops the running cell, if any (interrupt_request or SIGINT).
-func (k *Kernel) Interrupt() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.cancel != nil {
-		k.cancel()
-	}
 }
 
 // Handle is the wire.Handler: it dispatches one verified message.

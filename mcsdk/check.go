@@ -1,6 +1,7 @@
 package mcsdk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +12,15 @@ import (
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/workload"
 )
+
+// stopWith returns a Stop that is true once ctx is cancelled or stop is
+// true; nil when neither is set.
+func stopWith(ctx context.Context, stop func() bool) func() bool {
+	if ctx == nil {
+		return stop
+	}
+	return func() bool { return ctx.Err() != nil || stop != nil && stop() }
+}
 
 // describe renders an action for people, naming a workload's calls.
 func (t *target) describe(w *supervisor.World, a sched.Action) string {
@@ -56,6 +66,10 @@ type CheckOptions struct {
 	// Stop, if set, is asked before each expansion; true ends the search
 	// early, and the result says Interrupted.
 	Stop func() bool
+	// Context, if set, stops the search as Stop does once it is
+	// cancelled (in a notebook: display.Context(), which an interrupt
+	// cancels).
+	Context context.Context
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
 	// Reduction is the partial-order reduction: "" or "dpor" (the
@@ -192,7 +206,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}
 	x := t.explorer(sp, opts, depth)
-	x.Stop = opts.Stop
+	x.Stop = stopWith(opts.Context, opts.Stop)
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
 	x.Checkpoints = opts.Checkpoints

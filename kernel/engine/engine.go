@@ -309,7 +309,7 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		defer cancel()
 	}
 	e.ctxMu.Lock()
-	e.cellCtx = ctx
+	e.cellCtx = workOf(ctx)
 	e.ctxMu.Unlock()
 	code, page, timeCell, err := e.cellMagics(ctx, code)
 	if err != nil {
