@@ -164,12 +164,7 @@ func (w *World) kill(n *node) {
 	if n.pid > 0 && !n.exited {
 		n.killTree()
 		unix.Kill(n.pid, unix.SIGKILL)
-		if n.traced {
-			n.reapThreads()
-		}
-		if !n.reaped {
-			wait4(n.pid, 0)
-		}
+		n.collectAll()
 		n.reapOrphans()
 		n.exited, n.killed = true, true
 	}
@@ -379,12 +374,7 @@ func cpuTime(pid, tid int) time.Duration {
 
 func (w *World) reap(n *node) {
 	n.killTree() // the main process's end ends the node's tree
-	if n.traced {
-		n.reapThreads()
-	}
-	if !n.reaped {
-		_, n.status, _ = wait4(n.pid, 0)
-	}
+	n.collectAll()
 	n.reapOrphans()
 	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)
