@@ -47,6 +47,9 @@ type task struct {
 	woken     bool
 	p         *proc    // the child process it belongs to; nil: the node's main process
 	alt       altStack // sigaltstack (sys_sigwait.go)
+	// idlePolls counts the thread's consecutive non-blocking polls with
+	// nothing ready (spin.go).
+	idlePolls int
 }
 
 // vtid is the thread's virtual id.
@@ -530,6 +533,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			continue
 		}
 		put(t.clearTID)
+		if t.idlePolls != 0 {
+			put(uint64(t.idlePolls) << 32) // decides when a spinning poll waits (spin.go)
+		}
 		if c := t.call; c != nil {
 			put(uint64(c.req.Data.Nr))
 			put(c.req.Data.InstructionPointer)

@@ -266,6 +266,7 @@ func (w *World) runNode(n *node) {
 func (w *World) serve(c *call) {
 	w.changed()
 	if w.dispatch(c) == parked {
+		c.t.idlePolls = 0 // a thread that waits is not spinning (spin.go)
 		c.t.call = c
 		if c.n.cur == c.t {
 			c.n.cur = nil
