@@ -32,6 +32,7 @@ type World struct {
 	refused    []int                  // per node: writes refused outside its run directory
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
+	notes      []Note                 // refused requests, once per node, syscall and request (notes.go)
 	// queryReplies are the latest state query replies; queryOpen the
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
