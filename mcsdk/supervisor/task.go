@@ -146,6 +146,24 @@ func (n *node) live() int {
 	return k
 }
 
+// DefaultMaxTasks is Config.MaxTasks's default: the live processes and
+// threads one node may have at once (issue 36, §4).
+const DefaultMaxTasks = 512
+
+// overTaskBound reports whether the caller's node may not create another
+// process or thread, and the failure that ends the run (verdict error,
+// naming the node and the bound; teardown then reaps every process).
+func (c *call) overTaskBound() (result, bool) {
+	bound := c.w.cfg.MaxTasks
+	if bound <= 0 {
+		bound = DefaultMaxTasks
+	}
+	if c.n.live() < bound {
+		return result{}, false
+	}
+	return failf("bound: node %d reached its bound of %d live processes and threads (Config.MaxTasks)", c.n.id, bound), true
+}
+
 // onTracer runs f on the launcher's locked OS thread, which forked the
 // node: every ptrace request must come from the thread that attached.
 func (n *node) onTracer(f func()) {
