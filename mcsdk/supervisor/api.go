@@ -48,6 +48,10 @@ type Config struct {
 	// time, so that whether a run ends with the watchdog does not depend
 	// on the machine's speed or load.
 	MaxCalls int
+	// MaxTasks bounds the live processes and threads of one node (0:
+	// DefaultMaxTasks); a node that reaches it ends the run with a
+	// failure naming the node and the bound.
+	MaxTasks int
 	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
 	OutputLimit int
 	// DataDirs gives every node a private working directory that survives

@@ -62,6 +62,11 @@ func launcherMain(path string, argv []string, trapTSC bool) {
 	if _, err := unix.FcntlInt(readyFD, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
 		fail("ready fd: %v", err)
 	}
+	// Nothing but fds 0, 1 and 2 survives the exec: not the Go runtime's,
+	// nor any inherited from whatever started weft (issue 36, §3).
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		fail("close_range: %v", err)
+	}
 	env := os.Environ()
 	argv0, err := syscall.BytePtrFromString(path)
 	if err != nil {

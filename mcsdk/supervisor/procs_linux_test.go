@@ -104,7 +104,8 @@ func TestProcs(t *testing.T) {
 }
 
 // TestWatchdogSyscallSpin is the watchdog for a node whose calls are all
-// answered at once (it never parks): after Config.MaxCalls of them the run
+// answered at once (it never parks: its epoll_wait always reports an
+// event, so the spinning-poll rule of spin.go does not apply): after Config.MaxCalls of them the run
 // ends with a failure naming the thread and the count, instead of keeping
 // weft in runNode forever.
 func TestWatchdogSyscallSpin(t *testing.T) {

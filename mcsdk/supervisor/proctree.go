@@ -241,7 +241,7 @@ func (w *World) releaseVfork(p *proc) {
 }
 
 // killTree kills every child process of the node (the caller kills the
-// main process and collects every task's end, reapThreads), so that a
+// main process and collects every task's end, collectAll), so that a
 // crash ends the whole tree and nothing of it outlives the node.
 func (n *node) killTree() {
 	for _, p := range n.procs[min(1, len(n.procs)):] {

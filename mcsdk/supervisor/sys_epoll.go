@@ -279,11 +279,12 @@ func (c *call) epollWait(timeout int64) result {
 	}
 	out := v.epoll.collect(c, max, true)
 	if len(out) == 0 {
-		if r, wait := c.waitUntil(timeout, c.nextTimerOf(v)); wait {
+		if r, wait := c.waitUntil(c.pollTimeout(timeout), c.nextTimerOf(v)); wait {
 			return r
 		}
 		return ret(0)
 	}
+	c.pollReady()
 	if err := c.write(c.arg(1), out); err != nil {
 		return errno(unix.EFAULT)
 	}

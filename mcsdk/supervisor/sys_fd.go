@@ -185,45 +185,6 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 	return errno(errnoOf(err))
 }
 
-// Fcntl implements fcntl(2): F_DUPFD and F_DUPFD_CLOEXEC on virtual
-// sockets are served; everything else (F_GETFL, F_SETFL with O_NONBLOCK…)
-// runs natively on the injected description, which weft shares.
-func sysFcntl(c *call) result {
-	v := c.n.fds[int(int32(c.arg(0)))]
-	if v == nil {
-		return cont()
-	}
-	switch c.arg(1) {
-	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
-		// The minimum fd argument is approximated by the lowest free fd.
-		return c.dupTo(v, -1, c.arg(1) == unix.F_DUPFD_CLOEXEC)
-	}
-	return cont()
-}
-
-// Ioctl implements ioctl(2) on virtual sockets for FIONREAD and FIONBIO.
-func sysIoctl(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return cont()
-	}
-	switch c.arg(1) {
-	case unix.TIOCINQ: // FIONREAD
-		return errno(errnoOf(c.writeU32(c.arg(2), uint32(v.sock.Pending()))))
-	case fionbio:
-		on, err := c.readU32(c.arg(2))
-		if err != nil {
-			return errno(unix.EFAULT)
-		}
-		unix.SetNonblock(v.ours, on != 0)
-		return ret(0)
-	}
-	return failf("ioctl request %#x on a socket is not modelled", c.arg(1))
-}
-
-// fionbio is FIONBIO (asm-generic/ioctls.h).
-const fionbio = 0x5421
-
 // CloseRange implements close_range(2): weft forgets the virtual
 // descriptors in the range, then the kernel closes them (or, with
 // CLOSE_RANGE_CLOEXEC, only marks them, and weft keeps them).

@@ -35,6 +35,9 @@ func sysVfork(c *call) result {
 // the parent's fork returns. A vfork parent stays held until the child
 // execs or ends, as the kernel holds it.
 func (c *call) forkProcess(flags, ptid, ctid uint64) result {
+	if r, over := c.overTaskBound(); over {
+		return r
+	}
 	if flags&procCloneRefused != 0 {
 		return failf("process clone with flags %#x is not modelled", flags)
 	}

@@ -93,8 +93,8 @@ func sysGetcpu(c *call) result {
 // unsigned long and returns its size (the kernel's cpumask size on a
 // machine with at most 64 CPUs).
 func sysSchedGetaffinity(c *call) result {
-	if !c.isSelf(0) {
-		return errno(unix.ESRCH)
+	if _, r, ok := c.hostThread(0); !ok {
+		return r
 	}
 	size := c.arg(1)
 	if size < 8 || size%8 != 0 {
@@ -111,8 +111,8 @@ func sysSchedGetaffinity(c *call) result {
 // time, so placement changes nothing; a mask without any virtual CPU is
 // EINVAL, as Linux answers.
 func sysSchedSetaffinity(c *call) result {
-	if !c.isSelf(0) {
-		return errno(unix.ESRCH)
+	if _, r, ok := c.hostThread(0); !ok {
+		return r
 	}
 	if c.arg(1) < 8 {
 		return errno(unix.EINVAL)
@@ -127,14 +127,16 @@ func sysSchedSetaffinity(c *call) result {
 	return ret(0)
 }
 
-// Prlimit64 implements prlimit64(2) for the node itself (pid 0 or its
-// virtual pid); weft performs it on the node's host pid.
+// Prlimit64 implements prlimit64(2) for a thread of the node (pid 0, the
+// caller, runs natively; any other is a virtual id, and weft performs the
+// call on the host thread the id table names).
 func sysPrlimit64(c *call) result {
-	if !c.isSelf(0) {
-		return errno(unix.ESRCH)
-	}
 	if int32(c.arg(0)) == 0 {
 		return cont()
+	}
+	th, r, ok := c.hostThread(0)
+	if !ok {
+		return r
 	}
 	var nw, old unix.Rlimit
 	var newp *unix.Rlimit
@@ -146,50 +148,11 @@ func sysPrlimit64(c *call) result {
 		nw = unix.Rlimit{Cur: binary.LittleEndian.Uint64(b), Max: binary.LittleEndian.Uint64(b[8:])}
 		newp = &nw
 	}
-	if err := unix.Prlimit(c.n.pid, int(c.arg(1)), newp, &old); err != nil {
+	if err := unix.Prlimit(th.Host, int(c.arg(1)), newp, &old); err != nil {
 		return errno(errnoOf(err))
 	}
 	if c.arg(3) != 0 {
 		return errno(errnoOf(c.write(c.arg(3), structBytes(&old))))
 	}
 	return ret(0)
-}
-
-// Getpriority implements getpriority(2) for the node itself. Like the
-// raw syscall, it returns 20 - nice.
-func sysGetpriority(c *call) result {
-	if who, ok := c.priorityWho(); !ok {
-		return errno(unix.ESRCH)
-	} else if who == 0 {
-		return cont()
-	}
-	r, _, e := unix.Syscall(unix.SYS_GETPRIORITY, unix.PRIO_PROCESS, uintptr(c.n.pid), 0)
-	if e != 0 {
-		return errno(e)
-	}
-	return ret(int64(r))
-}
-
-// Setpriority implements setpriority(2) for the node itself.
-func sysSetpriority(c *call) result {
-	if who, ok := c.priorityWho(); !ok {
-		return errno(unix.ESRCH)
-	} else if who == 0 {
-		return cont()
-	}
-	return errno(errnoOf(unix.Setpriority(unix.PRIO_PROCESS, c.n.pid, int(int32(c.arg(2))))))
-}
-
-// priorityWho checks get/setpriority's target: 0 (the caller, its group
-// or its user: the kernel answers) or, for PRIO_PROCESS, the node's
-// virtual pid (returned as -1: weft must act on the host pid).
-func (c *call) priorityWho() (int, bool) {
-	who := int32(c.arg(1))
-	switch {
-	case who == 0:
-		return 0, true
-	case int32(c.arg(0)) == unix.PRIO_PROCESS && who == int32(c.n.vpid()):
-		return -1, true
-	}
-	return 0, false
 }

@@ -67,9 +67,11 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		}
 	}
 	if ready == 0 {
-		if r, wait := c.waitUntil(timeout, next); wait {
+		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
 			return r
 		}
+	} else {
+		c.pollReady()
 	}
 	if err := c.write(addr, b); err != nil {
 		return errno(unix.EFAULT)
@@ -280,9 +282,11 @@ func selectCommon(c *call, timeout int64) result {
 		}
 	}
 	if ready == 0 {
-		if r, wait := c.waitUntil(timeout, next); wait {
+		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
 			return r
 		}
+	} else {
+		c.pollReady()
 	}
 	for i, set := range sets {
 		if set != nil {

@@ -96,19 +96,3 @@ func sysGetsid(c *call) result {
 // Setsid implements setsid(2): a process group leader may not create a
 // session (setsid(2), EPERM).
 func sysSetsid(c *call) result { return errno(unix.EPERM) }
-
-// selfOnly serves a call whose argument i is a pid, 0 meaning the caller:
-// pid 0 runs natively. The node's own virtual pid would need the call
-// rewritten for the host pid, which weft does not do: it ends the run, so
-// the gap shows. Any other pid names no process the node can see.
-func selfOnly(i int) handler {
-	return func(c *call) result {
-		switch int32(c.arg(i)) {
-		case 0:
-			return cont()
-		case int32(c.n.vpid()):
-			return failf("passing the node's own pid (not 0) is not modelled")
-		}
-		return errno(unix.ESRCH)
-	}
-}

@@ -57,6 +57,9 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	if flags&unix.CLONE_THREAD == 0 {
 		return c.forkProcess(flags, ptid, ctid)
 	}
+	if r, over := c.overTaskBound(); over {
+		return r
+	}
 	if flags&cloneThread != cloneThread || flags&cloneRefused != 0 {
 		return failf("thread clone with flags %#x is not modelled", flags)
 	}

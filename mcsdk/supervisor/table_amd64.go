@@ -33,7 +33,8 @@ const (
 	cpuTimers      = "on virtual time; timers on CPU time (ITIMER_VIRTUAL, ITIMER_PROF, CPU-time clocks) are refused with EINVAL: weft has no virtual CPU time"
 	zeroCopy       = "zero-copy transfers are not modelled"
 	otherProcess   = "acts on another process, which a node may not reach"
-	pidArg0        = "pid 0 (the node itself) runs natively; the node's own virtual pid is not modelled; any other pid is ESRCH"
+	tidArg0        = "thread id 0 (the caller) runs natively; a virtual thread id of the node is served on its host thread (sys_ids.go); any other id is ESRCH"
+	whoArgs        = "a thread (virtual id; 0 the caller, natively), the node's process group, or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
 )
 
 // syscallTable is the syscall table for x86-64, as data: what weft does
@@ -58,8 +59,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_DUP:             served("dup", sysDup),
 	unix.SYS_DUP2:            served("dup2", sysDup2),
 	unix.SYS_DUP3:            served("dup3", sysDup3),
-	unix.SYS_FCNTL:           served("fcntl", sysFcntl),
-	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "FIONREAD and FIONBIO on sockets, pipes and unix sockets (SIOCOUTQ too)"),
+	unix.SYS_FCNTL:           servedPartly("fcntl", sysFcntl, "by command from fcntlTable (sys_fcntl.go): owners virtual, locks outside the run directory virtual, leases and F_NOTIFY refused; anything else EINVAL with a note"),
+	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "by request and kind of descriptor from ioctlTable (sys_ioctl.go); anything else ENOTTY with a note"),
 	unix.SYS_FSYNC:           servedPartly("fsync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_FDATASYNC:       servedPartly("fdatasync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_SYNC_FILE_RANGE: passed("sync_file_range", "writeback hint; promises no durability, so weft's crash model ignores it"),
@@ -70,7 +71,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_COPY_FILE_RANGE: passed("copy_file_range", "copies between regular files the node opened (writes confined by the open guard); the kernel refuses sockets"),
 	unix.SYS_FADVISE64:       passed("fadvise64", "an advisory hint; returns 0"),
 	unix.SYS_READAHEAD:       passed("readahead", "an advisory hint; returns 0"),
-	unix.SYS_FLOCK:           passed("flock", "an advisory lock on a file the node opened; a lock held elsewhere shows as a watchdog error"),
+	unix.SYS_FLOCK:           servedPartly("flock", sysFlock, "natively on the node's own files (run directory), pipes and sockets, where a lock held elsewhere shows as a watchdog error; granted virtually on any other file, so no host process waits on it"),
 	unix.SYS_PIPE:            servedPartly("pipe", sysPipe, inNodePipe),
 	unix.SYS_PIPE2:           servedPartly("pipe2", sysPipe2, inNodePipe+"; O_DIRECT and notification pipes end the run"),
 	unix.SYS_EVENTFD:         servedPartly("eventfd", sysEventfd, inNodeEventfd),
@@ -270,7 +271,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_FUTEX_WAIT:              notModelled("futex_wait", futex2),
 	unix.SYS_FUTEX_REQUEUE:           notModelled("futex_requeue", futex2),
 	unix.SYS_SET_ROBUST_LIST:         passed("set_robust_list", "registers a list in the node's own memory"),
-	unix.SYS_GET_ROBUST_LIST:         servedPartly("get_robust_list", selfOnly(0), pidArg0),
+	unix.SYS_GET_ROBUST_LIST:         servedPartly("get_robust_list", byHostTid(unix.SYS_GET_ROBUST_LIST), tidArg0),
 	unix.SYS_ARCH_PRCTL:              passed("arch_prctl", "the node's own thread-local storage and CPU features"),
 	unix.SYS_SET_THREAD_AREA:         passed("set_thread_area", "the node's own thread-local storage"),
 	unix.SYS_GET_THREAD_AREA:         passed("get_thread_area", "the node's own thread-local storage"),
@@ -352,8 +353,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_SETFSUID:  passed("setfsuid", "changes only the node's own credentials"),
 	unix.SYS_SETFSGID:  passed("setfsgid", "changes only the node's own credentials"),
 	unix.SYS_SETGROUPS: passed("setgroups", "changes only the node's own credentials"),
-	unix.SYS_CAPGET:    passed("capget", "the node's own capabilities"),
-	unix.SYS_CAPSET:    passed("capset", "changes only the node's own capabilities"),
+	unix.SYS_CAPGET:    servedPartly("capget", sysCapget, "pid 0 natively; a virtual thread id of the node read from /proc; any other ESRCH"),
+	unix.SYS_CAPSET:    servedPartly("capset", sysCapset, "the caller's own sets: pid 0, or its own virtual id (made 0 in the header); another thread of the node EPERM, any other ESRCH"),
 
 	// Scheduling and the machine (sys_host.go): a fixed virtual machine.
 	unix.SYS_UNAME:                  servedPartly("uname", sysUname, "a fixed virtual machine; nodename is nodeN"),
@@ -361,22 +362,22 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETRUSAGE:              servedPartly("getrusage", sysGetrusage, "all usage reads zero"),
 	unix.SYS_TIMES:                  servedPartly("times", sysTimes, "CPU times read zero; the result is virtual uptime in ticks"),
 	unix.SYS_GETCPU:                 servedPartly("getcpu", sysGetcpu, "always CPU 0, NUMA node 0"),
-	unix.SYS_SCHED_GETAFFINITY:      servedPartly("sched_getaffinity", sysSchedGetaffinity, "a fixed set of virtual CPUs"),
-	unix.SYS_SCHED_SETAFFINITY:      servedPartly("sched_setaffinity", sysSchedSetaffinity, "accepted and ignored: nodes run one at a time"),
+	unix.SYS_SCHED_GETAFFINITY:      servedPartly("sched_getaffinity", sysSchedGetaffinity, "a fixed set of virtual CPUs, for any thread of the node (virtual id); any other ESRCH"),
+	unix.SYS_SCHED_SETAFFINITY:      servedPartly("sched_setaffinity", sysSchedSetaffinity, "accepted and ignored for any thread of the node: nodes run one at a time"),
 	unix.SYS_SCHED_YIELD:            served("sched_yield", sysSchedYield),
 	unix.SYS_SCHED_GET_PRIORITY_MAX: passed("sched_get_priority_max", "a constant of the policy"),
 	unix.SYS_SCHED_GET_PRIORITY_MIN: passed("sched_get_priority_min", "a constant of the policy"),
-	unix.SYS_SCHED_SETPARAM:         servedPartly("sched_setparam", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_GETPARAM:         servedPartly("sched_getparam", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_SETSCHEDULER:     servedPartly("sched_setscheduler", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_GETSCHEDULER:     servedPartly("sched_getscheduler", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_RR_GET_INTERVAL:  servedPartly("sched_rr_get_interval", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_SETATTR:          servedPartly("sched_setattr", selfOnly(0), pidArg0),
-	unix.SYS_SCHED_GETATTR:          servedPartly("sched_getattr", selfOnly(0), pidArg0),
-	unix.SYS_GETPRIORITY:            servedPartly("getpriority", sysGetpriority, "PRIO_PROCESS of the node itself; groups and users are ESRCH unless 0"),
-	unix.SYS_SETPRIORITY:            servedPartly("setpriority", sysSetpriority, "PRIO_PROCESS of the node itself; groups and users are ESRCH unless 0"),
-	unix.SYS_IOPRIO_GET:             servedPartly("ioprio_get", selfOnly(1), pidArg0),
-	unix.SYS_IOPRIO_SET:             servedPartly("ioprio_set", selfOnly(1), pidArg0),
+	unix.SYS_SCHED_SETPARAM:         servedPartly("sched_setparam", byHostTid(unix.SYS_SCHED_SETPARAM), tidArg0),
+	unix.SYS_SCHED_GETPARAM:         servedPartly("sched_getparam", byHostTid(unix.SYS_SCHED_GETPARAM), tidArg0),
+	unix.SYS_SCHED_SETSCHEDULER:     servedPartly("sched_setscheduler", byHostTid(unix.SYS_SCHED_SETSCHEDULER), tidArg0),
+	unix.SYS_SCHED_GETSCHEDULER:     servedPartly("sched_getscheduler", byHostTid(unix.SYS_SCHED_GETSCHEDULER), tidArg0),
+	unix.SYS_SCHED_RR_GET_INTERVAL:  servedPartly("sched_rr_get_interval", byHostTid(unix.SYS_SCHED_RR_GET_INTERVAL), tidArg0),
+	unix.SYS_SCHED_SETATTR:          servedPartly("sched_setattr", byHostTid(unix.SYS_SCHED_SETATTR), tidArg0),
+	unix.SYS_SCHED_GETATTR:          servedPartly("sched_getattr", byHostTid(unix.SYS_SCHED_GETATTR), tidArg0),
+	unix.SYS_GETPRIORITY:            servedPartly("getpriority", sysGetpriority, whoArgs),
+	unix.SYS_SETPRIORITY:            servedPartly("setpriority", sysSetpriority, whoArgs),
+	unix.SYS_IOPRIO_GET:             servedPartly("ioprio_get", sysIoprioGet, whoArgs),
+	unix.SYS_IOPRIO_SET:             servedPartly("ioprio_set", sysIoprioSet, whoArgs),
 	unix.SYS_PERF_EVENT_OPEN:        refused("perf_event_open", unix.EPERM, "hardware counters are host state"),
 	unix.SYS_SYSLOG:                 refused("syslog", unix.EPERM, "the kernel log is host state"),
 	unix.SYS_BPF:                    refused("bpf", unix.EPERM, hostAdmin),

@@ -4,8 +4,10 @@ package supervisor
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -45,6 +47,9 @@ type task struct {
 	woken     bool
 	p         *proc    // the child process it belongs to; nil: the node's main process
 	alt       altStack // sigaltstack (sys_sigwait.go)
+	// idlePolls counts the thread's consecutive non-blocking polls with
+	// nothing ready (spin.go).
+	idlePolls int
 }
 
 // vtid is the thread's virtual id.
@@ -139,6 +144,24 @@ func (n *node) live() int {
 		}
 	}
 	return k
+}
+
+// DefaultMaxTasks is Config.MaxTasks's default: the live processes and
+// threads one node may have at once (issue 36, §4).
+const DefaultMaxTasks = 512
+
+// overTaskBound reports whether the caller's node may not create another
+// process or thread, and the failure that ends the run (verdict error,
+// naming the node and the bound; teardown then reaps every process).
+func (c *call) overTaskBound() (result, bool) {
+	bound := c.w.cfg.MaxTasks
+	if bound <= 0 {
+		bound = DefaultMaxTasks
+	}
+	if c.n.live() < bound {
+		return result{}, false
+	}
+	return failf("bound: node %d reached its bound of %d live processes and threads (Config.MaxTasks)", c.n.id, bound), true
 }
 
 // onTracer runs f on the launcher's locked OS thread, which forked the
@@ -406,15 +429,65 @@ func (w *World) pollThreads(n *node) (bool, error) {
 	return false, nil
 }
 
-// reapThreads collects every ended thread of a dying traced node but the
-// main one, whose status is the node's.
-func (n *node) reapThreads() {
-	for _, t := range n.tasks[1:] {
-		if !t.exited {
-			wait4(t.tid, 0)
-			t.exited = true
+// teardownBound bounds how long collecting a killed node's processes may
+// take (collectAll): every one was sent SIGKILL, which no process can
+// ignore, so only a kernel stuck in uninterruptible sleep comes near it.
+const teardownBound = 10 * time.Second
+
+// collectAll collects the end of every thread and process of a node whose
+// processes have all been sent SIGKILL, the main process last (its status
+// is the node's). It never blocks on one wait: a traced group leader is
+// reported only once its other threads are reaped, and those are traced
+// zombies only weft can reap, so waiting for a child's leader before its
+// threads would wait forever (issue 37, an Erlang node hanging
+// World.Close). Each pass tries every remaining id without blocking until
+// all are reaped or gone, or teardownBound has passed.
+func (n *node) collectAll() {
+	var ids []int
+	for _, t := range n.tasks {
+		if !t.exited && t.tid != n.pid {
+			ids = append(ids, t.tid)
 		}
 	}
+	for _, p := range n.procs[min(1, len(n.procs)):] {
+		if !p.gone && !slices.Contains(ids, p.pid) {
+			ids = append(ids, p.pid)
+		}
+	}
+	if !n.reaped {
+		ids = append(ids, n.pid)
+	}
+	pause := 20 * time.Microsecond
+	for deadline := time.Now().Add(teardownBound); len(ids) > 0 && time.Now().Before(deadline); {
+		ids = slices.DeleteFunc(ids, n.collected)
+		if len(ids) > 0 {
+			time.Sleep(pause)
+			pause = min(2*pause, 10*time.Millisecond)
+		}
+	}
+	for _, t := range n.tasks {
+		t.exited = true
+	}
+}
+
+// collected tries to collect the end of thread or process id without
+// waiting, and reports whether nothing of it remains to collect: weft
+// reaped it, or the kernel says it is not weft's to wait for and /proc no
+// longer shows it (a thread reaped with its group, a process its real
+// parent reaped).
+func (n *node) collected(id int) bool {
+	got, ws, err := wait4(id, unix.WNOHANG)
+	switch {
+	case err == nil && got == id && (ws.Exited() || ws.Signaled()):
+		if id == n.pid {
+			n.status, n.reaped = ws, true
+		}
+		return true
+	case err == unix.ECHILD:
+		_, serr := os.Stat(fmt.Sprintf("/proc/%d", id))
+		return serr != nil
+	}
+	return false
 }
 
 // taskState is /proc's state letter for one thread, or 0.
@@ -478,6 +551,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			continue
 		}
 		put(t.clearTID)
+		if t.idlePolls != 0 {
+			put(uint64(t.idlePolls) << 32) // decides when a spinning poll waits (spin.go)
+		}
 		if c := t.call; c != nil {
 			put(uint64(c.req.Data.Nr))
 			put(c.req.Data.InstructionPointer)

@@ -33,6 +33,7 @@ type World struct {
 	views      []nodeView             // per node: its file-system view (sys_view.go), made lazily
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
+	notes      []Note                 // refused requests, once per node, syscall and request (notes.go)
 	// queryReplies are the latest state query replies; queryOpen the
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply

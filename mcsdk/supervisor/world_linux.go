@@ -164,12 +164,7 @@ func (w *World) kill(n *node) {
 	if n.pid > 0 && !n.exited {
 		n.killTree()
 		unix.Kill(n.pid, unix.SIGKILL)
-		if n.traced {
-			n.reapThreads()
-		}
-		if !n.reaped {
-			wait4(n.pid, 0)
-		}
+		n.collectAll()
 		n.reapOrphans()
 		n.exited, n.killed = true, true
 	}
@@ -271,6 +266,7 @@ func (w *World) runNode(n *node) {
 func (w *World) serve(c *call) {
 	w.changed()
 	if w.dispatch(c) == parked {
+		c.t.idlePolls = 0 // a thread that waits is not spinning (spin.go)
 		c.t.call = c
 		if c.n.cur == c.t {
 			c.n.cur = nil
@@ -379,12 +375,7 @@ func cpuTime(pid, tid int) time.Duration {
 
 func (w *World) reap(n *node) {
 	n.killTree() // the main process's end ends the node's tree
-	if n.traced {
-		n.reapThreads()
-	}
-	if !n.reaped {
-		_, n.status, _ = wait4(n.pid, 0)
-	}
+	n.collectAll()
 	n.reapOrphans()
 	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)

@@ -419,9 +419,11 @@ int main(int argc, char **argv)
 		report("epollreuse", waitpid(c, &st, 0), st);
 		return 0;
 	}
-	if (!strcmp(mode, "syscallspin")) { /* never parks: every call is answered at once */
-		int ep = epoll_create1(0);
-		struct epoll_event evs[1];
+	if (!strcmp(mode, "syscallspin")) { /* never parks: every call is answered at once, with an event */
+		int ep = epoll_create1(0), fds[2];
+		struct epoll_event evs[1] = {{.events = EPOLLIN}};
+		if (pipe(fds) < 0 || write(fds[1], "x", 1) != 1 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], evs) < 0)
+			return 2;
 		for (;;)
 			epoll_wait(ep, evs, 1, 0);
 	}

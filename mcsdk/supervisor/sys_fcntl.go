@@ -1,0 +1,294 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
+)
+
+// fcntl(2) is served by command from an allow-list (fcntlTable), as
+// ioctl(2) is (sys_ioctl.go): a command on the list runs natively, or is
+// served by weft, for the kinds it names; everything else is EINVAL with
+// a note. Owners are virtual (F_SETOWN names only the node's own
+// processes, through the id table); locks on files outside the node's run
+// directory are served virtually, so no host process ever waits on a
+// node's lock; leases and directory notifications are refused.
+
+// fcntl commands x/sys/unix lacks (linux/fcntl.h, asm-generic/fcntl.h).
+const (
+	fSetsig        = 10
+	fGetsig        = 11
+	fSetownEx      = 15
+	fGetownEx      = 16
+	fGetownerUIDs  = 17
+	fSetlease      = 1024
+	fGetlease      = 1025
+	fNotify        = 1026
+	fDupfdQuery    = 1027
+	fCreatedQuery  = 1028
+	fCancellk      = 1029
+	fAddSeals      = 1033
+	fGetSeals      = 1034
+	fGetRWHint     = 1035
+	fSetRWHint     = 1036
+	fGetFileRWHint = 1037
+	fSetFileRWHint = 1038
+)
+
+// fcntlRule is a row of fcntl's allow-list: requestRule, and the handler
+// that serves it (nil: native).
+type fcntlRule struct {
+	requestRule
+	serve func(c *call, fd int) result
+}
+
+func fcntlNative(name string, ks kinds, why string) fcntlRule {
+	return fcntlRule{requestRule: allow(name, ks, why)}
+}
+func fcntlServed(name string, ks kinds, h func(*call, int) result, why string) fcntlRule {
+	return fcntlRule{requestRule: allow(name, ks, why), serve: h}
+}
+func fcntlDenied(name string, e uintptrErrno, why string) fcntlRule {
+	return fcntlRule{requestRule: deny(name, e, why)}
+}
+
+const (
+	lockWhy  = "a lock on a file in the run directory is the kernel's; elsewhere weft serves it virtually (granted, never held on the host), so no host process waits on it"
+	ownerWhy = "the owner is a virtual pid, tid or process group of the node, translated by the id table (sys_ids.go)"
+)
+
+// fcntlTable is fcntl(2)'s allow-list, by command.
+var fcntlTable = map[uint64]fcntlRule{
+	unix.F_DUPFD:         fcntlServed("F_DUPFD", anyFD, fcntlDup, "weft's descriptors are duplicated by weft (at the lowest free number), others natively"),
+	unix.F_DUPFD_CLOEXEC: fcntlServed("F_DUPFD_CLOEXEC", anyFD, fcntlDup, "as F_DUPFD"),
+	unix.F_GETFD:         fcntlNative("F_GETFD", anyFD, "the descriptor's own flags"),
+	unix.F_SETFD:         fcntlNative("F_SETFD", anyFD, "the descriptor's own flags"),
+	unix.F_GETFL:         fcntlNative("F_GETFL", anyFD, "the description's own status flags"),
+	unix.F_SETFL:         fcntlNative("F_SETFL", anyFD, "the description's own status flags (O_NONBLOCK, O_APPEND, O_ASYNC…)"),
+	unix.F_GETLK:         fcntlServed("F_GETLK", anyFD, fcntlLock, lockWhy),
+	unix.F_SETLK:         fcntlServed("F_SETLK", anyFD, fcntlLock, lockWhy),
+	unix.F_SETLKW:        fcntlServed("F_SETLKW", anyFD, fcntlLock, lockWhy),
+	unix.F_OFD_GETLK:     fcntlServed("F_OFD_GETLK", anyFD, fcntlLock, lockWhy),
+	unix.F_OFD_SETLK:     fcntlServed("F_OFD_SETLK", anyFD, fcntlLock, lockWhy),
+	unix.F_OFD_SETLKW:    fcntlServed("F_OFD_SETLKW", anyFD, fcntlLock, lockWhy),
+	unix.F_SETOWN:        fcntlServed("F_SETOWN", anyFD, fcntlOwner, ownerWhy),
+	unix.F_GETOWN:        fcntlServed("F_GETOWN", anyFD, fcntlOwner, ownerWhy),
+	fSetownEx:            fcntlServed("F_SETOWN_EX", anyFD, fcntlOwnerEx, ownerWhy),
+	fGetownEx:            fcntlServed("F_GETOWN_EX", anyFD, fcntlOwnerEx, ownerWhy),
+	fSetsig:              fcntlNative("F_SETSIG", anyFD, "the signal sent to the owner, which F_SETOWN confines to the node"),
+	fGetsig:              fcntlNative("F_GETSIG", anyFD, "the signal sent to the owner"),
+	fGetownerUIDs:        fcntlDenied("F_GETOWNER_UIDS", unix.EINVAL, "host credentials of the owner"),
+	fSetlease:            fcntlDenied("F_SETLEASE", unix.EINVAL, "a lease would block host processes that open the file; refused as on a kernel with leases disabled"),
+	fGetlease:            fcntlServed("F_GETLEASE", fileFD, fcntlNoLease, "no node holds a lease (F_SETLEASE is refused): F_UNLCK"),
+	fNotify:              fcntlDenied("F_NOTIFY", unix.EINVAL, "directory notifications would report host activity; refused as on a kernel without dnotify"),
+	fDupfdQuery:          fcntlNative("F_DUPFD_QUERY", anyFD, "compares two of the node's own descriptors"),
+	fCreatedQuery:        fcntlNative("F_CREATED_QUERY", anyFD, "whether the node's own open created the file"),
+	fCancellk:            fcntlDenied("F_CANCELLK", unix.EINVAL, "used only inside the kernel"),
+	unix.F_GETPIPE_SZ:    fcntlNative("F_GETPIPE_SZ", kindsOf(kindFIFO, kindInNode), "the pipe's own capacity (weft's for its pipes)"),
+	unix.F_SETPIPE_SZ:    fcntlNative("F_SETPIPE_SZ", kindsOf(kindFIFO, kindInNode), "the pipe's own capacity (weft's for its pipes)"),
+	fAddSeals:            fcntlNative("F_ADD_SEALS", kindsOf(kindFile), "seals of the node's own memfd"),
+	fGetSeals:            fcntlNative("F_GET_SEALS", kindsOf(kindFile), "seals of the node's own memfd"),
+	fGetRWHint:           fcntlNative("F_GET_RW_HINT", fileFD, "a write-lifetime hint, advisory"),
+	fSetRWHint:           fcntlNative("F_SET_RW_HINT", fileFD, "a write-lifetime hint, advisory"),
+	fGetFileRWHint:       fcntlNative("F_GET_FILE_RW_HINT", fileFD, "a write-lifetime hint, advisory"),
+	fSetFileRWHint:       fcntlNative("F_SET_FILE_RW_HINT", fileFD, "a write-lifetime hint, advisory"),
+}
+
+// Fcntl implements fcntl(2) from fcntlTable.
+func sysFcntl(c *call) result {
+	fd := int(int32(c.arg(0)))
+	cmd := uint64(uint32(c.arg(1)))
+	kind := c.fdKind(fd)
+	if kind == kindNone {
+		return errno(unix.EBADF)
+	}
+	rule, ok := fcntlTable[cmd]
+	switch {
+	case !ok:
+		return c.refuseRequest("fcntl", cmd, "", unix.EINVAL, "not on weft's fcntl allow-list")
+	case rule.kinds == 0:
+		return c.refuseRequest("fcntl", cmd, rule.name, rule.errno, rule.why)
+	case !rule.kinds.has(kind):
+		return c.refuseRequest("fcntl", cmd, rule.name, unix.EINVAL, fmt.Sprintf("allowed only on: %s; not on: %s", rule.kinds, kind))
+	case rule.serve != nil:
+		return rule.serve(c, fd)
+	}
+	return cont()
+}
+
+// fcntlDup serves F_DUPFD and F_DUPFD_CLOEXEC on weft's descriptors (the
+// minimum fd argument is approximated by the lowest free fd).
+func fcntlDup(c *call, fd int) result {
+	v := c.n.fds[fd]
+	if v == nil {
+		return cont()
+	}
+	return c.dupTo(v, -1, c.arg(1) == unix.F_DUPFD_CLOEXEC)
+}
+
+// fdInRunDir reports whether the caller's descriptor fd is a file inside
+// the node's run directory.
+func (c *call) fdInRunDir(fd int) bool {
+	target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), fd))
+	return err == nil && c.inRunDir(target)
+}
+
+// fcntlLock serves the record locks: natively on the node's own files
+// (in its run directory), pipes and sockets; virtually on any other file
+// (a system file opened for reading), where a lock is granted and never
+// held, and a test finds the range unlocked.
+func fcntlLock(c *call, fd int) result {
+	if k := c.fdKind(fd); k != kindFile && k != kindDir || c.fdInRunDir(fd) {
+		return cont()
+	}
+	switch c.arg(1) {
+	case unix.F_GETLK, unix.F_OFD_GETLK:
+		b, err := c.read(c.arg(2), 2)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		binary.LittleEndian.PutUint16(b, unix.F_UNLCK) // struct flock's l_type
+		return errno(errnoOf(c.write(c.arg(2), b)))
+	}
+	if _, err := c.read(c.arg(2), 32); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(0)
+}
+
+// fcntlNoLease serves F_GETLEASE: no lease is ever held.
+func fcntlNoLease(c *call, fd int) result { return ret(unix.F_UNLCK) }
+
+// nodeDup is weft's duplicate of the caller's descriptor fd, to act on
+// its open file description (owners are per description).
+func (c *call) nodeDup(fd int) (int, result, bool) {
+	dup, err := unix.PidfdGetfd(c.n.pidfd, fd, 0)
+	if err != nil {
+		return -1, errno(unix.EBADF), false
+	}
+	return dup, result{}, true
+}
+
+// fcntlOwner serves F_SETOWN and F_GETOWN with virtual ids: a process
+// (or, negative, the process group) of the node.
+func fcntlOwner(c *call, fd int) result {
+	dup, r, ok := c.nodeDup(fd)
+	if !ok {
+		return r
+	}
+	defer unix.Close(dup)
+	ids := c.ids()
+	if c.arg(1) == unix.F_GETOWN {
+		host, err := unix.FcntlInt(uintptr(dup), unix.F_GETOWN, 0)
+		if err != nil {
+			return errno(errnoOf(err))
+		}
+		return ret(ids.OwnerOf(host))
+	}
+	host, rf := ids.Owner(int64(int32(c.arg(2))))
+	if rf != vkernel.OK {
+		return c.refuseRequest("fcntl", unix.F_SETOWN, "F_SETOWN", unix.ESRCH, "the owner names no process or group of the node")
+	}
+	_, err := unix.FcntlInt(uintptr(dup), unix.F_SETOWN, host)
+	return errno(errnoOf(err))
+}
+
+// f_owner_ex's types (linux/fcntl.h).
+const (
+	fOwnerTID  = 0
+	fOwnerPID  = 1
+	fOwnerPGRP = 2
+)
+
+// fcntlOwnerEx serves F_SETOWN_EX and F_GETOWN_EX (struct f_owner_ex:
+// int type; pid_t pid) with virtual ids.
+func fcntlOwnerEx(c *call, fd int) result {
+	dup, r, ok := c.nodeDup(fd)
+	if !ok {
+		return r
+	}
+	defer unix.Close(dup)
+	ids := c.ids()
+	var ex [2]int32
+	if c.arg(1) == fGetownEx {
+		if _, _, e := unix.Syscall(unix.SYS_FCNTL, uintptr(dup), fGetownEx, uintptr(unsafe.Pointer(&ex))); e != 0 {
+			return errno(e)
+		}
+		ex[1] = int32(ownerExVirtual(ids, ex[0], int(ex[1])))
+		b := binary.LittleEndian.AppendUint32(nil, uint32(ex[0]))
+		return errno(errnoOf(c.write(c.arg(2), binary.LittleEndian.AppendUint32(b, uint32(ex[1])))))
+	}
+	b, err := c.read(c.arg(2), 8)
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	ex[0], ex[1] = int32(binary.LittleEndian.Uint32(b)), int32(binary.LittleEndian.Uint32(b[4:]))
+	host, rf := ownerExHost(ids, ex[0], int64(ex[1]))
+	switch rf {
+	case vkernel.Invalid:
+		return errno(unix.EINVAL)
+	case vkernel.NoSuchThread:
+		return c.refuseRequest("fcntl", fSetownEx, "F_SETOWN_EX", unix.ESRCH, "the owner names no thread, process or group of the node")
+	}
+	ex[1] = int32(host)
+	if _, _, e := unix.Syscall(unix.SYS_FCNTL, uintptr(dup), fSetownEx, uintptr(unsafe.Pointer(&ex))); e != 0 {
+		return errno(e)
+	}
+	return ret(0)
+}
+
+// ownerExHost translates an f_owner_ex to the host id of its owner.
+func ownerExHost(ids *vkernel.IDs, typ int32, pid int64) (int, vkernel.Refusal) {
+	if pid == 0 {
+		return 0, vkernel.OK
+	}
+	switch typ {
+	case fOwnerTID:
+		th, r := ids.Thread(pid)
+		return th.Host, r
+	case fOwnerPID:
+		ts, r := ids.Process(pid)
+		if r != vkernel.OK {
+			return 0, r
+		}
+		return ts[0].Host, vkernel.OK
+	case fOwnerPGRP:
+		host, r := ids.Owner(-pid)
+		return -host, r
+	}
+	return 0, vkernel.Invalid
+}
+
+// ownerExVirtual translates the host id of an f_owner_ex back.
+func ownerExVirtual(ids *vkernel.IDs, typ int32, host int) int64 {
+	if typ == fOwnerPGRP {
+		return -ids.OwnerOf(-host)
+	}
+	return ids.OwnerOf(host)
+}
+
+// Flock implements flock(2): natively on the node's own files (in its run
+// directory) and on pipes and sockets; on any other file weft grants the
+// lock virtually, so no host process waits on a node's lock.
+func sysFlock(c *call) result {
+	fd := int(int32(c.arg(0)))
+	switch c.arg(1) &^ unix.LOCK_NB {
+	case unix.LOCK_SH, unix.LOCK_EX, unix.LOCK_UN:
+	default:
+		return errno(unix.EINVAL)
+	}
+	switch k := c.fdKind(fd); {
+	case k == kindNone:
+		return errno(unix.EBADF)
+	case k != kindFile && k != kindDir || c.fdInRunDir(fd):
+		return cont()
+	}
+	return ret(0)
+}
