@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,12 +33,21 @@ func TestTSCPatch(t *testing.T) {
 		{"exec", false, "", false},
 		{"thread", false, "WEFT_TSC=trap", false},
 	}
+	traps, err := TSCTraps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("this machine traps the TSC: %v", traps)
 	for _, tc := range tests {
 		name := tc.mode
 		if tc.noVDSO {
 			name += "/noVDSO"
 		}
 		t.Run(name, func(t *testing.T) {
+			if !traps {
+				checkNoTSCTrap(t, bin, tc.mode, tc.trapped, tc.fails, tc.noVDSO)
+				return
+			}
 			var outs [2]string
 			for k, trap := range []bool{false, true} {
 				w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, TrapTSC: trap, NoVDSO: tc.noVDSO}, first)
@@ -81,6 +91,41 @@ func TestTSCPatch(t *testing.T) {
 			}
 			t.Logf("%s", outs[0])
 		})
+	}
+}
+
+// checkNoTSCTrap is TestTSCPatch on a machine whose rdtsc does not fault
+// under PR_SET_TSC: a world that must trap from the start refuses to
+// start, a process whose code cannot be patched ends the run with an
+// error saying why (never reading the host's counter), and patchable code
+// still reads the virtual counter.
+func checkNoTSCTrap(t *testing.T, bin, mode string, trapped bool, fails string, noVDSO bool) {
+	cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{mode}}}, TrapTSC: true, NoVDSO: noVDSO}
+	if w, err := Start(cfg); !errors.Is(err, errNoTSCTrap) {
+		if err == nil {
+			w.Close()
+		}
+		t.Fatalf("TrapTSC: Start gave %v, want %v", err, errNoTSCTrap)
+	}
+	cfg.TrapTSC = false
+	w, _ := runThreads(t, cfg, first)
+	f := w.Failure()
+	switch {
+	case fails != "":
+		if f == nil || !strings.Contains(f.Error(), fails) {
+			t.Fatalf("patched: failure %v, want one that says %q", f, fails)
+		}
+	case trapped:
+		if f == nil || !errors.Is(f, errNoTSCTrap) && !strings.Contains(f.Error(), errNoTSCTrap.Error()) {
+			t.Fatalf("patched: failure %v, want %v\n%s", f, errNoTSCTrap, w.Output(0))
+		}
+	default:
+		if f != nil {
+			t.Fatalf("patched: %v", f)
+		}
+		if out := string(w.Output(0)); !strings.Contains(out, "rdtsc 1000") || !strings.Contains(out, "aux 0") {
+			t.Fatalf("not the virtual counter:\n%s", out)
+		}
 	}
 }
 

@@ -29,6 +29,11 @@ func Start(cfg Config) (*World, error) {
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), stops: -1,
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
+	if !cfg.NativeTSC && !w.tscPatching() {
+		if err := needTSCTrap(); err != nil {
+			return nil, fmt.Errorf("supervisor: nodes trap the TSC (WEFT_TSC=trap, or every call notified): %w", err)
+		}
+	}
 	if cfg.Survey || cfg.NotifyAll {
 		w.survey = newSurvey()
 	}
