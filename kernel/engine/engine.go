@@ -23,6 +23,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 
 	"github.com/weft-mc/weft/kernel/display"
 )
@@ -65,6 +66,7 @@ type Engine struct {
 	imported  map[string]string // bound package name -> canonical path
 	names     map[string]bool   // names declared by cells
 	packages  map[string]bool   // every bound import path
+	pkgNames  map[string]string // bound import path -> its package's declared name
 	gopath    string            // where %go get links module sources; "" disables it
 	timeout   time.Duration     // %timeout: 0 means none
 	// cellTimeout is the running cell's timeout.
@@ -112,6 +114,7 @@ func New(opts Options) (*Engine, error) {
 		imported: map[string]string{},
 		names:    map[string]bool{},
 		packages: map[string]bool{},
+		pkgNames: map[string]string{},
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
 	}
@@ -131,9 +134,11 @@ func New(opts Options) (*Engine, error) {
 		// otherwise gives interpreted code an empty one).
 		Env:    os.Environ(),
 		GoPath: opts.GoPath,
-		Stdout: e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
+		// go/build's file selection, //go:build lines included.
+		SourcecodeFilesystem: newSourceFS(),
+		Stdout:               e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
 	})
-	tables := append(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), e.displayExports())
+	tables := append(append([]interp.Exports{stdlib.Symbols, unsafe.Symbols}, opts.Symbols...), e.displayExports())
 	for _, t := range tables {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
@@ -141,6 +146,7 @@ func New(opts Options) (*Engine, error) {
 		for k := range t {
 			if i := strings.LastIndex(k, "/"); i > 0 {
 				e.packages[k[:i]] = true
+				e.pkgNames[k[:i]] = k[i+1:]
 			}
 		}
 	}
@@ -342,7 +348,7 @@ func (e *Engine) clearerError(code string, err error) error {
 		return err
 	}
 	g, _ := e.globals()
-	for _, name := range unresolvedNames(splitCell(code)) {
+	for _, name := range e.unresolvedNames(splitCell(code)) {
 		if _, ok := e.imported[name]; ok || e.names[name] || g[name].IsValid() || slices.Contains(goWords, name) {
 			continue
 		}
@@ -552,7 +558,7 @@ func (e *Engine) filterImports(items []item) []item {
 		}
 		var fresh []importSpec
 		for _, s := range specs {
-			if e.imported[s.name] != canonical(s.path) {
+			if e.imported[e.specName(s)] != canonical(s.path) {
 				fresh = append(fresh, s)
 			}
 		}
@@ -599,7 +605,7 @@ func (e *Engine) noteGroup(g group) {
 		switch it.kind {
 		case importItem:
 			for _, s := range parseImports(it.text) {
-				e.imported[s.name] = canonical(s.path)
+				e.imported[e.specName(s)] = canonical(s.path)
 			}
 		case declItem:
 			for _, n := range declaredNames(it.text) {

@@ -134,3 +134,62 @@ func TestGoGet(t *testing.T) {
 		t.Fatalf("import without %%go get = %q, streams %q", got, rec.streams)
 	}
 }
+
+// TestImportNames: an import without a name binds the package's declared
+// name (go-runewidth is package runewidth; a /v3 path binds the package's
+// name, not "v3"), a module's whole build list is linked (go-runewidth
+// needs rivo/uniseg), //go:build lines are honoured (x/net/html/atom has a
+// "//go:build ignore" generator of package main) and unsafe is loaded. Each expected value is what
+// `go run` of the same expression prints.
+func TestImportNames(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("needs the go command")
+	}
+	e, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cells := []struct{ code, plain string }{
+		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
+		{"%go get golang.org/x/net@v0.25.0", ""},
+		// atom's gen.go is "//go:build ignore" (package main).
+		{"import \"golang.org/x/net/html/atom\"\natom.Lookup([]byte(\"div\")).String()", "div"},
+		{"%go get github.com/Masterminds/semver/v3@v3.3.1", ""},
+		{"import \"github.com/Masterminds/semver/v3\"\nsemver.MustParse(\"1.2.3\").Minor()", "2"},
+		{"import \"unsafe\"\nunsafe.Sizeof(int64(0))", "8"},
+	}
+	for _, c := range cells {
+		rec := newRecorder()
+		res, err := e.Execute(ctx, c.code, rec)
+		if err != nil {
+			t.Fatalf("%s: %v\n%q", c.code, err, rec.streams)
+		}
+		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
+		}
+	}
+}
+
+// TestAssumedName: package names guessed from paths when no source is at hand.
+func TestAssumedName(t *testing.T) {
+	for p, want := range map[string]string{
+		"github.com/dustin/go-humanize":          "humanize",
+		"github.com/deckarep/golang-set/v2":      "golang",
+		"gopkg.in/yaml.v3":                       "yaml",
+		"github.com/Masterminds/semver/v3":       "semver",
+		"fmt":                                    "fmt",
+		"github.com/shopspring/decimal":          "decimal",
+		"github.com/mattn/go-runewidth":          "runewidth",
+		"github.com/montanaflynn/stats":          "stats",
+		"github.com/google/uuid":                 "uuid",
+		"github.com/weft-mc/weft/kernel/display": "display",
+	} {
+		if got := assumedName(p); got != want {
+			t.Errorf("assumedName(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
