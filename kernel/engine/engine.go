@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,6 +73,8 @@ type Engine struct {
 	// cellTimeout is the running cell's timeout.
 	cellTimeout time.Duration
 	docs        map[string]string // go doc output by symbol
+	heapLimit   uint64            // the guard stops a cell whose heap passes it
+	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
 }
@@ -118,6 +121,7 @@ func New(opts Options) (*Engine, error) {
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
 	}
+	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
 		if err := os.MkdirAll(filepath.Join(opts.GoPath, "src"), 0o755); err != nil {
 			return nil, fmt.Errorf("engine: GoPath: %w", err)
@@ -138,7 +142,7 @@ func New(opts Options) (*Engine, error) {
 		SourcecodeFilesystem: newSourceFS(),
 		Stdout:               e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
 	})
-	tables := append(append([]interp.Exports{stdlib.Symbols, unsafe.Symbols}, opts.Symbols...), e.displayExports())
+	tables := append(append([]interp.Exports{stdlib.Symbols, exitExports(), unsafe.Symbols}, opts.Symbols...), e.displayExports())
 	for _, t := range tables {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
@@ -314,6 +318,9 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
 		defer cancel()
 	}
+	ctx, stopCell := context.WithCancelCause(ctx)
+	defer stopCell(nil)
+	defer guard(stopCell, e.heapLimit, e.heapSetting)()
 	e.ctxMu.Lock()
 	e.cellCtx = ctx
 	e.ctxMu.Unlock()
@@ -322,12 +329,29 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		return Result{}, err
 	}
 	start := time.Now()
-	res, err := e.goCode(ctx, code)
+	res, err := e.onFreshStack(ctx, code)
 	if timeCell {
 		fmt.Fprintf(e.io.stdout, "time: %v\n", time.Since(start).Round(time.Microsecond))
 	}
 	res.Page = page
 	return res, err
+}
+
+// onFreshStack evaluates the Go code of a cell on a goroutine of its own,
+// so that the stack a deep recursion grew is freed with the cell and the
+// guard's stack limit applies to each cell afresh.
+func (e *Engine) onFreshStack(ctx context.Context, code string) (Result, error) {
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := e.goCode(ctx, code)
+		done <- outcome{res, err}
+	}()
+	o := <-done
+	return o.res, o.err
 }
 
 // goCode evaluates the Go code of a cell.
@@ -681,7 +705,14 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	}
 	var p interp.Panic
 	var sl scanner.ErrorList
+	var limit *limitError
 	switch {
+	case errors.As(context.Cause(ctx), &limit):
+		debug.FreeOSMemory()
+		return &Error{Name: limit.name, Value: limit.Error(), Traceback: []string{limit.name + ": " + limit.Error()}}
+	case errors.As(err, &p) && isExit(p.Value):
+		v := fmt.Sprintf("the cell called os.Exit(%d); the kernel does not exit: the session's variables are kept", p.Value.(exitRequest).code)
+		return &Error{Name: "Exit", Value: v, Traceback: []string{"Exit: " + v}}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		v := fmt.Sprintf("cell interrupted after %v (%%timeout)", e.cellTimeout)
 		return &Error{Name: "Timeout", Value: v, Traceback: []string{"Timeout: " + v}}
@@ -701,6 +732,12 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 		return &Error{Name: "CompileError", Value: err.Error(), Traceback: lines("CompileError", err.Error())}
 	}
 	return &Error{Name: "Error", Value: err.Error(), Traceback: lines("Error", err.Error())}
+}
+
+// isExit reports whether a panic value is os.Exit's in a cell.
+func isExit(v any) bool {
+	_, ok := v.(exitRequest)
+	return ok
 }
 
 func lines(name, msg string) []string {
