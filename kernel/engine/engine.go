@@ -73,6 +73,7 @@ type Engine struct {
 	// cellTimeout is the running cell's timeout.
 	cellTimeout time.Duration
 	docs        map[string]string // go doc output by symbol
+	checked     map[string]error  // checkSource's verdict by package path
 	heapLimit   uint64            // the guard stops a cell whose heap passes it
 	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
@@ -118,6 +119,7 @@ func New(opts Options) (*Engine, error) {
 		names:    map[string]bool{},
 		packages: map[string]bool{},
 		pkgNames: map[string]string{},
+		checked:  map[string]error{},
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
 	}
@@ -393,6 +395,12 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 		return Result{}, nil
 	}
 	if err := e.fetchMissing(ctx, items); err != nil {
+		return Result{}, err
+	}
+	if err := e.checkImports(items); err != nil {
+		return Result{}, err
+	}
+	if err := e.checkCell(items); err != nil {
 		return Result{}, err
 	}
 	if auto := e.autoImports(items); len(auto) > 0 {

@@ -25,5 +25,6 @@ func main() {
 	fmt.Println(KB, MB, GB, big>>98, Tuesday)
 	fmt.Println(math.Pi/2, 1e3/7.0, 7/2, 7.0/2)
 	var f float32 = 0.1
-	fmt.Println(float64(f), math.MaxInt64, uint8(200)+uint8(100))
+	u := uint8(200)
+	fmt.Println(float64(f), math.MaxInt64, u+100)
 }
