@@ -124,6 +124,20 @@ func (e *Engine) checkCell(items []item) error {
 		if msg, bad := initOrder(fset, []*ast.File{f}); bad {
 			return refusal("%s; declare the later one first", msg)
 		}
+		if msg := divergent(fset, f, false); msg != "" {
+			return refusal("%s", msg)
+		}
+	}
+	for _, it := range items {
+		if it.kind != stmtItem {
+			continue
+		}
+		src := fmt.Sprintf("package p\nfunc _() {\n//line cell:%d:1\n%s\n}", it.line, it.text)
+		if f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution); err == nil {
+			if msg := divergent(fset, f, false); msg != "" {
+				return refusal("%s", msg)
+			}
+		}
 	}
 	return e.checkTypeSwitches(items)
 }
@@ -276,10 +290,134 @@ func (e *Engine) checkSourceFiles(p string, seen map[string]bool) error {
 	if msg, bad := initOrder(fset, files); bad {
 		return refusal("import %q: %s", p, msg)
 	}
+	for _, f := range files {
+		if msg := divergent(fset, f, true); msg != "" {
+			return refusal("import %q: %s", p, msg)
+		}
+	}
 	for q := range imports {
 		if err := e.checkSource(q, seen); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// hiddenMethods are methods that compiled code (fmt, encoding/json,
+// errors, sort) finds through interfaces: yaegi does not show them on
+// values of interpreted types (fmt prints a Stringer's fields, json a
+// Marshaler's value) or wraps the values so that identity is lost
+// (err == ErrX is false for an interpreted error type).
+var hiddenMethods = map[string]bool{"String": true, "GoString": true, "Format": true, "Error": true,
+	"MarshalJSON": true, "UnmarshalJSON": true, "MarshalText": true, "UnmarshalText": true, "Is": true,
+	"As": true, "Unwrap": true, "Cause": true}
+
+// divergent returns the first construct of f that the interpreter computes
+// differently from Go, or "": a method in hiddenMethods, a func literal in
+// a three-clause for loop that uses the loop's variable (Go 1.22 gives
+// each iteration its own; yaegi shares one), a defer in a loop whose call
+// has arguments (yaegi evaluates them when the deferred call runs, Go at
+// the defer statement), and, in library code (lib), a type switch with a
+// case of a predeclared type (it matches values of named types).
+func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
+	var msg string
+	at := func(n ast.Node, format string, a ...any) {
+		if msg == "" {
+			msg = short(fset.Position(n.Pos())) + ": " + fmt.Sprintf(format, a...)
+		}
+	}
+	var loops []*ast.ForStmt
+	var visit func(n ast.Node) bool
+	walk := func(ns ...ast.Node) {
+		for _, n := range ns {
+			if n != nil && !reflect.ValueOf(n).IsNil() {
+				ast.Inspect(n, visit)
+			}
+		}
+	}
+	visit = func(n ast.Node) bool {
+		if msg != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Recv != nil && hiddenMethods[n.Name.Name] {
+				at(n, "method %s: compiled code (fmt, encoding/json, errors) does not see this method of an interpreted type, or loses the value's identity", n.Name.Name)
+			}
+		case *ast.ForStmt:
+			loops = append(loops, n)
+			walk(n.Init, n.Cond, n.Post, n.Body)
+			loops = loops[:len(loops)-1]
+			return false
+		case *ast.RangeStmt:
+			loops = append(loops, nil)
+			walk(n.X, n.Body)
+			loops = loops[:len(loops)-1]
+			return false
+		case *ast.FuncLit:
+			for _, l := range loops {
+				if v := loopVarUse(l, n.Body); v != "" {
+					at(n, "func literal using the loop variable %s of a for loop: Go gives each iteration its own %s, the interpreter shares one", v, v)
+				}
+			}
+			saved := loops
+			loops = nil
+			walk(n.Body)
+			loops = saved
+			return false
+		case *ast.DeferStmt:
+			if len(loops) > 0 && len(n.Call.Args) > 0 && !allLiterals(n.Call.Args) {
+				at(n, "defer in a loop with arguments: Go evaluates them at the defer statement, the interpreter when the deferred call runs")
+			}
+		case *ast.TypeSwitchStmt:
+			if lib {
+				for _, c := range n.Body.List {
+					for _, x := range c.(*ast.CaseClause).List {
+						if id, ok := x.(*ast.Ident); ok && basicTypes[id.Name] {
+							at(n, "type switch with case %s: the interpreter lets a value of a named type (type myInt int) match the case of its underlying type, where Go does not", id.Name)
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(f, visit)
+	return msg
+}
+
+// loopVarUse returns a variable declared by the for loop's init statement
+// that body uses, or "".
+func loopVarUse(l *ast.ForStmt, body ast.Node) string {
+	if l == nil {
+		return ""
+	}
+	as, ok := l.Init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return ""
+	}
+	vars := map[string]bool{}
+	for _, x := range as.Lhs {
+		if id, ok := x.(*ast.Ident); ok {
+			vars[id.Name] = true
+		}
+	}
+	found := ""
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && vars[id.Name] && found == "" {
+			found = id.Name
+		}
+		return found == ""
+	})
+	return found
+}
+
+// allLiterals reports whether every expression is a basic literal.
+func allLiterals(xs []ast.Expr) bool {
+	for _, x := range xs {
+		if _, ok := x.(*ast.BasicLit); !ok {
+			return false
+		}
+	}
+	return true
 }
