@@ -22,7 +22,7 @@ func TestIsolation(t *testing.T) {
 		"kept := 41",
 		"import \"os\"\nos.Exit(3)", "fmt.Println(kept + 1)",
 		"func deep(n int) int { return deep(n+1) + 1 }\ndeep(0)", "fmt.Println(kept + 1)",
-		"var hoard [][]byte\nfor { hoard = append(hoard, make([]byte, 1<<20)) }", "fmt.Println(kept + 1)",
+		"func hoard() { var h [][]byte; for { h = append(h, make([]byte, 1<<20)) } }\nhoard()", "fmt.Println(kept + 1)",
 	}
 	want := []struct{ ename, inValue string }{
 		{}, {"Exit", "os.Exit(3)"}, {}, {"StackOverflow", "goroutine stacks"}, {}, {"MemoryError", "WEFT_CELL_MEMORY"}, {},
@@ -33,7 +33,7 @@ func TestIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(python, "testdata/cells.py", "weft-isolation", path)
-	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1", "WEFT_CELL_MEMORY=512M")
+	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1", "WEFT_CELL_MEMORY=2G")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {

@@ -38,8 +38,12 @@ type limitError struct {
 }
 
 func (l *limitError) Error() string {
-	return fmt.Sprintf("%s reached %s (limit %s%s): the cell was stopped; the session's variables are kept",
+	msg := fmt.Sprintf("%s reached %s (limit %s%s): the cell was stopped; the session's variables are kept",
 		l.what, mb(l.used), mb(l.limit), l.limitSetting)
+	if l.name == "MemoryError" {
+		msg += " (if one of them holds the memory, later cells stop too until it is set to nil)"
+	}
+	return msg
 }
 
 func mb(n uint64) string { return fmt.Sprintf("%d MB", n>>20) }

@@ -14,7 +14,7 @@ import (
 // variables. (The same through a real Jupyter client: TestIsolation in
 // package kernel.)
 func TestCellCannotKillTheSession(t *testing.T) {
-	t.Setenv("WEFT_CELL_MEMORY", "512M")
+	t.Setenv("WEFT_CELL_MEMORY", "2G")
 	e := newEngine(t)
 	defer e.Close()
 	ctx := context.Background()
@@ -25,7 +25,7 @@ func TestCellCannotKillTheSession(t *testing.T) {
 	for _, c := range []struct{ code, name, inValue string }{
 		{"import \"os\"\nos.Exit(3)", "Exit", "os.Exit(3)"},
 		{"func deep(n int) int { return deep(n+1) + 1 }\ndeep(0)", "StackOverflow", "goroutine stacks"},
-		{"var hoard [][]byte\nfor { hoard = append(hoard, make([]byte, 1<<20)) }", "MemoryError", "WEFT_CELL_MEMORY"},
+		{"func hoard() { var h [][]byte; for { h = append(h, make([]byte, 1<<20)) } }\nhoard()", "MemoryError", "WEFT_CELL_MEMORY"},
 	} {
 		_, err := run(c.code)
 		ee, ok := err.(*Error)
