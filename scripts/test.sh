@@ -25,5 +25,5 @@ bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCa
 go test -count=1 -tags weftverify ./mcsdk/supervisor/
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
-go test -count=1 -timeout 20m ./... 2>&1 | tee build/test.log
+go test -count=1 -timeout 40m ./... 2>&1 | tee build/test.log
 exit "${PIPESTATUS[0]}"

@@ -4,7 +4,6 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"path"
 	"sort"
 	"strings"
 )
@@ -14,7 +13,7 @@ import (
 // add: a name that is the last element of exactly one bound import path
 // and is not a name the session or the cell defines.
 func (e *Engine) autoImports(items []item) []importSpec {
-	unresolved := unresolvedNames(items)
+	unresolved := e.unresolvedNames(items)
 	if len(unresolved) == 0 {
 		return nil
 	}
@@ -36,7 +35,7 @@ func (e *Engine) autoImports(items []item) []importSpec {
 func (e *Engine) packageNamed(name string) (string, bool) {
 	var found []string
 	for p := range e.packages {
-		if path.Base(p) == name && !strings.HasPrefix(p, "weft.internal") && p != "display" {
+		if e.packageName(p) == name && !strings.HasPrefix(p, "weft.internal") && p != "display" {
 			found = append(found, p)
 		}
 	}
@@ -48,7 +47,7 @@ func (e *Engine) packageNamed(name string) (string, bool) {
 
 // unresolvedNames returns the identifiers used as pkg in pkg.Name that the
 // cell does not declare, sorted. It returns nil if the cell does not parse.
-func unresolvedNames(items []item) []string {
+func (e *Engine) unresolvedNames(items []item) []string {
 	f, err := parser.ParseFile(token.NewFileSet(), "", cellFile(items), 0)
 	if err != nil {
 		return nil
@@ -58,7 +57,7 @@ func unresolvedNames(items []item) []string {
 		if s.Name != nil {
 			imported[s.Name.Name] = true
 		} else {
-			imported[path.Base(strings.Trim(s.Path.Value, `"`))] = true
+			imported[e.packageName(strings.Trim(s.Path.Value, `"`))] = true
 		}
 	}
 	seen := map[string]bool{}

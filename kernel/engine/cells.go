@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"path"
 	"strconv"
 	"strings"
 )
@@ -142,7 +141,8 @@ func groups(items []item) []group {
 // source returns the run's text padded so its first line has its cell line number.
 func (g group) source() string { return strings.Repeat("\n", g.line-1) + g.text }
 
-// importSpec is one imported package: the name it is bound to and its path.
+// importSpec is one imported package: the name the import gives it ("" if
+// none: the package's declared name, see Engine.packageName) and its path.
 type importSpec struct{ name, path string }
 
 // parseImports returns the specs of an import item, or nil if it does not parse.
@@ -157,7 +157,7 @@ func parseImports(text string) []importSpec {
 		if err != nil {
 			return nil
 		}
-		name := path.Base(p)
+		name := ""
 		if s.Name != nil {
 			name = s.Name.Name
 		}
@@ -171,7 +171,10 @@ func importText(specs []importSpec) string {
 	var b strings.Builder
 	b.WriteString("import (")
 	for _, s := range specs {
-		b.WriteString(" " + s.name + " " + strconv.Quote(s.path) + ";")
+		if s.name != "" {
+			b.WriteString(" " + s.name)
+		}
+		b.WriteString(" " + strconv.Quote(s.path) + ";")
 	}
 	b.WriteString(" )")
 	return b.String()

@@ -107,7 +107,7 @@ func (e *Engine) packagePath(name, code string) (string, bool) {
 			continue
 		}
 		for _, s := range parseImports(it.text) {
-			if s.name == name {
+			if e.specName(s) == name {
 				return canonical(s.path), true
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 
 	"github.com/weft-mc/weft/kernel/display"
 )
@@ -65,11 +67,15 @@ type Engine struct {
 	imported  map[string]string // bound package name -> canonical path
 	names     map[string]bool   // names declared by cells
 	packages  map[string]bool   // every bound import path
+	pkgNames  map[string]string // bound import path -> its package's declared name
 	gopath    string            // where %go get links module sources; "" disables it
 	timeout   time.Duration     // %timeout: 0 means none
 	// cellTimeout is the running cell's timeout.
 	cellTimeout time.Duration
 	docs        map[string]string // go doc output by symbol
+	checked     map[string]error  // checkSource's verdict by package path
+	heapLimit   uint64            // the guard stops a cell whose heap passes it
+	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
 }
@@ -112,9 +118,12 @@ func New(opts Options) (*Engine, error) {
 		imported: map[string]string{},
 		names:    map[string]bool{},
 		packages: map[string]bool{},
+		pkgNames: map[string]string{},
+		checked:  map[string]error{},
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
 	}
+	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
 		if err := os.MkdirAll(filepath.Join(opts.GoPath, "src"), 0o755); err != nil {
 			return nil, fmt.Errorf("engine: GoPath: %w", err)
@@ -131,9 +140,11 @@ func New(opts Options) (*Engine, error) {
 		// otherwise gives interpreted code an empty one).
 		Env:    os.Environ(),
 		GoPath: opts.GoPath,
-		Stdout: e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
+		// go/build's file selection, //go:build lines included.
+		SourcecodeFilesystem: newSourceFS(),
+		Stdout:               e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
 	})
-	tables := append(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), e.displayExports())
+	tables := append(append([]interp.Exports{stdlib.Symbols, exitExports(), unsafe.Symbols}, opts.Symbols...), e.displayExports())
 	for _, t := range tables {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
@@ -141,6 +152,7 @@ func New(opts Options) (*Engine, error) {
 		for k := range t {
 			if i := strings.LastIndex(k, "/"); i > 0 {
 				e.packages[k[:i]] = true
+				e.pkgNames[k[:i]] = k[i+1:]
 			}
 		}
 	}
@@ -308,6 +320,9 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
 		defer cancel()
 	}
+	ctx, stopCell := context.WithCancelCause(ctx)
+	defer stopCell(nil)
+	defer guard(stopCell, e.heapLimit, e.heapSetting)()
 	e.ctxMu.Lock()
 	e.cellCtx = workOf(ctx)
 	e.ctxMu.Unlock()
@@ -316,12 +331,29 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 		return Result{}, err
 	}
 	start := time.Now()
-	res, err := e.goCode(ctx, code)
+	res, err := e.onFreshStack(ctx, code)
 	if timeCell {
 		fmt.Fprintf(e.io.stdout, "time: %v\n", time.Since(start).Round(time.Microsecond))
 	}
 	res.Page = page
 	return res, err
+}
+
+// onFreshStack evaluates the Go code of a cell on a goroutine of its own,
+// so that the stack a deep recursion grew is freed with the cell and the
+// guard's stack limit applies to each cell afresh.
+func (e *Engine) onFreshStack(ctx context.Context, code string) (Result, error) {
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := e.goCode(ctx, code)
+		done <- outcome{res, err}
+	}()
+	o := <-done
+	return o.res, o.err
 }
 
 // goCode evaluates the Go code of a cell.
@@ -342,7 +374,7 @@ func (e *Engine) clearerError(code string, err error) error {
 		return err
 	}
 	g, _ := e.globals()
-	for _, name := range unresolvedNames(splitCell(code)) {
+	for _, name := range e.unresolvedNames(splitCell(code)) {
 		if _, ok := e.imported[name]; ok || e.names[name] || g[name].IsValid() || slices.Contains(goWords, name) {
 			continue
 		}
@@ -363,6 +395,12 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 		return Result{}, nil
 	}
 	if err := e.fetchMissing(ctx, items); err != nil {
+		return Result{}, err
+	}
+	if err := e.checkImports(items); err != nil {
+		return Result{}, err
+	}
+	if err := e.checkCell(items); err != nil {
 		return Result{}, err
 	}
 	if auto := e.autoImports(items); len(auto) > 0 {
@@ -552,7 +590,7 @@ func (e *Engine) filterImports(items []item) []item {
 		}
 		var fresh []importSpec
 		for _, s := range specs {
-			if e.imported[s.name] != canonical(s.path) {
+			if e.imported[e.specName(s)] != canonical(s.path) {
 				fresh = append(fresh, s)
 			}
 		}
@@ -599,7 +637,7 @@ func (e *Engine) noteGroup(g group) {
 		switch it.kind {
 		case importItem:
 			for _, s := range parseImports(it.text) {
-				e.imported[s.name] = canonical(s.path)
+				e.imported[e.specName(s)] = canonical(s.path)
 			}
 		case declItem:
 			for _, n := range declaredNames(it.text) {
@@ -675,7 +713,14 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	}
 	var p interp.Panic
 	var sl scanner.ErrorList
+	var limit *limitError
 	switch {
+	case errors.As(context.Cause(ctx), &limit):
+		debug.FreeOSMemory()
+		return &Error{Name: limit.name, Value: limit.Error(), Traceback: []string{limit.name + ": " + limit.Error()}}
+	case errors.As(err, &p) && isExit(p.Value):
+		v := fmt.Sprintf("the cell called os.Exit(%d); the kernel does not exit: the session's variables are kept", p.Value.(exitRequest).code)
+		return &Error{Name: "Exit", Value: v, Traceback: []string{"Exit: " + v}}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		v := fmt.Sprintf("cell interrupted after %v (%%timeout)", e.cellTimeout)
 		return &Error{Name: "Timeout", Value: v, Traceback: []string{"Timeout: " + v}}
@@ -695,6 +740,12 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 		return &Error{Name: "CompileError", Value: err.Error(), Traceback: lines("CompileError", err.Error())}
 	}
 	return &Error{Name: "Error", Value: err.Error(), Traceback: lines("Error", err.Error())}
+}
+
+// isExit reports whether a panic value is os.Exit's in a cell.
+func isExit(v any) bool {
+	_, ok := v.(exitRequest)
+	return ok
 }
 
 func lines(name, msg string) []string {

@@ -88,9 +88,10 @@ func TestCellFeatures(t *testing.T) {
 	}
 }
 
-// TestGoGet fetches github.com/google/uuid@v1.6.0 through the Go module
-// proxy (or the module cache) and uses it in a later cell, with a variable
-// of an earlier cell still in scope.
+// TestGoGet fetches github.com/mattn/go-runewidth@v0.0.16 through the Go
+// module proxy (or the module cache) and uses it in a later cell, with a
+// variable of an earlier cell still in scope; importing github.com/google/uuid
+// is refused, naming the variable yaegi would initialise wrongly.
 func TestGoGet(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatal("needs the go command")
@@ -104,9 +105,8 @@ func TestGoGet(t *testing.T) {
 	defer cancel()
 	cells := []struct{ code, plain string }{
 		{"before := 41", ""},
-		{"%go get github.com/google/uuid@v1.6.0", ""},
-		// Expected value: Python's uuid.uuid5(uuid.NAMESPACE_URL, "weft").
-		{"import \"github.com/google/uuid\"\nurl := uuid.MustParse(\"6ba7b811-9dad-11d1-80b4-00c04fd430c8\")\nuuid.NewSHA1(url, []byte(\"weft\")).String()", "3b241fd5-6253-5d39-b3e3-16bc7849138c"},
+		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
 		{"before + 1", "42"},
 	}
 	for _, c := range cells {
@@ -119,18 +119,87 @@ func TestGoGet(t *testing.T) {
 			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
 		}
 	}
+	rec := newRecorder()
+	_, err = e.Execute(ctx, "%go get github.com/google/uuid@v1.6.0\nimport \"github.com/google/uuid\"", rec)
+	if ee, ok := err.(*Error); !ok || ee.Name != "Unsupported" || !strings.Contains(ee.Value, "NameSpaceDNS") {
+		t.Fatalf("import of uuid: %v, want Unsupported naming NameSpaceDNS", err)
+	}
 	// In a new session with a fresh GoPath, importing the module is enough.
 	e2, err := New(Options{GoPath: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e2.Close()
-	rec := newRecorder()
-	res, err := e2.Execute(ctx, "import \"github.com/google/uuid\"\nuuid.MustParse(\"6BA7B811-9DAD-11D1-80B4-00C04FD430C8\").String()", rec)
+	rec = newRecorder()
+	res, err := e2.Execute(ctx, "import \"github.com/cespare/xxhash/v2\"\nxxhash.Sum64String(\"\")", rec)
 	if err != nil {
 		t.Fatalf("import without %%go get: %v\n%q", err, rec.streams)
 	}
-	if got, _ := res.Data.Data[display.MIMETypeText].(string); got != "6ba7b811-9dad-11d1-80b4-00c04fd430c8" || !strings.Contains(rec.streams["stderr"], "go get github.com/google/uuid") {
+	if got, _ := res.Data.Data[display.MIMETypeText].(string); got != "17241709254077376921" || !strings.Contains(rec.streams["stderr"], "go get github.com/cespare/xxhash/v2") {
 		t.Fatalf("import without %%go get = %q, streams %q", got, rec.streams)
+	}
+}
+
+// TestImportNames: an import without a name binds the package's declared
+// name (go-runewidth is package runewidth; a /v2 path binds the package's
+// name, not "v2"), a module's whole build list is linked (go-runewidth
+// needs rivo/uniseg), //go:build lines are honoured (x/net/html/atom has a
+// "//go:build ignore" generator of package main) and unsafe is loaded. Each expected value is what
+// `go run` of the same expression prints.
+func TestImportNames(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("needs the go command")
+	}
+	e, err := New(Options{GoPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cells := []struct{ code, plain string }{
+		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
+		{"%go get golang.org/x/net@v0.25.0", ""},
+		// atom's gen.go is "//go:build ignore" (package main): without the
+		// build constraint yaegi fails with "found packages atom and main";
+		// with it, the engine's own check refuses atom's String method.
+		{"import \"golang.org/x/net/html/atom\"\natom.Lookup([]byte(\"div\")).String()", "Unsupported"},
+		{"%go get github.com/cespare/xxhash/v2@v2.3.0", ""},
+		{"import \"github.com/cespare/xxhash/v2\"\nxxhash.Sum64String(\"\")", "17241709254077376921"},
+		{"import \"unsafe\"\nunsafe.Sizeof(int64(0))", "8"},
+	}
+	for _, c := range cells {
+		rec := newRecorder()
+		res, err := e.Execute(ctx, c.code, rec)
+		if ee, ok := err.(*Error); ok && ee.Name == c.plain && strings.Contains(ee.Value, "method String") {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%q", c.code, err, rec.streams)
+		}
+		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
+		}
+	}
+}
+
+// TestAssumedName: package names guessed from paths when no source is at hand.
+func TestAssumedName(t *testing.T) {
+	for p, want := range map[string]string{
+		"github.com/dustin/go-humanize":          "humanize",
+		"github.com/deckarep/golang-set/v2":      "golang",
+		"gopkg.in/yaml.v3":                       "yaml",
+		"github.com/Masterminds/semver/v3":       "semver",
+		"fmt":                                    "fmt",
+		"github.com/shopspring/decimal":          "decimal",
+		"github.com/mattn/go-runewidth":          "runewidth",
+		"github.com/montanaflynn/stats":          "stats",
+		"github.com/google/uuid":                 "uuid",
+		"github.com/weft-mc/weft/kernel/display": "display",
+	} {
+		if got := assumedName(p); got != want {
+			t.Errorf("assumedName(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // MODULE@VERSION (or the import of a package that is neither bound nor
 // present) runs the go command in a scratch module: `go get` resolves and
 // downloads through the Go module proxy (GOPROXY) into the module cache,
-// `go mod download -json` lists every module of the build list with its
+// `go mod download -json all` lists every module of the build list with its
 // directory, and each is linked into GOPATH-style src/ under the engine's
 // GoPath, where yaegi finds imports it has no symbols for. Interpreter
 // state is untouched: earlier variables stay in scope.
@@ -52,12 +52,17 @@ func (e *Engine) goGet(ctx context.Context, spec string) error {
 		return magicError("go get %s: %v", spec, err)
 	}
 	var out bytes.Buffer
-	if err := e.goRun(ctx, goCmd, dir, &out, "mod", "download", "-json"); err != nil {
+	if err := e.goRun(ctx, goCmd, dir, &out, "mod", "download", "-json", "all"); err != nil {
 		return magicError("go mod download: %v", err)
 	}
-	mods, err := decodeModules(&out)
+	mods, bad, err := decodeModules(&out)
 	if err != nil {
 		return magicError("go mod download: %v", err)
+	}
+	for _, m := range bad {
+		// A module of the graph no package imports may be gone from
+		// the proxy; its packages, if imported, fail then by name.
+		fmt.Fprintf(e.io.stderr, "go mod download: %s %s: %s\n", m.Path, m.Version, m.Error)
 	}
 	for _, m := range mods {
 		if err := linkModule(filepath.Join(e.gopath, "src"), m); err != nil {
@@ -85,23 +90,25 @@ type module struct {
 	Path, Version, Dir, Error string
 }
 
-func decodeModules(r io.Reader) ([]module, error) {
-	var out []module
+// decodeModules returns the downloaded modules of `go mod download -json`
+// output and those that failed.
+func decodeModules(r io.Reader) (ok, bad []module, err error) {
 	d := json.NewDecoder(r)
 	for {
 		var m module
 		err := d.Decode(&m)
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return ok, bad, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m.Error != "" {
-			return nil, fmt.Errorf("%s: %s", m.Path, m.Error)
+			bad = append(bad, m)
+			continue
 		}
 		if m.Dir != "" {
-			out = append(out, m)
+			ok = append(ok, m)
 		}
 	}
 }

@@ -1,0 +1,13 @@
+// module: golang.org/x/text@v0.21.0
+package main
+
+import (
+	"fmt"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+)
+
+func main() {
+	fmt.Println(cases.Title(language.English).String("hello weft world"), cases.Upper(language.Und).String("straße"))
+}
