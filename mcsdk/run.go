@@ -294,16 +294,18 @@ func (r *runner) plan() sched.Plan {
 		if window == 0 {
 			window = DefaultClientWindowUS
 		}
+		start := c.Start.AtUS
 		for _, req := range c.Requests {
 			if req.At >= 0 {
-				p.Clients = append(p.Clients, sched.ClientPlan{Fixed: true, AtUS: req.At})
+				p.Clients = append(p.Clients, sched.ClientPlan{Fixed: true, AtUS: start + req.At, Held: c.Start.Up})
 			} else {
-				p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
+				p.Clients = append(p.Clients, sched.ClientPlan{From: start, Until: start + window, Held: c.Start.Up})
 			}
 		}
 	}
 	if wl, tab := r.t.m.Workload, r.t.table; wl != nil {
-		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS,
+		ws := r.t.m.WorkloadStart
+		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS, StartUS: ws.AtUS, Held: ws.Up,
 			Slot: func(c, k int) (int, int, bool) {
 				if k >= wl.Ops {
 					return 0, 0, false
@@ -330,7 +332,12 @@ func (r *runner) run() error {
 	for k, win := range r.s.Windows() {
 		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", r.partitionGroups(k), float64(win.Start-supervisor.Epoch)/1e6, float64(win.End-supervisor.Epoch)/1e6)})
 	}
-	for i, at := range r.s.ClientTimes() {
+	times, held := r.s.ClientTimes()
+	for i, at := range times {
+		if held[i] {
+			r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms after the nodes are up", i, float64(at)/1e6)})
+			continue
+		}
 		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
 	}
 	r.t.cfg.Clocks = r.s.Clocks()
@@ -563,7 +570,9 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Run:
 		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
 	case supervisor.Timer:
-		if a.Task > 0 {
+		if w.Waiting(a.Node) {
+			ev.Kind, ev.Value = "start", fmt.Sprintf("n%d starts", a.Node)
+		} else if a.Task > 0 {
 			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
 		} else if a.Task < 0 {
 			ev.Value = fmt.Sprintf("n%d %s", a.Node, supervisor.SignalTimerName(a.Task))
@@ -788,6 +797,7 @@ func (r *runner) observe() error {
 	}
 	ob = ob.withHistory(r.clients)
 	r.w.ClearRan()
+	r.release()
 	if r.distinct == nil {
 		r.distinct = map[uint64]bool{}
 	}
@@ -853,6 +863,24 @@ func (r *runner) observe() error {
 		}
 	}
 	return nil
+}
+
+// release starts the clients that wait for the nodes to be up ([client]
+// or [workload] start = "up") at the first quiescent point at which every
+// node they contact has started and accepts connections on its port: a
+// condition on the world's state, so a seed starts them at the same step
+// in every run.
+func (r *runner) release() {
+	if r.s == nil || !r.s.Held() {
+		return
+	}
+	for _, n := range r.t.clientNodes() {
+		if r.w.Waiting(n) || !r.w.Status(n).Alive || !r.w.Network().HasListener(uint16(r.t.m.BasePort+n)) {
+			return
+		}
+	}
+	r.s.Release(r.w.Now())
+	r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the clients start"})
 }
 
 func (r *runner) isRequired(name string) bool {

@@ -50,12 +50,20 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 		if b := m.NodeBinary(i); b != "" {
 			path = b
 		}
-		cfg.Nodes = append(cfg.Nodes, supervisor.NodeSpec{
+		spec := supervisor.NodeSpec{
 			Path: path,
 			Args: args,
 			Env:  nodeEnv(m, i),
 			Dir:  m.Dir,
-		})
+		}
+		if i < len(m.NodeDefs) {
+			d := m.NodeDefs[i]
+			for _, j := range d.StartAfter {
+				spec.AfterPorts = append(spec.AfterPorts, uint16(m.BasePort+j))
+			}
+			spec.StartDelay = d.StartDelayUS * 1000
+		}
+		cfg.Nodes = append(cfg.Nodes, spec)
 	}
 	nb, err := bindNodes(m, bin, syms)
 	if err != nil {
@@ -75,6 +83,31 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 		}
 	}
 	return t, nil
+}
+
+// clientNodes lists the nodes the client requests and the workload's
+// clients contact, in order, each once.
+func (t *target) clientNodes() []int {
+	var out []int
+	add := func(n int) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if c := t.m.Client; c != nil {
+		for _, r := range c.Requests {
+			add(r.Node)
+		}
+	}
+	if wl := t.m.Workload; wl != nil {
+		for _, ns := range wl.Nodes {
+			for _, n := range ns {
+				add(n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // clients starts the workload's clients of one run (nil without one).

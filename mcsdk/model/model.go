@@ -110,8 +110,10 @@ type Model struct {
 	Depth  int               // DFS depth bound, environment.depth (default 10)
 
 	Client *Client // nil if the model has none
-	// Workload is the clients' operations, nil if the model has none.
-	Workload   *workload.Spec
+	// Workload is the clients' operations, nil if the model has none;
+	// WorkloadStart is when its clients begin ([workload] start).
+	Workload      *workload.Spec
+	WorkloadStart Start
 	Invariants []*Invariant
 
 	src   []byte
@@ -140,6 +142,8 @@ type Client struct {
 	Log      string
 	Reply    *regexp.Regexp
 	Requests []Request
+	// Start is when the requests' times begin ([client] start).
+	Start Start
 }
 
 // Request is one client request: Send (environment values substituted) is
@@ -232,7 +236,8 @@ func (m *Model) Variant(name string) (Variant, error) {
 
 // NodeArgs returns node id's arguments (its [[node]] args, else
 // target.args) with placeholders substituted: {id}, {nodes}, {base_port},
-// {port} (= BasePort+id), {rundir} (RunDir), {role} and environment names.
+// {port} (= BasePort+id), {rundir} (RunDir), {modeldir} (the model's
+// directory, absolute), {role} and environment names.
 func (m *Model) NodeArgs(id int) []string {
 	vals := m.placeholders(id)
 	args := m.nodeArgs(id)
@@ -257,8 +262,17 @@ func (m *Model) placeholders(id int) map[string]string {
 	vals["base_port"] = fmt.Sprint(m.BasePort)
 	vals["port"] = fmt.Sprint(m.BasePort + id)
 	vals["rundir"] = RunDir
+	vals["modeldir"] = m.absDir()
 	vals["role"] = m.Role(id)
 	return vals
+}
+
+// absDir is the model's directory as an absolute path ({modeldir}).
+func (m *Model) absDir() string {
+	if abs, err := filepath.Abs(m.Dir); err == nil {
+		return abs
+	}
+	return m.Dir
 }
 
 // substitute replaces {name} by vals[name]. It returns the byte offset of

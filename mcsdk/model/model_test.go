@@ -165,7 +165,7 @@ func TestBadModels(t *testing.T) {
 		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port)"}, []string{"valu}"}},
 		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
-		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port, rundir, role and environment names)"}, []string{`["{id}"`}},
+		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port, rundir, modeldir, role and environment names)"}, []string{`["{id}"`}},
 		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
 		{"workload_kind", []string{`5:8: unknown workload.kind "queue" (register, kv, set)`}, []string{`"queue"`}},
 		{"workload_bad", []string{

@@ -17,12 +17,21 @@ import (
 //	args   = ["--port", "{port}", "--dir", "{rundir}"]   # default: target.args
 //	env    = { LC_ALL = "C" }            # added to target.env and weft's own
 //	count  = 1                           # this many consecutive nodes (default 1)
+//	start_after = "primary"              # a role or "n0" (or a list): start once they accept connections
+//	start_delay = 5000                   # virtual µs after that (or after the run's start)
 type NodeDef struct {
 	Role   string
 	Binary string   // absolute path, or "" for the target's
 	Args   []string // with {placeholders}; nil means target.args
 	Env    []EnvVar // sorted by name; with {placeholders}
-	Pos    Pos      // the entry's header
+	// StartAfter are the nodes that must accept connections on their
+	// ports before this one starts (start_after), in order; StartDelayUS
+	// the virtual time it starts after that, or after the run's start
+	// (start_delay).
+	StartAfter   []int
+	StartDelayUS int64
+	Pos          Pos // the entry's header
+	after        []string
 }
 
 // EnvVar is one environment variable of a node, NAME=Value.
@@ -31,7 +40,7 @@ type EnvVar struct {
 }
 
 // nodeKeys are the keys a [[node]] entry takes.
-var nodeKeys = []string{"role", "binary", "args", "env", "count"}
+var nodeKeys = []string{"role", "binary", "args", "env", "count", "start_after", "start_delay"}
 
 // RunDir is what {rundir} stands for: the node's working directory, which
 // is its private run directory (created for every run, removed after it,
@@ -164,6 +173,7 @@ func (p *parser) nodes() {
 			}
 		}
 		d.Env = p.envTable(t, path)
+		p.startKeys(t, path, &d)
 		count := int64(1)
 		if c, ok := p.getInt(t, path, "count"); ok {
 			if c < 1 || c > 1024 {
@@ -177,6 +187,7 @@ func (p *parser) nodes() {
 		}
 	}
 	p.m.NodeDefs = defs
+	p.startOrder(list)
 	t := p.table("target")
 	switch _, given := t["nodes"]; {
 	case !given:
@@ -302,4 +313,4 @@ func (p *parser) defAt(k int) *NodeDef {
 
 // placeholderNames lists the placeholders of arguments, environments and
 // queries, for messages.
-const placeholderNames = "id, nodes, base_port, port, rundir, role and environment names"
+const placeholderNames = "id, nodes, base_port, port, rundir, modeldir, role and environment names"

@@ -431,9 +431,10 @@ func (p *parser) client() {
 		}
 		return
 	}
-	p.checkKeys("client", t, "log", "reply", "request")
+	p.checkKeys("client", t, "log", "reply", "request", "start")
 	c := &Client{Log: DefaultLog, Reply: regexp.MustCompile(DefaultReply)}
 	m.Client = c
+	c.Start = p.start(t, "client")
 	if log, ok := p.getString(t, "client", "log"); ok {
 		if !isIdent(log) || isKeyword(log) {
 			p.errAt(p.loc.valPos("client.log"), "client.log %q must be an identifier that is not a keyword", log)

@@ -22,7 +22,7 @@ func (p *parser) workload() {
 	if t == nil {
 		return
 	}
-	p.checkKeys("workload", t, "kind", "clients", "ops", "nodes", "use", "values", "keys", "timeout", "think", "request", "reply", "fail")
+	p.checkKeys("workload", t, "kind", "clients", "ops", "nodes", "use", "values", "keys", "timeout", "think", "request", "reply", "fail", "start")
 	s := &workload.Spec{Clients: 1, Ops: 1, TimeoutUS: DefaultWorkloadTimeoutUS, ThinkUS: DefaultWorkloadThinkUS}
 	kind, ok := p.getString(t, "workload", "kind")
 	if !ok && t["kind"] == nil {
@@ -48,6 +48,7 @@ func (p *parser) workload() {
 		}
 	}
 	s.Nodes = p.workloadNodes(t, s.Clients)
+	p.m.WorkloadStart = p.start(t, "workload")
 	for i, u := range p.stringList(t, "use", workload.OpsOf(s.Kind)) {
 		if !contains(workload.OpsOf(s.Kind), u) {
 			p.errAt(p.loc.valPos("workload.use"), "workload.use[%d]: %q is not an operation of a %s (%s)", i, u, s.Kind, strings.Join(workload.OpsOf(s.Kind), ", "))

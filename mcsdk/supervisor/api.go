@@ -19,6 +19,11 @@ type NodeSpec struct {
 	Args []string // argv[1:]
 	Env  []string // the complete environment
 	Dir  string   // working directory ("" = the supervisor's)
+	// AfterPorts and StartDelay defer the node's start: it starts once
+	// every port of AfterPorts has a listener, StartDelay virtual ns later
+	// (start_linux.go). Until then it is neither alive nor crashed.
+	AfterPorts []uint16
+	StartDelay int64
 }
 
 // ClientRequest is one request the environment's client may send: it

@@ -70,6 +70,8 @@ type node struct {
 	ran      bool
 	restarts int
 	started  int64 // virtual time of its launch
+	waiting  bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
+	startDue int64 // while waiting: the virtual time it starts at, -1 until its ports listen
 	output   bytes.Buffer
 	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
 	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)

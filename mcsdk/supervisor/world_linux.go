@@ -56,6 +56,10 @@ func Start(cfg Config) (*World, error) {
 		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
 	}
 	for _, n := range w.nodes {
+		if cfg.Nodes[n.id].deferred() {
+			n.waiting, n.exited, n.killed, n.startDue = true, true, true, -1
+			continue
+		}
 		if err := w.launch(n); err != nil {
 			w.Close()
 			return nil, err
@@ -139,7 +143,7 @@ func (w *World) Timers() []TimerInfo {
 		}
 		ts = append(ts, n.timerEvents()...)
 	}
-	return ts
+	return append(ts, w.startTimers()...)
 }
 
 // Ran reports whether node i has run since the last ClearRan: only a node
@@ -466,7 +470,7 @@ func (w *World) fail(n *node, syscall, msg string) {
 func (w *World) settle() {
 	w.changed()
 	for progress := true; progress && w.failure == nil; {
-		progress = false
+		progress = w.startDeferred()
 		for _, n := range w.nodes {
 			if w.failure != nil {
 				return
@@ -575,6 +579,9 @@ func (w *World) Apply(a Action) error {
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
 	case Timer:
+		if w.fireStart(a) { // a deferred start (start_linux.go)
+			break
+		}
 		if a.Task < 0 { // a signal timer (sys_itimer.go)
 			if err := w.fireSigTimer(a); err != nil {
 				return err
@@ -607,6 +614,9 @@ func (w *World) Apply(a Action) error {
 		}
 	case Restart:
 		old := w.nodes[a.Node]
+		if old.waiting {
+			break // not started yet: it starts when its condition holds
+		}
 		if !old.exited {
 			return fmt.Errorf("supervisor: node %d is running", a.Node)
 		}
