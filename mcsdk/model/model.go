@@ -114,7 +114,7 @@ type Model struct {
 	// WorkloadStart is when its clients begin ([workload] start).
 	Workload      *workload.Spec
 	WorkloadStart Start
-	Invariants []*Invariant
+	Invariants    []*Invariant
 
 	src   []byte
 	loc   *locator
