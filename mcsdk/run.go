@@ -154,8 +154,6 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
-	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs // the model's directory is every run's
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice
@@ -304,14 +302,14 @@ func (r *runner) plan() sched.Plan {
 		}
 	}
 	if wl, tab := r.t.m.Workload, r.t.table; wl != nil {
-		ws := r.t.m.WorkloadStart
-		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS, StartUS: ws.AtUS, Held: ws.Up,
+		ws, base := r.t.m.WorkloadStart, r.t.reqBase()
+		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS, StartUS: ws.AtUS, Held: ws.Up || base > 0,
 			Slot: func(c, k int) (int, int, bool) {
 				if k >= wl.Ops {
 					return 0, 0, false
 				}
 				lo, hi := tab.Slot(c, k)
-				return lo, hi, true
+				return lo + base, hi + base, true
 			}}
 	}
 	return p
@@ -413,6 +411,7 @@ func (r *runner) run() error {
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
 	r.summarise()
+	r.unmatched()
 	r.threadsParam()
 	if r.res.Verdict != "" {
 		return nil
@@ -598,13 +597,13 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
 			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
 		}
-		if r.clients != nil {
-			if a.Req >= len(r.t.table.Calls) {
+		if r.clients != nil && a.Req >= r.t.reqBase() {
+			call, k, ok := r.t.call(a.Req)
+			if !ok {
 				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
 			}
-			call := r.t.table.Calls[a.Req]
 			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
-			if err := r.clients.Invoke(a.Req, w.Steps()+1, at-supervisor.Epoch); err != nil {
+			if err := r.clients.Invoke(k, w.Steps()+1, at-supervisor.Epoch); err != nil {
 				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
 			}
 		}
@@ -649,7 +648,7 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 // returns records the operations whose replies arrived in the last step
 // and lets their clients go on.
 func (r *runner) returns(step int) {
-	for _, c := range feed(r.clients, r.w) {
+	for _, c := range feed(r.clients, r.w, r.t.reqBase()) {
 		op := r.clients.Ops[len(r.clients.Ops)-1]
 		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
 			if r.clients.Ops[k].Call.Client == c {
@@ -865,22 +864,40 @@ func (r *runner) observe() error {
 	return nil
 }
 
-// release starts the clients that wait for the nodes to be up ([client]
-// or [workload] start = "up") at the first quiescent point at which every
-// node they contact has started and accepts connections on its port: a
-// condition on the world's state, so a seed starts them at the same step
-// in every run.
+// release starts the clients that wait: the client requests with
+// [client] start = "up" at the first quiescent point at which every node
+// they contact has started and accepts connections on its port, and the
+// workload's clients then (with [workload] start = "up") and, when the
+// model has set-up requests ([[client.request]] beside [workload]), once
+// every one of them is answered. These are conditions on the world's
+// state, so a seed starts its clients at the same step in every run.
 func (r *runner) release() {
-	if r.s == nil || !r.s.Held() {
+	if r.s == nil || !r.s.HeldRequests() && !r.s.HeldWorkload() {
 		return
 	}
+	if !r.up() {
+		return
+	}
+	now := r.w.Now()
+	if r.s.HeldRequests() {
+		r.s.ReleaseRequests(now)
+		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (now - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the client requests start"})
+	}
+	if r.s.HeldWorkload() && !r.s.HeldRequests() && r.t.setupAnswered(r.w) {
+		r.s.ReleaseWorkload(now)
+		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (now - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the workload starts"})
+	}
+}
+
+// up reports whether every node the clients contact has started and
+// accepts connections on its port.
+func (r *runner) up() bool {
 	for _, n := range r.t.clientNodes() {
 		if r.w.Waiting(n) || !r.w.Status(n).Alive || !r.w.Network().HasListener(uint16(r.t.m.BasePort+n)) {
-			return
+			return false
 		}
 	}
-	r.s.Release(r.w.Now())
-	r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the clients start"})
+	return true
 }
 
 func (r *runner) isRequired(name string) bool {
@@ -906,6 +923,22 @@ func (r *runner) summarise() {
 	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
 	r.res.workload = true
 	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
+}
+
+// unmatched records, as "unmatched" parameters, the client connections
+// that received bytes of which no reply matched, with the bytes.
+func (r *runner) unmatched() {
+	done := map[int]bool{}
+	if r.clients != nil {
+		for _, op := range r.clients.Ops {
+			if op.Outcome == workload.Ok || op.Outcome == workload.Failed {
+				done[op.Req] = true
+			}
+		}
+	}
+	for _, u := range unmatchedReplies(r.t.m, r.w, done, r.t.reqBase(), 5) {
+		r.res.Params = append(r.res.Params, Param{"unmatched", u})
+	}
 }
 
 // finish decides the verdict from the final quiescent state.

@@ -46,6 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,6 +100,9 @@ type Model struct {
 	// invariants and preconditions, loaded by package mcsdk/gocheck.
 	Checks   []string
 	BasePort int // node i listens on BasePort+i
+	// Ports are target.ports: named ports' base numbers (node i's port
+	// NAME is Ports[NAME]+i, unless its [[node]] ports give it another).
+	Ports map[string]int
 
 	Variants []Variant // file order; never empty
 	State    []StateVar
@@ -144,16 +148,21 @@ type Client struct {
 	Requests []Request
 	// Start is when the requests' times begin ([client] start).
 	Start Start
+	// Protocol is how a connection's bytes divide into replies
+	// ([client] protocol; default line).
+	Protocol workload.Protocol
 }
 
 // Request is one client request: Send (environment values substituted) is
-// written to a connection to node Node.
+// written to a connection to node Node, on its port or its named Port.
 type Request struct {
 	Node int
 	Send string
 	// At is when a seeded run sends it (virtual µs); -1 (unset): at a
 	// time drawn from the seed within [campaign] client_window.
 	At int64
+	// Port is a named port of the node to connect to ("" its port).
+	Port string
 }
 
 // Defaults used when the model leaves them out.
@@ -263,6 +272,10 @@ func (m *Model) placeholders(id int) map[string]string {
 	vals["port"] = fmt.Sprint(m.BasePort + id)
 	vals["rundir"] = RunDir
 	vals["modeldir"] = m.absDir()
+	for _, name := range m.PortNames() {
+		p, _ := m.NodePort(id, name)
+		vals["port."+name] = fmt.Sprint(p)
+	}
 	vals["role"] = m.Role(id)
 	return vals
 }
@@ -288,7 +301,7 @@ func substitute(s string, vals map[string]string) (string, int) {
 		}
 		j += i
 		k := strings.IndexByte(s[j:], '}')
-		if k < 0 || !isIdent(s[j+1:j+k]) {
+		if k < 0 || !isPlaceholder(s[j+1:j+k]) {
 			b.WriteString(s[i : j+1])
 			i = j + 1
 			continue
@@ -306,6 +319,15 @@ func substitute(s string, vals map[string]string) (string, int) {
 		i = k + 1
 	}
 	return b.String(), bad
+}
+
+// isPlaceholder reports whether s can name a placeholder: an identifier,
+// or port.NAME (a named port).
+func isPlaceholder(s string) bool {
+	if name, ok := strings.CutPrefix(s, "port."); ok {
+		return isIdent(name)
+	}
+	return isIdent(s)
 }
 
 func isIdent(s string) bool {
@@ -374,6 +396,39 @@ func (c *Client) ParseReply(src int, line string) (Value, bool) {
 		}
 	}
 	return Record(fields), true
+}
+
+// ParseFrame matches one reply that node src sent back to the client, as
+// its protocol framed it (Protocol; see workload.Frame), against c.Reply.
+// On a match it returns the ghost log record {src: SRC, protocol
+// fields…, named groups…}: the protocol's fields (an HTTP reply's status,
+// reason and body, a RESP reply's type), then one per named group of
+// Reply matched over the reply's text, in group order (a group named like
+// a protocol field replaces it). Values that parse as decimal integers
+// become integers.
+func (c *Client) ParseFrame(src int, f workload.Frame) (Value, bool) {
+	rec, ok := c.ParseReply(src, f.Text)
+	if !ok {
+		return Value{}, false
+	}
+	fields := rec.Fields()
+	out := fields[:1:1]
+	for _, pf := range f.Fields {
+		if slices.ContainsFunc(fields[1:], func(g Field) bool { return g.Name == pf[0] }) {
+			continue
+		}
+		out = append(out, Field{Name: pf[0], Value: textValue(pf[1])})
+	}
+	return Record(append(out, fields[1:]...)), true
+}
+
+// textValue is s as an integer if it is a decimal integer, else as a
+// string.
+func textValue(s string) Value {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Int(n)
+	}
+	return Str(s)
 }
 
 // decodeError positions an error of the TOML decoder, which names the key

@@ -191,7 +191,7 @@ func TestNodesAndQueriesBad(t *testing.T) {
 	tests := []struct {
 		name, src, want, at string
 	}{
-		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count, start_after, start_delay)", "rol"},
+		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count, start_after, start_delay, files, templates, ports)", "rol"},
 		{"start_after unknown", head + "[[node]]\nrole = \"a\"\n[[node]]\nstart_after = \"b\"\n", `6:15: node[1].start_after: "b" is neither a node (n0..n1) nor a role (roles: a)`, `"b"`},
 		{"start_after node", head + "[[node]]\nstart_after = \"n2\"\n", `4:15: node[0].start_after: no node n2 (nodes n0..n0)`, `"n2"`},
 		{"start_after self", head + "[[node]]\nrole = \"w\"\ncount = 2\nstart_after = \"w\"\n", `6:15: node[0].start_after: "w" names the node itself (n0)`, `"w"`},

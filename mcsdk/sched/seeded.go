@@ -242,26 +242,32 @@ func (s *Seeded) startWorkload(t int64) {
 	}
 }
 
-// Held reports whether some client requests or workload clients wait for
-// their release.
-func (s *Seeded) Held() bool {
-	return len(s.held) > 0 || s.p.Workload != nil && s.p.Workload.Held && !s.released
+// HeldRequests reports whether some client requests wait for their
+// release (ReleaseRequests).
+func (s *Seeded) HeldRequests() bool { return len(s.held) > 0 }
+
+// HeldWorkload reports whether the workload's clients wait for their
+// release (ReleaseWorkload).
+func (s *Seeded) HeldWorkload() bool {
+	return s.p.Workload != nil && s.p.Workload.Held && !s.released
 }
 
-// Release starts the held client requests and workload clients at t (ns):
-// their times count from it. Later calls do nothing.
-func (s *Seeded) Release(t int64) {
-	if s.released {
-		return
-	}
-	s.released = true
+// ReleaseRequests sends the held client requests from t (ns) on: their
+// times count from it.
+func (s *Seeded) ReleaseRequests(t int64) {
 	for _, c := range s.held {
 		s.clients = append(s.clients, pendingClient{at: t + c.at, req: c.req})
 	}
 	s.held = nil
 	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
-	if wp := s.p.Workload; wp != nil && wp.Held {
-		s.startWorkload(t)
+}
+
+// ReleaseWorkload starts the held workload clients at t (ns) plus the
+// plan's StartUS. Later calls do nothing.
+func (s *Seeded) ReleaseWorkload(t int64) {
+	if s.HeldWorkload() {
+		s.released = true
+		s.startWorkload(t + s.p.Workload.StartUS*1000)
 	}
 }
 

@@ -10,3 +10,6 @@ func (w *World) QueryReplies() []QueryReply { return nil }
 
 // Waiting reports nothing: no world runs on this platform.
 func (w *World) Waiting(int) bool { return false }
+
+// Received returns nothing: no world runs on this platform.
+func (w *World) Received() []Received { return nil }

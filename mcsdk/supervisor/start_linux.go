@@ -2,6 +2,13 @@
 
 package supervisor
 
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
 // Deferred starts: a node whose NodeSpec names AfterPorts or a StartDelay
 // is not launched with the others. It waits, not alive and not crashed,
 // until every port of AfterPorts has a listener in the virtual network (a
@@ -53,6 +60,7 @@ func (w *World) startDeferred() bool {
 // startWaiting launches a waiting node.
 func (w *World) startWaiting(n *node) {
 	n.waiting, n.exited, n.killed = false, false, false
+	w.markQueryDue(n.id)
 	if err := w.launch(n); err != nil {
 		w.fail(n, "", err.Error())
 	}
@@ -87,3 +95,29 @@ func (w *World) fireStart(a Action) bool {
 // Waiting reports whether node i has not started yet: it waits for the
 // ports it starts after or for its start delay.
 func (w *World) Waiting(i int) bool { return w.nodes[i].waiting }
+
+// writeNodeFiles writes node i's NodeSpec.Files into its run directory
+// before its first start, as durable (synced) content: a crash that loses
+// unsynced writes keeps them.
+func (w *World) writeNodeFiles(i int) error {
+	dir := w.DataDir(i)
+	for _, f := range w.cfg.Nodes[i].Files {
+		path := filepath.Join(dir, f.Name)
+		if !strings.HasPrefix(path, dir+"/") {
+			return fmt.Errorf("node %d: file %q lies outside its run directory", i, f.Name)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("node %d: %w", i, err)
+		}
+		if err := os.WriteFile(path, f.Data, f.Mode.Perm()|0o600); err != nil {
+			return fmt.Errorf("node %d: %w", i, err)
+		}
+		if ino, ok := inode(path); ok {
+			if w.synced == nil {
+				w.synced = map[uint64][]byte{}
+			}
+			w.synced[ino] = f.Data
+		}
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ type World struct {
 	envNode    map[int]int
 	envReq     map[int]int // env connection → client request + 1 (0: a death notice)
 	replies    []Reply
+	received   []Received // every piece of every client connection's stream, in arrival order
 	dataRoot   string
 	synced     map[uint64][]byte      // inode → content at its last fsync
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
@@ -36,7 +37,8 @@ type World struct {
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
-	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	queryStale   []bool // per node: due to be asked (query_linux.go)
+	stops        int    // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared (waiters_linux.go).
 	wakeGen uint64
