@@ -182,6 +182,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
+	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,

@@ -105,6 +105,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 	// The world Check explored: the same network order, data directories
 	// and crash semantics.
 	t.cfg.Bag = sp.net.Order == "bag"
+	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	if t.bin.Hash != p.BinaryHash {

@@ -103,6 +103,18 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	return t, nil
 }
 
+// checkRunDirs configures the run directories of an exhaustive check
+// (weft check, and replaying its saved paths): real programs ([[node]]
+// entries), models that name {rundir} and restarts get one per node, as
+// seeded runs always do; the nodes of other models (C targets) run in the
+// model's directory, read-only, since a run directory per explored state
+// doubles a check's time (measured on targets/quorum/register.model).
+func (t *target) checkRunDirs(sp *specs) {
+	m := t.m
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir() || len(m.NodeDefs) > 0
+	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs
+}
+
 // clientNodes lists the nodes the client requests and the workload's
 // clients contact, in order, each once.
 func (t *target) clientNodes() []int {
