@@ -27,9 +27,10 @@ func (t *target) describe(w *supervisor.World, a sched.Action) string {
 	switch {
 	case a.Kind == sched.Expire:
 		return fmt.Sprintf("client c%d gives up waiting (indeterminate)", a.Req)
-	case a.Kind == sched.Client && t.table != nil && a.Req < len(t.table.Calls):
-		c := t.table.Calls[a.Req]
-		return fmt.Sprintf("client c%d → n%d %s %q", c.Client, c.Node, c, t.m.Workload.RequestOf(c))
+	case a.Kind == sched.Client:
+		if c, _, ok := t.call(a.Req); ok {
+			return fmt.Sprintf("client c%d → n%d %s %q", c.Client, c.Node, c, t.m.Workload.RequestOf(c))
+		}
 	}
 	return w.Describe(a)
 }
@@ -195,8 +196,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
-	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs // the model's directory is every run's
+	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,
@@ -308,6 +308,7 @@ type checkWorld struct {
 	clients *workload.Clients // the workload's clients, or nil
 	tr      *tracker          // origins and footprints for the reduction, or nil
 	target  []int             // each client request's node
+	t       *target           // the model: set-up requests before the workload's calls
 }
 
 func (w checkWorld) Hash(extra []byte) ([32]byte, error) {
@@ -329,12 +330,15 @@ func (w checkWorld) Enabled() []sched.Action {
 		return acts
 	}
 	ok := map[int]bool{}
-	for _, r := range w.clients.Enabled() {
-		ok[r] = true
+	base := w.t.reqBase()
+	if w.t.setupAnswered(w.World) { // the workload starts after the set-up requests
+		for _, r := range w.clients.Enabled() {
+			ok[r+base] = true
+		}
 	}
 	out := acts[:0]
 	for _, a := range acts {
-		if a.Kind != sched.Client || ok[a.Req] {
+		if a.Kind != sched.Client || a.Req < base || ok[a.Req] {
 			out = append(out, a)
 		}
 	}
@@ -358,15 +362,17 @@ func (w checkWorld) Apply(a sched.Action) error {
 		case sched.Expire:
 			return w.clients.Expire(a.Req)
 		case sched.Client:
-			if err := w.clients.Invoke(a.Req, w.Steps()+1, w.Now()-supervisor.Epoch); err != nil {
-				return err
+			if _, k, ok := w.t.call(a.Req); ok {
+				if err := w.clients.Invoke(k, w.Steps()+1, w.Now()-supervisor.Epoch); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if err := w.World.Apply(a); err != nil {
 		return err
 	}
-	feed(w.clients, w.World)
+	feed(w.clients, w.World, w.t.reqBase())
 	if w.tr != nil {
 		w.tr.after(w.World)
 	}
@@ -430,7 +436,7 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 			if err != nil {
 				return nil, err
 			}
-			cw := checkWorld{World: w, mode: mode, clients: t.clients(), tr: &tracker{nodes: t.m.Nodes}}
+			cw := checkWorld{World: w, mode: mode, clients: t.clients(), tr: &tracker{nodes: t.m.Nodes}, t: t}
 			for _, r := range t.cfg.Client {
 				cw.target = append(cw.target, r.Node)
 			}
@@ -485,7 +491,7 @@ func (t *target) explain(v *Violation, path []Action) *Violation {
 		return v
 	}
 	defer w.Close()
-	cw := checkWorld{World: w, clients: t.clients()}
+	cw := checkWorld{World: w, clients: t.clients(), t: t}
 	for _, a := range path {
 		v.Steps = append(v.Steps, t.describe(w, a))
 		if cw.Apply(a) != nil {

@@ -105,8 +105,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 	// The world Check explored: the same network order, data directories
 	// and crash semantics.
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
-	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs
+	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	if t.bin.Hash != p.BinaryHash {
@@ -118,7 +117,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 		return nil, err
 	}
 	defer w.Close()
-	cw := checkWorld{World: w, clients: t.clients()}
+	cw := checkWorld{World: w, clients: t.clients(), t: t}
 	var path []Action
 	var steps []string
 	var last *model.State

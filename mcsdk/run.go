@@ -154,8 +154,6 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	t.cfg.Bag = sp.net.Order == "bag"
-	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir()
-	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs // the model's directory is every run's
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput
 	t.cfg.Notice = sp.faults.Notice
@@ -294,22 +292,24 @@ func (r *runner) plan() sched.Plan {
 		if window == 0 {
 			window = DefaultClientWindowUS
 		}
+		start := c.Start.AtUS
 		for _, req := range c.Requests {
 			if req.At >= 0 {
-				p.Clients = append(p.Clients, sched.ClientPlan{Fixed: true, AtUS: req.At})
+				p.Clients = append(p.Clients, sched.ClientPlan{Fixed: true, AtUS: start + req.At, Held: c.Start.Up})
 			} else {
-				p.Clients = append(p.Clients, sched.ClientPlan{Until: window})
+				p.Clients = append(p.Clients, sched.ClientPlan{From: start, Until: start + window, Held: c.Start.Up})
 			}
 		}
 	}
 	if wl, tab := r.t.m.Workload, r.t.table; wl != nil {
-		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS,
+		ws, base := r.t.m.WorkloadStart, r.t.reqBase()
+		p.Workload = &sched.WorkloadPlan{Clients: wl.Clients, ThinkUS: wl.ThinkUS, TimeoutUS: wl.TimeoutUS, StartUS: ws.AtUS, Held: ws.Up || base > 0,
 			Slot: func(c, k int) (int, int, bool) {
 				if k >= wl.Ops {
 					return 0, 0, false
 				}
 				lo, hi := tab.Slot(c, k)
-				return lo, hi, true
+				return lo + base, hi + base, true
 			}}
 	}
 	return p
@@ -330,7 +330,12 @@ func (r *runner) run() error {
 	for k, win := range r.s.Windows() {
 		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", r.partitionGroups(k), float64(win.Start-supervisor.Epoch)/1e6, float64(win.End-supervisor.Epoch)/1e6)})
 	}
-	for i, at := range r.s.ClientTimes() {
+	times, held := r.s.ClientTimes()
+	for i, at := range times {
+		if held[i] {
+			r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms after the nodes are up", i, float64(at)/1e6)})
+			continue
+		}
 		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
 	}
 	r.t.cfg.Clocks = r.s.Clocks()
@@ -406,6 +411,7 @@ func (r *runner) run() error {
 	}
 	r.res.VirtualTime = time.Duration(w.Now() - supervisor.Epoch)
 	r.summarise()
+	r.unmatched()
 	r.threadsParam()
 	if r.res.Verdict != "" {
 		return nil
@@ -563,7 +569,9 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	case supervisor.Run:
 		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
 	case supervisor.Timer:
-		if a.Task > 0 {
+		if w.Waiting(a.Node) {
+			ev.Kind, ev.Value = "start", fmt.Sprintf("n%d starts", a.Node)
+		} else if a.Task > 0 {
 			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
 		} else if a.Task < 0 {
 			ev.Value = fmt.Sprintf("n%d %s", a.Node, supervisor.SignalTimerName(a.Task))
@@ -589,13 +597,13 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
 			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
 		}
-		if r.clients != nil {
-			if a.Req >= len(r.t.table.Calls) {
+		if r.clients != nil && a.Req >= r.t.reqBase() {
+			call, k, ok := r.t.call(a.Req)
+			if !ok {
 				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
 			}
-			call := r.t.table.Calls[a.Req]
 			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
-			if err := r.clients.Invoke(a.Req, w.Steps()+1, at-supervisor.Epoch); err != nil {
+			if err := r.clients.Invoke(k, w.Steps()+1, at-supervisor.Epoch); err != nil {
 				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
 			}
 		}
@@ -640,7 +648,7 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 // returns records the operations whose replies arrived in the last step
 // and lets their clients go on.
 func (r *runner) returns(step int) {
-	for _, c := range feed(r.clients, r.w) {
+	for _, c := range feed(r.clients, r.w, r.t.reqBase()) {
 		op := r.clients.Ops[len(r.clients.Ops)-1]
 		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
 			if r.clients.Ops[k].Call.Client == c {
@@ -788,6 +796,7 @@ func (r *runner) observe() error {
 	}
 	ob = ob.withHistory(r.clients)
 	r.w.ClearRan()
+	r.release()
 	if r.distinct == nil {
 		r.distinct = map[uint64]bool{}
 	}
@@ -855,6 +864,42 @@ func (r *runner) observe() error {
 	return nil
 }
 
+// release starts the clients that wait: the client requests with
+// [client] start = "up" at the first quiescent point at which every node
+// they contact has started and accepts connections on its port, and the
+// workload's clients then (with [workload] start = "up") and, when the
+// model has set-up requests ([[client.request]] beside [workload]), once
+// every one of them is answered. These are conditions on the world's
+// state, so a seed starts its clients at the same step in every run.
+func (r *runner) release() {
+	if r.s == nil || !r.s.HeldRequests() && !r.s.HeldWorkload() {
+		return
+	}
+	if !r.up() {
+		return
+	}
+	now := r.w.Now()
+	if r.s.HeldRequests() {
+		r.s.ReleaseRequests(now)
+		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (now - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the client requests start"})
+	}
+	if r.s.HeldWorkload() && !r.s.HeldRequests() && r.t.setupAnswered(r.w) {
+		r.s.ReleaseWorkload(now)
+		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (now - supervisor.Epoch) / 1000, Kind: "up", Node: -1, Peer: -1, Value: "the workload starts"})
+	}
+}
+
+// up reports whether every node the clients contact has started and
+// accepts connections on its port.
+func (r *runner) up() bool {
+	for _, n := range r.t.clientNodes() {
+		if r.w.Waiting(n) || !r.w.Status(n).Alive || !r.w.Network().HasListener(uint16(r.t.m.BasePort+n)) {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *runner) isRequired(name string) bool {
 	return len(r.required) == 0 || r.required[name] || name == "no_node_crash"
 }
@@ -878,6 +923,22 @@ func (r *runner) summarise() {
 	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
 	r.res.workload = true
 	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
+}
+
+// unmatched records, as "unmatched" parameters, the client connections
+// that received bytes of which no reply matched, with the bytes.
+func (r *runner) unmatched() {
+	done := map[int]bool{}
+	if r.clients != nil {
+		for _, op := range r.clients.Ops {
+			if op.Outcome == workload.Ok || op.Outcome == workload.Failed {
+				done[op.Req] = true
+			}
+		}
+	}
+	for _, u := range unmatchedReplies(r.t.m, r.w, done, r.t.reqBase(), 5) {
+		r.res.Params = append(r.res.Params, Param{"unmatched", u})
+	}
 }
 
 // finish decides the verdict from the final quiescent state.

@@ -21,9 +21,18 @@ type symbolTable struct {
 }
 
 // readSymbols finds every declared global of m in the ELF file at path,
-// checking that the declared type fits the symbol's size.
+// checking that the declared type fits the symbol's size. A script ("#!")
+// is read as its interpreter, which it runs as; a script has no declared
+// globals.
 func readSymbols(path string, vars []model.StateVar) (*symbolTable, error) {
-	f, err := elf.Open(path)
+	exe, _, err := resolveScript(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if exe != path && len(vars) > 0 {
+		return nil, fmt.Errorf("%s is a script: it has no declared globals to read ([state]); read its state with a [[state.query]]", path)
+	}
+	f, err := elf.Open(exe)
 	if err != nil {
 		return nil, err
 	}

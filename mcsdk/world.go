@@ -40,7 +40,10 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 			return nil, err
 		}
 	}
-	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog}
+	// Every node has its private run directory, its working directory,
+	// whether or not the model names {rundir}: a program may write
+	// relative to where it starts.
+	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog, DataDirs: true}
 	for i := 0; i < m.Nodes; i++ {
 		args := m.NodeArgs(i)
 		if !m.HasArgs(i) {
@@ -50,12 +53,31 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 		if b := m.NodeBinary(i); b != "" {
 			path = b
 		}
-		cfg.Nodes = append(cfg.Nodes, supervisor.NodeSpec{
+		path, args, err := resolveScript(path, args)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m.NodeName(i), err)
+		}
+		spec := supervisor.NodeSpec{
 			Path: path,
 			Args: args,
 			Env:  nodeEnv(m, i),
 			Dir:  m.Dir,
-		})
+		}
+		files, err := m.NodeFiles(i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m.NodeName(i), err)
+		}
+		for _, f := range files {
+			spec.Files = append(spec.Files, supervisor.NodeFile{Name: f.Name, Data: f.Data, Mode: f.Mode})
+		}
+		if i < len(m.NodeDefs) {
+			d := m.NodeDefs[i]
+			for _, j := range d.StartAfter {
+				spec.AfterPorts = append(spec.AfterPorts, uint16(m.BasePort+j))
+			}
+			spec.StartDelay = d.StartDelayUS * 1000
+		}
+		cfg.Nodes = append(cfg.Nodes, spec)
 	}
 	nb, err := bindNodes(m, bin, syms)
 	if err != nil {
@@ -64,7 +86,11 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	cfg.Queries = nb.stateQueries(m)
 	if m.Client != nil {
 		for _, r := range m.Client.Requests {
-			cfg.Client = append(cfg.Client, supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)})
+			cr := supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)}
+			if p, ok := m.NodePort(r.Node, r.Port); ok && r.Port != "" {
+				cr.Port = uint16(p)
+			}
+			cfg.Client = append(cfg.Client, cr)
 		}
 	}
 	t := &target{m: m, bin: bin, syms: syms, cfg: cfg, nodes: nb}
@@ -77,6 +103,43 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	return t, nil
 }
 
+// checkRunDirs configures the run directories of an exhaustive check
+// (weft check, and replaying its saved paths): real programs ([[node]]
+// entries), models that name {rundir} and restarts get one per node, as
+// seeded runs always do; the nodes of other models (C targets) run in the
+// model's directory, read-only, since a run directory per explored state
+// doubles a check's time (measured on targets/quorum/register.model).
+func (t *target) checkRunDirs(sp *specs) {
+	m := t.m
+	t.cfg.DataDirs = sp.faults.Restart || m.UsesRunDir() || len(m.NodeDefs) > 0
+	t.cfg.ReadOnlyWorkDir = !t.cfg.DataDirs
+}
+
+// clientNodes lists the nodes the client requests and the workload's
+// clients contact, in order, each once.
+func (t *target) clientNodes() []int {
+	var out []int
+	add := func(n int) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if c := t.m.Client; c != nil {
+		for _, r := range c.Requests {
+			add(r.Node)
+		}
+	}
+	if wl := t.m.Workload; wl != nil {
+		for _, ns := range wl.Nodes {
+			for _, n := range ns {
+				add(n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // clients starts the workload's clients of one run (nil without one).
 func (t *target) clients() *workload.Clients {
 	if t.table == nil {
@@ -85,18 +148,66 @@ func (t *target) clients() *workload.Clients {
 	return workload.NewClients(t.m.Workload, t.table)
 }
 
-// feed hands the clients the reply lines received so far, at the
-// world's virtual time, and returns the clients whose operation ended.
-func feed(c *workload.Clients, w *supervisor.World) []int {
+// feed hands the clients the replies received so far, at the world's
+// virtual time, and returns the clients whose operation ended.
+func feed(c *workload.Clients, w *supervisor.World, base int) []int {
 	if c == nil {
 		return nil
 	}
-	replies := w.Replies()
-	lines := make([]workload.Line, len(replies))
-	for i, r := range replies {
-		lines[i] = workload.Line{Req: r.Req, Text: r.Line, Step: r.Step}
+	return c.Feed(workloadReplies(c.Spec(), w, base), w.Now()-supervisor.Epoch)
+}
+
+// reqBase is the supervisor's request index of the workload's first call:
+// the model's fixed [[client.request]]s come first (set-up requests).
+func (t *target) reqBase() int {
+	if t.table == nil || t.m.Client == nil {
+		return 0
 	}
-	return c.Feed(lines, w.Now()-supervisor.Epoch)
+	return len(t.m.Client.Requests)
+}
+
+// call returns the workload call of supervisor request req, if it is one.
+func (t *target) call(req int) (workload.Call, int, bool) {
+	k := req - t.reqBase()
+	if t.table == nil || req < t.reqBase() || k >= len(t.table.Calls) {
+		return workload.Call{}, -1, false
+	}
+	return t.table.Calls[k], k, true
+}
+
+// setupAnswered reports whether every fixed client request has been
+// answered: a reply matched it, its connection was refused, or the node
+// closed it. The workload of a model with set-up requests starts then.
+func (t *target) setupAnswered(w *supervisor.World) bool {
+	c := t.m.Client
+	if c == nil || len(c.Requests) == 0 {
+		return true
+	}
+	done := make([]bool, len(c.Requests))
+	mark := func(req int) {
+		if req >= 0 && req < len(done) {
+			done[req] = true
+		}
+	}
+	for _, r := range w.Replies() {
+		if r.Err != "" || (c.Protocol == workload.Line || c.Protocol == "") && c.Reply.MatchString(r.Line) {
+			mark(r.Req)
+		}
+	}
+	frames, conns := frameReplies(w.Received(), c.Protocol, c.Reply, false)
+	if c.Protocol != workload.Line && c.Protocol != "" {
+		for _, f := range frames {
+			if c.Reply.MatchString(f.frame.Text) {
+				mark(f.req)
+			}
+		}
+	}
+	for _, cs := range conns {
+		if cs.closed {
+			mark(cs.req)
+		}
+	}
+	return !slices.Contains(done, false)
 }
 
 func substituteDefault(id int, m *model.Model) []string {
@@ -177,12 +288,7 @@ func (t *target) observeSome(w *supervisor.World, last *model.State, reread func
 		ob.state.Nodes[i] = ns
 	}
 	if c := t.m.Client; c != nil {
-		ob.state.Logs = map[string][]model.Value{c.Log: nil}
-		for _, r := range w.Replies() {
-			if rec, ok := c.ParseReply(r.Node, r.Line); ok {
-				ob.state.Logs[c.Log] = append(ob.state.Logs[c.Log], rec)
-			}
-		}
+		ob.state.Logs = map[string][]model.Value{c.Log: clientLog(c, w)}
 	}
 	return ob, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -204,7 +205,8 @@ func (sc *scope) lookup(name string) *boundVar {
 }
 
 // logFields lists the fields of the client log's records when dom names
-// that log: src and the reply pattern's named groups.
+// that log: src, the protocol's fields and the reply pattern's named
+// groups.
 func (sc *scope) logFields(dom *node) []string {
 	c := sc.m.Client
 	if dom.op != "ident" || c == nil || dom.sval != c.Log || sc.lookup(dom.sval) != nil {
@@ -213,9 +215,9 @@ func (sc *scope) logFields(dom *node) []string {
 	if _, ok := sc.m.env[dom.sval]; ok {
 		return nil
 	}
-	fields := []string{"src"}
+	fields := append([]string{"src"}, c.Protocol.Fields()...)
 	for _, name := range c.Reply.SubexpNames() {
-		if name != "" && name != "src" {
+		if name != "" && name != "src" && !slices.Contains(fields, name) {
 			fields = append(fields, name)
 		}
 	}

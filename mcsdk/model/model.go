@@ -46,6 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,6 +100,9 @@ type Model struct {
 	// invariants and preconditions, loaded by package mcsdk/gocheck.
 	Checks   []string
 	BasePort int // node i listens on BasePort+i
+	// Ports are target.ports: named ports' base numbers (node i's port
+	// NAME is Ports[NAME]+i, unless its [[node]] ports give it another).
+	Ports map[string]int
 
 	Variants []Variant // file order; never empty
 	State    []StateVar
@@ -110,9 +114,11 @@ type Model struct {
 	Depth  int               // DFS depth bound, environment.depth (default 10)
 
 	Client *Client // nil if the model has none
-	// Workload is the clients' operations, nil if the model has none.
-	Workload   *workload.Spec
-	Invariants []*Invariant
+	// Workload is the clients' operations, nil if the model has none;
+	// WorkloadStart is when its clients begin ([workload] start).
+	Workload      *workload.Spec
+	WorkloadStart Start
+	Invariants    []*Invariant
 
 	src   []byte
 	loc   *locator
@@ -140,16 +146,23 @@ type Client struct {
 	Log      string
 	Reply    *regexp.Regexp
 	Requests []Request
+	// Start is when the requests' times begin ([client] start).
+	Start Start
+	// Protocol is how a connection's bytes divide into replies
+	// ([client] protocol; default line).
+	Protocol workload.Protocol
 }
 
 // Request is one client request: Send (environment values substituted) is
-// written to a connection to node Node.
+// written to a connection to node Node, on its port or its named Port.
 type Request struct {
 	Node int
 	Send string
 	// At is when a seeded run sends it (virtual µs); -1 (unset): at a
 	// time drawn from the seed within [campaign] client_window.
 	At int64
+	// Port is a named port of the node to connect to ("" its port).
+	Port string
 }
 
 // Defaults used when the model leaves them out.
@@ -232,7 +245,8 @@ func (m *Model) Variant(name string) (Variant, error) {
 
 // NodeArgs returns node id's arguments (its [[node]] args, else
 // target.args) with placeholders substituted: {id}, {nodes}, {base_port},
-// {port} (= BasePort+id), {rundir} (RunDir), {role} and environment names.
+// {port} (= BasePort+id), {rundir} (RunDir), {modeldir} (the model's
+// directory, absolute), {role} and environment names.
 func (m *Model) NodeArgs(id int) []string {
 	vals := m.placeholders(id)
 	args := m.nodeArgs(id)
@@ -257,8 +271,21 @@ func (m *Model) placeholders(id int) map[string]string {
 	vals["base_port"] = fmt.Sprint(m.BasePort)
 	vals["port"] = fmt.Sprint(m.BasePort + id)
 	vals["rundir"] = RunDir
+	vals["modeldir"] = m.absDir()
+	for _, name := range m.PortNames() {
+		p, _ := m.NodePort(id, name)
+		vals["port."+name] = fmt.Sprint(p)
+	}
 	vals["role"] = m.Role(id)
 	return vals
+}
+
+// absDir is the model's directory as an absolute path ({modeldir}).
+func (m *Model) absDir() string {
+	if abs, err := filepath.Abs(m.Dir); err == nil {
+		return abs
+	}
+	return m.Dir
 }
 
 // substitute replaces {name} by vals[name]. It returns the byte offset of
@@ -274,7 +301,7 @@ func substitute(s string, vals map[string]string) (string, int) {
 		}
 		j += i
 		k := strings.IndexByte(s[j:], '}')
-		if k < 0 || !isIdent(s[j+1:j+k]) {
+		if k < 0 || !isPlaceholder(s[j+1:j+k]) {
 			b.WriteString(s[i : j+1])
 			i = j + 1
 			continue
@@ -292,6 +319,15 @@ func substitute(s string, vals map[string]string) (string, int) {
 		i = k + 1
 	}
 	return b.String(), bad
+}
+
+// isPlaceholder reports whether s can name a placeholder: an identifier,
+// or port.NAME (a named port).
+func isPlaceholder(s string) bool {
+	if name, ok := strings.CutPrefix(s, "port."); ok {
+		return isIdent(name)
+	}
+	return isIdent(s)
 }
 
 func isIdent(s string) bool {
@@ -360,6 +396,39 @@ func (c *Client) ParseReply(src int, line string) (Value, bool) {
 		}
 	}
 	return Record(fields), true
+}
+
+// ParseFrame matches one reply that node src sent back to the client, as
+// its protocol framed it (Protocol; see workload.Frame), against c.Reply.
+// On a match it returns the ghost log record {src: SRC, protocol
+// fields…, named groups…}: the protocol's fields (an HTTP reply's status,
+// reason and body, a RESP reply's type), then one per named group of
+// Reply matched over the reply's text, in group order (a group named like
+// a protocol field replaces it). Values that parse as decimal integers
+// become integers.
+func (c *Client) ParseFrame(src int, f workload.Frame) (Value, bool) {
+	rec, ok := c.ParseReply(src, f.Text)
+	if !ok {
+		return Value{}, false
+	}
+	fields := rec.Fields()
+	out := fields[:1:1]
+	for _, pf := range f.Fields {
+		if slices.ContainsFunc(fields[1:], func(g Field) bool { return g.Name == pf[0] }) {
+			continue
+		}
+		out = append(out, Field{Name: pf[0], Value: textValue(pf[1])})
+	}
+	return Record(append(out, fields[1:]...)), true
+}
+
+// textValue is s as an integer if it is a decimal integer, else as a
+// string.
+func textValue(s string) Value {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Int(n)
+	}
+	return Str(s)
 }
 
 // decodeError positions an error of the TOML decoder, which names the key

@@ -17,12 +17,31 @@ import (
 //	args   = ["--port", "{port}", "--dir", "{rundir}"]   # default: target.args
 //	env    = { LC_ALL = "C" }            # added to target.env and weft's own
 //	count  = 1                           # this many consecutive nodes (default 1)
+//	start_after = "primary"              # a role or "n0" (or a list): start once they accept connections
+//	start_delay = 5000                   # virtual µs after that (or after the run's start)
+//	files  = ["ca.pem"]                  # copied from beside the model into the run directory
+//	templates = ["node.conf"]            # the same, {placeholders} filled for the node
 type NodeDef struct {
 	Role   string
 	Binary string   // absolute path, or "" for the target's
 	Args   []string // with {placeholders}; nil means target.args
 	Env    []EnvVar // sorted by name; with {placeholders}
-	Pos    Pos      // the entry's header
+	// StartAfter are the nodes that must accept connections on their
+	// ports before this one starts (start_after), in order; StartDelayUS
+	// the virtual time it starts after that, or after the run's start
+	// (start_delay).
+	StartAfter   []int
+	StartDelayUS int64
+	// Files are put into the node's run directory before it starts
+	// (files, templates).
+	Files []NodeFile
+	// Ports are the entry's named ports (ports = { peer = 7100 }): the
+	// k-th node of the entry has port NAME = Ports[NAME]+k; they add to,
+	// or replace, target.ports.
+	Ports map[string]int
+	first int // the index of the entry's first node
+	Pos   Pos // the entry's header
+	after []string
 }
 
 // EnvVar is one environment variable of a node, NAME=Value.
@@ -31,7 +50,7 @@ type EnvVar struct {
 }
 
 // nodeKeys are the keys a [[node]] entry takes.
-var nodeKeys = []string{"role", "binary", "args", "env", "count"}
+var nodeKeys = []string{"role", "binary", "args", "env", "count", "start_after", "start_delay", "files", "templates", "ports"}
 
 // RunDir is what {rundir} stands for: the node's working directory, which
 // is its private run directory (created for every run, removed after it,
@@ -118,7 +137,8 @@ func (m *Model) NodeEnv(i int) []string {
 }
 
 // UsesRunDir reports whether some node's arguments or environment name
-// {rundir}: then every node gets a private run directory.
+// {rundir}. (Every node has a private run directory, its working
+// directory, either way.)
 func (m *Model) UsesRunDir() bool {
 	has := func(s string) bool { return strings.Contains(s, "{rundir}") }
 	if slices.ContainsFunc(m.Args, has) || slices.ContainsFunc(m.TargetEnv, func(e EnvVar) bool { return has(e.Value) }) {
@@ -164,6 +184,10 @@ func (p *parser) nodes() {
 			}
 		}
 		d.Env = p.envTable(t, path)
+		p.startKeys(t, path, &d)
+		d.Files = p.nodeFiles(t, path)
+		d.Ports = p.portTable(t, path)
+		d.first = len(defs)
 		count := int64(1)
 		if c, ok := p.getInt(t, path, "count"); ok {
 			if c < 1 || c > 1024 {
@@ -177,6 +201,7 @@ func (p *parser) nodes() {
 		}
 	}
 	p.m.NodeDefs = defs
+	p.startOrder(list)
 	t := p.table("target")
 	switch _, given := t["nodes"]; {
 	case !given:
@@ -302,4 +327,64 @@ func (p *parser) defAt(k int) *NodeDef {
 
 // placeholderNames lists the placeholders of arguments, environments and
 // queries, for messages.
-const placeholderNames = "id, nodes, base_port, port, rundir, role and environment names"
+const placeholderNames = "id, nodes, base_port, port, port.NAME, rundir, modeldir, role and environment names"
+
+// portTable reads t.ports: named ports' base numbers.
+func (p *parser) portTable(t map[string]any, path string) map[string]int {
+	v, ok := t["ports"]
+	if !ok {
+		return nil
+	}
+	tab, ok := v.(map[string]any)
+	if !ok {
+		p.errAt(p.loc.valPos(path+".ports"), "%s.ports must be a table of port numbers (ports = { client = 2379, peer = 2380 }), not %s", displayPath(path), tomlType(v))
+		return nil
+	}
+	out := map[string]int{}
+	for name, val := range tab {
+		n, ok := val.(int64)
+		switch {
+		case !isIdent(name):
+			p.errAt(p.loc.keyPos(path+".ports."+name), "%s.ports: %q is not an identifier", displayPath(path), name)
+		case !ok || n < 1 || n > 65535-1024:
+			p.errAt(p.loc.valPos(path+".ports."+name), "%s.ports.%s must be a port number in 1..64511 (node i adds i), not %v", displayPath(path), name, val)
+		default:
+			out[name] = int(n)
+		}
+	}
+	return out
+}
+
+// PortNames lists every named port of the model, sorted.
+func (m *Model) PortNames() []string {
+	seen := map[string]bool{}
+	for k := range m.Ports {
+		seen[k] = true
+	}
+	for _, d := range m.NodeDefs {
+		for k := range d.Ports {
+			seen[k] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NodePort returns node i's port named name: from its [[node]] entry's
+// ports (the entry's base number plus the node's place in the entry),
+// else target.ports plus i.
+func (m *Model) NodePort(i int, name string) (int, bool) {
+	if i >= 0 && i < len(m.NodeDefs) {
+		if b, ok := m.NodeDefs[i].Ports[name]; ok {
+			return b + i - m.NodeDefs[i].first, true
+		}
+	}
+	if b, ok := m.Ports[name]; ok {
+		return b + i, true
+	}
+	return 0, false
+}

@@ -97,6 +97,47 @@ func TestNodesAndRoles(t *testing.T) {
 	}
 }
 
+// TestStartKeys parses start_after (a role, a node, a list), start_delay,
+// the clients' start and {modeldir}.
+func TestStartKeys(t *testing.T) {
+	src := `[target]
+binary = "/bin/true"
+[[node]]
+role = "seed"
+args = ["{modeldir}/conf"]
+[[node]]
+role = "joiner"
+count = 2
+start_after = "seed"
+start_delay = 3000
+[[node]]
+start_after = ["n2", "n1", "seed"]
+[client]
+start = "up"
+[[client.request]]
+send = "x"
+`
+	m, err := Parse("/m/dir/start.model", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int{nil, {0}, {0}, {2, 1, 0}}
+	for i, w := range want {
+		if got := m.NodeDefs[i].StartAfter; !slices.Equal(got, w) {
+			t.Errorf("node %d StartAfter = %v, want %v", i, got, w)
+		}
+	}
+	if m.NodeDefs[1].StartDelayUS != 3000 || m.NodeDefs[3].StartDelayUS != 0 {
+		t.Errorf("start delays %d %d, want 3000 0", m.NodeDefs[1].StartDelayUS, m.NodeDefs[3].StartDelayUS)
+	}
+	if got := m.NodeArgs(0); !slices.Equal(got, []string{"/m/dir/conf"}) {
+		t.Errorf("NodeArgs(0) = %q, want {modeldir} = /m/dir", got)
+	}
+	if !m.Client.Start.Up {
+		t.Error("client.start = \"up\" not read")
+	}
+}
+
 // TestQueryDecode decodes replies: ints, strings, lists over every match,
 // a group absent from the match as the zero value, and the errors of a
 // reply that does not match or an int that does not parse.
@@ -150,7 +191,14 @@ func TestNodesAndQueriesBad(t *testing.T) {
 	tests := []struct {
 		name, src, want, at string
 	}{
-		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count)", "rol"},
+		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count, start_after, start_delay, files, templates, ports)", "rol"},
+		{"start_after unknown", head + "[[node]]\nrole = \"a\"\n[[node]]\nstart_after = \"b\"\n", `6:15: node[1].start_after: "b" is neither a node (n0..n1) nor a role (roles: a)`, `"b"`},
+		{"start_after node", head + "[[node]]\nstart_after = \"n2\"\n", `4:15: node[0].start_after: no node n2 (nodes n0..n0)`, `"n2"`},
+		{"start_after self", head + "[[node]]\nrole = \"w\"\ncount = 2\nstart_after = \"w\"\n", `6:15: node[0].start_after: "w" names the node itself (n0)`, `"w"`},
+		{"start_after cycle", head + "[[node]]\nstart_after = \"n1\"\n[[node]]\nstart_after = \"n0\"\n", `3:1: start_after makes a cycle: n0 waits for n1 waits for n0`, "[[node]]"},
+		{"start_after type", head + "[[node]]\nstart_after = 1\n", `4:15: node[0].start_after must be a node ("n0"), a role or a list of them, not an integer`, "1"},
+		{"start_delay", head + "[[node]]\nstart_delay = -1\n", `4:15: node[0].start_delay = -1: want a virtual time in µs`, "-1"},
+		{"client start", head + "nodes = 1\n[client]\nstart = \"later\"\n", `5:9: client.start must be a virtual time in µs or "up"`, `"later"`},
 		{"node binary", head + "[[node]]\nbinary = \"/no/such\"\n", "4:10: binary /no/such does not exist", `"/no/such"`},
 		{"node count", head + "[[node]]\ncount = 0\n", "4:9: node[0].count must be between 1 and 1024, not 0", "0"},
 		{"node role", head + "[[node]]\nrole = \"a b\"\n", `4:8: node[0].role "a b" must be an identifier`, `"a b"`},

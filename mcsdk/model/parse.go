@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // parser validates the decoded TOML tree into a Model, collecting errors.
@@ -217,7 +219,8 @@ func (p *parser) target() {
 		p.errAt(Pos{File: m.Path, Line: 1, Col: 1}, "missing [target] section")
 		return
 	}
-	p.checkKeys("target", t, "nodes", "source", "binary", "args", "env", "cflags", "base_port", "checks")
+	p.checkKeys("target", t, "nodes", "source", "binary", "args", "env", "cflags", "base_port", "checks", "ports")
+	m.Ports = p.portTable(t, "target")
 	n, ok := p.getInt(t, "target", "nodes")
 	switch {
 	case !ok && t["nodes"] == nil:
@@ -425,15 +428,17 @@ func (p *parser) client() {
 	m := p.m
 	if t == nil {
 		if _, ok := m.env["client_val"]; ok {
-			m.Client = &Client{Log: DefaultLog, Reply: regexp.MustCompile(DefaultReply)}
+			m.Client = &Client{Log: DefaultLog, Reply: regexp.MustCompile(DefaultReply), Protocol: workload.Line}
 			send, _ := substitute(DefaultSend, m.placeholders(0))
 			m.Client.Requests = []Request{{Node: 0, Send: send, At: -1}}
 		}
 		return
 	}
-	p.checkKeys("client", t, "log", "reply", "request")
+	p.checkKeys("client", t, "log", "reply", "request", "start", "protocol")
 	c := &Client{Log: DefaultLog, Reply: regexp.MustCompile(DefaultReply)}
 	m.Client = c
+	c.Start = p.start(t, "client")
+	c.Protocol = p.protocol(t, "client")
 	if log, ok := p.getString(t, "client", "log"); ok {
 		if !isIdent(log) || isKeyword(log) {
 			p.errAt(p.loc.valPos("client.log"), "client.log %q must be an identifier that is not a keyword", log)
@@ -451,6 +456,23 @@ func (p *parser) client() {
 	p.requests(t, c)
 }
 
+// protocol reads SECTION.protocol: how replies are framed (default line).
+func (p *parser) protocol(t map[string]any, section string) workload.Protocol {
+	s, ok := p.getString(t, section, "protocol")
+	if !ok {
+		return workload.Line
+	}
+	if !slices.Contains(workload.Protocols(), workload.Protocol(s)) {
+		names := make([]string, 0, 4)
+		for _, pr := range workload.Protocols() {
+			names = append(names, string(pr))
+		}
+		p.errAt(p.loc.valPos(section+".protocol"), "unknown %s.protocol %q (%s)", section, s, strings.Join(names, ", "))
+		return workload.Line
+	}
+	return workload.Protocol(s)
+}
+
 func (p *parser) requests(t map[string]any, c *Client) {
 	v, ok := t["request"]
 	if !ok {
@@ -464,7 +486,7 @@ func (p *parser) requests(t map[string]any, c *Client) {
 	vals := p.m.placeholders(0)
 	for i, r := range list {
 		path := fmt.Sprintf("client.request#%d", i)
-		p.checkKeys(path, r, "node", "send", "at")
+		p.checkKeys(path, r, "node", "send", "at", "port")
 		req := Request{At: -1}
 		if n, ok := p.getInt(r, path, "node"); ok {
 			if n < 0 || n >= int64(p.m.Nodes) {
@@ -479,9 +501,15 @@ func (p *parser) requests(t map[string]any, c *Client) {
 		s, bad := substitute(send, vals)
 		if bad >= 0 {
 			name := send[bad : strings.IndexByte(send[bad:], '}')+bad]
-			p.errAt(p.stringAt(path+".send")(bad), "unknown placeholder {%s} (known: environment names, id, nodes, base_port, port)", name)
+			p.errAt(p.stringAt(path+".send")(bad), "unknown placeholder {%s} (known: environment names, id, nodes, base_port, port, port.NAME)", name)
 		}
 		req.Send = s
+		if name, ok := p.getString(r, path, "port"); ok {
+			if _, known := p.m.NodePort(req.Node, name); !known {
+				p.errAt(p.loc.valPos(path+".port"), "client.request[%d].port: node %d has no port named %q (ports: %s)", i, req.Node, name, strings.Join(p.m.PortNames(), ", "))
+			}
+			req.Port = name
+		}
 		if at, ok := p.getInt(r, path, "at"); ok {
 			if at < 0 || at > 1_000_000_000_000_000 {
 				p.errAt(p.loc.valPos(path+".at"), "client.request[%d].at = %d: want a virtual time in µs between 0 and 10^15", i, at)

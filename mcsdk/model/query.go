@@ -8,11 +8,12 @@ import (
 	"strings"
 )
 
-// Query reads node state through the node's own protocol: after every
-// transition the environment sends Send to each of Nodes on a fresh
-// connection to its port, and Parse's named groups, matched against the
-// whole reply, become node variables that invariants read like declared
-// globals (node[i].NAME).
+// Query reads node state through the node's own protocol: the environment
+// sends Send to each of Nodes on a fresh connection to its port, at the
+// quiescent point after a transition in which the node started, got
+// something or sent something (not after its own timers alone), and
+// Parse's named groups, matched against the whole reply, become node
+// variables that invariants read like declared globals (node[i].NAME).
 //
 //	[[state.query]]                       # or [state.query] for one
 //	role  = "replica"                     # or nodes = [1, 2]; default every node

@@ -22,7 +22,7 @@ func (p *parser) workload() {
 	if t == nil {
 		return
 	}
-	p.checkKeys("workload", t, "kind", "clients", "ops", "nodes", "use", "values", "keys", "timeout", "think", "request", "reply", "fail")
+	p.checkKeys("workload", t, "kind", "clients", "ops", "nodes", "use", "values", "keys", "timeout", "think", "request", "reply", "fail", "start", "protocol")
 	s := &workload.Spec{Clients: 1, Ops: 1, TimeoutUS: DefaultWorkloadTimeoutUS, ThinkUS: DefaultWorkloadThinkUS}
 	kind, ok := p.getString(t, "workload", "kind")
 	if !ok && t["kind"] == nil {
@@ -48,6 +48,8 @@ func (p *parser) workload() {
 		}
 	}
 	s.Nodes = p.workloadNodes(t, s.Clients)
+	p.m.WorkloadStart = p.start(t, "workload")
+	s.Protocol = p.protocol(t, "workload")
 	for i, u := range p.stringList(t, "use", workload.OpsOf(s.Kind)) {
 		if !contains(workload.OpsOf(s.Kind), u) {
 			p.errAt(p.loc.valPos("workload.use"), "workload.use[%d]: %q is not an operation of a %s (%s)", i, u, s.Kind, strings.Join(workload.OpsOf(s.Kind), ", "))
@@ -61,16 +63,13 @@ func (p *parser) workload() {
 	} else if _, ok := t["keys"]; ok {
 		p.errAt(p.loc.keyPos("workload.keys"), "workload.keys is for kind kv only")
 	}
-	s.Request = p.formats(t, "request", s.Use, true)
+	s.Request = p.formats(t, "request", s.Kind, s.Use, true)
 	s.Reply, s.Fail = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
-	for op, re := range p.formats(t, "reply", s.Use, true) {
+	for op, re := range p.formats(t, "reply", s.Kind, s.Use, true) {
 		s.Reply[op] = p.regexp("reply", op, re)
 	}
-	for op, re := range p.formats(t, "fail", s.Use, false) {
+	for op, re := range p.formats(t, "fail", s.Kind, s.Use, false) {
 		s.Fail[op] = p.regexp("fail", op, re)
-	}
-	if p.m.Client != nil && len(p.m.Client.Requests) > 0 {
-		p.errAt(p.loc.keyPos("workload"), "a model has either [workload] or [[client.request]], not both")
 	}
 	p.m.Workload = s
 }
@@ -182,8 +181,10 @@ func listOf[T any](p *parser, t map[string]any, key, what string, def []T) []T {
 }
 
 // formats reads the table workload.SECTION: one string per operation in
-// use (all required if required), no others.
-func (p *parser) formats(t map[string]any, section string, use []string, required bool) map[string]string {
+// use (all required if required); formats of the kind's other operations
+// are allowed and checked but unused (a model can keep them while use
+// leaves them out); an operation the kind does not have is an error.
+func (p *parser) formats(t map[string]any, section string, kind workload.Kind, use []string, required bool) map[string]string {
 	out := map[string]string{}
 	path := "workload." + section
 	v, ok := t[section]
@@ -198,16 +199,18 @@ func (p *parser) formats(t map[string]any, section string, use []string, require
 		p.errAt(p.loc.valPos(path), "%s must be a table, not %s", path, tomlType(v))
 		return out
 	}
-	p.checkKeys(path, sub, use...)
-	for _, op := range use {
+	p.checkKeys(path, sub, workload.OpsOf(kind)...)
+	for _, op := range workload.OpsOf(kind) {
 		s, ok := p.getString(sub, path, op)
 		if !ok {
-			if required && sub[op] == nil {
+			if required && sub[op] == nil && contains(use, op) {
 				p.errAt(p.loc.keyPos(path), "%s.%s is required", path, op)
 			}
 			continue
 		}
-		out[op] = s
+		if contains(use, op) || section != "request" {
+			out[op] = s
+		}
 	}
 	return out
 }

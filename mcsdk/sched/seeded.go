@@ -75,11 +75,13 @@ type Window struct {
 }
 
 // ClientPlan is when one client request is sent: at AtUS if Fixed, else
-// at a time drawn uniformly in [From, Until] µs.
+// at a time drawn uniformly in [From, Until] µs. A Held request's time
+// counts from its release (Seeded.Release) instead of the run's start.
 type ClientPlan struct {
 	Fixed       bool
 	AtUS        int64
 	From, Until int64
+	Held        bool
 }
 
 // Plan configures a seeded run. Two independent random streams derive
@@ -129,7 +131,11 @@ type WorkloadPlan struct {
 	Slot      func(c, k int) (lo, hi int, ok bool)
 	ThinkUS   int64
 	TimeoutUS int64
-	_         struct{}
+	// StartUS is when the clients begin (their first pause counts from
+	// it); Held clients begin at their release instead (Seeded.Release).
+	StartUS int64
+	Held    bool
+	_       struct{}
 }
 
 // Seeded is the discrete-event scheduler of one seeded run: every message
@@ -142,13 +148,16 @@ type Seeded struct {
 	faults  []FaultEvent // pending, in time order
 	windows []Window
 	clients []pendingClient
-	meta    [][]msgMeta // per channel, aligned with its messages
-	drawn   []FaultEvent
-	counts  Counts
-	cr      *rand.Rand // the client stream
-	wl      []wlClient
-	thr     *rand.Rand // interleavings: which ready thread runs next
-	clocks  []Clock    // per node, drawn from the "clocks" stream
+	held    []pendingClient // requests waiting for Release, by request
+	// released is set by Release.
+	released bool
+	meta     [][]msgMeta // per channel, aligned with its messages
+	drawn    []FaultEvent
+	counts   Counts
+	cr       *rand.Rand // the client stream
+	wl       []wlClient
+	thr      *rand.Rand // interleavings: which ready thread runs next
+	clocks   []Clock    // per node, drawn from the "clocks" stream
 }
 
 // wlClient is one workload client's next event: an invocation of Req at
@@ -172,8 +181,9 @@ type Counts struct {
 func (s *Seeded) Counts() Counts { return s.counts }
 
 type pendingClient struct {
-	at  int64 // ns
-	req int
+	at   int64 // ns; a held request's offset from its release
+	req  int
+	held bool
 }
 
 type msgMeta struct {
@@ -204,6 +214,10 @@ func NewSeeded(p Plan) *Seeded {
 				at += cr.Int64N(c.Until - c.From + 1)
 			}
 		}
+		if c.Held {
+			s.held = append(s.held, pendingClient{at: at * 1000, req: i, held: true})
+			continue
+		}
 		s.clients = append(s.clients, pendingClient{at: p.Epoch + at*1000, req: i})
 	}
 	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
@@ -213,10 +227,48 @@ func NewSeeded(p Plan) *Seeded {
 		s.wl = make([]wlClient, wp.Clients)
 		for c := range s.wl {
 			s.wl[c].seq = -1
-			s.nextOp(c, p.Epoch)
+		}
+		if !wp.Held {
+			s.startWorkload(p.Epoch + wp.StartUS*1000)
 		}
 	}
 	return s
+}
+
+// startWorkload draws every workload client's first operation after t.
+func (s *Seeded) startWorkload(t int64) {
+	for c := range s.wl {
+		s.nextOp(c, t)
+	}
+}
+
+// HeldRequests reports whether some client requests wait for their
+// release (ReleaseRequests).
+func (s *Seeded) HeldRequests() bool { return len(s.held) > 0 }
+
+// HeldWorkload reports whether the workload's clients wait for their
+// release (ReleaseWorkload).
+func (s *Seeded) HeldWorkload() bool {
+	return s.p.Workload != nil && s.p.Workload.Held && !s.released
+}
+
+// ReleaseRequests sends the held client requests from t (ns) on: their
+// times count from it.
+func (s *Seeded) ReleaseRequests(t int64) {
+	for _, c := range s.held {
+		s.clients = append(s.clients, pendingClient{at: t + c.at, req: c.req})
+	}
+	s.held = nil
+	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
+}
+
+// ReleaseWorkload starts the held workload clients at t (ns) plus the
+// plan's StartUS. Later calls do nothing.
+func (s *Seeded) ReleaseWorkload(t int64) {
+	if s.HeldWorkload() {
+		s.released = true
+		s.startWorkload(t + s.p.Workload.StartUS*1000)
+	}
 }
 
 // nextOp draws client c's next operation after time t (ns): its pause
@@ -250,13 +302,17 @@ func (s *Seeded) Faults() []FaultEvent { return s.drawn }
 // Windows is the partition schedule.
 func (s *Seeded) Windows() []Window { return s.windows }
 
-// ClientTimes lists each client request's send time in ns, by request.
-func (s *Seeded) ClientTimes() []int64 {
-	out := make([]int64, len(s.clients))
+// ClientTimes lists each client request's send time in ns, by request;
+// a held request's is its offset from its release, and held is true.
+func (s *Seeded) ClientTimes() (at []int64, held []bool) {
+	at, held = make([]int64, len(s.clients)+len(s.held)), make([]bool, len(s.clients)+len(s.held))
 	for _, c := range s.clients {
-		out[c.req] = c.at
+		at[c.req] = c.at
 	}
-	return out
+	for _, c := range s.held {
+		at[c.req], held[c.req] = c.at, true
+	}
+	return at, held
 }
 
 func (s *Seeded) drawFaults(fr *rand.Rand) {

@@ -19,13 +19,31 @@ type NodeSpec struct {
 	Args []string // argv[1:]
 	Env  []string // the complete environment
 	Dir  string   // working directory ("" = the supervisor's)
+	// AfterPorts and StartDelay defer the node's start: it starts once
+	// every port of AfterPorts has a listener, StartDelay virtual ns later
+	// (start_linux.go). Until then it is neither alive nor crashed.
+	AfterPorts []uint16
+	StartDelay int64
+	// Files are written into the node's run directory (Config.DataDirs)
+	// before it first starts, as durable content.
+	Files []NodeFile
+}
+
+// NodeFile is a file a node finds in its run directory when it starts:
+// Name relative to the directory, its bytes and permissions.
+type NodeFile struct {
+	Name string
+	Data []byte
+	Mode os.FileMode
 }
 
 // ClientRequest is one request the environment's client may send: it
-// connects to the node's port and sends Data.
+// connects to the node's port (BasePort+Node, or Port if set) and sends
+// Data.
 type ClientRequest struct {
 	Node int
 	Data []byte
+	Port uint16
 }
 
 // Config describes one world.
@@ -159,6 +177,20 @@ type Reply struct {
 	Line string
 	Err  string
 	Step int
+}
+
+// Received is one piece of what the environment's client received on a
+// connection, in arrival order: bytes a node sent, or (Closed) the node's
+// end of the connection closing. Conn tells the connections apart (two
+// death notices have the same Req, -1); the byte stream of a connection is
+// the concatenation of its pieces.
+type Received struct {
+	Conn   int
+	Node   int
+	Req    int // the client request whose connection it is (-1: none)
+	Data   []byte
+	Closed bool
+	Step   int
 }
 
 // ActionKind is the kind of a scheduler choice; the vocabulary belongs to

@@ -300,7 +300,7 @@ func (w *World) copyState() (*World, error) {
 		return nil, err
 	}
 	cw.net.OnEnvData = cw.envData
-	cw.net.OnEnvClose = func(*netsim.Socket) {}
+	cw.net.OnEnvClose = cw.envClose
 	cw.stops = -1
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {

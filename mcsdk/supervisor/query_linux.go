@@ -27,6 +27,14 @@ func (w *World) runQueries() {
 		w.queryReplies = make([]QueryReply, len(w.cfg.Queries))
 		w.queryOpen = map[int]*queryRun{}
 	}
+	asked := make([]bool, len(w.nodes))
+	defer func() {
+		for i, a := range asked {
+			if a {
+				w.queryStale[i] = false
+			}
+		}
+	}()
 	for k, q := range w.cfg.Queries {
 		if w.failure != nil {
 			return
@@ -35,13 +43,95 @@ func (w *World) runQueries() {
 			continue
 		}
 		// A dead node, or one whose threads wait for a Run choice (it is
-		// not at a quiescent point), keeps its last answer.
-		if n := w.nodes[q.Node]; n.exited || n.anyReady() {
+		// not at a quiescent point), keeps its last answer; so does one
+		// that neither got nor sent anything since it was last asked.
+		if n := w.nodes[q.Node]; n.exited || n.anyReady() || !w.queryDue(q.Node) {
 			continue
 		}
-		// So does a node that sent nothing back (busy, or not serving yet).
-		if r := w.query(q); len(r.Data) > 0 || len(w.queryReplies[k].Data) == 0 {
+		// So does a node that sent nothing back (busy, or not serving yet);
+		// it stays due until it answers.
+		r := w.query(q)
+		if len(r.Data) > 0 || len(w.queryReplies[k].Data) == 0 {
 			w.queryReplies[k] = r
+		}
+		asked[q.Node] = asked[q.Node] || len(r.Data) > 0
+	}
+}
+
+// A node is asked again only when it may have changed in a way its
+// protocol shows: it started or restarted, something reached it (a
+// delivery, a client request, a death notice), or it sent something to
+// the network. Its own timers alone do not make it due: a runtime's
+// housekeeping (a Go program's sysmon, its netpoller's timeouts) wakes the
+// node after every query, and asking again at each of those wake-ups made
+// a query cost a hundred times the steps of the request it observes.
+// Every query of a due node is sent at the same quiescent point; then the
+// node is no longer due. The rule reads only the world's state, so a
+// replayed path asks at the same points.
+
+// queryDue reports whether node i is due to be asked.
+func (w *World) queryDue(i int) bool {
+	return i < len(w.queryStale) && w.queryStale[i]
+}
+
+// markQueryDue makes node i due to be asked.
+func (w *World) markQueryDue(i int) {
+	if i >= 0 && i < len(w.queryStale) {
+		w.queryStale[i] = true
+	}
+}
+
+// sentBy counts the messages each node has in flight.
+func (w *World) sentBy() []int {
+	out := make([]int, len(w.nodes))
+	for _, c := range w.net.Channels {
+		if c.FromNode >= 0 && c.FromNode < len(out) {
+			out[c.FromNode] += len(c.Msgs)
+		}
+	}
+	return out
+}
+
+// queryInputs makes due the node that action a reaches, and returns the
+// messages in flight per node once a is applied if nothing new is sent
+// (for queryOutputs).
+func (w *World) queryInputs(a Action) []int {
+	if len(w.cfg.Queries) == 0 {
+		return nil
+	}
+	before := w.sentBy()
+	switch a.Kind {
+	case Deliver:
+		if a.Chan >= 0 && a.Chan < len(w.net.Channels) {
+			c := w.net.Channels[a.Chan]
+			w.markQueryDue(w.net.ReceiverNode(c))
+			if c.FromNode >= 0 && c.FromNode < len(before) && a.Index < len(c.Msgs) {
+				before[c.FromNode]-- // the delivered message leaves its channel
+			}
+		}
+	case Client:
+		if a.Req >= 0 && a.Req < len(w.cfg.Client) {
+			w.markQueryDue(w.cfg.Client[a.Req].Node)
+		}
+	case Notice, Restart, Timer, Crash:
+		// A timer makes its node due only if the node sends something
+		// (queryOutputs); a start timer starts the node (startWaiting).
+		if a.Kind != Timer && a.Kind != Crash {
+			w.markQueryDue(a.Node)
+		}
+	}
+	return before
+}
+
+// queryOutputs makes due every node that has more messages in flight than
+// before, that is, sent something while the action was applied.
+func (w *World) queryOutputs(before []int) {
+	if before == nil {
+		return
+	}
+	for i, n := range w.sentBy() {
+		if i < len(before) && n > before[i] {
+			w.markQueryDue(i)
 		}
 	}
 }

@@ -7,3 +7,9 @@ func (w *World) Syscalls() []SyscallUse { return nil }
 
 // QueryReplies returns nothing: no world runs on this platform.
 func (w *World) QueryReplies() []QueryReply { return nil }
+
+// Waiting reports nothing: no world runs on this platform.
+func (w *World) Waiting(int) bool { return false }
+
+// Received returns nothing: no world runs on this platform.
+func (w *World) Received() []Received { return nil }

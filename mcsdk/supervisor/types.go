@@ -26,6 +26,7 @@ type World struct {
 	envNode    map[int]int
 	envReq     map[int]int // env connection → client request + 1 (0: a death notice)
 	replies    []Reply
+	received   []Received // every piece of every client connection's stream, in arrival order
 	dataRoot   string
 	synced     map[uint64][]byte      // inode → content at its last fsync
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
@@ -38,7 +39,8 @@ type World struct {
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
-	stops        int // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	queryStale   []bool // per node: due to be asked (query_linux.go)
+	stops        int    // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared (waiters_linux.go).
 	wakeGen uint64
@@ -72,6 +74,8 @@ type node struct {
 	ran      bool
 	restarts int
 	started  int64 // virtual time of its launch
+	waiting  bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
+	startDue int64 // while waiting: the virtual time it starts at, -1 until its ports listen
 	output   bytes.Buffer
 	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
 	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)

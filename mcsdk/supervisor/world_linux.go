@@ -8,7 +8,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +41,7 @@ func Start(cfg Config) (*World, error) {
 	}
 	w.fileClocks = map[fileKey]*fileClock{}
 	w.net.OnEnvData = w.envData
-	w.net.OnEnvClose = func(*netsim.Socket) {}
+	w.net.OnEnvClose = w.envClose
 	if cfg.DataDirs {
 		root, err := newDataRoot()
 		if err != nil {
@@ -51,6 +53,10 @@ func Start(cfg Config) (*World, error) {
 				releaseDataRoot(root)
 				return nil, err
 			}
+			if err := w.writeNodeFiles(i); err != nil {
+				releaseDataRoot(root)
+				return nil, err
+			}
 		}
 	}
 	if err := w.initRunDirs(); err != nil {
@@ -59,8 +65,13 @@ func Start(cfg Config) (*World, error) {
 	}
 	for i := range cfg.Nodes {
 		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
+		w.queryStale = append(w.queryStale, true)
 	}
 	for _, n := range w.nodes {
+		if cfg.Nodes[n.id].deferred() {
+			n.waiting, n.exited, n.killed, n.startDue = true, true, true, -1
+			continue
+		}
 		if err := w.launch(n); err != nil {
 			w.Close()
 			return nil, err
@@ -144,7 +155,7 @@ func (w *World) Timers() []TimerInfo {
 		}
 		ts = append(ts, n.timerEvents()...)
 	}
-	return ts
+	return append(ts, w.startTimers()...)
 }
 
 // Ran reports whether node i has run since the last ClearRan: only a node
@@ -462,7 +473,7 @@ func (w *World) fail(n *node, syscall, msg string) {
 func (w *World) settle() {
 	w.changed()
 	for progress := true; progress && w.failure == nil; {
-		progress = false
+		progress = w.startDeferred()
 		for _, n := range w.nodes {
 			if w.failure != nil {
 				return
@@ -514,6 +525,7 @@ func (w *World) envData(env *netsim.Socket, data []byte) {
 	if w.queryData(env, data) {
 		return
 	}
+	w.received = append(w.received, Received{Conn: env.ID, Node: w.envNode[env.ID], Req: w.envReq[env.ID] - 1, Data: data, Step: w.steps})
 	w.envBuf[env.ID] = append(w.envBuf[env.ID], data...)
 	for {
 		buf := w.envBuf[env.ID]
@@ -526,12 +538,25 @@ func (w *World) envData(env *netsim.Socket, data []byte) {
 	}
 }
 
+// envClose notes that a node closed its end of a client connection.
+func (w *World) envClose(env *netsim.Socket) {
+	if _, ok := w.queryOpen[env.ID]; ok {
+		return
+	}
+	w.received = append(w.received, Received{Conn: env.ID, Node: w.envNode[env.ID], Req: w.envReq[env.ID] - 1, Closed: true, Step: w.steps})
+}
+
+// Received returns every piece of the client connections' byte streams
+// received so far, in arrival order.
+func (w *World) Received() []Received { return w.received }
+
 // Apply performs one action and runs the world to its next quiescent point.
 func (w *World) Apply(a Action) error {
 	if w.failure != nil {
 		return w.failure
 	}
 	w.steps++
+	sent := w.queryInputs(a)
 	switch a.Kind {
 	case Deliver:
 		// A seeded run has advanced the clock to the arrival time already
@@ -545,7 +570,11 @@ func (w *World) Apply(a Action) error {
 		}
 		w.clientSent[a.Req] = true
 		r := w.cfg.Client[a.Req]
-		env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + r.Node))
+		port := uint16(w.cfg.BasePort + r.Node)
+		if r.Port != 0 {
+			port = r.Port
+		}
+		env, e := w.net.ConnectEnv(port)
 		if e != netsim.OK {
 			w.replies = append(w.replies, Reply{Node: r.Node, Req: a.Req, Err: e.String(), Step: w.steps})
 			break
@@ -571,6 +600,9 @@ func (w *World) Apply(a Action) error {
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
 	case Timer:
+		if w.fireStart(a) { // a deferred start (start_linux.go)
+			break
+		}
 		if a.Task < 0 { // a signal timer (sys_itimer.go)
 			if err := w.fireSigTimer(a); err != nil {
 				return err
@@ -603,6 +635,9 @@ func (w *World) Apply(a Action) error {
 		}
 	case Restart:
 		old := w.nodes[a.Node]
+		if old.waiting {
+			break // not started yet: it starts when its condition holds
+		}
 		if !old.exited {
 			return fmt.Errorf("supervisor: node %d is running", a.Node)
 		}
@@ -615,6 +650,7 @@ func (w *World) Apply(a Action) error {
 		return fmt.Errorf("supervisor: unknown action %v", a)
 	}
 	w.settle()
+	w.queryOutputs(sent)
 	w.runQueries()
 	if w.failure != nil {
 		return w.failure
@@ -947,6 +983,12 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		put(uint64(r.Req + 1))
 		h.Write([]byte(r.Line))
 		h.Write([]byte(r.Err))
+	}
+	for _, id := range slices.Sorted(maps.Keys(w.envBuf)) { // replies not yet ended by a newline
+		if b := w.envBuf[id]; len(b) > 0 {
+			put(uint64(id))
+			h.Write(b)
+		}
 	}
 	put(uint64(w.now))
 	// The random stream is a function of the seed and of how much of it

@@ -20,8 +20,9 @@ type Op struct {
 	_          struct{}
 }
 
-// Line is one reply line the environment received on a call's connection.
-type Line struct {
+// Reply is one reply the environment received on a call's connection
+// (a line, or a reply of the workload's Protocol).
+type Reply struct {
 	Req  int // the table index of the call whose connection carried it
 	Text string
 	Step int
@@ -114,11 +115,11 @@ func (c *Clients) Expire(i int) error {
 	return nil
 }
 
-// Feed reads the reply lines not seen before (lines is every line so
+// Feed reads the replies not seen before (lines is every reply so
 // far) at virtual time t and returns the clients whose operation a reply
 // completed. A reply to an operation that is no longer pending is
 // ignored: the operation stays indeterminate.
-func (c *Clients) Feed(lines []Line, t int64) []int {
+func (c *Clients) Feed(lines []Reply, t int64) []int {
 	var done []int
 	for _, l := range lines[min(c.consumed, len(lines)):] {
 		k, ok := c.byReq[l.Req]

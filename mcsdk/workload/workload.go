@@ -60,7 +60,11 @@ type Spec struct {
 	// {client} and {seq} (the client's operation number, from 0), so that
 	// a target can tell every command apart.
 	Request map[string]string
-	// Reply matches a successful reply line; a named group "value"
+	// Protocol is how a call's connection's bytes divide into replies
+	// (Line by default). With Stream, Reply and Fail are searched in all
+	// the bytes the connection has received so far.
+	Protocol Protocol
+	// Reply matches a successful reply; a named group "value"
 	// carries a read's result (a set's read: integers separated by
 	// commas or spaces). Fail, if set, matches a definite failure (a cas
 	// whose old value did not match).

@@ -60,14 +60,14 @@ func TestClients(t *testing.T) {
 	if err := c.Invoke(lo1, 2, 0); err != nil { // client 1 reads
 		t.Fatal(err)
 	}
-	lines := []Line{{Req: lo1, Text: "ACK 5", Step: 3}, {Req: write, Text: "ACK 5", Step: 3}}
+	lines := []Reply{{Req: lo1, Text: "ACK 5", Step: 3}, {Req: write, Text: "ACK 5", Step: 3}}
 	if done := c.Feed(lines, 10); len(done) != 1 || done[0] != 0 {
 		t.Fatalf("done %v (a read's connection carried an ACK: not its reply)", done)
 	}
 	if err := c.Expire(1); err != nil {
 		t.Fatal(err)
 	}
-	lines = append(lines, Line{Req: lo1, Text: "VAL 5", Step: 4})
+	lines = append(lines, Reply{Req: lo1, Text: "VAL 5", Step: 4})
 	if done := c.Feed(lines, 20); len(done) != 0 {
 		t.Fatalf("a late reply completed %v", done)
 	}
