@@ -30,7 +30,7 @@ cleanup() {
 	stop_sleeper
 	reap
 	for d in "$T"/o/*; do mountpoint -q "$d" 2>/dev/null && umount -l "$d"; done
-	rm -f /tmp/weft-redteam-mark-*
+	rm -f "/tmp/weft-redteam-mark-${MARK:-none}"
 	rm -rf "$T"
 }
 
@@ -501,7 +501,7 @@ probe sleeper pidfd-getfd-write c getfd @P 3
 probe sleeper go-mem-write go memwrite @P @A
 
 # Signals (SIGSTOP to the sleeper).
-for how in kill killpg tgkill tkill sigqueue tgsigqueue pidfd procdir setown setownpgrp setownsock fiosetown siocspgrp; do
+for how in kill killpg tgkill tkill sigqueue tgsigqueue pidfd procdir setown setownpgrp setownsock setowninotify fiosetown siocspgrp; do
 	probe sleeper "signal-$how" c signal "$how" @P
 done
 probe sleeper go-signal-kill go kill @P

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
@@ -90,14 +91,15 @@ static ssize_t slurp(const char *path, char *buf, size_t n) {
 
 // --- paths -------------------------------------------------------------
 
-// longrel turns an absolute path into a relative one of about 4000 bytes
-// ("./" many times, then enough ".." to reach /), which weft sees
-// prefixed by /proc/PID/cwd: longer than PATH_MAX.
+// longrel turns an absolute path into a relative one
+// (4089 or 4090 bytes: "./" many times, then enough ".." to reach /),
+// under PATH_MAX for the node but not once weft
+// prefixes it with /proc/PID/cwd.
 static char *longrel(const char *abs) {
 	static char buf[4096];
 	size_t tail = 3 * 48 + strlen(abs);
 	size_t n = 0;
-	while (n + 2 + tail < 4000)
+	while (n + 2 + tail <= 4090)
 		n += sprintf(buf + n, "./");
 	for (int i = 0; i < 48; i++)
 		n += sprintf(buf + n, "../");
@@ -517,6 +519,11 @@ static int p_signal(char **a) {
 		pipe(fds);
 		async_to(fds[0], p, h[6] == 'p');
 		rc("write", write(fds[1], "x", 1));
+	} else if (!strcmp(h, "setowninotify")) {
+		int in = rc("inotify_init1", inotify_init1(0));
+		rc("inotify_add_watch(.)", inotify_add_watch(in, ".", IN_CREATE));
+		async_to(in, p, 0);
+		close(open("new", O_CREAT | O_WRONLY, 0644));
 	} else if (!strcmp(h, "setownsock")) {
 		socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
 		async_to(fds[0], p, 0);
@@ -578,7 +585,9 @@ static int p_prio(char **a) {
 
 // tty HOW MARK: act on the controlling terminal of whoever runs weft.
 static int p_tty(char **a) {
-	int fd = rc("open(/dev/tty)", open("/dev/tty", O_RDWR | O_NOCTTY));
+	int fd = rc("open(/dev/tty, O_RDWR)", open("/dev/tty", O_RDWR | O_NOCTTY));
+	if (fd < 0) // TIOCSTI and the settings need no write access
+		fd = rc("open(/dev/tty, O_RDONLY)", open("/dev/tty", O_RDONLY | O_NOCTTY));
 	const char *h = a[0];
 	if (!strcmp(h, "tiocsti")) {
 		char line[128];

@@ -58,7 +58,7 @@ func dangling(a []string) {
 
 // long OUTFILE: create a file outside by a ~4 KB relative path.
 func long(a []string) {
-	p := strings.Repeat("./", (4000-3*48-len(a[0]))/2) + strings.Repeat("../", 48) + a[0][1:]
+	p := strings.Repeat("./", (4090-3*48-len(a[0]))/2) + strings.Repeat("../", 48) + a[0][1:]
 	report("WriteFile(long)", os.WriteFile(p, []byte(pwn), 0o666))
 }
 
