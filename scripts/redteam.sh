@@ -460,8 +460,8 @@ for m in creat openat2 trunc; do probe files "sym-dangling-$m" c dangling "$m" @
 for op in creat mkdir mknod symlink bind renameout link; do probe files "sym-dir-$op" c dangling "dir-$op" @D; done
 probe othernode sym-other-node c othernode
 for op in creat; do probe files "chain-$op" c path chain "$op" @D/f; done
-for op in openwr chmod chown truncate utimes setxattr renamein; do probe files "chain-$op" c path chain "$op" @V; done
-for op in unlink; do probe files "chaindir-$op" c path chaindir "$op" @V; done
+for op in openwr chmod chown truncate utimes setxattr; do probe files "chain-$op" c path chain "$op" @V; done
+for op in unlink renamein; do probe files "chaindir-$op" c path chaindir "$op" @V; done
 probe files chaindir-rmdir c path chaindir rmdir @VD
 for op in creat mkdir symlink link renameout; do probe files "chaindir-$op" c path chaindir "$op" @D/f; done
 for op in creat mkdir symlink mknod renameout link; do probe files "long-$op" c path long "$op" @D/f; done
@@ -484,7 +484,7 @@ probe native ioctl-siocgifhwaddr c host hwaddr
 
 # Other processes' /proc.
 for f in cmdline environ; do
-	for how in abs symdir link selfroot proc1root dotdot dirfd long chain; do probe secret "proc-$f-$how" c procread "$how" @P "$f"; done
+	for how in abs symdir link selfroot fdroot dotdot dirfd long chain; do probe secret "proc-$f-$how" c procread "$how" @P "$f"; done
 done
 probe secret proc-fd-link c proclink @P fd/3
 probe secret proc-cwd-link c proclink @P cwd

@@ -287,7 +287,7 @@ static int p_rofd(char **a) {
 	} else if (!strcmp(op, "fssetxattr")) {
 		struct fsxattr fx = {0};
 		ioctl(fd, FS_IOC_FSGETXATTR, &fx);
-		fx.fsx_projid = 4242;
+		fx.fsx_xflags |= FS_XFLAG_NODUMP | FS_XFLAG_NOATIME;
 		rc("ioctl(FS_IOC_FSSETXATTR)", ioctl(fd, FS_IOC_FSSETXATTR, &fx));
 	} else if (!strcmp(op, "setversion")) {
 		int v = 12345;
@@ -343,8 +343,9 @@ static int p_procread(char **a) {
 	if (!strcmp(a[0], "dotdot")) {
 		snprintf(buf, sizeof buf, "/proc/self/../%s/%s", a[1], a[2]);
 		p = buf;
-	} else if (!strcmp(a[0], "proc1root")) {
-		snprintf(buf, sizeof buf, "/proc/1/root%s", abs);
+	} else if (!strcmp(a[0], "fdroot")) {
+		int r = open("/", O_PATH | O_DIRECTORY);
+		snprintf(buf, sizeof buf, "/proc/self/fd/%d%s", r, abs);
 		p = buf;
 	} else if (!strcmp(a[0], "symdir")) {
 		char d[64];
