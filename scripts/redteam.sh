@@ -85,7 +85,7 @@ start_sleeper() {
 	done
 	ADDR=0x$(awk '/\[stack\]/ { split($1, r, "-"); print r[1]; exit }' /proc/$SPID/maps)
 	STACKRANGE=$(awk '/\[stack\]/ { print $1; exit }' /proc/$SPID/maps)
-	read -r ENVADDR ENVEND < <(awk '{ print $51, $52 }' /proc/$SPID/stat)
+	read -r ENVADDR ENVEND < <(awk '{ print $50, $51 }' /proc/$SPID/stat)
 	ENVLEN=$((ENVEND - ENVADDR))
 }
 
