@@ -855,8 +855,10 @@ static int p_host(char **a) {
 			out("KMSG %.*s", (int)k, b);
 	} else if (!strcmp(h, "kmsgwrite")) {
 		int fd = rc("open(/dev/kmsg, O_WRONLY)", open("/dev/kmsg", O_WRONLY));
+		char line[256];
+		snprintf(line, sizeof line, "%s\n", a[1]);
 		if (fd >= 0)
-			rc("write(/dev/kmsg)", write(fd, a[1], strlen(a[1])));
+			rc("write(/dev/kmsg)", write(fd, line, strlen(line)));
 	} else if (!strcmp(h, "syslog")) {
 		static char b[1 << 20];
 		int k = rc("klogctl(READ_ALL)", klogctl(3, b, sizeof b));
