@@ -410,8 +410,12 @@ judge_bounded() {
 LOCKSEEN=""
 poll_lock() {
 	[[ -z $LOCKSEEN ]] || return 0
+	# The node locks before it says "holding": read that first, then
+	# /proc/locks, and a lock the node took cannot be missed.
+	local holding=""
+	node_lines | grep -q '^holding' && holding=1
 	LOCKSEEN=$(grep -E "[0-9a-f]+:[0-9a-f]+:$LOCKINO " /proc/locks | head -n 1)
-	[[ -z $LOCKSEEN ]] && node_lines | grep -q '^holding' && ((SECONDS - LOCKSTART > 3)) && kill -TERM "$WPID" 2>/dev/null
+	[[ -z $LOCKSEEN && $holding ]] && kill -TERM "$WPID" 2>/dev/null
 	[[ -z $LOCKSEEN ]] && return 0
 	local w
 	if ! timeout 3 sh -c "echo x >>'$D/victim'"; then
@@ -427,7 +431,7 @@ poll_lock() {
 	kill -TERM "$WPID" 2>/dev/null
 }
 judge_lock() {
-	LOCKINO=$(stat -c %i "$D/victim") LOCKSEEN="" LOCKSTART=$SECONDS
+	LOCKINO=$(stat -c %i "$D/victim") LOCKSEEN=""
 	POLL=poll_lock run_node "$1" "${ARGS[@]}"
 	[[ -n $LOCKSEEN ]] && SEEN="host lock held on a host file: $LOCKSEEN"
 }
