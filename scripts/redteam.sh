@@ -155,7 +155,7 @@ run_node() {
 }
 
 # node_lines prints the nodes' output without weft's prefixes.
-node_lines() { sed -n 's/^n[0-9]*| //p' "${1:-$OUT}" | tr -d '\r'; }
+node_lines() { sed -n 's/^n[0-9]*| //p' "${1:-$OUT}" 2>/dev/null | tr -d '\r'; }
 
 started() { node_lines "$@" | grep -q "^probe .* start$"; }
 
