@@ -97,6 +97,8 @@ type RunResult struct {
 	// Syscalls is the survey of RunOptions.Syscalls: per node and
 	// syscall, the calls weft saw and how it answered them.
 	Syscalls []supervisor.SyscallUse
+	// Refusals lists each kind of call weft refused a node, once.
+	Refusals []supervisor.Refusal
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -343,7 +345,7 @@ func (r *runner) run() error {
 	}
 	r.w, r.ew = w, eventWorld{w}
 	defer w.Close()
-	defer func() { r.res.Syscalls = w.Syscalls() }() // before Close
+	defer func() { r.res.Syscalls, r.res.Refusals = w.Syscalls(), w.Refusals() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS

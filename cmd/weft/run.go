@@ -17,6 +17,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 func init() {
@@ -218,6 +219,27 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 	}
 	if len(res.Useful) > 0 {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))
+	}
+	printRefusals(os.Stdout, res.Refusals, m.NodeName)
+}
+
+// printRefusals lists what weft refused the nodes, once per kind: node,
+// call, path or request, the answer, and the rule.
+func printRefusals(w io.Writer, rs []supervisor.Refusal, name func(int) string) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "refused by weft (%d kinds):\n", len(rs))
+	for _, r := range rs {
+		what := ""
+		if r.What != "" {
+			what = " " + r.What
+		}
+		times := ""
+		if r.Count > 1 {
+			times = fmt.Sprintf(" (%d times)", r.Count)
+		}
+		fmt.Fprintf(w, "  %s %s%s: %s%s; rule: %s\n", name(r.Node), r.Call, what, r.Answer, times, r.Rule)
 	}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,5 +84,51 @@ func TestRunEmitModel(t *testing.T) {
 		if !strings.Contains(saved, w) {
 			t.Errorf("output lacks %q:\n%s", w, saved)
 		}
+	}
+}
+
+// TestRunReportsRefusals: every refusal is reported once in weft's own
+// summary, with node, call, path or request, answer and rule: the seal
+// probe's write outside its run directory and its ptrace; a program that
+// writes outside it twice is reported once, with the count.
+func TestRunReportsRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "seal")
+	if out, err := exec.Command("cc", "-O1", "-o", bin, "../../mcsdk/supervisor/testdata/seal.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	outside := filepath.Join(t.TempDir(), "outside")
+	twice := filepath.Join(t.TempDir(), "twice")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"seal probe", []string{"run", "--seed", "1", "--", bin, "1", outside}, []string{
+			"\n  n0 openat " + outside + ": EACCES; rule: a node writes only inside its run directory\n",
+			"\n  n0 ptrace: EPERM (2 times); rule: acts on another process",
+		}},
+		{"a shell writing twice", []string{"run", "--seed", "1", "--", "/bin/sh", "-c", "echo a > " + twice + "; echo b > " + twice}, []string{
+			"refused by weft (1 kinds):\n  n0 openat " + twice + ": EACCES (2 times); rule: a node writes only inside its run directory\n",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, _ := weft(t, tc.args...)
+			_, summary, ok := strings.Cut(out, "\nrefused by weft (")
+			if !ok {
+				t.Fatalf("no refusals in the summary:\n%s%s", out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("summary lacks %q:\n%s", w, out)
+				}
+			}
+			for _, l := range strings.Split(summary, "\n") {
+				if l != "" && strings.Count(summary, l+"\n") > 1 {
+					t.Errorf("refusal %q reported more than once:\n%s", l, summary)
+				}
+			}
+		})
 	}
 }

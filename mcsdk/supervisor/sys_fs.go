@@ -55,7 +55,7 @@ func guard(args ...fsArg) handler {
 				return errno(errnoOf(err))
 			}
 			if !c.mayWrite(tg.host, tg.follow, false) {
-				return c.refuseWrite()
+				return c.refuseWrite(tg.host)
 			}
 		}
 		return cont()
@@ -177,9 +177,15 @@ func (c *call) inRunDir(p string) bool {
 // nothing. Their metadata (modes, owners, times) stays the host's.
 var writableDevices = map[string]bool{"/dev/null": true}
 
-// refuseWrite answers a write outside the run directory and counts it.
-func (c *call) refuseWrite() result {
+// refuseWrite answers a write at host outside the run directory, counts
+// it and records it (World.Refusals) under its canonical path.
+func (c *call) refuseWrite(host string) result {
 	c.w.refused[c.n.id]++
+	what := host
+	if p, err := canonicalTarget(host, false); err == nil && strings.HasPrefix(host, "/") {
+		what = p
+	}
+	c.w.refuseKey(refusalKey{node: c.n.id, nr: int(c.req.Data.Nr), what: what, answer: "EACCES", rule: ruleRunDir})
 	return errno(unix.EACCES)
 }
 

@@ -208,7 +208,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 		return result{}, false
 	}
 	if f.serve != procNative && f.serve != procAbsent && openWrites(oflags) {
-		return c.refuseWrite(), true
+		return c.refuseWrite(path), true
 	}
 	switch f.serve {
 	case procAbsent:
@@ -232,7 +232,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 // would resolve to another process).
 func (c *call) openHostProc(host string, oflags uint64) result {
 	if openWrites(oflags) {
-		return c.refuseWrite()
+		return c.refuseWrite(host)
 	}
 	fd, err := unix.Open(host, int(oflags)|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -244,7 +244,7 @@ func setTimes(c *call, a fsArg, times *[2]int64) result {
 		return errno(errnoOf(err))
 	}
 	if !c.mayWrite(tg.host, tg.follow, false) {
-		return c.refuseWrite()
+		return c.refuseWrite(tg.host)
 	}
 	want := [2]int64{c.w.now, c.w.now}
 	hostTs := []unix.Timespec{{Nsec: utimeNow}, {Nsec: utimeNow}}

@@ -61,7 +61,7 @@ func openFile(c *call, a fsArg, oflags uint64) result {
 	// names the directory the file goes in.
 	follow := oflags&unix.O_NOFOLLOW == 0 && oflags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
 	if !c.mayWrite(tg.host, follow, true) {
-		return c.refuseWrite()
+		return c.refuseWrite(tg.host)
 	}
 	return cont()
 }

@@ -30,6 +30,10 @@ type World struct {
 	synced     map[uint64][]byte      // inode → content at its last fsync
 	runDirs    []string               // per node: the canonical directory it may write in ("" none)
 	refused    []int                  // per node: writes refused outside its run directory
+	// refusals counts each kind of refused call, refusalOrder lists the
+	// kinds as they first happened (refusals_linux.go).
+	refusals     map[refusalKey]int
+	refusalOrder []refusalKey
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	// queryReplies are the latest state query replies; queryOpen the
