@@ -27,15 +27,15 @@ type World struct {
 	envReq     map[int]int // env connection → client request + 1 (0: a death notice)
 	replies    []Reply
 	dataRoot   string
-	synced     map[uint64][]byte      // inode → content at its last fsync
-	runDirs    []string               // per node: the canonical directory it may write in ("" none)
-	refused    []int                  // per node: writes refused outside its run directory
+	synced     map[uint64][]byte // inode → content at its last fsync
+	runDirs    []string          // per node: the canonical directory it may write in ("" none)
+	refused    []int             // per node: writes refused outside its run directory
 	// refusals counts each kind of refused call, refusalOrder lists the
 	// kinds as they first happened (refusals_linux.go).
 	refusals     map[refusalKey]int
 	refusalOrder []refusalKey
-	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
-	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
+	fileClocks   map[fileKey]*fileClock // virtual times of files in run directories
+	survey       *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	// queryReplies are the latest state query replies; queryOpen the
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
