@@ -424,7 +424,11 @@ func RunPage(e *RunEntry, back string) []byte {
 	title := fmt.Sprintf("%s seed %d (run %s): %s", e.Row.Variant, e.Row.Seed, e.Run, e.Row.Verdict)
 	p.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n%s\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", charts.CSPMeta, esc(title), style)
 	p.f("<p><a href=\"%s\">← every run</a></p>\n<h1>%s</h1>\n", esc(back), esc(title))
-	p.f("<p>Invariants: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
+	checked := "not recorded (the dataset's manifest holds no model)"
+	if e.Checked != nil {
+		checked = orNone(strings.Join(e.Checked, ", "))
+	}
+	p.f("<p>Invariants checked: %s. Violated: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(checked), esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
 	p.runDetail(e)
 	p.f("</body>\n</html>\n")
 	return []byte(p.String())

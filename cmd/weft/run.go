@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -208,6 +209,7 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 		fmt.Printf("error: %s", res.Detail)
 	}
 	fmt.Printf(" after %d steps, %s of virtual time\n", res.Steps, res.VirtualTime)
+	fmt.Printf("  invariants checked: %s\n", checkedNames(m))
 	if v := res.FirstViolation; v != nil {
 		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
 		var c mcsdk.CampaignSpec
@@ -241,6 +243,25 @@ func printRefusals(w io.Writer, rs []supervisor.Refusal, name func(int) string) 
 		}
 		fmt.Fprintf(w, "  %s %s%s: %s%s; rule: %s\n", name(r.Node), r.Call, what, r.Answer, times, r.Rule)
 	}
+}
+
+// checkedNames lists the model's invariants, those that decide the
+// verdict first ([campaign] required; all by default).
+func checkedNames(m *model.Model) string {
+	var c mcsdk.CampaignSpec
+	_ = m.Decode("campaign", &c) // a model that ran has decoded before
+	var names []string
+	for _, inv := range m.Invariants {
+		n := inv.Name
+		if len(c.Required) > 0 && !slices.Contains(c.Required, n) {
+			n += " (not required)"
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // rerunLine is the command that repeats a run: for a model, with its

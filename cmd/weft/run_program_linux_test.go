@@ -80,7 +80,7 @@ func TestRunEmitModel(t *testing.T) {
 	if body(direct) != body(saved) {
 		t.Errorf("the saved model runs differently:\n%s---\n%s", direct, saved)
 	}
-	for _, w := range []string{"n0| 0:7500\n", "n1| 1:7501\n", " 3s of virtual time"} {
+	for _, w := range []string{"n0| 0:7500\n", "n1| 1:7501\n", " 3s of virtual time", "\n  invariants checked: placeholder\n"} {
 		if !strings.Contains(saved, w) {
 			t.Errorf("output lacks %q:\n%s", w, saved)
 		}
@@ -130,5 +130,25 @@ func TestRunReportsRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunNamesCheckedInvariants: a run's verdict names every invariant it
+// checked, also when it holds.
+func TestRunNamesCheckedInvariants(t *testing.T) {
+	out, errOut, code := weft(t, "run", "targets/election/election.model", "--seed", "1", "--quiet")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	m, err := model.Load("../../targets/election/election.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, inv := range m.Invariants {
+		names = append(names, inv.Name)
+	}
+	if want := "\n  invariants checked: " + strings.Join(names, ", ") + "\n"; len(names) == 0 || !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
