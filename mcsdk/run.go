@@ -597,7 +597,10 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 			}
 			call := r.t.table.Calls[a.Req]
 			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
-			if err := r.clients.Invoke(a.Req, w.Steps()+1, at-supervisor.Epoch); err != nil {
+			// The history numbers steps as the recording does (expires
+			// count; the world does not see them), so that Porcupine's
+			// history, traces and diagrams agree.
+			if err := r.clients.Invoke(a.Req, ev.Step, at-supervisor.Epoch); err != nil {
 				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
 			}
 		}
@@ -643,13 +646,11 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 // and lets their clients go on.
 func (r *runner) returns(step int) {
 	for _, c := range feed(r.clients, r.w) {
-		op := r.clients.Ops[len(r.clients.Ops)-1]
-		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
-			if r.clients.Ops[k].Call.Client == c {
-				op = r.clients.Ops[k]
-				break
-			}
+		k := len(r.clients.Ops) - 1
+		for ; k > 0 && r.clients.Ops[k].Call.Client != c; k-- {
 		}
+		r.clients.Ops[k].ReturnStep = step // the recording's step, as Invoke's
+		op := r.clients.Ops[k]
 		r.res.Events = append(r.res.Events, Event{Step: step, T: op.ReturnT / 1000, Kind: "return", Node: op.Call.Node, Peer: -1,
 			Var: fmt.Sprintf("c%d", c), Value: outcomeText(op)})
 		if r.opts.Replay == nil {
