@@ -38,6 +38,9 @@ type RunOptions struct {
 	Faults []FaultEvent
 	// EndUS, if positive, ends the run at that virtual time (shrinking).
 	EndUS int64
+	// Omit removes drawn partitions, clock faults, drops and workload
+	// operations (shrinking).
+	Omit sched.Omit
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
 	// Syscalls surveys every node's syscalls into RunResult.Syscalls;
@@ -92,7 +95,8 @@ type RunResult struct {
 	Ops              int
 	OpsIndeterminate int
 	workload         bool  // the model has a workload (the counts mean something)
-	endUS            int64 // an overridden end, recorded for replay
+	endUS            int64      // an overridden end, recorded for replay
+	omit             sched.Omit // RunOptions.Omit, recorded for replay
 
 	// Syscalls is the survey of RunOptions.Syscalls: per node and
 	// syscall, the calls weft saw and how it answered them.
@@ -269,6 +273,7 @@ func (r *runner) plan() sched.Plan {
 		Notices:      f.Notice != "" && r.opts.Replay == nil,
 	}
 	p.Clocks = r.clockPlan(until)
+	p.Omit = r.opts.Omit
 	if sp.notice != nil {
 		// [faults] notice_latency; a constant draws nothing from the seed,
 		// and faults win ties, so "constant:0" tells every live node of a
@@ -351,6 +356,7 @@ func (r *runner) run() error {
 		endUS = r.opts.EndUS
 		r.res.endUS = r.opts.EndUS
 	}
+	r.res.omit = r.opts.Omit
 	end := supervisor.Epoch + endUS*1000
 	bounded := endUS > 0
 	if err := r.observe(); err != nil {
