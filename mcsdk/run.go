@@ -94,7 +94,7 @@ type RunResult struct {
 	History          []workload.Op
 	Ops              int
 	OpsIndeterminate int
-	workload         bool  // the model has a workload (the counts mean something)
+	workload         bool       // the model has a workload (the counts mean something)
 	endUS            int64      // an overridden end, recorded for replay
 	omit             sched.Omit // RunOptions.Omit, recorded for replay
 
