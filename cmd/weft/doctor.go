@@ -64,4 +64,3 @@ func printFindings(w io.Writer, fs []finding) {
 		}
 	}
 }
-
