@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,5 +45,25 @@ never = "true"
 				t.Errorf("page lacks %q:\n%s", tc.want, page)
 			}
 		})
+	}
+}
+
+// TestFaultModelRows: the fault and network model is a table of
+// settings, a list of tables (partitions) one row per key.
+func TestFaultModelRows(t *testing.T) {
+	got := faultModelRows(`{"faults":{"crashes":1,"restart":true,"partition":[{"groups":[[0],[1,2]],"duration":"uniform:10000-60000"}]},"network":{"latency":"uniform:1000-15000","drop":0.05}}`)
+	want := [][3]string{
+		{"faults", "crashes", "1"},
+		{"faults", "partition[0].duration", "uniform:10000-60000"},
+		{"faults", "partition[0].groups", "[[0],[1,2]]"},
+		{"faults", "restart", "true"},
+		{"network", "drop", "0.05"},
+		{"network", "latency", "uniform:1000-15000"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows\n%v\nwant\n%v", got, want)
+	}
+	if faultModelRows("not json") != nil {
+		t.Error("rows of text that is not JSON")
 	}
 }
