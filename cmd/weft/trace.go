@@ -33,7 +33,7 @@ func init() {
 			fs.IntVar(&to, "to", -1, "last step to show")
 			fs.BoolVar(&asJSON, "json", false, "one JSON object per event")
 			fs.StringVar(&svg, "svg", "", "write the message sequence diagram to `FILE` (SVG; - for stdout) instead of the timeline")
-			fs.IntVar(&steps, "steps", report.DefaultSequenceSteps, "the diagram shows this many last steps up to the first violation (0: all)")
+			fs.IntVar(&steps, "steps", report.DefaultSequenceSteps, "the diagram shows only this many last steps up to the first violation (default 0: the whole run)")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) != 1 {
