@@ -462,10 +462,18 @@ func (p *page) runBrowser(r *Report) {
 // runDetail writes a run's diagram and events.
 func (p *page) runDetail(e *RunEntry) {
 	p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
+	switches := 0
 	for _, ev := range e.Events {
+		if ev.Kind == "run" {
+			switches++ // a thread switch, mostly a runtime's own: not about messages
+			continue
+		}
 		p.f("<tr><td class=\"num\">%d</td><td class=\"num\">%.3f</td><td><code>%s</code></td></tr>\n", ev.Step, float64(ev.T)/1000, esc(eventText(ev)))
 	}
 	p.f("</tbody></table>\n")
+	if switches > 0 {
+		p.f("<p class=\"note\">%d thread switches are not listed (<code>weft trace %s --threads</code> lists them).</p>\n", switches, esc(shellQuote(filepath.ToSlash(e.Recording))))
+	}
 }
 
 // RunPage renders one run's page for weft serve: its verdict, fault

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
 // TestRunPageNamesCheckedInvariants: a run page says which invariants
@@ -65,5 +66,23 @@ func TestFaultModelRows(t *testing.T) {
 	}
 	if faultModelRows("not json") != nil {
 		t.Error("rows of text that is not JSON")
+	}
+}
+
+// TestRunPageHidesThreadSwitches: a run page lists the run's messages and
+// state, not its thread switches, and says how many it left out.
+func TestRunPageHidesThreadSwitches(t *testing.T) {
+	e := &RunEntry{Row: dataset.Row{Variant: "v", Seed: 1, Verdict: dataset.Holds}, Run: "run1", Recording: "r.weftlog",
+		Events: []weftlog.Event{
+			{Step: 1, Kind: "run", Node: 1, Value: "n1/t2"},
+			{Step: 2, Kind: "deliver", Node: 1, Peer: 0, Bytes: 5},
+			{Step: 3, Kind: "run", Node: 0, Value: "n0/t1"},
+		}}
+	page := string(RunPage(e, "/"))
+	if strings.Contains(page, "n1/t2") || !strings.Contains(page, "deliver n0→n1 5B") {
+		t.Errorf("the events table lists thread switches or lacks the delivery:\n%s", page)
+	}
+	if !strings.Contains(page, "2 thread switches are not listed (<code>weft trace r.weftlog --threads</code>") {
+		t.Errorf("the page does not say what it left out:\n%s", page)
 	}
 }
