@@ -15,11 +15,11 @@ import (
 
 func init() {
 	var (
-		nodes  string
-		vars   string
-		from   int
-		to     int
-		asJSON bool
+		nodes   string
+		vars    string
+		from    int
+		to      int
+		asJSON  bool
 		svg     string
 		steps   int
 		kinds   string
