@@ -69,6 +69,9 @@ type CampaignSummary struct {
 	Wall         time.Duration    `json:"wall_ns"`
 	Interrupted  bool             `json:"interrupted"`
 	Nondetermism []string         `json:"nondeterminism,omitempty"`
+	// Compared counts the runs whose seed was run twice and compared
+	// (CampaignOptions.CheckDeterminism; resumed runs are not).
+	Compared int `json:"compared,omitempty"`
 }
 
 type job struct {
@@ -190,7 +193,20 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 	sum.Wall = time.Since(c.start)
 	sum.Interrupted = ctx.Err() != nil
 	sum.Nondetermism = c.nondet
+	sum.Compared = c.compared
 	return sum, nil
+}
+
+// RecordingName is the file name of the recording of one run of a
+// campaign: VARIANT-SEED.weftlog for the first run ("run1"), and
+// VARIANT-SEED.RUN.weftlog for any other, so that a rerun of the same
+// seeds into the same dataset never overwrites an earlier run's
+// recordings.
+func RecordingName(variant string, seed int64, run string) string {
+	if run == "" || run == "run1" {
+		return fmt.Sprintf("%s-%d.weftlog", variant, seed)
+	}
+	return fmt.Sprintf("%s-%d.%s.weftlog", variant, seed, run)
 }
 
 // openDataset creates the dataset or, if it exists, checks that it belongs
@@ -241,6 +257,8 @@ type campaign struct {
 	prog   CampaignProgress
 	err    error
 	nondet []string
+	// compared counts the runs checked for determinism.
+	compared int
 }
 
 func (c *campaign) runAll(ctx context.Context, jobs []job) {
@@ -296,8 +314,10 @@ func (c *campaign) one(ctx context.Context, j job) {
 		recBytes, err = res.Recording(c.m).Bytes()
 	}
 	var nondet string
+	compared := false
 	if err == nil && c.opts.CheckDeterminism {
 		again, err2 := Run(c.m, opts)
+		compared = err2 == nil
 		if err2 != nil {
 			err = err2
 		} else if b, _ := again.Recording(c.m).Bytes(); !bytes.Equal(b, recBytes) {
@@ -329,7 +349,7 @@ func (c *campaign) one(ctx context.Context, j job) {
 		}
 		fillStructured(&row, res)
 		if res.Verdict != Holds || c.opts.RecordAll {
-			rel := filepath.Join(dataset.RecordingsDir, fmt.Sprintf("%s-%d.weftlog", j.variant, j.seed))
+			rel := filepath.Join(dataset.RecordingsDir, RecordingName(j.variant, int64(j.seed), c.opts.RunID))
 			if werr := writeAtomic(filepath.Join(c.w.Dir(), rel), recBytes); werr != nil {
 				// The verdict is kept (the writer's reserve takes it on a
 				// full disk); the recording can be made again by rerunning
@@ -354,6 +374,9 @@ func (c *campaign) one(ctx context.Context, j job) {
 	}
 	if nondet != "" {
 		c.nondet = append(c.nondet, nondet)
+	}
+	if compared {
+		c.compared++
 	}
 	c.prog.Done++
 	switch row.Verdict {

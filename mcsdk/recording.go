@@ -1,6 +1,7 @@
 package mcsdk
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -33,6 +34,10 @@ func (res *RunResult) Recording(m *model.Model) *weftlog.Recording {
 	}
 	if res.endUS > 0 {
 		rec.Header.EndUS = res.endUS
+	}
+	if !res.omit.IsZero() {
+		b, _ := json.Marshal(res.omit)
+		rec.Header.Omit = string(b)
 	}
 	ci := 0
 	for _, e := range res.Events {
@@ -173,6 +178,11 @@ func Replay(m *model.Model, rec *weftlog.Recording, opts RunOptions) (*RunResult
 	}
 	opts.Faults = []FaultEvent{}
 	opts.EndUS = rec.Header.EndUS
+	if rec.Header.Omit != "" {
+		if err := json.Unmarshal([]byte(rec.Header.Omit), &opts.Omit); err != nil {
+			return nil, nil, fmt.Errorf("the recording's omissions %q: %v", rec.Header.Omit, err)
+		}
+	}
 	res, err := Run(m, opts)
 	if res == nil {
 		return nil, nil, err // the model or binary could not be prepared

@@ -38,6 +38,9 @@ type RunOptions struct {
 	Faults []FaultEvent
 	// EndUS, if positive, ends the run at that virtual time (shrinking).
 	EndUS int64
+	// Omit removes drawn partitions, clock faults, drops and workload
+	// operations (shrinking).
+	Omit sched.Omit
 	// Replay, if set, applies these choices instead of the scheduler's.
 	Replay []Choice
 	// Syscalls surveys every node's syscalls into RunResult.Syscalls;
@@ -91,12 +94,15 @@ type RunResult struct {
 	History          []workload.Op
 	Ops              int
 	OpsIndeterminate int
-	workload         bool  // the model has a workload (the counts mean something)
-	endUS            int64 // an overridden end, recorded for replay
+	workload         bool       // the model has a workload (the counts mean something)
+	endUS            int64      // an overridden end, recorded for replay
+	omit             sched.Omit // RunOptions.Omit, recorded for replay
 
 	// Syscalls is the survey of RunOptions.Syscalls: per node and
 	// syscall, the calls weft saw and how it answered them.
 	Syscalls []supervisor.SyscallUse
+	// Refusals lists each kind of call weft refused a node, once.
+	Refusals []supervisor.Refusal
 }
 
 // Event is one entry of a run's timeline: an action (deliver, timer,
@@ -265,6 +271,7 @@ func (r *runner) plan() sched.Plan {
 		Notices:      f.Notice != "" && r.opts.Replay == nil,
 	}
 	p.Clocks = r.clockPlan(until)
+	p.Omit = r.opts.Omit
 	if sp.notice != nil {
 		// [faults] notice_latency; a constant draws nothing from the seed,
 		// and faults win ties, so "constant:0" tells every live node of a
@@ -348,12 +355,13 @@ func (r *runner) run() error {
 	}
 	r.w, r.ew = w, eventWorld{w}
 	defer w.Close()
-	defer func() { r.res.Syscalls = w.Syscalls() }() // before Close
+	defer func() { r.res.Syscalls, r.res.Refusals = w.Syscalls(), w.Refusals() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
 	if r.opts.EndUS > 0 {
 		endUS = r.opts.EndUS
 		r.res.endUS = r.opts.EndUS
 	}
+	r.res.omit = r.opts.Omit
 	end := supervisor.Epoch + endUS*1000
 	bounded := endUS > 0
 	if err := r.observe(); err != nil {
@@ -603,7 +611,10 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
 			}
 			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
-			if err := r.clients.Invoke(k, w.Steps()+1, at-supervisor.Epoch); err != nil {
+			// The history numbers steps as the recording does (expires
+			// count; the world does not see them), so that Porcupine's
+			// history, traces and diagrams agree.
+			if err := r.clients.Invoke(k, ev.Step, at-supervisor.Epoch); err != nil {
 				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
 			}
 		}
@@ -649,13 +660,11 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 // and lets their clients go on.
 func (r *runner) returns(step int) {
 	for _, c := range feed(r.clients, r.w, r.t.reqBase()) {
-		op := r.clients.Ops[len(r.clients.Ops)-1]
-		for k := len(r.clients.Ops) - 1; k >= 0; k-- {
-			if r.clients.Ops[k].Call.Client == c {
-				op = r.clients.Ops[k]
-				break
-			}
+		k := len(r.clients.Ops) - 1
+		for ; k > 0 && r.clients.Ops[k].Call.Client != c; k-- {
 		}
+		r.clients.Ops[k].ReturnStep = step // the recording's step, as Invoke's
+		op := r.clients.Ops[k]
 		r.res.Events = append(r.res.Events, Event{Step: step, T: op.ReturnT / 1000, Kind: "return", Node: op.Call.Node, Peer: -1,
 			Var: fmt.Sprintf("c%d", c), Value: outcomeText(op)})
 		if r.opts.Replay == nil {

@@ -13,7 +13,9 @@ import (
 
 // TestShrink shrinks seed 119 of targets/paxos's bug variant (two values
 // chosen in one slot) as weft shrink does: the result violates the same
-// invariant with no more faults and no later end, every run it made was
+// invariant with no more faults and no later end, the partition the seed
+// drew is removed (not only crashes are), the progress says what each run
+// kept, every run it made was
 // reported (the original first), and it makes the same choices as the
 // stored bug-119.shrunk.weftlog, which TestStoredRecordingsReplay
 // replays: shrinking is as deterministic as the runs it is made of.
@@ -38,6 +40,12 @@ func TestShrink(t *testing.T) {
 		if tr.Try != i {
 			t.Errorf("run %d reported as %d", i, tr.Try)
 		}
+	}
+	if !reflect.DeepEqual(sr.Omit.Partitions, []int{0}) || sr.Remains != "1 crash, 1 restart, 0 of 1 partitions, at most 4 of 4 operations" {
+		t.Errorf("shrunk omits %+v and keeps %q: want the partition removed, the crash kept", sr.Omit, sr.Remains)
+	}
+	if r := tries[0].Remains; r != "1 crash, 1 restart, 1 of 1 partitions, at most 4 of 4 operations" {
+		t.Errorf("the original run's progress says %q", r)
 	}
 	data, err := os.ReadFile("../targets/paxos/bug-119.shrunk.weftlog")
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +139,16 @@ func (p *page) sources(r *Report) {
 // from the model text the manifest carries.
 func (p *page) modelFacts(m dataset.Manifest) {
 	if m.FaultModel != "" {
-		p.f("<p><strong>Fault and network model</strong> (the model's <code>[faults]</code> and <code>[network]</code> sections):</p>\n<pre class=\"faultmodel\">%s</pre>\n", esc(faultModelText(m.FaultModel)))
+		p.f("<p><strong>Fault and network model</strong> (the model's <code>[faults]</code> and <code>[network]</code> sections):</p>\n")
+		if rows := faultModelRows(m.FaultModel); rows != nil {
+			p.f("<table class=\"faultmodel\"><thead><tr><th>section</th><th>setting</th><th>value</th></tr></thead><tbody>\n")
+			for _, r := range rows {
+				p.f("<tr><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>\n", esc(r[0]), esc(r[1]), esc(r[2]))
+			}
+			p.f("</tbody></table>\n")
+		} else {
+			p.f("<pre class=\"faultmodel\">%s</pre>\n", esc(faultModelText(m.FaultModel)))
+		}
 	}
 	if m.ModelText == "" {
 		p.f("<p class=\"note\">This dataset predates manifests that carry the model text: the fault model and the invariants' meanings are in %s.</p>\n", esc(m.ModelPath))
@@ -173,6 +184,46 @@ func faultModelText(s string) string {
 		return s
 	}
 	return string(b)
+}
+
+// faultModelRows flattens the manifest's fault model (JSON of the
+// [faults] and [network] sections) into (section, setting, value) rows,
+// settings in order, a list of tables as setting[i].key; nil if it is not
+// such JSON.
+func faultModelRows(s string) [][3]string {
+	var secs map[string]map[string]any
+	if json.Unmarshal([]byte(s), &secs) != nil {
+		return nil
+	}
+	rows := [][3]string{}
+	for _, sec := range slices.Sorted(maps.Keys(secs)) {
+		var add func(key string, v any)
+		add = func(key string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					add(key+"."+k, x[k])
+				}
+				return
+			case []any:
+				if len(x) > 0 {
+					if _, tables := x[0].(map[string]any); tables {
+						for i, e := range x {
+							add(fmt.Sprintf("%s[%d]", key, i), e)
+						}
+						return
+					}
+				}
+			case string:
+				rows = append(rows, [3]string{sec, strings.TrimPrefix(key, "."), x})
+				return
+			}
+			b, _ := json.Marshal(v)
+			rows = append(rows, [3]string{sec, strings.TrimPrefix(key, "."), string(b)})
+		}
+		add("", secs[sec])
+	}
+	return rows
 }
 
 func seedRanges(rs []dataset.SeedRange) string { return dataset.SeedsText(rs) }
@@ -411,10 +462,18 @@ func (p *page) runBrowser(r *Report) {
 // runDetail writes a run's diagram and events.
 func (p *page) runDetail(e *RunEntry) {
 	p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
+	switches := 0
 	for _, ev := range e.Events {
+		if ev.Kind == "run" {
+			switches++ // a thread switch, mostly a runtime's own: not about messages
+			continue
+		}
 		p.f("<tr><td class=\"num\">%d</td><td class=\"num\">%.3f</td><td><code>%s</code></td></tr>\n", ev.Step, float64(ev.T)/1000, esc(eventText(ev)))
 	}
 	p.f("</tbody></table>\n")
+	if switches > 0 {
+		p.f("<p class=\"note\">%d thread switches are not listed (<code>weft trace %s --threads</code> lists them).</p>\n", switches, esc(shellQuote(filepath.ToSlash(e.Recording))))
+	}
 }
 
 // RunPage renders one run's page for weft serve: its verdict, fault
@@ -424,7 +483,11 @@ func RunPage(e *RunEntry, back string) []byte {
 	title := fmt.Sprintf("%s seed %d (run %s): %s", e.Row.Variant, e.Row.Seed, e.Run, e.Row.Verdict)
 	p.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n%s\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", charts.CSPMeta, esc(title), style)
 	p.f("<p><a href=\"%s\">← every run</a></p>\n<h1>%s</h1>\n", esc(back), esc(title))
-	p.f("<p>Invariants: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
+	checked := "not recorded (the dataset's manifest holds no model)"
+	if e.Checked != nil {
+		checked = orNone(strings.Join(e.Checked, ", "))
+	}
+	p.f("<p>Invariants checked: %s. Violated: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(checked), esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
 	p.runDetail(e)
 	p.f("</body>\n</html>\n")
 	return []byte(p.String())

@@ -341,7 +341,7 @@ func checkFacts(t *testing.T, page []byte, dirs []string) {
 		if err != nil {
 			t.Fatalf("manifest model text: %v", err)
 		}
-		wants := []string{"<th>seeds</th><td>" + dataset.SeedsText(m.Seeds) + "</td>", "<th>compute time</th>", `<pre class="faultmodel">`,
+		wants := []string{"<th>seeds</th><td>" + dataset.SeedsText(m.Seeds) + "</td>", "<th>compute time</th>", `<table class="faultmodel">`,
 			"<th>machines</th><td>" + html.EscapeString(machines(m.Machines)) + "</td>"}
 		for _, v := range m.Variants {
 			if v.CFlags != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/dataset"
+	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
@@ -28,6 +29,26 @@ type RunEntry struct {
 	Events    []weftlog.Event
 	// Problem says why a listed recording could not be shown.
 	Problem string
+	// Checked names the invariants every run of the dataset checked,
+	// from the model in its manifest (nil when the manifest has none).
+	Checked []string
+}
+
+// CheckedInvariants names the invariants of the model in man, in model
+// order; nil when the manifest does not hold a model that parses.
+func CheckedInvariants(man dataset.Manifest) []string {
+	if man.ModelText == "" {
+		return nil
+	}
+	m, err := model.Parse(man.ModelPath, []byte(man.ModelText))
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(m.Invariants))
+	for i, inv := range m.Invariants {
+		names[i] = inv.Name
+	}
+	return names
 }
 
 // ID is the run's anchor in the page.
@@ -52,8 +73,9 @@ func (r *Report) allRuns(srcs []Source, run runFunc, embed bool) {
 		order[v.Variant] = i
 	}
 	for _, s := range srcs {
+		checked := CheckedInvariants(s.Manifest)
 		for _, row := range s.Rows {
-			e := RunEntry{Dataset: s.Dir, Row: row, Run: run(row)}
+			e := RunEntry{Dataset: s.Dir, Row: row, Run: run(row), Checked: checked}
 			if row.RecordingPath != "" {
 				e.Recording = filepath.Join(s.Dir, filepath.FromSlash(row.RecordingPath))
 			}

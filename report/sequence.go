@@ -9,8 +9,13 @@ import (
 )
 
 // DefaultSequenceSteps is how many of the last steps before the first
-// violation (or the end) a sequence diagram shows.
-const DefaultSequenceSteps = 80
+// violation (or the end) a sequence diagram shows: 0, the whole run.
+const DefaultSequenceSteps = 0
+
+// clientLifeline names the lifeline of the environment's clients: their
+// requests (client, invoke) and replies (return) are arrows to and from
+// it, an expired operation a mark on it.
+const clientLifeline = "client"
 
 // SequenceOf builds the message sequence diagram of a recording from the
 // recording alone: one lifeline per node, an arrow per delivered (or
@@ -42,6 +47,9 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	s := charts.Sequence{Title: fmt.Sprintf("%s · %s · seed %d: %s", h.Model, h.Variant, h.Seed, verdictText(rec.Verdict))}
 	for i := range max(h.Nodes, maxNode(rec.Events)+1) {
 		s.Nodes = append(s.Nodes, name(i))
+	}
+	if hasClients(rec.Events) {
+		s.Nodes = append(s.Nodes, clientLifeline)
 	}
 	if from > 0 {
 		s.Note = fmt.Sprintf("steps %d–%d of the recording; earlier steps are not drawn (weft trace lists them)", from, last)
@@ -100,6 +108,10 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 		if e.Step < from {
 			continue
 		}
+		if m, ok := clientMessage(e, name); ok {
+			s.Messages = append(s.Messages, m)
+			continue
+		}
 		mk := charts.Mark{Node: name(e.Node), AtUS: int(e.T), Step: e.Step}
 		switch e.Kind {
 		case "crash":
@@ -110,6 +122,8 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", name(e.Peer))
 		case "state":
 			mk.Kind, mk.Label = charts.MarkState, e.Var+" = "+e.Value
+		case "expire":
+			mk.Node, mk.Kind, mk.Label = clientLifeline, charts.MarkState, e.Var+" gave up: "+e.Value
 		default:
 			continue
 		}
@@ -126,6 +140,38 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			Label: "first violation: " + strings.Join(rec.Verdict.Violated, ", ")})
 	}
 	return s
+}
+
+// hasClients reports whether the run has client requests or a workload.
+func hasClients(events []weftlog.Event) bool {
+	for _, e := range events {
+		switch e.Kind {
+		case "client", "invoke", "return", "expire":
+			return true
+		}
+	}
+	return false
+}
+
+// clientMessage is the arrow of a client request (client, invoke: from
+// the client lifeline to its node) or reply (return: back to it).
+func clientMessage(e weftlog.Event, name func(int) string) (charts.Message, bool) {
+	m := charts.Message{SentUS: int(e.T), SentStep: e.Step, DeliveredUS: int(e.T), Step: e.Step, Label: e.Value}
+	switch e.Kind {
+	case "client", "invoke":
+		m.From, m.To = clientLifeline, name(e.Node)
+		if e.Var != "" {
+			m.Label = e.Var + " " + e.Value
+		}
+	case "return":
+		m.From, m.To, m.Label = name(e.Node), clientLifeline, e.Var+" "+e.Value
+	default:
+		return m, false
+	}
+	if e.Node < 0 {
+		return m, false
+	}
+	return m, true
 }
 
 func maxNode(events []weftlog.Event) int {

@@ -130,3 +130,51 @@ func TestSequenceRefusedConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSequenceDrawsClients: a diagram covers the whole run by default and
+// draws the clients' requests and replies as arrows to and from a client
+// lifeline (paxos bug 119, shrunk: a workload of four operations).
+func TestSequenceDrawsClients(t *testing.T) {
+	rec, err := weftlog.ReadFile("../targets/paxos/bug-119.shrunk.weftlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invokes, returns, deliveries := 0, 0, 0
+	for _, e := range rec.Events {
+		if e.Step > rec.Verdict.FirstViolationStep {
+			break
+		}
+		switch e.Kind {
+		case "invoke":
+			invokes++
+		case "return":
+			returns++
+		case "deliver":
+			deliveries++
+		}
+	}
+	s := SequenceOf(rec, DefaultSequenceSteps)
+	if s.Nodes[len(s.Nodes)-1] != "client" {
+		t.Fatalf("lifelines %v: no client", s.Nodes)
+	}
+	var toClient, fromClient, between int
+	for _, m := range s.Messages {
+		switch {
+		case m.From == "client":
+			fromClient++
+		case m.To == "client":
+			toClient++
+		default:
+			between++
+		}
+	}
+	if fromClient != invokes || toClient != returns || invokes == 0 || returns == 0 {
+		t.Errorf("%d requests and %d replies drawn, the run has %d and %d", fromClient, toClient, invokes, returns)
+	}
+	if between != deliveries || s.Note != "" {
+		t.Errorf("%d node messages drawn (note %q), the run delivers %d up to its violation: the whole run is drawn", between, s.Note, deliveries)
+	}
+	if _, err := SequenceSVG(rec, DefaultSequenceSteps); err != nil {
+		t.Fatal(err)
+	}
+}

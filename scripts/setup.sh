@@ -51,6 +51,7 @@ if ! command -v go >/dev/null; then
   exit 2
 fi
 mkdir -p bin
+cp "$js_dir/node_modules/echarts/dist/echarts.min.js" analysis/charts/embedded/ # built into weft: report/serve from any directory
 go build -o bin/weft ./cmd/weft
 echo "setup: built bin/weft"
 # The Go target's binary (its model names it; weft builds only C sources).

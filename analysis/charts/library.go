@@ -76,8 +76,15 @@ func isFile(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// LoadLibrary finds echarts.min.js with FindLibrary and reads it.
+// LoadLibrary returns echarts: from $WEFT_JS_DIR when that is set, else
+// the copy built into weft (scripts/setup.sh embeds it, so weft works from
+// any directory), else the file FindLibrary finds.
 func LoadLibrary() (*Library, error) {
+	if os.Getenv(JSDirEnv) == "" {
+		if lib, ok := embeddedLibrary(); ok {
+			return lib, nil
+		}
+	}
 	p, err := FindLibrary()
 	if err != nil {
 		return nil, err
@@ -94,11 +101,16 @@ func ReadLibrary(path string) (*Library, error) {
 	if len(b) == 0 {
 		return nil, errors.New("charts: " + path + " is empty")
 	}
+	return newLibrary(path, b), nil
+}
+
+// newLibrary makes the library of source b read from path.
+func newLibrary(path string, b []byte) *Library {
 	lib := &Library{Path: path, src: scriptSafe(string(b))}
 	if m := versionPat.FindStringSubmatch(lib.src); m != nil {
 		lib.Version = m[1]
 	}
-	return lib, nil
+	return lib
 }
 
 // scriptSafe keeps JavaScript from ending or confusing the <script> element

@@ -103,6 +103,9 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
+			if runID == "" || strings.ContainsAny(runID, "/\\") || runID[0] == '.' {
+				return exitUsage, fmt.Errorf("--run %q: want a plain name such as run2 (it names the run's recordings)", runID)
+			}
 			if out == "" {
 				out = "datasets/" + strings.TrimSuffix(baseName(args[0]), ".model")
 			}
@@ -141,7 +144,10 @@ func init() {
 				for _, d := range sum.Nondetermism {
 					fmt.Fprintln(os.Stderr, "nondeterminism:", d)
 				}
-				return exitViolated, fmt.Errorf("%d seeds were not deterministic", len(sum.Nondetermism))
+				return exitViolated, fmt.Errorf("nondeterministic: %d of %d seeds differ", len(sum.Nondetermism), sum.Compared)
+			}
+			if determ {
+				fmt.Printf("deterministic: %d of %d seeds identical (each run twice, recordings compared byte for byte)\n", sum.Compared, sum.Compared)
 			}
 			return exitHolds, nil
 		},

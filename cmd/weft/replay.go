@@ -103,7 +103,7 @@ func init() {
 				if t.Try == 0 {
 					what = "the original run violates"
 				}
-				fmt.Fprintf(os.Stderr, "shrink: run %d (%d faults, ending at %s): %s\n", t.Try, t.Faults, time.Duration(t.EndUS)*time.Microsecond, what)
+				fmt.Fprintf(os.Stderr, "shrink: run %d (%s; ending at %s): %s\n", t.Try, t.Remains, time.Duration(t.EndUS)*time.Microsecond, what)
 			})
 			if sig := in.stop(); sig != nil {
 				return interrupted("shrink", sig, "shrinking was abandoned (nothing written)")
@@ -127,8 +127,9 @@ func init() {
 			for _, st := range sr.Steps {
 				fmt.Printf("  %s\n", st)
 			}
-			fmt.Printf("  faults %d → %d, steps %d → %d, virtual time %s → %s; still violates %s\n",
-				len(o.Faults), len(sr.Faults), o.Steps, s.Steps, o.VirtualTime, s.VirtualTime, strings.Join(s.Violated, ", "))
+			fmt.Printf("  remains: %s\n", sr.Remains)
+			fmt.Printf("  steps %d → %d, virtual time %s → %s; still violates %s\n",
+				o.Steps, s.Steps, o.VirtualTime, s.VirtualTime, strings.Join(s.Violated, ", "))
 			fmt.Printf("wrote %s (weft replay %s)\n", shrinkOut, shrinkOut)
 			return exitHolds, nil
 		},

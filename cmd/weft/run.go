@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 func init() {
@@ -26,10 +28,11 @@ func init() {
 		quiet   bool
 		asJSON  bool
 		sysc    syscallsFlag
+		prog    programFlags
 	)
 	register(&command{
 		name:    "run",
-		usage:   "run MODEL [--variant V] --seed S  |  run --seed S -- BINARY ARGS...",
+		usage:   "run MODEL [--variant V] --seed S  |  run --seed S [--nodes N] [--port P] [--duration D] [--emit-model] -- BINARY ARGS...",
 		summary: "one seeded run (virtual time, seeded faults and randomness), node output prefixed; exit as check",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to run (default: the model's first)")
@@ -37,23 +40,36 @@ func init() {
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 			fs.Var(&sysc, "syscalls", "show, per node, every syscall made and how weft served it (--syscalls=all also notifies and counts the passthrough calls)")
+			prog.register(fs)
 		},
 		run: func(args []string) (int, error) {
 			if len(args) == 0 {
 				return exitUsage, fmt.Errorf("want MODEL, or -- BINARY [ARGS]")
+			}
+			isModel := strings.HasSuffix(args[0], ".model")
+			if isModel && prog.given() {
+				return exitUsage, fmt.Errorf("--nodes, --port, --duration and --emit-model describe a program run with -- BINARY ARGS; a model says these itself (target.nodes, target.base_port, campaign.duration)")
+			}
+			if !isModel && prog.emit {
+				src, err := programSource(args[0], args[1:], prog)
+				if err != nil {
+					return exitUsage, err
+				}
+				fmt.Print(src)
+				return exitHolds, nil
 			}
 			if !seed.set {
 				return exitUsage, fmt.Errorf("--seed is required: a run is a function of its seed, so say which (e.g. --seed 1; weft campaign runs many)")
 			}
 			var m *model.Model
 			var err error
-			if strings.HasSuffix(args[0], ".model") && len(args) > 1 {
+			if isModel && len(args) > 1 {
 				return exitUsage, fmt.Errorf("want one MODEL, got %d arguments (a program's arguments go after --: run --seed S -- BINARY ARGS)", len(args))
 			}
-			if strings.HasSuffix(args[0], ".model") {
+			if isModel {
 				m, err = loadModel(args[0])
 			} else {
-				m, err = programModel(args[0], args[1:])
+				m, err = programModel(args[0], args[1:], prog)
 			}
 			if err != nil {
 				return exitUsage, err
@@ -76,7 +92,7 @@ func init() {
 				res.Events = nil
 				return res.Verdict.ExitCode(), printJSON(res)
 			}
-			printRun(m, res)
+			printRun(m, res, rerunLine(args, isModel, prog, res))
 			if sysc.on {
 				printSyscalls(os.Stdout, res.Syscalls, sysc.all, m.NodeName)
 			} else if res.Verdict == mcsdk.Error && strings.Contains(res.Detail, "syscall") {
@@ -87,31 +103,98 @@ func init() {
 	})
 }
 
-// programModel makes a one-node model that runs BINARY ARGS with no
-// network, invariants or faults: virtual time and seeded randomness only.
-func programModel(bin string, args []string) (*model.Model, error) {
-	path, err := filepath.Abs(bin)
+// programFlags describe a program run (run -- BINARY ARGS) in place of a
+// model: how many nodes, their base port, how long, or print the model.
+type programFlags struct {
+	nodes    int
+	port     int
+	duration virtualDuration
+	emit     bool
+}
+
+func (p *programFlags) register(fs *flag.FlagSet) {
+	p.nodes = 1
+	boundedInt(fs, &p.nodes, "nodes", 1, maxProgramNodes, "", "with -- BINARY: run `N` copies of the program as nodes 0..N-1 ({id} in ARGS is each node's number)")
+	boundedInt(fs, &p.port, "port", 0, 65535, "", "with -- BINARY: the base port `P`: node i's {port} in ARGS is P+i (target.base_port)")
+	fs.Var(&p.duration, "duration", "with -- BINARY: end the run after `D` of virtual time (e.g. 2s, 500ms; campaign.duration), for a server that never exits")
+	fs.BoolVar(&p.emit, "emit-model", false, "with -- BINARY: print the model of this program run (save it as NAME.model, edit it, run it with weft run NAME.model --seed S) and run nothing")
+}
+
+// given reports whether a program-run flag was set.
+func (p *programFlags) given() bool {
+	return p.nodes != 1 || p.port != 0 || p.duration.us != 0 || p.emit
+}
+
+// maxProgramNodes bounds --nodes (as the model's target.nodes).
+const maxProgramNodes = 64
+
+// virtualDuration is a flag of virtual time, kept in µs (the model's unit).
+type virtualDuration struct{ us int64 }
+
+func (d *virtualDuration) String() string {
+	if d == nil || d.us == 0 {
+		return ""
+	}
+	return (time.Duration(d.us) * time.Microsecond).String()
+}
+
+func (d *virtualDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil || v < time.Microsecond {
+		return fmt.Errorf("want a positive duration with a unit, e.g. 2s or 500ms")
+	}
+	d.us = int64(v / time.Microsecond)
+	return nil
+}
+
+// programModel makes the model of a program run: BINARY ARGS as p.nodes
+// nodes with no network faults or invariants of its own (programSource).
+func programModel(bin string, args []string, p programFlags) (*model.Model, error) {
+	src, err := programSource(bin, args, p)
 	if err != nil {
 		return nil, err
 	}
+	return model.Parse("(weft run -- "+filepath.Base(bin)+")", []byte(src))
+}
+
+// programSource writes the model of a program run: the binary by its
+// absolute path (so the model loads from anywhere), its arguments, and,
+// when given, nodes, base port and duration; an invariant that always
+// holds stands in for the user's own, so that the model runs as saved.
+func programSource(bin string, args []string, p programFlags) (string, error) {
+	path, err := filepath.Abs(bin)
+	if err != nil {
+		return "", err
+	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, err
+		return "", err
 	}
 	q := make([]string, len(args))
 	for i, a := range args {
 		b, _ := json.Marshal(a)
 		q[i] = string(b)
 	}
-	b, _ := json.Marshal(path)
-	src := fmt.Sprintf("[target]\nnodes = 1\nbinary = %s\nargs = [%s]\n", b, strings.Join(q, ", "))
-	return model.Parse(filepath.Join(filepath.Dir(path), "program.model"), []byte(src))
+	var b strings.Builder
+	b.WriteString("# Written by weft run --emit-model. Save it as NAME.model, edit it, and run it\n")
+	b.WriteString("# with: weft run NAME.model --seed 1   (placeholders in args: {id}, {nodes}, {port})\n")
+	jb, _ := json.Marshal(path)
+	fmt.Fprintf(&b, "[target]\nnodes = %d\nbinary = %s\nargs = [%s]\n", p.nodes, jb, strings.Join(q, ", "))
+	if p.port != 0 {
+		fmt.Fprintf(&b, "base_port = %d\n", p.port)
+	}
+	if p.duration.us != 0 {
+		fmt.Fprintf(&b, "\n[campaign]\n# the run ends after this much virtual time (µs)\nduration = %d\n", p.duration.us)
+	}
+	b.WriteString("\n[invariants]\n# What must hold in every state: replace this with your own, e.g.\n")
+	b.WriteString("# up = \"all i in nodes : alive(i)\"\nplaceholder = \"true\"\n")
+	return b.String(), nil
 }
 
 // printRun prints a run's parameters and verdict. Under [campaign] check
 // = "final" only the final state decides, so an earlier failure of a run
 // that was not violated is shown as what it is: transient, not judged.
-func printRun(m *model.Model, res *mcsdk.RunResult) {
-	fmt.Printf("weft run %s --variant %s --seed %d\n", res.Model, res.Variant, res.Seed)
+func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
+	fmt.Println(rerun)
 	for _, p := range res.Params {
 		fmt.Printf("  %-8s %s\n", p.Name, p.Value)
 	}
@@ -126,6 +209,7 @@ func printRun(m *model.Model, res *mcsdk.RunResult) {
 		fmt.Printf("error: %s", res.Detail)
 	}
 	fmt.Printf(" after %d steps, %s of virtual time\n", res.Steps, res.VirtualTime)
+	fmt.Printf("  invariants checked: %s\n", checkedNames(m))
 	if v := res.FirstViolation; v != nil {
 		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
 		var c mcsdk.CampaignSpec
@@ -138,6 +222,65 @@ func printRun(m *model.Model, res *mcsdk.RunResult) {
 	if len(res.Useful) > 0 {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))
 	}
+	printRefusals(os.Stdout, res.Refusals, m.NodeName)
+}
+
+// printRefusals lists what weft refused the nodes, once per kind: node,
+// call, path or request, the answer, and the rule.
+func printRefusals(w io.Writer, rs []supervisor.Refusal, name func(int) string) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "refused by weft (%d kinds):\n", len(rs))
+	for _, r := range rs {
+		what := ""
+		if r.What != "" {
+			what = " " + r.What
+		}
+		times := ""
+		if r.Count > 1 {
+			times = fmt.Sprintf(" (%d times)", r.Count)
+		}
+		fmt.Fprintf(w, "  %s %s%s: %s%s; rule: %s\n", name(r.Node), r.Call, what, r.Answer, times, r.Rule)
+	}
+}
+
+// checkedNames lists the model's invariants, those that decide the
+// verdict first ([campaign] required; all by default).
+func checkedNames(m *model.Model) string {
+	var c mcsdk.CampaignSpec
+	_ = m.Decode("campaign", &c) // a model that ran has decoded before
+	var names []string
+	for _, inv := range m.Invariants {
+		n := inv.Name
+		if len(c.Required) > 0 && !slices.Contains(c.Required, n) {
+			n += " (not required)"
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// rerunLine is the command that repeats a run: for a model, with its
+// variant and seed; for a program, its flags and command line.
+func rerunLine(args []string, isModel bool, p programFlags, res *mcsdk.RunResult) string {
+	if isModel {
+		return fmt.Sprintf("weft run %s --variant %s --seed %d", res.Model, res.Variant, res.Seed)
+	}
+	line := fmt.Sprintf("weft run --seed %d", res.Seed)
+	if p.nodes != 1 {
+		line += fmt.Sprintf(" --nodes %d", p.nodes)
+	}
+	if p.port != 0 {
+		line += fmt.Sprintf(" --port %d", p.port)
+	}
+	if p.duration.us != 0 {
+		line += " --duration " + p.duration.String()
+	}
+	return line + " -- " + strings.Join(args, " ") + "   (--emit-model prints its model)"
 }
 
 // linePrinter prefixes each line of node output with its node, in the

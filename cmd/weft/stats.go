@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/weft-mc/weft/analysis"
+	"github.com/weft-mc/weft/mcsdk/dataset"
 )
 
 func init() {
@@ -62,6 +63,55 @@ type statsOutput struct {
 	// ByInvariant counts, per variant, the violated runs that broke each
 	// invariant (a run may break several); datasets only.
 	ByInvariant []report.InvariantCount `json:"violations_by_invariant,omitempty"`
+	// Seeds counts, per variant, the runs and the distinct seeds among
+	// them; datasets only.
+	Seeds []seedCount `json:"seeds,omitempty"`
+}
+
+// seedCount is how many runs of a variant there are and over how many
+// distinct seeds: a seed run again repeats the same run (a run is a
+// function of its seed), so it is no independent trial.
+type seedCount struct {
+	Variant  string `json:"variant"`
+	Runs     int    `json:"runs"`
+	Distinct int    `json:"distinct_seeds"`
+}
+
+// seedCounts counts runs and distinct seeds per variant over dirs, in
+// order of first appearance.
+func seedCounts(dirs []string) ([]seedCount, error) {
+	var out []seedCount
+	idx := map[string]int{}
+	seen := map[string]map[int64]bool{}
+	for _, d := range dirs {
+		rows, err := dataset.ReadRows(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			i, ok := idx[r.Variant]
+			if !ok {
+				i, idx[r.Variant], seen[r.Variant] = len(out), len(out), map[int64]bool{}
+				out = append(out, seedCount{Variant: r.Variant})
+			}
+			out[i].Runs++
+			if !seen[r.Variant][r.Seed] {
+				seen[r.Variant][r.Seed] = true
+				out[i].Distinct++
+			}
+		}
+	}
+	return out, nil
+}
+
+// printSeedWarnings warns of every variant with a seed run more than once.
+func printSeedWarnings(w io.Writer, seeds []seedCount) {
+	for _, c := range seeds {
+		if c.Runs > c.Distinct {
+			fmt.Fprintf(w, "warning: %s has %d runs over %d distinct seeds: a repeated seed repeats the same run, not an independent trial; the pooled rate counts it %s (compare the runs as %s@RUN, or campaign new seeds with --first-seed)\n",
+				c.Variant, c.Runs, c.Distinct, "more than once", c.Variant)
+		}
+	}
 }
 
 // run executes weft stats with the positional arguments args.
@@ -78,6 +128,11 @@ func (o *statsOptions) run(args []string, w io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	out := statsOutput{ByInvariant: byInvariant}
+	if o.counts == "" {
+		if out.Seeds, err = seedCounts(args); err != nil {
+			return exitUsage, err
+		}
+	}
 	if out.Summary, err = analysis.Summarize(tab, analysis.SummaryOptions{Level: o.level, Power: o.power, Difference: o.detect}); err != nil {
 		return exitUsage, err
 	}
@@ -186,6 +241,15 @@ func (o *statsOptions) print(w io.Writer, out statsOutput) error {
 		Text() string
 		Markdown() string
 		HTML() string
+	}
+	if o.format == "text" {
+		printSeedWarnings(w, out.Seeds)
+		for _, c := range out.Seeds {
+			fmt.Fprintf(w, "Seeds: %s %d runs over %d distinct seeds\n", c.Variant, c.Runs, c.Distinct)
+		}
+		if len(out.Seeds) > 0 {
+			fmt.Fprintln(w)
+		}
 	}
 	parts := []renderer{out.Summary}
 	if out.Claims != nil {

@@ -244,3 +244,58 @@ func TestStatsDataset(t *testing.T) {
 		t.Errorf("text output (%v):\n%s", err, text)
 	}
 }
+
+// TestStatsRepeatedSeeds: a second run of the same seeds (run2) is
+// counted as what it is, repeats: stats warns and counts distinct seeds.
+func TestStatsRepeatedSeeds(t *testing.T) {
+	one, two := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	writeRun(t, one, "run1")
+	writeRun(t, two, "run2")
+	out, code, err := runStats(t, one, two)
+	if err != nil || code != exitHolds {
+		t.Fatalf("code %d, %v\n%s", code, err, out)
+	}
+	for _, want := range []string{
+		"warning: v has 40 runs over 20 distinct seeds: a repeated seed repeats the same run",
+		"Seeds: v 40 runs over 20 distinct seeds\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runStats(t, one)
+	if strings.Contains(out, "warning:") || !strings.Contains(out, "Seeds: v 20 runs over 20 distinct seeds\n") {
+		t.Errorf("one run of distinct seeds:\n%s", out)
+	}
+	js, _, _ := runStats(t, "--json", two, one)
+	var got statsOutput
+	if err := json.Unmarshal([]byte(js), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := []seedCount{{"v", 40, 20}}; !reflect.DeepEqual(got.Seeds, want) {
+		t.Errorf("seeds %+v, want %+v", got.Seeds, want)
+	}
+}
+
+// writeRun writes a dataset of variant v, seeds 1..20 (every fifth
+// violated), as run.
+func writeRun(t *testing.T, dir, run string) {
+	t.Helper()
+	w, err := dataset.Create(dir, dataset.Manifest{CampaignID: "c1", Variants: []dataset.Variant{{Name: "v", BinaryHash: "aa"}},
+		Seeds: []dataset.SeedRange{{Lo: 1, Hi: 21}}, Runs: []string{run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := int64(1); seed <= 20; seed++ {
+		row := dataset.Row{CampaignID: "c1", RunID: run, Variant: "v", BinaryHash: "aa", Seed: seed, Verdict: dataset.Holds}
+		if seed%5 == 0 {
+			row.Verdict, row.ViolatedInvariants = dataset.Violated, []string{"inv"}
+		}
+		if err := w.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,17 +15,19 @@ import (
 
 func init() {
 	var (
-		nodes  string
-		vars   string
-		from   int
-		to     int
-		asJSON bool
-		svg    string
-		steps  int
+		nodes   string
+		vars    string
+		from    int
+		to      int
+		asJSON  bool
+		svg     string
+		steps   int
+		kinds   string
+		threads bool
 	)
 	register(&command{
 		name:    "trace",
-		usage:   "trace REC [--nodes 0,2] [--vars succ,pred] [--from STEP] [--to STEP] [--json] [--svg FILE [--steps N]]",
+		usage:   "trace REC [--nodes 0,2] [--vars succ,pred] [--kinds deliver,state] [--from STEP] [--to STEP] [--threads] [--json] [--svg FILE [--steps N]]",
 		summary: "the timeline of declared state and events from a recording alone (no re-execution)",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&nodes, "nodes", "", "only these nodes (indices)")
@@ -33,7 +36,9 @@ func init() {
 			fs.IntVar(&to, "to", -1, "last step to show")
 			fs.BoolVar(&asJSON, "json", false, "one JSON object per event")
 			fs.StringVar(&svg, "svg", "", "write the message sequence diagram to `FILE` (SVG; - for stdout) instead of the timeline")
-			fs.IntVar(&steps, "steps", report.DefaultSequenceSteps, "the diagram shows this many last steps up to the first violation (0: all)")
+			fs.StringVar(&kinds, "kinds", "", "only these kinds of event (deliver, send, drop, state, client, invoke, return, expire, crash, restart, partition, timer, run, …); the diagram too")
+			fs.BoolVar(&threads, "threads", false, "also show thread switches (run events: which thread of a node ran, mostly a runtime's own), hidden by default")
+			fs.IntVar(&steps, "steps", report.DefaultSequenceSteps, "the diagram shows only this many last steps up to the first violation (default 0: the whole run)")
 		},
 		run: func(args []string) (int, error) {
 			if len(args) != 1 {
@@ -43,9 +48,6 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
-			if svg != "" {
-				return writeSequence(rec, svg, steps)
-			}
 			keepNode := map[int]bool{}
 			for _, s := range splitList(nodes) {
 				n, err := strconv.Atoi(s)
@@ -53,6 +55,19 @@ func init() {
 					return exitUsage, fmt.Errorf("--nodes: %q is not a node of the recording (0..%d)", s, rec.Header.Nodes-1)
 				}
 				keepNode[n] = true
+			}
+			keepKind := map[string]bool{}
+			for _, k := range splitList(kinds) {
+				keepKind[k] = true
+			}
+			rec.Events = slices.DeleteFunc(rec.Events, func(e weftlog.Event) bool {
+				return (len(keepKind) > 0 && !keepKind[e.Kind]) || (e.Kind == "run" && !threads && !keepKind["run"])
+			})
+			if svg != "" {
+				rec.Events = slices.DeleteFunc(rec.Events, func(e weftlog.Event) bool {
+					return e.Step < from || (to >= 0 && e.Step > to) || !nodeKept(keepNode, e)
+				})
+				return writeSequence(rec, svg, steps)
 			}
 			keepVar := map[string]bool{}
 			for _, v := range splitList(vars) {
@@ -81,7 +96,7 @@ func init() {
 				if e.Step < from || (to >= 0 && e.Step > to) {
 					continue
 				}
-				if len(keepNode) > 0 && !keepNode[e.Node] && !((e.Kind == "deliver" || e.Kind == "send" || e.Kind == "drop") && keepNode[e.Peer]) {
+				if !nodeKept(keepNode, e) {
 					continue
 				}
 				if e.Kind == "state" && len(keepVar) > 0 && !keepVar[e.Var] {
@@ -103,6 +118,12 @@ func init() {
 			return exitHolds, nil
 		},
 	})
+}
+
+// nodeKept reports whether e concerns a node of keep (all when empty): its
+// node, or either end of a message.
+func nodeKept(keep map[int]bool, e weftlog.Event) bool {
+	return len(keep) == 0 || keep[e.Node] || (e.Kind == "deliver" || e.Kind == "send" || e.Kind == "drop") && keep[e.Peer]
 }
 
 // writeSequence writes rec's sequence diagram to path ("-": stdout).

@@ -115,7 +115,9 @@ type Plan struct {
 	Workload *WorkloadPlan
 	// Clocks, if set, draws every node's clock fault (see Clock).
 	Clocks *ClockPlan
-	_      struct{}
+	// Omit removes drawn faults and workload operations (shrinking).
+	Omit Omit
+	_    struct{}
 }
 
 // WorkloadPlan is the clients of a workload in a seeded run. Each client
@@ -223,6 +225,11 @@ func NewSeeded(p Plan) *Seeded {
 	sort.SliceStable(s.clients, func(i, j int) bool { return s.clients[i].at < s.clients[j].at })
 	s.cr = cr
 	s.clocks = drawClocks(p.Seed, p.Clocks)
+	for _, n := range p.Omit.Clocks {
+		if n >= 0 && n < len(s.clocks) {
+			s.clocks[n] = Clock{}
+		}
+	}
 	if wp := p.Workload; wp != nil {
 		s.wl = make([]wlClient, wp.Clients)
 		for c := range s.wl {
@@ -278,7 +285,7 @@ func (s *Seeded) nextOp(c int, t int64) {
 	cl.seq++
 	cl.ready, cl.waiting = false, false
 	lo, hi, ok := wp.Slot(c, cl.seq)
-	if !ok || hi <= lo {
+	if !ok || hi <= lo || !s.p.Omit.opAllowed(c, cl.seq) {
 		return
 	}
 	pause := int64(0)
@@ -344,6 +351,11 @@ func (s *Seeded) drawPartitions(fr *rand.Rand) {
 		}
 		s.windows = append(s.windows, Window{Start: s.p.Epoch + start*1000, End: s.p.Epoch + end*1000, Cut: pp.Cut})
 	}
+	for _, i := range slices.Backward(slices.Sorted(slices.Values(s.p.Omit.Partitions))) {
+		if i >= 0 && i < len(s.windows) {
+			s.windows = slices.Delete(s.windows, i, i+1)
+		}
+	}
 }
 
 // partitioned returns the heal time if a message from a to b due at t
@@ -382,13 +394,13 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 			m := &meta[i]
 			if !m.scheduled {
 				dgram := info.Datagram
-				if dgram && s.p.Drop > 0 && s.lat.Float64() < s.p.Drop {
+				if dgram && s.p.Drop > 0 && s.lat.Float64() < s.p.Drop && !s.p.Omit.NoDrops {
 					made = append(made, s.drop(w, c, i, &info))
 					meta = s.meta[c]
 					i--
 					continue
 				}
-				if dgram && !m.copy && s.p.Duplicate > 0 && s.lat.Float64() < s.p.Duplicate {
+				if dgram && !m.copy && s.p.Duplicate > 0 && s.lat.Float64() < s.p.Duplicate && !s.p.Omit.NoDrops {
 					w.Duplicate(c, i)
 					info.Sent = slices.Insert(info.Sent, i+1, info.Sent[i])
 					s.meta[c] = slices.Insert(s.meta[c], i+1, msgMeta{copy: true})

@@ -35,3 +35,21 @@ type ErrnoN struct {
 	Errno string `json:"errno"`
 	N     int    `json:"n"`
 }
+
+// Refusal is one kind of call weft refused a node, reported once per run
+// however often the node repeated it: a write outside its run directory,
+// a call the syscall table refuses, or a call weft does not model (which
+// ends the run).
+type Refusal struct {
+	Node int    `json:"node"`
+	Call string `json:"call"`
+	// What is the path or request refused ("" when the call is refused
+	// whatever its arguments).
+	What string `json:"what,omitempty"`
+	// Answer is the errno the node got, or "run ended" for a call weft
+	// does not model.
+	Answer string `json:"answer"`
+	Rule   string `json:"rule"` // weft's rule that refused it
+	Count  int    `json:"count"`
+	_      struct{}
+}

@@ -58,7 +58,7 @@ func guardFD(fd int) handler {
 			return errno(unix.EBADF) // not a descriptor of the node
 		}
 		if !c.mayWrite(host, true, false) {
-			return c.refuseWrite()
+			return c.refuseWrite(host)
 		}
 		return cont()
 	}
@@ -119,9 +119,12 @@ func (c *call) inRunDir(p string) bool {
 // nothing. Their metadata (modes, owners, times) stays the host's.
 var writableDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/full": true}
 
-// refuseWrite answers a write outside the run directory and counts it.
-func (c *call) refuseWrite() result {
+// refuseWrite answers a write at host (a canonical path in the node's
+// view) outside the run directory, counts it and records it
+// (World.Refusals).
+func (c *call) refuseWrite(host string) result {
 	c.w.refused[c.n.id]++
+	c.w.refuseKey(refusalKey{node: c.n.id, nr: int(c.req.Data.Nr), what: host, answer: "EACCES", rule: ruleRunDir})
 	return errno(unix.EACCES)
 }
 

@@ -43,7 +43,7 @@ func (c *call) writePlace(a fsArg, n need) (string, vkernel.Result, *result) {
 	case r.Kind != vkernel.Missing && n == needName:
 		return fail(errno(unix.EEXIST))
 	case r.Kind != vkernel.Missing && r.Kind != vkernel.Host, !r.Writable:
-		return fail(c.refuseWrite())
+		return fail(c.refuseWrite(r.Path))
 	}
 	return r.Path, r, nil
 }

@@ -218,7 +218,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 		return result{}, false
 	}
 	if f.serve != procNative && f.serve != procAbsent && openWrites(oflags) {
-		return c.refuseWrite(), true
+		return c.refuseWrite(path), true
 	}
 	switch f.serve {
 	case procAbsent:
@@ -229,7 +229,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 		return c.installFile(f.content(c), oflags), true
 	}
 	if openWrites(oflags) && !c.mayWrite(own.host, true, true) {
-		return c.refuseWrite(), true // a descriptor reopened for writing: only one of the run directory's
+		return c.refuseWrite(own.host), true // a descriptor reopened for writing: only one of the run directory's
 	}
 	return c.openHostProc(own.host, oflags), true
 }

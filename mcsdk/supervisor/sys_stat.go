@@ -305,7 +305,7 @@ func setTimes(c *call, a fsArg, times *[2]int64) result {
 		}
 		fd := int32(c.arg(a.dirfd))
 		if !c.mayWrite(c.fdHost(fd), true, false) {
-			return c.refuseWrite()
+			return c.refuseWrite(c.fdHost(fd))
 		}
 		host, flags = c.fdHost(fd), 0
 	} else {

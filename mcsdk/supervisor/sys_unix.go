@@ -356,7 +356,7 @@ func unixBind(c *call, v *vfd) result {
 	default:
 		p, ok := c.unixHostPath(name)
 		if !ok {
-			return c.refuseWrite()
+			return c.refuseWrite(string(name[2:]))
 		}
 		if err := unix.Mknod(p, unix.S_IFSOCK|0o755, 0); err != nil {
 			if err == unix.EEXIST {

@@ -70,7 +70,7 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 		return errno(unix.ENOENT)
 	case vkernel.File:
 		if openWrites(oflags) {
-			return c.refuseWrite()
+			return c.refuseWrite(r.Path)
 		}
 		return c.installFile(r.Content, oflags)
 	case vkernel.Device:
@@ -90,7 +90,7 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 		case oflags&unix.O_CREAT == 0:
 			return errno(unix.ENOENT)
 		case !r.Writable:
-			return c.refuseWrite()
+			return c.refuseWrite(r.Path)
 		case r.DirOnly:
 			return errno(unix.EISDIR)
 		}
@@ -98,7 +98,7 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 	}
 	switch {
 	case openWrites(oflags) && !r.Writable:
-		return c.refuseWrite()
+		return c.refuseWrite(r.Path)
 	case r.Type == vkernel.TypeOther && oflags&unix.O_PATH == 0:
 		return errno(unix.ENXIO) // FIFOs, sockets and devices of the file system are not modelled
 	}

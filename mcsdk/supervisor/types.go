@@ -35,6 +35,10 @@ type World struct {
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	notes      []Note                 // refused requests, once per node, syscall and request (notes.go)
+	// refusals counts each kind of refused call, refusalOrder lists the
+	// kinds as they first happened (refusals_linux.go).
+	refusals     map[refusalKey]int
+	refusalOrder []refusalKey
 	// queryReplies are the latest state query replies; queryOpen the
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply

@@ -414,6 +414,7 @@ func (w *World) dispatch(c *call) outcome {
 		w.fail(c.n, e.name, e.note)
 		return failed
 	case refuse:
+		w.refuseTable(c, e)
 		r = errno(e.errno)
 	case passthrough:
 		r = cont() // unreachable: the filter allows these itself
@@ -461,6 +462,7 @@ func (w *World) fail(n *node, syscall, msg string) {
 	if w.failure != nil {
 		return
 	}
+	w.refuse(n.id, syscall, "", "run ended", msg)
 	w.failure = &Failure{Node: n.id, Syscall: syscall, Msg: msg}
 }
 

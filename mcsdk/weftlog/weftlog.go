@@ -59,6 +59,10 @@ type Header struct {
 	Faults []string `json:"faults,omitempty"`
 	// EndUS overrides the run's end (µs), 0 = the model's.
 	EndUS int64 `json:"end_us,omitempty"`
+	// Omit is what a shrunk run removed besides crashes (partitions,
+	// clock faults, drops, workload operations): package sched's Omit as
+	// JSON, "" for nothing.
+	Omit string `json:"omit,omitempty"`
 	// Roles are the nodes' roles ([[node]] role), by node; nil without.
 	// State lists the state query variables too, after the globals.
 	Roles []string `json:"roles,omitempty"`
