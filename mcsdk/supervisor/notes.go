@@ -39,6 +39,11 @@ func (w *World) Notes() []Note { return append([]Note(nil), w.notes...) }
 // refuseRequest answers c, a call of syscall sys, with errno e and notes
 // the refusal of request req (named name, "" if unknown).
 func (c *call) refuseRequest(sys string, req uint64, name string, e uintptrErrno, why string) result {
+	what := fmt.Sprintf("request %#x", req)
+	if name != "" {
+		what = "request " + name
+	}
+	c.w.refuse(c.n.id, sys, what, errnoName(e), why) // weft's run summary (World.Refusals)
 	for _, n := range c.w.notes {
 		if n.Node == c.n.id && n.Syscall == sys && n.Request == req {
 			return errno(e)
