@@ -50,17 +50,22 @@ func TSCTraps() (bool, error) {
 	return tscTrap.traps, tscTrap.err
 }
 
-// errNoTSCTrap is why a node that must trap the TSC cannot run here.
-var errNoTSCTrap = errors.New("this machine cannot trap rdtsc (prctl(PR_SET_TSC) is accepted but rdtsc still runs natively, as under a hypervisor that does not honour CR4.TSD): the node would read the host's counter")
+// ruleTSCTrap is the rule a warnTSCTrap refusal names.
+const ruleTSCTrap = "weft traps the TSC where it cannot patch it; this machine cannot trap rdtsc (prctl(PR_SET_TSC) is accepted but rdtsc runs natively, as under a hypervisor that does not honour CR4.TSD): a TSC read there reads the host's counter"
 
-// needTSCTrap returns an error unless this machine traps the TSC.
-func needTSCTrap() error {
+// warnTSCTrap records in the run's refusals (World.Refusals, weft's run
+// summary) that node relies on trapping the TSC for why, when this machine
+// cannot trap it. The run goes on, as it did before weft could tell: the
+// unpatchable bytes are often never executed as rdtsc (OpenSSL's libcrypto
+// holds some in code the sweep cannot decode), and ending every run of a
+// program that links it would leave nothing checkable on such machines.
+// The summary says where determinism then rests on that.
+func (w *World) warnTSCTrap(node int, why string) {
 	traps, err := TSCTraps()
-	if err != nil {
-		return err
+	switch {
+	case err != nil:
+		w.refuse(node, "rdtsc", why, "unknown", "the TSC probe failed: "+err.Error())
+	case !traps:
+		w.refuse(node, "rdtsc", why, "native", ruleTSCTrap)
 	}
-	if !traps {
-		return errNoTSCTrap
-	}
-	return nil
 }

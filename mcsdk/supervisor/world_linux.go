@@ -31,11 +31,6 @@ func Start(cfg Config) (*World, error) {
 	w := &World{cfg: cfg, net: netsim.New(), rand: newRandStream(cfg.Seed), stops: -1,
 		clientSent: make([]bool, len(cfg.Client)), envBuf: map[int][]byte{}, envNode: map[int]int{}, envReq: map[int]int{}}
 	w.setNow(Epoch)
-	if !cfg.NativeTSC && !w.tscPatching() {
-		if err := needTSCTrap(); err != nil {
-			return nil, fmt.Errorf("supervisor: nodes trap the TSC (WEFT_TSC=trap, or every call notified): %w", err)
-		}
-	}
 	if cfg.Survey || cfg.NotifyAll {
 		w.survey = newSurvey()
 	}
@@ -66,6 +61,9 @@ func Start(cfg Config) (*World, error) {
 	for i := range cfg.Nodes {
 		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
 		w.queryStale = append(w.queryStale, true)
+	}
+	if !cfg.NativeTSC && !w.tscPatching() {
+		w.warnTSCTrap(0, "nodes trap the TSC from the start (WEFT_TSC=trap, or every call notified)")
 	}
 	for _, n := range w.nodes {
 		if cfg.Nodes[n.id].deferred() {

@@ -18,7 +18,7 @@ static int open_kind(const char *k) {
 	if (!strcmp(k, "file"))
 		return open("/etc/hostname", O_RDONLY);
 	if (!strcmp(k, "dir"))
-		return open("/", O_RDONLY | O_DIRECTORY);
+		return open("/usr", O_RDONLY | O_DIRECTORY); /* a host directory: "/" is a virtual one */
 	if (!strcmp(k, "null"))
 		return open("/dev/null", O_RDWR);
 	if (!strcmp(k, "pipe"))

@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
 	int f = open(argv[2], O_RDONLY);
 	say("F_SETLEASE", fcntl(f, F_SETLEASE, F_RDLCK));
 	say("F_GETLEASE", fcntl(f, F_GETLEASE));
-	int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	int dir = open("/usr", O_RDONLY | O_DIRECTORY); /* a host directory of the view */
 	say("F_NOTIFY", fcntl(dir, F_NOTIFY, DN_CREATE));
 	say("fcntl 4242", fcntl(f, 4242));
 	unsigned flags = FS_IMMUTABLE_FL;
