@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && amd64
 
 package main
 
@@ -17,7 +17,7 @@ import (
 
 // doctorChecks looks at this machine for what weft needs.
 func doctorChecks() []finding {
-	return []finding{kernelCheck(), seccompCheck(), ptraceCheck(), cpuidCheck(), usernsCheck(), coresCheck()}
+	return []finding{kernelCheck(), seccompCheck(), ptraceCheck(), cpuidCheck(), tscCheck(), usernsCheck(), coresCheck()}
 }
 
 // kernelCheck compares the kernel release with the features weft uses:

@@ -1,11 +1,11 @@
-//go:build !linux
+//go:build !(linux && amd64)
 
 package main
 
 import "runtime"
 
-// doctorChecks reports that weft runs on Linux only.
+// doctorChecks reports that weft runs on Linux on x86-64 only.
 func doctorChecks() []finding {
-	return []finding{{Check: "operating system", Found: runtime.GOOS, Status: statusMissing,
-		Disables: "every run and check: weft needs Linux (seccomp user notification, ptrace)"}}
+	return []finding{{Check: "operating system", Found: runtime.GOOS + "/" + runtime.GOARCH, Status: statusMissing,
+		Disables: "every run and check: weft needs Linux on x86-64 (seccomp user notification, ptrace)"}}
 }

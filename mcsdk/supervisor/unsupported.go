@@ -39,6 +39,7 @@ func (w *World) Timers() []TimerInfo                              { return nil }
 func (w *World) Steps() int                                       { return 0 }
 func (w *World) RandomDrawn() uint64                              { return 0 }
 func (w *World) RefusedWrites(int) int                            { return 0 }
+func (w *World) Refusals() []Refusal                              { return nil }
 func (w *World) Ready() []Action                                  { return nil }
 func (w *World) Threads(int) int                                  { return 0 }
 func (w *World) Procs(int) int                                    { return 0 }
