@@ -97,8 +97,12 @@ func TestRunReportsRefusals(t *testing.T) {
 	if out, err := exec.Command("cc", "-O1", "-o", bin, "../../mcsdk/supervisor/testdata/seal.c").CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}
-	outside := filepath.Join(t.TempDir(), "outside")
-	twice := filepath.Join(t.TempDir(), "twice")
+	// Outside the run directory but in the node's view (read-only): the
+	// binary's directory, and a directory named in the arguments. A path
+	// the view does not show is ENOENT, not a refusal.
+	outside := filepath.Join(dir, "outside")
+	shown := t.TempDir()
+	twice := filepath.Join(shown, "twice")
 	tests := []struct {
 		name string
 		args []string
@@ -108,7 +112,7 @@ func TestRunReportsRefusals(t *testing.T) {
 			"\n  n0 openat " + outside + ": EACCES; rule: a node writes only inside its run directory\n",
 			"\n  n0 ptrace: EPERM (2 times); rule: acts on another process",
 		}},
-		{"a shell writing twice", []string{"run", "--seed", "1", "--", "/bin/sh", "-c", "echo a > " + twice + "; echo b > " + twice}, []string{
+		{"a shell writing twice", []string{"run", "--seed", "1", "--", "/bin/sh", "-c", `echo a > "$0/twice"; echo b > "$0/twice"`, shown}, []string{
 			"refused by weft (1 kinds):\n  n0 openat " + twice + ": EACCES (2 times); rule: a node writes only inside its run directory\n",
 		}},
 	}

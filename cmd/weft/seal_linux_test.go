@@ -28,7 +28,9 @@ func TestRunSealProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
-	outside := filepath.Join(t.TempDir(), "outside")
+	// The binary's directory: in the node's view, read-only (a directory
+	// the view does not show would be ENOENT, not a refused write).
+	outside := filepath.Join(dir, "outside")
 	args := []string{"run", "--seed", "1", "--", bin, strconv.Itoa(sleeper.Process.Pid), outside}
 
 	first, stderr, code := weft(t, args...)
