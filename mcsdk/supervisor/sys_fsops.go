@@ -176,10 +176,22 @@ func renameAt(c *call, from, to fsArg, flags uint) result {
 func sysLink(c *call) result { return linkAt(c, fsPath(0, false), fsPath(1, false)) }
 
 // Linkat implements linkat(2); with AT_EMPTY_PATH the descriptor's file
-// must be in the run directory, and the kernel links it.
+// must be in the run directory and the new name is resolved in the view
+// like any other (an O_TMPFILE linked outside is refused), and weft links
+// the file through its /proc name.
 func sysLinkat(c *call) result {
 	if c.arg(4)&unix.AT_EMPTY_PATH != 0 {
-		return guardFD(0)(c)
+		if r := guardFD(0)(c); r.kind != rContinue {
+			return r
+		}
+		dst, _, fail := c.writePlace(fsAt(2, 3, false, -1), needName)
+		if fail != nil {
+			return *fail
+		}
+		src := c.fdHost(int32(c.arg(0)))
+		return answer(atParent(dst, func(ddir int, dname string) error {
+			return unix.Linkat(unix.AT_FDCWD, src, ddir, dname, unix.AT_SYMLINK_FOLLOW)
+		}))
 	}
 	return linkAt(c, fsAtFollow(0, 1, 4, unix.AT_SYMLINK_FOLLOW), fsAt(2, 3, false, -1))
 }

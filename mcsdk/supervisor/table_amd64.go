@@ -214,7 +214,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_UNLINK:        served("unlink", sysUnlink),
 	unix.SYS_UNLINKAT:      served("unlinkat", sysUnlinkat),
 	unix.SYS_LINK:          servedPartly("link", sysLink, "both names in the run directory"),
-	unix.SYS_LINKAT:        servedPartly("linkat", sysLinkat, "both names in the run directory; with AT_EMPTY_PATH the descriptor's file must be there, and the kernel links it"),
+	unix.SYS_LINKAT:        servedPartly("linkat", sysLinkat, "both names in the run directory; with AT_EMPTY_PATH the descriptor's file must be there, and weft links it through its /proc name"),
 	unix.SYS_SYMLINK:       served("symlink", sysSymlink),
 	unix.SYS_SYMLINKAT:     served("symlinkat", sysSymlinkat),
 	unix.SYS_MKNOD:         servedPartly("mknod", sysMknod, "regular files, FIFOs and sockets; device nodes EPERM"),
