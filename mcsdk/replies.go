@@ -148,6 +148,15 @@ func unmatchedReplies(m *model.Model, w *supervisor.World, done map[int]bool, ba
 	if s := m.Workload; s != nil {
 		_, conns := frameReplies(w.Received(), s.Protocol, nil, true)
 		tab := workload.NewTable(s)
+		// A reply that matched its call's expression is not unmatched even
+		// when the call did not complete with it (it came after the call
+		// expired, or its node crashed). Framed as workloadReplies frames.
+		frames, _ := frameReplies(w.Received(), s.Protocol, nil, s.Protocol == workload.Stream)
+		for _, f := range frames {
+			if k := f.req - base; k >= 0 && k < len(tab.Calls) && matchesCall(s, tab.Calls[k].Op, f.frame.Text) {
+				done[k] = true
+			}
+		}
 		for _, id := range sortedConns(conns) {
 			cs := conns[id]
 			k := cs.req - base
@@ -159,6 +168,17 @@ func unmatchedReplies(m *model.Model, w *supervisor.World, done map[int]bool, ba
 		}
 	}
 	return out
+}
+
+// matchesCall reports whether text is a reply or a failure of a call of
+// op, by the workload's expressions.
+func matchesCall(s *workload.Spec, op, text string) bool {
+	for _, re := range []*regexp.Regexp{s.Reply[op], s.Fail[op]} {
+		if re != nil && re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedConns(conns map[int]*connStream) []int { return slices.Sorted(maps.Keys(conns)) }
