@@ -110,14 +110,10 @@ func sysFcntl(c *call) result {
 		return errno(unix.EBADF)
 	}
 	rule, ok := fcntlTable[cmd]
-	switch {
-	case !ok:
-		return c.refuseRequest("fcntl", cmd, "", unix.EINVAL, "not on weft's fcntl allow-list")
-	case rule.kinds == 0:
-		return c.refuseRequest("fcntl", cmd, rule.name, rule.errno, rule.why)
-	case !rule.kinds.has(kind):
-		return c.refuseRequest("fcntl", cmd, rule.name, unix.EINVAL, fmt.Sprintf("allowed only on: %s; not on: %s", rule.kinds, kind))
-	case rule.serve != nil:
+	if r, refused := c.judgeRequest("fcntl", cmd, rule.requestRule, ok, kind, unix.EINVAL); refused {
+		return r
+	}
+	if rule.serve != nil {
 		return rule.serve(c, fd)
 	}
 	return cont()

@@ -106,6 +106,22 @@ type requestRule struct {
 	why   string
 }
 
+// judgeRequest refuses request req of syscall sys on a descriptor of kind
+// unless rule (listed: ok) allows it there; unlisted is the errno of a
+// request off the list or listed for other kinds. One place for ioctl's
+// and fcntl's allow-lists.
+func (c *call) judgeRequest(sys string, req uint64, rule requestRule, ok bool, kind fdKind, unlisted uintptrErrno) (result, bool) {
+	switch {
+	case !ok:
+		return c.refuseRequest(sys, req, "", unlisted, "not on weft's "+sys+" allow-list"), true
+	case rule.kinds == 0:
+		return c.refuseRequest(sys, req, rule.name, rule.errno, rule.why), true
+	case !rule.kinds.has(kind):
+		return c.refuseRequest(sys, req, rule.name, unlisted, fmt.Sprintf("allowed only on: %s; not on: %s", rule.kinds, kind)), true
+	}
+	return result{}, false
+}
+
 func allow(name string, ks kinds, why string) requestRule {
 	return requestRule{name: name, kinds: ks, why: why}
 }
@@ -172,14 +188,10 @@ func sysIoctl(c *call) result {
 		return errno(unix.EBADF)
 	}
 	rule, ok := ioctlTable[req]
-	switch {
-	case !ok:
-		return c.refuseRequest("ioctl", req, "", unix.ENOTTY, "not on weft's ioctl allow-list")
-	case rule.kinds == 0:
-		return c.refuseRequest("ioctl", req, rule.name, rule.errno, rule.why)
-	case !rule.kinds.has(kind):
-		return c.refuseRequest("ioctl", req, rule.name, unix.ENOTTY, fmt.Sprintf("allowed only on: %s; not on: %s", rule.kinds, kind))
-	case kind == kindVSocket:
+	if r, refused := c.judgeRequest("ioctl", req, rule, ok, kind, unix.ENOTTY); refused {
+		return r
+	}
+	if kind == kindVSocket {
 		return vsockIoctl(c, c.n.fds[fd], req)
 	}
 	return cont()
