@@ -154,10 +154,13 @@ run_node() {
 	RC=$?
 }
 
-# node_lines prints the nodes' output without weft's prefixes.
+# node_lines prints the nodes' output without weft's prefixes. Under
+# pipefail, `node_lines | grep -q` fails when grep exits on its first match
+# before sed has written everything (SIGPIPE): a leak or a start line seen
+# only on an idle machine. Greps of it read to the end (>/dev/null).
 node_lines() { sed -n 's/^n[0-9]*| //p' "${1:-$OUT}" 2>/dev/null | tr -d '\r'; }
 
-started() { node_lines "$@" | grep -q "^probe .* start$"; }
+started() { node_lines "$@" | grep "^probe .* start$" >/dev/null; }
 
 # subst replaces the placeholders in a probe's parameters.
 subst() {
@@ -270,7 +273,7 @@ contains() {
 	local n
 	for n in "$@"; do
 		[[ -n $n ]] || continue
-		if node_lines | grep -qF -- "$n"; then
+		if node_lines | grep -F -- "$n" >/dev/null; then
 			SEEN="host value in node output: $(node_lines | grep -F -- "$n" | head -n 1 | cut -c1-120 | sed "s|$T|TMP|g")"
 			return
 		fi
@@ -290,7 +293,7 @@ judge_native() {
 	(cd "$T/native" && timeout 20 "$1" "$T/native" 0 "${ARGS[@]}") >"$T/native.out" 2>/dev/null
 	run_node "$1" "${ARGS[@]}"
 	while IFS= read -r v; do
-		if node_lines | grep -qxF -- "$v"; then
+		if node_lines | grep -xF -- "$v" >/dev/null; then
 			SEEN="host value in node output: ${v#V: }"
 			return
 		fi
@@ -342,7 +345,7 @@ judge_hostpath() { run_node "$1" "${ARGS[@]}"; contains "weft-data-" "$T"; }
 # ppid: weft's real pid does not reach the node.
 judge_ppid() {
 	run_node "$1" "${ARGS[@]}"
-	if node_lines | grep -E '^PID' | grep -qw "$WPID"; then SEEN="weft's host pid $WPID in node output: $(node_lines | grep -w "$WPID" | head -n 1)"; fi
+	if node_lines | grep -E '^PID' | grep -w "$WPID" >/dev/null; then SEEN="weft's host pid $WPID in node output: $(node_lines | grep -w "$WPID" | head -n 1)"; fi
 }
 
 judge_env() { REDTEAM_ENV_SECRET=$MARK run_node "$1" "${ARGS[@]}"; contains "$MARK"; }
@@ -367,7 +370,7 @@ judge_tmp() {
 
 judge_othernode() {
 	NODES=2 run_node "$1" "${ARGS[@]}"
-	if node_lines | grep -q '^FOUND'; then SEEN="another node's run directory changed: $(node_lines | grep '^FOUND' | tr '\n' ' ')"; fi
+	if node_lines | grep '^FOUND' >/dev/null; then SEEN="another node's run directory changed: $(node_lines | grep '^FOUND' | tr '\n' ' ')"; fi
 }
 
 judge_inherit() {
@@ -413,7 +416,7 @@ poll_lock() {
 	# The node locks before it says "holding": read that first, then
 	# /proc/locks, and a lock the node took cannot be missed.
 	local holding=""
-	node_lines | grep -q '^holding' && holding=1
+	node_lines | grep '^holding' >/dev/null && holding=1
 	LOCKSEEN=$(grep -E "[0-9a-f]+:[0-9a-f]+:$LOCKINO " /proc/locks | head -n 1)
 	[[ -z $LOCKSEEN && $holding ]] && kill -TERM "$WPID" 2>/dev/null
 	[[ -z $LOCKSEEN ]] && return 0
@@ -444,7 +447,7 @@ judge_tty() {
 	PRE="$PROBE --host pty $log $MARK" run_node "$1" "${ARGS[@]}"
 	if grep -q '^terminal' "$OUT"; then
 		SEEN=$(grep '^terminal' "$OUT" | tr '\n' ';')
-	elif tr -d '\r' <"$log" | grep -F -- "$MARK" | grep -qv '^n[0-9]*| '; then
+	elif tr -d '\r' <"$log" | grep -F -- "$MARK" | grep -v '^n[0-9]*| ' >/dev/null; then
 		SEEN="the node wrote to weft's terminal directly"
 	fi
 	started "$log" || NOSTART=1
