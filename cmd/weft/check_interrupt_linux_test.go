@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,14 +22,21 @@ import (
 func TestCheckInterruptKeepsVerdictHonest(t *testing.T) {
 	cmd := exec.Command(weftBin, "check", "targets/quorum/register.model", "--variant", "fixed", "--depth", "10")
 	cmd.Dir = "../.."
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Long enough for a progress line (every 2 s), far shorter than the
-	// search (over a minute).
-	time.Sleep(5 * time.Second)
+	// Signal once a progress line (every 2 s) is out: the search takes
+	// over a minute on an idle machine, and a loaded one only slows both.
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(stderr.String(), "distinct states"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no progress line in 3 minutes:\n%s", stderr.String())
+		}
+	}
 	tree := processTree(cmd.Process.Pid)
 	if len(tree) == 0 {
 		t.Fatal("no node processes while checking")
@@ -51,6 +59,25 @@ func TestCheckInterruptKeepsVerdictHonest(t *testing.T) {
 			t.Errorf("process %d outlived weft check", p)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // procStatState is the state letter of process pid ("" if gone).
