@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // TestNetlinkC runs testdata/netlink.c under real seccomp, twice for each
@@ -97,6 +101,48 @@ index 7: route ip+net: no such network interface
 		out := runTwiceHashed(t, "gonetlink", Config{Nodes: []NodeSpec{{Path: bin}}}, HashGlobals, pick, nil)
 		if out != want {
 			t.Errorf("output\n%s\nwant\n%s", out, want)
+		}
+	}
+}
+
+// TestNetlinkStateHash changes one piece of a NETLINK_ROUTE socket's state
+// at a time and requires the world hash to change: its port id, groups,
+// flags, type, queued replies and wake-up counts are all covered, and
+// building the same state twice hashes the same.
+func TestNetlinkStateHash(t *testing.T) {
+	build := func() *node {
+		n := &node{fds: map[int]*vfd{}}
+		s := &netlinkSock{typ: unix.SOCK_RAW, route: vkernel.RouteSocket{Ifaces: vkernel.NodeInterfaces(0, [4]byte{127, 0, 0, 1}), Port: 1000}}
+		s.route.Send([]byte{20, 0, 0, 0, 18, 0, 1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}) // RTM_GETLINK dump
+		n.fds[3] = &vfd{obj: s, ours: -1}
+		return n
+	}
+	sock := func(n *node) *netlinkSock { return n.fds[3].obj.(*netlinkSock) }
+	mutations := []struct {
+		name string
+		f    func(*node)
+	}{
+		{"port", func(n *node) { sock(n).route.Port++ }},
+		{"groups", func(n *node) { sock(n).groups = 1 }},
+		{"CAP_ACK", func(n *node) { sock(n).opts[netlinkCapAck] = 1 }},
+		{"type", func(n *node) { sock(n).typ = unix.SOCK_DGRAM }},
+		{"reply byte", func(n *node) { sock(n).route.Queue[0][20] ^= 1 }},
+		{"reply read", func(n *node) { sock(n).route.Queue = sock(n).route.Queue[1:] }},
+		{"wake-ups", func(n *node) { sock(n).genIn++ }},
+		{"reads", func(n *node) { sock(n).genOut++ }},
+	}
+	base := fileHash(build())
+	if fileHash(build()) != base {
+		t.Fatal("the same state hashes differently")
+	}
+	if len(sock(build()).route.Queue) == 0 {
+		t.Fatal("the dump queued nothing")
+	}
+	for _, m := range mutations {
+		n := build()
+		m.f(n)
+		if fileHash(n) == base {
+			t.Errorf("%s: the hash did not change", m.name)
 		}
 	}
 }
