@@ -84,7 +84,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_VMSPLICE:        notModelled("vmsplice", zeroCopy),
 
 	// Network (sys_net.go): every socket is virtual; none reaches the host.
-	unix.SYS_SOCKET:      served("socket", sysSocket),
+	unix.SYS_SOCKET:      servedPartly("socket", sysSocket, socketNote),
 	unix.SYS_BIND:        served("bind", sysBind),
 	unix.SYS_LISTEN:      served("listen", sysListen),
 	unix.SYS_ACCEPT:      served("accept", sysAccept),
