@@ -297,6 +297,10 @@ const (
 	evNone // a traced node's threads changed state: look again
 )
 
+// maxDiskPeriods is how many watchdog periods in a row a node may be found
+// in uninterruptible sleep before the watchdog reports it.
+const maxDiskPeriods = 6
+
 // waitEvent waits for node n's next notification or its death. The
 // watchdog reports a node that neither parks nor exits (a busy loop).
 func (w *World) waitEvent(n *node) (event, error) {
@@ -304,6 +308,7 @@ func (w *World) waitEvent(n *node) (event, error) {
 	tid := n.cur.tid
 	deadline := time.Now().Add(w.cfg.Watchdog)
 	cpu0 := time.Duration(-1) // read lazily: /proc costs more than a round trip
+	diskPeriods := 0
 	for {
 		ms := int(time.Until(deadline).Milliseconds())
 		if ms <= 0 {
@@ -311,15 +316,23 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// burned half a watchdog period of CPU since the first period
 			// ended (a busy loop), counted over every period so that a
 			// starved spinner is still caught, or that sleeps in a call weft
-			// does not see, is reported; a starved one gets more time.
+			// does not see, is reported; a starved one gets more time. So
+			// does one in uninterruptible sleep (state D: disk I/O, page-ins
+			// on a loaded machine, which waits for the host, not for a
+			// node) up to maxDiskPeriods periods in a row.
 			state, cpu := taskState(tid, tid), cpuTime(tid, tid) // a child's thread is not in n.pid's group
 			who := "node"
 			if len(n.tasks) > 1 {
 				who = "thread " + n.cur.name()
 			}
+			if state == 'D' {
+				diskPeriods++
+			} else {
+				diskPeriods = 0
+			}
 			switch {
-			case state == 'S' || state == 'D':
-				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog, state)
+			case state == 'S' || diskPeriods >= maxDiskPeriods:
+				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog*time.Duration(max(1, diskPeriods)), state)
 			case state == 't' || state == 'T':
 				return 0, fmt.Errorf("watchdog: %s has been stopped for %v and weft did not collect the stop (state %c)", who, w.cfg.Watchdog, state)
 			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:
