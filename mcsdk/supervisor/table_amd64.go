@@ -332,8 +332,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_LSM_GET_SELF_ATTR:       refused("lsm_get_self_attr", unix.ENOSYS, "security labels are host configuration"),
 	unix.SYS_LSM_SET_SELF_ATTR:       refused("lsm_set_self_attr", unix.ENOSYS, "security labels are host configuration"),
 	unix.SYS_LSM_LIST_MODULES:        refused("lsm_list_modules", unix.ENOSYS, "security labels are host configuration"),
-	unix.SYS_GETRLIMIT:               passed("getrlimit", "the limits weft started the node with, fixed for a run"),
-	unix.SYS_SETRLIMIT:               passed("setrlimit", "the node's own limits"),
+	unix.SYS_GETRLIMIT:               served("getrlimit", sysGetrlimit),
+	unix.SYS_SETRLIMIT:               served("setrlimit", sysSetrlimit),
 	unix.SYS_PRLIMIT64:               served("prlimit64", sysPrlimit64),
 
 	// Credentials.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // World is one run of the system under test: its node processes, the
@@ -71,6 +72,7 @@ type node struct {
 	procs    []*proc            // its process tree, from its first fork on; procs[0] is the main process
 	self     *proc              // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
+	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
 	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
 	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr
