@@ -166,11 +166,11 @@ var syscallTable = map[int]entry{
 	unix.SYS_CREAT:     servedPartly("creat", sysCreat, openRow),
 
 	// File metadata (sys_stat.go): file times are virtual.
-	unix.SYS_STAT:              servedPartly("stat", sysStat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_LSTAT:             servedPartly("lstat", sysLstat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_FSTAT:             servedPartly("fstat", sysFstat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_NEWFSTATAT:        servedPartly("newfstatat", sysNewfstatat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_STATX:             servedPartly("statx", sysStatx, "file times are virtual; inode numbers are the host's"),
+	unix.SYS_STAT:              servedPartly("stat", sysStat, "file times, inode and device numbers are virtual"),
+	unix.SYS_LSTAT:             servedPartly("lstat", sysLstat, "file times, inode and device numbers are virtual"),
+	unix.SYS_FSTAT:             servedPartly("fstat", sysFstat, "file times, inode and device numbers are virtual"),
+	unix.SYS_NEWFSTATAT:        servedPartly("newfstatat", sysNewfstatat, "file times, inode and device numbers are virtual"),
+	unix.SYS_STATX:             servedPartly("statx", sysStatx, "file times, inode and device numbers are virtual"),
 	unix.SYS_STATFS:            servedPartly("statfs", sysStatfs, "sizes and free counts are fixed"),
 	unix.SYS_FSTATFS:           servedPartly("fstatfs", sysFstatfs, "sizes and free counts are fixed"),
 	unix.SYS_USTAT:             refused("ustat", unix.ENOSYS, obsolete),
