@@ -13,7 +13,8 @@ import (
 // TestVirtualInodes runs testdata/inodes.c under real seccomp in two
 // worlds: every stat-like call shows device 0:42 and no host inode
 // number (the test stats the same files from the host), statx no mount
-// id; a hard link, a rename and a descriptor show the file's one number;
+// id; a hard link, a rename, a descriptor and a directory listing's d_ino
+// show the file's one number;
 // and both worlds print the same numbers, though their run directories'
 // files are different host files.
 func TestVirtualInodes(t *testing.T) {
@@ -32,7 +33,8 @@ func TestVirtualInodes(t *testing.T) {
 		w.Close()
 		for _, want := range []string{"passwd: 0:42 ", "root: 0:42 ", "passwd fstat: same\n", "passwd fstatat: same\n",
 			"statx: 0:42 same mnt_id 0 mask_mnt_id 0\n", "hard link: same\n", "renamed: same\n", "by descriptor: same\n",
-			"a vs passwd: differs\n", "pipe: 0:42 ", "hostname: 0:42 ", "a: 0:42 ", "done\n"} {
+			"a vs passwd: differs\n", "pipe: 0:42 ", "hostname: 0:42 ", "a: 0:42 ",
+			"listed passwd: same\n", "listed c: same\n", "listed dot: same\n", "listed etc: same\n", "done\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
 			}

@@ -6,8 +6,8 @@ import (
 )
 
 // Virtual inode and device numbers (issue 36 §2). A node never sees a
-// host inode or device number: every file it stats shows Dev (one virtual
-// device) and the inode number Inodes gives it. That number is a hash of
+// host inode or device number: every file it stats or lists shows Dev
+// (one virtual device) and the inode number Inodes gives it. That number is a hash of
 // the file's path in the view (below RunDir for a file of the node's run
 // directory) when the world first meets the file, kept for the file's
 // life by its host identity (HostFile), so a hard link, a rename or a

@@ -3,6 +3,7 @@
  * rename and a descriptor show the file's one number. Run in the node's
  * run directory. Every line is "what: dev ino" or "what: same|differs". */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,19 @@ static void show(const char *what, int r, struct stat *st) {
 		return;
 	}
 	printf("%s: %u:%u %lu\n", what, major(st->st_dev), minor(st->st_dev), (unsigned long)st->st_ino);
+}
+
+/* listed says whether the directory dir lists name with st's inode number. */
+static void listed(const char *what, const char *dir, const char *name, struct stat *st) {
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	const char *r = "absent";
+	while (d && (e = readdir(d)))
+		if (!strcmp(e->d_name, name))
+			r = e->d_ino == st->st_ino ? "same" : "differs";
+	if (d)
+		closedir(d);
+	printf("%s: %s\n", what, r);
 }
 
 static void same(const char *what, struct stat *a, struct stat *b) {
@@ -52,6 +66,13 @@ int main(void) {
 	show("pipe", fstat(pp[0], &pipest), &pipest);
 	show("hostname", stat("/etc/hostname", &hn), &hn);
 	show("a", 0, &a);
+	listed("listed passwd", "/etc", "passwd", &p1);
+	listed("listed c", ".", "c", &a);
+	struct stat dot, etc;
+	stat(".", &dot);
+	listed("listed dot", ".", ".", &dot);
+	stat("/etc", &etc);
+	listed("listed etc", "/etc", ".", &etc);
 	printf("done\n");
 	return 0;
 }
