@@ -7,18 +7,18 @@ import (
 
 // Virtual inode and device numbers (issue 36 §2). A node never sees a
 // host inode or device number: every file it stats or lists shows Dev
-// (one virtual device) and the inode number Inodes gives it. That number is a hash of
-// the file's path in the view (below RunDir for a file of the node's run
-// directory) when the world first meets the file, kept for the file's
-// life by its host identity (HostFile), so a hard link, a rename or a
-// descriptor all show the file's one number and same-file checks (tar's
-// links, sqlite's lock table, a rename over a file) work as on Linux.
-// Files with no path in the view (pipes, sockets, other anonymous files)
-// are numbered in the order the world meets them. Host inode numbers
-// never reach the number: the same model, variant and choices give the
-// same numbers wherever and whenever they run (on a file system that
-// records birth times; on one that does not, a host inode number reused
-// for a new file may keep the old file's number).
+// (one virtual device) and the inode number Inodes gives it. That number
+// is a hash of the file's path in the view (below RunDir for a file of
+// the node's run directory) when the world first meets the file, kept for
+// the file's life by its host identity (HostFile), so a hard link, a
+// rename or a descriptor all show the file's one number and same-file
+// checks (tar's links, sqlite's lock table, a rename over a file) work as
+// on Linux. Files with no path in the view (pipes, sockets, other
+// anonymous files) are numbered in the order the world meets them. Host
+// inode numbers never reach the number: the same model, variant and
+// choices give the same numbers wherever and whenever they run (on a file
+// system that records birth times; on one that does not, a host inode
+// number reused for a new file may keep the old file's number).
 
 // RunDir is the virtual path of node i's run directory: a file there is
 // numbered by its path below it, wherever the run directory lies on the
