@@ -12,12 +12,12 @@ import (
 
 // TestVirtualLimits runs testdata/rlimits.c under real seccomp with a
 // bound of 64 tasks: the node reads the virtual defaults (RLIMIT_NPROC the
-// bound, RLIMIT_NOFILE 1024/1048576, not the host's), raising a hard limit
-// is EPERM and a soft limit above the hard one EINVAL, a lowered
-// descriptor limit is met (EMFILE at descriptor 16), /proc/self/limits
-// agrees, and prlimit on a host pid or on pid 1 is ESRCH while the node's
-// own child is served. From the host, the sacrificial process's limits
-// are unchanged.
+// bound, RLIMIT_NOFILE 65536, not the host's); a soft limit is lowered and
+// raised again, raising a hard limit is EPERM and a soft limit above the
+// hard one EINVAL; a lowered descriptor limit is met (EMFILE at
+// descriptor 16); /proc/self/limits agrees; prlimit on a host pid or on
+// pid 1 is ESRCH while the node's own child is served. From the host, the
+// sacrificial process's limits are unchanged.
 func TestVirtualLimits(t *testing.T) {
 	bin := buildProbe(t, "rlimits", "-O1", "-Wall")
 	victim := exec.Command("sleep", "1000")
@@ -36,9 +36,10 @@ func TestVirtualLimits(t *testing.T) {
 	defer w.Close()
 	out := runToEnd(t, w)
 	want := `nproc: 64 64
-nofile: 1024 1048576
+nofile: 65536 65536
 stack: 8388608 -1
 core: 0 -1
+lower soft nofile: 0 
 raise soft nofile: 0 
 raise hard nofile: -1 EPERM
 soft above hard: -1 EINVAL

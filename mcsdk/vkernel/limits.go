@@ -9,8 +9,8 @@ import (
 // limits (getrlimit(2), setrlimit(2), prlimit64(2)) in a table of its
 // own, Limits, that starts at fixed defaults whatever the host's limits
 // are: RLIMIT_NPROC is the node's bound on live processes and threads,
-// RLIMIT_NOFILE 1024 soft and 1048576 hard, RLIMIT_STACK 8 MiB, and so
-// on (NewLimits). As Linux's, a soft limit may not exceed its hard limit
+// RLIMIT_NOFILE 65536 (NofileDefault), RLIMIT_STACK 8 MiB, and so on
+// (NewLimits). As Linux's, a soft limit may not exceed its hard limit
 // (EINVAL) and a hard limit may be lowered but never raised again (EPERM:
 // a node holds no CAP_SYS_RESOURCE over its virtual limits).
 
@@ -46,6 +46,14 @@ type Rlimit struct {
 	Cur, Max uint64
 }
 
+// NofileDefault is RLIMIT_NOFILE's soft and hard limit. They are equal
+// so that Go's runtime, which raises its soft limit to the hard one at
+// start, makes no call (a node's schedule stays that of a host whose
+// limits are equal), and large enough for a server's usual request
+// (redis asks for 10032) while a loop that closes every descriptor up
+// to the limit stays short.
+const NofileDefault = 65536
+
 // SigPendingMax is the virtual RLIMIT_SIGPENDING (and /proc's SigQ limit).
 const SigPendingMax = 15392
 
@@ -62,7 +70,7 @@ var resourceInfo = [NumResources]struct {
 	RlimitCORE:       {"Max core file size", "bytes", Rlimit{0, Infinity}},
 	RlimitRSS:        {"Max resident set", "bytes", Rlimit{Infinity, Infinity}},
 	RlimitNPROC:      {"Max processes", "processes", Rlimit{}},
-	RlimitNOFILE:     {"Max open files", "files", Rlimit{1024, 1 << 20}},
+	RlimitNOFILE:     {"Max open files", "files", Rlimit{NofileDefault, NofileDefault}},
 	RlimitMEMLOCK:    {"Max locked memory", "bytes", Rlimit{8 << 20, 8 << 20}},
 	RlimitAS:         {"Max address space", "bytes", Rlimit{Infinity, Infinity}},
 	RlimitLOCKS:      {"Max file locks", "locks", Rlimit{Infinity, Infinity}},

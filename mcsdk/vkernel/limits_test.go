@@ -11,7 +11,7 @@ func TestLimitsDefaults(t *testing.T) {
 		want Rlimit
 	}{
 		{RlimitNPROC, Rlimit{512, 512}},
-		{RlimitNOFILE, Rlimit{1024, 1 << 20}},
+		{RlimitNOFILE, Rlimit{NofileDefault, NofileDefault}},
 		{RlimitSTACK, Rlimit{8 << 20, Infinity}},
 		{RlimitCORE, Rlimit{0, Infinity}},
 		{RlimitSIGPENDING, Rlimit{SigPendingMax, SigPendingMax}},
@@ -40,9 +40,10 @@ func TestLimitsSet(t *testing.T) {
 		err   error
 		after Rlimit
 	}{
-		{RlimitNOFILE, Rlimit{4096, 1 << 20}, nil, Rlimit{4096, 1 << 20}},      // raise soft up to hard
-		{RlimitNOFILE, Rlimit{1 << 21, 1 << 21}, EPERM, Rlimit{4096, 1 << 20}}, // raise hard
-		{RlimitNOFILE, Rlimit{2048, 1024}, EINVAL, Rlimit{4096, 1 << 20}},      // soft above hard
+		{RlimitNOFILE, Rlimit{1024, 1 << 16}, nil, Rlimit{1024, 1 << 16}},      // lower soft
+		{RlimitNOFILE, Rlimit{4096, 1 << 16}, nil, Rlimit{4096, 1 << 16}},      // raise soft up to hard
+		{RlimitNOFILE, Rlimit{1 << 21, 1 << 21}, EPERM, Rlimit{4096, 1 << 16}}, // raise hard
+		{RlimitNOFILE, Rlimit{2048, 1024}, EINVAL, Rlimit{4096, 1 << 16}},      // soft above hard
 		{RlimitNOFILE, Rlimit{64, 128}, nil, Rlimit{64, 128}},                  // lower both
 		{RlimitNOFILE, Rlimit{128, 128}, nil, Rlimit{128, 128}},                // soft back up to the new hard
 		{RlimitNOFILE, Rlimit{129, 129}, EPERM, Rlimit{128, 128}},              // hard lowered for good
@@ -70,7 +71,7 @@ func TestProcLimits(t *testing.T) {
 	for _, want := range []string{
 		"Limit                     Soft Limit           Hard Limit           Units     ",
 		"Max processes             512                  512                  processes ",
-		"Max open files            1024                 1048576              files     ",
+		"Max open files            65536                65536                files     ",
 		"Max stack size            8388608              unlimited            bytes     ",
 	} {
 		if !strings.Contains(got, want+"\n") {

@@ -35,7 +35,9 @@ int main(int argc, char **argv) {
 	show("nofile", RLIMIT_NOFILE);
 	show("stack", RLIMIT_STACK);
 	show("core", RLIMIT_CORE);
-	struct rlimit r = {4096, 1 << 20};
+	struct rlimit r = {1024, 65536};
+	say("lower soft nofile", setrlimit(RLIMIT_NOFILE, &r));
+	r = (struct rlimit){65536, 65536};
 	say("raise soft nofile", setrlimit(RLIMIT_NOFILE, &r));
 	r = (struct rlimit){1 << 21, 1 << 21};
 	say("raise hard nofile", setrlimit(RLIMIT_NOFILE, &r));
