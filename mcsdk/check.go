@@ -100,7 +100,9 @@ type CheckOptions struct {
 	// Deepened, if set, is called with Deepen each time a depth is fully
 	// covered, with that search's distinct states and executions.
 	Deepened func(covered, states, executions int)
-	_        struct{}
+	// Host is how this host runs nodes (Host).
+	Host Host
+	_    struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -217,6 +219,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Host.apply(&t.cfg)
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced

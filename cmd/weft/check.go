@@ -66,7 +66,7 @@ func init() {
 			ctx, done := stopOnInterrupt(budget.d)
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads}
+				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host()}
 			if checkpoints {
 				opts.Checkpoints = maxCP
 			}
@@ -271,7 +271,7 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	res, err := mcsdk.ReplayPath(m, p, nil)
+	res, err := mcsdk.ReplayPathOn(m, p, nil, host())
 	if err != nil {
 		return exitViolated, fmt.Errorf("replay of %s diverged: %v", file, err)
 	}
