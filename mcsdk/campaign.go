@@ -34,6 +34,7 @@ type CampaignOptions struct {
 	Registry         model.Registry
 	Preconditions    map[string]FaultPrecondition
 	Watchdog         time.Duration
+	Host             Host // how this host runs nodes (Host)
 	// Progress, if set, is called after every run (from one goroutine).
 	Progress func(CampaignProgress)
 	_        struct{}
@@ -303,7 +304,7 @@ dispatch:
 func (c *campaign) one(ctx context.Context, j job) {
 	bin := c.bins[j.variant]
 	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Preconditions: c.opts.Preconditions,
-		Watchdog: c.opts.Watchdog, Build: &bin, prep: c.prep}
+		Watchdog: c.opts.Watchdog, Host: c.opts.Host, Build: &bin, prep: c.prep}
 	res, err := Run(c.m, opts)
 	if cutShort(ctx, res, err) {
 		return

@@ -89,7 +89,7 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
 		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates()})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
@@ -105,10 +105,10 @@ func (w *World) launch(n *node) error {
 }
 
 // useTemplates reports whether nodes start as forks of templates
-// (template_linux.go): not with Config.NoTemplates or WEFT_TEMPLATES=0,
-// and not with NativeTSC.
+// (template_linux.go): not with Config.NoTemplates, and not with
+// NativeTSC.
 func (w *World) useTemplates() bool {
-	return !w.cfg.NoTemplates && !templatesOff() && !w.cfg.NativeTSC
+	return !w.cfg.NoTemplates && !w.cfg.NativeTSC
 }
 
 // Close kills every node and releases every descriptor. It is safe to call
