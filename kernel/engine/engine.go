@@ -78,6 +78,7 @@ type Engine struct {
 	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
+	mods        *modSession     // the work module of compiled packages, made at first use
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -149,12 +150,7 @@ func New(opts Options) (*Engine, error) {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
 		}
-		for k := range t {
-			if i := strings.LastIndex(k, "/"); i > 0 {
-				e.packages[k[:i]] = true
-				e.pkgNames[k[:i]] = k[i+1:]
-			}
-		}
+		e.noteBound(t)
 	}
 	if _, err := e.in.Eval(prelude); err != nil {
 		return nil, fmt.Errorf("engine: prelude: %w", err)
@@ -303,7 +299,12 @@ func (e *Engine) displayExports() interp.Exports {
 }
 
 // Close releases the engine's stderr pipe. The engine must not be used after.
-func (e *Engine) Close() error { return e.stderr.Close() }
+func (e *Engine) Close() error {
+	if e.mods != nil {
+		os.RemoveAll(e.mods.dir)
+	}
+	return e.stderr.Close()
+}
 
 // Execute evaluates code. Output goes to pub while the cell runs. A
 // cancelled ctx interrupts the cell (an *Error named "Interrupted"); the
