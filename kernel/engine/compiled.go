@@ -7,7 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"plugin"
 	"reflect"
@@ -56,7 +61,16 @@ func readKernelBuild() (*kernelBuild, error) {
 	k := &kernelBuild{goVersion: runtime.Version(), deps: map[string]string{}}
 	var id strings.Builder
 	fmt.Fprintf(&id, "%s %s/%s\n", k.goVersion, runtime.GOOS, runtime.GOARCH)
-	for _, d := range bi.Deps {
+	deps := bi.Deps
+	if len(deps) == 0 && bi.Main.Path != "" {
+		// A test binary records no dependencies; go list gives them
+		// from the package's directory, where tests run.
+		var err error
+		if deps, err = linkedModules(bi.Main.Path); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range deps {
 		if d.Replace != nil {
 			return nil, fmt.Errorf("the kernel binary replaces module %s: plugins cannot be pinned to it", d.Path)
 		}
@@ -91,12 +105,33 @@ func readKernelBuild() (*kernelBuild, error) {
 	return k, nil
 }
 
+// linkedModules returns the modules whose packages a test binary of the
+// package in the current directory links (go list -deps -test), with their
+// versions: what a binary's build information records.
+func linkedModules(main string) ([]*debug.Module, error) {
+	out, err := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}", ".").Output()
+	if err != nil {
+		return nil, fmt.Errorf("the kernel binary records no dependency versions and go list -deps failed: %v", err)
+	}
+	seen := map[string]bool{main: true}
+	var deps []*debug.Module
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if p, v, ok := strings.Cut(l, " "); ok && !seen[p] {
+			seen[p] = true
+			deps = append(deps, &debug.Module{Path: p, Version: v})
+		}
+	}
+	if !slices.ContainsFunc(strings.Split(string(out), "\n"), func(l string) bool { return strings.HasPrefix(l, main+" ") }) {
+		return nil, fmt.Errorf("the kernel binary records no dependency versions and is not run inside its module %s", main)
+	}
+	return deps, nil
+}
+
 // modSession is the work module of a session's compiled packages.
 type modSession struct {
 	dir   string // the work module
 	kb    *kernelBuild
 	cache string // where plugins are kept
-	n     int    // plugins built in this session
 	// fixed are the module versions packages already loaded were built
 	// with: the kernel's, then the build lists of the plugins opened.
 	fixed map[string]string
@@ -181,12 +216,29 @@ func (m *modSession) get(ctx context.Context, e *Engine, spec string) error {
 		restore()
 		return err
 	}
+	var moved []string
 	for p, v := range list {
 		if want, ok := m.fixed[p]; ok && v != want {
-			restore()
-			return refusal("%%go get %s: it needs %s %s, but %s %s %s, and compiled packages loaded together must share one version of every package; ask for a version of the module that accepts %s %s",
-				spec, p, v, m.fixedBy[p], p, want, p, want)
+			moved = append(moved, p)
 		}
+	}
+	// The requested module first, else the first by path.
+	slices.SortFunc(moved, func(a, b string) int {
+		ra, rb := strings.HasPrefix(spec, a), strings.HasPrefix(spec, b)
+		if ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	if len(moved) > 0 {
+		p := moved[0]
+		v, want := list[p], m.fixed[p]
+		restore()
+		return refusal("%%go get %s: it needs %s %s, but %s %s %s, and compiled packages loaded together must share one version of every package; ask for a version of the module that accepts %s %s",
+			spec, p, v, m.fixedBy[p], p, want, p, want)
 	}
 	return nil
 }
@@ -213,7 +265,9 @@ type goPackage struct{ path, name string }
 // module's build list, and the others (not found, or without Go files).
 func (m *modSession) listPackages(ctx context.Context, e *Engine, paths []string) (pkgs []goPackage, missing []string, err error) {
 	var out bytes.Buffer
-	args := append([]string{"list", "-e", "-f", "{{.ImportPath}} {{.Name}} {{if .Error}}missing{{end}}"}, paths...)
+	// -mod=readonly: a package outside the build list is missing, not
+	// looked up (and fetched at its latest version) by go list.
+	args := append([]string{"list", "-mod=readonly", "-e", "-f", "{{.ImportPath}} {{if .Error}}-{{else}}{{.Name}}{{end}}"}, paths...)
 	if err := e.goCmd(ctx, m.dir, &out, args...); err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +275,7 @@ func (m *modSession) listPackages(ctx context.Context, e *Engine, paths []string
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 0:
-		case len(f) != 2:
+		case len(f) != 2 || f[1] == "-":
 			missing = append(missing, f[0])
 		case f[1] == "main":
 			return nil, nil, magicError("%s is a command (package main), not a package to import", f[0])
@@ -265,6 +319,9 @@ func (e *Engine) compilePackages(ctx context.Context, pkgs []goPackage) error {
 	if err := e.bindPlugin(so); err != nil {
 		return err
 	}
+	for _, p := range names {
+		e.fetched[p] = true
+	}
 	for p, v := range list {
 		if _, ok := m.fixed[p]; !ok {
 			m.fixed[p], m.fixedBy[p] = v, "packages compiled earlier in this session use"
@@ -276,9 +333,11 @@ func (e *Engine) compilePackages(ctx context.Context, pkgs []goPackage) error {
 // build writes the symbol tables of pkgs into a new plugin package of the
 // work module and builds it into so.
 func (m *modSession) build(ctx context.Context, e *Engine, pkgs []string, so string) error {
-	m.n++
+	// The plugin's package path is its identity in the process (Go
+	// refuses a second plugin of the same path): one per plugin file.
+	id := sha256.Sum256([]byte(so))
 	gen := filepath.Join(m.dir, "internal", "gensymbols")
-	pdir := filepath.Join(m.dir, fmt.Sprintf("plugin%d", m.n))
+	pdir := filepath.Join(m.dir, "p"+hex.EncodeToString(id[:])[:20])
 	for _, d := range []string{gen, pdir, m.cache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return magicError("compiling: %v", err)
@@ -382,3 +441,89 @@ import "reflect"
 // Symbols are the yaegi symbol tables of the packages, by "path/name".
 var Symbols = map[string]map[string]reflect.Value{}
 `
+
+// checkNamedCrossing refuses a cell that uses a package compiled by %go
+// get and names a type declared by cells whose underlying type is not a
+// struct or interface (type myInt int): yaegi gives such a value the
+// underlying type itself, so compiled code sees an int where Go passes a
+// myInt (spf13/cast's ToInt(myInt(7)) is 7, Go's 0). The check is
+// syntactic: a variable of such a type made in an earlier cell and passed
+// on its own is not seen.
+func (e *Engine) checkNamedCrossing(items []item) error {
+	names := map[string]string{} // import name -> fetched package path
+	for name, p := range e.imported {
+		if e.fetched[p] {
+			names[name] = p
+		}
+	}
+	for _, it := range items {
+		if it.kind == importItem {
+			for _, s := range parseImports(it.text) {
+				if p := canonical(s.path); e.fetched[p] {
+					names[e.specName(s)] = p
+				}
+			}
+		}
+		if it.kind == declItem {
+			for n := range plainTypes(it.text) {
+				e.plainTypes[n] = true
+			}
+		}
+	}
+	var pkg, typ string
+	for _, it := range items {
+		for _, id := range idents(it.text) {
+			if p, ok := names[id]; ok && pkg == "" {
+				pkg = p
+			}
+			if e.plainTypes[id] && typ == "" {
+				typ = id
+			}
+		}
+	}
+	if pkg == "" || typ == "" {
+		return nil
+	}
+	return refusal("the cell uses compiled package %s and type %s, declared by a cell with a non-struct underlying type: the interpreter gives its values the underlying type, so compiled code cannot tell a %s from it (Go can); convert to the underlying type explicitly or use a struct type", pkg, typ, typ)
+}
+
+// plainTypes returns the named types a declaration introduces whose
+// underlying type is neither a struct nor an interface (aliases excluded).
+func plainTypes(text string) map[string]bool {
+	out := map[string]bool{}
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, parser.SkipObjectResolution)
+	if err != nil {
+		return out
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Assign.IsValid() {
+			return true
+		}
+		switch ts.Type.(type) {
+		case *ast.StructType, *ast.InterfaceType:
+		default:
+			out[ts.Name.Name] = true
+		}
+		return true
+	})
+	return out
+}
+
+// idents returns the identifiers of Go source text, in order.
+func idents(text string) []string {
+	var s scanner.Scanner
+	src := []byte(text)
+	fset := token.NewFileSet()
+	s.Init(fset.AddFile("", -1, len(src)), src, nil, 0)
+	var out []string
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if tok == token.IDENT {
+			out = append(out, lit)
+		}
+	}
+}

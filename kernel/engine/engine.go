@@ -79,6 +79,8 @@ type Engine struct {
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
 	mods        *modSession     // the work module of compiled packages, made at first use
+	fetched     map[string]bool // packages compiled by %go get
+	plainTypes  map[string]bool // types cells declared with a non-struct, non-interface underlying type
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -116,13 +118,15 @@ func (e *Error) Error() string { return e.Name + ": " + e.Value }
 // imported by default) and opts.Symbols bound.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		imported: map[string]string{},
-		names:    map[string]bool{},
-		packages: map[string]bool{},
-		pkgNames: map[string]string{},
-		checked:  map[string]error{},
-		docs:     map[string]string{},
-		gopath:   opts.GoPath,
+		imported:   map[string]string{},
+		names:      map[string]bool{},
+		packages:   map[string]bool{},
+		pkgNames:   map[string]string{},
+		checked:    map[string]error{},
+		fetched:    map[string]bool{},
+		plainTypes: map[string]bool{},
+		docs:       map[string]string{},
+		gopath:     opts.GoPath,
 	}
 	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {

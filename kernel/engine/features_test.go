@@ -88,7 +88,7 @@ func TestCellFeatures(t *testing.T) {
 	}
 }
 
-// TestGoGet fetches github.com/mattn/go-runewidth@v0.0.16 through the Go
+// TestGoGet fetches github.com/mattn/go-runewidth@v0.0.20 through the Go
 // module proxy (or the module cache), compiles it into a plugin and uses it
 // in a later cell, with a variable of an earlier cell still in scope;
 // github.com/google/uuid, which yaegi computed wrongly, gives go run's
@@ -108,7 +108,7 @@ func TestGoGet(t *testing.T) {
 	defer cancel()
 	cells := []struct{ code, plain string }{
 		{"before := 41", ""},
-		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"%go get github.com/mattn/go-runewidth@v0.0.20", ""},
 		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
 		{"before + 1", "42"},
 	}
@@ -147,7 +147,7 @@ func TestGoGet(t *testing.T) {
 	}
 	defer e3.Close()
 	rec = newRecorder()
-	if _, err := e3.Execute(ctx, "%go get github.com/mattn/go-runewidth@v0.0.16", rec); err != nil {
+	if _, err := e3.Execute(ctx, "%go get github.com/mattn/go-runewidth@v0.0.20", rec); err != nil {
 		t.Fatalf("cached %%go get: %v", err)
 	}
 	if !strings.Contains(rec.streams["stderr"], "compiled github.com/mattn/go-runewidth (cached)") {
@@ -187,7 +187,7 @@ func TestImportNames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cells := []struct{ code, plain string }{
-		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"%go get github.com/mattn/go-runewidth@v0.0.20", ""},
 		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
 		{"%go get golang.org/x/net@v0.58.0", ""},
 		// atom's gen.go is "//go:build ignore" (package main): the go
