@@ -443,14 +443,18 @@ var Symbols = map[string]map[string]reflect.Value{}
 `
 
 // checkNamedCrossing refuses a cell that uses a package compiled by %go
-// get and names a type declared by cells whose underlying type is not a
-// struct or interface (type myInt int): yaegi gives such a value the
-// underlying type itself, so compiled code sees an int where Go passes a
-// myInt (spf13/cast's ToInt(myInt(7)) is 7, Go's 0). The check is
+// get and names a type declared by cells other than an interface: yaegi
+// builds such values with reflect, which cannot make named types, so
+// compiled code sees an int where Go passes a myInt (spf13/cast's
+// ToInt(myInt(7)) is 7, Go's 0) and an unnamed struct where Go passes a
+// point (hashstructure hashes the type's name: another hash). The check is
 // syntactic: a variable of such a type made in an earlier cell and passed
 // on its own is not seen.
 func (e *Engine) checkNamedCrossing(items []item) error {
 	names := map[string]string{} // import name -> fetched package path
+	for p := range e.fetched {
+		names[e.pkgNames[p]] = p // the name a cell's automatic import binds
+	}
 	for name, p := range e.imported {
 		if e.fetched[p] {
 			names[name] = p
@@ -484,11 +488,11 @@ func (e *Engine) checkNamedCrossing(items []item) error {
 	if pkg == "" || typ == "" {
 		return nil
 	}
-	return refusal("the cell uses compiled package %s and type %s, declared by a cell with a non-struct underlying type: the interpreter gives its values the underlying type, so compiled code cannot tell a %s from it (Go can); convert to the underlying type explicitly or use a struct type", pkg, typ, typ)
+	return refusal("the cell uses compiled package %s and type %s, declared by a cell: the interpreter builds its values without the type's name (a %s reaches compiled code as its underlying type, where Go passes a %s); pass values of predeclared or compiled types", pkg, typ, typ, typ)
 }
 
-// plainTypes returns the named types a declaration introduces whose
-// underlying type is neither a struct nor an interface (aliases excluded).
+// plainTypes returns the named types a declaration introduces, interfaces
+// and aliases excluded.
 func plainTypes(text string) map[string]bool {
 	out := map[string]bool{}
 	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, parser.SkipObjectResolution)
@@ -500,9 +504,7 @@ func plainTypes(text string) map[string]bool {
 		if !ok || ts.Assign.IsValid() {
 			return true
 		}
-		switch ts.Type.(type) {
-		case *ast.StructType, *ast.InterfaceType:
-		default:
+		if _, iface := ts.Type.(*ast.InterfaceType); !iface {
 			out[ts.Name.Name] = true
 		}
 		return true

@@ -80,7 +80,7 @@ type Engine struct {
 	cellCtx     context.Context // the running cell's context (display.Context)
 	mods        *modSession     // the work module of compiled packages, made at first use
 	fetched     map[string]bool // packages compiled by %go get
-	plainTypes  map[string]bool // types cells declared with a non-struct, non-interface underlying type
+	plainTypes  map[string]bool // non-interface types cells declared
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
