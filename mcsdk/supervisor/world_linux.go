@@ -983,6 +983,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
 	}
 	h.Write(extra)
+	w.inodes.Digest(put) // the next virtual inode numbers
 	w.hashClocks(h)
 	if err := w.hashDataDirs(h); err != nil {
 		return [32]byte{}, err

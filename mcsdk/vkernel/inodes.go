@@ -2,6 +2,8 @@ package vkernel
 
 import (
 	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -129,6 +131,26 @@ func (t *Inodes) Moved(moves map[HostIno]HostIno) {
 		}
 	}
 	t.byHost = next
+}
+
+// Digest puts what later numbers depend on, for the world's state hash:
+// how many anonymous files were numbered (the next one's key) and the
+// numbers in use, in order (a collision takes the next free one). Which
+// host file holds which number is not put: host inode numbers differ from
+// run to run, and a file's number follows from the path it was met by,
+// which the hashed history of the run decides. A nil table puts what an
+// empty one does.
+func (t *Inodes) Digest(put func(uint64)) {
+	if t == nil {
+		put(0)
+		put(0)
+		return
+	}
+	put(uint64(t.anon))
+	put(uint64(len(t.used)))
+	for _, n := range slices.Sorted(maps.Keys(t.used)) {
+		put(n)
+	}
 }
 
 // inoMax bounds virtual inode numbers to 32 bits, so that a program built

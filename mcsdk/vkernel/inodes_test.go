@@ -1,6 +1,9 @@
 package vkernel
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestInodes meets files in sequence: each step's host file and name,
 // and which earlier step's number it must show ("" a new number).
@@ -69,5 +72,39 @@ func TestInodesMoved(t *testing.T) {
 	}
 	if got := tab.Virtual("/etc/hostname"); got != v || v == a || v == b {
 		t.Errorf("virtual file: %d then %d (a %d, b %d)", v, got, a, b)
+	}
+}
+
+// TestInodesDigest: tables that will number the next file differently
+// digest differently; a nil table and an empty one alike.
+func TestInodesDigest(t *testing.T) {
+	digest := func(tab *Inodes) []uint64 {
+		var out []uint64
+		tab.Digest(func(v uint64) { out = append(out, v) })
+		return out
+	}
+	file := func(ino uint64) HostFile { return HostFile{HostIno: HostIno{Dev: 1, Ino: ino}} }
+	var nilTable *Inodes
+	if !slices.Equal(digest(nilTable), digest(NewInodes())) {
+		t.Errorf("nil %v, empty %v", digest(nilTable), digest(NewInodes()))
+	}
+	anon := NewInodes()
+	anon.Ino(file(7), "")
+	named := NewInodes()
+	named.Ino(file(7), "/run/weft/n0/a")
+	other := NewInodes()
+	other.Ino(file(9), "/run/weft/n0/a") // another host file, same path: same number
+	for _, c := range []struct {
+		name string
+		a, b *Inodes
+		same bool
+	}{
+		{"anonymous vs empty", anon, NewInodes(), false},
+		{"anonymous vs named", anon, named, false},
+		{"same path, other host inode", named, other, true},
+	} {
+		if got := slices.Equal(digest(c.a), digest(c.b)); got != c.same {
+			t.Errorf("%s: equal digests %v, want %v", c.name, got, c.same)
+		}
 	}
 }
