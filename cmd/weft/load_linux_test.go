@@ -1,0 +1,100 @@
+//go:build linux
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// TestDeterministicBesideHogs (issue 36's "Must show"): one exhaustive
+// check and two seeded campaigns (a C target, and a Go target whose
+// runtime threads weft schedules), run once as the machine is and once
+// beside a CPU hog on every core, give the same states and executions,
+// the same verdicts seed by seed and byte-identical recordings. Nothing
+// a node observes may depend on how fast the host runs it.
+func TestDeterministicBesideHogs(t *testing.T) {
+	quiet := deterministicRun(t, filepath.Join(t.TempDir(), "quiet"))
+	stop := startHogs(t, runtime.NumCPU())
+	loaded := deterministicRun(t, filepath.Join(t.TempDir(), "loaded"))
+	stop()
+	if quiet.counts != loaded.counts {
+		t.Errorf("weft check: %v as the machine was, %v beside the hogs", quiet.counts, loaded.counts)
+	}
+	for i := range quiet.verdicts {
+		if !reflect.DeepEqual(quiet.verdicts[i], loaded.verdicts[i]) {
+			t.Errorf("campaign %d: verdicts differ:\n%v\n%v", i, quiet.verdicts[i], loaded.verdicts[i])
+		}
+		if len(quiet.recs[i]) == 0 || len(quiet.recs[i]) != len(loaded.recs[i]) {
+			t.Errorf("campaign %d: %d recordings, then %d", i, len(quiet.recs[i]), len(loaded.recs[i]))
+		}
+		for name, b := range quiet.recs[i] {
+			if string(loaded.recs[i][name]) != string(b) {
+				t.Errorf("campaign %d: recording %s differs beside the hogs", i, name)
+			}
+		}
+	}
+}
+
+// detRun is what TestDeterministicBesideHogs compares.
+type detRun struct {
+	counts   [2]string // weft check's distinct states and executions
+	verdicts []map[string]string
+	recs     []map[string][]byte
+}
+
+func deterministicRun(t *testing.T, dir string) detRun {
+	t.Helper()
+	var r detRun
+	out, _, code := weft(t, "check", "targets/quorum/quorum.model", "--variant", "fixed", "--depth", "6")
+	m := regexp.MustCompile(`explored (\d+) distinct states, (\d+) executions`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("weft check: exit %d, no counts in:\n%s", code, out)
+	}
+	r.counts = [2]string{m[1], m[2]}
+	for i, c := range []struct{ model, seeds string }{
+		{"targets/election/election.model", "20"},
+		{"targets/gothreads/gothreads.model", "4"},
+	} {
+		o := filepath.Join(dir, string(rune('a'+i)))
+		if out, stderr, code := weft(t, "campaign", c.model, "--seeds", c.seeds, "--record-all", "--out", o); code != 0 {
+			t.Fatalf("campaign %s: exit %d\n%s\n%s", c.model, code, out, stderr)
+		}
+		r.verdicts = append(r.verdicts, verdicts(t, o))
+		r.recs = append(r.recs, recordings(t, o))
+	}
+	return r
+}
+
+// startHogs starts n processes that spin forever and returns a function
+// that kills them; the test's cleanup kills them too.
+func startHogs(t *testing.T, n int) (stop func()) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for range n {
+		c := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
