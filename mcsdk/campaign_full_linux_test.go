@@ -29,8 +29,12 @@ func TestCampaignOnFullDiskKeepsEveryRun(t *testing.T) {
 	}
 	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
 	out := filepath.Join(mnt, "election")
+	// 60 seeds of two variants, about 7 KB of recording each, beside the
+	// dataset's reserve (dataset.ReserveSize, 1 MB): the 200 KB left fill
+	// up after about 30 runs.
+	const seeds = 60
 	done := 0
-	opts := mcsdk.CampaignOptions{Seeds: 150, Out: out, Jobs: 2, RecordAll: true,
+	opts := mcsdk.CampaignOptions{Seeds: seeds, Out: out, Jobs: 2, RecordAll: true,
 		Progress: func(p mcsdk.CampaignProgress) { done = p.Done }}
 	_, err := mcsdk.Campaign(context.Background(), m, opts)
 	if !errors.Is(err, syscall.ENOSPC) {
@@ -41,7 +45,7 @@ func TestCampaignOnFullDiskKeepsEveryRun(t *testing.T) {
 		t.Fatalf("the dataset is unreadable after the full disk: %v", rerr)
 	}
 	t.Logf("stopped after %d runs: %v", done, err)
-	if len(rows) != done || done == 0 || done == 300 {
+	if len(rows) != done || done == 0 || done == 2*seeds {
 		t.Fatalf("%d runs finished, %d rows kept (want all of them, and the disk full before the end)", done, len(rows))
 	}
 	unrecorded := 0
@@ -64,8 +68,8 @@ func TestCampaignOnFullDiskKeepsEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, want := verdicts(t, out), verdicts(t, ref)
-	if len(got) != 300 || len(got) != len(want) {
-		t.Fatalf("resumed dataset has %d rows, reference %d, want 300", len(got), len(want))
+	if len(got) != 2*seeds || len(got) != len(want) {
+		t.Fatalf("resumed dataset has %d rows, reference %d, want %d", len(got), len(want), 2*seeds)
 	}
 	for k, v := range want {
 		if got[k] != v {
