@@ -390,9 +390,9 @@ func processTree(pid int) []int {
 func TestCampaignJobSignalResumes(t *testing.T) {
 	dir := t.TempDir()
 	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "cut")
-	// Enough seeds that three cuts, each after one more verdict file, cannot
-	// reach the end however fast the runs are.
-	args := []string{"campaign", "targets/election/election.model", "--seeds", "600", "--variants", "bug", "-j", "2"}
+	// Enough seeds that three cuts, each after one more verdict file (at
+	// most 64 rows), cannot reach the end however fast the runs are.
+	args := []string{"campaign", "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2"}
 	if o, e, code := weft(t, append(args, "--out", ref)...); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, o, e)
 	}
@@ -402,7 +402,7 @@ func TestCampaignJobSignalResumes(t *testing.T) {
 	if o, e, code := weft(t, append(args, "--out", out)...); code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
 	}
-	sameRows(t, out, ref, 600)
+	sameRows(t, out, ref, 300)
 }
 
 // signalJob starts weft with args, waits until it has written a verdict
