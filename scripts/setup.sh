@@ -20,6 +20,7 @@ apt_packages=(
   redis-server                                 # targets/redis (TestRedisReplication)
   busybox socat                                # real programs under weft (targets/httpd, targets/socat)
   nats-server etcd-server                      # real Go servers over netlink (targets/nats, issue 37)
+  memcached redis-sentinel nginx-light tarantool rabbitmq-server zookeeper # issue 37's ladder (targets/real, scripts/ladder.sh)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,6 +72,7 @@ func TestProcfsProbe(t *testing.T) {
 	bin := buildProbe(t, "procfs", "-O1", "-Wall")
 	var outs [2][]byte
 	var hostPids []int
+	var refused []string
 	for i := range outs {
 		w, err := Start(Config{Nodes: []NodeSpec{{Path: bin}}})
 		if err != nil {
@@ -91,9 +93,17 @@ func TestProcfsProbe(t *testing.T) {
 			t.Fatalf("run %d: %v\n%s", i, f, w.Output(0))
 		}
 		outs[i] = w.Output(0)
+		refused = nil
+		for _, r := range w.Refusals() {
+			refused = append(refused, r.What)
+		}
 		w.Close()
 	}
 	out := string(outs[0])
+	// A refusal names the path as the node spelled it (never its host pid).
+	if !slices.Contains(refused, "/proc/self/environ") {
+		t.Errorf("refusals %q lack /proc/self/environ", refused)
+	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("two runs differ:\n%s\n----\n%s", outs[0], outs[1])
 	}
@@ -114,6 +124,8 @@ func TestProcfsProbe(t *testing.T) {
 		"stat /proc/1: -1 errno 2\n", "stat /proc/version: -1 errno 2\n", "stat own status: 0 errno 0\n",
 		"readlink own exe: ", ", same as self 1\n", "readlink /proc/1/exe: -1 errno 2\n", "chmod /proc/self/io: -1 errno 13\n",
 		"reopen a file outside for writing: -1 errno 13\n", "reopen /dev/null for writing: 0 errno 0\n",
+		"open own task comm for writing: 0 errno 0\n", "write own task comm: 11 errno 0\n",
+		"== /proc/thread-self/comm: 12 bytes\nprobe-named\n", "open own environ for writing: -1 errno 13\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
@@ -123,7 +135,7 @@ func TestProcfsProbe(t *testing.T) {
 		t.Errorf("maps lines keep a host device or inode:\n%s", out)
 	}
 	words := map[string]bool{}
-	for _, w := range regexp.MustCompile(`[0-9a-f-]+`).FindAllString(out, -1) {
+	for _, w := range regexp.MustCompile(`[0-9a-f-]+`).FindAllString(out+strings.Join(refused, "\n"), -1) {
 		words[w] = true
 	}
 	var host []string

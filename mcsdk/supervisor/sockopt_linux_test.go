@@ -29,6 +29,7 @@ func TestSocketOptionsUnderWeft(t *testing.T) {
 		{level: unix.IPPROTO_TCP, name: unix.TCP_MAXSEG, get: true},
 		{level: unix.SOL_SOCKET, name: unix.SO_PRIORITY},
 		{level: unix.SOL_SOCKET, name: unix.SO_OOBINLINE},
+		{level: unix.SOL_SOCKET, name: unix.SO_INCOMING_NAPI_ID, get: true}, // the JVM's NIO asks at start-up
 		{level: unix.IPPROTO_IP, name: unix.IP_TOS},
 		{level: unix.IPPROTO_IP, name: unix.IP_RECVERR},
 		{level: unix.IPPROTO_IPV6, name: unix.IPV6_TCLASS, family: "6"},

@@ -75,7 +75,7 @@ var procFiles = []procFile{
 	{"/proc/self/smaps_rollup", procVirtual, (*call).procSmapsRollup, "the span of maps, every size 0 kB"},
 	{"/proc/self/cmdline", procNative, nil, "the node's own arguments"},
 	{"/proc/self/environ", procNative, nil, "the node's own environment"},
-	{"/proc/self/comm", procNative, nil, "the thread's name, as the node set it"},
+	{"/proc/self/comm", procNative, nil, "the thread's name, as the node set it; writable, as prctl(PR_SET_NAME) (glibc's pthread_setname_np of another thread)"},
 	{"/proc/self/auxv", procNative, nil, "the auxiliary vector weft patched (weft's vDSO, AT_RANDOM from the run)"},
 	{"/proc/self/limits", procVirtual, func(c *call) []byte { return c.limits().ProcLimits() }, "its virtual resource limits, as getrlimit reads them (vkernel.Limits)"},
 	{"/proc/self/fd", procNative, nil, "its descriptor numbers"},
@@ -202,9 +202,9 @@ func (c *call) ownTask(v int64) *task {
 }
 
 // openProcFile serves an open of the clean absolute path if the table
-// covers it; ok is false for any other path, and for an open for writing
-// of one of the caller's own native files, which the run directory's
-// guard decides.
+// covers it; ok is false for any other path. An open for writing of one
+// of the caller's own native files is refused unless it names a thread's
+// name (comm) or a descriptor of the run directory.
 func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	key, own := path, procOwn{}
 	if o, ok := c.ownProcPath(path); ok {
@@ -228,8 +228,11 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case procVirtual:
 		return c.installFile(f.content(c), oflags), true
 	}
-	if openWrites(oflags) && !c.mayWrite(own.host, true, true) {
-		return c.refuseWrite(own.host), true // a descriptor reopened for writing: only one of the run directory's
+	if openWrites(oflags) && key != "/proc/self/comm" && !c.mayWrite(own.host, true, true) {
+		// A descriptor reopened for writing: only one of the run
+		// directory's. The refusal names the path as the node spelled
+		// it, never the host's pids.
+		return c.refuseWrite(path), true
 	}
 	return c.openHostProc(own.host, oflags), true
 }

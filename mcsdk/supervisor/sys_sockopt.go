@@ -89,6 +89,10 @@ var readOnlyOptions = map[sockopt]string{
 	{unix.SOL_SOCKET, unix.SO_DOMAIN}:     "SO_DOMAIN",
 	{unix.SOL_SOCKET, unix.SO_PROTOCOL}:   "SO_PROTOCOL",
 	{unix.SOL_SOCKET, unix.SO_ACCEPTCONN}: "SO_ACCEPTCONN",
+	// The NAPI id of the device queue a socket last received from: 0,
+	// none, as Linux reports for loopback (the JVM asks, as it starts,
+	// whether the option is supported).
+	{unix.SOL_SOCKET, unix.SO_INCOMING_NAPI_ID}: "SO_INCOMING_NAPI_ID",
 }
 
 // Setsockopt implements setsockopt(2) for socketOptions; any other option
@@ -217,7 +221,8 @@ func (n *node) timeout(v *vfd, name uint64) int64 {
 }
 
 // Getsockopt implements getsockopt(2): SO_ERROR (a refused connect's
-// ECONNREFUSED, once), SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ACCEPTCONN, and
+// ECONNREFUSED, once), SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ACCEPTCONN,
+// SO_INCOMING_NAPI_ID (0), and
 // the options of socketOptions (their Linux default until set).
 func sysGetsockopt(c *call) result {
 	v := c.vsock(c.arg(0))
@@ -266,6 +271,8 @@ func (c *call) optionValue(s *netsim.Socket, opt sockopt) ([]byte, unix.Errno) {
 		return intOpt(map[netsim.Kind]int{netsim.Stream: unix.IPPROTO_TCP, netsim.Dgram: unix.IPPROTO_UDP}[s.Kind]), 0
 	case sockopt{unix.SOL_SOCKET, unix.SO_ACCEPTCONN}:
 		return boolOpt(s.Listening()), 0
+	case sockopt{unix.SOL_SOCKET, unix.SO_INCOMING_NAPI_ID}:
+		return intOpt(0), 0
 	case sockopt{unix.SOL_SOCKET, unix.SO_SNDBUF}:
 		return intOpt(s.SndBuf()), 0
 	case sockopt{unix.SOL_SOCKET, unix.SO_RCVBUF}:

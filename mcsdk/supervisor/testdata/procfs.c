@@ -74,6 +74,15 @@ static void paths(void) {
 	printf("readlink own exe: %zd, same as self %d\n", k, k == k2 && k > 0 && memcmp(buf, buf + 128, k) == 0);
 	result("readlink /proc/1/exe", readlink("/proc/1/exe", buf, sizeof buf));
 	result("chmod /proc/self/io", chmod("/proc/self/io", 0600));
+	/* A thread's name, set as glibc's pthread_setname_np sets another
+	 * thread's (memcached names its workers so), then read back. */
+	snprintf(own, sizeof own, "/proc/self/task/%d/comm", (int)gettid());
+	int comm = open(own, O_WRONLY);
+	result("open own task comm for writing", comm >= 0 ? 0 : -1);
+	result("write own task comm", write(comm, "probe-named", 11));
+	close(comm);
+	dump("/proc/thread-self/comm");
+	result("open own environ for writing", open("/proc/self/environ", O_WRONLY));
 	int ro = open("/etc/hostname", O_RDONLY);
 	snprintf(own, sizeof own, "/proc/self/fd/%d", ro);
 	result("reopen a file outside for writing", open(own, O_WRONLY));

@@ -1,0 +1,190 @@
+//go:build linux
+
+// Package ladder runs issue 37's ladder: unmodified Debian servers, each
+// started by the real weft binary from its model in targets/real, asked a
+// real protocol request, judged by the model's invariants (which name the
+// correct reply), and run twice per seed with byte-identical results.
+package ladder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rung is one program of the ladder.
+type rung struct {
+	name  string // the row's name: the program
+	model string // relative to targets/real
+	needs []string
+	// pending, when set, says why the program does not serve yet: the row
+	// is skipped and scripts/ladder.sh counts it as not serving.
+	pending string
+	// refusals the run may report (substrings of a refusal's text); any
+	// other refusal fails the row.
+	refusals []string
+	env      []string // added to weft's environment
+}
+
+// rdtscNative is the refusal weft reports where it cannot patch a TSC
+// read and this machine cannot trap it (branch cpuid's work): the run
+// goes on, and the two runs of each seed must still agree.
+const rdtscNative = "rdtsc"
+
+// tscTrap makes weft trap the TSC from the start, for JIT runtimes
+// whose code weft cannot patch (the JVM's code cache is writable and
+// executable).
+const tscTrap = "WEFT_TSC=trap"
+
+// ladder is the table scripts/ladder.sh runs. Postgres is another
+// helper's (SysV IPC and users: branch postgres).
+var ladder = []rung{
+	{name: "memcached", model: "memcached/memcached.model", needs: []string{"/usr/bin/memcached"}},
+	{name: "redis-sentinel", model: "redis-sentinel/sentinel.model", needs: []string{"/usr/bin/redis-server", "/usr/bin/redis-sentinel"}},
+	{name: "python3", model: "python3/http.model", needs: []string{"/usr/bin/python3.11"}, refusals: []string{rdtscNative}},
+	{name: "node", model: "node/http.model", needs: []string{"/usr/bin/node"}},
+	{name: "etcd", model: "etcd/etcd.model", needs: []string{"/usr/bin/etcd"}},
+	{name: "nats", model: "nats/nats.model", needs: []string{"/usr/sbin/nats-server"}},
+	{name: "nginx", model: "nginx/nginx.model", needs: []string{"/usr/sbin/nginx"}},
+	{name: "postgres", pending: "SysV shared memory and running as a user: branch postgres"},
+	{name: "zookeeper", model: "zookeeper/zookeeper.model", needs: []string{"/usr/bin/java", "/usr/share/java/zookeeper.jar"},
+		env: []string{tscTrap}, refusals: []string{rdtscNative}},
+	{name: "rabbitmq", pending: "beam.smp's JIT code cannot be patched for the TSC; with WEFT_TSC=trap its epmd exits at setsid (EPERM), so Erlang distribution fails (targets/real/README.md)"},
+	{name: "tarantool", model: "tarantool/tarantool.model", needs: []string{"/usr/bin/tarantool"}},
+}
+
+// weftBin is the weft binary the rows run, built once by TestMain.
+var weftBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "weft-ladder")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	weftBin = filepath.Join(dir, "weft")
+	if out, err := exec.Command("go", "build", "-o", weftBin, "../../cmd/weft").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building weft: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestLadder runs every program of the ladder under weft on seeds 1 and
+// 2, twice each: each run must hold (the model's invariants demand the
+// correct reply to the client's request, checked after quiescence) with
+// no refusal beyond the row's, and both runs of a seed must print the
+// same result (weft run --json: verdict, steps, virtual time, choices,
+// messages, final state, syscalls and refusals; the wall time aside).
+// A missing program fails the row when CI=true (scripts/setup.sh installs
+// them), else skips it. Each run's wall time is logged: the program's
+// start-up and request, under weft.
+func TestLadder(t *testing.T) {
+	for _, r := range ladder {
+		t.Run(r.name, func(t *testing.T) {
+			if r.pending != "" {
+				t.Skip("pending: " + r.pending)
+			}
+			requirePrograms(t, r.needs)
+			for _, seed := range []int{1, 2} {
+				first := runSeed(t, r, seed)
+				second := runSeed(t, r, seed)
+				if !bytes.Equal(first, second) {
+					t.Errorf("seed %d: two runs differ:\n%s", seed, firstDifference(first, second))
+				}
+			}
+		})
+	}
+}
+
+// requirePrograms fails (CI=true) or skips the row when a program is
+// missing.
+func requirePrograms(t *testing.T, paths []string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing (scripts/setup.sh installs it): %v", p, err)
+			}
+			t.Skipf("%s is missing (scripts/setup.sh installs it)", p)
+		}
+	}
+}
+
+// runResult is the part of weft run --json the ladder judges.
+type runResult struct {
+	Verdict  string
+	Detail   string
+	Wall     int64
+	Refusals []struct {
+		Node                     int
+		Call, What, Answer, Rule string
+	}
+}
+
+// runSeed runs the row's model once on seed and checks its verdict and
+// refusals; it returns the JSON result with the wall time zeroed.
+func runSeed(t *testing.T, r rung, seed int) []byte {
+	t.Helper()
+	cmd := exec.Command(weftBin, "run", "--json", "--seed", fmt.Sprint(seed), r.model)
+	cmd.Env = append(os.Environ(), r.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var res runResult
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+		t.Fatalf("seed %d: weft run: %v, %v\n%s", seed, err, jerr, stderr.String())
+	}
+	t.Logf("seed %d: %s in %.1f s of wall time", seed, res.Verdict, wall.Seconds())
+	if res.Verdict != "holds" || err != nil {
+		t.Fatalf("seed %d: %s (%v): %s\n%s", seed, res.Verdict, err, res.Detail, stderr.String())
+	}
+	for _, f := range res.Refusals {
+		text := fmt.Sprintf("n%d %s %s: %s; %s", f.Node, f.Call, f.What, f.Answer, f.Rule)
+		if !allowed(text, r.refusals) {
+			t.Errorf("seed %d: refused %s", seed, text)
+		}
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &generic); err != nil {
+		t.Fatal(err)
+	}
+	delete(generic, "Wall")
+	b, err := json.MarshalIndent(generic, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// allowed reports whether a refusal's text contains one of the row's
+// allowed substrings.
+func allowed(text string, subs []string) bool {
+	for _, s := range subs {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstDifference shows the first line at which a and b differ.
+func firstDifference(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
+}
