@@ -195,6 +195,7 @@ func (n *node) release() {
 		delete(n.fds, fd)
 	}
 	n.releaseVclocks()
+	n.sysvRelease()
 	if n.listener >= 0 {
 		unix.Close(n.listener)
 		n.listener = -1
@@ -981,6 +982,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			return [32]byte{}, err
 		}
 		hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
+		n.hashSysv(put, func(b []byte) { h.Write(b) })
 	}
 	h.Write(extra)
 	w.hashClocks(h)
