@@ -20,6 +20,7 @@ apt_packages=(
   redis-server                                 # targets/redis (TestRedisReplication)
   busybox socat                                # real programs under weft (targets/httpd, targets/socat)
   nats-server etcd-server                      # real Go servers over netlink (targets/nats, issue 37)
+  postgresql-15 postgresql-client-15           # targets/real/postgres (SysV IPC, a node as user postgres)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -303,7 +303,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETPGID:                 served("getpgid", sysGetpgid),
 	unix.SYS_SETPGID:                 served("setpgid", sysSetpgid),
 	unix.SYS_GETSID:                  served("getsid", sysGetsid),
-	unix.SYS_SETSID:                  servedPartly("setsid", sysSetsid, "a node already leads its process group, so EPERM, as Linux answers"),
+	unix.SYS_SETSID:                  servedPartly("setsid", sysSetsid, "the main process leads its group, so EPERM, as Linux answers; a child gets its pid, but sessions are not modelled"),
 	unix.SYS_SET_TID_ADDRESS:         served("set_tid_address", sysSetTidAddress),
 	unix.SYS_RSEQ:                    servedPartly("rseq", sysRseq, "refused with ENOSYS: the kernel would write the CPU id into node memory"),
 	unix.SYS_RSEQ_SLICE_YIELD:        refused("rseq_slice_yield", unix.ENOSYS, "rseq is refused"),
