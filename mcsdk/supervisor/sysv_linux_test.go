@@ -84,3 +84,34 @@ func TestSysvHostUnseen(t *testing.T) {
 		t.Errorf("host segment holds %q", mem[:32])
 	}
 }
+
+// TestSysvSegmentHashed: a segment's bytes are part of World.Hash even
+// where no process maps them any more. Two worlds whose nodes wrote the
+// same byte into a detached segment hash alike, one that wrote another
+// byte differently (HashGlobals: the processes' own memory, where argv
+// differs, is not hashed).
+func TestSysvSegmentHashed(t *testing.T) {
+	bin := buildProbe(t, "sysvhash", "-O1", "-Wall")
+	hash := func(arg string) [32]byte {
+		w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{arg}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if f := w.Failure(); f != nil {
+			t.Fatalf("%s: %v", arg, f)
+		}
+		h, err := w.Hash(HashGlobals, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	a, again, b := hash("a"), hash("a"), hash("b")
+	if a != again {
+		t.Error("the same segment bytes hash differently")
+	}
+	if a == b {
+		t.Error("different segment bytes hash alike")
+	}
+}
