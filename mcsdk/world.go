@@ -96,6 +96,9 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 				spec.AfterPorts = append(spec.AfterPorts, uint16(m.BasePort+j))
 			}
 			spec.StartDelay = d.StartDelayUS * 1000
+			if u := d.User; u != nil {
+				spec.User = &supervisor.User{Name: u.Name, UID: u.UID, GID: u.GID, Groups: u.Groups}
+			}
 		}
 		cfg.Nodes = append(cfg.Nodes, spec)
 	}

@@ -454,6 +454,21 @@ judge_tty() {
 	OUT=$log
 }
 
+# sysv: a host SysV object (segment, queue or semaphore set) holding a
+# marker is neither found by its key nor reached by its id: it keeps its
+# content, counts and last pids, and the marker is not in the output.
+judge_sysv() {
+	local kind=${ARGS[1]} key id before after
+	key=$((0x77650000 + RANDOM))
+	id=$("$PROBE" --host sysv make "$kind" "$key" "$MARK") || { SEEN="not judged: the host $kind object could not be made"; return; }
+	before=$("$PROBE" --host sysv state "$kind" "$id")
+	run_node "$1" sysv "$kind" "$key" "$id"
+	after=$("$PROBE" --host sysv state "$kind" "$id")
+	"$PROBE" --host sysv rm "$kind" "$id"
+	[[ $before == "$after" ]] || SEEN="host $kind object changed: $before -> $after"
+	[[ $SEEN ]] || contains "$MARK"
+}
+
 # --- the probes -------------------------------------------------------------
 # Parameters: @D the outside directory, @V a host file in it, @VD a host
 # directory in it; @P the sleeper's pid, @A an address in its stack, @E
@@ -466,6 +481,7 @@ probes() {
 for m in creat openat2 trunc; do probe files "sym-dangling-$m" c dangling "$m" @D; done
 for op in creat mkdir mknod symlink bind renameout link; do probe files "sym-dir-$op" c dangling "dir-$op" @D; done
 probe othernode sym-other-node c othernode
+for k in shm msg sem; do probe sysv "sysv-$k" c sysv "$k"; done
 for op in creat; do probe files "chain-$op" c path chain "$op" @D/f; done
 for op in openwr chmod chown truncate utimes setxattr; do probe files "chain-$op" c path chain "$op" @V; done
 for op in unlink renamein; do probe files "chaindir-$op" c path chaindir "$op" @V; done

@@ -2,8 +2,10 @@ package model
 
 import (
 	"fmt"
+	"os/user"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +22,7 @@ import (
 //	start_after = "primary"              # a role or "n0" (or a list): start once they accept connections
 //	start_delay = 5000                   # virtual µs after that (or after the run's start)
 //	files  = ["ca.pem"]                  # copied from beside the model into the run directory
+//	user   = "postgres"                  # run as this host user (its uid, gid, groups); its run directory is its own
 //	templates = ["node.conf"]            # the same, {placeholders} filled for the node
 type NodeDef struct {
 	Role   string
@@ -39,6 +42,9 @@ type NodeDef struct {
 	// k-th node of the entry has port NAME = Ports[NAME]+k; they add to,
 	// or replace, target.ports.
 	Ports map[string]int
+	// User is the host user the node runs as (user = "postgres"),
+	// looked up when the model loads; nil: as weft runs.
+	User  *NodeUser
 	first int // the index of the entry's first node
 	Pos   Pos // the entry's header
 	after []string
@@ -50,7 +56,14 @@ type EnvVar struct {
 }
 
 // nodeKeys are the keys a [[node]] entry takes.
-var nodeKeys = []string{"role", "binary", "args", "env", "count", "start_after", "start_delay", "files", "templates", "ports"}
+var nodeKeys = []string{"role", "binary", "args", "env", "count", "start_after", "start_delay", "files", "templates", "ports", "user"}
+
+// NodeUser is a host user a node runs as: its name and ids.
+type NodeUser struct {
+	Name     string
+	UID, GID uint32
+	Groups   []uint32 // its groups, the primary one included
+}
 
 // RunDir is what {rundir} stands for: the node's working directory, which
 // is its private run directory (created for every run, removed after it,
@@ -187,6 +200,9 @@ func (p *parser) nodes() {
 		p.startKeys(t, path, &d)
 		d.Files = p.nodeFiles(t, path)
 		d.Ports = p.portTable(t, path)
+		if name, ok := p.getString(t, path, "user"); ok {
+			d.User = p.nodeUser(name, path+".user", i)
+		}
 		d.first = len(defs)
 		count := int64(1)
 		if c, ok := p.getInt(t, path, "count"); ok {
@@ -387,4 +403,39 @@ func (m *Model) NodePort(i int, name string) (int, bool) {
 		return b + i, true
 	}
 	return 0, false
+}
+
+// nodeUser looks up the host user name (user = "..."), an error at key
+// if there is none.
+func (p *parser) nodeUser(name, key string, i int) *NodeUser {
+	u, err := user.Lookup(name)
+	if err != nil {
+		p.errAt(p.loc.valPos(key), "node[%d].user: no user %q on this host", i, name)
+		return nil
+	}
+	nu := &NodeUser{Name: name}
+	ids := []string{u.Uid, u.Gid}
+	groups, err := u.GroupIds()
+	if err == nil {
+		ids = append(ids, groups...)
+	}
+	for k, s := range ids {
+		v, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			p.errAt(p.loc.valPos(key), "node[%d].user %q: id %q is not a number", i, name, s)
+			return nil
+		}
+		switch k {
+		case 0:
+			nu.UID = uint32(v)
+		case 1:
+			nu.GID = uint32(v)
+		default:
+			nu.Groups = append(nu.Groups, uint32(v))
+		}
+	}
+	if len(nu.Groups) == 0 {
+		nu.Groups = []uint32{nu.GID}
+	}
+	return nu
 }

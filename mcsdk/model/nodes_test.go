@@ -112,6 +112,7 @@ start_after = "seed"
 start_delay = 3000
 [[node]]
 start_after = ["n2", "n1", "seed"]
+user = "nobody"
 [client]
 start = "up"
 [[client.request]]
@@ -132,6 +133,9 @@ send = "x"
 	}
 	if got := m.NodeArgs(0); !slices.Equal(got, []string{"/m/dir/conf"}) {
 		t.Errorf("NodeArgs(0) = %q, want {modeldir} = /m/dir", got)
+	}
+	if u := m.NodeDefs[3].User; u == nil || u.Name != "nobody" || u.UID != 65534 || len(u.Groups) == 0 || m.NodeDefs[0].User != nil {
+		t.Errorf("users: node 3 %+v, node 0 %+v; want nobody (65534) and none", u, m.NodeDefs[0].User)
 	}
 	if !m.Client.Start.Up {
 		t.Error("client.start = \"up\" not read")
@@ -191,7 +195,8 @@ func TestNodesAndQueriesBad(t *testing.T) {
 	tests := []struct {
 		name, src, want, at string
 	}{
-		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count, start_after, start_delay, files, templates, ports)", "rol"},
+		{"node key", head + "[[node]]\nrol = \"x\"\n", "4:1: unknown key rol in [node] (allowed: role, binary, args, env, count, start_after, start_delay, files, templates, ports, user)", "rol"},
+		{"node user", head + "[[node]]\nuser = \"no-such-user-weft\"\n", `4:8: node[0].user: no user "no-such-user-weft" on this host`, `"no-such-user-weft"`},
 		{"start_after unknown", head + "[[node]]\nrole = \"a\"\n[[node]]\nstart_after = \"b\"\n", `6:15: node[1].start_after: "b" is neither a node (n0..n1) nor a role (roles: a)`, `"b"`},
 		{"start_after node", head + "[[node]]\nstart_after = \"n2\"\n", `4:15: node[0].start_after: no node n2 (nodes n0..n0)`, `"n2"`},
 		{"start_after self", head + "[[node]]\nrole = \"w\"\ncount = 2\nstart_after = \"w\"\n", `6:15: node[0].start_after: "w" names the node itself (n0)`, `"w"`},

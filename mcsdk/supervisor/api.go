@@ -27,6 +27,16 @@ type NodeSpec struct {
 	// Files are written into the node's run directory (Config.DataDirs)
 	// before it first starts, as durable content.
 	Files []NodeFile
+	// User, if set, is the user the node runs as (sys_user.go); nil: as
+	// weft runs.
+	User *User
+}
+
+// User is a host user a node runs as: its name (for messages) and ids.
+type User struct {
+	Name     string
+	UID, GID uint32
+	Groups   []uint32
 }
 
 // NodeFile is a file a node finds in its run directory when it starts:

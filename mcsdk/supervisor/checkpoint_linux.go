@@ -206,6 +206,8 @@ func (n *node) checkpointable() error {
 		return errors.New("is running")
 	case n.sigScan:
 		return errors.New("has a native signalfd")
+	case n.hasSegments():
+		return errors.New("has SysV shared memory segments")
 	}
 	t := n.tasks[0]
 	switch {

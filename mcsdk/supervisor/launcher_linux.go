@@ -128,6 +128,8 @@ type launchRequest struct {
 	// template starts the node as a fork of a template of its kind when
 	// it can be (template_linux.go).
 	template bool
+	// user is the user the node runs as (sys_user.go); nil: weft's.
+	user *User
 }
 
 type launchResult struct {
@@ -243,12 +245,20 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		return launchResult{err: err}, randomAt
 	}
 	defer null.Close()
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if exe, extra, err = asUser(r, exe, extra, sys); err != nil {
+		pw.Close()
+		for _, f := range extra {
+			f.Close()
+		}
+		return launchResult{err: err}, randomAt
+	}
 	files := append([]*os.File{null, null, null, pw}, extra...)
 	attr := &os.ProcAttr{
 		Dir:   r.dir,
 		Env:   r.env,
 		Files: files,
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
+		Sys:   sys,
 	}
 	p, err := os.StartProcess(exe, argv, attr)
 	pw.Close()

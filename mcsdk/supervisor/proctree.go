@@ -189,6 +189,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 	}
 	p.status = ws
 	w.dropTable(n, p)
+	n.sysvExit(p)
 	w.releaseVfork(p)
 	for _, c := range n.procs {
 		if c.parent == p { // orphans: their parent is now outside the node

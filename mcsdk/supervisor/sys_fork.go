@@ -92,6 +92,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	child.p = cp
 	n.procs = append(n.procs, cp)
 	n.tasks = append(n.tasks, child)
+	n.sysvFork(parent, cp)
 	// The kernel stored the host pid; the processes see the virtual one.
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
 		c.writeU32(ptid, uint32(cp.vpid))
@@ -155,6 +156,7 @@ func sysExecve(c *call) result {
 	}
 
 	c.w.dropClosedOnExec(n, t.tid)
+	n.sysvExec(p)
 	if p == nil {
 		n.base = 0 // the main process has a new executable
 		n.vdso = vdso

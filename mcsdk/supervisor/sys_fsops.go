@@ -87,6 +87,7 @@ func mkdirAt(c *call, a fsArg, mode uint32) result {
 		if err := unix.Mkdirat(dir, name, perm); err != nil {
 			return err
 		}
+		c.ownNew(dir, name)
 		return unix.Fchmodat(dir, name, perm, 0) // weft's own umask must not apply
 	}))
 }
@@ -229,7 +230,13 @@ func symlinkAt(c *call, targetAddr uint64, a fsArg) result {
 	if fail != nil {
 		return *fail
 	}
-	return answer(atParent(p, func(dir int, name string) error { return unix.Symlinkat(target, dir, name) }))
+	return answer(atParent(p, func(dir int, name string) error {
+		if err := unix.Symlinkat(target, dir, name); err != nil {
+			return err
+		}
+		c.ownNew(dir, name)
+		return nil
+	}))
 }
 
 // Mknod implements mknod(2): regular files, FIFOs and sockets; a device
@@ -256,6 +263,7 @@ func mknodAt(c *call, a fsArg, mode uint32) result {
 		if err := unix.Mknodat(dir, name, mode&unix.S_IFMT|perm, 0); err != nil {
 			return err
 		}
+		c.ownNew(dir, name)
 		return unix.Fchmodat(dir, name, perm, 0)
 	}))
 }

@@ -93,6 +93,14 @@ func sysGetsid(c *call) result {
 	return ret(1)
 }
 
-// Setsid implements setsid(2): a process group leader may not create a
-// session (setsid(2), EPERM).
-func sysSetsid(c *call) result { return errno(unix.EPERM) }
+// Setsid implements setsid(2): a process group leader (the node's main
+// process) may not create a session (setsid(2), EPERM); a child process
+// is answered its own pid, as Linux answers, but sessions are not
+// modelled: it stays in the node's group and session (getpgid, getsid),
+// and nothing changes on the host (postgres's children call it).
+func sysSetsid(c *call) result {
+	if p := c.t.p; p != nil {
+		return ret(p.vpid)
+	}
+	return errno(unix.EPERM)
+}

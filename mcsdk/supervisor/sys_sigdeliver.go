@@ -320,6 +320,8 @@ func (c *call) interruptAnswer(sig int) result {
 			return cont() // the kernel takes the awaited signal
 		}
 		return errno(unix.EINTR)
+	case unix.SYS_SEMOP, unix.SYS_SEMTIMEDOP, unix.SYS_MSGSND, unix.SYS_MSGRCV:
+		return c.sysvInterrupted()
 	case unix.SYS_FUTEX:
 		c.n.futexRemove(c.t)
 		c.t.woken = false

@@ -108,6 +108,9 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 // openHost opens the canonical host path p for the node and hands it the
 // descriptor; a file it creates gets mode less the node's umask.
 func (c *call) openHost(p string, oflags uint64, mode uint32, create bool) result {
+	if r, denied := c.userDenied(p, oflags, create); denied {
+		return r
+	}
 	fd, err := openBeneath(p, oflags&^unix.O_CLOEXEC, mode)
 	if err != nil {
 		return errno(errnoOf(err))
@@ -115,6 +118,7 @@ func (c *call) openHost(p string, oflags uint64, mode uint32, create bool) resul
 	defer unix.Close(fd)
 	if create {
 		unix.Fchmod(fd, mode&^c.umask()&0o7777) // weft's own umask must not apply
+		c.ownNew(fd, "")
 	}
 	tfd, err := injectFD(c.n.listener, c.req.ID, fd, oflags&unix.O_CLOEXEC != 0)
 	if err != nil {

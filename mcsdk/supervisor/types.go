@@ -74,6 +74,7 @@ type node struct {
 	self     *proc              // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
 	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
+	sysv     *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
 	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
 	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr

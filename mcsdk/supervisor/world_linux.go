@@ -55,6 +55,10 @@ func Start(cfg Config) (*World, error) {
 			}
 		}
 	}
+	if err := w.giveRunDirs(); err != nil {
+		w.Close()
+		return nil, err
+	}
 	if err := w.initRunDirs(); err != nil {
 		w.Close()
 		return nil, err
@@ -91,7 +95,7 @@ func (w *World) launch(n *node) error {
 	var random [16]byte
 	w.rand.Read(random[:])
 	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates()})
+		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates() && spec.User == nil, user: spec.User})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
@@ -195,6 +199,7 @@ func (n *node) release() {
 		delete(n.fds, fd)
 	}
 	n.releaseVclocks()
+	n.sysvRelease()
 	if n.listener >= 0 {
 		unix.Close(n.listener)
 		n.listener = -1
@@ -981,6 +986,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			return [32]byte{}, err
 		}
 		hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
+		n.hashSysv(put, func(b []byte) { h.Write(b) })
 	}
 	h.Write(extra)
 	w.inodes.Digest(put) // the next virtual inode numbers

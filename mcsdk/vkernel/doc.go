@@ -16,8 +16,9 @@
 // in it), a virtual file, or an errno; never "let the host kernel decide".
 //
 // Beside the view: virtual ids (IDs: pids, tids, process groups),
-// virtual resource limits (Limits), and virtual inode and device numbers
-// (Inodes). A node's run directory has a virtual name, RunDir(i)
+// virtual resource limits (Limits), virtual inode and device numbers
+// (Inodes), and each node's SysV IPC namespace (IPC: semaphore sets,
+// message queues, shared memory segments' identities and counts). A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
 // paths a node is shown are still the host's (issue 36 §5: getcwd,
 // /proc/self/{cwd,exe} and argv[0] are not yet virtual).

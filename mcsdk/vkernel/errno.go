@@ -6,25 +6,34 @@ import "strconv"
 // architecture share these), which the supervisor returns as it is.
 type Errno int
 
-// The error numbers path resolution answers (errno(3)).
+// The error numbers path resolution and SysV IPC answer (errno(3)).
 const (
 	EPERM        Errno = 1
 	ENOENT       Errno = 2
+	E2BIG        Errno = 7
 	EBADF        Errno = 9
+	EAGAIN       Errno = 11
+	ENOMEM       Errno = 12
 	EACCES       Errno = 13
 	EEXIST       Errno = 17
 	EXDEV        Errno = 18
 	ENOTDIR      Errno = 20
 	EISDIR       Errno = 21
 	EINVAL       Errno = 22
+	ENOSPC       Errno = 28
 	EROFS        Errno = 30
+	ERANGE       Errno = 34
 	ENAMETOOLONG Errno = 36
+	ENOMSG       Errno = 42
+	EIDRM        Errno = 43
 	ELOOP        Errno = 40
+	EFBIG        Errno = 27
 )
 
 var errnoNames = map[Errno]string{
 	EPERM: "EPERM", ENOENT: "ENOENT", EBADF: "EBADF", EACCES: "EACCES", EEXIST: "EEXIST", EXDEV: "EXDEV",
 	ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EROFS: "EROFS", ENAMETOOLONG: "ENAMETOOLONG", ELOOP: "ELOOP",
+	E2BIG: "E2BIG", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", ENOSPC: "ENOSPC", ERANGE: "ERANGE", ENOMSG: "ENOMSG", EIDRM: "EIDRM", EFBIG: "EFBIG",
 }
 
 func (e Errno) Error() string {

@@ -29,6 +29,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
@@ -1099,6 +1103,107 @@ static int h_setlk(char **a) {
 	return 0;
 }
 
+// SysV IPC (issue 37): the node looks for a host object by its key and
+// by its id, reads it and tries to change it and remove it. KIND is shm,
+// msg or sem.
+struct rtmsg {
+	long type;
+	char text[64];
+};
+
+static int p_sysv(char **a) {
+	const char *kind = a[0];
+	key_t key = (key_t)strtol(a[1], NULL, 0);
+	int id = atoi(a[2]);
+	if (!strcmp(kind, "shm")) {
+		rc("shmget by key", shmget(key, 0, 0));
+		char *p = shmat(id, NULL, 0);
+		if (p == (void *)-1) {
+			rc("shmat by id", -1);
+		} else {
+			out("READ %.40s\n", p);
+			strcpy(p, "pwned");
+			shmdt(p);
+		}
+		rc("shmctl rmid", shmctl(id, IPC_RMID, NULL));
+	} else if (!strcmp(kind, "msg")) {
+		rc("msgget by key", msgget(key, 0));
+		struct rtmsg m = {0};
+		if (rc("msgrcv by id", msgrcv(id, &m, sizeof m.text, 0, IPC_NOWAIT)) >= 0)
+			out("READ %.40s\n", m.text);
+		m.type = 1;
+		strcpy(m.text, "pwned");
+		rc("msgsnd by id", msgsnd(id, &m, 5, IPC_NOWAIT));
+		rc("msgctl rmid", msgctl(id, IPC_RMID, NULL));
+	} else {
+		rc("semget by key", semget(key, 0, 0));
+		rc("semctl getval", semctl(id, 0, GETVAL));
+		rc("semctl setval", semctl(id, 0, SETVAL, 7));
+		struct sembuf b = {.sem_num = 0, .sem_op = -1, .sem_flg = IPC_NOWAIT};
+		rc("semop", semop(id, &b, 1));
+		rc("semctl rmid", semctl(id, 0, IPC_RMID));
+	}
+	return 0;
+}
+
+// h_sysv: the host side of p_sysv. make KIND KEY MARK creates a host
+// object holding MARK and prints its id; state KIND ID prints what a node
+// must not change; rm KIND ID removes it.
+static int h_sysv(char **a) {
+	const char *op = a[0], *kind = a[1];
+	if (!strcmp(op, "make")) {
+		key_t key = (key_t)strtol(a[2], NULL, 0);
+		int id;
+		if (!strcmp(kind, "shm")) {
+			id = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0666);
+			char *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+			if (p == (void *)-1)
+				return 1;
+			snprintf(p, 64, "%s", a[3]);
+			shmdt(p);
+		} else if (!strcmp(kind, "msg")) {
+			id = msgget(key, IPC_CREAT | IPC_EXCL | 0666);
+			struct rtmsg m = {.type = 1};
+			snprintf(m.text, sizeof m.text, "%s", a[3]);
+			if (id < 0 || msgsnd(id, &m, strlen(m.text), 0) < 0)
+				return 1;
+		} else {
+			id = semget(key, 1, IPC_CREAT | IPC_EXCL | 0666);
+			if (id < 0 || semctl(id, 0, SETVAL, 3) < 0)
+				return 1;
+		}
+		return printf("%d\n", id), 0;
+	}
+	int id = atoi(a[2]);
+	if (!strcmp(op, "rm")) {
+		if (!strcmp(kind, "shm"))
+			return shmctl(id, IPC_RMID, NULL) < 0;
+		if (!strcmp(kind, "msg"))
+			return msgctl(id, IPC_RMID, NULL) < 0;
+		return semctl(id, 0, IPC_RMID) < 0;
+	}
+	if (!strcmp(kind, "shm")) {
+		struct shmid_ds ds;
+		char *p = shmat(id, NULL, SHM_RDONLY);
+		if (p == (void *)-1 || shmctl(id, IPC_STAT, &ds) < 0)
+			return printf("gone\n"), 0;
+		// Not shm_lpid or shm_atime: this helper's own attach sets them.
+		printf("content %.64s nattch %lu\n", p, (unsigned long)ds.shm_nattch - 1);
+		shmdt(p);
+	} else if (!strcmp(kind, "msg")) {
+		struct msqid_ds ds;
+		if (msgctl(id, IPC_STAT, &ds) < 0)
+			return printf("gone\n"), 0;
+		printf("qnum %lu cbytes %lu lspid %d lrpid %d\n", (unsigned long)ds.msg_qnum, (unsigned long)ds.__msg_cbytes, (int)ds.msg_lspid, (int)ds.msg_lrpid);
+	} else {
+		struct semid_ds ds;
+		if (semctl(id, 0, IPC_STAT, &ds) < 0)
+			return printf("gone\n"), 0;
+		printf("val %d pid %d otime %ld\n", semctl(id, 0, GETVAL), semctl(id, 0, GETPID), (long)ds.sem_otime);
+	}
+	return 0;
+}
+
 static int helper(int argc, char **argv) {
 	const char *h = argv[2];
 	if (!strcmp(h, "snap"))
@@ -1111,6 +1216,8 @@ static int helper(int argc, char **argv) {
 		return h_kmsg(argv + 3);
 	if (!strcmp(h, "setlk"))
 		return h_setlk(argv + 3);
+	if (!strcmp(h, "sysv"))
+		return h_sysv(argv + 3);
 	fprintf(stderr, "probe: unknown helper %s\n", h);
 	return 2;
 }
@@ -1137,7 +1244,7 @@ int main(int argc, char **argv) {
 	    {"getfd", p_getfd},     {"signal", p_signal},     {"prio", p_prio},     {"tty", p_tty},
 	    {"lock", p_lock},       {"inherit", p_inherit},   {"cpu", p_cpu},       {"vvar", p_vvar},
 	    {"clock", p_clock},     {"host", p_host},         {"bomb", p_bomb},     {"uffd", p_uffd},
-	    {"fifo", p_fifo},
+	    {"fifo", p_fifo},       {"sysv", p_sysv},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
