@@ -17,7 +17,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-
 )
 
 // Packages of modules fetched by %go get run compiled, never interpreted:
@@ -110,8 +109,8 @@ func linkedModules(main string) ([]*debug.Module, error) {
 
 // modSession is the work module of a session's compiled packages.
 type modSession struct {
-	dir   string // the work module
-	kb    *kernelBuild
+	dir string // the work module
+	kb  *kernelBuild
 	// fixed are the module versions interpreted cells use: the kernel's.
 	fixed map[string]string
 	// fixedBy names who fixed each version, for refusals.

@@ -118,15 +118,15 @@ func (e *Error) Error() string { return e.Name + ": " + e.Value }
 // imported by default) and opts.Symbols bound.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		imported:   map[string]string{},
-		names:      map[string]bool{},
-		packages:   map[string]bool{},
-		pkgNames:   map[string]string{},
-		checked:    map[string]error{},
-		fetched:    map[string]bool{},
-		src:        sessionSource{imports: map[string]string{}, only: map[string]bool{}},
-		docs:       map[string]string{},
-		gopath:     opts.GoPath,
+		imported: map[string]string{},
+		names:    map[string]bool{},
+		packages: map[string]bool{},
+		pkgNames: map[string]string{},
+		checked:  map[string]error{},
+		fetched:  map[string]bool{},
+		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}},
+		docs:     map[string]string{},
+		gopath:   opts.GoPath,
 	}
 	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
