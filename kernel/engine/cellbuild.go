@@ -246,11 +246,11 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 	p := e.cellProgram(items)
 	show := p.show
 	bin := filepath.Join(dir, "cell")
-	out, err := e.buildCell(ctx, m.dir, dir, p.text(show))
+	out, err := e.buildCell(ctx, m.dir, dir, p.text(show), p.runs)
 	if err != nil && show && p.showLine > 0 && strings.Contains(out, fmt.Sprintf("cell:%d:", p.showLine)) {
 		// The last expression has no single value: run it as a statement.
 		show = false
-		out, err = e.buildCell(ctx, m.dir, dir, p.text(false))
+		out, err = e.buildCell(ctx, m.dir, dir, p.text(false), p.runs)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -278,12 +278,17 @@ func (e *Engine) notCompiled(why string, fallback, err error) error {
 	return refusal("the cell must run compiled (%s), and it cannot be compiled:\n%s", why, msg)
 }
 
-// buildCell writes the program and builds it; out is the compiler's output.
-func (e *Engine) buildCell(ctx context.Context, work, dir, text string) (string, error) {
+// buildCell writes the program and builds it (linked into dir/cell if
+// link); out is the compiler's output.
+func (e *Engine) buildCell(ctx context.Context, work, dir, text string, link bool) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(text), 0o644); err != nil {
 		return err.Error(), err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "cell"), "./weftcell")
+	args := []string{"build", "./weftcell"}
+	if link {
+		args = []string{"build", "-o", filepath.Join(dir, "cell"), "./weftcell"}
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	var b bytes.Buffer
@@ -489,28 +494,18 @@ func (p *cellProg) text(show bool) string {
 	for _, d := range p.decls {
 		body.WriteString(d + "\n\n")
 	}
-	body.WriteString("func main() {\n")
-	for _, s := range p.stmts {
-		body.WriteString(s + "\n")
-	}
-	for _, v := range definedVars(p.stmts) {
-		body.WriteString("_ = " + v + "\n")
-	}
-	if p.last != "" {
-		fmt.Fprintf(&body, "//line cell:%d:1\n", p.lastLine)
-		if show {
-			body.WriteString("_weft_show(" + p.last + ")\n")
-		} else {
-			body.WriteString(p.last + "\n")
-		}
-	}
-	body.WriteString("}\n")
-	if show {
-		body.WriteString(showFunc)
+	if p.runs {
+		p.mainFunc(&body, show)
 	}
 	used := selectorNames(body.String())
 	var b strings.Builder
-	b.WriteString("package main\n\nimport (\n")
+	// Declarations alone are compiled as a library package: type-checked,
+	// not linked.
+	name := "weftcell"
+	if p.runs {
+		name = "main"
+	}
+	fmt.Fprintf(&b, "package %s\n\nimport (\n", name)
 	names := make([]string, 0, len(p.imports))
 	for n := range p.imports {
 		names = append(names, n)
@@ -527,6 +522,29 @@ func (p *cellProg) text(show bool) string {
 	b.WriteString(")\n\n")
 	b.WriteString(body.String())
 	return b.String()
+}
+
+// mainFunc writes main: the cell's statements, then its last expression.
+func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
+	body.WriteString("func main() {\n")
+	for _, s := range p.stmts {
+		body.WriteString(s + "\n")
+	}
+	for _, v := range definedVars(p.stmts) {
+		body.WriteString("_ = " + v + "\n")
+	}
+	if p.last != "" {
+		fmt.Fprintf(body, "//line cell:%d:1\n", p.lastLine)
+		if show {
+			body.WriteString("_weft_show(" + p.last + ")\n")
+		} else {
+			body.WriteString(p.last + "\n")
+		}
+	}
+	body.WriteString("}\n")
+	if show {
+		body.WriteString(showFunc)
+	}
 }
 
 // showFunc reports the last expression's value to the kernel on fd 3.
