@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -431,9 +432,11 @@ func (e *Engine) cellProgram(items []item) *cellProg {
 			cellKeys = append(cellKeys, k...)
 		}
 	}
-	for _, d := range e.src.needed(items, cellKeys) {
+	needed := e.src.needed(items, cellKeys)
+	for _, d := range needed {
 		p.decls = append(p.decls, fmt.Sprintf("//line cell#%d:%d:1\n%s", d.cell, d.line, d.text))
 	}
+	p.decls = append(p.decls, e.injected(items, needed, cellKeys)...)
 	sessionFuncs := map[string]int{} // results of session functions
 	for i, it := range items {
 		switch {
@@ -471,6 +474,76 @@ func (e *Engine) cellProgram(items []item) *cellProg {
 		}
 	}
 	return p
+}
+
+// injected declares, as package vars with their current values, the
+// interpreter's variables set by statements of earlier cells (x := 1)
+// that the cell or the declarations it needs use, when the value can be
+// written as a Go literal: booleans, numbers and strings, and arrays,
+// slices and maps of them. Others stay undefined in the compiled cell (a
+// compile error). Assignments the compiled cell makes are not seen by
+// interpreted cells.
+func (e *Engine) injected(items []item, needed []declSrc, cellKeys []string) []string {
+	use := map[string]bool{}
+	for _, it := range items {
+		for _, id := range idents(it.text) {
+			use[id] = true
+		}
+	}
+	for _, d := range needed {
+		for _, id := range idents(d.text) {
+			use[id] = true
+		}
+	}
+	g, ok := e.globals()
+	if !ok {
+		return nil
+	}
+	var names []string
+	for n := range use {
+		if v := g[n]; v.IsValid() && !e.names[n] && !e.src.only[n] && !slices.Contains(cellKeys, n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		if lit, ok := goLiteral(g[n]); ok {
+			out = append(out, fmt.Sprintf("var %s %s = %s", n, g[n].Type(), lit))
+		}
+	}
+	return out
+}
+
+// goLiteral writes v as Go source, if its type is made of predeclared
+// types only and its value has a literal (no NaN or infinity).
+func goLiteral(v reflect.Value) (string, bool) {
+	if !v.IsValid() || !v.CanInterface() || !literalType(v.Type()) {
+		return "", false
+	}
+	s := fmt.Sprintf("%#v", v.Interface())
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+		return "", false
+	}
+	return s, true
+}
+
+// literalType reports whether %#v of a value of t is Go source of type t.
+func literalType(t reflect.Type) bool {
+	if t.Name() != "" && t.PkgPath() != "" {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	case reflect.Slice, reflect.Array:
+		return literalType(t.Elem())
+	case reflect.Map:
+		return literalType(t.Key()) && literalType(t.Elem())
+	}
+	return false
 }
 
 // funcResults returns the number of results of the functions of a declaration.
