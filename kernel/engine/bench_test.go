@@ -40,7 +40,7 @@ func BenchmarkCompiledModule(b *testing.B) {
 // generic function), compiled with the go toolchain and run in a child
 // process: "first" is a program never built before (each iteration
 // another constant, so another compile and link), "cached" the same cell
-// again (go build finds its binary up to date).
+// again (its binary, kept by the digest of the program, is run without a build).
 func BenchmarkCompiledCell(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()

@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -246,12 +248,11 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 	}
 	p := e.cellProgram(items)
 	show := p.show
-	bin := filepath.Join(dir, "cell")
-	out, err := e.buildCell(ctx, m.dir, dir, p.text(show), p.runs)
+	bin, out, err := e.buildCell(ctx, m.dir, dir, p.text(show), p.runs)
 	if err != nil && show && p.showLine > 0 && strings.Contains(out, fmt.Sprintf("cell:%d:", p.showLine)) {
 		// The last expression has no single value: run it as a statement.
 		show = false
-		out, err = e.buildCell(ctx, m.dir, dir, p.text(false), p.runs)
+		bin, out, err = e.buildCell(ctx, m.dir, dir, p.text(false), p.runs)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -279,29 +280,41 @@ func (e *Engine) notCompiled(why string, fallback, err error) error {
 	return refusal("the cell must run compiled (%s), and it cannot be compiled:\n%s", why, msg)
 }
 
-// buildCell writes the program and builds it (linked into dir/cell if
-// link); out is the compiler's output.
-func (e *Engine) buildCell(ctx context.Context, work, dir, text string, link bool) (string, error) {
+// buildCell writes the program and builds it; out is the compiler's
+// output. If link, bin is the executable, named by a digest of the
+// program and the work module's go.mod and go.sum: a program built before
+// in this session is not built again.
+func (e *Engine) buildCell(ctx context.Context, work, dir, text string, link bool) (bin, out string, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(text), 0o644); err != nil {
-		return err.Error(), err
+		return "", err.Error(), err
 	}
 	args := []string{"build", "./weftcell"}
 	if link {
-		args = []string{"build", "-o", filepath.Join(dir, "cell"), "./weftcell"}
+		h := sha256.New()
+		h.Write([]byte(text))
+		for _, f := range []string{"go.mod", "go.sum"} {
+			b, _ := os.ReadFile(filepath.Join(work, f))
+			h.Write(b)
+		}
+		bin = filepath.Join(dir, "cell-"+hex.EncodeToString(h.Sum(nil))[:20])
+		if _, err := os.Stat(bin); err == nil {
+			return bin, "", nil
+		}
+		args = []string{"build", "-o", bin, "./weftcell"}
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
-	err := cmd.Run()
+	err = cmd.Run()
 	var keep []string
 	for _, l := range strings.Split(b.String(), "\n") {
 		if l != "" && !strings.HasPrefix(l, "# ") {
 			keep = append(keep, l)
 		}
 	}
-	return strings.Join(keep, "\n"), err
+	return bin, strings.Join(keep, "\n"), err
 }
 
 // runChild runs the built cell; its output goes to the cell's streams.
@@ -379,7 +392,7 @@ func (e *Engine) noteCompiled(items []item) {
 			for _, s := range parseImports(it.text) {
 				n := e.specName(s)
 				e.src.imports[n] = canonical(s.path)
-				if e.imported[n] != canonical(s.path) {
+				if e.fetched[canonical(s.path)] {
 					e.src.only[n] = true
 				}
 			}

@@ -59,7 +59,7 @@ func readKernelBuild() (*kernelBuild, error) {
 	}
 	for _, d := range deps {
 		if d.Replace != nil {
-			return nil, fmt.Errorf("the kernel binary replaces module %s: plugins cannot be pinned to it", d.Path)
+			return nil, fmt.Errorf("the kernel binary replaces module %s: compiled cells cannot be pinned to its versions", d.Path)
 		}
 		k.deps[d.Path] = d.Version
 		fmt.Fprintf(&id, "dep %s %s\n", d.Path, d.Version)
