@@ -3,8 +3,8 @@
 # kernel/testdata/diff (or those named) with `go run` and in the kernel
 # through jupyter_client, compares the outputs exactly, and ends with
 # `kernel differential: N of M identical (R refused, W different)`.
-# Exits non-zero if any case gives a different output without an error
-# (a silent wrong answer) or does not run with go run.
+# Exits non-zero unless every case is identical (a refusal, a different
+# output or a program go run cannot run fails it). KDIFF_JOBS=N runs N cases at once (2).
 #   scripts/kernel-diff.sh [CASE...]      (CASE: a name such as mod_uuid)
 # Needs the go command, the Go module proxy and Debian's python3-jupyter-client.
 set -euo pipefail

@@ -7,42 +7,30 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
 	"go/scanner"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"plugin"
 	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-
-	"github.com/traefik/yaegi/interp"
 )
 
-// Packages of modules fetched by %go get run compiled, not interpreted.
-// The engine keeps a work module per session whose go.mod requires the
-// kernel binary's own dependency versions (runtime/debug.ReadBuildInfo)
-// and the modules %go get added. A package a cell imports from it is
-// compiled with the go command into a Go plugin that holds the package and
-// a yaegi symbol table for it (what `yaegi extract` generates, written by
-// a small generator built in the work module); the engine opens the plugin
-// and binds the table, as it binds the packages compiled into the kernel.
-// A plugin shares every package it has in common with the kernel binary,
-// so both must be built by the same toolchain, with the same flags and the
-// same versions: the go command must be the kernel's own Go release, the
-// kernel must be built with cgo (it is dynamically linked), and a module
-// that needs another version of a module the kernel links is refused,
-// naming both versions. Plugins are cached under the GoPath's
-// pkg/weft-plugins, keyed by the kernel's toolchain, build settings and
-// dependency versions, the work module's build list and the packages, so a
-// second %go get of the same module in any later session is a lookup.
+// Packages of modules fetched by %go get run compiled, never interpreted:
+// the cells that use them are compiled with the go toolchain and run in a
+// child process (cellbuild.go). The engine keeps a work module per session
+// whose go.mod requires the kernel binary's own dependency versions
+// (runtime/debug.ReadBuildInfo), so compiled cells see the versions of
+// gonum, arrow-go… that interpreted cells see, and the modules %go get
+// added. A module that needs another version of a module the kernel links
+// is refused, naming both versions: interpreted and compiled cells of one
+// session would otherwise use two versions of one package. The go command
+// must be the kernel's own Go release (the work module's go line).
 
-// kernelBuild is what a plugin must share with the running binary.
+// kernelBuild is the running binary's toolchain and dependency versions.
 type kernelBuild struct {
 	goVersion string            // runtime.Version(), e.g. "go1.26.8"
 	deps      map[string]string // module path -> version linked into the kernel
@@ -51,8 +39,7 @@ type kernelBuild struct {
 	key       string            // digest of all the above
 }
 
-// readKernelBuild reads the running binary's build information; it fails
-// when plugins cannot be loaded into it.
+// readKernelBuild reads the running binary's build information.
 func readKernelBuild() (*kernelBuild, error) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -72,16 +59,14 @@ func readKernelBuild() (*kernelBuild, error) {
 	}
 	for _, d := range deps {
 		if d.Replace != nil {
-			return nil, fmt.Errorf("the kernel binary replaces module %s: plugins cannot be pinned to it", d.Path)
+			return nil, fmt.Errorf("the kernel binary replaces module %s: compiled cells cannot be pinned to its versions", d.Path)
 		}
 		k.deps[d.Path] = d.Version
 		fmt.Fprintf(&id, "dep %s %s\n", d.Path, d.Version)
 	}
-	cgo := false
 	for _, s := range bi.Settings {
 		switch {
 		case s.Key == "CGO_ENABLED":
-			cgo = s.Value == "1"
 			k.env = append(k.env, s.Key+"="+s.Value)
 		case s.Key == "GOAMD64" || s.Key == "GOARM64" || s.Key == "GOEXPERIMENT":
 			k.env = append(k.env, s.Key+"="+s.Value)
@@ -90,15 +75,10 @@ func readKernelBuild() (*kernelBuild, error) {
 			k.flags = append(k.flags, s.Key)
 		case s.Key == "-tags":
 			k.flags = append(k.flags, "-tags="+s.Value)
-		case s.Key == "-buildmode" && s.Value != "exe" && s.Value != "pie":
-			return nil, fmt.Errorf("the kernel binary is built with -buildmode=%s: it cannot load plugins", s.Value)
 		default:
 			continue
 		}
 		fmt.Fprintf(&id, "set %s=%s\n", s.Key, s.Value)
-	}
-	if !cgo {
-		return nil, errors.New("the kernel binary is built with CGO_ENABLED=0: Go plugins need cgo")
 	}
 	sum := sha256.Sum256([]byte(id.String()))
 	k.key = hex.EncodeToString(sum[:])
@@ -129,11 +109,9 @@ func linkedModules(main string) ([]*debug.Module, error) {
 
 // modSession is the work module of a session's compiled packages.
 type modSession struct {
-	dir   string // the work module
-	kb    *kernelBuild
-	cache string // where plugins are kept
-	// fixed are the module versions packages already loaded were built
-	// with: the kernel's, then the build lists of the plugins opened.
+	dir string // the work module
+	kb  *kernelBuild
+	// fixed are the module versions interpreted cells use: the kernel's.
 	fixed map[string]string
 	// fixedBy names who fixed each version, for refusals.
 	fixedBy map[string]string
@@ -153,7 +131,7 @@ func (e *Engine) modules(ctx context.Context) (*modSession, error) {
 		return nil, err
 	}
 	if got := strings.TrimSpace(v.String()); got != kb.goVersion {
-		return nil, magicError("compiled modules: the go command is %s, the kernel was built by %s: plugins need the kernel's own Go release on PATH", got, kb.goVersion)
+		return nil, magicError("compiled modules: the go command is %s, the kernel was built by %s: compiled cells need the kernel's own Go release on PATH", got, kb.goVersion)
 	}
 	dir, err := os.MkdirTemp("", "weft-modules-")
 	if err != nil {
@@ -162,7 +140,7 @@ func (e *Engine) modules(ctx context.Context) (*modSession, error) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), workGoMod(kb), 0o644); err != nil {
 		return nil, magicError("compiled modules: %v", err)
 	}
-	m := &modSession{dir: dir, kb: kb, cache: filepath.Join(e.gopath, "pkg", "weft-plugins"),
+	m := &modSession{dir: dir, kb: kb,
 		fixed: map[string]string{}, fixedBy: map[string]string{}}
 	for p, v := range kb.deps {
 		m.fixed[p], m.fixedBy[p] = v, "the kernel links"
@@ -286,109 +264,6 @@ func (m *modSession) listPackages(ctx context.Context, e *Engine, paths []string
 	return pkgs, missing, nil
 }
 
-// compilePackages builds (or finds in the cache) the plugin of pkgs and binds the
-// symbol tables it holds.
-func (e *Engine) compilePackages(ctx context.Context, pkgs []goPackage) error {
-	m := e.mods
-	list, err := m.buildList(ctx, e)
-	if err != nil {
-		return err
-	}
-	mods := make([]string, 0, len(list))
-	for p, v := range list {
-		mods = append(mods, p+" "+v)
-	}
-	slices.Sort(mods)
-	id := sha256.New()
-	fmt.Fprintf(id, "%s\n%s\n", m.kb.key, strings.Join(mods, "\n"))
-	var names []string
-	for _, p := range pkgs {
-		names = append(names, p.path)
-	}
-	slices.Sort(names)
-	fmt.Fprintf(id, "%s\n", strings.Join(names, "\n"))
-	so := filepath.Join(m.cache, hex.EncodeToString(id.Sum(nil))[:24]+".so")
-	if _, err := os.Stat(so); err == nil {
-		fmt.Fprintf(e.io.stderr, "compiled %s (cached)\n", strings.Join(names, " "))
-	} else {
-		fmt.Fprintf(e.io.stderr, "compiling %s\n", strings.Join(names, " "))
-		if err := m.build(ctx, e, names, so); err != nil {
-			return err
-		}
-	}
-	if err := e.bindPlugin(so); err != nil {
-		return err
-	}
-	for _, p := range names {
-		e.fetched[p] = true
-	}
-	for p, v := range list {
-		if _, ok := m.fixed[p]; !ok {
-			m.fixed[p], m.fixedBy[p] = v, "packages compiled earlier in this session use"
-		}
-	}
-	return nil
-}
-
-// build writes the symbol tables of pkgs into a new plugin package of the
-// work module and builds it into so.
-func (m *modSession) build(ctx context.Context, e *Engine, pkgs []string, so string) error {
-	// The plugin's package path is its identity in the process (Go
-	// refuses a second plugin of the same path): one per plugin file.
-	id := sha256.Sum256([]byte(so))
-	gen := filepath.Join(m.dir, "internal", "gensymbols")
-	pdir := filepath.Join(m.dir, "p"+hex.EncodeToString(id[:])[:20])
-	for _, d := range []string{gen, pdir, m.cache} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return magicError("compiling: %v", err)
-		}
-	}
-	files := map[string]string{
-		filepath.Join(gen, "main.go"):     genSymbolsMain,
-		filepath.Join(pdir, "symbols.go"): pluginMain,
-	}
-	for f, text := range files {
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			return magicError("compiling: %v", err)
-		}
-	}
-	args := append([]string{"run", "./internal/gensymbols", pdir}, pkgs...)
-	if err := e.goCmd(ctx, m.dir, e.io.stderr, args...); err != nil {
-		return magicError("symbol tables of %s: %v", strings.Join(pkgs, " "), err)
-	}
-	tmp := so + fmt.Sprintf(".%d.tmp", os.Getpid())
-	args = append(append([]string{"build", "-buildmode=plugin"}, m.kb.flags...), "-o", tmp, "./"+filepath.Base(pdir))
-	if err := e.goCmd(ctx, m.dir, e.io.stderr, args...); err != nil {
-		os.Remove(tmp)
-		return refusal("cannot compile %s: %v", strings.Join(pkgs, " "), err)
-	}
-	if err := os.Rename(tmp, so); err != nil {
-		return magicError("compiling: %v", err)
-	}
-	return nil
-}
-
-// bindPlugin opens the plugin so and binds its symbol tables.
-func (e *Engine) bindPlugin(so string) error {
-	p, err := plugin.Open(so)
-	if err != nil {
-		return refusal("cannot load the compiled packages: %v", err)
-	}
-	s, err := p.Lookup("Symbols")
-	if err != nil {
-		return refusal("compiled packages: %v", err)
-	}
-	tables, ok := s.(*map[string]map[string]reflect.Value)
-	if !ok {
-		return refusal("compiled packages: Symbols is a %T", s)
-	}
-	if err := e.in.Use(interp.Exports(*tables)); err != nil {
-		return refusal("compiled packages: %v", err)
-	}
-	e.noteBound(*tables)
-	return nil
-}
-
 // noteBound records the packages of symbol tables bound to the interpreter.
 func (e *Engine) noteBound(t map[string]map[string]reflect.Value) {
 	for k := range t {
@@ -397,119 +272,6 @@ func (e *Engine) noteBound(t map[string]map[string]reflect.Value) {
 			e.pkgNames[k[:i]] = k[i+1:]
 		}
 	}
-}
-
-// genSymbolsMain is the generator of symbol tables: yaegi's extract run in
-// the work module (it resolves packages from the current directory).
-const genSymbolsMain = `// Command gensymbols writes yaegi symbol tables of packages into a directory.
-package main
-
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-
-	"github.com/traefik/yaegi/extract"
-)
-
-func main() {
-	x := extract.Extractor{Dest: "main"}
-	for i, p := range os.Args[2:] {
-		f, err := os.Create(filepath.Join(os.Args[1], fmt.Sprintf("symbols%d.go", i)))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		if _, err := x.Extract(p, "", f); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", p, err)
-			os.Exit(1)
-		}
-		if err := f.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
-}
-`
-
-// pluginMain declares the table the generated files fill.
-const pluginMain = `// Package main is a plugin of compiled packages for weft's Go kernel.
-package main
-
-import "reflect"
-
-// Symbols are the yaegi symbol tables of the packages, by "path/name".
-var Symbols = map[string]map[string]reflect.Value{}
-`
-
-// checkNamedCrossing refuses a cell that uses a package compiled by %go
-// get and names a type declared by cells other than an interface: yaegi
-// builds such values with reflect, which cannot make named types, so
-// compiled code sees an int where Go passes a myInt (spf13/cast's
-// ToInt(myInt(7)) is 7, Go's 0) and an unnamed struct where Go passes a
-// point (hashstructure hashes the type's name: another hash). The check is
-// syntactic: a variable of such a type made in an earlier cell and passed
-// on its own is not seen.
-func (e *Engine) checkNamedCrossing(items []item) error {
-	names := map[string]string{} // import name -> fetched package path
-	for p := range e.fetched {
-		names[e.pkgNames[p]] = p // the name a cell's automatic import binds
-	}
-	for name, p := range e.imported {
-		if e.fetched[p] {
-			names[name] = p
-		}
-	}
-	for _, it := range items {
-		if it.kind == importItem {
-			for _, s := range parseImports(it.text) {
-				if p := canonical(s.path); e.fetched[p] {
-					names[e.specName(s)] = p
-				}
-			}
-		}
-		if it.kind == declItem {
-			for n := range plainTypes(it.text) {
-				e.plainTypes[n] = true
-			}
-		}
-	}
-	var pkg, typ string
-	for _, it := range items {
-		for _, id := range idents(it.text) {
-			if p, ok := names[id]; ok && pkg == "" {
-				pkg = p
-			}
-			if e.plainTypes[id] && typ == "" {
-				typ = id
-			}
-		}
-	}
-	if pkg == "" || typ == "" {
-		return nil
-	}
-	return refusal("the cell uses compiled package %s and type %s, declared by a cell: the interpreter builds its values without the type's name (a %s reaches compiled code as its underlying type, where Go passes a %s); pass values of predeclared or compiled types", pkg, typ, typ, typ)
-}
-
-// plainTypes returns the named types a declaration introduces, interfaces
-// and aliases excluded.
-func plainTypes(text string) map[string]bool {
-	out := map[string]bool{}
-	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, parser.SkipObjectResolution)
-	if err != nil {
-		return out
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		ts, ok := n.(*ast.TypeSpec)
-		if !ok || ts.Assign.IsValid() {
-			return true
-		}
-		if _, iface := ts.Type.(*ast.InterfaceType); !iface {
-			out[ts.Name.Name] = true
-		}
-		return true
-	})
-	return out
 }
 
 // idents returns the identifiers of Go source text, in order.

@@ -79,8 +79,8 @@ type Engine struct {
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
 	mods        *modSession     // the work module of compiled packages, made at first use
-	fetched     map[string]bool // packages compiled by %go get
-	plainTypes  map[string]bool // non-interface types cells declared
+	fetched     map[string]bool // packages fetched by %go get: used by compiled cells only
+	src         sessionSource   // what compiled cells are built from (cellbuild.go)
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -118,15 +118,15 @@ func (e *Error) Error() string { return e.Name + ": " + e.Value }
 // imported by default) and opts.Symbols bound.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		imported:   map[string]string{},
-		names:      map[string]bool{},
-		packages:   map[string]bool{},
-		pkgNames:   map[string]string{},
-		checked:    map[string]error{},
-		fetched:    map[string]bool{},
-		plainTypes: map[string]bool{},
-		docs:       map[string]string{},
-		gopath:     opts.GoPath,
+		imported: map[string]string{},
+		names:    map[string]bool{},
+		packages: map[string]bool{},
+		pkgNames: map[string]string{},
+		checked:  map[string]error{},
+		fetched:  map[string]bool{},
+		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}},
+		docs:     map[string]string{},
+		gopath:   opts.GoPath,
 	}
 	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
@@ -405,13 +405,38 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if err := e.checkImports(items); err != nil {
 		return Result{}, err
 	}
-	if err := e.checkCell(items); err != nil {
-		return Result{}, err
+	if why := e.compileReason(items); why != "" {
+		return e.runCompiled(ctx, items, why, nil)
 	}
+	if err := e.checkCell(items); err != nil {
+		// What the interpreter would compute differently runs compiled.
+		return e.runCompiled(ctx, items, err.(*Error).Value, nil)
+	}
+	res, ran, err := e.interpret(ctx, items)
+	if err != nil && !ran && isCompileError(err) {
+		// The interpreter cannot compile the cell and nothing ran: try
+		// the go toolchain; its failure reports the interpreter's error.
+		if r, cerr := e.runCompiled(ctx, items, "the interpreter cannot compile it", err); cerr == nil {
+			return r, nil
+		}
+	}
+	return res, err
+}
+
+// isCompileError reports whether err is the interpreter's compile error.
+func isCompileError(err error) bool {
+	ee, ok := err.(*Error)
+	return ok && ee.Name == "CompileError"
+}
+
+// interpret evaluates the cell's items with the interpreter; ran is true
+// once a run of statements or of var declarations was evaluated.
+func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran bool, err error) {
+	e.src.cells++
 	if auto := e.autoImports(items); len(auto) > 0 {
 		g := group{decl: true, imports: true, text: importText(auto), line: 1}
 		if _, err := e.in.EvalWithContext(ctx, g.text); err != nil {
-			return Result{}, e.cellError(ctx, err)
+			return Result{}, false, e.cellError(ctx, err)
 		}
 		e.noteGroup(g)
 	}
@@ -422,19 +447,25 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	gs := groups(items)
 	e.line1Decl = len(gs) > 0 && gs[0].line == 1 && gs[0].decl
 	for _, g := range gs {
+		orig := g.text
 		g.text = guardGoroutines(g.text, g.decl)
 		if err := e.forgetRedeclared(g); err != nil {
-			return Result{}, err
+			return Result{}, ran, err
 		}
 		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
-			return Result{}, e.errorIn(ctx, err, g, 0)
+			return Result{}, ran, e.errorIn(ctx, err, g, 0)
 		}
 		e.noteGroup(g)
+		if g.decl {
+			e.noteInterpreted(orig, g.line)
+		}
+		ran = ran || !g.decl || strings.Contains(orig, "var")
 	}
 	if last == nil {
-		return Result{}, nil
+		return Result{}, ran, nil
 	}
-	return e.evalLast(ctx, *last)
+	res, err = e.evalLast(ctx, *last)
+	return res, true, err
 }
 
 // evalLast evaluates the cell's final expression and renders its value.

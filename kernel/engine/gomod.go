@@ -13,14 +13,11 @@ import (
 // %go get MODULE@VERSION (or the import of a package that is neither bound
 // nor present under the GoPath) runs `go get` in the session's work module
 // (compiled.go): the go command resolves and downloads through the Go
-// module proxy (GOPROXY) into the module cache. The packages are compiled,
-// never interpreted: %go get compiles the package MODULE names (if it is
-// one) at once, other packages at their first import. Interpreter state is
-// untouched: earlier variables stay in scope.
-//
-// Cost: the first fetch of a module is a download and a compilation
-// (seconds); a module compiled before, in this session or another, is a
-// cached plugin opened in well under a second.
+// module proxy (GOPROXY) into the module cache. The packages are never
+// interpreted: cells that use them are compiled (cellbuild.go). %go get
+// builds the package MODULE names (if it is one) at once, so its errors
+// show there and the first cell that uses it finds Go's build cache warm.
+// Interpreter state is untouched: earlier variables stay in scope.
 
 // goGet fetches spec (module or package path, optionally @version) into
 // the work module and compiles the package it names.
@@ -45,10 +42,10 @@ func (e *Engine) goGet(ctx context.Context, spec string) error {
 		fmt.Fprintf(e.io.stdout, "%s ready: its packages compile at their first import\n", path)
 		return nil
 	}
-	if err := e.compilePackages(ctx, pkgs); err != nil {
+	if err := e.buildPackages(ctx, pkgs); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.io.stdout, "%s compiled, ready to import\n", path)
+	fmt.Fprintf(e.io.stdout, "%s compiled, ready to import (cells that use it run compiled)\n", path)
 	return nil
 }
 
@@ -88,7 +85,7 @@ func (e *Engine) fetchMissing(ctx context.Context, items []item) error {
 		for _, s := range parseImports(it.text) {
 			p := canonical(s.path)
 			first, _, _ := strings.Cut(p, "/")
-			if e.packages[p] || !strings.Contains(first, ".") || e.present(p) {
+			if e.packages[p] || e.fetched[p] || !strings.Contains(first, ".") || e.present(p) {
 				continue
 			}
 			need = append(need, p)
@@ -118,7 +115,26 @@ func (e *Engine) fetchMissing(ctx context.Context, items []item) error {
 	if len(missing) > 0 {
 		return magicError("cannot find package %s", strings.Join(missing, ", "))
 	}
-	return e.compilePackages(ctx, pkgs)
+	return e.buildPackages(ctx, pkgs)
+}
+
+// buildPackages builds pkgs in the work module (their errors show now,
+// and Go's build cache is warm for the cells that use them) and marks
+// them fetched: cells that import them run compiled.
+func (e *Engine) buildPackages(ctx context.Context, pkgs []goPackage) error {
+	var paths []string
+	for _, p := range pkgs {
+		paths = append(paths, p.path)
+	}
+	fmt.Fprintf(e.io.stderr, "compiling %s\n", strings.Join(paths, " "))
+	if err := e.goCmd(ctx, e.mods.dir, io.Discard, append([]string{"build"}, paths...)...); err != nil {
+		return refusal("cannot compile %s: %v", strings.Join(paths, " "), err)
+	}
+	for _, p := range pkgs {
+		e.fetched[p.path] = true
+		e.pkgNames[p.path] = p.name
+	}
+	return nil
 }
 
 // present reports whether package path p has sources under the GoPath

@@ -139,9 +139,6 @@ func (e *Engine) checkCell(items []item) error {
 			}
 		}
 	}
-	if err := e.checkNamedCrossing(items); err != nil {
-		return err
-	}
 	return e.checkTypeSwitches(items)
 }
 

@@ -841,8 +841,9 @@ hist
 ("markdown", """
 ## Any other module: `%go get`, with the session's state kept
 
-`%go get` runs the go command (through `GOPROXY`) and links the module's source where the interpreter finds it;
-`combined` from above is still in scope.
+`%go get` runs the go command (through `GOPROXY`) and builds the module's packages, pinned to the kernel's
+dependency versions; a cell that uses them is compiled and run in a child process, as `go run` would run it
+(`kernel/README.md`). `combined` from above is still in scope: its value is passed to the compiled cell.
 """),
 ("code", r"""
 %go get github.com/cespare/xxhash/v2@v2.3.0
@@ -850,8 +851,8 @@ hist
 ("code", r"""
 import "github.com/cespare/xxhash/v2"
 
-// (A module whose sources hold a construct the interpreter computes
-// differently from Go, such as github.com/google/uuid, is refused at import.)
+// (This cell runs compiled: it uses a package fetched by %go get.
+// combined, a float64 of the interpreter, is passed in as a literal.)
 id := xxhash.Sum64String(fmt.Sprintf("weft/election/%.6f", combined))
 fmt.Println("campaign id", id, "p =", combined)
 """),
