@@ -5,10 +5,14 @@ package vkernel
 // (mcsdk/supervisor/tscpatch_linux.go) and answers it from here. A node
 // sees one processor of weft's own:
 //
-//   - its vendor is "WeftVirtCPU0" and its brand "weft virtual CPU";
-//     family 6, model 0, stepping 0; one core, one thread, APIC id 0, no
-//     cache or TLB descriptors; CPU number 0 for rdpid, rdtscp and lsl
-//     (getcpu's segment);
+//   - its brand is "weft virtual CPU", family 6, model 0, stepping 0; one
+//     core, one thread, APIC id 0; caches of fixed sizes (leaf 4: 32 KiB
+//     L1d and L1i, 1 MiB L2, 8 MiB L3); CPU number 0 for rdpid, rdtscp and
+//     lsl (getcpu's segment). Its vendor is "GenuineIntel", not a string
+//     of weft's own: glibc (2.36) reads leaf 1 only for the vendors it
+//     knows, so under an unknown vendor it sees no SSE2 and the dynamic
+//     loader refuses libc ("CPU ISA level is lower than required"), and it
+//     reads cache sizes only from Intel's, AMD's or Zhaoxin's leaves;
 //   - its features are a fixed baseline, x86-64-v3 and the usual companions
 //     (VirtualFeatures), ANDed with the host's: a node is never told of a
 //     feature the host lacks (glibc's ifuncs would pick code that faults
@@ -34,7 +38,7 @@ type HostCPUID func(leaf, sub uint32) CPUIDRegs
 
 // The virtual CPU's identity.
 const (
-	CPUVendor    = "WeftVirtCPU0"
+	CPUVendor    = "GenuineIntel"
 	CPUBrand     = "weft virtual CPU"
 	cpuSignature = 0x600 // family 6, model 0, stepping 0
 	maxBasicLeaf = 0xd
@@ -143,6 +147,10 @@ func CPUID(leaf, sub uint32, host HostCPUID) CPUIDRegs {
 			return CPUIDRegs{}
 		}
 		return features(7, 0, host) // eax 0: no subleaf beyond 0
+	case 2: // one round of descriptors: 0xFF, "leaf 4 has them all"
+		return CPUIDRegs{A: 0xff01}
+	case 4:
+		return cache(sub)
 	case 0xb:
 		return topology(sub)
 	case 0xd:
@@ -157,7 +165,25 @@ func CPUID(leaf, sub uint32, host HostCPUID) CPUIDRegs {
 	case 0x80000008:
 		return CPUIDRegs{A: 48<<8 | 40} // 48 virtual, 40 physical address bits; one core
 	}
-	return CPUIDRegs{} // 2, 4, 6, 0x1f, 0x8000001e… : no caches, no topology beyond one thread
+	return CPUIDRegs{} // 6, 0x1f, 0x8000001e… : nothing, no topology beyond one thread
+}
+
+// caches are leaf 4's subleaves: type (1 data, 2 instruction, 3
+// unified), level, ways, sets, 64-byte lines, one thread per cache.
+var caches = []struct{ typ, level, ways, sets uint32 }{
+	{1, 1, 8, 64},    // L1d 32 KiB
+	{2, 1, 8, 64},    // L1i 32 KiB
+	{3, 2, 16, 1024}, // L2 1 MiB
+	{3, 3, 16, 8192}, // L3 8 MiB
+}
+
+// cache is leaf 4's subleaf sub (type 0, no cache, past the last).
+func cache(sub uint32) CPUIDRegs {
+	if int(sub) >= len(caches) {
+		return CPUIDRegs{}
+	}
+	c := caches[sub]
+	return CPUIDRegs{A: c.typ | c.level<<5 | 1<<8, B: (c.ways-1)<<22 | 63, C: c.sets - 1}
 }
 
 // topology is leaf 0xB's subleaf sub: one thread in one core, x2APIC id 0.

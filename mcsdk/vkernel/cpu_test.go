@@ -36,12 +36,15 @@ func TestCPUID(t *testing.T) {
 		host      HostCPUID
 		want      CPUIDRegs
 	}{
-		{"leaf 0: max leaf and vendor", 0, 0, fullHost, CPUIDRegs{A: 0xd, B: word("WeftVirtCPU0", 0), D: word("WeftVirtCPU0", 4), C: word("WeftVirtCPU0", 8)}},
+		{"leaf 0: max leaf and vendor", 0, 0, fullHost, CPUIDRegs{A: 0xd, B: 0x756e6547, D: 0x49656e69, C: 0x6c65746e}},
+		{"leaf 2: leaf 4 has the caches", 2, 0, fullHost, CPUIDRegs{A: 0xff01}},
+		{"leaf 4.0: L1d 8 ways 64 sets", 4, 0, fullHost, CPUIDRegs{A: 0x121, B: 7<<22 | 63, C: 63}},
+		{"leaf 4.3: L3 16 ways 8192 sets", 4, 3, fullHost, CPUIDRegs{A: 0x163, B: 15<<22 | 63, C: 8191}},
+		{"leaf 4.4: none", 4, 4, fullHost, CPUIDRegs{}},
 		{"leaf 1 on a full host: the baseline, no HTT, no hypervisor", 1, 0, fullHost, CPUIDRegs{A: 0x600, B: 0x10800, C: 0x7ed83203, D: 0x78bfbff}},
 		{"leaf 1 on a bare host: only what it has", 1, 0, bareHost, CPUIDRegs{A: 0x600, B: 0x10800, D: 1 << 26}},
 		{"leaf 7.0 on a full host", 7, 0, fullHost, CPUIDRegs{B: 0x208c0328, C: 1 << 22}},
 		{"leaf 7.1: nothing", 7, 1, fullHost, CPUIDRegs{}},
-		{"leaf 4: no cache descriptors", 4, 0, fullHost, CPUIDRegs{}},
 		{"leaf 0xb.0: one thread", 0xb, 0, fullHost, CPUIDRegs{B: 1, C: 0x100}},
 		{"leaf 0xb.1: one core", 0xb, 1, fullHost, CPUIDRegs{B: 1, C: 0x201}},
 		{"leaf 0xb.2: no level", 0xb, 2, fullHost, CPUIDRegs{C: 2}},
