@@ -207,9 +207,9 @@ func sweepStarts(t *testing.T, path string) map[int64]bool {
 // are loose; weft refuses to patch a mapping that shows them.
 func TestLooseBytes(t *testing.T) {
 	img := make([]byte, 64)
-	copy(img[4:], insnRdtsc)   // inside the covered range [0, 16)
-	copy(img[15:], insnRdtsc)  // running past its end
-	copy(img[30:], insnRdtscp) // outside
+	copy(img[4:], insnRdtsc)                 // inside the covered range [0, 16)
+	copy(img[15:], insnRdtsc)                // running past its end
+	copy(img[30:], insnRdtscp)               // outside
 	copy(img[8:], []byte{0x0f, 0xa2})        // a cpuid inside
 	copy(img[40:], []byte{0x0f, 0xc7, 0xf0}) // an rdrand outside
 	got, cpu, err := looseBytes(bytes.NewReader(img), int64(len(img)), [][2]int64{{0, 16}})
