@@ -129,14 +129,6 @@ func scanFileCached(path string, ino uint64) (*tscScan, error) {
 // say so); "" where it could.
 type patchWhy struct{ tsc, cpu string }
 
-// patchTSC patches every TSC read and CPU-identity instruction in pid's
-// executable mappings that overlap [lo, hi). It returns why it could not
-// patch the TSC reads ("" if it did); see patchCode.
-func patchTSC(pid int, lo, hi uint64, written bool) (string, error) {
-	why, err := patchCode(pid, lo, hi, written, true)
-	return why.tsc, err
-}
-
 // patchCode patches every CPU-identity instruction in pid's executable
 // mappings that overlap [lo, hi), and with tsc every TSC read too (until
 // one mapping's cannot be). It returns why it could not.
