@@ -204,8 +204,10 @@ func launchOne(r launchRequest) launchResult {
 		return res
 	}
 	pid := res.pid
-	if err := hideVvar(pid, true); err != nil {
-		return abandon(res, "%v", err)
+	if !r.notifyAll { // there weft itself would have to answer the injected mmap
+		if err := hideVvar(pid, true); err != nil {
+			return abandon(res, "%v", err)
+		}
 	}
 	if r.nativeTSC {
 		if err := unix.PtraceDetach(pid); err != nil {

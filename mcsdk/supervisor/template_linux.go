@@ -191,7 +191,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 		t.end()
 		return nil, fmt.Errorf("the execve's exit: %v", err)
 	}
-	if err := hideVvar(t.pid, false); err != nil {
+	if err := hideVvarUnlessNotifyAll(t.pid, false, r.notifyAll); err != nil {
 		t.end()
 		return nil, err
 	}

@@ -434,7 +434,7 @@ func (w *World) patchExec(t *task) error {
 		return nil
 	}
 	var err error
-	t.n.onTracer(func() { err = hideVvar(t.tid, true) })
+	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, w.cfg.NotifyAll) })
 	if err != nil {
 		return fmt.Errorf("%s: %v", t.name(), err)
 	}

@@ -100,3 +100,13 @@ func injectMmapNone(pid int, sysIP uint64, regs unix.PtraceRegs, addr, length ui
 func atSyscall(ws unix.WaitStatus) bool {
 	return ws.StopSignal() == unix.SIGTRAP|0x80 || ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == 0
 }
+
+// hideVvarUnlessNotifyAll is hideVvar, except where every syscall
+// notifies weft (Config.NotifyAll, a diagnostic mode): there the injected
+// mmap would wait for an answer nobody gives, and [vvar] stays mapped.
+func hideVvarUnlessNotifyAll(pid int, atExec, notifyAll bool) error {
+	if notifyAll {
+		return nil
+	}
+	return hideVvar(pid, atExec)
+}
