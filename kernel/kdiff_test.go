@@ -16,7 +16,10 @@ import (
 // (never a different output: kdiff.py reports that as DIFFERENT and the
 // script fails).
 var identicalCases = []string{"lang_channels", "lang_consts", "lang_embedding", "lang_maps_slices",
-	"lang_struct_compare", "mod_murmur3", "mod_runewidth", "mod_strcase", "mod_xxhash"}
+	"lang_struct_compare", "mod_blackfriday", "mod_decimal", "mod_gjson", "mod_glob", "mod_godiff",
+	"mod_govaluate", "mod_humanize", "mod_levenshtein", "mod_murmur3", "mod_pkgerrors", "mod_runewidth",
+	"mod_semver", "mod_shellquote", "mod_stats", "mod_strcase", "mod_ulid", "mod_uuid", "mod_xid",
+	"mod_xnethtml", "mod_xtext", "mod_xxhash"}
 
 // TestKernelDifferential runs scripts/kernel-diff.sh: each program of
 // testdata/diff with `go run` and in the kernel through jupyter_client.
@@ -25,7 +28,7 @@ var identicalCases = []string{"lang_channels", "lang_consts", "lang_embedding", 
 func TestKernelDifferential(t *testing.T) {
 	requireJupyter(t)
 	if testing.Short() {
-		t.Skip("runs 44 programs twice (minutes)")
+		t.Skip("runs every program of testdata/diff twice (minutes)")
 	}
 	results := filepath.Join(t.TempDir(), "results.json")
 	cmd := exec.Command("../scripts/kernel-diff.sh")

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ type CampaignOptions struct {
 	Registry         model.Registry
 	Preconditions    map[string]FaultPrecondition
 	Watchdog         time.Duration
+	Host             Host // how this host runs nodes (Host)
 	// Progress, if set, is called after every run (from one goroutine).
 	Progress func(CampaignProgress)
 	_        struct{}
@@ -302,7 +304,7 @@ dispatch:
 func (c *campaign) one(ctx context.Context, j job) {
 	bin := c.bins[j.variant]
 	opts := RunOptions{Variant: j.variant, Seed: uint64(j.seed), Preconditions: c.opts.Preconditions,
-		Watchdog: c.opts.Watchdog, Build: &bin, prep: c.prep}
+		Watchdog: c.opts.Watchdog, Host: c.opts.Host, Build: &bin, prep: c.prep}
 	res, err := Run(c.m, opts)
 	if cutShort(ctx, res, err) {
 		return
@@ -393,25 +395,36 @@ func (c *campaign) one(ctx context.Context, j job) {
 	}
 }
 
-// interruptGrace is how long a run whose node died or that failed waits
-// for the campaign's interruption before its outcome is believed.
-const interruptGrace = 50 * time.Millisecond
+// interruptGrace is how long a run whose node crashed waits for the
+// campaign's interruption before its outcome is believed; outsideGrace is
+// that wait for an outcome a job's cancellation typically causes: an
+// error (a node or its launcher killed while starting) or a node killed
+// by a termination signal weft did not send.
+const (
+	interruptGrace = 50 * time.Millisecond
+	outsideGrace   = 3 * time.Second
+)
 
 // cutShort reports whether a run's outcome may be the campaign's
 // interruption rather than the target's: the signal that stops a campaign
 // on a batch system (scancel, a time limit) reaches every process of the
 // job, the nodes too, which then die or fail to start. Such a run is not
 // kept; resuming the campaign reruns it. Only an error or a node crash can
-// be caused so, and the signal reaches weft within microseconds of its
-// nodes: those outcomes wait a moment for the interruption.
+// be caused so. The signal reaches weft within microseconds of its nodes,
+// but Go hands it to the campaign only when its signal goroutine runs,
+// which on a loaded machine takes far longer than the run's end takes to
+// be seen: outcomes a cancellation typically causes wait outsideGrace for
+// it, other crashes (SIGSEGV, an exit status) interruptGrace, and the
+// common outcomes not at all.
 func cutShort(ctx context.Context, res *RunResult, err error) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	if err == nil && res.Verdict != Error && !slices.Contains(res.Violated, "no_node_crash") {
+	grace := cutGrace(res, err)
+	if grace == 0 {
 		return false
 	}
-	t := time.NewTimer(interruptGrace)
+	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -419,6 +432,32 @@ func cutShort(ctx context.Context, res *RunResult, err error) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// cutGrace is how long cutShort waits for an interruption before it
+// believes a run's outcome (0: at once).
+func cutGrace(res *RunResult, err error) time.Duration {
+	switch {
+	case err != nil || res.Verdict == Error:
+		return outsideGrace
+	case !slices.Contains(res.Violated, "no_node_crash"):
+		return 0
+	case res.FirstViolation != nil && killedByTermination(res.FirstViolation.Why):
+		return outsideGrace
+	}
+	return interruptGrace
+}
+
+// killedByTermination reports whether a no_node_crash explanation ("node
+// 1 was killed by SIGTERM") names a signal batch systems and shells stop
+// jobs with.
+func killedByTermination(why string) bool {
+	_, sig, _ := strings.Cut(why, " was killed by ")
+	switch sig {
+	case "SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL":
+		return true
+	}
+	return false
 }
 
 func sep(s string) string {

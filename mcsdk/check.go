@@ -90,7 +90,19 @@ type CheckOptions struct {
 	// prefix (sched.Explorer.Checkpoints; DefaultCheckpoints is a good
 	// bound); worlds that cannot be copied are replayed. 0: replay only.
 	Checkpoints int
-	_           struct{}
+	// Deepen searches with bound 1, 2, ... up to the depth, each search
+	// complete (sched.Explorer.Deepen), so that a search stopped early
+	// (Stop, Context: an interrupt or a time budget) still says which
+	// depth it fully covered (CheckResult.Covered); the first violation
+	// found is then a shortest one. The counts add the shallower
+	// searches' work.
+	Deepen bool
+	// Deepened, if set, is called with Deepen each time a depth is fully
+	// covered, with that search's distinct states and executions.
+	Deepened func(covered, states, executions int)
+	// Host is how this host runs nodes (Host).
+	Host Host
+	_    struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.
@@ -124,6 +136,18 @@ type CheckResult struct {
 	// violation was found, else Error-free and empty: nothing is claimed
 	// beyond what was explored.
 	Interrupted bool
+	// StoppedBy says what ended an interrupted search: "time" (the
+	// Context's deadline: a time budget) or "interrupt".
+	StoppedBy string `json:",omitempty"`
+	// Covered is the depth fully covered: every state within that many
+	// actions was checked (with the reduction: the observed states of
+	// every execution that long); Depth when the search completed, -1
+	// when not even the initial state was (sched.Result.Covered).
+	Covered int
+	// Reached is the deepest depth at which a new state was met: with
+	// Covered below it, that depth was partially covered.
+	Reached     int
+	Deepened    bool  // CheckOptions.Deepen
 	Depth       int   // the depth bound
 	ByDepth     []int // distinct states first reached at each depth
 	Duration    time.Duration
@@ -195,6 +219,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Host.apply(&t.cfg)
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.checkRunDirs(sp)
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
@@ -210,6 +235,11 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
 	x.Checkpoints = opts.Checkpoints
+	x.Deepen = opts.Deepen
+	res.Deepened = opts.Deepen
+	if opts.Deepened != nil {
+		x.Deepened = func(covered int, r sched.Result) { opts.Deepened(covered, r.States, r.Executions) }
+	}
 	var found *Violation
 	var mu sync.Mutex
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
@@ -230,10 +260,16 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	out, err := run()
 	ranAt := x.Depth
+	x.Deepen = false
+	if opts.Deepen {
+		// Deepening found the violation with the bound at its length,
+		// none being within one action less: a shortest one.
+		ranAt, res.Shortest = len(out.Path), out.Violated
+	}
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
 	// path is a shortest one within the abstraction.
-	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && len(out.Path) > 1 {
+	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && len(out.Path) > 1 {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		prev := found
@@ -265,6 +301,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
 	res.Checkpoints, res.ReplayedSteps = cps, out.ReplayedSteps
+	res.Covered, res.Reached = out.Covered, out.Reached
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:
@@ -275,6 +312,10 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return res, err
 	case out.Stopped:
 		res.Interrupted = true // no verdict: the bound was not covered
+		res.StoppedBy = "interrupt"
+		if opts.Context != nil && errors.Is(opts.Context.Err(), context.DeadlineExceeded) {
+			res.StoppedBy = "time"
+		}
 	default:
 		res.Verdict = Holds
 	}

@@ -70,3 +70,43 @@ never_bad = "node[0].bad == 0"
 		}
 	}
 }
+
+// TestDeepeningMatchesOneSearch: a check that deepens (depth 1, 2, ...,
+// as weft check --time does) reaches the verdict of one search with the
+// full bound, covers the bound, counts the same distinct states when it
+// holds, and reports the same shortest violating path.
+func TestDeepeningMatchesOneSearch(t *testing.T) {
+	m, err := model.Load("../targets/repl/repl.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, variant := range []string{"correct", "bug"} {
+		t.Run(variant, func(t *testing.T) {
+			one, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var covered []int
+			deep, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Deepen: true,
+				Deepened: func(d, _, _ int) { covered = append(covered, d) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deep.Verdict != one.Verdict || !deep.Deepened || deep.Interrupted {
+				t.Fatalf("verdict %s deepening, %s in one search", deep.Verdict, one.Verdict)
+			}
+			if one.Violation == nil {
+				if deep.States != one.States || deep.Covered != one.Depth || one.Covered != one.Depth || len(covered) == 0 || covered[len(covered)-1] != one.Depth {
+					t.Errorf("deepening: %d states, covered %d (%v); one search: %d states, covered %d", deep.States, deep.Covered, covered, one.States, one.Covered)
+				}
+				return
+			}
+			if fmt.Sprint(deep.Violation.Path) != fmt.Sprint(one.Violation.Path) || !deep.Shortest {
+				t.Errorf("deepening's path %v (shortest %v), one search's %v", deep.Violation.Path, deep.Shortest, one.Violation.Path)
+			}
+			if deep.Covered != len(deep.Violation.Path)-1 && deep.Covered != len(deep.Violation.Path) {
+				t.Errorf("covered %d with a violation of %d actions", deep.Covered, len(deep.Violation.Path))
+			}
+		})
+	}
+}

@@ -78,6 +78,11 @@ func LoadPath(file string) (*SavedPath, error) {
 // its end. It refuses a model or binary that differs from the recorded
 // hashes, since the path would then mean something else.
 func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult, error) {
+	return ReplayPathOn(m, p, reg, Host{})
+}
+
+// ReplayPathOn is ReplayPath with nodes run as host says.
+func ReplayPathOn(m *model.Model, p *SavedPath, reg model.Registry, host Host) (*CheckResult, error) {
 	if m.Hash != p.ModelHash {
 		return nil, fmt.Errorf("model %s changed since the path was saved (hash %.12s, recorded %.12s)", m.Path, m.Hash, p.ModelHash)
 	}
@@ -102,6 +107,7 @@ func ReplayPath(m *model.Model, p *SavedPath, reg model.Registry) (*CheckResult,
 	if err != nil {
 		return nil, err
 	}
+	host.apply(&t.cfg)
 	// The world Check explored: the same network order, data directories
 	// and crash semantics.
 	t.cfg.Bag = sp.net.Order == "bag"

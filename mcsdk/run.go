@@ -29,6 +29,7 @@ type RunOptions struct {
 	Registry      model.Registry               // Go invariants ("go:NAME")
 	Preconditions map[string]FaultPrecondition // Go fault preconditions ("go:NAME")
 	Watchdog      time.Duration
+	Host          Host // how this host runs nodes (Host)
 	// OnOutput, if set, receives node output as it is written.
 	OnOutput func(node int, data []byte)
 	// Build, if set, replaces the binary for the variant (used by
@@ -159,6 +160,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Host.apply(&t.cfg)
 	t.cfg.Bag = sp.net.Order == "bag"
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.OnOutput = opts.OnOutput

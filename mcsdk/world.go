@@ -23,6 +23,26 @@ type target struct {
 	nodes nodeBinding     // per-node binaries, symbols and state queries (nodes.go)
 }
 
+// Host is how this host runs nodes, decided by the program that uses
+// mcsdk (weft's CLI decodes it from its environment: WEFT_TSC=trap,
+// WEFT_NO_VDSO=1, WEFT_TEMPLATES=0, WEFT_GO_LAUNCHER=1; mcsdk reads no
+// environment variable of its own). Each field sets supervisor.Config's
+// of the same name; the zero value is the default.
+type Host struct {
+	TrapTSC     bool // trap the TSC from each node's start instead of patching its reads
+	NoVDSO      bool // hide the vDSO: every clock read an intercepted call
+	NoTemplates bool // start every node afresh, not as a fork of a template
+	GoLauncher  bool // the Go launcher instead of the native one
+}
+
+// apply sets h's choices in cfg.
+func (h Host) apply(cfg *supervisor.Config) {
+	cfg.TrapTSC = cfg.TrapTSC || h.TrapTSC
+	cfg.NoVDSO = cfg.NoVDSO || h.NoVDSO
+	cfg.NoTemplates = cfg.NoTemplates || h.NoTemplates
+	cfg.GoLauncher = cfg.GoLauncher || h.GoLauncher
+}
+
 func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration) (*target, error) {
 	bin, err := Build(m, variant)
 	if err != nil {

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
 go test -run '^$' -bench . -benchtime 5x "$@" \
-  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ 2>&1 | tee build/bench.txt
+  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ ./kernel/engine/ 2>  ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ 2>&11 | tee build/bench.txt
 echo
 echo "ratios (supervised/native):"
 grep -E "ratio|speedup" build/bench.txt | grep -v DeliveredMessage | sed 's/^/  /'

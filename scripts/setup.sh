@@ -19,6 +19,7 @@ apt_packages=(
   python3-yaml                                 # parsing the Kubernetes manifest in a test
   redis-server                                 # targets/redis (TestRedisReplication)
   busybox socat                                # real programs under weft (targets/httpd, targets/socat)
+  nats-server etcd-server                      # real Go servers over netlink (targets/nats, issue 37)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

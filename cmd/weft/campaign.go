@@ -117,7 +117,7 @@ func init() {
 				return exitUsage, fmt.Errorf("--record %q: want failing or all", record)
 			}
 			opts := mcsdk.CampaignOptions{Variants: splitList(variants), Seeds: seeds, FirstSeed: firstSeed, Out: out, Jobs: jobs,
-				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ}
+				RunID: runID, RecordAll: recordAll, CheckDeterminism: determ, Host: host()}
 			if shard != "" {
 				if opts.ShardK, opts.ShardN, err = dataset.ParseShard(shard); err != nil {
 					return exitUsage, err

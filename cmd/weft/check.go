@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,11 +30,12 @@ func init() {
 		threads     string
 		checkpoints bool
 		maxCP       int
+		budget      wallDuration
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N]] [--save FILE] [--json]",
-		summary: "explore every delivery order exhaustively; exit 0 holds, 1 violated, 2 error, 3 invalid",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N]] [--time D] [--save FILE] [--json]",
+		summary: "explore every delivery order exhaustively; exit 0 holds (with --time: up to the depth covered), 1 violated, 2 error, 3 invalid, 130 interrupted",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
 			boundedInt(fs, &depth, "depth", 1, maxDepth, " (leave it out for the model's environment.depth)", "depth bound in actions, `N` ≥ 1 (default: the model's environment.depth)")
@@ -49,6 +50,7 @@ func init() {
 			fs.BoolVar(&checkpoints, "checkpoints", false, "continue sibling branches from a copy of the nodes (a fork of each parked process) instead of replaying the prefix; states that cannot be copied are replayed")
 			maxCP = mcsdk.DefaultCheckpoints
 			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker): the memory bound")
+			fs.Var(&budget, "time", "stop after `D` of wall time (e.g. 30s, 5m) with a summary: the search deepens (depth 1, 2, ... each complete) so that it can say which depth it fully covered; exit 0 then means the invariants hold up to that depth, 1 a violation (a shortest one), 130 an interrupt first")
 		},
 		run: func(args []string) (int, error) {
 			if replay != "" {
@@ -61,12 +63,15 @@ func init() {
 			if err != nil {
 				return exitUsage, err
 			}
-			stop, done := stopOnInterrupt()
+			ctx, done := stopOnInterrupt(budget.d)
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Stop: stop, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads}
+				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host()}
 			if checkpoints {
 				opts.Checkpoints = maxCP
+			}
+			if budget.d > 0 {
+				opts.Deepen, opts.Deepened = true, deepenProgress(os.Stderr)
 			}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
@@ -83,13 +88,15 @@ func init() {
 				}
 			}
 			if res.Interrupted && res.Violation == nil {
-				if asJSON {
-					return exitInterrupted, printJSON(res)
+				code := exitInterrupted
+				if res.StoppedBy == "time" {
+					code = exitHolds
 				}
-				fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, threadsBound(res))
-				fmt.Printf("interrupted: no violation within what was explored (%d distinct states, %d executions, %d replays in %.2fs); the depth bound %d was not covered, so nothing holds yet\n",
-					res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.Depth)
-				return exitInterrupted, nil
+				if asJSON {
+					return code, printJSON(res)
+				}
+				printStopped(res, budget.d)
+				return code, nil
 			}
 			if res.Violation != nil {
 				if save == "" {
@@ -151,6 +158,9 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	}
 	if res.PerfectClocks {
 		how += ", clocks: perfect"
+	}
+	if res.Deepened {
+		how += ", deepened"
 	}
 	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
 	if res.PerfectClocks {
@@ -261,7 +271,7 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	res, err := mcsdk.ReplayPath(m, p, nil)
+	res, err := mcsdk.ReplayPathOn(m, p, nil, host())
 	if err != nil {
 		return exitViolated, fmt.Errorf("replay of %s diverged: %v", file, err)
 	}
@@ -277,19 +287,70 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	return res.Verdict.ExitCode(), nil
 }
 
-// stopOnInterrupt turns the first SIGINT or SIGTERM into a request to stop
-// the search (asked before each expansion, so the nodes of the world in
-// hand are not killed under it and no false verdict results); a second one
-// exits at once (the nodes die with weft).
-func stopOnInterrupt() (stop func() bool, done func()) {
-	var stopped atomic.Bool
+// printStopped is the summary of a search stopped by its time budget or
+// an interrupt before it covered its bound, without a violation: the
+// depth it fully covered (the invariants hold up to it), the deepest it
+// reached, its counts and rate.
+func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
+	how := threadsBound(res)
+	if res.Reduction != "" {
+		how = ", reduction " + res.Reduction + how
+	}
+	if budget > 0 {
+		how += ", time " + budget.String()
+	}
+	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	why := "interrupted"
+	if res.StoppedBy == "time" {
+		why = "time budget of " + budget.String() + " reached"
+	}
+	fmt.Printf("%s: no violation within what was explored; the depth bound %d was not covered\n", why, res.Depth)
+	switch {
+	case res.Covered > 0:
+		fmt.Printf("%s holds up to depth %d: every state within %d actions checked, under the %s abstraction%s\n",
+			strings.Join(res.Invariants, ", "), res.Covered, res.Covered, res.Abstraction, threadsHolds(res))
+	case res.Covered == 0:
+		fmt.Printf("depth fully covered: 0 (the initial state only)%s\n", coverHint(res))
+	default:
+		fmt.Printf("depth fully covered: none (not even the initial state was checked)\n")
+	}
+	if res.Reached > res.Covered {
+		fmt.Printf("deepest partially covered: depth %d (states met down to it, not every one within it)\n", res.Reached)
+	}
+	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
+		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
+	if res.Deepened {
+		fmt.Println("(the search deepened: depth 1, 2, ... each searched completely; executions and replays count every depth's search, states the largest one's)")
+	}
+}
+
+// coverHint says why a search stopped with depth 0 covered could say no
+// more.
+func coverHint(res *mcsdk.CheckResult) string {
+	if res.Deepened || res.Reached == 0 {
+		return ""
+	}
+	return "; an interrupted depth-first search covers no depth before it completes (with the reduction, a race found later may add a branch anywhere on its path): --time D deepens depth after depth instead"
+}
+
+// stopOnInterrupt returns a context that the first SIGINT or SIGTERM
+// cancels, and that expires after budget if it is above 0: the search is
+// asked before each expansion, so the nodes of the world in hand are not
+// killed under it and no false verdict results. A second signal exits at
+// once (the nodes die with weft).
+func stopOnInterrupt(budget time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := cancel
+	if budget > 0 {
+		ctx, stop = context.WithTimeout(ctx, budget)
+	}
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	quit := make(chan struct{})
 	go func() {
 		select {
 		case <-ch:
-			stopped.Store(true)
+			cancel()
 			fmt.Fprintln(os.Stderr, "weft check: interrupted: stopping the search (again to exit at once)")
 		case <-quit:
 			return
@@ -301,7 +362,34 @@ func stopOnInterrupt() (stop func() bool, done func()) {
 		case <-quit:
 		}
 	}()
-	return stopped.Load, func() { signal.Stop(ch); close(quit) }
+	return ctx, func() { signal.Stop(ch); close(quit); stop(); cancel() }
+}
+
+// wallDuration is a flag of wall time (--time).
+type wallDuration struct{ d time.Duration }
+
+func (d *wallDuration) String() string {
+	if d == nil || d.d == 0 {
+		return ""
+	}
+	return d.d.String()
+}
+
+func (d *wallDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("want a positive duration with a unit, e.g. 30s or 5m")
+	}
+	d.d = v
+	return nil
+}
+
+// deepenProgress reports each depth a deepening search fully covers.
+func deepenProgress(w io.Writer) func(covered, states, executions int) {
+	start := time.Now()
+	return func(covered, states, executions int) {
+		fmt.Fprintf(w, "weft check: depth %d fully covered: %d distinct states, %d executions (%.1fs)\n", covered, states, executions, time.Since(start).Seconds())
+	}
 }
 
 // checkProgress reports the search's counts on w at most every two

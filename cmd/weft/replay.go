@@ -57,7 +57,7 @@ func init() {
 				return exitUsage, err
 			}
 			in := watchInterrupts("replay", os.Stderr, interruptGrace)
-			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
+			res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{Host: host()})
 			if sig := in.stop(); sig != nil {
 				return interrupted("replay", sig, "the replay was abandoned")
 			}
@@ -95,7 +95,7 @@ func init() {
 				return exitUsage, err
 			}
 			in := watchInterrupts("shrink", os.Stderr, interruptGrace)
-			sr, err := mcsdk.ShrinkWithProgress(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{}, func(t mcsdk.ShrinkTry) {
+			sr, err := mcsdk.ShrinkWithProgress(m, rec.Header.Variant, rec.Header.Seed, mcsdk.RunOptions{Host: host()}, func(t mcsdk.ShrinkTry) {
 				what := "still violates: kept"
 				if !t.Violated {
 					what = "holds: dropped"

@@ -75,7 +75,7 @@ func init() {
 				return exitUsage, err
 			}
 			p := newLinePrinter(os.Stdout, m.Nodes)
-			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Syscalls: sysc.on, SyscallsAll: sysc.all}
+			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Syscalls: sysc.on, SyscallsAll: sysc.all, Host: host()}
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}

@@ -78,6 +78,9 @@ type Engine struct {
 	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
 	cellCtx     context.Context // the running cell's context (display.Context)
+	mods        *modSession     // the work module of compiled packages, made at first use
+	fetched     map[string]bool // packages compiled by %go get
+	plainTypes  map[string]bool // non-interface types cells declared
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -115,13 +118,15 @@ func (e *Error) Error() string { return e.Name + ": " + e.Value }
 // imported by default) and opts.Symbols bound.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		imported: map[string]string{},
-		names:    map[string]bool{},
-		packages: map[string]bool{},
-		pkgNames: map[string]string{},
-		checked:  map[string]error{},
-		docs:     map[string]string{},
-		gopath:   opts.GoPath,
+		imported:   map[string]string{},
+		names:      map[string]bool{},
+		packages:   map[string]bool{},
+		pkgNames:   map[string]string{},
+		checked:    map[string]error{},
+		fetched:    map[string]bool{},
+		plainTypes: map[string]bool{},
+		docs:       map[string]string{},
+		gopath:     opts.GoPath,
 	}
 	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
@@ -149,12 +154,7 @@ func New(opts Options) (*Engine, error) {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
 		}
-		for k := range t {
-			if i := strings.LastIndex(k, "/"); i > 0 {
-				e.packages[k[:i]] = true
-				e.pkgNames[k[:i]] = k[i+1:]
-			}
-		}
+		e.noteBound(t)
 	}
 	if _, err := e.in.Eval(prelude); err != nil {
 		return nil, fmt.Errorf("engine: prelude: %w", err)
@@ -303,7 +303,12 @@ func (e *Engine) displayExports() interp.Exports {
 }
 
 // Close releases the engine's stderr pipe. The engine must not be used after.
-func (e *Engine) Close() error { return e.stderr.Close() }
+func (e *Engine) Close() error {
+	if e.mods != nil {
+		os.RemoveAll(e.mods.dir)
+	}
+	return e.stderr.Close()
+}
 
 // Execute evaluates code. Output goes to pub while the cell runs. A
 // cancelled ctx interrupts the cell (an *Error named "Interrupted"); the

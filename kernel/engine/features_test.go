@@ -88,15 +88,18 @@ func TestCellFeatures(t *testing.T) {
 	}
 }
 
-// TestGoGet fetches github.com/mattn/go-runewidth@v0.0.16 through the Go
-// module proxy (or the module cache) and uses it in a later cell, with a
-// variable of an earlier cell still in scope; importing github.com/google/uuid
-// is refused, naming the variable yaegi would initialise wrongly.
+// TestGoGet fetches github.com/mattn/go-runewidth@v0.0.20 through the Go
+// module proxy (or the module cache), compiles it into a plugin and uses it
+// in a later cell, with a variable of an earlier cell still in scope;
+// github.com/google/uuid, which yaegi computed wrongly, gives go run's
+// value; a later session opens the cached plugin; importing a module is
+// enough to fetch and compile it.
 func TestGoGet(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatal("needs the go command")
 	}
-	e, err := New(Options{GoPath: t.TempDir()})
+	gopath := t.TempDir()
+	e, err := New(Options{GoPath: gopath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ func TestGoGet(t *testing.T) {
 	defer cancel()
 	cells := []struct{ code, plain string }{
 		{"before := 41", ""},
-		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"%go get github.com/mattn/go-runewidth@v0.0.20", ""},
 		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
 		{"before + 1", "42"},
 	}
@@ -119,10 +122,36 @@ func TestGoGet(t *testing.T) {
 			t.Fatalf("%s = %q, want %q", c.code, got, c.plain)
 		}
 	}
+	// uuid's NameSpaceDNS is initialised from a variable declared after
+	// it: interpreted, it was all zeros; compiled, it is Go's.
 	rec := newRecorder()
-	_, err = e.Execute(ctx, "%go get github.com/google/uuid@v1.6.0\nimport \"github.com/google/uuid\"", rec)
-	if ee, ok := err.(*Error); !ok || ee.Name != "Unsupported" || !strings.Contains(ee.Value, "NameSpaceDNS") {
-		t.Fatalf("import of uuid: %v, want Unsupported naming NameSpaceDNS", err)
+	res, err := e.Execute(ctx, "%go get github.com/google/uuid@v1.6.0\nimport \"github.com/google/uuid\"\nuuid.NewSHA1(uuid.NameSpaceDNS, []byte(\"weft\")).String()", rec)
+	if err != nil {
+		t.Fatalf("uuid: %v\n%q", err, rec.streams)
+	}
+	if got, _ := res.Data.Data[display.MIMETypeText].(string); got != "f4f3c99a-29be-57d4-8776-c87eed5f81d0" {
+		t.Fatalf("uuid.NewSHA1 = %q, want go run's f4f3c99a-29be-57d4-8776-c87eed5f81d0", got)
+	}
+	// A version of a module the kernel links other than its own is
+	// refused, naming both: one process cannot hold two versions of a
+	// package.
+	rec = newRecorder()
+	_, err = e.Execute(ctx, "%go get github.com/cespare/xxhash/v2@v2.2.0", rec)
+	if ee, ok := err.(*Error); !ok || ee.Name != "Unsupported" || !strings.Contains(ee.Value, "github.com/cespare/xxhash/v2 v2.2.0, but the kernel links github.com/cespare/xxhash/v2 v2.3.0") {
+		t.Fatalf("%%go get of another version of a linked module: %v, want Unsupported naming both versions", err)
+	}
+	// A later session with the same GoPath opens the cached plugin.
+	e3, err := New(Options{GoPath: gopath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e3.Close()
+	rec = newRecorder()
+	if _, err := e3.Execute(ctx, "%go get github.com/mattn/go-runewidth@v0.0.20", rec); err != nil {
+		t.Fatalf("cached %%go get: %v", err)
+	}
+	if !strings.Contains(rec.streams["stderr"], "compiled github.com/mattn/go-runewidth (cached)") {
+		t.Fatalf("second %%go get did not use the cache: %q", rec.streams)
 	}
 	// In a new session with a fresh GoPath, importing the module is enough.
 	e2, err := New(Options{GoPath: t.TempDir()})
@@ -131,7 +160,7 @@ func TestGoGet(t *testing.T) {
 	}
 	defer e2.Close()
 	rec = newRecorder()
-	res, err := e2.Execute(ctx, "import \"github.com/cespare/xxhash/v2\"\nxxhash.Sum64String(\"\")", rec)
+	res, err = e2.Execute(ctx, "import \"github.com/cespare/xxhash/v2\"\nxxhash.Sum64String(\"\")", rec)
 	if err != nil {
 		t.Fatalf("import without %%go get: %v\n%q", err, rec.streams)
 	}
@@ -142,7 +171,7 @@ func TestGoGet(t *testing.T) {
 
 // TestImportNames: an import without a name binds the package's declared
 // name (go-runewidth is package runewidth; a /v2 path binds the package's
-// name, not "v2"), a module's whole build list is linked (go-runewidth
+// name, not "v2"), a module's dependencies are compiled with it (go-runewidth
 // needs rivo/uniseg), //go:build lines are honoured (x/net/html/atom has a
 // "//go:build ignore" generator of package main) and unsafe is loaded. Each expected value is what
 // `go run` of the same expression prints.
@@ -158,13 +187,12 @@ func TestImportNames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cells := []struct{ code, plain string }{
-		{"%go get github.com/mattn/go-runewidth@v0.0.16", ""},
+		{"%go get github.com/mattn/go-runewidth@v0.0.20", ""},
 		{"import \"github.com/mattn/go-runewidth\"\nrunewidth.StringWidth(\"つのだ☆HIRO\")", "11"},
-		{"%go get golang.org/x/net@v0.25.0", ""},
-		// atom's gen.go is "//go:build ignore" (package main): without the
-		// build constraint yaegi fails with "found packages atom and main";
-		// with it, the engine's own check refuses atom's String method.
-		{"import \"golang.org/x/net/html/atom\"\natom.Lookup([]byte(\"div\")).String()", "Unsupported"},
+		{"%go get golang.org/x/net@v0.58.0", ""},
+		// atom's gen.go is "//go:build ignore" (package main): the go
+		// command leaves it out; atom's String method is compiled.
+		{"import \"golang.org/x/net/html/atom\"\natom.Lookup([]byte(\"div\")).String()", "div"},
 		{"%go get github.com/cespare/xxhash/v2@v2.3.0", ""},
 		{"import \"github.com/cespare/xxhash/v2\"\nxxhash.Sum64String(\"\")", "17241709254077376921"},
 		{"import \"unsafe\"\nunsafe.Sizeof(int64(0))", "8"},

@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,130 +10,77 @@ import (
 	"strings"
 )
 
-// Modules beyond the bound ones are interpreted from source. %go get
-// MODULE@VERSION (or the import of a package that is neither bound nor
-// present) runs the go command in a scratch module: `go get` resolves and
-// downloads through the Go module proxy (GOPROXY) into the module cache,
-// `go mod download -json all` lists every module of the build list with its
-// directory, and each is linked into GOPATH-style src/ under the engine's
-// GoPath, where yaegi finds imports it has no symbols for. Interpreter
-// state is untouched: earlier variables stay in scope.
+// %go get MODULE@VERSION (or the import of a package that is neither bound
+// nor present under the GoPath) runs `go get` in the session's work module
+// (compiled.go): the go command resolves and downloads through the Go
+// module proxy (GOPROXY) into the module cache. The packages are compiled,
+// never interpreted: %go get compiles the package MODULE names (if it is
+// one) at once, other packages at their first import. Interpreter state is
+// untouched: earlier variables stay in scope.
 //
-// Cost: the first fetch of a module is a download (seconds); afterwards
-// the module cache and the links make it a local `go get` (well under a
-// second) and kernel restarts need no fetch at all. Each session parses
-// and interprets an imported package's source once, at its first import.
-// Packages using cgo or assembly cannot be interpreted; bind them with
-// kernel/gen_symbols.sh instead.
+// Cost: the first fetch of a module is a download and a compilation
+// (seconds); a module compiled before, in this session or another, is a
+// cached plugin opened in well under a second.
 
-// goGet fetches spec (module or package path, optionally @version) and
-// links its build list into e.gopath/src.
+// goGet fetches spec (module or package path, optionally @version) into
+// the work module and compiles the package it names.
 func (e *Engine) goGet(ctx context.Context, spec string) error {
 	if e.gopath == "" {
-		return magicError("%%go get: the kernel has no GoPath for module sources")
+		return magicError("%%go get: the kernel has no GoPath for compiled modules")
 	}
-	goCmd, err := exec.LookPath("go")
+	m, err := e.modules(ctx)
 	if err != nil {
-		return magicError("%%go get needs the go command on PATH: %v", err)
-	}
-	dir, err := os.MkdirTemp("", "weft-go-get-")
-	if err != nil {
-		return magicError("%%go get: %v", err)
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module weft.local/goget\n\ngo 1.22\n"), 0o644); err != nil {
-		return magicError("%%go get: %v", err)
-	}
-	fmt.Fprintf(e.io.stderr, "go get %s\n", spec)
-	if err := e.goRun(ctx, goCmd, dir, e.io.stderr, "get", spec); err != nil {
-		return magicError("go get %s: %v", spec, err)
-	}
-	var out bytes.Buffer
-	if err := e.goRun(ctx, goCmd, dir, &out, "mod", "download", "-json", "all"); err != nil {
-		return magicError("go mod download: %v", err)
-	}
-	mods, bad, err := decodeModules(&out)
-	if err != nil {
-		return magicError("go mod download: %v", err)
-	}
-	for _, m := range bad {
-		// A module of the graph no package imports may be gone from
-		// the proxy; its packages, if imported, fail then by name.
-		fmt.Fprintf(e.io.stderr, "go mod download: %s %s: %s\n", m.Path, m.Version, m.Error)
-	}
-	for _, m := range mods {
-		if err := linkModule(filepath.Join(e.gopath, "src"), m); err != nil {
-			return magicError("%%go get: %v", err)
-		}
-		fmt.Fprintf(e.io.stdout, "%s %s ready to import\n", m.Path, m.Version)
-	}
-	return nil
-}
-
-func (e *Engine) goRun(ctx context.Context, goCmd, dir string, stdout io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, goCmd, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, io.MultiWriter(&stderr, e.io.stderr)
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
-}
-
-// module is one entry of `go mod download -json`.
-type module struct {
-	Path, Version, Dir, Error string
-}
-
-// decodeModules returns the downloaded modules of `go mod download -json`
-// output and those that failed.
-func decodeModules(r io.Reader) (ok, bad []module, err error) {
-	d := json.NewDecoder(r)
-	for {
-		var m module
-		err := d.Decode(&m)
-		if errors.Is(err, io.EOF) {
-			return ok, bad, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if m.Error != "" {
-			bad = append(bad, m)
-			continue
-		}
-		if m.Dir != "" {
-			ok = append(ok, m)
-		}
-	}
-}
-
-// linkModule points src/PATH at the module's directory in the module cache,
-// replacing a link to another version.
-func linkModule(src string, m module) error {
-	link := filepath.Join(src, filepath.FromSlash(m.Path))
-	if cur, err := os.Readlink(link); err == nil {
-		if cur == m.Dir {
-			return nil
-		}
-		if err := os.Remove(link); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		return err
 	}
-	return os.Symlink(m.Dir, link)
+	fmt.Fprintf(e.io.stderr, "go get %s\n", spec)
+	if err := m.get(ctx, e, spec); err != nil {
+		return err
+	}
+	path, _, _ := strings.Cut(spec, "@")
+	pkgs, _, err := m.listPackages(ctx, e, []string{path})
+	if err != nil {
+		return err
+	}
+	if len(pkgs) == 0 {
+		fmt.Fprintf(e.io.stdout, "%s ready: its packages compile at their first import\n", path)
+		return nil
+	}
+	if err := e.compilePackages(ctx, pkgs); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.io.stdout, "%s compiled, ready to import\n", path)
+	return nil
 }
 
-// fetchMissing runs %go get for the imports of items that are neither
-// bound nor found under the GoPath: importing a module is enough.
+// goCmd runs the go command in dir ("" for the current directory) with
+// the kernel's build environment; its stderr also goes to the cell's.
+func (e *Engine) goCmd(ctx context.Context, dir string, stdout io.Writer, args ...string) error {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return magicError("compiled modules need the go command on PATH: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, goCmd, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	if e.mods != nil {
+		cmd.Env = append(cmd.Env, e.mods.kb.env...)
+	}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, io.MultiWriter(&stderr, e.io.stderr)
+	if err := cmd.Run(); err != nil {
+		return magicError("go %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// fetchMissing compiles the imports of items that are neither bound nor
+// found under the GoPath, fetching (`go get`) those the work module's
+// build list lacks: importing a module is enough.
 func (e *Engine) fetchMissing(ctx context.Context, items []item) error {
 	if e.gopath == "" {
 		return nil
 	}
+	var need []string
 	for _, it := range items {
 		if it.kind != importItem {
 			continue
@@ -147,15 +91,38 @@ func (e *Engine) fetchMissing(ctx context.Context, items []item) error {
 			if e.packages[p] || !strings.Contains(first, ".") || e.present(p) {
 				continue
 			}
-			if err := e.goGet(ctx, p); err != nil {
-				return err
-			}
+			need = append(need, p)
 		}
 	}
-	return nil
+	if len(need) == 0 {
+		return nil
+	}
+	m, err := e.modules(ctx)
+	if err != nil {
+		return err
+	}
+	_, missing, err := m.listPackages(ctx, e, need)
+	if err != nil {
+		return err
+	}
+	for _, p := range missing {
+		fmt.Fprintf(e.io.stderr, "go get %s\n", p)
+		if err := m.get(ctx, e, p); err != nil {
+			return err
+		}
+	}
+	pkgs, missing, err := m.listPackages(ctx, e, need)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return magicError("cannot find package %s", strings.Join(missing, ", "))
+	}
+	return e.compilePackages(ctx, pkgs)
 }
 
-// present reports whether package path p has sources under the GoPath.
+// present reports whether package path p has sources under the GoPath
+// (the user's own packages, which are interpreted).
 func (e *Engine) present(p string) bool {
 	fi, err := os.Stat(filepath.Join(e.gopath, "src", filepath.FromSlash(p)))
 	return err == nil && fi.IsDir()

@@ -139,6 +139,9 @@ func (e *Engine) checkCell(items []item) error {
 			}
 		}
 	}
+	if err := e.checkNamedCrossing(items); err != nil {
+		return err
+	}
 	return e.checkTypeSwitches(items)
 }
 

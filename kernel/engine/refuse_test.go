@@ -37,3 +37,37 @@ func TestRefusedConstructs(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedTypeCrossing: a cell that uses a package compiled by %go get
+// (strings stands in for one here) and names a non-interface cell type is
+// refused, naming both: yaegi would hand compiled code a plain int for a
+// myInt, an unnamed struct for a pt. Interface types, and cell types in
+// cells without the package, still run.
+func TestNamedTypeCrossing(t *testing.T) {
+	e := newEngine(t)
+	defer e.Close()
+	e.fetched["strings"], e.pkgNames["strings"] = true, "strings"
+	ctx := context.Background()
+	for _, c := range []struct{ code, inErr, plain string }{
+		{"type myInt int\nmyInt(2) + 1", "", "3"},
+		{"import \"strings\"\nstrings.Repeat(\"a\", int(myInt(2)))", "compiled package strings and type myInt", ""},
+		{"type pt struct{ X int }\nstrings.Repeat(\"a\", pt{2}.X)", "compiled package strings and type pt", ""},
+		{"type sizer interface{ Len() int }\nvar sz sizer = strings.NewReader(\"abc\")\nsz.Len()", "", "3"},
+		{"type list []int\nfunc n() int { return len(strings.Fields(\"a b\")) + len(list{}) }", "compiled package strings and type list", ""},
+	} {
+		res, err := e.Execute(ctx, c.code, newRecorder())
+		if c.inErr != "" {
+			ee, ok := err.(*Error)
+			if !ok || ee.Name != "Unsupported" || !strings.Contains(ee.Value, c.inErr) {
+				t.Fatalf("%s: got %v, want Unsupported containing %q", c.code, err, c.inErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.code, err)
+		}
+		if got := res.Data.Data[display.MIMETypeText]; got != c.plain {
+			t.Fatalf("%s = %v, want %s", c.code, got, c.plain)
+		}
+	}
+}

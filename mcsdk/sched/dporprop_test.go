@@ -212,12 +212,12 @@ func randomSystem(r *rand.Rand) (*msgSystem, Faults) {
 
 // explore runs the explorer over s and returns the result, the observed
 // states it checked, and whether every world was closed.
-func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool, workers int) (Result, []string, error) {
-	var closes atomic.Int64
+func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool, workers int, opts ...func(*Explorer)) (Result, []string, error) {
+	var closes, starts atomic.Int64
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	x := &Explorer{
-		Start:     func() (World, error) { return s.start(&closes), nil },
+		Start:     func() (World, error) { starts.Add(1); return s.start(&closes), nil },
 		Depth:     depth,
 		Faults:    f,
 		Reduction: red,
@@ -233,9 +233,12 @@ func (s *msgSystem) explore(f Faults, depth int, red Reduction, stopAtBad bool, 
 			return stopAtBad && o == s.target, nil
 		},
 	}
+	for _, o := range opts {
+		o(x)
+	}
 	res, err := x.Run()
-	if err == nil && int(closes.Load()) != res.Replays+1 {
-		err = fmt.Errorf("%d worlds started, %d closed", res.Replays+1, closes.Load())
+	if err == nil && closes.Load() != starts.Load() {
+		err = fmt.Errorf("%d worlds started, %d closed", starts.Load(), closes.Load())
 	}
 	var out []string
 	for o := range seen {
@@ -345,4 +348,91 @@ func TestParallelPreservesStates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeepeningPreservesStates checks Explorer.Deepen on random systems,
+// with and without the reduction, sequentially and with 3 workers: the
+// same observed states as one search with the full bound, the whole bound
+// covered, and the first violation found a shortest one.
+func TestDeepeningPreservesStates(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 15))
+	deepen := func(x *Explorer) { x.Deepen = true }
+	for k := 0; k < 150; k++ {
+		s, f := randomSystem(r)
+		depth := 1 + r.IntN(6)
+		for _, red := range []Reduction{NoReduction, DPOR} {
+			for _, workers := range []int{1, 3} {
+				name := fmt.Sprintf("system %d (seed %d, depth %d, reduction %s, %d workers)", k, s.seed, depth, red, workers)
+				_, plain, err := s.explore(f, depth, red, false, 1)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				res, deep, err := s.explore(f, depth, red, false, workers, deepen)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !slices.Equal(plain, deep) || res.Covered != depth {
+					t.Fatalf("%s: observed states in one search %v, deepening %v (covered %d)", name, plain, deep, res.Covered)
+				}
+				want, err := s.shortest(f, depth, red, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, _, err = s.explore(f, depth, red, true, workers, deepen)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(res.Path); !res.Violated && want >= 0 || res.Violated && got != want {
+					t.Fatalf("%s: shortest violation %d, deepening found %v after %d", name, want, res.Violated, got)
+				}
+			}
+		}
+	}
+}
+
+// TestStoppedCoversItsDepth stops searches at random points and checks
+// the depth each says it covered: every observed state a complete search
+// with that bound checks was checked. Without the reduction the
+// depth-first search says so itself; with it, deepening does.
+func TestStoppedCoversItsDepth(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 16))
+	var claimed int
+	for k := 0; k < 300; k++ {
+		s, f := randomSystem(r)
+		depth := 2 + r.IntN(5)
+		red, deep := NoReduction, r.IntN(2) == 0
+		if deep && r.IntN(2) == 0 {
+			red = DPOR
+		}
+		n := r.IntN(40)
+		stop := func(x *Explorer) {
+			asked := 0
+			x.Stop = func() bool { asked++; return asked > n }
+			x.Deepen = deep
+		}
+		name := fmt.Sprintf("system %d (seed %d, depth %d, reduction %s, deepen %v, stop after %d)", k, s.seed, depth, red, deep, n)
+		res, got, err := s.explore(f, depth, red, false, 1, stop)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Covered < 0 {
+			continue
+		}
+		if res.Stopped && res.Covered > 0 {
+			claimed++
+		}
+		_, want, err := s.explore(f, res.Covered, NoReduction, false, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range want {
+			if !slices.Contains(got, o) {
+				t.Fatalf("%s: covered %d, but observed state %q within it was not checked", name, res.Covered, o)
+			}
+		}
+	}
+	if claimed == 0 {
+		t.Error("no stopped search covered a depth above 0: the test checks nothing")
+	}
+	t.Logf("%d stopped searches covered a depth above 0", claimed)
 }

@@ -122,7 +122,15 @@ type Explorer struct {
 	// (checkpoint.go). States beyond the bound, and worlds that refuse,
 	// are replayed. The search is the same either way.
 	Checkpoints int
-	_           struct{}
+	// Deepen searches iteratively deeper: bound 1, 2, ... up to Depth,
+	// each a complete search of its own (a fresh state cache), so that a
+	// search stopped early can say which depth it fully covered
+	// (Result.Covered); see deepen.
+	Deepen bool
+	// Deepened, if set, is called with deepening each time a bound is
+	// fully covered, with the counts of that bound's search.
+	Deepened func(covered int, r Result)
+	_        struct{}
 }
 
 // Stats counts the work of a search.
@@ -144,6 +152,10 @@ type Stats struct {
 	Fallbacks int
 	// Checkpoint counts the checkpoints (Explorer.Checkpoints).
 	Checkpoint CheckpointStats
+	// Truncated counts the states the bound cut: met with no depth left
+	// and actions enabled. None means a deeper bound explores nothing
+	// more (the same tree, each remaining depth one larger).
+	Truncated int
 }
 
 // Result is the outcome of a search.
@@ -152,6 +164,13 @@ type Result struct {
 	Violated bool     // Check returned true
 	Path     []Action // the path to the violating state
 	Stopped  bool     // Stop ended the search before it was complete
+	// Covered is the depth the search fully covered: every state within
+	// that many actions was checked (with the reduction: every observed
+	// state of the executions that long). Depth for a complete search;
+	// -1 when not even the initial state was; see search.covered.
+	Covered int
+	// Reached is the deepest depth at which a new state was met.
+	Reached int
 }
 
 type search struct {
@@ -172,6 +191,7 @@ type search struct {
 	split   int
 	collect func(path []Action, parent any, sleep []sleeper)
 	live    int // checkpoints alive
+	stopAt  int // the length of the path whose state Stop refused
 }
 
 var (
@@ -182,10 +202,14 @@ var (
 // Run explores from the initial state. An error is the world's Failure or
 // a tool problem; a violation is a result.
 func (x *Explorer) Run() (Result, error) {
+	if x.Deepen {
+		return x.deepen()
+	}
 	if x.Workers > 1 {
 		return x.runParallel()
 	}
 	s := &search{x: x, seen: newCache()}
+	s.res.Covered = -1
 	w, err := x.Start()
 	if err != nil {
 		return s.res, err
@@ -194,7 +218,117 @@ func (x *Explorer) Run() (Result, error) {
 	if err == errStop {
 		err = nil
 	}
+	s.res.Reached = len(s.res.ByDepth) - 1
+	switch {
+	case err != nil:
+	case s.res.Violated:
+		s.res.Covered = s.covered(len(s.res.Path), true)
+	case s.res.Stopped:
+		s.res.Covered = s.covered(s.stopAt, false)
+	default:
+		s.res.Covered = x.Depth
+	}
 	return s.res, err
+}
+
+// covered is the depth a sequential search stopped by Stop (or by a
+// violation) fully covered: checked, not necessarily holding; at is the
+// length of the path where it stopped, checked whether that state was.
+// Depth-first without reduction, the work left is, for each state on
+// the current path, its actions not yet explored, besides the one whose
+// subtree is in progress (for the deepest, whose child Stop refused,
+// that one too): work left at the state at depth d reaches
+// depth d+1 and below only, so the shallowest such d is covered. A state
+// the cache pruned was expanded before with at least as much depth left,
+// completely or as an ancestor on the current path (whose work left is
+// counted), so what lies beyond it within the bound is reachable within
+// it through that ancestor. With the reduction, a race found later in
+// the current subtree may add an action to any state on the path
+// (source-DPOR's backtrack sets grow), so only the initial state is
+// known to be covered; Explorer.Deepen covers depth after depth instead.
+func (s *search) covered(at int, checked bool) int {
+	if at == 0 && !checked {
+		return -1
+	}
+	if s.x.reduce() || len(s.frames) < at {
+		return 0
+	}
+	for d, f := range s.frames[:at] {
+		left := 0
+		for i := range f.acts {
+			if f.back[i] && !f.done[i] {
+				left++
+			}
+		}
+		if left > 1 || (d == at-1 && !checked) {
+			return d
+		}
+	}
+	return at
+}
+
+// deepen is Run with Deepen: a complete search with bound 1, then 2, and
+// so on up to Depth, each from scratch (a fresh state cache, so each is
+// exactly the search with that bound, with its verdict and, for a
+// violation, its canonical path). A search stopped early has then fully
+// covered the last bound whose search completed, with the reduction or
+// without, whatever the order within a search; and the first violation
+// found is a shortest one (none lies within the bound before). A bound
+// whose search the bound cut nowhere (Stats.Truncated 0) explores all
+// there is: deeper bounds would repeat it, so the deepening ends there
+// with Covered Depth. The cost over one search with the full bound is
+// the shallower searches: small when the states grow geometrically with
+// depth, as they do here.
+//
+// The counts are the sums over the searches (the work done), except
+// States and ByDepth, which are the largest one search's (each counts
+// distinct states afresh), Truncated (the last search's) and Reached
+// (the deepest).
+func (x *Explorer) deepen() (Result, error) {
+	total := Result{Covered: -1}
+	for k := 1; k <= max(x.Depth, 1); k++ {
+		y := *x
+		y.Deepen, y.Deepened, y.Depth = false, nil, k
+		r, err := y.Run()
+		total.add(r)
+		if err != nil || r.Violated {
+			total.Violated, total.Path = r.Violated, r.Path
+			total.Covered = max(total.Covered, r.Covered)
+			return total, err
+		}
+		if r.Stopped {
+			total.Stopped = true
+			total.Covered = max(total.Covered, r.Covered)
+			return total, nil
+		}
+		total.Covered = k
+		if r.Truncated == 0 {
+			total.Covered = x.Depth
+		}
+		if x.Deepened != nil {
+			x.Deepened(total.Covered, r)
+		}
+		if r.Truncated == 0 {
+			break
+		}
+	}
+	return total, nil
+}
+
+// add counts one deepening search's work in r (see deepen).
+func (r *Result) add(o Result) {
+	if o.States >= r.States {
+		r.States, r.ByDepth = o.States, o.ByDepth
+	}
+	r.Expansions += o.Expansions
+	r.Executions += o.Executions
+	r.Replays += o.Replays
+	r.ReplayedSteps += o.ReplayedSteps
+	r.SleepBlocked += o.SleepBlocked
+	r.Fallbacks += o.Fallbacks
+	r.Checkpoint.Add(o.Checkpoint)
+	r.Truncated = o.Truncated
+	r.Reached = max(r.Reached, o.Reached)
 }
 
 // stateBytes is the scheduler's part of the state: each partition's
@@ -312,6 +446,9 @@ type arrival struct {
 func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 	ob, err := s.observe(w, parent)
 	if err != nil {
+		if err == errStop {
+			s.stopAt = len(path)
+		}
 		return err
 	}
 	var sleep []sleeper
@@ -405,6 +542,9 @@ func (s *search) state(w World, path []Action, ob Observation, sleep []sleeper) 
 	acts := x.Enabled(w, path, ob)
 	if x.reduce() {
 		s.conflicts(path, acts)
+	}
+	if left <= 0 && len(acts) > 0 {
+		s.res.Truncated++
 	}
 	if left <= 0 || len(acts) == 0 {
 		s.res.Executions++

@@ -83,6 +83,8 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 			x.Faults.Restart = true
 		case "reduction":
 			x.Reduction = Reduction(arg.Vals[0])
+		case "deepen":
+			x.Deepen = true
 		case "stop": // stop=N: the N+1-th expansion is refused
 			n, _ := strconv.Atoi(arg.Vals[0])
 			asked := 0
@@ -108,6 +110,8 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
 	closes := 0
 	x := explorer(g, d, &closes)
+	starts, start := 0, x.Start
+	x.Start = func() (World, error) { starts++; return start() }
 	res, err := x.Run()
 	var b strings.Builder
 	switch {
@@ -124,13 +128,16 @@ func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
 	default:
 		fmt.Fprintf(&b, "holds within depth %d\n", x.Depth)
 	}
+	if res.Stopped || x.Deepen {
+		fmt.Fprintf(&b, "covered to depth %d, reached depth %d, truncated %d\n", res.Covered, res.Reached, res.Truncated)
+	}
 	fmt.Fprintf(&b, "states %d, expansions %d, executions %d, replays %d, by depth %v", res.States, res.Expansions, res.Executions, res.Replays, res.ByDepth)
 	if res.SleepBlocked > 0 || res.Fallbacks > 0 {
 		fmt.Fprintf(&b, ", sleep-blocked %d, fallbacks %d", res.SleepBlocked, res.Fallbacks)
 	}
 	// Every world started (the first and each replay) is closed once.
-	if closes != res.Replays+1 {
-		t.Errorf("%d worlds started, %d closed", res.Replays+1, closes)
+	if closes != starts {
+		t.Errorf("%d worlds started, %d closed", starts, closes)
 	}
 	return b.String()
 }

@@ -24,6 +24,21 @@ import (
 // wanting one path (mcsdk.Check) search again sequentially at the
 // shortest violating length. The counts are sums over the workers.
 func (x *Explorer) runParallel() (Result, error) {
+	r, err := x.fanOut()
+	r.Reached = len(r.ByDepth) - 1
+	switch {
+	case err == nil && !r.Violated && !r.Stopped:
+		r.Covered = x.Depth
+	case r.States > 0:
+		r.Covered = 0 // the initial state, checked first; see search.covered
+	default:
+		r.Covered = -1
+	}
+	return r, err
+}
+
+// fanOut is runParallel's search.
+func (x *Explorer) fanOut() (Result, error) {
 	p := &parallel{x: x, seen: newCache()}
 	root := p.newSearch()
 	root.split = min(2, x.Depth)
@@ -115,6 +130,7 @@ func (p *parallel) merge(r Result) {
 	p.res.SleepBlocked += r.SleepBlocked
 	p.res.Fallbacks += r.Fallbacks
 	p.res.Checkpoint.Add(r.Checkpoint)
+	p.res.Truncated += r.Truncated
 	p.res.Stopped = p.res.Stopped || r.Stopped
 	for len(p.res.ByDepth) < len(r.ByDepth) {
 		p.res.ByDepth = append(p.res.ByDepth, 0)

@@ -113,20 +113,26 @@ type Config struct {
 	// start, instead of patching each in its code into a trap of weft's
 	// own (the default, tscpatch_linux.go), which spares the cost of
 	// PR_SET_TSC on every context switch. Both give the same values.
-	// WEFT_TSC=trap in the environment does the same.
+	// (weft's CLI sets it for WEFT_TSC=trap in its environment.)
 	TrapTSC bool
 	// NoVDSO hides the vDSO from every node, so that every clock read is
 	// an intercepted syscall, instead of installing weft's, which answers
 	// a task's clock reads without a stop while no other task of its node
 	// is ready (vdso_linux.go);
-	// for comparison in benchmarks and tests.
+	// for comparison in benchmarks and tests (weft's CLI sets it for
+	// WEFT_NO_VDSO=1 in its environment).
 	NoVDSO bool
 	// NoTemplates starts every node afresh (launcher, filter, exec)
 	// instead of as a fork of a template process of its kind stopped
 	// before its first instruction (template_linux.go), which gives the
-	// same node for less; for comparison in benchmarks and tests, as is
-	// WEFT_TEMPLATES=0 in the environment.
+	// same node for less; for comparison in benchmarks and tests (weft's
+	// CLI sets it for WEFT_TEMPLATES=0 in its environment).
 	NoTemplates bool
+	// GoLauncher starts nodes with the Go launcher (this binary
+	// re-executed) instead of the native one (native_linux.go), which
+	// needs a C compiler once; weft's CLI sets it for WEFT_GO_LAUNCHER=1.
+	// The Go launcher traps the TSC (no patching).
+	GoLauncher bool
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // relocate points the recorded host files that lie in the world's data
@@ -203,6 +205,13 @@ func (cw *World) copyDataDirs(src *World) error {
 		clocks[k] = v
 	}
 	cw.fileClocks = clocks
+	if cw.inodes != nil {
+		moves := map[vkernel.HostIno]vkernel.HostIno{}
+		for from, to := range inodes {
+			moves[vkernel.HostIno{Dev: from.dev, Ino: from.ino}] = vkernel.HostIno{Dev: to.dev, Ino: to.ino}
+		}
+		cw.inodes.Moved(moves)
+	}
 	return nil
 }
 

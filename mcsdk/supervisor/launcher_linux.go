@@ -117,6 +117,8 @@ type launchRequest struct {
 
 	// notifyAll loads the filter that notifies every call (Config.NotifyAll).
 	notifyAll bool
+	// goLauncher starts the node with the Go launcher (Config.GoLauncher).
+	goLauncher bool
 	// noVDSO hides the vDSO instead of installing weft's (Config.NoVDSO).
 	noVDSO bool
 	// patchTSC leaves rdtsc native but patches the TSC reads of the
@@ -189,7 +191,7 @@ func (l *launcher) launch(r launchRequest) launchResult {
 // detach. With r.template, the node is a fork of a template of its kind
 // (template_linux.go) when it can be.
 func launchOne(r launchRequest) launchResult {
-	if _, err := nativeLauncher(); err != nil && r.patchTSC {
+	if _, err := r.native(); err != nil && r.patchTSC {
 		r.patchTSC = false // the Go launcher traps the TSC
 	}
 	if r.template {
@@ -470,7 +472,7 @@ func describeWait(ws unix.WaitStatus) string {
 // launcher when it can be built (fast: no Go runtime per node), otherwise
 // this binary re-executed in launcher mode. extra files follow fd 3.
 func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.File, err error) {
-	native, nerr := nativeLauncher()
+	native, nerr := r.native()
 	if nerr == nil {
 		prog, err := filterBytesFor(r.notifyAll, r.patchTSC)
 		if err != nil {

@@ -29,17 +29,22 @@ var native struct {
 }
 
 // nativeLauncher builds (once per source version, cached) and returns the
-// native launcher. WEFT_GO_LAUNCHER=1 forces the Go launcher.
+// native launcher.
 func nativeLauncher() (string, error) {
 	native.once.Do(func() {
-		if os.Getenv("WEFT_GO_LAUNCHER") == "1" {
-			native.err = fmt.Errorf("native launcher disabled")
-			return
-		}
 		native.path, native.err = ccCached("the native launcher", "weft-launch-", "", [][]byte{launcherSource}, []string{".c"},
 			func(srcs []string, out string) []string { return []string{"-O2", "-static", "-o", out, srcs[0]} })
 	})
 	return native.path, native.err
+}
+
+// native is the native launcher for r, or an error with Config.GoLauncher
+// (the Go launcher then starts it).
+func (r launchRequest) native() (string, error) {
+	if r.goLauncher {
+		return "", fmt.Errorf("native launcher disabled")
+	}
+	return nativeLauncher()
 }
 
 // ccCached builds, with cc ($CC), a file of weft's own once per content of

@@ -126,33 +126,3 @@ func sysSchedSetaffinity(c *call) result {
 	}
 	return ret(0)
 }
-
-// Prlimit64 implements prlimit64(2) for a thread of the node (pid 0, the
-// caller, runs natively; any other is a virtual id, and weft performs the
-// call on the host thread the id table names).
-func sysPrlimit64(c *call) result {
-	if int32(c.arg(0)) == 0 {
-		return cont()
-	}
-	th, r, ok := c.hostThread(0)
-	if !ok {
-		return r
-	}
-	var nw, old unix.Rlimit
-	var newp *unix.Rlimit
-	if c.arg(2) != 0 {
-		b, err := c.read(c.arg(2), 16)
-		if err != nil {
-			return errno(unix.EFAULT)
-		}
-		nw = unix.Rlimit{Cur: binary.LittleEndian.Uint64(b), Max: binary.LittleEndian.Uint64(b[8:])}
-		newp = &nw
-	}
-	if err := unix.Prlimit(th.Host, int(c.arg(1)), newp, &old); err != nil {
-		return errno(errnoOf(err))
-	}
-	if c.arg(3) != 0 {
-		return errno(errnoOf(c.write(c.arg(3), structBytes(&old))))
-	}
-	return ret(0)
-}

@@ -24,7 +24,7 @@ const (
 func sysSocket(c *call) result {
 	domain, typ, proto := c.arg(0), c.arg(1), c.arg(2)
 	if domain != unix.AF_INET && domain != unix.AF_INET6 {
-		return failf("socket domain %d is not modelled (only AF_INET, AF_INET6)", domain)
+		return failf("socket domain %d is not modelled (only AF_INET, AF_INET6, AF_UNIX, AF_NETLINK)", domain)
 	}
 	var kind netsim.Kind
 	switch typ &^ (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC) {

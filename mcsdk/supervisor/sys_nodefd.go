@@ -54,7 +54,7 @@ type fileOp func(c *call, v *vfd) result
 
 // fileHandler returns the handler for c: the operation of the in-node
 // descriptor its first argument names, if that kind serves the call, a
-// creator of in-node descriptors (socket(AF_UNIX)), or h.
+// creator of in-node descriptors (socket(AF_UNIX), socket(AF_NETLINK)), or h.
 func (c *call) fileHandler(h handler) handler {
 	nr := int(c.req.Data.Nr)
 	if c.n.sigScan {
@@ -63,6 +63,9 @@ func (c *call) fileHandler(h handler) handler {
 	}
 	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_UNIX {
 		return sysUnixSocket
+	}
+	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_NETLINK {
+		return sysNetlinkSocket
 	}
 	if !fdFirst[nr] {
 		return h

@@ -77,7 +77,7 @@ var procFiles = []procFile{
 	{"/proc/self/environ", procNative, nil, "the node's own environment"},
 	{"/proc/self/comm", procNative, nil, "the thread's name, as the node set it"},
 	{"/proc/self/auxv", procNative, nil, "the auxiliary vector weft patched (weft's vDSO, AT_RANDOM from the run)"},
-	{"/proc/self/limits", procNative, nil, "its resource limits, as getrlimit reads them"},
+	{"/proc/self/limits", procVirtual, func(c *call) []byte { return c.limits().ProcLimits() }, "its virtual resource limits, as getrlimit reads them (vkernel.Limits)"},
 	{"/proc/self/fd", procNative, nil, "its descriptor numbers"},
 	{"/proc/self/fd/", procNative, nil, "its descriptors"},
 	{"/proc/self/fdinfo/", procNative, nil, "its descriptors' positions and flags"},

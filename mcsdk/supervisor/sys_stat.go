@@ -22,7 +22,7 @@ import (
 // node changes it, so "has this file changed" still works, and a run is
 // still a function of its choices.
 //
-// Inode and device numbers are the host's (README, LIMITATIONS).
+// Inode and device numbers are virtual (sys_inodes.go).
 
 // fileEpoch is the virtual time of every file outside the run directory:
 // one virtual day before the run starts.
@@ -75,6 +75,7 @@ type statPlace struct {
 	fd      bool
 	inside  bool
 	content []byte
+	name    string // the view's path ("" for a descriptor: see statName)
 }
 
 // statTarget resolves a for a call that reads a file's metadata.
@@ -96,14 +97,14 @@ func (c *call) statTarget(a fsArg) (statPlace, error) {
 	case vkernel.Missing:
 		return statPlace{}, unix.ENOENT
 	case vkernel.File:
-		return statPlace{content: r.Content}, nil
+		return statPlace{content: r.Content, name: r.Path}, nil
 	case vkernel.Proc:
 		if strings.HasPrefix(r.Path, "/dev/") {
-			return statPlace{host: r.Path}, nil // the host's own /dev link, not followed
+			return statPlace{host: r.Path, name: r.Path}, nil // the host's own /dev link, not followed
 		}
-		return statPlace{host: c.procHostPath(r.Path), follow: a.follow}, nil
+		return statPlace{host: c.procHostPath(r.Path), follow: a.follow, name: r.Path}, nil
 	}
-	return statPlace{host: r.Path, inside: r.Writable}, nil
+	return statPlace{host: r.Path, inside: r.Writable, name: r.Path}, nil
 }
 
 // virtualStat is the stat of a virtual file with content: a read-only
@@ -144,12 +145,14 @@ func statAt(c *call, a fsArg, buf uint64) result {
 		return errno(pathErrno(err))
 	}
 	st := virtualStat(sp.content)
+	st.Dev, st.Ino = vkernel.Dev, c.w.inodeTable().Virtual(sp.name)
 	if sp.host != "" {
 		if err := unix.Fstatat(unix.AT_FDCWD, sp.host, &st, sp.atFlags()); err != nil {
 			return errno(sp.errno(err))
 		}
 		v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, sp.inside)
 		st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
+		c.virtualizeStat(&st, sp)
 	}
 	return errno(errnoOf(c.write(buf, structBytes(&st))))
 }
@@ -183,6 +186,7 @@ func sysStatx(c *call) result {
 		stx = unix.Statx_t{Mask: unix.STATX_BASIC_STATS, Blksize: uint32(st.Blksize), Nlink: 1, Mode: uint16(st.Mode),
 			Size: uint64(st.Size), Blocks: uint64(st.Blocks)}
 		stx.Atime, stx.Mtime, stx.Ctime = nsStx(fileEpoch), nsStx(fileEpoch), nsStx(fileEpoch)
+		stx.Dev_major, stx.Dev_minor, stx.Ino = vkernel.DevMajor, vkernel.DevMinor, c.w.inodeTable().Virtual(sp.name)
 		return errno(errnoOf(c.write(c.arg(4), structBytes(&stx))))
 	}
 	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | sp.atFlags()
@@ -192,6 +196,7 @@ func sysStatx(c *call) result {
 	host4 := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), stxNs(stx.Btime)}
 	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, sp.inside)
 	stx.Atime, stx.Mtime, stx.Ctime = nsStx(v[atime]), nsStx(v[mtime]), nsStx(v[ctime])
+	c.virtualizeStatx(&stx, sp)
 	if stx.Mask&unix.STATX_BTIME != 0 {
 		stx.Btime = nsStx(v[btime])
 	}

@@ -84,7 +84,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_VMSPLICE:        notModelled("vmsplice", zeroCopy),
 
 	// Network (sys_net.go): every socket is virtual; none reaches the host.
-	unix.SYS_SOCKET:      served("socket", sysSocket),
+	unix.SYS_SOCKET:      servedPartly("socket", sysSocket, socketNote),
 	unix.SYS_BIND:        served("bind", sysBind),
 	unix.SYS_LISTEN:      served("listen", sysListen),
 	unix.SYS_ACCEPT:      served("accept", sysAccept),
@@ -166,11 +166,11 @@ var syscallTable = map[int]entry{
 	unix.SYS_CREAT:     servedPartly("creat", sysCreat, openRow),
 
 	// File metadata (sys_stat.go): file times are virtual.
-	unix.SYS_STAT:              servedPartly("stat", sysStat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_LSTAT:             servedPartly("lstat", sysLstat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_FSTAT:             servedPartly("fstat", sysFstat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_NEWFSTATAT:        servedPartly("newfstatat", sysNewfstatat, "file times are virtual; inode numbers are the host's"),
-	unix.SYS_STATX:             servedPartly("statx", sysStatx, "file times are virtual; inode numbers are the host's"),
+	unix.SYS_STAT:              servedPartly("stat", sysStat, "file times, inode and device numbers are virtual"),
+	unix.SYS_LSTAT:             servedPartly("lstat", sysLstat, "file times, inode and device numbers are virtual"),
+	unix.SYS_FSTAT:             servedPartly("fstat", sysFstat, "file times, inode and device numbers are virtual"),
+	unix.SYS_NEWFSTATAT:        servedPartly("newfstatat", sysNewfstatat, "file times, inode and device numbers are virtual"),
+	unix.SYS_STATX:             servedPartly("statx", sysStatx, "file times, inode and device numbers are virtual"),
 	unix.SYS_STATFS:            servedPartly("statfs", sysStatfs, "sizes and free counts are fixed"),
 	unix.SYS_FSTATFS:           servedPartly("fstatfs", sysFstatfs, "sizes and free counts are fixed"),
 	unix.SYS_USTAT:             refused("ustat", unix.ENOSYS, obsolete),
@@ -184,8 +184,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_FACCESSAT2:        served("faccessat2", sysFaccessat2),
 	unix.SYS_READLINK:          served("readlink", sysReadlink),
 	unix.SYS_READLINKAT:        served("readlinkat", sysReadlinkat),
-	unix.SYS_GETDENTS:          passed("getdents", fsRead+" (d_ino is the host inode number)"),
-	unix.SYS_GETDENTS64:        passed("getdents64", fsRead+" (d_ino is the host inode number)"),
+	unix.SYS_GETDENTS:          servedPartly("getdents", sysGetdents, "read through weft's duplicate of the descriptor; d_ino virtual"),
+	unix.SYS_GETDENTS64:        servedPartly("getdents64", sysGetdents64, "read through weft's duplicate of the descriptor; d_ino virtual"),
 	unix.SYS_GETXATTR:          servedPartly("getxattr", checkedRead(fsPath(0, true), pass), checkedPath),
 	unix.SYS_LGETXATTR:         servedPartly("lgetxattr", checkedRead(fsPath(0, false), pass), checkedPath),
 	unix.SYS_FGETXATTR:         passed("fgetxattr", fsRead),
@@ -332,8 +332,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_LSM_GET_SELF_ATTR:       refused("lsm_get_self_attr", unix.ENOSYS, "security labels are host configuration"),
 	unix.SYS_LSM_SET_SELF_ATTR:       refused("lsm_set_self_attr", unix.ENOSYS, "security labels are host configuration"),
 	unix.SYS_LSM_LIST_MODULES:        refused("lsm_list_modules", unix.ENOSYS, "security labels are host configuration"),
-	unix.SYS_GETRLIMIT:               passed("getrlimit", "the limits weft started the node with, fixed for a run"),
-	unix.SYS_SETRLIMIT:               passed("setrlimit", "the node's own limits"),
+	unix.SYS_GETRLIMIT:               served("getrlimit", sysGetrlimit),
+	unix.SYS_SETRLIMIT:               served("setrlimit", sysSetrlimit),
 	unix.SYS_PRLIMIT64:               served("prlimit64", sysPrlimit64),
 
 	// Credentials.

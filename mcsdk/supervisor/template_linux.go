@@ -44,7 +44,7 @@ import (
 // used first.
 //
 // Not used with NativeTSC (an untraced node cannot be forked this way),
-// with Config.NoTemplates, or with WEFT_TEMPLATES=0 in the environment
+// with Config.NoTemplates (WEFT_TEMPLATES=0 in weft's CLI)
 // (for scripts/bench.sh).
 
 // nodeTemplate is one template process, stopped at the exit of its
@@ -75,16 +75,13 @@ var templates struct {
 	clock uint64
 }
 
-// templatesOff reports whether WEFT_TEMPLATES=0 turns templates off.
-func templatesOff() bool { return os.Getenv("WEFT_TEMPLATES") == "0" }
-
 // templateKey names the kind of node r starts, "" if r cannot use a
 // template.
 func templateKey(r launchRequest) string {
 	if r.nativeTSC || !filepath.IsAbs(r.path) {
 		return "" // a relative path is the directory's
 	}
-	exe, err := nativeLauncher()
+	exe, err := r.native()
 	if err != nil {
 		if exe, err = os.Executable(); err != nil {
 			return ""

@@ -48,12 +48,12 @@ import (
 // PR_TSC_SIGSEGV) at the stop (the setting is inherited by its threads and
 // children and survives exec). A process with more than one thread at that
 // point cannot be switched (the setting is per thread): the run ends with
-// verdict error, and WEFT_TSC=trap (Config.TrapTSC) traps from the start.
+// verdict error, and Config.TrapTSC (WEFT_TSC=trap) traps from the start.
 
 // tscPatching reports whether nodes run with their TSC reads patched
 // rather than trapped from the start.
 func (w *World) tscPatching() bool {
-	return !w.cfg.NativeTSC && !w.cfg.TrapTSC && !w.cfg.NotifyAll && os.Getenv("WEFT_TSC") != "trap"
+	return !w.cfg.NativeTSC && !w.cfg.TrapTSC && !w.cfg.NotifyAll
 }
 
 // tscPatch is the patch for one site.

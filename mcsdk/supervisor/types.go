@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // World is one run of the system under test: its node processes, the
@@ -33,6 +34,7 @@ type World struct {
 	refused    []int                  // per node: writes refused outside its run directory
 	views      []nodeView             // per node: its file-system view (sys_view.go), made lazily
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
+	inodes     *vkernel.Inodes        // virtual inode numbers (sys_inodes.go), made at first use
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	notes      []Note                 // refused requests, once per node, syscall and request (notes.go)
 	// refusals counts each kind of refused call, refusalOrder lists the
@@ -71,6 +73,7 @@ type node struct {
 	procs    []*proc            // its process tree, from its first fork on; procs[0] is the main process
 	self     *proc              // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
+	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
 	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
 	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr

@@ -183,11 +183,10 @@ func installVDSO(pid int, ehdr uintptr) (uintptr, error) {
 	return lo + uintptr(clock), nil
 }
 
-// useVDSO reports whether nodes get weft's vDSO: not with NoVDSO (or
-// WEFT_NO_VDSO=1 in the environment, for scripts/bench.sh), nor with
-// NotifyAll, whose survey counts every call a node makes.
+// useVDSO reports whether nodes get weft's vDSO: not with NoVDSO, nor
+// with NotifyAll, whose survey counts every call a node makes.
 func (w *World) useVDSO() bool {
-	return !w.cfg.NoVDSO && !w.cfg.NotifyAll && os.Getenv("WEFT_NO_VDSO") != "1"
+	return !w.cfg.NoVDSO && !w.cfg.NotifyAll
 }
 
 // vclock is what a process's image holds, as far as weft knows: whether

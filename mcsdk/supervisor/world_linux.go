@@ -89,7 +89,7 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
+	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
 		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates()})
 	if res.err != nil {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
@@ -108,10 +108,10 @@ func (w *World) launch(n *node) error {
 }
 
 // useTemplates reports whether nodes start as forks of templates
-// (template_linux.go): not with Config.NoTemplates or WEFT_TEMPLATES=0,
-// and not with NativeTSC.
+// (template_linux.go): not with Config.NoTemplates, and not with
+// NativeTSC.
 func (w *World) useTemplates() bool {
-	return !w.cfg.NoTemplates && !templatesOff() && !w.cfg.NativeTSC
+	return !w.cfg.NoTemplates && !w.cfg.NativeTSC
 }
 
 // Close kills every node and releases every descriptor. It is safe to call
@@ -300,6 +300,10 @@ const (
 	evNone // a traced node's threads changed state: look again
 )
 
+// maxDiskPeriods is how many watchdog periods in a row a node may be found
+// in uninterruptible sleep before the watchdog reports it.
+const maxDiskPeriods = 6
+
 // waitEvent waits for node n's next notification or its death. The
 // watchdog reports a node that neither parks nor exits (a busy loop).
 func (w *World) waitEvent(n *node) (event, error) {
@@ -307,6 +311,7 @@ func (w *World) waitEvent(n *node) (event, error) {
 	tid := n.cur.tid
 	deadline := time.Now().Add(w.cfg.Watchdog)
 	cpu0 := time.Duration(-1) // read lazily: /proc costs more than a round trip
+	diskPeriods := 0
 	for {
 		ms := int(time.Until(deadline).Milliseconds())
 		if ms <= 0 {
@@ -314,15 +319,23 @@ func (w *World) waitEvent(n *node) (event, error) {
 			// burned half a watchdog period of CPU since the first period
 			// ended (a busy loop), counted over every period so that a
 			// starved spinner is still caught, or that sleeps in a call weft
-			// does not see, is reported; a starved one gets more time.
+			// does not see, is reported; a starved one gets more time. So
+			// does one in uninterruptible sleep (state D: disk I/O, page-ins
+			// on a loaded machine, which waits for the host, not for a
+			// node) up to maxDiskPeriods periods in a row.
 			state, cpu := taskState(tid, tid), cpuTime(tid, tid) // a child's thread is not in n.pid's group
 			who := "node"
 			if len(n.tasks) > 1 {
 				who = "thread " + n.cur.name()
 			}
+			if state == 'D' {
+				diskPeriods++
+			} else {
+				diskPeriods = 0
+			}
 			switch {
-			case state == 'S' || state == 'D':
-				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog, state)
+			case state == 'S' || diskPeriods >= maxDiskPeriods:
+				return 0, fmt.Errorf("watchdog: %s has been blocked for %v in a call weft does not see (state %c)", who, w.cfg.Watchdog*time.Duration(max(1, diskPeriods)), state)
 			case state == 't' || state == 'T':
 				return 0, fmt.Errorf("watchdog: %s has been stopped for %v and weft did not collect the stop (state %c)", who, w.cfg.Watchdog, state)
 			case cpu0 >= 0 && cpu-cpu0 >= w.cfg.Watchdog/2:

@@ -14,4 +14,11 @@
 // the view's root, magic links of /proc refused. Its answer is a host
 // location to open beneath the root (already canonical: no symlink left
 // in it), a virtual file, or an errno; never "let the host kernel decide".
+//
+// Beside the view: virtual ids (IDs: pids, tids, process groups),
+// virtual resource limits (Limits), and virtual inode and device numbers
+// (Inodes). A node's run directory has a virtual name, RunDir(i)
+// (/run/weft/n<i>), by which inode numbers of its files are made; the
+// paths a node is shown are still the host's (issue 36 §5: getcwd,
+// /proc/self/{cwd,exe} and argv[0] are not yet virtual).
 package vkernel

@@ -10,6 +10,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -54,9 +55,10 @@ type Result struct {
 	URL        string
 	Settled    bool // Options.ReadyExpr (if any) became true
 	Containers []Container
-	Errors     []string // console errors, uncaught exceptions, error log entries, CSP violations
-	Requests   []string // every request other than the page itself (data: and blob: URLs excluded)
-	Screenshot []byte   // PNG of the whole page when Options.Screenshot is set
+	Errors     []string        // console errors, uncaught exceptions, error log entries, CSP violations
+	Requests   []string        // every request other than the page itself (data: and blob: URLs excluded)
+	Screenshot []byte          // PNG of the whole page when Options.Screenshot is set
+	Value      json.RawMessage // what OpenURL's expression evaluated to (JSON), once the page settled
 }
 
 // Problems lists, in words, everything that makes the visit a failure: no
@@ -143,9 +145,18 @@ func (b *Browser) Open(ctx context.Context, path string) (*Result, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("browsertest: %w", err)
 	}
+	return b.OpenURL(ctx, (&url.URL{Scheme: "file", Path: abs}).String(), "")
+}
+
+// OpenURL loads pageURL (file:, or http: from a server such as weft serve)
+// in a new tab as Open does and, when expr is not empty, evaluates that
+// JavaScript expression once the page settled: its value, as JSON, is
+// Result.Value. Requests to pageURL's own host are in Result.Requests like
+// any other.
+func (b *Browser) OpenURL(ctx context.Context, pageURL, expr string) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.Timeout)
 	defer cancel()
-	res, err := b.visit(ctx, (&url.URL{Scheme: "file", Path: abs}).String())
+	res, err := b.visit(ctx, pageURL, expr)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nchromium output:\n%s", err, b.stderrTail())
 	}

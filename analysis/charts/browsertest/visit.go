@@ -55,7 +55,7 @@ type probe struct {
 	Violations []string    `json:"violations"`
 }
 
-func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
+func (b *Browser) visit(ctx context.Context, pageURL, expr string) (*Result, error) {
 	o := b.opts
 	target, session, err := b.attach(ctx)
 	if err != nil {
@@ -79,6 +79,12 @@ func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var value json.RawMessage
+	if expr != "" {
+		if value, err = b.eval(ctx, session, expr); err != nil {
+			return nil, err
+		}
+	}
 	var shot []byte
 	if o.Screenshot {
 		if shot, err = b.screenshot(ctx, session); err != nil {
@@ -87,7 +93,7 @@ func (b *Browser) visit(ctx context.Context, pageURL string) (*Result, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	res := &Result{URL: pageURL, Settled: p.Settled, Containers: p.Containers, Requests: slices.Clone(ps.requests), Screenshot: shot}
+	res := &Result{URL: pageURL, Settled: p.Settled, Containers: p.Containers, Requests: slices.Clone(ps.requests), Screenshot: shot, Value: value}
 	res.Errors = append(slices.Clone(ps.errs), prefixAll("CSP violation: ", p.Violations)...)
 	return res, nil
 }
@@ -162,6 +168,28 @@ func (b *Browser) waitPainted(ctx context.Context, session, want string) (*probe
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// eval evaluates expr in the tab and returns its value as JSON.
+func (b *Browser) eval(ctx context.Context, session, expr string) (json.RawMessage, error) {
+	var out struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if err := b.conn.call(ctx, session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &out); err != nil {
+		return nil, err
+	}
+	if e := out.ExceptionDetails; e != nil {
+		return nil, fmt.Errorf("browsertest: evaluating %.60q: %s %s", expr, e.Text, e.Exception.Description)
+	}
+	return out.Result.Value, nil
 }
 
 func allPainted(cs []Container) bool {

@@ -1,4 +1,4 @@
-// module: github.com/google/go-cmp@v0.6.0
+// module: github.com/google/go-cmp@v0.7.0
 package main
 
 import (

@@ -1,4 +1,4 @@
-// module: github.com/mattn/go-runewidth@v0.0.16
+// module: github.com/mattn/go-runewidth@v0.0.20
 package main
 
 import (

@@ -1,4 +1,4 @@
-// module: github.com/BurntSushi/toml@v1.4.0
+// module: github.com/BurntSushi/toml@v1.6.0
 package main
 
 import (

@@ -1,4 +1,4 @@
-// module: golang.org/x/net@v0.25.0
+// module: golang.org/x/net@v0.58.0
 package main
 
 import (

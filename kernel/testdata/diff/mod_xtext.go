@@ -1,4 +1,4 @@
-// module: golang.org/x/text@v0.21.0
+// module: golang.org/x/text@v0.41.0
 package main
 
 import (

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"os"
+
+	"github.com/weft-mc/weft/mcsdk"
+)
+
+// hostFromEnv decodes the environment variables that choose how nodes
+// run on this host, for benchmarks and comparisons: WEFT_TSC=trap (trap
+// the TSC from each node's start instead of patching its reads),
+// WEFT_NO_VDSO=1 (every clock read an intercepted call), WEFT_TEMPLATES=0
+// (every node started afresh) and WEFT_GO_LAUNCHER=1 (the Go launcher).
+// weft reads them here only; mcsdk and the supervisor take the result as
+// configuration (mcsdk.Host).
+func hostFromEnv(getenv func(string) string) mcsdk.Host {
+	return mcsdk.Host{
+		TrapTSC:     getenv("WEFT_TSC") == "trap",
+		NoVDSO:      getenv("WEFT_NO_VDSO") == "1",
+		NoTemplates: getenv("WEFT_TEMPLATES") == "0",
+		GoLauncher:  getenv("WEFT_GO_LAUNCHER") == "1",
+	}
+}
+
+// host is hostFromEnv of weft's environment.
+func host() mcsdk.Host { return hostFromEnv(os.Getenv) }

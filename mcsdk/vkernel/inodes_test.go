@@ -1,0 +1,73 @@
+package vkernel
+
+import "testing"
+
+// TestInodes meets files in sequence: each step's host file and name,
+// and which earlier step's number it must show ("" a new number).
+func TestInodes(t *testing.T) {
+	steps := []struct {
+		f    HostFile
+		name string
+		same int // index of the step whose number it shows; -1 a new one
+	}{
+		{HostFile{HostIno{2049, 1000}, 5}, "/run/weft/n0/data", -1},
+		{HostFile{HostIno{2049, 1000}, 5}, "/run/weft/n0/link", 0},  // a hard link: the same file
+		{HostFile{HostIno{2049, 1000}, 5}, "", 0},                   // by descriptor
+		{HostFile{HostIno{2049, 1000}, 9}, "/run/weft/n0/data", -1}, // the host reused inode 1000 for a new file: a collision of names, a new number
+		{HostFile{HostIno{2049, 77}, 0}, "/etc/passwd", -1},
+		{HostFile{HostIno{9, 1}, 0}, "", -1}, // a pipe
+		{HostFile{HostIno{9, 2}, 0}, "", -1}, // another
+	}
+	tab := NewInodes()
+	got := make([]uint64, len(steps))
+	seen := map[uint64]int{}
+	for i, s := range steps {
+		got[i] = tab.Ino(s.f, s.name)
+		if got[i] == 0 {
+			t.Errorf("step %d: inode 0", i)
+		}
+		if s.same >= 0 && got[i] != got[s.same] {
+			t.Errorf("step %d: %d, want step %d's %d", i, got[i], s.same, got[s.same])
+		}
+		if j, ok := seen[got[i]]; s.same < 0 && ok {
+			t.Errorf("step %d: %d is already step %d's", i, got[i], j)
+		}
+		seen[got[i]] = i
+	}
+	// Another world meeting the same files in the same order numbers them
+	// alike, whatever their host numbers.
+	other := NewInodes()
+	for i, s := range steps {
+		f := HostFile{HostIno{s.f.Dev + 1, s.f.Ino * 3}, s.f.Birth + 1}
+		if n := other.Ino(f, s.name); n != got[i] {
+			t.Errorf("step %d in another world: %d, want %d", i, n, got[i])
+		}
+	}
+	// A path's number does not depend on what the world met before.
+	if a, b := NewInodes().Ino(HostFile{HostIno{1, 1}, 0}, "/etc/passwd"), got[4]; a != b {
+		t.Errorf("/etc/passwd met first: %d, met fifth: %d", a, b)
+	}
+}
+
+// TestInodesMoved: a file copied to a new host inode (a checkpoint's
+// copy) keeps its number, whatever the copy's birth time; the copy's
+// first birth time is then its own.
+func TestInodesMoved(t *testing.T) {
+	tab := NewInodes()
+	a := tab.Ino(HostFile{HostIno{1, 10}, 100}, "/run/weft/n0/a")
+	b := tab.Ino(HostFile{HostIno{1, 11}, 100}, "/run/weft/n0/b")
+	v := tab.Virtual("/etc/hostname")
+	tab.Moved(map[HostIno]HostIno{{1, 10}: {1, 20}, {1, 11}: {1, 10}})
+	if got := tab.Ino(HostFile{HostIno{1, 20}, 500}, ""); got != a {
+		t.Errorf("a after the copy: %d, want %d", got, a)
+	}
+	if got := tab.Ino(HostFile{HostIno{1, 10}, 501}, ""); got != b {
+		t.Errorf("b after the copy (at a's old inode): %d, want %d", got, b)
+	}
+	if got := tab.Ino(HostFile{HostIno{1, 20}, 600}, "/run/weft/n0/c"); got == a {
+		t.Errorf("a new file at a's copy's inode shows a's number %d", got)
+	}
+	if got := tab.Virtual("/etc/hostname"); got != v || v == a || v == b {
+		t.Errorf("virtual file: %d then %d (a %d, b %d)", v, got, a, b)
+	}
+}
