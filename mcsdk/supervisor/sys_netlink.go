@@ -244,16 +244,7 @@ func netlinkConnect(c *call, v *vfd) result {
 }
 
 func netlinkWrite(c *call, v *vfd, vector bool) result {
-	var data []byte
-	var err error
-	if vector {
-		var iov []iovec
-		if iov, err = c.readIovecs(c.arg(1), c.arg(2)); err == nil {
-			data, err = c.gather(iov)
-		}
-	} else {
-		data, err = c.read(c.arg(1), int(min(c.arg(2), 1<<20)))
-	}
+	data, err := c.writeData(vector, 1<<20)
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
@@ -451,18 +442,7 @@ func netlinkGetsockopt(c *call, v *vfd) result {
 	default:
 		return errno(unix.ENOPROTOOPT)
 	}
-	have, err := c.readU32(c.arg(4))
-	if err != nil {
-		return errno(unix.EFAULT)
-	}
-	if int32(have) < 0 {
-		return errno(unix.EINVAL)
-	}
-	k := min(int(have), len(val))
-	if err := c.write(c.arg(3), val[:k]); err != nil {
-		return errno(unix.EFAULT)
-	}
-	return errno(errnoOf(c.writeU32(c.arg(4), uint32(k))))
+	return c.putOption(val)
 }
 
 // netlinkIoctl serves FIONREAD (the next datagram's length); others go

@@ -232,6 +232,12 @@ func sysGetsockopt(c *call) result {
 	if val == nil {
 		return c.unmodelledOption("getsockopt", opt)
 	}
+	return c.putOption(val)
+}
+
+// putOption answers a getsockopt(fd, level, name, optval, optlen) with
+// val, cut to the caller's *optlen, which it sets.
+func (c *call) putOption(val []byte) result {
 	have, err := c.readU32(c.arg(4))
 	if err != nil {
 		return errno(unix.EFAULT)

@@ -19,17 +19,21 @@ func unixReadv(c *call, v *vfd) result {
 	return unixRecv(c, v, iov, 0, 0, 0)
 }
 
-func unixWrite(c *call, v *vfd, vector bool) result {
-	var data []byte
-	var err error
-	if vector {
-		var iov []iovec
-		if iov, err = c.readIovecs(c.arg(1), c.arg(2)); err == nil {
-			data, err = c.gather(iov)
-		}
-	} else {
-		data, err = c.read(c.arg(1), int(min(c.arg(2), 64<<20)))
+// writeData reads the bytes a write(fd, buf, len) or writev(fd, iov, n)
+// passes, at most limit of a write's.
+func (c *call) writeData(vector bool, limit uint64) ([]byte, error) {
+	if !vector {
+		return c.read(c.arg(1), int(min(c.arg(2), limit)))
 	}
+	iov, err := c.readIovecs(c.arg(1), c.arg(2))
+	if err != nil {
+		return nil, err
+	}
+	return c.gather(iov)
+}
+
+func unixWrite(c *call, v *vfd, vector bool) result {
+	data, err := c.writeData(vector, 64<<20)
 	if err != nil {
 		return errno(unix.EFAULT)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Start launches every node of cfg, one at a time, and runs the world to
@@ -957,7 +958,7 @@ func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) e
 // Hash returns a canonical hash of the world at a quiescent point: each
 // node's liveness, the call it is parked in, its memory (HashMemory) or
 // only the given extra bytes (HashGlobals), the network, the environment
-// and the clock.
+// and the clock, and each node's virtual resource limits.
 func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	h := sha256.New()
 	var b [8]byte
@@ -982,6 +983,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 		if err := w.hashProcs(n, mode, put, h); err != nil {
 			return [32]byte{}, err
 		}
+		hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
 	}
 	h.Write(extra)
 	w.hashClocks(h)
@@ -1032,5 +1034,16 @@ func (w *World) nodeOutput(n *node, data []byte) {
 	}
 	if w.cfg.OnOutput != nil {
 		w.cfg.OnOutput(n.id, data)
+	}
+}
+
+// hashLimits puts a node's virtual resource limits: one it lowered fails
+// differently later (EMFILE, EFBIG). A table not yet made hashes as its
+// defaults, which it is.
+func hashLimits(l *vkernel.Limits, put func(uint64)) {
+	for r := range vkernel.Resource(vkernel.NumResources) {
+		v, _ := l.Get(r)
+		put(v.Cur)
+		put(v.Max)
 	}
 }

@@ -140,23 +140,12 @@ func (b *Browser) waitPainted(ctx context.Context, session, want string) (*probe
 	expr := fmt.Sprintf(probeJS, ready, strconv.Quote(b.opts.Selector))
 	deadline := time.Now().Add(b.opts.PaintWait)
 	for {
-		var out struct {
-			Result struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"result"`
-			ExceptionDetails *struct {
-				Text string `json:"text"`
-			} `json:"exceptionDetails"`
-		}
-		err := b.conn.call(ctx, session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &out)
+		v, err := b.eval(ctx, session, expr)
 		if err != nil {
 			return nil, err
 		}
-		if out.ExceptionDetails != nil {
-			return nil, fmt.Errorf("browsertest: probe failed: %s", out.ExceptionDetails.Text)
-		}
 		var p probe
-		if err := json.Unmarshal(out.Result.Value, &p); err != nil {
+		if err := json.Unmarshal(v, &p); err != nil {
 			return nil, fmt.Errorf("browsertest: probe result: %w", err)
 		}
 		if p.URL == want && p.Ready == "complete" && p.Settled && len(p.Containers) > 0 && allPainted(p.Containers) || time.Now().After(deadline) {
