@@ -29,7 +29,7 @@ func tscCheck() finding {
 // the processor can make cpuid fault (supervisor.CPUIDFaults), which weft
 // does not use yet: code it cannot patch runs those instructions natively,
 // and each run says so in its refusals. A host that lacks part of the
-// virtual CPU's x86-64-v3 baseline shows nodes less of it (never a feature
+// virtual CPU's baseline (x86-64-v3 and companions) shows nodes less of it (never a feature
 // the host lacks), so recordings made here may differ from a full host's.
 func cpuidCheck() finding {
 	f := finding{Check: "CPUID faulting", Disables: "a virtual cpuid in code weft cannot patch (JIT or writable code, undecodable bytes): it runs natively there, and each run says so in its refusals"}
@@ -43,7 +43,7 @@ func cpuidCheck() finding {
 	f.Status = statusInfo
 	if lacks := supervisor.HostLacksBaseline(); len(lacks) > 0 {
 		f.Status = statusDegraded
-		f.Disables += "; recordings identical to those of a host with all of x86-64-v3 (this one lacks " + strings.Join(lacks, " ") + ")"
+		f.Disables += "; recordings identical to those of a host with all of the virtual CPU's features (this one lacks " + strings.Join(lacks, " ") + ")"
 	}
 	return f
 }

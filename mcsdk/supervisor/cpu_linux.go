@@ -33,8 +33,8 @@ func hostCPUID(leaf, sub uint32) vkernel.CPUIDRegs {
 	return vkernel.CPUIDRegs{A: a, B: b, C: c, D: d}
 }
 
-// HostLacksBaseline names the features of the virtual CPU's x86-64-v3
-// baseline this host lacks (vkernel.HostLacks): a node here sees fewer
+// HostLacksBaseline names the features of the virtual CPU's baseline
+// (x86-64-v3 and its companions) this host lacks (vkernel.HostLacks): a node here sees fewer
 // features than on a host that has them, and its recordings may differ
 // from those made there.
 func HostLacksBaseline() []string { return vkernel.HostLacks(hostCPUID) }
@@ -117,7 +117,7 @@ func (w *World) emulateCPU(ci vkernel.CPUInsn, regs *unix.PtraceRegs) {
 // CPUDescribe is the virtual CPU in one line, for the run's header or
 // weft doctor: what a node sees and what this host lacks of it.
 func CPUDescribe() string {
-	s := "a node sees " + vkernel.CPUVendor + " (" + vkernel.CPUBrand + "): x86-64-v3"
+	s := "a node sees " + vkernel.CPUVendor + " (" + vkernel.CPUBrand + "): x86-64-v3 with AES, PCLMULQDQ, RDRAND, SHA, ADX, ERMS and CLFLUSHOPT (no AVX-512, RDSEED, RDPID or RDTSCP)"
 	if lacks := HostLacksBaseline(); len(lacks) > 0 {
 		s += ", less what this host lacks: " + strings.Join(lacks, " ")
 	}

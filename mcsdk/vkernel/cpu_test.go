@@ -43,7 +43,7 @@ func TestCPUID(t *testing.T) {
 		{"leaf 4.4: none", 4, 4, fullHost, CPUIDRegs{}},
 		{"leaf 1 on a full host: the baseline, no HTT, no hypervisor", 1, 0, fullHost, CPUIDRegs{A: 0x600, B: 0x10800, C: 0x7ed83203, D: 0x78bfbff}},
 		{"leaf 1 on a bare host: only what it has", 1, 0, bareHost, CPUIDRegs{A: 0x600, B: 0x10800, D: 1 << 26}},
-		{"leaf 7.0 on a full host", 7, 0, fullHost, CPUIDRegs{B: 0x208c0328, C: 1 << 22}},
+		{"leaf 7.0 on a full host: no rdseed, no rdpid", 7, 0, fullHost, CPUIDRegs{B: 0x20880328}},
 		{"leaf 7.1: nothing", 7, 1, fullHost, CPUIDRegs{}},
 		{"leaf 0xb.0: one thread", 0xb, 0, fullHost, CPUIDRegs{B: 1, C: 0x100}},
 		{"leaf 0xb.1: one core", 0xb, 1, fullHost, CPUIDRegs{B: 1, C: 0x201}},
@@ -51,7 +51,7 @@ func TestCPUID(t *testing.T) {
 		{"leaf 0xd is the host's", 0xd, 0, fullHost, CPUIDRegs{A: 0x2e7, B: 0x988, C: 0x988}},
 		{"leaf 0x1f beyond the max: zero", 0x1f, 0, fullHost, CPUIDRegs{}},
 		{"extended max", 0x80000000, 0, fullHost, CPUIDRegs{A: 0x80000008}},
-		{"extended features", 0x80000001, 0, fullHost, CPUIDRegs{C: 0x121, D: 0x28100800}},
+		{"extended features: no rdtscp", 0x80000001, 0, fullHost, CPUIDRegs{C: 0x121, D: 0x20100800}},
 		{"topology extension: zero", 0x8000001e, 0, fullHost, CPUIDRegs{}},
 		{"address sizes", 0x80000008, 0, fullHost, CPUIDRegs{A: 0x3028}},
 	} {
@@ -84,6 +84,19 @@ func TestHostLacks(t *testing.T) {
 		}
 		return r
 	}
+	cascadeLake := func(leaf, sub uint32) CPUIDRegs { // x86-64-v3, no SHA
+		r := fullHost(leaf, sub)
+		if leaf == 7 {
+			r.B &^= 1 << 29
+		}
+		return r
+	}
+	var all []string // bareHost has SSE2 alone
+	for _, f := range VirtualFeatures {
+		if f.name != "sse2" {
+			all = append(all, f.name)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		host HostCPUID
@@ -91,7 +104,8 @@ func TestHostLacks(t *testing.T) {
 	}{
 		{"full", fullHost, nil},
 		{"no avx2", noAVX2, []string{"avx2"}},
-		{"bare", bareHost, levelV3},
+		{"x86-64-v3 without sha", cascadeLake, []string{"sha"}},
+		{"bare", bareHost, all},
 	} {
 		if got := HostLacks(tc.host); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: HostLacks = %v, want %v", tc.name, got, tc.want)
