@@ -104,36 +104,6 @@ func ptraceCheck() finding {
 	return f
 }
 
-// ARCH_GET_CPUID and ARCH_SET_CPUID (asm/prctl.h).
-const (
-	archGetCPUID = 0x1011
-	archSetCPUID = 0x1012
-)
-
-// cpuidCheck asks whether the processor can make cpuid fault
-// (arch_prctl(ARCH_SET_CPUID, 0)), on a thread of its own that turns it
-// straight back on and then ends.
-func cpuidCheck() finding {
-	f := finding{Check: "CPUID faulting", Disables: "virtualising cpuid: a node sees the host's processor (weft does not virtualise cpuid yet, so nothing is lost today)"}
-	done := make(chan finding)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		if _, _, e := unix.Syscall(unix.SYS_ARCH_PRCTL, archGetCPUID, 0, 0); e != 0 {
-			done <- finding{Found: "ARCH_GET_CPUID: " + e.Error(), Status: statusInfo}
-			return
-		}
-		if _, _, e := unix.Syscall(unix.SYS_ARCH_PRCTL, archSetCPUID, 0, 0); e != 0 {
-			done <- finding{Found: "ARCH_SET_CPUID: " + e.Error() + " (the processor or hypervisor lacks it)", Status: statusInfo}
-			return
-		}
-		unix.Syscall(unix.SYS_ARCH_PRCTL, archSetCPUID, 1, 0)
-		done <- finding{Found: "available", Status: statusOK}
-	}()
-	r := <-done
-	f.Found, f.Status = r.Found, r.Status
-	return f
-}
-
 // usernsCheck reads whether unprivileged users may create user
 // namespaces.
 func usernsCheck() finding {

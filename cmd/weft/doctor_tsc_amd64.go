@@ -2,7 +2,11 @@
 
 package main
 
-import "github.com/weft-mc/weft/mcsdk/supervisor"
+import (
+	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/supervisor"
+)
 
 // tscCheck asks whether prctl(PR_SET_TSC) makes rdtsc fault here
 // (supervisor.TSCTraps): weft traps the TSC where it cannot patch a read.
@@ -16,6 +20,30 @@ func tscCheck() finding {
 		f.Found, f.Status = "rdtsc faults under PR_SET_TSC", statusOK
 	default:
 		f.Found, f.Status = "PR_SET_TSC is accepted but rdtsc runs natively (the hypervisor does not honour CR4.TSD)", statusDegraded
+	}
+	return f
+}
+
+// cpuidCheck describes the virtual CPU a node sees (weft patches cpuid,
+// rdrand, rdseed, rdpid and lsl into faults it answers) and asks whether
+// the processor can make cpuid fault (supervisor.CPUIDFaults), which weft
+// does not use yet: code it cannot patch runs those instructions natively,
+// and each run says so in its refusals. A host that lacks part of the
+// virtual CPU's baseline (x86-64-v3 and companions) shows nodes less of it (never a feature
+// the host lacks), so recordings made here may differ from a full host's.
+func cpuidCheck() finding {
+	f := finding{Check: "CPUID faulting", Disables: "a virtual cpuid in code weft cannot patch (JIT or writable code, undecodable bytes): it runs natively there, and each run says so in its refusals"}
+	ok, err := supervisor.CPUIDFaults()
+	if ok {
+		f.Found = "available (not used yet)"
+	} else {
+		f.Found = "ARCH_SET_CPUID: " + err.Error() + " (the processor or hypervisor lacks it)"
+	}
+	f.Found += "; " + supervisor.CPUDescribe()
+	f.Status = statusInfo
+	if lacks := supervisor.HostLacksBaseline(); len(lacks) > 0 {
+		f.Status = statusDegraded
+		f.Disables += "; recordings identical to those of a host with all of the virtual CPU's features (this one lacks " + strings.Join(lacks, " ") + ")"
 	}
 	return f
 }

@@ -138,6 +138,7 @@ type launchResult struct {
 	listener int
 	vdso     uintptr       // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
 	patched  bool          // its TSC reads are patched, not trapped (tscpatch_linux.go)
+	cpuWhy   string        // why its CPU-identity instructions are not all patched (cpu_linux.go); "" they are
 	tmpl     *nodeTemplate // the template it is a fork of, held; nil none
 	err      error
 }
@@ -207,6 +208,11 @@ func launchOne(r launchRequest) launchResult {
 		return res
 	}
 	pid := res.pid
+	if !r.notifyAll { // there weft itself would have to answer the injected mmap
+		if err := hideVvar(pid, true); err != nil {
+			return abandon(res, "%v", err)
+		}
+	}
 	if r.nativeTSC {
 		if err := unix.PtraceDetach(pid); err != nil {
 			return abandon(res, "ptrace detach: %v", err)
@@ -330,15 +336,18 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	if res.vdso, randomAt, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
 		return fail(res, "patching auxv: %v", err), randomAt
 	}
-	if r.patchTSC {
-		reason, err := patchTSC(pid, 0, ^uint64(0), false)
-		if err == nil && reason != "" {
-			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", reason)
+	if !r.nativeTSC {
+		why, err := patchCode(pid, 0, ^uint64(0), false, r.patchTSC)
+		if err == nil && r.patchTSC && why.tsc != "" {
+			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", why.tsc)
 		}
 		if err != nil {
 			return fail(res, "patching the TSC reads of %s: %v", r.path, err), randomAt
 		}
-		res.patched = true
+		res.patched, res.cpuWhy = r.patchTSC, why.cpu
+		if !r.patchTSC && why.cpu == "" {
+			res.cpuWhy = "it traps the TSC, so weft does not follow the code it maps after its start (its libraries)"
+		}
 	}
 	return res, randomAt
 }

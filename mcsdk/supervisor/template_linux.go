@@ -55,6 +55,7 @@ type nodeTemplate struct {
 	listener int
 	vdso     uintptr
 	patched  bool
+	cpuWhy   string          // launchResult.cpuWhy
 	regs     unix.PtraceRegs // at the execve's exit
 	sysIP    uint64          // a syscall instruction (the vDSO's), for the injected calls
 	dir      string          // its working directory; a copy made for another moves there
@@ -168,7 +169,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 	if res.err != nil {
 		return nil, res.err
 	}
-	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, random: random}
+	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, cpuWhy: res.cpuWhy, random: random}
 	unix.Close(res.pidfd)
 	var err error
 	if t.dir, err = absDir(r.dir); err != nil {
@@ -186,6 +187,10 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 	if _, err := awaitStop(t.pid, syscallStop); err != nil {
 		t.end()
 		return nil, fmt.Errorf("the execve's exit: %v", err)
+	}
+	if err := hideVvarUnlessNotifyAll(t.pid, false, r.notifyAll); err != nil {
+		t.end()
+		return nil, err
 	}
 	if err := unix.PtraceGetRegs(t.pid, &t.regs); err != nil {
 		t.end()
@@ -208,7 +213,7 @@ func (t *nodeTemplate) fork(random [16]byte, dir string) (res launchResult, err 
 	if err != nil {
 		return launchResult{}, fmt.Errorf("forking the template: %v", err)
 	}
-	res = launchResult{pid: child, pidfd: -1, listener: -1, vdso: t.vdso, patched: t.patched}
+	res = launchResult{pid: child, pidfd: -1, listener: -1, vdso: t.vdso, patched: t.patched, cpuWhy: t.cpuWhy}
 	defer func() {
 		if err != nil {
 			unix.Kill(child, unix.SIGKILL)

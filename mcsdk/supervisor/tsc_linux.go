@@ -90,6 +90,14 @@ func (w *World) emulateTSC(t *task, ws unix.WaitStatus) (bool, error) {
 			return
 		}
 		insn = insn[:k]
+		if ci, ok := cpuInsnAt(insn); ok { // a CPU-identity instruction (cpu_linux.go)
+			w.emulateCPU(ci, &regs)
+			if err = unix.PtraceSetRegs(t.tid, &regs); err != nil {
+				return
+			}
+			handled, err = true, unix.PtraceCont(t.tid, 0)
+			return
+		}
 		// weft's patch of a TSC read (tscpatch_linux.go), or a trapped
 		// rdtsc or rdtscp, perhaps with prefixes
 		n, rdtscp, ok := patchedTSC(insn)

@@ -124,17 +124,24 @@ func scanFileCached(path string, ino uint64) (*tscScan, error) {
 	return sf.scan, sf.err
 }
 
-// patchTSC patches every TSC read in pid's executable mappings that
-// overlap [lo, hi). It returns why it could not ("" if it did).
+// patchWhy is why code could not be patched: its TSC reads (the process
+// then traps the TSC), its CPU-identity instructions (the run's refusals
+// say so); "" where it could.
+type patchWhy struct{ tsc, cpu string }
+
+// patchCode patches every CPU-identity instruction in pid's executable
+// mappings that overlap [lo, hi), and with tsc every TSC read too (until
+// one mapping's cannot be). It returns why it could not.
 //
 // With written, a file's mapping may hold bytes the process wrote (it was
 // writable before an mprotect made it executable): it is compared with
 // the file, and if it differs beyond weft's own patches it is checked as
 // anonymous memory is.
-func patchTSC(pid int, lo, hi uint64, written bool) (string, error) {
+func patchCode(pid int, lo, hi uint64, written, tsc bool) (patchWhy, error) {
+	var why patchWhy
 	maps, err := readMaps(pid)
 	if err != nil {
-		return "", err
+		return why, err
 	}
 	var mem *os.File // /proc/PID/mem, which writes read-only code as a debugger does (a copy on write)
 	defer func() {
@@ -150,18 +157,31 @@ func patchTSC(pid int, lo, hi uint64, written bool) (string, error) {
 			continue // the kernel emulates its three calls; no user code runs there
 		}
 		if m.perms[1] == 'w' {
-			return fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name)), nil
+			why.first(patchWhy{tsc: fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name)), cpu: fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name))})
+			continue
 		}
 		if mem == nil {
 			if mem, err = os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_WRONLY, 0); err != nil {
-				return "", err
+				return why, err
 			}
 		}
-		if reason, err := patchMapping(pid, mem, m, written); reason != "" || err != nil {
-			return reason, err
+		w, err := patchMapping(pid, mem, m, written, tsc && why.tsc == "")
+		if err != nil {
+			return why, err
 		}
+		why.first(w)
 	}
-	return "", nil
+	return why, nil
+}
+
+// first keeps the first reason of each kind.
+func (p *patchWhy) first(o patchWhy) {
+	if p.tsc == "" {
+		p.tsc = o.tsc
+	}
+	if p.cpu == "" {
+		p.cpu = o.cpu
+	}
 }
 
 func nameOr(name string) string {
@@ -171,67 +191,119 @@ func nameOr(name string) string {
 	return name
 }
 
-// patchMapping patches one executable mapping.
-func patchMapping(pid int, mem *os.File, m mapping, written bool) (string, error) {
+// patchMapping patches one executable mapping: its CPU-identity
+// instructions, and with tsc its TSC reads.
+func patchMapping(pid int, mem *os.File, m mapping, written, tsc bool) (patchWhy, error) {
 	var scan *tscScan
 	switch {
 	case strings.HasPrefix(m.name, "/") && m.ino != 0:
 		path := strings.TrimSuffix(m.name, " (deleted)")
 		s, err := scanFileCached(path, m.ino)
 		if err != nil {
-			return fmt.Sprintf("%s: %v", path, err), nil
+			r := fmt.Sprintf("%s: %v", path, err)
+			return patchWhy{tsc: r, cpu: r}, nil
 		}
 		if written {
-			if reason, changed := writtenCode(pid, m, path, s); changed {
-				return reason, nil
+			if why, changed := writtenCode(pid, m, path, s); changed {
+				return why, nil
 			}
 		}
 		scan = s
 	case m.name == "[vdso]":
 		code, err := readCode(pid, m)
 		if err != nil {
-			return "", err
+			return patchWhy{}, err
 		}
 		s, err := scanELF(bytes.NewReader(code), int64(len(code)))
 		if err != nil {
-			return fmt.Sprintf("the vDSO: %v", err), nil
+			r := fmt.Sprintf("the vDSO: %v", err)
+			return patchWhy{tsc: r, cpu: r}, nil
 		}
 		scan, m.off = s, 0
 	default: // anonymous, or a name weft cannot open
 		code := make([]byte, m.end-m.start)
 		k, _ := readMem(pid, uintptr(m.start), code)
-		if r := scanBytes(code[:max(k, 0)]); r != "" {
-			return fmt.Sprintf("%s at %#x: %s", nameOr(m.name), m.start, r), nil
+		code = code[:max(k, 0)]
+		var why patchWhy
+		if r := scanBytes(code); r != "" {
+			why.tsc = fmt.Sprintf("%s at %#x: %s", nameOr(m.name), m.start, r)
 		}
-		return "", nil
+		if r := scanCPUBytes(code); r != "" {
+			why.cpu = fmt.Sprintf("%s at %#x: %s", nameOr(m.name), m.start, r)
+		}
+		return why, nil
 	}
+	why := patchWhy{cpu: cpuPatchable(scan, m)}
+	if why.cpu == "" {
+		for _, s := range scan.cpuSites {
+			if err := patchAt(mem, m, s.off, s.insn.Patch()); err != nil {
+				return why, err
+			}
+		}
+	}
+	if !tsc {
+		return why, nil
+	}
+	if why.tsc = tscPatchable(scan, m); why.tsc != "" {
+		return why, nil
+	}
+	for _, s := range scan.sites {
+		if err := patchAt(mem, m, s.off, tscPatch(s)); err != nil {
+			return why, err
+		}
+	}
+	return why, nil
+}
+
+// tscPatchable says why mapping m of an image scanned as scan cannot have
+// its TSC reads patched ("" if it can).
+func tscPatchable(scan *tscScan, m mapping) string {
 	if scan.ambiguous != "" {
-		return fmt.Sprintf("%s: %s", m.name, scan.ambiguous), nil
+		return fmt.Sprintf("%s: %s", m.name, scan.ambiguous)
 	}
 	// A mapping may show more of a file than its executable segments.
 	lo, hi := m.off, m.off+int64(m.end-m.start)
 	for _, off := range scan.loose {
 		if off >= lo && off < hi {
-			return fmt.Sprintf("%s: a TSC read's bytes at file offset %#x, outside its executable segments, are mapped executable", m.name, off), nil
+			return fmt.Sprintf("%s: a TSC read's bytes at file offset %#x, outside its executable segments, are mapped executable", m.name, off)
 		}
 	}
-	for _, s := range scan.sites {
-		if s.off < lo || s.off+int64(s.length) > hi {
-			continue
-		}
-		addr := uintptr(m.start + uint64(s.off-lo))
-		if _, err := mem.WriteAt(tscPatch(s), int64(addr)); err != nil {
-			return "", fmt.Errorf("patching the TSC read at %#x in %s: %v", addr, m.name, err)
+	return ""
+}
+
+// cpuPatchable is tscPatchable for the CPU-identity instructions.
+func cpuPatchable(scan *tscScan, m mapping) string {
+	if scan.cpuAmbiguous != "" {
+		return fmt.Sprintf("%s: %s", m.name, scan.cpuAmbiguous)
+	}
+	lo, hi := m.off, m.off+int64(m.end-m.start)
+	for _, off := range scan.cpuLoose {
+		if off >= lo && off < hi {
+			return fmt.Sprintf("%s: a CPU-identity instruction's opcode at file offset %#x, outside its executable segments, is mapped executable", m.name, off)
 		}
 	}
-	return "", nil
+	return ""
+}
+
+// patchAt writes patch p over the instruction at file offset off of
+// mapping m, if the mapping shows all of it.
+func patchAt(mem *os.File, m mapping, off int64, p []byte) error {
+	lo, hi := m.off, m.off+int64(m.end-m.start)
+	if off < lo || off+int64(len(p)) > hi {
+		return nil
+	}
+	addr := uintptr(m.start + uint64(off-lo))
+	if _, err := mem.WriteAt(p, int64(addr)); err != nil {
+		return fmt.Errorf("patching the instruction at %#x in %s: %v", addr, m.name, err)
+	}
+	return nil
 }
 
 // writtenCode compares file mapping m, made executable by mprotect, with
 // the file at path: if the process wrote into its copy (beyond weft's
 // patches), changed is true and its memory is checked as anonymous memory
-// is (reason "" if it holds no TSC read's bytes).
-func writtenCode(pid int, m mapping, path string, scan *tscScan) (reason string, changed bool) {
+// is (no reason if it holds no TSC read's or CPU instruction's bytes).
+func writtenCode(pid int, m mapping, path string, scan *tscScan) (why patchWhy, changed bool) {
 	code := make([]byte, m.end-m.start)
 	k, _ := readMem(pid, uintptr(m.start), code)
 	code = code[:max(k, 0)]
@@ -241,34 +313,47 @@ func writtenCode(pid int, m mapping, path string, scan *tscScan) (reason string,
 		orig = orig[:k]
 		f.Close()
 	}
-	if sameButPatches(code, orig, scan.sites, m.off) {
-		return "", false
+	if sameButPatches(code, orig, scan, m.off) {
+		return why, false
 	}
 	if r := scanBytes(code); r != "" {
-		return fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r), true
+		why.tsc = fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r)
 	}
-	return "", true
+	if r := scanCPUBytes(code); r != "" {
+		why.cpu = fmt.Sprintf("%s at %#x, written since it was mapped: %s", m.name, m.start, r)
+	}
+	return why, true
 }
 
 // sameButPatches reports whether code (a mapping's memory, from file
 // offset base) equals orig (the file's bytes there) but for weft's
-// patches of sites.
-func sameButPatches(code, orig []byte, sites []tscSite, base int64) bool {
+// patches of scan's sites.
+func sameButPatches(code, orig []byte, scan *tscScan, base int64) bool {
 	if len(code) != len(orig) {
 		return false
+	}
+	type patch struct {
+		off int64
+		p   []byte
+	}
+	var patches []patch
+	for _, s := range scan.sites {
+		patches = append(patches, patch{s.off, tscPatch(s)})
+	}
+	for _, s := range scan.cpuSites {
+		patches = append(patches, patch{s.off, s.insn.Patch()})
 	}
 	for i := 0; i < len(code); i++ {
 		if code[i] == orig[i] {
 			continue
 		}
 		ok := false
-		for _, s := range sites {
+		for _, s := range patches {
 			j := int(s.off - base)
-			if i >= j && i < j+int(s.length) {
-				p := tscPatch(s)
-				ok = j >= 0 && j+len(p) <= len(code) && bytes.Equal(code[j:j+len(p)], p)
+			if i >= j && i < j+len(s.p) {
+				ok = j >= 0 && j+len(s.p) <= len(code) && bytes.Equal(code[j:j+len(s.p)], s.p)
 				if ok {
-					i = j + len(p) - 1
+					i = j + len(s.p) - 1
 				}
 				break
 			}
@@ -291,9 +376,7 @@ func (w *World) traceMapping(t *task) error {
 		return err
 	}
 	nr := int(regs.Orig_rax)
-	if *t.n.trapTSCOf(t) {
-		return t.ptraceCont(0) // it traps the TSC already: nothing to patch
-	}
+	trapped := *t.n.trapTSCOf(t) // it traps the TSC already: only its CPU-identity instructions to patch
 	a0, a1, a2 := regs.Rdi, regs.Rsi, regs.Rdx
 	var lo, hi uint64 // what may have become executable; mmap and mremap say at their exit
 	switch nr {
@@ -324,16 +407,19 @@ func (w *World) traceMapping(t *task) error {
 	case unix.SYS_MREMAP:
 		lo, hi = res, res+a2
 	}
-	reason, err := "", error(nil)
+	var why patchWhy
 	if nr == unix.SYS_PERSONALITY {
 		// Every readable mapping from now on is executable without a
 		// traced call: weft can no longer see new code being mapped.
-		reason = "personality(READ_IMPLIES_EXEC)"
-	} else if reason, err = patchTSC(t.tid, lo, hi, nr != unix.SYS_MMAP && nr != unix.SYS_MREMAP); err != nil {
+		why = patchWhy{tsc: "personality(READ_IMPLIES_EXEC)", cpu: "personality(READ_IMPLIES_EXEC)"}
+	} else if why, err = patchCode(t.tid, lo, hi, nr != unix.SYS_MMAP && nr != unix.SYS_MREMAP, !trapped); err != nil {
 		return err
 	}
-	if reason != "" {
-		if err := w.trapTSCNow(t, &regs, regs.Rip-2, reason); err != nil {
+	if why.cpu != "" {
+		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+	}
+	if why.tsc != "" && !trapped {
+		if err := w.trapTSCNow(t, &regs, regs.Rip-2, why.tsc); err != nil {
 			return err
 		}
 	}
@@ -341,14 +427,27 @@ func (w *World) traceMapping(t *task) error {
 }
 
 // patchExec patches the new image of t's process at its exec stop, or
-// traps the TSC from here if the image cannot be patched.
+// traps the TSC from here if the image cannot be patched. It also hides
+// the raw [vvar] pages (hideVvar).
 func (w *World) patchExec(t *task) error {
-	if w.cfg.NativeTSC || *t.n.trapTSCOf(t) {
+	if w.cfg.NativeTSC {
 		return nil
 	}
-	reason, err := patchTSC(t.tid, 0, ^uint64(0), false)
-	if err != nil || reason == "" {
+	var err error
+	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, w.cfg.NotifyAll) })
+	if err != nil {
+		return fmt.Errorf("%s: %v", t.name(), err)
+	}
+	trapped := *t.n.trapTSCOf(t)
+	why, err := patchCode(t.tid, 0, ^uint64(0), false, !trapped)
+	if err != nil {
 		return err
+	}
+	if why.cpu != "" {
+		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+	}
+	if why.tsc == "" || trapped {
+		return nil
 	}
 	var regs unix.PtraceRegs
 	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
@@ -359,7 +458,7 @@ func (w *World) patchExec(t *task) error {
 	if err != nil {
 		return fmt.Errorf("%s: trapping the TSC: %v", t.name(), err)
 	}
-	return w.trapTSCNow(t, &regs, sys, reason)
+	return w.trapTSCNow(t, &regs, sys, why.tsc)
 }
 
 // readCode reads the whole of mapping m of process pid.

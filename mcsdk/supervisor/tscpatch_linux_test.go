@@ -152,7 +152,8 @@ func TestTSCPatchBytes(t *testing.T) {
 // TestTSCPatchedMemory looks into a patched node once it is running: every
 // TSC read of every file it has mapped executable (the program, the
 // dynamic loader, libc, which the loader mapped with a traced mmap) is
-// weft's patch in its memory, and no other byte of those mappings changed.
+// weft's patch in its memory, and so is every CPU-identity instruction
+// (the loader's cpuid), and no other byte of those mappings changed.
 func TestTSCPatchedMemory(t *testing.T) {
 	bin := buildProbe(t, "tscpatch", "-O1", "-pthread")
 	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"park"}}}})
@@ -167,7 +168,7 @@ func TestTSCPatchedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, sites := map[string]bool{}, 0
+	files, sites, cpuSites := map[string]bool{}, 0, 0
 	for _, m := range maps {
 		if len(m.perms) < 3 || m.perms[2] != 'x' || !strings.HasPrefix(m.name, "/") {
 			continue
@@ -199,8 +200,20 @@ func TestTSCPatchedMemory(t *testing.T) {
 			copy(mem[i:], orig[i:i+int(s.length)])
 			sites++
 		}
+		for _, s := range scan.cpuSites {
+			p := s.insn.Patch()
+			if s.off < m.off || s.off+int64(len(p)) > m.off+int64(len(orig)) {
+				continue
+			}
+			i := int(s.off - m.off)
+			if !bytes.Equal(mem[i:i+len(p)], p) {
+				t.Errorf("%s: the %v at file offset %#x is % x in memory", m.name, s.insn.Op, s.off, mem[i:i+len(p)])
+			}
+			copy(mem[i:], orig[i:i+len(p)])
+			cpuSites++
+		}
 		if !bytes.Equal(mem[:len(orig)], orig) {
-			t.Errorf("%s: bytes other than the TSC reads changed", m.name)
+			t.Errorf("%s: bytes other than the TSC reads and CPU-identity instructions changed", m.name)
 		}
 		files[filepath.Base(m.name)] = true
 	}
@@ -212,7 +225,10 @@ func TestTSCPatchedMemory(t *testing.T) {
 	if sites < 20 {
 		t.Errorf("only %d TSC reads patched", sites)
 	}
-	t.Logf("%d TSC reads patched in %v", sites, files)
+	if cpuSites < 10 { // the dynamic loader's cpuid (glibc's init_cpu_features)
+		t.Errorf("only %d CPU-identity instructions patched", cpuSites)
+	}
+	t.Logf("%d TSC reads and %d CPU-identity instructions patched in %v", sites, cpuSites, files)
 }
 
 // TestImagePatchable: a program is launched patched unless it, its loader

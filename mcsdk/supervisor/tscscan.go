@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Finding a program's TSC reads. weft keeps the TSC deterministic either
@@ -48,6 +50,20 @@ type tscScan struct {
 	interp    string     // the program interpreter (PT_INTERP), if any
 	needed    []string   // the libraries it needs (DT_NEEDED)
 	syscallAt int64      // the file offset of a syscall instruction, -1 none
+
+	// The CPU-identity instructions (cpuid, rdrand, rdseed, rdpid, lsl),
+	// found by the same sweep and judged apart: an image whose TSC reads
+	// are all found may hold an lsl from memory, and the reverse.
+	cpuSites     []cpuSite
+	cpuLoose     []int64 // as loose, for their opcode bytes
+	cpuAmbiguous string  // why its CPU-identity instructions cannot be patched; "" if they can
+}
+
+// A cpuSite is one CPU-identity instruction in an image: the file offset
+// of the instruction (with its prefixes) and what it is.
+type cpuSite struct {
+	off  int64
+	insn vkernel.CPUInsn
 }
 
 // scanELF sweeps the executable segments of the ELF image r, of size
@@ -57,8 +73,8 @@ func scanELF(r io.ReaderAt, size int64) (*tscScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.ambiguous == "" {
-		out.loose, err = looseBytes(r, size, out.covered)
+	if out.ambiguous == "" || out.cpuAmbiguous == "" {
+		out.loose, out.cpuLoose, err = looseBytes(r, size, out.covered)
 	}
 	return out, err
 }
@@ -115,15 +131,23 @@ func (out *tscScan) sweepLoad(r io.ReaderAt, off, filesz int64, starts []int) er
 
 // looseBytes finds the instructions' bytes in image r that the sweep of
 // the covered ranges did not judge: each occurrence not wholly inside one
-// covered range.
-func looseBytes(r io.ReaderAt, size int64, covered [][2]int64) ([]int64, error) {
+// covered range, of a TSC read's bytes (loose) and of a CPU-identity
+// instruction's opcode (cpu).
+func looseBytes(r io.ReaderAt, size int64, covered [][2]int64) (loose, cpu []int64, err error) {
 	all := make([]byte, size)
 	n, err := r.ReadAt(all, 0)
 	if err != nil && err != io.EOF {
-		return nil, err
+		return nil, nil, err
 	}
 	all = all[:n]
-	var loose []int64
+	outside := func(q, n int64) bool {
+		for _, c := range covered {
+			if q >= c[0] && q+n <= c[1] {
+				return false
+			}
+		}
+		return true
+	}
 	for _, pat := range [][]byte{insnRdtsc, insnRdtscp} {
 		for from := 0; ; {
 			j := bytes.Index(all[from:], pat)
@@ -132,16 +156,34 @@ func looseBytes(r io.ReaderAt, size int64, covered [][2]int64) ([]int64, error) 
 			}
 			q := int64(from + j)
 			from += j + 1
-			inside := false
-			for _, c := range covered {
-				inside = inside || q >= c[0] && q+int64(len(pat)) <= c[1]
-			}
-			if !inside {
+			if outside(q, int64(len(pat))) {
 				loose = append(loose, q)
 			}
 		}
 	}
-	return loose, nil
+	for _, q := range cpuOpcodes(all) {
+		if outside(int64(q), 2) {
+			cpu = append(cpu, int64(q))
+		}
+	}
+	return loose, cpu, nil
+}
+
+// cpuOpcodes are the offsets in b at which a CPU-identity instruction's
+// opcode bytes start (vkernel.CPUOpcodeAt).
+func cpuOpcodes(b []byte) []int {
+	var at []int
+	for from := 0; ; {
+		j := bytes.IndexByte(b[from:], 0x0f)
+		if j < 0 {
+			return at
+		}
+		q := from + j
+		from = q + 1
+		if vkernel.CPUOpcodeAt(b[q:]) {
+			at = append(at, q)
+		}
+	}
 }
 
 // elfStarts are the offsets in segment p at which a sweep (re)starts: the
@@ -241,6 +283,7 @@ func sweepSegment(out *tscScan, seg []byte, base int64, starts []int) []byte {
 			if site, ok := tscInsn(seg[p:p+n], base+int64(p)); ok {
 				out.sites = append(out.sites, site)
 			}
+			out.cpuInsn(seg[p:p+n], base+int64(p))
 			if out.syscallAt < 0 && n == 2 && seg[p] == 0x0f && seg[p+1] == 0x05 {
 				out.syscallAt = base + int64(p)
 			}
@@ -266,7 +309,31 @@ func sweepSegment(out *tscScan, seg []byte, base int64, starts []int) []byte {
 			}
 		}
 	}
+	for _, q := range cpuOpcodes(seg) {
+		if kind[q] == 0 && out.cpuAmbiguous == "" {
+			out.cpuAmbiguous = fmt.Sprintf("the opcode bytes % x at file offset %#x are in code the sweep could not decode", seg[q:min(q+3, len(seg))], base+int64(q))
+		}
+	}
 	return kind
+}
+
+// cpuInsn records the decoded instruction in (at file offset off) if it
+// is a CPU-identity instruction; an lsl from memory, which weft does not
+// emulate, makes the image's CPU identity unpatchable.
+func (out *tscScan) cpuInsn(in []byte, off int64) {
+	if len(in) < 2 || bytes.IndexByte(in, 0x0f) < 0 {
+		return
+	}
+	ci, ok := vkernel.DecodeCPUInsn(in)
+	switch {
+	case !ok:
+	case ci.Op == vkernel.OpLSLMem:
+		if out.cpuAmbiguous == "" {
+			out.cpuAmbiguous = fmt.Sprintf("an lsl from memory at file offset %#x", off)
+		}
+	default:
+		out.cpuSites = append(out.cpuSites, cpuSite{off: off, insn: ci})
+	}
 }
 
 // tscInsn recognises a decoded instruction (prefixes allowed) that is
@@ -283,6 +350,14 @@ func tscInsn(in []byte, off int64) (tscSite, bool) {
 		return tscSite{off: off, length: uint8(len(in)), rdtscp: true}, true
 	}
 	return tscSite{}, false
+}
+
+// scanCPUBytes is scanBytes for the CPU-identity instructions' opcodes.
+func scanCPUBytes(code []byte) string {
+	if at := cpuOpcodes(code); len(at) > 0 {
+		return fmt.Sprintf("the opcode bytes % x at offset %#x of executable memory that is no ELF image", code[at[0]:min(at[0]+3, len(code))], at[0])
+	}
+	return ""
 }
 
 // scanBytes checks code that is no ELF image (an anonymous executable

@@ -207,15 +207,20 @@ func sweepStarts(t *testing.T, path string) map[int64]bool {
 // are loose; weft refuses to patch a mapping that shows them.
 func TestLooseBytes(t *testing.T) {
 	img := make([]byte, 64)
-	copy(img[4:], insnRdtsc)   // inside the covered range [0, 16)
-	copy(img[15:], insnRdtsc)  // running past its end
-	copy(img[30:], insnRdtscp) // outside
-	got, err := looseBytes(bytes.NewReader(img), int64(len(img)), [][2]int64{{0, 16}})
+	copy(img[4:], insnRdtsc)                 // inside the covered range [0, 16)
+	copy(img[15:], insnRdtsc)                // running past its end
+	copy(img[30:], insnRdtscp)               // outside
+	copy(img[8:], []byte{0x0f, 0xa2})        // a cpuid inside
+	copy(img[40:], []byte{0x0f, 0xc7, 0xf0}) // an rdrand outside
+	got, cpu, err := looseBytes(bytes.NewReader(img), int64(len(img)), [][2]int64{{0, 16}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
 	if fmt.Sprint(got) != "[15 30]" {
 		t.Fatalf("loose at %v, want [15 30]", got)
+	}
+	if fmt.Sprint(cpu) != "[40]" {
+		t.Fatalf("CPU opcodes loose at %v, want [40]", cpu)
 	}
 }

@@ -103,6 +103,9 @@ func (w *World) launch(n *node) error {
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.trapTSC = !w.cfg.NativeTSC && !res.patched
+	if res.cpuWhy != "" {
+		w.warnCPU(n.id, fmt.Sprintf("node %d: its code cannot be patched for a virtual CPU (%s)", n.id, res.cpuWhy))
+	}
 	n.started = w.now
 	n.cur = n.mainTask()
 	w.runNode(n)

@@ -1,0 +1,112 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// The raw [vvar] pages. The kernel maps, beside the vDSO, read-only pages
+// of its timekeeping data ([vvar], and [vvar_vclock] on newer kernels):
+// the host's wall clock, its TSC-to-time scale, the clocks' raw counters.
+// A node never needs them: weft replaces the vDSO with its own
+// (vdso_linux.go), which reads weft's readings, or hides it (AT_IGNORE),
+// so every time call is a syscall weft answers. A node that reads the
+// pages directly would read the host's clock, so at every exec stop weft
+// maps an inaccessible anonymous mapping over each of them
+// (mmap(MAP_FIXED, PROT_NONE), injected: the layout of the address space
+// is unchanged, and a read faults with SIGSEGV).
+
+// vvarNames are the names /proc/PID/maps gives the kernel's time data.
+var vvarNames = map[string]bool{"[vvar]": true, "[vvar_vclock]": true}
+
+// hideVvar covers pid's [vvar] mappings, pid being in its exec event
+// stop (PTRACE_EVENT_EXEC) with atExec, else at its execve's exit stop;
+// it leaves pid at the execve's exit stop, as execve returns. On the
+// tracer.
+func hideVvar(pid int, atExec bool) error {
+	maps, err := readMaps(pid)
+	if err != nil {
+		return err
+	}
+	var vv []mapping
+	for _, m := range maps {
+		if vvarNames[m.name] {
+			vv = append(vv, m)
+		}
+	}
+	if len(vv) == 0 {
+		return nil
+	}
+	sys, err := vdsoSyscall(pid)
+	if err != nil {
+		return fmt.Errorf("hiding [vvar]: %v", err)
+	}
+	if atExec {
+		// From the exec event stop to the execve's exit stop: execve has
+		// not returned yet, and its return would overwrite rax.
+		if err := unix.PtraceSyscall(pid, 0); err != nil {
+			return err
+		}
+		if _, err := awaitStop(pid, atSyscall); err != nil {
+			return err
+		}
+	}
+	var saved unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &saved); err != nil {
+		return err
+	}
+	for _, m := range vv {
+		if err := injectMmapNone(pid, sys, saved, m.start, m.end-m.start); err != nil {
+			return fmt.Errorf("hiding %s at %#x: %v", m.name, m.start, err)
+		}
+	}
+	return unix.PtraceSetRegs(pid, &saved)
+}
+
+// injectMmapNone makes pid call mmap(addr, length, PROT_NONE,
+// MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED, -1, 0) at the syscall instruction
+// sysIP (mmap without PROT_EXEC passes the filter), from regs.
+func injectMmapNone(pid int, sysIP uint64, regs unix.PtraceRegs, addr, length uint64) error {
+	in := regs
+	in.Rip, in.Rax, in.Orig_rax = sysIP, unix.SYS_MMAP, ^uint64(0)
+	in.Rdi, in.Rsi, in.Rdx = addr, length, unix.PROT_NONE
+	in.R10, in.R8, in.R9 = unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED, ^uint64(0), 0
+	if err := unix.PtraceSetRegs(pid, &in); err != nil {
+		return err
+	}
+	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
+		if err := unix.PtraceSyscall(pid, 0); err != nil {
+			return err
+		}
+		if _, err := awaitStop(pid, atSyscall); err != nil {
+			return err
+		}
+	}
+	var out unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &out); err != nil {
+		return err
+	}
+	if out.Rax != addr {
+		return fmt.Errorf("mmap returned %#x", out.Rax)
+	}
+	return nil
+}
+
+// atSyscall accepts a syscall stop, with or without
+// PTRACE_O_TRACESYSGOOD.
+func atSyscall(ws unix.WaitStatus) bool {
+	return ws.StopSignal() == unix.SIGTRAP|0x80 || ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == 0
+}
+
+// hideVvarUnlessNotifyAll is hideVvar, except where every syscall
+// notifies weft (Config.NotifyAll, a diagnostic mode): there the injected
+// mmap would wait for an answer nobody gives, and [vvar] stays mapped.
+func hideVvarUnlessNotifyAll(pid int, atExec, notifyAll bool) error {
+	if notifyAll {
+		return nil
+	}
+	return hideVvar(pid, atExec)
+}
