@@ -76,10 +76,9 @@ type hostFile struct {
 
 // frozenProc is one node's process kept stopped as a checkpoint.
 type frozenProc struct {
-	pid    int
-	sysIP  uint64          // the parked call's syscall instruction
-	regs   unix.PtraceRegs // registers that issue the parked call again
-	tracer *launcher
+	pid     int
+	threads []threadState // each live thread's, the main thread's first
+	tracer  *launcher
 }
 
 // descState is what a file description shared between copies holds that
@@ -126,7 +125,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	}
 	for i, n := range cw.nodes {
 		if fp := cp.frozen[i]; fp != nil {
-			n.pid, n.tasks[0].tid = fp.pid, fp.pid
+			n.setPid(fp.pid)
 		}
 	}
 	cp.w = cw
@@ -200,21 +199,13 @@ func (n *node) checkpointable() error {
 		return errors.New("is not traced")
 	case len(n.procs) > 0:
 		return errors.New("has child processes")
-	case len(n.tasks) != 1:
-		return errors.New("has threads")
 	case n.cur != nil:
 		return errors.New("is running")
 	case n.sigScan:
 		return errors.New("has a native signalfd")
 	}
-	t := n.tasks[0]
-	switch {
-	case t.call == nil || t.held || t.ready || t.exited:
-		return errors.New("is not parked in a call")
-	case t.call.intr != nil:
-		return errors.New("has a call a signal interrupted")
-	case t.call.req.Data.InstructionPointer < 2:
-		return errors.New("has no syscall instruction")
+	if err := n.threadsCheckpointable(); err != nil {
+		return err
 	}
 	return n.sharedMemory()
 }
@@ -383,11 +374,18 @@ func (cp *Checkpoint) start(nw *World) error {
 			if err != nil {
 				return fmt.Errorf("node %d: %v", i, err)
 			}
-			n.pid, n.tasks[0].tid = pid, pid
+			n.setPid(pid)
 		}
 	}
 	if err := nw.own(cp.w); err != nil {
 		return err
+	}
+	for i, n := range nw.nodes {
+		if fp := cp.frozen[i]; fp != nil {
+			if err := onLauncher(fp.tracer, func() error { return makeThreads(n, fp.threads, fp.lead().sysIP) }); err != nil {
+				return fmt.Errorf("node %d: %v", i, err)
+			}
+		}
 	}
 	if err := nw.copyDataDirs(cp.w); err != nil {
 		return err
@@ -414,13 +412,32 @@ func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
 	if err := writeDescs(n, cp.flags[n.id]); err != nil {
 		return err
 	}
-	if err := onLauncher(n.tracer, func() error { return reissue(n.pid, fp.regs, fp.sysIP) }); err != nil {
+	lead := fp.lead()
+	err := onLauncher(n.tracer, func() error {
+		if err := setRobustList(n.pid, lead, lead.sysIP); err != nil {
+			return err
+		}
+		return reissue(n.pid, lead.regs, lead.sysIP)
+	})
+	if err != nil {
 		return err
 	}
 	if err := receiveReissued(n); err != nil {
 		return err
 	}
 	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot)
+}
+
+// setPid makes pid the host id of n's process and, until the threads
+// are recreated (makeThreads), of each of its live threads: no stale id
+// of another process stays in the tasks.
+func (n *node) setPid(pid int) {
+	n.pid = pid
+	for _, t := range n.tasks {
+		if !t.exited {
+			t.tid = pid
+		}
+	}
 }
 
 // Close kills the frozen processes and reaps them. Safe to call more
