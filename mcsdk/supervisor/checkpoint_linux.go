@@ -50,10 +50,13 @@ import (
 // one), and put in place of the inherited descriptor with
 // SECCOMP_ADDFD_FLAG_SETFD: a fork would share the offset.
 //
+// A node's other threads are recreated in each copy by injected clones
+// (checkpoint_threads_linux.go).
+//
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: threads, process trees, host pipes or
-// sockets, deleted open files, shared writable memory, native TSC, a
-// survey, calls interrupted by signals, open state queries.
+// explorer replays instead: a thread held at its clone, process trees,
+// host pipes or sockets, deleted open files, shared writable memory,
+// native TSC, a survey, calls interrupted by signals, open state queries.
 
 // Checkpoint is a copy of a world at a quiescent point, from which new
 // worlds in that state are started (Restore). Close releases it.
