@@ -54,7 +54,7 @@ import (
 // (checkpoint_threads_linux.go).
 //
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: a thread held at its clone, process trees,
+// explorer replays instead: a node with no thread parked, process trees,
 // host pipes or sockets, deleted open files, shared writable memory,
 // native TSC, a survey, calls interrupted by signals, open state queries.
 
@@ -383,13 +383,6 @@ func (cp *Checkpoint) start(nw *World) error {
 	if err := nw.own(cp.w); err != nil {
 		return err
 	}
-	for i, n := range nw.nodes {
-		if fp := cp.frozen[i]; fp != nil {
-			if err := onLauncher(fp.tracer, func() error { return makeThreads(n, fp.threads, fp.lead().sysIP) }); err != nil {
-				return fmt.Errorf("node %d: %v", i, err)
-			}
-		}
-	}
 	if err := nw.copyDataDirs(cp.w); err != nil {
 		return err
 	}
@@ -404,28 +397,19 @@ func (cp *Checkpoint) start(nw *World) error {
 }
 
 // resume prepares node n's process, forked from fp and stopped at birth,
-// and lets it issue its parked call again: its data directory, the shared
-// descriptions' state, its host files.
+// and lets its threads issue their parked calls again (makeThreads, in
+// its data directory), with the shared descriptions' state and its host
+// files.
 func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
+	dir := ""
 	if nw.dataRoot != "" {
-		if err := n.chdir(fp, nw.DataDir(n.id)); err != nil {
-			return fmt.Errorf("moving to its data directory: %v", err)
-		}
+		dir = nw.DataDir(n.id)
 	}
 	if err := writeDescs(n, cp.flags[n.id]); err != nil {
 		return err
 	}
-	lead := fp.lead()
-	err := onLauncher(n.tracer, func() error {
-		if err := setRobustList(n.pid, lead, lead.sysIP); err != nil {
-			return err
-		}
-		return reissue(n.pid, lead.regs, lead.sysIP)
-	})
-	if err != nil {
-		return err
-	}
-	if err := receiveReissued(n); err != nil {
+	f := fp.forker()
+	if err := onLauncher(n.tracer, func() error { return makeThreads(n, fp.threads, f.sysIP, dir) }); err != nil {
 		return err
 	}
 	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot)

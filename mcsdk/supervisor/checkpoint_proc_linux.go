@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,10 @@ import (
 )
 
 // freeze forks node n, parked, into a frozen process, and lets n's
-// threads issue their parked calls again (checkpoint_threads_linux.go).
-// The process work runs on the tracer thread in one go (every ptrace
-// request must come from it; one hop, not one per request).
+// threads issue their parked calls again (checkpoint_threads_linux.go):
+// the first parked thread forks. The process work runs on the tracer
+// thread in one go (every ptrace request must come from it; one hop, not
+// one per request).
 func freeze(n *node) (*frozenProc, error) {
 	fp := &frozenProc{tracer: n.tracer}
 	err := onLauncher(n.tracer, func() error {
@@ -20,18 +22,15 @@ func freeze(n *node) (*frozenProc, error) {
 		if fp.threads, err = stopThreads(n); err != nil {
 			return err
 		}
-		lead := fp.threads[0]
-		if fp.pid, err = injectFork(n.pid, n.listener, lead.sysIP); err != nil {
+		f := fp.forker()
+		if f == nil {
+			return errors.New("no thread is parked in a call")
+		}
+		if fp.pid, err = injectFork(n.tasks[f.k].tid, n.listener, f.sysIP); err != nil {
 			return err
 		}
-		if err := reissueThreads(n, fp.threads); err != nil {
-			return err
-		}
-		return reissue(n.pid, lead.regs, lead.sysIP)
+		return reissueThreads(n, fp.threads)
 	})
-	if err == nil {
-		err = receiveReissued(n)
-	}
 	if err != nil {
 		if fp.pid > 0 {
 			unix.Kill(fp.pid, unix.SIGKILL)
@@ -42,16 +41,24 @@ func freeze(n *node) (*frozenProc, error) {
 	return fp, nil
 }
 
-// lead is the frozen main thread's state.
-func (fp *frozenProc) lead() *threadState { return &fp.threads[0] }
+// forker is the state of the thread the frozen process was forked from,
+// the first parked one; nil if none is parked.
+func (fp *frozenProc) forker() *threadState {
+	for i := range fp.threads {
+		if fp.threads[i].sysIP != 0 {
+			return &fp.threads[i]
+		}
+	}
+	return nil
+}
 
 // fork starts a process in the frozen one's state, stopped at its birth:
-// its main thread only (start recreates the others).
+// one thread, the forker's copy (start recreates the node's threads).
 func (fp *frozenProc) fork(listener int) (int, error) {
 	var pid int
 	err := onLauncher(fp.tracer, func() error {
 		var err error
-		pid, err = injectFork(fp.pid, listener, fp.lead().sysIP)
+		pid, err = injectFork(fp.pid, listener, fp.forker().sysIP)
 		return err
 	})
 	return pid, err
@@ -213,12 +220,6 @@ func awaitNotif(tid, listener int) (notif, error) {
 			return notif{}, fmt.Errorf("process %d never issued its call", tid)
 		}
 	}
-}
-
-// chdir moves n's process, stopped at its birth from fp, to dir
-// (injectChdir).
-func (n *node) chdir(fp *frozenProc, dir string) error {
-	return onLauncher(n.tracer, func() error { return injectChdir(n.pid, fp.lead().sysIP, dir) })
 }
 
 // injectChdir moves process pid, in a ptrace stop, to dir: a chdir

@@ -54,37 +54,46 @@ func buildGoThreads(tb testing.TB) string {
 // after every step both hash the same (memory, registers and every
 // thread's state included) and offer the same actions, and at the end
 // their outputs are byte-identical. The original world hashes as before
-// the checkpoint was taken. A state that cannot be checkpointed (a
-// thread held at its clone) is passed over, and at least one branch
-// point of each target has several live threads.
+// the checkpoint was taken. A state that cannot be checkpointed is
+// passed over; at least one branch point of each target has several
+// live threads, and on the C targets one has a thread held at its clone
+// (glibc's clone3, issued again in each copy).
 func TestCheckpointThreads(t *testing.T) {
 	threads := buildThreads(t)
 	targets := []struct {
 		name   string
 		cfg    Config
-		depth  int // branch points are drawn from the first depth steps
-		points int // by default
+		depth  int  // branch points are drawn from the first depth steps
+		points int  // by default
+		clone  bool // some default branch point has a thread held at its clone
 	}{
-		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10},
-		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10},
-		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4},
+		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10, true},
+		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10, true},
+		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4, false},
 	}
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			points := branchPoints(t, tc.points)
 			rng := rand.New(rand.NewPCG(38, uint64(len(tc.name))))
-			done, maxThreads := 0, 0
+			done, maxThreads, atClone := 0, 0, 0
 			for try := 0; done < points && try < 4*points; try++ {
-				if k := checkpointBranch(t, tc.cfg, rng, rng.IntN(tc.depth)); k > 0 {
+				if k, cloned := checkpointBranch(t, tc.cfg, rng, rng.IntN(tc.depth)); k > 0 {
 					done++
 					maxThreads = max(maxThreads, k)
+					if cloned {
+						atClone++
+					}
 				}
 			}
+			t.Logf("%d branch points, %d with a thread held at its clone, at most %d threads", done, atClone, maxThreads)
 			if done < points {
 				t.Fatalf("only %d of %d branch points could be checkpointed", done, points)
 			}
 			if maxThreads < 2 {
 				t.Fatalf("no branch point had more than one live thread")
+			}
+			if tc.clone && atClone == 0 && os.Getenv("WEFT_CHECKPOINT_POINTS") == "" {
+				t.Errorf("no branch point had a thread held at its clone")
 			}
 		})
 	}
@@ -94,8 +103,8 @@ func TestCheckpointThreads(t *testing.T) {
 // first state that can be checkpointed, checkpoints it and compares two
 // restored continuations with replayed ones (TestCheckpointThreads). It
 // returns the node's live threads at the branch point, 0 if the run
-// ended first.
-func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
+// ended first, and whether a thread was held at its clone there.
+func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, bool) {
 	t.Helper()
 	w, err := Start(cfg)
 	if err != nil {
@@ -107,7 +116,7 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 	for cp == nil {
 		acts := w.Enabled()
 		if len(acts) == 0 || w.Failure() != nil {
-			return 0
+			return 0, false
 		}
 		if len(path) >= depth {
 			cp, err = w.Checkpoint()
@@ -142,7 +151,11 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) int {
 	if got := mustHash(t, w); got != want {
 		t.Errorf("after %d steps: taking the checkpoint changed the world's hash", len(path))
 	}
-	return w.nodes[0].live()
+	cloned := false
+	for _, s := range cp.frozen[0].threads {
+		cloned = cloned || s.cloned
+	}
+	return w.nodes[0].live(), cloned
 }
 
 // kernelThreads describes the kernel's state of each live thread of w's
