@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // TestCheckpointsKeepSearch checks real targets with and without
@@ -37,33 +38,7 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%s/depth%d/bound%d", tc.model, tc.variant, tc.depth, tc.bound), func(t *testing.T) {
-			m := loadTarget(t, tc.model)
-			var res [2]*mcsdk.CheckResult
-			for k, cps := range []int{0, tc.bound} {
-				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Depth: tc.depth, Checkpoints: cps})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Verdict == mcsdk.Error {
-					t.Fatalf("checkpoints %d: error: %s", cps, r.Failure)
-				}
-				res[k] = r
-				c := r.Checkpoints
-				t.Logf("checkpoints %d: %s, %d states, %d executions, %d replays (%d steps), %d taken, %d restores, %d bounded, %d alive at most, %.2fs",
-					cps, r.Verdict, r.States, r.Executions, r.Replays, r.ReplayedSteps, c.Taken, c.Restores, c.Bounded, c.MaxLive, r.Duration.Seconds())
-			}
-			off, on := res[0], res[1]
-			if off.Verdict != on.Verdict || off.States != on.States || off.Executions != on.Executions ||
-				off.Expansions != on.Expansions || off.SleepBlocked != on.SleepBlocked || !slices.Equal(off.ByDepth, on.ByDepth) {
-				t.Fatalf("without checkpoints %s, %d states %v, %d executions, %d expansions; with %s, %d states %v, %d executions, %d expansions",
-					off.Verdict, off.States, off.ByDepth, off.Executions, off.Expansions, on.Verdict, on.States, on.ByDepth, on.Executions, on.Expansions)
-			}
-			if off.Violation != nil {
-				a, b := fmt.Sprint(off.Violation.Path), fmt.Sprint(on.Violation.Path)
-				if a != b || off.Violation.Invariant != on.Violation.Invariant || off.Shortest != on.Shortest {
-					t.Fatalf("violation %s at %s without checkpoints, %s at %s with", off.Violation.Invariant, a, on.Violation.Invariant, b)
-				}
-			}
+			on, off := checkBothWays(t, loadTarget(t, tc.model), tc.variant, tc.depth, tc.bound)
 			c := on.Checkpoints
 			if c.Refused > 0 || c.Failed > 0 {
 				t.Errorf("%d states refused (%s), %d restores failed (%s)", c.Refused, c.Why, c.Failed, c.FailedWhy)
@@ -82,6 +57,41 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkBothWays checks model m without checkpoints and with at most bound
+// alive, and fails unless both searches agree: the verdict, the distinct
+// states, executions, expansions and states by depth, the violation and
+// its path. It returns the results with and without.
+func checkBothWays(t *testing.T, m *model.Model, variant string, depth, bound int) (on, off *mcsdk.CheckResult) {
+	t.Helper()
+	var res [2]*mcsdk.CheckResult
+	for k, cps := range []int{0, bound} {
+		r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Checkpoints: cps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict == mcsdk.Error {
+			t.Fatalf("checkpoints %d: error: %s", cps, r.Failure)
+		}
+		res[k] = r
+		c := r.Checkpoints
+		t.Logf("checkpoints %d: %s, %d states, %d executions, %d replays (%d steps), %d taken, %d restores, %d bounded, %d alive at most, %.2fs",
+			cps, r.Verdict, r.States, r.Executions, r.Replays, r.ReplayedSteps, c.Taken, c.Restores, c.Bounded, c.MaxLive, r.Duration.Seconds())
+	}
+	off, on = res[0], res[1]
+	if off.Verdict != on.Verdict || off.States != on.States || off.Executions != on.Executions ||
+		off.Expansions != on.Expansions || off.SleepBlocked != on.SleepBlocked || !slices.Equal(off.ByDepth, on.ByDepth) {
+		t.Fatalf("without checkpoints %s, %d states %v, %d executions, %d expansions; with %s, %d states %v, %d executions, %d expansions",
+			off.Verdict, off.States, off.ByDepth, off.Executions, off.Expansions, on.Verdict, on.States, on.ByDepth, on.Executions, on.Expansions)
+	}
+	if off.Violation != nil {
+		a, b := fmt.Sprint(off.Violation.Path), fmt.Sprint(on.Violation.Path)
+		if a != b || off.Violation.Invariant != on.Violation.Invariant || off.Shortest != on.Shortest {
+			t.Fatalf("violation %s at %s without checkpoints, %s at %s with", off.Violation.Invariant, a, on.Violation.Invariant, b)
+		}
+	}
+	return on, off
 }
 
 // TestCheckpointsParallel checks quorum with two workers and checkpoints:

@@ -81,7 +81,12 @@ targets/quorum/quorum.model bug 6
 targets/election/election.model fixed 0
 targets/election/election.model bug 0
 targets/quorum/quorum4.model bug 0
-targets/paxos/paxos.model correct 1"}
+targets/paxos/paxos.model correct 1
+targets/gothreads/gothreads.model default 6
+targets/raft/kv/raft-correct.model default 2"}
+# The threaded Go targets (checkpoints recreate each node's threads).
+go build -o targets/gothreads/gothreads ./targets/gothreads
+(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
 while read -r model variant depth; do
   seen=""
   for cp in off on; do

@@ -110,7 +110,7 @@ func fdInfo(pid, fd int) (flags int, pos int64, err error) {
 
 // reopen gives n's restored process descriptions of its own for the host
 // files the checkpoint recorded, in place (SECCOMP_ADDFD_FLAG_SETFD, for
-// the parked call's notification): files in the checkpoint's data
+// a parked call's notification): files in the checkpoint's data
 // directories are opened in the world's, others where they are.
 func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
 	for _, f := range files {
@@ -127,7 +127,7 @@ func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
 			unix.Close(ours)
 			return fmt.Errorf("seeking %s: %v", path, err)
 		}
-		a := notifAddfd{ID: n.tasks[0].call.req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
+		a := notifAddfd{ID: n.parkedCall().req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
 		if f.flags&unix.O_CLOEXEC != 0 {
 			a.NewFDFlags = unix.O_CLOEXEC
 		}

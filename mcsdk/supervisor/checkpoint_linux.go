@@ -50,10 +50,13 @@ import (
 // one), and put in place of the inherited descriptor with
 // SECCOMP_ADDFD_FLAG_SETFD: a fork would share the offset.
 //
+// A node's other threads are recreated in each copy by injected clones
+// (checkpoint_threads_linux.go).
+//
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: threads, process trees, host pipes or
-// sockets, deleted open files, shared writable memory, native TSC, a
-// survey, calls interrupted by signals, open state queries.
+// explorer replays instead: a node with no thread parked, process trees,
+// host pipes or sockets, deleted open files, shared writable memory,
+// native TSC, a survey, calls interrupted by signals, open state queries.
 
 // Checkpoint is a copy of a world at a quiescent point, from which new
 // worlds in that state are started (Restore). Close releases it.
@@ -76,10 +79,9 @@ type hostFile struct {
 
 // frozenProc is one node's process kept stopped as a checkpoint.
 type frozenProc struct {
-	pid    int
-	sysIP  uint64          // the parked call's syscall instruction
-	regs   unix.PtraceRegs // registers that issue the parked call again
-	tracer *launcher
+	pid     int
+	threads []threadState // each live thread's, the main thread's first
+	tracer  *launcher
 }
 
 // descState is what a file description shared between copies holds that
@@ -126,7 +128,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	}
 	for i, n := range cw.nodes {
 		if fp := cp.frozen[i]; fp != nil {
-			n.pid, n.tasks[0].tid = fp.pid, fp.pid
+			n.setPid(fp.pid)
 		}
 	}
 	cp.w = cw
@@ -200,8 +202,6 @@ func (n *node) checkpointable() error {
 		return errors.New("is not traced")
 	case len(n.procs) > 0:
 		return errors.New("has child processes")
-	case len(n.tasks) != 1:
-		return errors.New("has threads")
 	case n.cur != nil:
 		return errors.New("is running")
 	case n.sigScan:
@@ -209,14 +209,8 @@ func (n *node) checkpointable() error {
 	case n.hasSegments():
 		return errors.New("has SysV shared memory segments")
 	}
-	t := n.tasks[0]
-	switch {
-	case t.call == nil || t.held || t.ready || t.exited:
-		return errors.New("is not parked in a call")
-	case t.call.intr != nil:
-		return errors.New("has a call a signal interrupted")
-	case t.call.req.Data.InstructionPointer < 2:
-		return errors.New("has no syscall instruction")
+	if err := n.threadsCheckpointable(); err != nil {
+		return err
 	}
 	return n.sharedMemory()
 }
@@ -385,7 +379,7 @@ func (cp *Checkpoint) start(nw *World) error {
 			if err != nil {
 				return fmt.Errorf("node %d: %v", i, err)
 			}
-			n.pid, n.tasks[0].tid = pid, pid
+			n.setPid(pid)
 		}
 	}
 	if err := nw.own(cp.w); err != nil {
@@ -405,24 +399,34 @@ func (cp *Checkpoint) start(nw *World) error {
 }
 
 // resume prepares node n's process, forked from fp and stopped at birth,
-// and lets it issue its parked call again: its data directory, the shared
-// descriptions' state, its host files.
+// and lets its threads issue their parked calls again (makeThreads, in
+// its data directory), with the shared descriptions' state and its host
+// files.
 func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
+	dir := ""
 	if nw.dataRoot != "" {
-		if err := n.chdir(fp, nw.DataDir(n.id)); err != nil {
-			return fmt.Errorf("moving to its data directory: %v", err)
-		}
+		dir = nw.DataDir(n.id)
 	}
 	if err := writeDescs(n, cp.flags[n.id]); err != nil {
 		return err
 	}
-	if err := onLauncher(n.tracer, func() error { return reissue(n.pid, fp.regs, fp.sysIP) }); err != nil {
-		return err
-	}
-	if err := receiveReissued(n); err != nil {
+	f := fp.forker()
+	if err := onLauncher(n.tracer, func() error { return makeThreads(n, fp.threads, f.sysIP, dir) }); err != nil {
 		return err
 	}
 	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot)
+}
+
+// setPid makes pid the host id of n's process and, until the threads
+// are recreated (makeThreads), of each of its live threads: no stale id
+// of another process stays in the tasks.
+func (n *node) setPid(pid int) {
+	n.pid = pid
+	for _, t := range n.tasks {
+		if !t.exited {
+			t.tid = pid
+		}
+	}
 }
 
 // Close kills the frozen processes and reaps them. Safe to call more

@@ -10,39 +10,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// freeze forks node n, parked, into a frozen process, and lets n issue
-// its parked call again. The process work runs on the tracer thread in
-// one go (every ptrace request must come from it; one hop, not one per
-// request).
+// freeze forks node n, parked, into a frozen process, and lets n's
+// threads issue their parked calls again (checkpoint_threads_linux.go):
+// the first parked thread forks. The process work runs on the tracer
+// thread in one go (every ptrace request must come from it; one hop, not
+// one per request).
 func freeze(n *node) (*frozenProc, error) {
-	c := n.tasks[0].call
-	fp := &frozenProc{sysIP: c.req.Data.InstructionPointer - 2, tracer: n.tracer}
+	fp := &frozenProc{tracer: n.tracer}
 	err := onLauncher(n.tracer, func() error {
-		if err := ptraceInterrupt(n.pid); err != nil {
-			return fmt.Errorf("interrupt: %v", err)
-		}
-		// The wait is killable only once received: answer it, and the
-		// thread stops at the interrupt before it returns to user space.
-		r := notifResp{ID: c.req.ID, Val: -1, Error: -int32(unix.EINTR)}
-		if err := sendResp(n.listener, &r); err != nil && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("answering the parked call: %v", err)
-		}
-		if _, err := awaitStop(n.pid, nil); err != nil {
-			return err
-		}
-		if err := unix.PtraceGetRegs(n.pid, &fp.regs); err != nil {
-			return err
-		}
-		fp.regs.Rax = fp.regs.Orig_rax // the call's number, to issue it again
 		var err error
-		if fp.pid, err = injectFork(n.pid, n.listener, fp.sysIP); err != nil {
+		if fp.threads, err = stopThreads(n); err != nil {
 			return err
 		}
-		return reissue(n.pid, fp.regs, fp.sysIP)
+		f := fp.forker()
+		if f == nil {
+			return errors.New("no thread is parked in a call")
+		}
+		if fp.pid, err = injectFork(n.tasks[f.k].tid, n.listener, f.sysIP); err != nil {
+			return err
+		}
+		return reissueThreads(n, fp.threads)
 	})
-	if err == nil {
-		err = receiveReissued(n)
-	}
 	if err != nil {
 		if fp.pid > 0 {
 			unix.Kill(fp.pid, unix.SIGKILL)
@@ -53,28 +41,49 @@ func freeze(n *node) (*frozenProc, error) {
 	return fp, nil
 }
 
-// fork starts a process in the frozen one's state, stopped where the
-// parked call is issued again.
+// forker is the state of the thread the frozen process was forked from,
+// the first parked one; nil if none is parked.
+func (fp *frozenProc) forker() *threadState {
+	for i := range fp.threads {
+		if fp.threads[i].sysIP != 0 {
+			return &fp.threads[i]
+		}
+	}
+	return nil
+}
+
+// fork starts a process in the frozen one's state, stopped at its birth:
+// one thread, the forker's copy (start recreates the node's threads).
 func (fp *frozenProc) fork(listener int) (int, error) {
 	var pid int
 	err := onLauncher(fp.tracer, func() error {
 		var err error
-		pid, err = injectFork(fp.pid, listener, fp.sysIP)
+		pid, err = injectFork(fp.pid, listener, fp.forker().sysIP)
 		return err
 	})
 	return pid, err
 }
 
-// injectFork makes tid, in a ptrace stop, run the clone at its syscall
-// instruction sysIP; the child stays stopped at birth and tid at the
-// clone's exit. It returns the child's pid. On the tracer thread.
+// injectFork makes tid, in a ptrace stop, fork at its syscall
+// instruction sysIP (injectClone with cloneFlags); it returns the child's
+// pid. On the tracer thread.
 func injectFork(tid, listener int, sysIP uint64) (int, error) {
+	return injectClone(tid, listener, sysIP, cloneFlags, 0, unix.PTRACE_EVENT_FORK)
+}
+
+// injectClone makes tid, in a ptrace stop, run clone(flags, 0, 0, ctid)
+// at its syscall instruction sysIP, which weft receives and lets
+// through; the child, traced from birth, stays stopped at birth and tid
+// at the clone's exit, after ptrace event (PTRACE_EVENT_FORK for a
+// process, PTRACE_EVENT_CLONE for a thread). It returns the child's id.
+// On the tracer thread.
+func injectClone(tid, listener int, sysIP, flags, ctid uint64, event int) (int, error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
 		return -1, err
 	}
 	regs.Rip, regs.Rax, regs.Orig_rax = sysIP, cloneNr, ^uint64(0)
-	regs.Rdi, regs.Rsi, regs.Rdx, regs.R10, regs.R8 = cloneFlags, 0, 0, 0, 0
+	regs.Rdi, regs.Rsi, regs.Rdx, regs.R10, regs.R8 = flags, 0, 0, ctid, 0
 	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
 		return -1, err
 	}
@@ -85,13 +94,13 @@ func injectFork(tid, listener int, sysIP uint64) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if nf.Data.Nr != cloneNr || nf.Data.Args[0] != cloneFlags || nf.Data.InstructionPointer != sysIP+2 {
+	if nf.Data.Nr != cloneNr || nf.Data.Args[0] != flags || nf.Data.InstructionPointer != sysIP+2 {
 		return -1, fmt.Errorf("expected the injected clone, got syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
 	}
 	if err := sendResp(listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
 		return -1, err
 	}
-	if _, err := awaitStop(tid, func(ws unix.WaitStatus) bool { return ws.TrapCause() == unix.PTRACE_EVENT_FORK }); err != nil {
+	if _, err := awaitStop(tid, func(ws unix.WaitStatus) bool { return ws.TrapCause() == event }); err != nil {
 		return -1, err
 	}
 	child, err := unix.PtraceGetEventMsg(tid)
@@ -124,24 +133,10 @@ func reissue(tid int, regs unix.PtraceRegs, sysIP uint64) error {
 	return unix.PtraceCont(tid, 0)
 }
 
-// receiveReissued receives the notification of n's parked call issued
-// again (reissue), which becomes the call's.
+// receiveReissued receives the notification of n's main thread's parked
+// call issued again (reissue), which becomes the call's.
 func receiveReissued(n *node) error {
-	c := n.tasks[0].call
-	var nf notif
-	err := onLauncher(n.tracer, func() error {
-		var err error
-		nf, err = awaitNotif(n.pid, n.listener)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if nf.Data.Nr != c.req.Data.Nr || nf.Data.Args != c.req.Data.Args || nf.Data.InstructionPointer != c.req.Data.InstructionPointer {
-		return fmt.Errorf("the parked call came back as syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
-	}
-	c.req = nf
-	return nil
+	return onLauncher(n.tracer, func() error { return awaitReissued(n, n.tasks[0]) })
 }
 
 // onLauncher runs f on the launcher's thread, the tracer of every node.
@@ -225,12 +220,6 @@ func awaitNotif(tid, listener int) (notif, error) {
 			return notif{}, fmt.Errorf("process %d never issued its call", tid)
 		}
 	}
-}
-
-// chdir moves n's process, stopped at its birth from fp, to dir
-// (injectChdir).
-func (n *node) chdir(fp *frozenProc, dir string) error {
-	return onLauncher(n.tracer, func() error { return injectChdir(n.pid, fp.sysIP, dir) })
 }
 
 // injectChdir moves process pid, in a ptrace stop, to dir: a chdir
