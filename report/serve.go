@@ -45,6 +45,9 @@ func Handler(dirs []string, opt Options, lib *charts.Library) (http.Handler, err
 			http.Error(w, "report: the model has no [workload], so the run has no clients' history", http.StatusNotFound)
 			return
 		}
+		// Porcupine's page is self-contained: it gets the policy of every
+		// page here, so it cannot reach the network either.
+		w.Header().Set("Content-Security-Policy", charts.ContentSecurityPolicy)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(e.History)
 	})
