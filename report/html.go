@@ -488,10 +488,71 @@ func RunPage(e *RunEntry, back string) []byte {
 		checked = orNone(strings.Join(e.Checked, ", "))
 	}
 	p.f("<p>Invariants checked: %s. Violated: %s. Fault schedule: %s. Recording <code>%s</code>.</p>\n", esc(checked), esc(orNone(strings.Join(e.Row.ViolatedInvariants, ", "))), esc(orNone(FaultsText(e.Row.Faults))), esc(e.Recording))
+	p.faultSchedule(e.Row.Faults)
+	p.history(e)
+	p.f("<h2>Message sequence and events</h2>\n")
 	p.runDetail(e)
 	p.f("</body>\n</html>\n")
 	return []byte(p.String())
 }
+
+// faultSchedule writes a run's faults as a table, one fault a row.
+func (p *page) faultSchedule(fs []dataset.Fault) {
+	p.f("<h2 id=\"faults\">Fault schedule</h2>\n")
+	if len(fs) == 0 {
+		p.f("<p>The run drew no fault.</p>\n")
+		return
+	}
+	p.f("<table class=\"faults\"><thead><tr><th>fault</th><th>nodes</th><th>at (ms)</th><th>until (ms)</th><th>reached</th></tr></thead><tbody>\n")
+	for _, f := range fs {
+		nodes, until := nodeName(f.Node), "—"
+		switch f.Kind {
+		case "partition":
+			var sides []string
+			for _, g := range f.Sides {
+				var ns []string
+				for _, n := range g {
+					ns = append(ns, nodeName(int(n)))
+				}
+				sides = append(sides, "{"+strings.Join(ns, ",")+"}")
+			}
+			nodes, until = strings.Join(sides, " | "), fmt.Sprintf("%.3f", float64(f.Until)/float64(time.Millisecond))
+		case "notice":
+			nodes = fmt.Sprintf("%s told %s died", nodeName(f.Node), nodeName(f.Peer))
+		}
+		reached := "yes"
+		if !f.Applied {
+			reached = "no (the run ended first)"
+		}
+		p.f("<tr class=\"fault\"><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+			esc(f.Kind), esc(nodes), float64(f.At)/float64(time.Millisecond), until, reached)
+	}
+	p.f("</tbody></table>\n")
+}
+
+// history writes the clients' history with Porcupine's verdict and its
+// visualisation (e.History) in a frame, and links the visualisation
+// alone (HistoryPath).
+func (p *page) history(e *RunEntry) {
+	if e.Workload == "" {
+		return
+	}
+	p.f("<h2 id=\"history\">The clients' history (Porcupine)</h2>\n")
+	if len(e.History) == 0 {
+		p.f("<p class=\"note\">Not loaded.</p>\n")
+		return
+	}
+	verdict := "not linearizable"
+	if e.Linearizable {
+		verdict = "linearizable"
+	}
+	p.f("<p>Porcupine finds the %s history <strong class=\"history-verdict\">%s</strong> (steps as in the events below). <a class=\"history-link\" href=\"%s\">Open it alone</a>.</p>\n", esc(string(e.Workload)), verdict, esc(HistoryPath(e)))
+	p.f("<iframe class=\"porcupine\" title=\"history of %s seed %d\" sandbox=\"allow-scripts\" style=\"width:100%%;height:420px;border:1px solid #ccc\" srcdoc=\"%s\"></iframe>\n", esc(e.Row.Variant), e.Row.Seed, esc(string(e.History)))
+}
+
+// HistoryPath is where weft serve shows a run's history alone, relative
+// to its run page.
+func HistoryPath(e *RunEntry) string { return e.ID() + "/history" }
 
 func orNone(s string) string {
 	if s == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
+	"github.com/weft-mc/weft/mcsdk/workload"
 )
 
 // MaxRunDiagrams bounds how many runs of the run browser embed their
@@ -32,6 +33,13 @@ type RunEntry struct {
 	// Checked names the invariants every run of the dataset checked,
 	// from the model in its manifest (nil when the manifest has none).
 	Checked []string
+	// Workload is the model's workload kind ("" without one). Load then
+	// fills History with Porcupine's visualisation of the clients'
+	// history rebuilt from the recording (HistoryOps), and Linearizable
+	// with Porcupine's verdict on it.
+	Workload     workload.Kind
+	History      []byte
+	Linearizable bool
 }
 
 // CheckedInvariants names the invariants of the model in man, in model
@@ -73,9 +81,9 @@ func (r *Report) allRuns(srcs []Source, run runFunc, embed bool) {
 		order[v.Variant] = i
 	}
 	for _, s := range srcs {
-		checked := CheckedInvariants(s.Manifest)
+		checked, kind := CheckedInvariants(s.Manifest), WorkloadKind(s.Manifest)
 		for _, row := range s.Rows {
-			e := RunEntry{Dataset: s.Dir, Row: row, Run: run(row), Checked: checked}
+			e := RunEntry{Dataset: s.Dir, Row: row, Run: run(row), Checked: checked, Workload: kind}
 			if row.RecordingPath != "" {
 				e.Recording = filepath.Join(s.Dir, filepath.FromSlash(row.RecordingPath))
 			}
@@ -124,7 +132,8 @@ func verdictRank(v string) int {
 	return 2
 }
 
-// Load reads the run's recording and draws its diagram.
+// Load reads the run's recording, draws its diagram and, with a
+// workload, checks its clients' history.
 func (e *RunEntry) Load() error {
 	if e.Recording == "" {
 		return fmt.Errorf("report: %s seed %d has no recording (run the campaign with --record all)", e.Row.Variant, e.Row.Seed)
@@ -137,6 +146,11 @@ func (e *RunEntry) Load() error {
 		return err
 	}
 	e.Events = rec.Events
+	if e.Workload != "" {
+		if e.History, e.Linearizable, err = historyPage(e.Workload, rec.Events); err != nil {
+			return fmt.Errorf("report: the history of %s: %v", e.Recording, err)
+		}
+	}
 	return nil
 }
 

@@ -28,7 +28,11 @@ func kernelCheck() finding {
 	if err := unix.Uname(&u); err != nil {
 		return finding{Check: "kernel version", Found: err.Error(), Status: statusMissing, Disables: "everything: weft cannot tell what the kernel offers"}
 	}
-	rel := unix.ByteSliceToString(u.Release[:])
+	return kernelFinding(unix.ByteSliceToString(u.Release[:]))
+}
+
+// kernelFinding judges the kernel release rel.
+func kernelFinding(rel string) finding {
 	major, minor := kernelVersion(rel)
 	f := finding{Check: "kernel version", Found: rel + " (want 5.19 or later; 6.6 or later for fast notifications)"}
 	switch {
@@ -60,19 +64,29 @@ func kernelVersion(rel string) (major, minor int) {
 // seccompCheck asks the kernel whether it offers the user-notification
 // action (SECCOMP_GET_ACTION_AVAIL) and its structure sizes.
 func seccompCheck() finding {
-	f := finding{Check: "seccomp user notification", Disables: "every run and check: weft intercepts each node's syscalls with SECCOMP_RET_USER_NOTIF"}
 	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); e != 0 {
-		f.Found, f.Status = "SECCOMP_RET_USER_NOTIF not available: "+e.Error(), statusMissing
-		return f
-	}
 	var sizes [3]uint16 // struct seccomp_notif_sizes
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_NOTIF_SIZES, 0, uintptr(unsafe.Pointer(&sizes))); e != 0 {
-		f.Found, f.Status = "SECCOMP_GET_NOTIF_SIZES: "+e.Error(), statusMissing
-		return f
+	_, _, avail := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
+	var sized unix.Errno
+	if avail == 0 {
+		_, _, sized = unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_NOTIF_SIZES, 0, uintptr(unsafe.Pointer(&sizes)))
 	}
-	f.Found = fmt.Sprintf("available (notification %d bytes, response %d, data %d)", sizes[0], sizes[1], sizes[2])
-	f.Status = statusOK
+	return seccompFinding(avail, sized, sizes)
+}
+
+// seccompFinding judges the answers of SECCOMP_GET_ACTION_AVAIL (avail)
+// and SECCOMP_GET_NOTIF_SIZES (sized, and the sizes it gave).
+func seccompFinding(avail, sized unix.Errno, sizes [3]uint16) finding {
+	f := finding{Check: "seccomp user notification", Disables: "every run and check: weft intercepts each node's syscalls with SECCOMP_RET_USER_NOTIF"}
+	switch {
+	case avail != 0:
+		f.Found, f.Status = "SECCOMP_RET_USER_NOTIF not available: "+avail.Error(), statusMissing
+	case sized != 0:
+		f.Found, f.Status = "SECCOMP_GET_NOTIF_SIZES: "+sized.Error(), statusMissing
+	default:
+		f.Found = fmt.Sprintf("available (notification %d bytes, response %d, data %d)", sizes[0], sizes[1], sizes[2])
+		f.Status = statusOK
+	}
 	return f
 }
 
@@ -80,8 +94,14 @@ func seccompCheck() finding {
 // (the launcher at exec, every node's threads), which scopes 0 and 1
 // allow, 2 only with CAP_SYS_PTRACE (root), 3 never.
 func ptraceCheck() finding {
-	f := finding{Check: "ptrace scope", Disables: "every run: weft traces each node at launch (vDSO, TSC) and holds its threads one at a time with ptrace"}
 	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return ptraceFinding(b, err, os.Geteuid() == 0)
+}
+
+// ptraceFinding judges Yama's ptrace scope as read (b, err) by a process
+// that is root or not.
+func ptraceFinding(b []byte, err error, root bool) finding {
+	f := finding{Check: "ptrace scope", Disables: "every run: weft traces each node at launch (vDSO, TSC) and holds its threads one at a time with ptrace"}
 	if os.IsNotExist(err) {
 		f.Found, f.Status = "no Yama (classic ptrace permissions: a parent may trace its children)", statusOK
 		return f
@@ -95,7 +115,7 @@ func ptraceCheck() finding {
 	switch {
 	case scope == "0" || scope == "1":
 		f.Status = statusOK
-	case scope == "2" && os.Geteuid() == 0:
+	case scope == "2" && root:
 		f.Status = statusOK
 		f.Found += " (admin only; weft runs as root)"
 	default:
@@ -107,15 +127,22 @@ func ptraceCheck() finding {
 // usernsCheck reads whether unprivileged users may create user
 // namespaces.
 func usernsCheck() finding {
-	f := finding{Check: "unprivileged user namespaces", Disables: "running weft without root in a user namespace of its own (not supported yet: weft runs as root); nodes never get one (CLONE_NEWUSER is refused)"}
 	b, err := os.ReadFile("/proc/sys/user/max_user_namespaces")
+	c, cerr := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone")
+	return usernsFinding(b, err, c, cerr)
+}
+
+// usernsFinding judges user.max_user_namespaces as read (b, err) and
+// Debian's kernel.unprivileged_userns_clone (c, cerr; absent elsewhere).
+func usernsFinding(b []byte, err error, c []byte, cerr error) finding {
+	f := finding{Check: "unprivileged user namespaces", Disables: "running weft without root in a user namespace of its own (not supported yet: weft runs as root); nodes never get one (CLONE_NEWUSER is refused)"}
 	if err != nil {
 		f.Found, f.Status = err.Error(), statusInfo
 		return f
 	}
 	n := strings.TrimSpace(string(b))
 	f.Found = "user.max_user_namespaces = " + n
-	if c, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil {
+	if cerr == nil {
 		f.Found += ", kernel.unprivileged_userns_clone = " + strings.TrimSpace(string(c))
 		if strings.TrimSpace(string(c)) == "0" {
 			n = "0"
@@ -130,9 +157,11 @@ func usernsCheck() finding {
 
 // coresCheck counts the cores weft may use: campaigns run 1.5 runs per
 // core by default.
-func coresCheck() finding {
-	n := runtime.NumCPU()
-	f := finding{Check: "cores", Found: fmt.Sprintf("%d (campaigns run %d at once by default)", n, mcsdk.DefaultJobs()), Status: statusOK}
+func coresCheck() finding { return coresFinding(runtime.NumCPU(), mcsdk.DefaultJobs()) }
+
+// coresFinding judges n cores on which campaigns run jobs at once.
+func coresFinding(n, jobs int) finding {
+	f := finding{Check: "cores", Found: fmt.Sprintf("%d (campaigns run %d at once by default)", n, jobs), Status: statusOK}
 	if n < 2 {
 		f.Status, f.Disables = statusDegraded, "parallel campaigns and check -j: one run at a time"
 	}

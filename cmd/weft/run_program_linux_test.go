@@ -90,11 +90,18 @@ func TestRunEmitModel(t *testing.T) {
 // TestRunReportsRefusals: every refusal is reported once in weft's own
 // summary, with node, call, path or request, answer and rule: the seal
 // probe's write outside its run directory and its ptrace; a program that
-// writes outside it twice is reported once, with the count.
+// writes outside it twice is reported once, with the count; and
+// testdata/refuse.c's write outside, unsupported syscall (io_setup), ioctl
+// request off the allow-list and unknown syscall number, each made twice,
+// are reported once each, with the count.
 func TestRunReportsRefusals(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "seal")
 	if out, err := exec.Command("cc", "-O1", "-o", bin, "../../mcsdk/supervisor/testdata/seal.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	refuse := filepath.Join(dir, "refuse")
+	if out, err := exec.Command("cc", "-O1", "-o", refuse, "testdata/refuse.c").CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}
 	// Outside the run directory but in the node's view (read-only): the
@@ -114,6 +121,13 @@ func TestRunReportsRefusals(t *testing.T) {
 		}},
 		{"a shell writing twice", []string{"run", "--seed", "1", "--", "/bin/sh", "-c", `echo a > "$0/twice"; echo b > "$0/twice"`, shown}, []string{
 			"refused by weft (1 kinds):\n  n0 openat " + twice + ": EACCES (2 times); rule: a node writes only inside its run directory\n",
+		}},
+		{"write, syscall and ioctl", []string{"run", "--seed", "1", "--", refuse, shown}, []string{
+			"refused by weft (4 kinds):\n",
+			"\n  n0 openat " + filepath.Join(shown, "refused") + ": EACCES (2 times); rule: a node writes only inside its run directory\n",
+			"\n  n0 io_setup: ENOSYS (2 times); rule: Linux AIO is not modelled",
+			"\n  n0 ioctl request 0x7777: ENOTTY (2 times); rule: not on weft's ioctl allow-list\n",
+			"\n  n0 syscall 499: ENOSYS (2 times); rule: not a syscall weft knows on this architecture\n",
 		}},
 	}
 	for _, tc := range tests {

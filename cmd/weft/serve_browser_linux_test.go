@@ -182,12 +182,12 @@ func visitServed(t *testing.T, b *browsertest.Browser, base, pageURL, expr strin
 	return res
 }
 
-// startServe runs `weft serve DIR --port 0` and returns its base URL
+// startServe runs `weft serve DIR… --port 0` and returns its base URL
 // (http://127.0.0.1:PORT); the server is stopped with SIGINT, as Ctrl-C
 // stops it, when the test ends, and must then exit 0.
-func startServe(t *testing.T, dir string) string {
+func startServe(t *testing.T, dirs ...string) string {
 	t.Helper()
-	cmd := exec.Command(weftBin, "serve", dir, "--port", "0")
+	cmd := exec.Command(weftBin, append(append([]string{"serve"}, dirs...), "--port", "0")...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
