@@ -55,7 +55,7 @@ func TestExplore(t *testing.T) {
 }
 
 // explorer builds an Explorer over g from the command's arguments:
-// depth=N crashes=N nodes=(a,b) restart partitions=(0|1,2) where each
+// depth=N crashes=N nodes=(a,b) restart drift=N partitions=(0|1,2) where each
 // partition lists its groups separated by |.
 func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 	x := &Explorer{
@@ -85,6 +85,17 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 			x.Reduction = Reduction(arg.Vals[0])
 		case "deepen":
 			x.Deepen = true
+		case "drift": // drift=N: the worlds started after the N-th hash differently (replays verified)
+			n, _ := strconv.Atoi(arg.Vals[0])
+			x.VerifyReplays = true
+			started, start := 0, x.Start
+			x.Start = func() (World, error) {
+				w, err := start()
+				if started++; started > n {
+					w.(*fakeWorld).salt = "drifted"
+				}
+				return w, err
+			}
 		case "stop": // stop=N: the N+1-th expansion is refused
 			n, _ := strconv.Atoi(arg.Vals[0])
 			asked := 0

@@ -144,6 +144,7 @@ type fakeWorld struct {
 	closed  *int // counts closes, to check every world is closed once
 	touched Touched
 	sent    map[Action]int // the step whose edge sent a delivery
+	salt    string         // folded into Hash: a world that drifted (explorer's drift=N)
 }
 
 func (w *fakeWorld) Enabled() []Action {
@@ -206,7 +207,7 @@ func (w *fakeWorld) Origin(a Action) int {
 func (w *fakeWorld) Touched() Touched { return w.touched }
 
 func (w *fakeWorld) Hash(extra []byte) ([32]byte, error) {
-	return sha256.Sum256(append([]byte(w.at+"\x00"), extra...)), nil
+	return sha256.Sum256(append([]byte(w.at+"\x00"+w.salt), extra...)), nil
 }
 
 func (w *fakeWorld) Failure() error {
