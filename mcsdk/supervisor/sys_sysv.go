@@ -193,11 +193,9 @@ func sysSemctl(c *call) result {
 	case vkernel.SetVal:
 		ca.Val = int(int32(arg))
 	case vkernel.IPCSet:
-		b, err := c.read(arg, 104)
-		if err != nil {
+		if ca, err = c.ipcSetArg(arg, 104); err != nil {
 			return errno(unix.EFAULT)
 		}
-		ca = vkernel.DecodeSet(b)
 	case vkernel.SetAll:
 		n, err := ipc.SemCount(id)
 		if err != nil {
@@ -285,6 +283,16 @@ func sysMsgrcv(c *call) result {
 	return ret(int64(len(m.Text)))
 }
 
+// ipcSetArg reads IPC_SET's struct (its size bytes at addr: the
+// semid64_ds, msqid64_ds or shmid64_ds) and decodes the fields it sets.
+func (c *call) ipcSetArg(addr uint64, size int) (vkernel.CtlArg, error) {
+	b, err := c.read(addr, size)
+	if err != nil {
+		return vkernel.CtlArg{}, err
+	}
+	return vkernel.DecodeSet(b), nil
+}
+
 // Msgctl implements msgctl(2): argument 2 is the address of the queue's
 // struct msqid64_ds or of IPC_INFO's struct msginfo.
 func sysMsgctl(c *call) result {
@@ -295,11 +303,9 @@ func sysMsgctl(c *call) result {
 	}
 	var ca vkernel.CtlArg
 	if cmd == vkernel.IPCSet {
-		b, err := c.read(addr, 120)
-		if err != nil {
+		if ca, err = c.ipcSetArg(addr, 120); err != nil {
 			return errno(unix.EFAULT)
 		}
-		ca = vkernel.DecodeSet(b)
 	}
 	v, out, err := c.n.sysvIPC().ipc.MsgCtl(cr, id, cmd, ca, c.ipcNow())
 	return c.ipcCtlAnswer(v, out, addr, err)

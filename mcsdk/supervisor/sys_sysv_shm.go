@@ -141,11 +141,9 @@ func sysShmctl(c *call) result {
 	}
 	var ca vkernel.CtlArg
 	if cmd == vkernel.IPCSet {
-		b, err := c.read(addr, 112)
-		if err != nil {
+		if ca, err = c.ipcSetArg(addr, 112); err != nil {
 			return errno(unix.EFAULT)
 		}
-		ca = vkernel.DecodeSet(b)
 	}
 	st := c.n.sysvIPC()
 	v, out, gone, err := st.ipc.ShmCtl(cr, id, cmd, ca, c.ipcNow())
