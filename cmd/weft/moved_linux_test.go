@@ -10,6 +10,20 @@ import (
 	"testing"
 )
 
+// copyTarget copies the named files of targets/<target> into dir.
+func copyTarget(t *testing.T, dir, target string, names ...string) {
+	t.Helper()
+	for _, f := range names {
+		b, err := os.ReadFile(filepath.Join("../../targets", target, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestCampaignMovedFolder (issue 36 §5): a model and its program copied
 // to two folders at different places and depths give, seed by seed, the
 // same verdicts and byte-identical recordings: nothing of where the model,
@@ -22,15 +36,7 @@ func TestCampaignMovedFolder(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"election.c", "election.model"} {
-			b, err := os.ReadFile(filepath.Join("../../targets/election", f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		copyTarget(t, dir, "election", "election.c", "election.model")
 		// Run from the folder, as one would after moving it: the
 		// recordings' header names the model as given ("election.model").
 		cmd := exec.Command(weftBin, "campaign", "election.model", "--seeds", "40", "--record-all", "--out", "out")

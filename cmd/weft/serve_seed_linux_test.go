@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,15 +84,7 @@ type seedView struct {
 func TestServeOpensASeed(t *testing.T) {
 	chromium := browsertest.Require(t)
 	dir := t.TempDir()
-	for _, f := range []string{"paxos.model", "paxos.c"} {
-		b, err := os.ReadFile(filepath.Join("../../targets/paxos", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyTarget(t, dir, "paxos", "paxos.model", "paxos.c")
 	mod := filepath.Join(dir, "paxos.model")
 	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
 	for _, c := range [][]string{

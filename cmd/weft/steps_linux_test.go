@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,15 +29,7 @@ var (
 // trace) and the sequence diagram (weft trace --svg) of its recording.
 func TestStepsAgreeAcrossViews(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"paxos.model", "paxos.c"} {
-		b, err := os.ReadFile(filepath.Join("../../targets/paxos", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyTarget(t, dir, "paxos", "paxos.model", "paxos.c")
 	mod, ds := filepath.Join(dir, "paxos.model"), filepath.Join(dir, "ds")
 	out, errOut, code := weft(t, "run", mod, "--variant", "correct", "--seed", "1", "--json", "--quiet")
 	var run struct{ History []workload.Op }
