@@ -145,8 +145,9 @@ func statAt(c *call, a fsArg, buf uint64) result {
 		return errno(pathErrno(err))
 	}
 	st := virtualStat(sp.content)
-	st.Dev, st.Ino = vkernel.Dev, c.w.inodeTable().Virtual(sp.name)
-	if sp.host != "" {
+	if sp.host == "" { // a file of the view's own (a host file's numbers: virtualizeStat)
+		st.Dev, st.Ino = vkernel.Dev, c.w.inodeTable().Virtual(sp.name)
+	} else {
 		if err := unix.Fstatat(unix.AT_FDCWD, sp.host, &st, sp.atFlags()); err != nil {
 			return errno(sp.errno(err))
 		}
