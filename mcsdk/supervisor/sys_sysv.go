@@ -293,19 +293,29 @@ func (c *call) ipcSetArg(addr uint64, size int) (vkernel.CtlArg, error) {
 	return vkernel.DecodeSet(b), nil
 }
 
+// ctlArgs decodes msgctl's and shmctl's arguments: the id, the command,
+// the address of its struct, the caller's credentials and, for IPC_SET,
+// the fields set by the struct of setSize bytes there.
+func (c *call) ctlArgs(setSize int) (id, cmd int, addr uint64, cr vkernel.Cred, ca vkernel.CtlArg, e unix.Errno) {
+	id, cmd, addr = int(int32(c.arg(0))), int(int32(c.arg(1)))&^ipc64, c.arg(2)
+	cr, err := c.ipcCred()
+	if err != nil {
+		return 0, 0, 0, cr, ca, unix.ESRCH
+	}
+	if cmd == vkernel.IPCSet {
+		if ca, err = c.ipcSetArg(addr, setSize); err != nil {
+			return 0, 0, 0, cr, ca, unix.EFAULT
+		}
+	}
+	return id, cmd, addr, cr, ca, 0
+}
+
 // Msgctl implements msgctl(2): argument 2 is the address of the queue's
 // struct msqid64_ds or of IPC_INFO's struct msginfo.
 func sysMsgctl(c *call) result {
-	id, cmd, addr := int(int32(c.arg(0))), int(int32(c.arg(1)))&^ipc64, c.arg(2)
-	cr, err := c.ipcCred()
-	if err != nil {
-		return errno(unix.ESRCH)
-	}
-	var ca vkernel.CtlArg
-	if cmd == vkernel.IPCSet {
-		if ca, err = c.ipcSetArg(addr, 120); err != nil {
-			return errno(unix.EFAULT)
-		}
+	id, cmd, addr, cr, ca, e := c.ctlArgs(120)
+	if e != 0 {
+		return errno(e)
 	}
 	v, out, err := c.n.sysvIPC().ipc.MsgCtl(cr, id, cmd, ca, c.ipcNow())
 	return c.ipcCtlAnswer(v, out, addr, err)

@@ -134,16 +134,9 @@ func sysShmdt(c *call) result {
 // Shmctl implements shmctl(2): argument 2 is the address of the
 // segment's struct shmid64_ds or of IPC_INFO's and SHM_INFO's struct.
 func sysShmctl(c *call) result {
-	id, cmd, addr := int(int32(c.arg(0))), int(int32(c.arg(1)))&^ipc64, c.arg(2)
-	cr, err := c.ipcCred()
-	if err != nil {
-		return errno(unix.ESRCH)
-	}
-	var ca vkernel.CtlArg
-	if cmd == vkernel.IPCSet {
-		if ca, err = c.ipcSetArg(addr, 112); err != nil {
-			return errno(unix.EFAULT)
-		}
+	id, cmd, addr, cr, ca, e := c.ctlArgs(112)
+	if e != 0 {
+		return errno(e)
 	}
 	st := c.n.sysvIPC()
 	v, out, gone, err := st.ipc.ShmCtl(cr, id, cmd, ca, c.ipcNow())
