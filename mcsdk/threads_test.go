@@ -111,12 +111,10 @@ func TestBankSeeded(t *testing.T) {
 	}
 }
 
-// TestGoThreadsSeeded builds targets/gothreads (goroutines on several OS
-// threads, mutex, channels, sleeps, a ticker, GC) and runs seeds twice
-// each: the recordings are byte-identical, the node has at least four
-// threads, and the output order differs between seeds (it depends on the
-// scheduling, drawn from the seed).
-func TestGoThreadsSeeded(t *testing.T) {
+// loadGoThreads builds targets/gothreads into a temporary directory
+// beside a copy of its model, and loads that model.
+func loadGoThreads(t *testing.T) *model.Model {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "gothreads")
 	if out, err := exec.Command("go", "build", "-o", bin, "../targets/gothreads").CombinedOutput(); err != nil {
@@ -133,6 +131,16 @@ func TestGoThreadsSeeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestGoThreadsSeeded builds targets/gothreads (goroutines on several OS
+// threads, mutex, channels, sleeps, a ticker, GC) and runs seeds twice
+// each: the recordings are byte-identical, the node has at least four
+// threads, and the output order differs between seeds (it depends on the
+// scheduling, drawn from the seed).
+func TestGoThreadsSeeded(t *testing.T) {
+	m := loadGoThreads(t)
 	orders := map[string]bool{}
 	for seed := uint64(1); seed <= 12; seed++ {
 		var recs [2][]byte
