@@ -508,15 +508,7 @@ func (p *page) faultSchedule(fs []dataset.Fault) {
 		nodes, until := nodeName(f.Node), "—"
 		switch f.Kind {
 		case "partition":
-			var sides []string
-			for _, g := range f.Sides {
-				var ns []string
-				for _, n := range g {
-					ns = append(ns, nodeName(int(n)))
-				}
-				sides = append(sides, "{"+strings.Join(ns, ",")+"}")
-			}
-			nodes, until = strings.Join(sides, " | "), fmt.Sprintf("%.3f", float64(f.Until)/float64(time.Millisecond))
+			nodes, until = sidesText(f.Sides, nodeName, " | "), fmt.Sprintf("%.3f", float64(f.Until)/float64(time.Millisecond))
 		case "notice":
 			nodes = fmt.Sprintf("%s told %s died", nodeName(f.Node), nodeName(f.Peer))
 		}

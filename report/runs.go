@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,6 +155,20 @@ func (e *RunEntry) Load() error {
 	return nil
 }
 
+// sidesText writes a partition's sides, each node by name, each side in
+// braces, the sides joined by sep: "{n0,n1} | {n2}".
+func sidesText(sides [][]int32, name func(int) string, sep string) string {
+	var out []string
+	for _, g := range sides {
+		var ns []string
+		for _, n := range g {
+			ns = append(ns, name(int(n)))
+		}
+		out = append(out, "{"+strings.Join(ns, ",")+"}")
+	}
+	return strings.Join(out, sep)
+}
+
 // FaultsText is a run's fault schedule in one line, e.g.
 // "crash n2 8.224ms · restart n2 8.225ms · partition {0,1}|{2} 5–9ms".
 // Faults a run did not reach are marked "(not reached)".
@@ -163,15 +178,7 @@ func FaultsText(fs []dataset.Fault) string {
 		var s string
 		switch f.Kind {
 		case "partition":
-			var sides []string
-			for _, g := range f.Sides {
-				var ns []string
-				for _, n := range g {
-					ns = append(ns, fmt.Sprint(n))
-				}
-				sides = append(sides, "{"+strings.Join(ns, ",")+"}")
-			}
-			s = fmt.Sprintf("partition %s %s–%s", strings.Join(sides, "|"), ms(f.At), ms(f.Until))
+			s = fmt.Sprintf("partition %s %s–%s", sidesText(f.Sides, strconv.Itoa, "|"), ms(f.At), ms(f.Until))
 		case "notice":
 			s = fmt.Sprintf("notice n%d: n%d died %s", f.Node, f.Peer, ms(f.At))
 		default:

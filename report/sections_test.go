@@ -1,6 +1,9 @@
 package report
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestInsertSections(t *testing.T) {
 	tests := []struct{ page, want string }{
@@ -12,5 +15,26 @@ func TestInsertSections(t *testing.T) {
 		if got := string(InsertSections([]byte(tc.page), "X", "Y")); got != tc.want {
 			t.Errorf("InsertSections(%q) = %q, want %q", tc.page, got, tc.want)
 		}
+	}
+}
+
+// TestSidesText: a partition's sides as the run page (nodes by name) and
+// the fault line (node numbers) write them.
+func TestSidesText(t *testing.T) {
+	sides := [][]int32{{0, 1}, {2}}
+	for _, tc := range []struct {
+		name func(int) string
+		sep  string
+		want string
+	}{
+		{nodeName, " | ", "{n0,n1} | {n2}"},
+		{strconv.Itoa, "|", "{0,1}|{2}"},
+	} {
+		if got := sidesText(sides, tc.name, tc.sep); got != tc.want {
+			t.Errorf("sidesText = %q, want %q", got, tc.want)
+		}
+	}
+	if got := sidesText(nil, nodeName, "|"); got != "" {
+		t.Errorf("no sides: %q", got)
 	}
 }
