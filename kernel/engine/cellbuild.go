@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +52,9 @@ type declSrc struct {
 	text string
 	cell int // execution count of its cell, for positions
 	line int // its line in that cell
+	// compiled is true for a declaration of a compiled cell; others ran
+	// in the interpreter, which holds their vars' values.
+	compiled bool
 }
 
 // sessionSource is what compiled cells are built from.
@@ -108,7 +110,7 @@ func (s *sessionSource) addDecl(text string, line int, compiled bool) {
 	s.decls = slices.DeleteFunc(s.decls, func(d declSrc) bool {
 		return slices.ContainsFunc(d.keys, func(k string) bool { return k != "_" && k != "init" && slices.Contains(keys, k) })
 	})
-	s.decls = append(s.decls, declSrc{keys: keys, text: text, cell: s.cells, line: line})
+	s.decls = append(s.decls, declSrc{keys: keys, text: text, cell: s.cells, line: line, compiled: compiled})
 	for _, k := range keys {
 		if !strings.Contains(k, ".") {
 			s.only[k] = compiled
@@ -118,9 +120,12 @@ func (s *sessionSource) addDecl(text string, line int, compiled bool) {
 
 // needed returns the earlier declarations the cell needs: those whose
 // names it uses, transitively, with the methods of the types included,
-// and every init function and blank var (as a program would run them).
-// Declarations the cell redeclares (cellKeys) are left out.
-func (s *sessionSource) needed(items []item, cellKeys []string) []declSrc {
+// and every init function and blank var of compiled cells (as a program
+// would run them; those of interpreted cells ran in the interpreter, and
+// their effects are in the values carried). Declarations the cell
+// redeclares (cellKeys) are left out. text gives a declaration's source
+// as the program will hold it (an interpreted var's carried value).
+func (s *sessionSource) needed(items []item, cellKeys []string, text func(declSrc) string) []declSrc {
 	use := map[string]bool{}
 	for _, it := range items {
 		for _, id := range idents(it.text) {
@@ -136,12 +141,12 @@ func (s *sessionSource) needed(items []item, cellKeys []string) []declSrc {
 			}
 			if !slices.ContainsFunc(d.keys, func(k string) bool {
 				t, _, _ := strings.Cut(k, ".")
-				return use[t] || k == "init" || k == "_"
+				return use[t] || (k == "init" || k == "_") && d.compiled
 			}) {
 				continue
 			}
 			in[i], grew = true, true
-			for _, id := range idents(d.text) {
+			for _, id := range idents(text(d)) {
 				use[id] = true
 			}
 		}
@@ -246,7 +251,10 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Result{}, e.notCompiled(why, fallback, err)
 	}
-	p := e.cellProgram(items)
+	p, err := e.cellProgram(items)
+	if err != nil {
+		return Result{}, err
+	}
 	show := p.show
 	bin, out, err := e.buildCell(ctx, m.dir, dir, p.text(show), p.runs)
 	if err != nil && show && p.showLine > 0 && strings.Contains(out, fmt.Sprintf("cell:%d:", p.showLine)) {
@@ -325,6 +333,12 @@ func (e *Engine) runChild(ctx context.Context, bin string, show bool) (Result, e
 	}
 	defer os.Remove(val.Name())
 	defer val.Close()
+	vars, err := os.CreateTemp("", "weft-vars-")
+	if err != nil {
+		return Result{}, magicError("compiled cell: %v", err)
+	}
+	defer os.Remove(vars.Name())
+	defer vars.Close()
 	// The child gets an address-space limit of the kernel's heap limit:
 	// a cell that allocates without bound fails in its own process.
 	limit := strconv.FormatUint(max(e.heapLimit/1024, 1<<20), 10)
@@ -332,7 +346,7 @@ func (e *Engine) runChild(ctx context.Context, bin string, show bool) (Result, e
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = e.io.stdout, &tailWriter{w: e.stderr.w, buf: &stderr}
 	cmd.Stdin = nil
-	cmd.ExtraFiles = []*os.File{val}
+	cmd.ExtraFiles = []*os.File{val, vars}
 	err = cmd.Run()
 	if ctx.Err() != nil {
 		return Result{}, e.cellError(ctx, ctx.Err())
@@ -343,6 +357,11 @@ func (e *Engine) runChild(ctx context.Context, bin string, show bool) (Result, e
 	}
 	if err != nil {
 		return Result{}, magicError("compiled cell: %v", err)
+	}
+	if b, err := os.ReadFile(vars.Name()); err == nil {
+		if err := e.takeBack(string(b)); err != nil {
+			return Result{}, err
+		}
 	}
 	if !show {
 		return Result{}, nil
@@ -366,7 +385,7 @@ func childError(code int, stderr string) error {
 		_, rest, _ := strings.Cut(stderr, "panic: ")
 		name, v = "panic", strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0])
 	}
-	v += "; the kernel and the session's variables are kept"
+	v += "; the kernel and the session's variables are kept, as they were before the cell"
 	return &Error{Name: name, Value: v, Traceback: []string{name + ": " + v}}
 }
 
@@ -422,10 +441,13 @@ type cellProg struct {
 	showLine int
 	runs     bool // the cell has statements
 	uses     map[string]bool
+	// carried are the interpreter's variables declared with their
+	// values; the child reports those the cell changed.
+	carried []string
 }
 
 // cellProgram assembles the program of a compiled cell.
-func (e *Engine) cellProgram(items []item) *cellProg {
+func (e *Engine) cellProgram(items []item) (*cellProg, error) {
 	p := &cellProg{imports: map[string]string{}, uses: map[string]bool{}}
 	for n, path := range e.imported {
 		if !strings.HasPrefix(n, "_weft_") && n != "display" && path != DisplayPath {
@@ -445,11 +467,18 @@ func (e *Engine) cellProgram(items []item) *cellProg {
 			cellKeys = append(cellKeys, k...)
 		}
 	}
-	needed := e.src.needed(items, cellKeys)
-	for _, d := range needed {
-		p.decls = append(p.decls, fmt.Sprintf("//line cell#%d:%d:1\n%s", d.cell, d.line, d.text))
+	vars, err := e.carried(items, cellKeys, p.imports)
+	if err != nil {
+		return nil, err
 	}
-	p.decls = append(p.decls, e.injected(items, needed, cellKeys)...)
+	for _, d := range vars.decls {
+		p.decls = append(p.decls, fmt.Sprintf("//line cell#%d:%d:1\n%s", d.cell, d.line, vars.text(d)))
+	}
+	p.decls = append(p.decls, vars.stmtVars...)
+	for n, path := range vars.c.add {
+		p.imports[n] = path
+	}
+	p.carried = vars.names
 	sessionFuncs := map[string]int{} // results of session functions
 	for i, it := range items {
 		switch {
@@ -486,77 +515,7 @@ func (e *Engine) cellProgram(items []item) *cellProg {
 			}
 		}
 	}
-	return p
-}
-
-// injected declares, as package vars with their current values, the
-// interpreter's variables set by statements of earlier cells (x := 1)
-// that the cell or the declarations it needs use, when the value can be
-// written as a Go literal: booleans, numbers and strings, and arrays,
-// slices and maps of them. Others stay undefined in the compiled cell (a
-// compile error). Assignments the compiled cell makes are not seen by
-// interpreted cells.
-func (e *Engine) injected(items []item, needed []declSrc, cellKeys []string) []string {
-	use := map[string]bool{}
-	for _, it := range items {
-		for _, id := range idents(it.text) {
-			use[id] = true
-		}
-	}
-	for _, d := range needed {
-		for _, id := range idents(d.text) {
-			use[id] = true
-		}
-	}
-	g, ok := e.globals()
-	if !ok {
-		return nil
-	}
-	var names []string
-	for n := range use {
-		if v := g[n]; v.IsValid() && !e.names[n] && !e.src.only[n] && !slices.Contains(cellKeys, n) {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	var out []string
-	for _, n := range names {
-		if lit, ok := goLiteral(g[n]); ok {
-			out = append(out, fmt.Sprintf("var %s %s = %s", n, g[n].Type(), lit))
-		}
-	}
-	return out
-}
-
-// goLiteral writes v as Go source, if its type is made of predeclared
-// types only and its value has a literal (no NaN or infinity).
-func goLiteral(v reflect.Value) (string, bool) {
-	if !v.IsValid() || !v.CanInterface() || !literalType(v.Type()) {
-		return "", false
-	}
-	s := fmt.Sprintf("%#v", v.Interface())
-	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
-		return "", false
-	}
-	return s, true
-}
-
-// literalType reports whether %#v of a value of t is Go source of type t.
-func literalType(t reflect.Type) bool {
-	if t.Name() != "" && t.PkgPath() != "" {
-		return false
-	}
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64, reflect.String:
-		return true
-	case reflect.Slice, reflect.Array:
-		return literalType(t.Elem())
-	case reflect.Map:
-		return literalType(t.Key()) && literalType(t.Elem())
-	}
-	return false
+	return p, nil
 }
 
 // funcResults returns the number of results of the functions of a declaration.
@@ -602,21 +561,33 @@ func (p *cellProg) text(show bool) string {
 			fmt.Fprintf(&b, "\t%s %q\n", n, p.imports[n])
 		}
 	}
-	if show {
+	if show || (p.runs && p.reports()) {
 		b.WriteString("\t_weft_fmt \"fmt\"\n\t_weft_os \"os\"\n")
+	}
+	if p.runs && p.reports() {
+		b.WriteString("\t_weft_rt \"reflect\"\n")
 	}
 	b.WriteString(")\n\n")
 	b.WriteString(body.String())
 	return b.String()
 }
 
-// mainFunc writes main: the cell's statements, then its last expression.
+// mainFunc writes main: the cell's statements, then its last
+// expression, then the report of the variables it changed or defined.
 func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
 	body.WriteString("func main() {\n")
+	defined := definedVars(p.stmts)
+	if len(p.carried) > 0 {
+		body.WriteString("_weft_was := []string{")
+		for _, n := range p.carried {
+			fmt.Fprintf(body, "_weft_fmt.Sprintf(\"%%#v\", %s), ", n)
+		}
+		body.WriteString("}\n")
+	}
 	for _, s := range p.stmts {
 		body.WriteString(s + "\n")
 	}
-	for _, v := range definedVars(p.stmts) {
+	for _, v := range defined {
 		body.WriteString("_ = " + v + "\n")
 	}
 	if p.last != "" {
@@ -627,21 +598,83 @@ func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
 			body.WriteString(p.last + "\n")
 		}
 	}
+	if p.reports() {
+		body.WriteString("_weft_f := _weft_os.NewFile(4, \"vars\")\n")
+		for i, n := range p.carried {
+			fmt.Fprintf(body, "if _weft_fmt.Sprintf(\"%%#v\", %s) != _weft_was[%d] {\n_weft_report(_weft_f, \"set\", %q, %s)\n}\n", n, i, n, n)
+		}
+		for _, n := range defined {
+			fmt.Fprintf(body, "_weft_report(_weft_f, \"def\", %q, %s)\n", n, n)
+		}
+		body.WriteString("_weft_f.Close()\n")
+	}
 	body.WriteString("}\n")
 	if show {
 		body.WriteString(showFunc)
 	}
+	if p.reports() {
+		body.WriteString(reportFunc)
+	}
 }
 
-// showFunc reports the last expression's value to the kernel on fd 3.
-const showFunc = `
-func _weft_show[T any](v T) {
-	if any(v) == nil {
+// reports tells whether main reports variables to the kernel.
+func (p *cellProg) reports() bool {
+	return len(p.carried) > 0 || len(definedVars(p.stmts)) > 0
+}
+
+// reportFunc writes a variable's new value to the kernel (fd 4), as a Go
+// literal when it has one: "set|def NAME TYPE LITERAL", else "lost NAME
+// WHY".
+const reportFunc = `
+func _weft_report(f *_weft_os.File, how, name string, v any) {
+	if why := _weft_noLiteral(_weft_rt.ValueOf(v)); why != "" {
+		_weft_fmt.Fprintf(f, "lost\t%s\t%s\n", name, why)
 		return
 	}
-	f := _weft_os.NewFile(3, "value")
-	_weft_fmt.Fprint(f, v)
-	f.Close()
+	_weft_fmt.Fprintf(f, "%s\t%s\t%T\t%#v\n", how, name, v, v)
+}
+
+func _weft_noLiteral(v _weft_rt.Value) string {
+	switch v.Kind() {
+	case _weft_rt.Invalid:
+		return "it is nil"
+	case _weft_rt.Bool, _weft_rt.Int, _weft_rt.Int8, _weft_rt.Int16, _weft_rt.Int32, _weft_rt.Int64,
+		_weft_rt.Uint, _weft_rt.Uint8, _weft_rt.Uint16, _weft_rt.Uint32, _weft_rt.Uint64, _weft_rt.Uintptr, _weft_rt.String:
+		return ""
+	case _weft_rt.Float32, _weft_rt.Float64:
+		if f := v.Float(); f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 || (f == 0 && 1/f < 0) {
+			return "its value has no Go constant"
+		}
+		return ""
+	case _weft_rt.Slice, _weft_rt.Array:
+		for i := 0; i < v.Len(); i++ {
+			if why := _weft_noLiteral(v.Index(i)); why != "" {
+				return why
+			}
+		}
+		return ""
+	case _weft_rt.Map:
+		for it := v.MapRange(); it.Next(); {
+			if why := _weft_noLiteral(it.Key()); why != "" {
+				return why
+			}
+			if why := _weft_noLiteral(it.Value()); why != "" {
+				return why
+			}
+		}
+		return ""
+	case _weft_rt.Struct:
+		if v.Type().PkgPath() != "" && v.Type().PkgPath() != "main" {
+			return "it is a struct of package " + v.Type().PkgPath()
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if why := _weft_noLiteral(v.Field(i)); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+	return "it is a " + v.Kind().String()
 }
 `
 
@@ -698,3 +731,15 @@ func definedVars(stmts []string) []string {
 	}
 	return out
 }
+
+// showFunc reports the last expression's value to the kernel on fd 3.
+const showFunc = `
+func _weft_show[T any](v T) {
+	if any(v) == nil {
+		return
+	}
+	f := _weft_os.NewFile(3, "value")
+	_weft_fmt.Fprint(f, v)
+	f.Close()
+}
+`

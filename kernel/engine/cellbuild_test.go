@@ -39,11 +39,11 @@ func TestCompiledCells(t *testing.T) {
 		{code: "type Color int\nfunc (c Color) String() string { return [...]string{\"red\", \"green\"}[c] }\nfmt.Println(Color(1))", stdout: "green\n"},
 		{code: "func Sum[T ~int | ~float64](xs []T) T {\n\tvar s T\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\nSum([]float64{1.5, 2.5})", plain: "4"},
 		{code: "min(3, 1, 2) + max(4, 5)", plain: "6"},
-		// A compiled cell sees the interpreter's variables whose values
-		// are Go literals; others are undefined there.
+		// A compiled cell sees the interpreter's variables, their values
+		// written as Go literals (TestCarryValues).
 		{code: "xs := []float64{0.1, 2}\nrow := struct{ X int }{1}", plain: ""},
 		{code: "Sum([]int{before, 1}) + int(Sum(xs)*10)", plain: "63"},
-		{code: "Sum([]int{row.X})", errName: "Unsupported", inErr: "undefined: row"},
+		{code: "Sum([]int{row.X})", plain: "1"},
 		{code: "var fs []func() int\nfor i := 0; i < 3; i++ {\n\tfs = append(fs, func() int { return i })\n}\nfmt.Println(fs[0](), fs[2]())", stdout: "0 2\n"},
 		{code: "type pt struct{ X int }\nfunc (p *pt) Inc() { p.X++ }\np := pt{1}\ninc := p.Inc\ninc()\np.X", plain: "2"},
 		// The interpreted session is untouched.

@@ -26,24 +26,53 @@ from jupyter_client.manager import start_new_kernel
 
 
 def parse(path):
+    """Returns the case's modules and its cells (see testdata/diff/README.md)."""
     modules, cells, cur = [], [], []
+    main, body, in_main = None, [], False
     with open(path) as f:
-        for line in f.read().split("\n"):
-            s = line.strip()
-            if s.startswith("// module:"):
-                modules.append(s[len("// module:"):].strip())
-                continue
-            if s.startswith("package "):
-                continue
-            if s == "// cell":
-                cells.append("\n".join(cur).strip("\n"))
-                cur = []
-                continue
-            if line.startswith("func main() {"):
-                line = "func kdiffMain() {" + line[len("func main() {"):]
-            cur.append(line)
+        lines = f.read().split("\n")
+    # main's body is cut into cells only if it holds `// cell` lines.
+    split_main = "\t// cell" in lines
+    for line in lines:
+        s = line.strip()
+        if s.startswith("// module:"):
+            modules.append(s[len("// module:"):].strip())
+            continue
+        if s.startswith("package "):
+            continue
+        if in_main:
+            if line == "}":
+                in_main = False
+            else:
+                body.append(line[1:] if line.startswith("\t") else line)
+            continue
+        if s == "// cell":
+            cells.append("\n".join(cur).strip("\n"))
+            cur = []
+            continue
+        if line == "func main() {" and split_main:
+            main, in_main = len(cells), True
+            cells.append("\n".join(cur).strip("\n"))
+            cur = []
+            continue
+        if line.startswith("func main() {"):
+            line = "func kdiffMain() {" + line[len("func main() {"):]
+        cur.append(line)
     cells.append("\n".join(cur).strip("\n"))
-    return modules, [c for c in cells if c.strip()] + ["kdiffMain()"]
+    if main is None:
+        return modules, [c for c in cells if c.strip()] + ["kdiffMain()"]
+    # main's body, cut at its `// cell` lines, runs as cells of
+    # statements in place of main (state kept from cell to cell).
+    stmts, piece = [], []
+    for l in body:
+        if l.strip() == "// cell":
+            stmts.append("\n".join(piece).strip("\n"))
+            piece = []
+        else:
+            piece.append(l)
+    stmts.append("\n".join(piece).strip("\n"))
+    cells = cells[:main + 1] + stmts + cells[main + 1:]
+    return modules, [c for c in cells if c.strip()]
 
 
 def go_run(path, modules):

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weft-mc/weft/kernel/display"
+)
+
+// TestCarryValues: a compiled cell sees the current values of the
+// session's variables (package vars that later interpreted statements
+// changed, statement variables of named types, structs, maps), with
+// their static types; a variable whose value cannot be carried refuses
+// the cell, naming it; what a compiled cell changes, later interpreted
+// cells see.
+func TestCarryValues(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("needs the go command")
+	}
+	e := newEngine(t)
+	defer e.Close()
+	for _, c := range []compiledCase{
+		{code: "var counter = 0\ntype pt struct{ X, Y int }\nvar origin = pt{1, 2}\nvar m = map[string][]int{\"a\": {1}}"},
+		{code: "counter++\ncounter++\norigin.X = 5\nm[\"b\"] = []int{2, 3}"},
+		{code: "fmt.Println(min(counter, 10), origin, m)", stdout: "2 {5 2} map[a:[1] b:[2 3]]\n"},
+		{code: "type celsius float64\ntemp := celsius(21.5)\nnames := []string{\"a\\nb\", \"c\"}"},
+		{code: "fmt.Printf(\"%T %v %q\\n\", temp, min(temp, 30), names)", stdout: "main.celsius 21.5 [\"a\\nb\" \"c\"]\n"},
+		{code: "var f = func() int { return 1 }\np := &pt{}"},
+		{code: "min(f(), 2)", errName: "Unsupported", inErr: "f (it is a func value)"},
+		{code: "min(p.X, 2)", errName: "Unsupported", inErr: "p (it is a pointer:"},
+		{code: "counter + 1", plain: "3"},
+		// What a compiled cell changes or defines, later cells see.
+		{code: "counter = max(counter, 7)\norigin.Y = min(origin.Y, -1)\ntemp = max(temp, 30)\nlabels := []string{\"x\", \"main.y\"}"},
+		{code: "fmt.Println(counter+len(labels), origin, temp, labels[1])", stdout: "9 {5 -1} 30 main.y\n"},
+		{code: "fmt.Println(min(counter, 100), labels)", stdout: "7 [x main.y]\n"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		rec := newRecorder()
+		res, err := e.Execute(ctx, c.code, rec)
+		cancel()
+		if c.errName != "" {
+			ee, ok := err.(*Error)
+			if !ok || ee.Name != c.errName || !strings.Contains(ee.Value, c.inErr) {
+				t.Fatalf("%s: got %v, want %s containing %q\n%q", c.code, err, c.errName, c.inErr, rec.streams)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%q", c.code, err, rec.streams)
+		}
+		if got, _ := res.Data.Data[display.MIMETypeText].(string); got != c.plain {
+			t.Fatalf("%s = %q, want %q\n%q", c.code, got, c.plain, rec.streams)
+		}
+		if !strings.Contains(rec.streams["stdout"], c.stdout) {
+			t.Fatalf("%s: stdout %q, want %q", c.code, rec.streams["stdout"], c.stdout)
+		}
+	}
+}
