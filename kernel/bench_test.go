@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -11,7 +12,11 @@ import (
 	"time"
 
 	"github.com/go-zeromq/zmq4"
+	"github.com/traefik/yaegi/interp"
 
+	"github.com/weft-mc/weft/kernel/display"
+	"github.com/weft-mc/weft/kernel/engine"
+	"github.com/weft-mc/weft/kernel/symbols"
 	"github.com/weft-mc/weft/kernel/wire"
 )
 
@@ -86,3 +91,83 @@ func connectionFile(b *testing.B, dir string) (wire.ConnectionInfo, string) {
 	}
 	return ci, path
 }
+
+// BenchmarkCellLatency measures cells of a session with the kernel's
+// bound packages, as `weft kernel run` makes it (issue 40's latency
+// lines): "trivial" is `1 + 1`; "gonum" a call of gonum's stat.Mean
+// (imported once before); both interpreted.
+func BenchmarkCellLatency(b *testing.B) {
+	for _, c := range []struct{ name, setup, cell string }{
+		{"trivial", "", "1 + 1"},
+		{"gonum", "import \"gonum.org/v1/gonum/stat\"", "stat.Mean([]float64{1, 2, 3, 4}, nil)"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEngine(b, b.TempDir())
+			if c.setup != "" {
+				benchCell(b, e, c.setup)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				benchCell(b, e, c.cell)
+			}
+		})
+	}
+}
+
+// BenchmarkGoGet measures `%go get github.com/spaolacci/murmur3@v1.1.0`
+// in a new session (issue 40's latency lines): "first" with an empty
+// module cache of its own (the module is downloaded from GOPROXY; Go's
+// build cache stays warm after the first iteration), "cached" with the
+// module cache warm.
+func BenchmarkGoGet(b *testing.B) {
+	const get = "%go get github.com/spaolacci/murmur3@v1.1.0"
+	b.Run("first", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			b.Setenv("GOMODCACHE", b.TempDir())
+			e := benchEngine(b, b.TempDir())
+			b.StartTimer()
+			benchCell(b, e, get)
+			b.StopTimer()
+			// The module cache's files are read-only: go clean removes them.
+			exec.Command("go", "clean", "-modcache").Run()
+			b.StartTimer()
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		benchCell(b, benchEngine(b, b.TempDir()), get)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			e := benchEngine(b, b.TempDir())
+			b.StartTimer()
+			benchCell(b, e, get)
+		}
+	})
+}
+
+func benchEngine(b *testing.B, gopath string) *engine.Engine {
+	e, err := engine.New(engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: gopath})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+func benchCell(b *testing.B, e *engine.Engine, code string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	if _, err := e.Execute(ctx, code, benchPub{}); err != nil {
+		b.Fatalf("%s: %v", code, err)
+	}
+}
+
+// benchPub is a Publisher that drops a cell's output.
+type benchPub struct{}
+
+func (benchPub) Stream(string, string)              {}
+func (benchPub) Display(display.Data) error         { return nil }
+func (benchPub) Update(string, display.Data) error  { return nil }
+func (benchPub) Clear(bool) error                   { return nil }
+func (benchPub) Input(string, bool) (string, error) { return "", errors.New("no input") }

@@ -14,7 +14,11 @@ import (
 // that calls os.Exit(3), one that recurses without end and one that
 // allocates without bound each get an error reply naming what happened,
 // the kernel process stays alive, and the next cell sees a variable of
-// the first cell.
+// the first cell. Each of the three runs interpreted, then compiled (min
+// is not in the interpreter: the cell is built with the go toolchain and
+// runs in a child process). A cell nested deeper than the interpreter's
+// compiler is given runs compiled: the kernel's process never recurses
+// on it.
 func TestIsolation(t *testing.T) {
 	requireJupyter(t)
 	_, jupyterPath := buildAndInstall(t, "weft-isolation")
@@ -23,9 +27,17 @@ func TestIsolation(t *testing.T) {
 		"import \"os\"\nos.Exit(3)", "fmt.Println(kept + 1)",
 		"func deep(n int) int { return deep(n+1) + 1 }\ndeep(0)", "fmt.Println(kept + 1)",
 		"func hoard() { var h [][]byte; for { h = append(h, make([]byte, 1<<20)) } }\nhoard()", "fmt.Println(kept + 1)",
+		"os.Exit(min(3, 4))", "fmt.Println(kept + 1)",
+		"func deepC(n int) int { return deepC(n+min(1, 2)) + 1 }\ndeepC(0)", "fmt.Println(kept + 1)",
+		"func hoardC() { var h [][]byte; for { h = append(h, make([]byte, min(1<<20, 1<<21))) } }\nhoardC()", "fmt.Println(kept + 1)",
+		"deepSum := " + strings.Repeat("1+", 2999) + "1", "fmt.Println(kept + 1)", "fmt.Println(deepSum)",
 	}
 	want := []struct{ ename, inValue string }{
 		{}, {"Exit", "os.Exit(3)"}, {}, {"StackOverflow", "goroutine stacks"}, {}, {"MemoryError", "WEFT_CELL_MEMORY"}, {},
+		{"Exit", "compiled cell exited with status 3"}, {},
+		{"StackOverflow", "compiled cell's stack overflowed"}, {},
+		{"MemoryError", "compiled cell ran out of memory"}, {},
+		{}, {}, {},
 	}
 	spec, _ := json.Marshal(cells)
 	path := filepath.Join(t.TempDir(), "cells.json")
@@ -55,7 +67,9 @@ func TestIsolation(t *testing.T) {
 			t.Errorf("cell %d %q: %s: %s", i, cells[i], g.Ename, g.Evalue)
 		case w.ename != "" && (g.Ename != w.ename || !strings.Contains(g.Evalue, w.inValue)):
 			t.Errorf("cell %d %q: got %s: %s, want %s containing %q", i, cells[i], g.Ename, g.Evalue, w.ename, w.inValue)
-		case strings.HasPrefix(cells[i], "fmt.Println") && g.Stdout != "42\n":
+		case cells[i] == "fmt.Println(deepSum)" && g.Stdout != "3000\n":
+			t.Errorf("cell %d %q printed %q, want 3000", i, cells[i], g.Stdout)
+		case cells[i] == "fmt.Println(kept + 1)" && g.Stdout != "42\n":
 			t.Errorf("cell %d %q printed %q, want 42", i, cells[i], g.Stdout)
 		}
 	}

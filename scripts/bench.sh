@@ -20,6 +20,8 @@ go test -run '^$' -bench . -benchtime 5x "$@" \
 echo
 echo "Go kernel: compiled cells (first build, cached build) and %go get (first, cached):"
 grep -E "^BenchmarkCompiled(Cell|Module)" build/bench.txt | sed 's/^/  /'
+echo "Go kernel: a trivial cell and a gonum cell (interpreted), %go get (first with an empty module cache, cached):"
+grep -E "^Benchmark(CellLatency|GoGet)" build/bench.txt | sed 's/^/  /'
 echo
 echo "ratios (supervised/native):"
 grep -E "ratio|speedup" build/bench.txt | grep -v DeliveredMessage | sed 's/^/  /'

@@ -59,3 +59,32 @@ func TestCarryValues(t *testing.T) {
 		}
 	}
 }
+
+// TestUnqualifyMain: %#v's package name main is dropped from qualified
+// identifiers, never inside strings.
+func TestUnqualifyMain(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`main.Point{X:1, Y:2}`, `Point{X:1, Y:2}`},
+		{`[]main.P{main.P{S:"main.x"}}`, `[]P{P{S:"main.x"}}`},
+		{`map[string]main.celsius{"domain.main": 21.5}`, `map[string]celsius{"domain.main": 21.5}`},
+		{`time.Duration`, `time.Duration`},
+	} {
+		if got := unqualifyMain(c.in); got != c.want {
+			t.Errorf("unqualifyMain(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestDeepSyntaxCompiles: a cell nested deeper than the interpreter is
+// given runs compiled (interpreterGap names it); a shallow one does not.
+func TestDeepSyntaxCompiles(t *testing.T) {
+	none := func(string) bool { return false }
+	deep := item{kind: stmtItem, text: "x := " + strings.Repeat("1+", maxInterpretedNesting) + "1"}
+	if why := interpreterGap(deep, nil, none); !strings.Contains(why, "syntax nested") {
+		t.Errorf("deep cell: %q, want syntax nested", why)
+	}
+	shallow := item{kind: stmtItem, text: "x := " + strings.Repeat("1+", 50) + "1"}
+	if why := interpreterGap(shallow, nil, none); why != "" {
+		t.Errorf("shallow cell: %q, want none", why)
+	}
+}

@@ -209,6 +209,9 @@ func interpreterGap(it item, ptrMethods []string, declared func(string) bool) st
 	if err != nil {
 		return ""
 	}
+	if d := nesting(f); d > maxInterpretedNesting {
+		return fmt.Sprintf("syntax nested %d deep (the interpreter's compiler recurses on nesting, and a stack overflow there would end the kernel: beyond %d levels cells run compiled)", d, maxInterpretedNesting)
+	}
 	called := map[ast.Expr]bool{}
 	var why string
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -237,6 +240,27 @@ func interpreterGap(it item, ptrMethods []string, declared func(string) bool) st
 		return true
 	})
 	return why
+}
+
+// maxInterpretedNesting is the deepest syntax tree the interpreter is
+// given. yaegi's passes recurse on the tree in the kernel's own process,
+// where a stack overflow is fatal; Go code written by hand is rarely
+// nested 50 deep.
+const maxInterpretedNesting = 400
+
+// nesting returns the depth of the syntax tree n.
+func nesting(n ast.Node) int {
+	depth, deepest := 0, 0
+	ast.Inspect(n, func(n ast.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		depth++
+		deepest = max(deepest, depth)
+		return true
+	})
+	return deepest
 }
 
 // runCompiled builds the cell with the session's declarations and runs

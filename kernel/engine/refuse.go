@@ -240,6 +240,25 @@ func (e *Engine) checkImports(items []item) error {
 	return nil
 }
 
+// genericIn names a generic declaration of f, or "".
+func genericIn(f *ast.File) string {
+	var msg string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0 {
+				msg = "func " + n.Name.Name + " has type parameters"
+			}
+		case *ast.TypeSpec:
+			if n.TypeParams != nil && len(n.TypeParams.List) > 0 {
+				msg = "type " + n.Name.Name + " has type parameters"
+			}
+		}
+		return msg == ""
+	})
+	return msg
+}
+
 // checkSource checks the source package p and the source packages it
 // imports; results are kept for the session.
 func (e *Engine) checkSource(p string, seen map[string]bool) error {
@@ -293,6 +312,12 @@ func (e *Engine) checkSourceFiles(p string, seen map[string]bool) error {
 	for _, f := range files {
 		if msg := divergent(fset, f, true); msg != "" {
 			return refusal("import %q: %s", p, msg)
+		}
+		if d := nesting(f); d > maxInterpretedNesting {
+			return refusal("import %q: %s: syntax nested %d deep; the interpreter's compiler recurses on nesting in the kernel's process (beyond %d levels it is not given the code)", p, fset.File(f.Pos()).Name(), d, maxInterpretedNesting)
+		}
+		if msg := genericIn(f); msg != "" {
+			return refusal("import %q: %s: %s; the interpreter does not run generic code (a cell using it runs compiled, a source package is not interpreted)", p, fset.File(f.Pos()).Name(), msg)
 		}
 	}
 	for q := range imports {
