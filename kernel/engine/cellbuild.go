@@ -403,7 +403,11 @@ func childError(code int, stderr string) error {
 	switch {
 	case strings.Contains(stderr, "stack overflow") || strings.Contains(stderr, "stack exceeds"):
 		name, v = "StackOverflow", "the compiled cell's stack overflowed (its process died)"
-	case strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory"):
+	case outOfMemory(stderr) && (strings.Contains(stderr, "runtime.newstack") || strings.Contains(stderr, "runtime.copystack")):
+		// Under the address-space limit a runaway recursion runs out of
+		// memory growing its stack before Go's 1 GB stack limit.
+		name, v = "StackOverflow", "the compiled cell's stack overflowed: growing it ran out of memory (its process died)"
+	case outOfMemory(stderr):
 		name, v = "MemoryError", "the compiled cell ran out of memory (its process died)"
 	case code == 2 && strings.Contains(stderr, "panic: "):
 		_, rest, _ := strings.Cut(stderr, "panic: ")
@@ -411,6 +415,11 @@ func childError(code int, stderr string) error {
 	}
 	v += "; the kernel and the session's variables are kept, as they were before the cell"
 	return &Error{Name: name, Value: v, Traceback: []string{name + ": " + v}}
+}
+
+// outOfMemory reports whether a Go process's stderr says it ran out of memory.
+func outOfMemory(stderr string) bool {
+	return strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory")
 }
 
 // tailWriter forwards writes and keeps the first 64 KiB.
