@@ -24,15 +24,15 @@ import (
 func TestCampaignOnFullDiskKeepsEveryRun(t *testing.T) {
 	m := loadTarget(t, "election/election.model")
 	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1200k"); err != nil {
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1100k"); err != nil {
 		t.Fatalf("mount tmpfs (needs root): %v", err)
 	}
 	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
 	out := filepath.Join(mnt, "election")
-	// 60 seeds of two variants, about 7 KB of recording each, beside the
-	// dataset's reserve (dataset.ReserveSize, 1 MB): the 200 KB left fill
-	// up after about 30 runs.
-	const seeds = 60
+	// 30 seeds of two variants, about 4 KB of recording each, beside the
+	// dataset's reserve (dataset.ReserveSize, 1 MB): the 100 KB left fill
+	// up after about 10 of the 60 runs.
+	const seeds = 30
 	done := 0
 	opts := mcsdk.CampaignOptions{Seeds: seeds, Out: out, Jobs: 2, RecordAll: true,
 		Progress: func(p mcsdk.CampaignProgress) { done = p.Done }}

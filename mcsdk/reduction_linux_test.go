@@ -70,18 +70,20 @@ func TestReductionKeepsVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
-			var m *model.Model
+			check := func(opts mcsdk.CheckOptions) *mcsdk.CheckResult { return sharedCheck(t, tc.model, opts) }
 			if tc.model == "depth.c" {
-				m = depthModel(t)
-			} else {
-				m = loadTarget(t, tc.model)
+				m := depthModel(t)
+				check = func(opts mcsdk.CheckOptions) *mcsdk.CheckResult {
+					r, err := mcsdk.Check(m, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r
+				}
 			}
 			var res [2]*mcsdk.CheckResult
 			for k, red := range []string{"none", "dpor"} {
-				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Reduction: red})
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := check(mcsdk.CheckOptions{Variant: tc.variant, Reduction: red})
 				if r.Verdict == mcsdk.Error {
 					t.Fatalf("%s: error: %s", red, r.Failure)
 				}
@@ -116,13 +118,9 @@ func TestParallelCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
-			m := loadTarget(t, tc.model)
 			var res [2]*mcsdk.CheckResult
 			for k, j := range []int{1, 2} {
-				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Workers: j})
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := sharedCheck(t, tc.model, mcsdk.CheckOptions{Variant: tc.variant, Workers: j})
 				res[k] = r
 				t.Logf("-j %d: %s, %d states, %d executions, %d replays, %.2fs", j, r.Verdict, r.States, r.Executions, r.Replays, r.Duration.Seconds())
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -21,6 +22,41 @@ func loadTarget(t testing.TB, rel string) *model.Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// sharedChecks holds the checks several tests make with the same options
+// (sharedCheck).
+var sharedChecks = struct {
+	sync.Mutex
+	results map[string]*mcsdk.CheckResult
+}{results: map[string]*mcsdk.CheckResult{}}
+
+// sharedCheck checks the target rel (as loadTarget names it) with opts,
+// which must hold no functions, once per test binary, and gives every
+// later caller with the same options the same result, which callers only
+// read. A check is deterministic (TestReplStateSpaceIsDeterministic), so
+// TestTargets, TestReductionKeepsVerdicts' dpor side and
+// TestParallelCheck's one worker compare one search instead of repeating
+// it (quorum's fixed variant at depth 12 is the longest).
+func sharedCheck(t *testing.T, rel string, opts mcsdk.CheckOptions) *mcsdk.CheckResult {
+	t.Helper()
+	k := opts
+	if k.Reduction == "" {
+		k.Reduction = "dpor"
+	}
+	k.Workers = max(k.Workers, 1)
+	key := fmt.Sprintf("%s %#v", rel, k)
+	sharedChecks.Lock()
+	defer sharedChecks.Unlock()
+	if r, ok := sharedChecks.results[key]; ok {
+		return r
+	}
+	r, err := mcsdk.Check(loadTarget(t, rel), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharedChecks.results[key] = r
+	return r
 }
 
 // TestTargets checks the shipped targets: each fixed variant holds, each
@@ -42,11 +78,7 @@ func TestTargets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
-			m := loadTarget(t, tc.model)
-			r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := sharedCheck(t, tc.model, mcsdk.CheckOptions{Variant: tc.variant})
 			if r.Verdict != tc.verdict {
 				t.Fatalf("verdict %s, want %s (%s)", r.Verdict, tc.verdict, r.Failure)
 			}
@@ -70,19 +102,17 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-// TestReplStateSpaceIsDeterministic runs the same check repeatedly: the
-// state count, the verdict and the counterexample must not vary.
+// TestReplStateSpaceIsDeterministic runs the same check three times (the
+// first is TestAbstractionGlobalsMergesMore's sound one when that ran
+// first): the state count, the verdict and the counterexample must not vary.
 func TestReplStateSpaceIsDeterministic(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
-	var first *mcsdk.CheckResult
-	for i := 0; i < 3; i++ {
-		r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8})
+	opts := mcsdk.CheckOptions{Variant: "fixed", Depth: 8}
+	first := sharedCheck(t, "quorum/quorum.model", opts)
+	for i := 1; i < 3; i++ {
+		r, err := mcsdk.Check(m, opts)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if first == nil {
-			first = r
-			continue
 		}
 		if r.States != first.States || r.Executions != first.Executions || !reflect.DeepEqual(r.ByDepth, first.ByDepth) {
 			t.Fatalf("run %d: %d states %d executions %v, first run %d %d %v", i, r.States, r.Executions, r.ByDepth, first.States, first.Executions, first.ByDepth)
@@ -129,10 +159,7 @@ func mustAbs(t *testing.T, p string) string {
 // more states than the sound one.
 func TestAbstractionGlobalsMergesMore(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
-	sound, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sound := sharedCheck(t, "quorum/quorum.model", mcsdk.CheckOptions{Variant: "fixed", Depth: 8}) // TestReplStateSpaceIsDeterministic's first
 	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals})
 	if err != nil {
 		t.Fatal(err)

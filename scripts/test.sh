@@ -21,9 +21,13 @@ go build -o targets/goquorum/goquorum ./targets/goquorum   # named by its models
 bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCampaign will fail under CI=true" >&2
 # settle skips retries nothing could have woken (waiters_linux.go): with
 # -tags weftverify every skipped retry is dispatched anyway and must park
-# unchanged, over the whole supervisor suite.
+# unchanged, over the whole supervisor suite. It stays a second pass: the
+# extra dispatch per skipped retry makes it a different program from the
+# shipped build, whose skip-without-dispatch path the normal pass tests.
 go test -count=1 -tags weftverify ./mcsdk/supervisor/
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
+# WEFT_FULL=1 runs the exhaustive versions of tests CI runs smaller (every
+# bit flip of TestEveryBitFlipIsAnError).
 go test -count=1 -timeout 40m ./... 2>&1 | tee build/test.log
 exit "${PIPESTATUS[0]}"

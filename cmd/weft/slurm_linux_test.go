@@ -171,7 +171,7 @@ func sameRows(t *testing.T, gotDir, wantDir string, wantRows int) {
 func TestSlurmCampaign(t *testing.T) {
 	partition := requireSlurm(t)
 	tmp := t.TempDir()
-	dir, local := filepath.Join(tmp, "slurm"), filepath.Join(tmp, "local")
+	dir := filepath.Join(tmp, "slurm")
 	t.Cleanup(func() { cancelCampaignJobs(t, dir) })
 	const seeds = 300 // bug variant only: 100 runs per shard, a verdict file every 64 rows or second
 	submit := []string{"campaign", "targets/election/election.model", "--seeds", "300", "--variants", "bug",
@@ -218,9 +218,7 @@ func TestSlurmCampaign(t *testing.T) {
 	waitStatus(t, dir, 5*time.Minute, "the merged dataset", func(st *campaignStatus) bool { return st.Merged })
 	resumedLog(t, dir, again.Submitted.ArrayJob, kept)
 
-	if o, e, code := weft(t, "campaign", "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2", "--out", local); code != 0 {
-		t.Fatalf("local campaign: exit %d\n%s\n%s", code, o, e)
-	}
+	local := sharedCampaign(t, "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2") // TestCampaignJobSignalResumes' reference too
 	sameRows(t, filepath.Join(dir, "merged"), local, seeds)
 
 	var done slurmSubmitResult
@@ -389,13 +387,12 @@ func processTree(pid int) []int {
 // equals an uninterrupted one seed by seed (three cuts, then a resume).
 func TestCampaignJobSignalResumes(t *testing.T) {
 	dir := t.TempDir()
-	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "cut")
+	out := filepath.Join(dir, "cut")
 	// Enough seeds that three cuts, each after one more verdict file (at
-	// most 64 rows), cannot reach the end however fast the runs are.
+	// most 64 rows), cannot reach the end however fast the runs are. The
+	// uninterrupted reference is TestSlurmCampaign's local campaign.
 	args := []string{"campaign", "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2"}
-	if o, e, code := weft(t, append(args, "--out", ref)...); code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, o, e)
-	}
+	ref := sharedCampaign(t, args[1:]...)
 	for range 3 { // each cut usually catches a run in flight; three make it near certain
 		signalJob(t, weftBin, append(args, "--out", out), out)
 	}
