@@ -217,7 +217,7 @@ probe() {
 	printf 'host data\n' >"$D/victim"
 	chmod 644 "$D/victim"
 	[[ $name == fifo-* ]] && mkfifo "$D/fifo"
-	if [[ $judge =~ ^(sleeper|secret|maps)$ ]] || [[ "$*" == *@[PAESL]* ]]; then start_sleeper; fi
+	if [[ $judge =~ ^(sleeper|stopped|secret|maps)$ ]] || [[ "$*" == *@[PAESL]* ]]; then start_sleeper; fi
 	subst "$@"
 	"judge_$judge" "$bin"
 	[[ -z $SEEN ]] && ! started && [[ $judge != tty ]] && NOSTART=1
@@ -259,6 +259,18 @@ judge_files() {
 }
 
 # sleeper: the sacrificial host process is unchanged.
+# stopped: as sleeper, with the sleeper stopped first (SIGSTOP): a
+# SIGCONT a node sends must not reach it.
+judge_stopped() {
+	local i
+	kill -STOP "$SPID"
+	for i in $(seq 50); do
+		[[ $(awk '{ print $3 }' /proc/$SPID/stat 2>/dev/null) == T ]] && break
+		sleep 0.1
+	done
+	judge_sleeper "$1"
+}
+
 judge_sleeper() {
 	local before after
 	before=$(sleeper_state)
@@ -528,6 +540,12 @@ for how in kill killpg tgkill tkill sigqueue tgsigqueue pidfd procdir setown set
 	probe sleeper "signal-$how" c signal "$how" @P
 done
 probe sleeper go-signal-kill go kill @P
+# Process groups and sessions (virtual, vkernel.Sessions): a node joins or
+# makes groups only of its own, so neither kill(0), kill(-pgid) nor
+# kill(-1) reaches the sleeper. kill(-1) sends SIGCONT to a stopped
+# sleeper: were it let through, the rest of the host takes no harm.
+for how in joinpg childpg; do probe sleeper "signal-$how" c signal "$how" @P; done
+for how in killall childall; do probe stopped "signal-$how" c signal "$how" @P; done
 
 # Priorities, affinity, scheduling, limits.
 for how in process pgrp user ioprio iopriopgrp iopriouser affinity scheduler setattr prlimit; do

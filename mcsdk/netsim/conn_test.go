@@ -239,3 +239,62 @@ func TestEnvReachesEveryListener(t *testing.T) {
 		}
 	}
 }
+
+// TestDualListeners: an IPv4 listener and an IPv6-only one share a port,
+// as epmd binds 0.0.0.0 and [::] with IPV6_V6ONLY; each takes its own
+// family's clients. A dual-stack [::] listener overlaps the IPv4 one
+// (EADDRINUSE), and so does a third listener; closing the first leaves
+// the second serving.
+func TestDualListeners(t *testing.T) {
+	n := New()
+	l4 := n.NewSocketIn(1, Stream, false)
+	if e := n.BindAddr(l4, Addr{Port: 4369}); e != OK {
+		t.Fatal(e)
+	}
+	n.Listen(l4)
+	dual := n.NewSocketIn(1, Stream, true)
+	if e := n.BindAddr(dual, Addr{Six: Any6, Port: 4369}); e != EADDRINUSE {
+		t.Errorf("dual-stack [::] beside 0.0.0.0: %v, want EADDRINUSE", e)
+	}
+	l6 := n.NewSocketIn(1, Stream, true)
+	l6.V6Only = true
+	if e := n.BindAddr(l6, Addr{Six: Any6, Port: 4369}); e != OK {
+		t.Fatalf("[::] V6ONLY beside 0.0.0.0: %v", e)
+	}
+	if e := n.Listen(l6); e != OK {
+		t.Fatalf("listen: %v", e)
+	}
+	third := n.NewSocketIn(1, Stream, true)
+	third.V6Only = true
+	if e := n.BindAddr(third, Addr{Six: Loop6, Port: 4369}); e != EADDRINUSE {
+		t.Errorf("a third listener: %v, want EADDRINUSE", e)
+	}
+	connect := func(v6 bool, dst Addr) *Socket {
+		c := n.NewSocketIn(0, Stream, v6)
+		if e := n.Connect(c, dst); e != EINPROGRESS {
+			t.Fatal(e)
+		}
+		deliverAll(n)
+		return c
+	}
+	connect(false, Addr{IP: Loopback, Port: 4369})
+	connect(true, Addr{Six: Loop6, Port: 4369})
+	if _, ok := n.Accept(l4); !ok {
+		t.Error("the IPv4 listener took no IPv4 client")
+	}
+	if _, ok := n.Accept(l6); !ok {
+		t.Error("the IPv6-only listener took no IPv6 client")
+	}
+	n.Close(l4, false)
+	if !n.HasListener(4369) {
+		t.Fatal("closing the IPv4 listener closed the port")
+	}
+	c := connect(false, Addr{IP: Loopback, Port: 4369})
+	if e, _ := c.ConnectResult(); e != ECONNREFUSED {
+		t.Errorf("IPv4 client after the IPv4 listener closed: %v, want ECONNREFUSED", e)
+	}
+	connect(true, Addr{Six: Loop6, Port: 4369})
+	if _, ok := n.Accept(l6); !ok {
+		t.Error("the IPv6-only listener took no client after the other closed")
+	}
+}

@@ -42,6 +42,9 @@ func (n *Network) Hash(h hash.Hash) {
 	}
 	e.ports(n.listeners)
 	e.ports(n.dgramPort)
+	if len(n.second) > 0 {
+		e.ports(n.second)
+	}
 }
 
 type hasher struct {

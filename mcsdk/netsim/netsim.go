@@ -165,6 +165,10 @@ type Network struct {
 	// the first socket).
 	Bufs      BufSizes
 	listeners map[uint16]*Socket
+	// second listeners: a port's other listener, whose traffic does not
+	// overlap the first's (an IPv6 IPV6_V6ONLY one beside an IPv4 one, as
+	// epmd binds), made at first use.
+	second    map[uint16]*Socket
 	dgramPort map[uint16]*Socket
 	ephemeral uint16
 }
@@ -226,7 +230,7 @@ func (n *Network) BindAddr(s *Socket, a Addr) Errno {
 			return EADDRINUSE
 		}
 		n.dgramPort[a.Port] = s
-	} else if n.listeners[a.Port] != nil {
+	} else if l := n.listeners[a.Port]; l != nil && (n.second[a.Port] != nil || overlaps(l, s, a)) {
 		return EADDRINUSE
 	}
 	s.Local = a
@@ -247,24 +251,61 @@ func (n *Network) Listen(s *Socket) Errno {
 			return e
 		}
 	}
-	if l := n.listeners[s.Local.Port]; l != nil && l != s {
+	p := s.Local.Port
+	l := n.listeners[p]
+	switch {
+	case l == nil || l == s:
+		n.listeners[p] = s
+	case n.second[p] == s:
+	case n.second[p] != nil || overlaps(l, s, s.Local):
 		return EADDRINUSE
+	default:
+		if n.second == nil {
+			n.second = map[uint16]*Socket{}
+		}
+		n.second[p] = s
 	}
 	s.listening = true
-	n.listeners[s.Local.Port] = s
 	return OK
 }
 
+// overlaps reports whether a socket s bound to a would take traffic
+// listener l takes, which Linux refuses (EADDRINUSE): one of either
+// family, unless one is IPv6-only (IPV6_V6ONLY, or bound to ::1) and the
+// other IPv4-only.
+func overlaps(l, s *Socket, a Addr) bool {
+	v4, v6 := takes(s.V6, s.V6Only, a)
+	l4, l6 := takes(l.V6, l.V6Only, l.Local)
+	return v4 && l4 || v6 && l6
+}
+
+// takes reports which traffic a socket of family v6 bound to a takes:
+// IPv4, IPv6 (Socket.accepts).
+func takes(v6, only bool, a Addr) (bool, bool) {
+	switch {
+	case !v6:
+		return true, false
+	case a.Six == Any6:
+		return !only, true
+	case a.Six == Loop6:
+		return false, true
+	}
+	return true, false
+}
+
 // HasListener reports whether a stream socket listens on port.
-func (n *Network) HasListener(port uint16) bool { return n.listeners[port] != nil }
+func (n *Network) HasListener(port uint16) bool {
+	return n.listeners[port] != nil || n.second[port] != nil
+}
 
 // listenerFor is the live listener that takes a connection to dst, or nil.
 func (n *Network) listenerFor(dst Addr) *Socket {
-	l := n.listeners[dst.Port]
-	if l == nil || l.closed || !l.accepts(dst) {
-		return nil
+	for _, l := range []*Socket{n.listeners[dst.Port], n.second[dst.Port]} {
+		if l != nil && !l.closed && l.accepts(dst) {
+			return l
+		}
 	}
-	return l
+	return nil
 }
 
 // Connect connects s to dst, as connect(2). A datagram socket only records
@@ -616,7 +657,16 @@ func (n *Network) Close(s *Socket, reset bool) {
 	}
 	s.closed = true
 	if s.listening {
-		delete(n.listeners, s.Local.Port)
+		p := s.Local.Port
+		switch {
+		case n.second[p] == s:
+			delete(n.second, p)
+		case n.second[p] != nil:
+			n.listeners[p] = n.second[p]
+			delete(n.second, p)
+		default:
+			delete(n.listeners, p)
+		}
 		for _, q := range s.acceptQ {
 			n.Close(q, true)
 		}

@@ -200,6 +200,8 @@ func (n *node) checkpointable() error {
 	switch {
 	case !n.traced:
 		return errors.New("is not traced")
+	case n.sess != nil && !n.sess.Default():
+		return errors.New("has process groups or sessions of its own")
 	case len(n.procs) > 0:
 		return errors.New("has child processes")
 	case n.cur != nil:

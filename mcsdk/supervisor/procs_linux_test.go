@@ -35,7 +35,7 @@ func TestProcs(t *testing.T) {
 		exit  int
 	}{
 		{mode: "forkwait", pick: first, procs: 2, out: []string{
-			"parent pid 100 ppid 1\n", "child pid 1001 ppid 100 pgrp 100 pgid 100 sid 1 setpgid(0,0) -1\n", "forkwait: reaped 1001 exit 7\n",
+			"parent pid 100 ppid 1\n", "child pid 1001 ppid 100 pgrp 100 pgid 100 sid 1 setpgid(0,0) 0 pgrp 1001\n", "forkwait: reaped 1001 exit 7\n",
 			"fork returned 1001, sigchld 1\n", "again: -1 errno 10\n"}},
 		{mode: "forkwait", pick: last, procs: 2, out: []string{"child pid 1001 ppid 100 pgrp 100", "forkwait: reaped 1001 exit 7\n"}},
 		{mode: "exec", pick: first, procs: 5, out: []string{

@@ -208,6 +208,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		p.zombie = true
 		w.childSignalled(n, p.parent)
 	}
+	n.sessionsEnded(p)
 	if p.gone {
 		p.closePidfd()
 	}
@@ -297,6 +298,7 @@ func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{
 	for _, t := range n.tasks {
 		put(uint64(n.procOf(t).vpid))
 	}
+	n.hashSessions(put)
 	if mode != HashMemory {
 		return nil
 	}

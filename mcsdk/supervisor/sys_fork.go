@@ -93,6 +93,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	n.procs = append(n.procs, cp)
 	n.tasks = append(n.tasks, child)
 	n.sysvFork(parent, cp)
+	n.sessionsForked(parent, cp)
 	// The kernel stored the host pid; the processes see the virtual one.
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
 		c.writeU32(ptid, uint32(cp.vpid))
@@ -163,6 +164,7 @@ func sysExecve(c *call) result {
 	} else {
 		p.vdso = vdso
 		p.space = slices.Index(n.procs, p) // a new address space
+		n.sessions().Exec(p.vpid)
 		c.w.releaseVfork(p)
 	}
 	if err := t.ptraceCont(0); err != nil {
@@ -308,8 +310,8 @@ const (
 )
 
 // Wait4 implements wait4(2) on the virtual tree: a zombie child matching
-// pid (a pid, -1 any, 0 or the node's group: any, as every process of
-// the tree is in the node's group) is reaped, its status written as Linux
+// pid (a pid, -1 any, 0 one in the caller's process group, -pgid one in
+// that group: vkernel.Sessions.Selects) is reaped, its status written as Linux
 // encodes it and its rusage zero; with WNOHANG and no zombie the answer
 // is 0; otherwise the call parks until a child ends. Children are never
 // stopped (weft sends them no stop signals), so WUNTRACED and WCONTINUED
@@ -339,6 +341,7 @@ func sysWait4(c *call) result {
 		}
 	}
 	z.zombie, z.gone = false, true
+	c.n.sessions().Reap(z.vpid)
 	return ret(z.vpid)
 }
 
@@ -363,6 +366,9 @@ func sysWaitid(c *call) result {
 			return errno(unix.EINVAL)
 		}
 	case pPgid:
+		if id < 0 {
+			return errno(unix.EINVAL)
+		}
 		pid = -id
 		if id == 0 {
 			pid = 0
@@ -397,6 +403,7 @@ func sysWaitid(c *call) result {
 	}
 	if z != nil && opts&unix.WNOWAIT == 0 {
 		z.zombie, z.gone = false, true
+		c.n.sessions().Reap(z.vpid)
 	}
 	return ret(0)
 }
@@ -454,12 +461,9 @@ func (c *call) childMatching(pid int32) (zombie *proc, any bool) {
 		return nil, false
 	}
 	me := n.procOf(c.t)
-	group := int32(n.group())
+	s := n.sessions()
 	for _, p := range n.procs {
-		if p.parent != me || p.gone {
-			continue
-		}
-		if pid > 0 && int32(p.vpid) != pid || pid < -1 && -pid != group {
+		if p.parent != me || p.gone || !s.Selects(me.vpid, int64(pid), p.vpid) {
 			continue
 		}
 		any = true

@@ -12,32 +12,25 @@ import (
 )
 
 // Signals between the processes of a node's tree. kill(2) aimed at
-// another process of the caller's tree (by pid, or the node's process
-// group, which every process of the tree is in) reaches it; anything else
-// is sysKill's (the caller itself, or a process outside the node).
+// another process of the caller's tree by pid reaches it; a group (0,
+// -1, -pgid) reaches each of its members (killGroup, sys_sessions.go);
+// anything else is sysKill's (the caller itself, or a process outside
+// the node).
 
 // KillTree implements kill(2) for a node with child processes.
 func sysKillTree(c *call) result {
 	n := c.n
+	pid, sig := int32(c.arg(0)), int(int32(c.arg(1)))
+	if pid <= 0 {
+		return c.killGroup(int64(pid), sig) // sys_sessions.go
+	}
 	if len(n.procs) == 0 {
 		return sysKill(c)
 	}
-	pid, sig := int32(c.arg(0)), int(int32(c.arg(1)))
 	if sig < 0 || sig > maxSignal {
 		return errno(unix.EINVAL)
 	}
 	me := n.procOf(c.t)
-	group := int32(n.group())
-	if pid == 0 || pid == -group {
-		for _, p := range n.procs {
-			if p != me && !p.ended() {
-				if r := c.signalProc(p, sig); r.kind != rReturn || r.errno != 0 {
-					return r
-				}
-			}
-		}
-		return c.killSelf(sig)
-	}
 	for _, p := range n.procs {
 		if pid <= 0 || int32(p.vpid) != pid || p.gone {
 			continue

@@ -75,6 +75,7 @@ type node struct {
 	fds      map[int]*vfd
 	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
 	sysv     *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
+	sess     *vkernel.Sessions    // its process groups and sessions (sys_sessions.go), made at first use
 	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
 	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr

@@ -15,7 +15,8 @@
 // location to open beneath the root (already canonical: no symlink left
 // in it), a virtual file, or an errno; never "let the host kernel decide".
 //
-// Beside the view: virtual ids (IDs: pids, tids, process groups),
+// Beside the view: virtual ids (IDs: pids, tids, process groups), the
+// processes' virtual process groups and sessions (Sessions),
 // virtual resource limits (Limits), virtual inode and device numbers
 // (Inodes), and each node's SysV IPC namespace (IPC: semaphore sets,
 // message queues, shared memory segments' identities and counts). A node's run directory has a virtual name, RunDir(i)

@@ -6,10 +6,12 @@ import "strconv"
 // architecture share these), which the supervisor returns as it is.
 type Errno int
 
-// The error numbers path resolution and SysV IPC answer (errno(3)).
+// The error numbers path resolution, SysV IPC and sessions answer
+// (errno(3)).
 const (
 	EPERM        Errno = 1
 	ENOENT       Errno = 2
+	ESRCH        Errno = 3
 	E2BIG        Errno = 7
 	EBADF        Errno = 9
 	EAGAIN       Errno = 11
@@ -31,7 +33,7 @@ const (
 )
 
 var errnoNames = map[Errno]string{
-	EPERM: "EPERM", ENOENT: "ENOENT", EBADF: "EBADF", EACCES: "EACCES", EEXIST: "EEXIST", EXDEV: "EXDEV",
+	EPERM: "EPERM", ENOENT: "ENOENT", ESRCH: "ESRCH", EBADF: "EBADF", EACCES: "EACCES", EEXIST: "EEXIST", EXDEV: "EXDEV",
 	ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EROFS: "EROFS", ENAMETOOLONG: "ENAMETOOLONG", ELOOP: "ELOOP",
 	E2BIG: "E2BIG", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", ENOSPC: "ENOSPC", ERANGE: "ERANGE", ENOMSG: "ENOMSG", EIDRM: "EIDRM", EFBIG: "EFBIG",
 }

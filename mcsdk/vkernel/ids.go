@@ -8,8 +8,9 @@ import (
 // Virtual ids (issue 36 §3). Every process id, thread id, process group
 // id and session id a node passes to a call or reads back is virtual:
 // node i's main process is 100+i, the k-th later thread of its tree
-// 1000·(i+1)+k, a child process has the id of its first thread, the whole
-// tree is one process group (the main process's id) in session 1. IDs
+// 1000·(i+1)+k, a child process has the id of its first thread; on the
+// host the whole tree is one process group (the main process's id), and
+// the groups and sessions its processes make are virtual (Sessions). IDs
 // is the one table that translates them, for one node: a call names only
 // threads of the table, so no argument can name a host process, and a
 // host id read back (a descriptor's owner) is shown virtual or not at all.

@@ -97,7 +97,9 @@ int main(int argc, char **argv)
 		if (c < 0)
 			return 90;
 		if (c == 0) {
-			say("child pid %d ppid %d pgrp %d pgid %d sid %d setpgid(0,0) %d\n", getpid(), getppid(), getpgrp(), getpgid(0), getsid(0), setpgid(0, 0));
+			int pgrp = getpgrp(), pgid = getpgid(0), sid = getsid(0);
+			int sp = setpgid(0, 0);
+			say("child pid %d ppid %d pgrp %d pgid %d sid %d setpgid(0,0) %d pgrp %d\n", getpid(), getppid(), pgrp, pgid, sid, sp, getpgrp());
 			_exit(7);
 		}
 		pid_t got = waitpid(c, &st, 0);

@@ -504,6 +504,34 @@ static int p_signal(char **a) {
 		rc("kill", kill(p, SIGSTOP));
 	else if (!strcmp(h, "killpg"))
 		rc("kill(-pgid)", kill(-p, SIGSTOP));
+	else if (!strcmp(h, "joinpg")) {
+		/* Join the host process's group, then signal one's own (which,
+		 * when the join failed, stops the probe itself: last). */
+		rc("setpgid(0, pgid)", setpgid(0, p));
+		rc("getpgrp", getpgrp());
+		rc("kill(0)", kill(0, SIGSTOP));
+	} else if (!strcmp(h, "childpg") || !strcmp(h, "childall")) {
+		/* A child in a session of its own, then in the host process's
+		 * group if it can, signals that group (childpg) or every
+		 * process (childall: SIGCONT, harmless to the rest of the
+		 * host if it got through; the judge stopped the sleeper). */
+		fflush(stdout);
+		pid_t c = fork();
+		if (c == 0) {
+			rc("child setsid", setsid());
+			rc("child setpgid(0, pgid)", setpgid(0, p));
+			if (h[5] == 'p')
+				rc("child kill(-pgid)", kill(-p, SIGSTOP));
+			else
+				rc("child kill(-1, SIGCONT)", kill(-1, SIGCONT));
+			fflush(stdout);
+			_exit(0);
+		}
+		int st;
+		rc("waitpid", waitpid(c, &st, 0));
+		rc("wait4(-pgid)", wait4(-p, &st, WNOHANG, NULL));
+	} else if (!strcmp(h, "killall"))
+		rc("kill(-1, SIGCONT)", kill(-1, SIGCONT));
 	else if (!strcmp(h, "tgkill"))
 		rc("tgkill", syscall(SYS_tgkill, p, p, SIGSTOP));
 	else if (!strcmp(h, "tkill"))

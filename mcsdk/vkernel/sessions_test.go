@@ -1,0 +1,271 @@
+package vkernel
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// sessionStep is one call on a node's Sessions and its answer: a value,
+// an errno name, or "-" for a call that answers nothing.
+type sessionStep struct {
+	op      string
+	a, b, c int64
+	want    string
+}
+
+// runSessions plays steps on node 0's table (main process 100) and
+// reports every answer that differs.
+func runSessions(t *testing.T, name string, steps []sessionStep) *Sessions {
+	t.Helper()
+	s := NewSessions(100)
+	for i, st := range steps {
+		if got := sessionOp(s, st); got != st.want {
+			t.Errorf("%s step %d: %s(%d, %d, %d) = %s, want %s", name, i, st.op, st.a, st.b, st.c, got, st.want)
+		}
+	}
+	return s
+}
+
+func answer(v int64, e Errno) string {
+	if e != 0 {
+		return e.Error()
+	}
+	return fmt.Sprint(v)
+}
+
+func sessionOp(s *Sessions, st sessionStep) string {
+	switch st.op {
+	case "fork":
+		s.Fork(st.a, st.b)
+	case "exec":
+		s.Exec(st.a)
+	case "exit":
+		s.Exit(st.a)
+	case "reap":
+		s.Reap(st.a)
+	case "setsid":
+		return answer(s.Setsid(st.a))
+	case "setpgid":
+		return answer(0, s.Setpgid(st.a, st.b, st.c))
+	case "getpgid":
+		return answer(s.Getpgid(st.a, st.b))
+	case "getsid":
+		return answer(s.Getsid(st.a, st.b))
+	case "kill":
+		pids, e := s.KillTargets(st.a, st.b)
+		if e != 0 {
+			return e.Error()
+		}
+		return fmt.Sprint(pids)
+	case "wait":
+		return fmt.Sprint(s.Selects(st.a, st.b, st.c))
+	case "default":
+		return fmt.Sprint(s.Default())
+	case "table":
+		var b strings.Builder
+		for _, m := range s.Members() {
+			fmt.Fprintf(&b, "%d<%d g%d s%d ", m.Pid, m.Parent, m.Pgid, m.Sid)
+		}
+		return strings.TrimSpace(b.String())
+	default:
+		return "unknown op " + st.op
+	}
+	return "-"
+}
+
+// TestSessionsStart: the main process leads its group in session 1; a
+// child inherits both; ids outside the node are ESRCH.
+func TestSessionsStart(t *testing.T) {
+	runSessions(t, "start", []sessionStep{
+		{op: "getpgid", a: 100, b: 0, want: "100"},
+		{op: "getsid", a: 100, b: 0, want: "1"},
+		{op: "getpgid", a: 100, b: 1, want: "ESRCH"}, // pid 1 is outside the node
+		{op: "getsid", a: 100, b: 5000, want: "ESRCH"},
+		{op: "getpgid", a: 100, b: -100, want: "ESRCH"},
+		{op: "setsid", a: 100, want: "EPERM"}, // a group leader
+		{op: "setpgid", a: 100, b: 0, c: 0, want: "0"},
+		{op: "setpgid", a: 100, b: 0, c: 1, want: "EPERM"}, // no group 1 in the node
+		{op: "setpgid", a: 100, b: 0, c: -3, want: "EINVAL"},
+		{op: "setpgid", a: 100, b: 5000, c: 0, want: "ESRCH"},
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "getpgid", a: 1001, b: 0, want: "100"},
+		{op: "getsid", a: 1001, b: 0, want: "1"},
+		{op: "getpgid", a: 100, b: 1001, want: "100"},
+		{op: "default", want: "true"},
+		{op: "table", want: "100<1 g100 s1 1001<100 g100 s1"},
+	})
+}
+
+// TestSetsid: a child makes a session; the second setsid is EPERM (it
+// leads a group now); its group and session are its pid for everyone;
+// its own children inherit them.
+func TestSetsid(t *testing.T) {
+	runSessions(t, "setsid", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "setsid", a: 1001, want: "1001"},
+		{op: "setsid", a: 1001, want: "EPERM"},
+		{op: "getsid", a: 1001, b: 0, want: "1001"},
+		{op: "getpgid", a: 1001, b: 0, want: "1001"},
+		{op: "getsid", a: 100, b: 1001, want: "1001"},
+		{op: "getsid", a: 100, b: 0, want: "1"},
+		{op: "default", want: "false"},
+		{op: "fork", a: 1001, b: 1002, want: "-"},
+		{op: "getsid", a: 1002, b: 0, want: "1001"},
+		{op: "getpgid", a: 1002, b: 0, want: "1001"},
+		{op: "setsid", a: 1002, want: "1002"}, // it leads no group: a session of its own
+		{op: "getpgid", a: 1001, b: 1002, want: "1002"},
+	})
+	// A process that once led a group that still has members may not.
+	runSessions(t, "setsid-leader", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "setsid", a: 1001, want: "1001"},
+		{op: "fork", a: 1001, b: 1002, want: "-"},
+		{op: "setsid", a: 1002, want: "1002"},
+		{op: "getsid", a: 1001, b: 1002, want: "1002"},
+		// A process whose old group still has members may not take its
+		// pid as a session: 1003 led group 1003, which 1004 is still in.
+		{op: "fork", a: 100, b: 1003, want: "-"},
+		{op: "setpgid", a: 1003, b: 0, c: 0, want: "0"},
+		{op: "fork", a: 1003, b: 1004, want: "-"},
+		{op: "setpgid", a: 1003, b: 0, c: 100, want: "0"},
+		{op: "setsid", a: 1003, want: "EPERM"},
+		{op: "table", want: "100<1 g100 s1 1001<100 g1001 s1001 1002<1001 g1002 s1002 1003<100 g100 s1 1004<1003 g1003 s1"},
+	})
+}
+
+// TestSetpgid: Linux's rules and errnos, in the kernel's order.
+func TestSetpgid(t *testing.T) {
+	runSessions(t, "setpgid", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "fork", a: 100, b: 1002, want: "-"},
+		{op: "fork", a: 1001, b: 1003, want: "-"},
+		// The parent puts a child in a group of its own, the other child
+		// joins it.
+		{op: "setpgid", a: 100, b: 1001, c: 0, want: "0"},
+		{op: "setpgid", a: 100, b: 1002, c: 1001, want: "0"},
+		{op: "getpgid", a: 100, b: 1002, want: "1001"},
+		// A grandchild is not the caller's child.
+		{op: "setpgid", a: 100, b: 1003, c: 1001, want: "ESRCH"},
+		// A sibling is not one's child either.
+		{op: "setpgid", a: 1002, b: 1001, c: 0, want: "ESRCH"},
+		// A group that does not exist, or a negative one.
+		{op: "setpgid", a: 100, b: 1002, c: 4242, want: "EPERM"},
+		{op: "setpgid", a: 100, b: 1002, c: -1, want: "EINVAL"},
+		// The grandchild (in 100's group, inherited) moves into 1001's.
+		{op: "setpgid", a: 1001, b: 1003, c: 1001, want: "0"},
+		// After execve the parent may no longer move the child.
+		{op: "exec", a: 1002, want: "-"},
+		{op: "setpgid", a: 100, b: 1002, c: 100, want: "EACCES"},
+		// but the child itself may.
+		{op: "setpgid", a: 1002, b: 0, c: 100, want: "0"},
+		// A child in another session: EPERM; a session leader cannot move.
+		{op: "fork", a: 100, b: 1004, want: "-"},
+		{op: "setsid", a: 1004, want: "1004"},
+		{op: "setpgid", a: 100, b: 1004, c: 100, want: "EPERM"},
+		{op: "setpgid", a: 1004, b: 0, c: 1004, want: "EPERM"},
+		// A group of another session may not be joined.
+		{op: "setpgid", a: 100, b: 0, c: 1004, want: "EPERM"},
+		{op: "table", want: "100<1 g100 s1 1001<100 g1001 s1 1002<100 g100 s1 1003<1001 g1001 s1 1004<100 g1004 s1004"},
+	})
+}
+
+// TestKillTargets: kill(0), kill(-pgid) and kill(-1) name exactly the
+// members, zombies included; nothing outside the node.
+func TestKillTargets(t *testing.T) {
+	runSessions(t, "kill", []sessionStep{
+		{op: "kill", a: 100, b: 0, want: "[100]"},
+		{op: "kill", a: 100, b: -1, want: "ESRCH"}, // no other process in the node
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "fork", a: 100, b: 1002, want: "-"},
+		{op: "fork", a: 100, b: 1003, want: "-"},
+		{op: "setpgid", a: 100, b: 1002, c: 0, want: "0"},
+		{op: "setpgid", a: 100, b: 1003, c: 1002, want: "0"},
+		{op: "kill", a: 100, b: 0, want: "[100 1001]"},
+		{op: "kill", a: 1001, b: -1002, want: "[1002 1003]"},
+		{op: "kill", a: 1002, b: 0, want: "[1002 1003]"},
+		{op: "kill", a: 1002, b: -1, want: "[100 1001 1003]"},
+		{op: "kill", a: 100, b: -1, want: "[1001 1002 1003]"},
+		{op: "kill", a: 100, b: -4242, want: "ESRCH"},
+		{op: "kill", a: 100, b: -5000, want: "ESRCH"}, // a host group, say
+		{op: "kill", a: 100, b: 7, want: "EINVAL"},
+		// A zombie stays in its group until reaped.
+		{op: "exit", a: 1003, want: "-"},
+		{op: "kill", a: 100, b: -1002, want: "[1002 1003]"},
+		{op: "reap", a: 1003, want: "-"},
+		{op: "kill", a: 100, b: -1002, want: "[1002]"},
+		{op: "exit", a: 1002, want: "-"},
+		{op: "reap", a: 1002, want: "-"},
+		{op: "kill", a: 100, b: -1002, want: "ESRCH"},
+	})
+}
+
+// TestWaitSelects: wait4's 0 and -pgid select by the child's group now.
+func TestWaitSelects(t *testing.T) {
+	runSessions(t, "wait", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "fork", a: 100, b: 1002, want: "-"},
+		{op: "setpgid", a: 100, b: 1002, c: 0, want: "0"},
+		{op: "wait", a: 100, b: 0, c: 1001, want: "true"},
+		{op: "wait", a: 100, b: 0, c: 1002, want: "false"},
+		{op: "wait", a: 100, b: -1002, c: 1002, want: "true"},
+		{op: "wait", a: 100, b: -1002, c: 1001, want: "false"},
+		{op: "wait", a: 100, b: -100, c: 1001, want: "true"},
+		{op: "wait", a: 100, b: -1, c: 1002, want: "true"},
+		{op: "wait", a: 100, b: 1002, c: 1002, want: "true"},
+		{op: "wait", a: 100, b: 1001, c: 1002, want: "false"},
+		{op: "wait", a: 100, b: -4242, c: 1001, want: "false"},
+	})
+}
+
+// TestSessionsExit: orphans go to pid 1; those already ended are reaped
+// by it; a reaped pid names nothing.
+func TestSessionsExit(t *testing.T) {
+	runSessions(t, "exit", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "fork", a: 1001, b: 1002, want: "-"},
+		{op: "fork", a: 1001, b: 1003, want: "-"},
+		{op: "exit", a: 1003, want: "-"},
+		{op: "exit", a: 1001, want: "-"},
+		{op: "table", want: "100<1 g100 s1 1001<100 g100 s1 1002<1 g100 s1"},
+		{op: "getpgid", a: 100, b: 1001, want: "100"}, // a zombie
+		{op: "reap", a: 1001, want: "-"},
+		{op: "getpgid", a: 100, b: 1001, want: "ESRCH"},
+		{op: "setpgid", a: 100, b: 1002, c: 0, want: "ESRCH"}, // no longer its child
+		// A reused pid starts afresh.
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "getsid", a: 100, b: 1001, want: "1"},
+	})
+}
+
+// TestSessionsDigest: tables that answer differently hash differently.
+func TestSessionsDigest(t *testing.T) {
+	digest := func(steps ...sessionStep) string {
+		s := NewSessions(100)
+		for _, st := range steps {
+			sessionOp(s, st)
+		}
+		var out []uint64
+		s.Digest(func(v uint64) { out = append(out, v) })
+		return fmt.Sprint(out)
+	}
+	fork := sessionStep{op: "fork", a: 100, b: 1001}
+	tables := map[string]string{
+		"start":   digest(),
+		"fork":    digest(fork),
+		"setsid":  digest(fork, sessionStep{op: "setsid", a: 1001}),
+		"setpgid": digest(fork, sessionStep{op: "setpgid", a: 1001, b: 0, c: 0}),
+		"exec":    digest(fork, sessionStep{op: "exec", a: 1001}),
+		"zombie":  digest(fork, sessionStep{op: "exit", a: 1001}),
+	}
+	seen := map[string]string{}
+	for name, d := range tables {
+		if other, ok := seen[d]; ok {
+			t.Errorf("%s and %s hash alike: %s", name, other, d)
+		}
+		seen[d] = name
+	}
+	if again := digest(fork, sessionStep{op: "setsid", a: 1001}); again != tables["setsid"] {
+		t.Errorf("one table hashes differently twice: %s, %s", again, tables["setsid"])
+	}
+}
