@@ -44,7 +44,9 @@ func TestResolve(t *testing.T) {
 	host := func(p string, typ FileType, w bool) Result {
 		return Result{Kind: Host, Path: p, HostPath: p, Type: typ, Writable: w, Native: true}
 	}
-	missing := func(p string, w bool) Result { return Result{Kind: Missing, Path: p, HostPath: p, Writable: w, Native: true} }
+	missing := func(p string, w bool) Result {
+		return Result{Kind: Missing, Path: p, HostPath: p, Writable: w, Native: true}
+	}
 	absent := func(p string) Result { return Result{Kind: Missing, Path: p} } // in a virtual directory
 	proc := func(p string) Result { return Result{Kind: Proc, Path: p} }
 	tests := []struct {
