@@ -485,6 +485,10 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 			return cw, nil
 		},
 		Depth: depth,
+		// Every replayed prefix must reach the state it first reached:
+		// a check whose replays drift says so (ErrNondeterministic)
+		// rather than counting one state as many.
+		VerifyReplays: true,
 		Faults: sched.Faults{
 			Nodes:   sp.faults.Nodes,
 			Crashes: sp.faults.Crashes,

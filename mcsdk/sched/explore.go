@@ -113,11 +113,7 @@ type Explorer struct {
 	Reduction Reduction
 	// VerifyReplays checks that every replayed prefix reaches the state
 	// it first reached (one more hash per replay; ErrNondeterministic
-	// otherwise). Off by default until the engine passes it everywhere:
-	// on, TestStartOrderCheck fails, because busybox sh keeps its working
-	// directory in memory and getcwd still answers the host path of the
-	// node's run directory, which differs from world to world (issue 36's
-	// virtual paths), so each replay of its state hashes differently.
+	// otherwise). weft check turns it on (mcsdk/check.go).
 	VerifyReplays bool
 	// Workers, above 1, explores the subtrees of the initial state's
 	// actions in parallel, each worker with its own worlds, all sharing

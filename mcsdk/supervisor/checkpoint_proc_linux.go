@@ -223,7 +223,8 @@ func awaitNotif(tid, listener int) (notif, error) {
 }
 
 // injectChdir moves process pid, in a ptrace stop, to dir: a chdir
-// injected at the syscall instruction sysIP (chdir is not intercepted),
+// injected at the syscall instruction sysIP (marked injectedChdir, which
+// the filter passes),
 // its path written over the top of the stack for the call and put back
 // after it; the registers are left at the call's exit (the caller sets
 // its own). On the tracer's thread.
@@ -242,7 +243,7 @@ func injectChdir(pid int, sysIP uint64, dir string) error {
 		return fmt.Errorf("writing the stack: %v", err)
 	}
 	regs := saved
-	regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr)
+	regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi, regs.Rsi = sysIP, unix.SYS_CHDIR, ^uint64(0), uint64(addr), injectedChdir
 	if err := unix.PtraceSetRegs(pid, &regs); err != nil {
 		return err
 	}

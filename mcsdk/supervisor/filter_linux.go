@@ -33,6 +33,15 @@ var tracedMappings = map[int]struct {
 	unix.SYS_PERSONALITY: {0, readImpliesExec}, unix.SYS_MREMAP: {}, unix.SYS_REMAP_FILE_PAGES: {},
 }
 
+// injectedChdir marks a chdir weft injects (injectChdir: a node copied
+// from a template or a checkpoint moving to its run directory) in the
+// call's second argument, which chdir does not read: the filter passes
+// that chdir and notifies weft of every other (sysChdir serves the
+// node's own). A node that forges the mark changes only its own host
+// working directory, which weft reads back through its view (Locate): a
+// directory outside the view resolves no relative path.
+const injectedChdir = 0x7765_6674_6364_6972 // "weftcdir"
+
 // readImpliesExec is personality(2)'s READ_IMPLIES_EXEC.
 const readImpliesExec = 0x0400000
 
@@ -81,6 +90,10 @@ func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, erro
 		if err := f.AddRule(seccomp.ScmpSyscall(nr), seccomp.ActAllow); err != nil {
 			return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
 		}
+	}
+	marked, _ := seccomp.MakeCondition(1, seccomp.CompareEqual, injectedChdir)
+	if err := f.AddRuleConditional(seccomp.ScmpSyscall(unix.SYS_CHDIR), seccomp.ActAllow, []seccomp.ScmpCondition{marked}); err != nil {
+		return nil, fmt.Errorf("rule for chdir: %w", err)
 	}
 	mfd, err := unix.MemfdCreate("weft-filter", unix.MFD_CLOEXEC)
 	if err != nil {

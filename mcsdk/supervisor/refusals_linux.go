@@ -7,6 +7,7 @@ import "golang.org/x/sys/unix"
 // Rules named in Refusal.Rule.
 const (
 	ruleRunDir = "a node writes only inside its run directory"
+	ruleNative = "the host kernel resolves this call's path itself, and would not find it where the node's view has it (its run directory is shown at a virtual path): the call runs only with a path relative to a working directory in the run directory, or through no part of the run directory"
 )
 
 // refusalKey is a Refusal without its count.

@@ -45,7 +45,7 @@ func (c *call) writePlace(a fsArg, n need) (string, vkernel.Result, *result) {
 	case r.Kind != vkernel.Missing && r.Kind != vkernel.Host, !r.Writable:
 		return fail(c.refuseWrite(r.Path))
 	}
-	return r.Path, r, nil
+	return r.HostPath, r, nil
 }
 
 // atParent runs op on the parent directory of the canonical host path p,
@@ -347,11 +347,22 @@ func sysTruncate(c *call) result {
 // in between); these calls are not yet performed by weft.
 func checkedWrite(a fsArg) handler {
 	return func(c *call) result {
-		if _, _, fail := c.writePlace(a, needFile); fail != nil {
+		_, r, fail := c.writePlace(a, needFile)
+		if fail != nil {
 			return *fail
+		}
+		if !r.Native {
+			return c.refuseForeign(r)
 		}
 		return cont()
 	}
+}
+
+// refuseForeign refuses a call the host kernel would resolve elsewhere
+// than the node's view does (Result.Native): EACCES, reported once.
+func (c *call) refuseForeign(r vkernel.Result) result {
+	c.w.refuseKey(refusalKey{node: c.n.id, nr: int(c.req.Data.Nr), what: r.Path, answer: "EACCES", rule: ruleNative})
+	return errno(unix.EACCES)
 }
 
 // checkedRead serves a call that reads at a (extended attributes,
@@ -369,8 +380,10 @@ func checkedRead(a fsArg, next handler) handler {
 			return errno(unix.ENOENT)
 		case r.Kind == vkernel.Proc && c.procHostPath(r.Path) == absentProcPath:
 			return errno(unix.ENOENT)
-		case r.Kind == vkernel.File || r.Kind == vkernel.Device:
-			return errno(unix.EACCES) // served only by open, stat and readlink
+		case r.Kind == vkernel.File || r.Kind == vkernel.Device || r.Kind == vkernel.Dir:
+			return errno(unix.EACCES) // served only by open, stat and readlink; a virtual directory has no host file here
+		case r.Kind == vkernel.Host && !r.Native:
+			return c.refuseForeign(r)
 		}
 		return next(c)
 	}
@@ -424,7 +437,7 @@ func accessAt(c *call, a fsArg, mode uint32, flags int) result {
 		return errno(pathErrno(err))
 	}
 	r, write, exec := wh.res, mode&unix.W_OK != 0, mode&unix.X_OK != 0
-	host := r.Path
+	host := c.hostOf(r)
 	switch {
 	case wh.fd:
 		host = c.fdHost(wh.dirfd)
@@ -443,4 +456,49 @@ func accessAt(c *call, a fsArg, mode uint32, flags int) result {
 		flags |= unix.AT_SYMLINK_NOFOLLOW
 	}
 	return answer(unix.Faccessat(unix.AT_FDCWD, host, mode, flags))
+}
+
+// Chdir implements chdir(2): the path resolves in the node's view to a
+// directory the node may search, and the node's host working directory
+// becomes its host directory (the skeleton's for a virtual directory:
+// hostOf). The node cannot name that host path itself (a run directory
+// is shown at its virtual path), so weft opens it and has the thread
+// fchdir to the descriptor (injected; fchdir is passed). getcwd and
+// relative paths then read the view's path back (Locate).
+func sysChdir(c *call) result {
+	wh, err := c.resolveArg(fsPath(0, true))
+	if err != nil {
+		return errno(pathErrno(err))
+	}
+	r := wh.res
+	switch {
+	case r.Kind == vkernel.Missing:
+		return errno(unix.ENOENT)
+	case r.Kind == vkernel.Proc:
+		return errno(unix.EACCES) // /proc and /sys are files of the table, never a working directory
+	case r.Kind == vkernel.File || r.Kind == vkernel.Device || r.Kind == vkernel.Host && r.Type != vkernel.TypeDir:
+		return errno(unix.ENOTDIR)
+	}
+	host := c.hostOf(r)
+	if res, denied := c.userDenied(host+"/.", unix.O_PATH, false); denied {
+		return res
+	}
+	// Not O_PATH: SECCOMP_IOCTL_NOTIF_ADDFD takes no O_PATH file (EBADF).
+	fd, err := openBeneath(host, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	defer unix.Close(fd)
+	tfd, err := injectFD(c.n.listener, c.req.ID, fd, true)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	got, res, ok := c.injectCalls([]injected{
+		{nr: unix.SYS_FCHDIR, args: [6]uint64{uint64(tfd)}},
+		{nr: unix.SYS_CLOSE, args: [6]uint64{uint64(tfd)}},
+	})
+	if !ok {
+		return res
+	}
+	return c.heldAnswer(int64(got[0]))
 }

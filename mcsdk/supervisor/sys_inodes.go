@@ -25,29 +25,19 @@ func (w *World) inodeTable() *vkernel.Inodes {
 }
 
 // statName is the view's path of the file sp names ("" for a descriptor
-// of a file with none: a pipe, a socket, a deleted file).
-// A file of the node's run directory is named by its path below
-// vkernel.RunDir, so that its number does not depend on where the run
-// directory lies on the host.
+// of a file with none: a pipe, a socket, a deleted file). A file of the
+// node's run directory has a view path below vkernel.RunDir, so its
+// number does not depend on where the run directory lies on the host.
 func (c *call) statName(sp statPlace) string {
-	name := sp.name
-	if sp.fd {
-		link, err := os.Readlink(sp.host)
-		if err != nil || !strings.HasPrefix(link, "/") || strings.HasSuffix(link, " (deleted)") {
-			return ""
-		}
-		v, ok := c.view().Locate(link)
-		if !ok {
-			return ""
-		}
-		name = v
+	if !sp.fd {
+		return sp.name
 	}
-	if run := c.w.runDirs[c.n.id]; run != "" {
-		if rest, ok := strings.CutPrefix(name, run); ok && (rest == "" || rest[0] == '/') {
-			return vkernel.RunDir(c.n.id) + rest
-		}
+	link, err := os.Readlink(sp.host)
+	if err != nil || !strings.HasPrefix(link, "/") || strings.HasSuffix(link, " (deleted)") {
+		return ""
 	}
-	return name
+	v, _ := c.view().Locate(link)
+	return v
 }
 
 // virtualIno is the virtual inode number of the host file (dev, ino)

@@ -81,9 +81,10 @@ var procFiles = []procFile{
 	{"/proc/self/fd", procNative, nil, "its descriptor numbers"},
 	{"/proc/self/fd/", procNative, nil, "its descriptors"},
 	{"/proc/self/fdinfo/", procNative, nil, "its descriptors' positions and flags"},
+	{"/proc/self/cwd", procNative, nil, "its working directory, a link read as its view names it (viewName)"},
 	{"/proc/self/cwd/", procNative, nil, "files below its working directory"},
 	{"/proc/self/root/", procNative, nil, "files below its root"},
-	{"/proc/self/exe", procNative, nil, "its binary"},
+	{"/proc/self/exe", procNative, nil, "its binary, a link read as its view names it (viewName)"},
 	{"/proc/self/cgroup", procVirtual, identityFile("/proc/self/cgroup"), "the root of cgroup v2 and no controller: Go's runtime then sets no CPU limit (vkernel.Identity)"},
 	{"/proc/self/mountinfo", procVirtual, identityFile("/proc/self/mountinfo"), "one root file system, no cgroup mount (vkernel.Identity)"},
 	{"/proc/self/", procAbsent, nil, "anything else of the process (io, sched, task listing, …)"},
@@ -414,7 +415,35 @@ type mapping struct {
 // ownMaps reads the calling process's mappings.
 func (c *call) ownMaps() []mapping {
 	ms, _ := readMaps(c.n.memPid())
+	for i := range ms {
+		if v, ok := c.viewName(ms[i].name); ok {
+			ms[i].name = v
+		} else {
+			ms[i].name = "" // a file outside the view shows as anonymous memory
+		}
+	}
 	return ms
+}
+
+// viewName is the name the node sees for a name the host kernel gives
+// one of its files (a /proc link's target, a mapping's file): a path
+// below a mount as the view shows it (a deleted file's too, " (deleted)"
+// kept), and a name that is no path ("pipe:[…]", "[heap]", a memfd's
+// "/memfd:…", an allowed device) as it is. It is false for a host path
+// the view does not show.
+func (c *call) viewName(host string) (string, bool) {
+	if !strings.HasPrefix(host, "/") || strings.HasPrefix(host, "/memfd:") || vkernel.Devices[strings.TrimSuffix(host, " (deleted)")] {
+		return host, true
+	}
+	p, deleted := strings.CutSuffix(host, " (deleted)")
+	v, ok := c.view().Locate(p)
+	if !ok {
+		return "", false
+	}
+	if deleted {
+		v += " (deleted)"
+	}
+	return v, true
 }
 
 // readMaps reads process pid's mappings.
@@ -588,9 +617,15 @@ func (c *call) readlinkIn(r vkernel.Result) (string, error) {
 		if errors.As(err, &e) {
 			return "", e.Err
 		}
-		return link, err
+		if err != nil {
+			return "", err
+		}
+		if v, ok := c.viewName(link); ok {
+			return v, nil
+		}
+		return "", unix.ENOENT // a file outside the view: no name the node may see
 	case r.Kind == vkernel.Host && r.Type == vkernel.TypeSymlink:
-		return hostFS{}.Readlink(r.Path)
+		return hostFS{}.Readlink(r.HostPath)
 	}
 	return "", unix.EINVAL
 }

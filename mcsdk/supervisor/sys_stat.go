@@ -104,7 +104,7 @@ func (c *call) statTarget(a fsArg) (statPlace, error) {
 		}
 		return statPlace{host: c.procHostPath(r.Path), follow: a.follow, name: r.Path}, nil
 	}
-	return statPlace{host: r.Path, inside: r.Writable, name: r.Path}, nil
+	return statPlace{host: c.hostOf(r), inside: r.Writable, name: r.Path}, nil
 }
 
 // virtualStat is the stat of a virtual file with content: a read-only

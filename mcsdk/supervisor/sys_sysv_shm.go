@@ -298,7 +298,7 @@ func (c *call) injectCalls(calls []injected) ([]uint64, result, bool) {
 		return unix.PtraceSetRegs(t.tid, &saved)
 	})
 	if err != nil {
-		return nil, failf("shared memory: %v", err), false
+		return nil, failf("injected calls: %v", err), false
 	}
 	return out, result{}, true
 }
@@ -357,7 +357,7 @@ func (c *call) heldAnswer(v int64) result {
 		}
 	})
 	if err != nil {
-		return failf("shared memory: setting the answer: %v", err)
+		return failf("injected calls: setting the answer: %v", err)
 	}
 	t.held, t.ready = true, true
 	c.n.cur = nil

@@ -7,9 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // AF_UNIX sockets inside a node (unix(7)): stream, datagram and seqpacket,
@@ -294,22 +296,23 @@ func (c *call) unixName(addr, n uint64) ([]byte, bool, unix.Errno) {
 	return append(append(b[:2:2], path...), 0), true, 0
 }
 
-// unixHostPath resolves a path name as the node would (relative to its
-// working directory) and reports whether it lies in its run directory.
+// unixHostPath resolves a path name in the node's view (its final
+// symlink not followed, as bind and connect do not) and returns its host
+// path, and whether it lies in the node's run directory.
 func (c *call) unixHostPath(name []byte) (string, bool) {
 	p := string(name[2 : len(name)-1])
-	if !filepath.IsAbs(p) {
-		cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", c.n.memPid()))
-		if err != nil {
+	start := "/"
+	if !strings.HasPrefix(p, "/") {
+		var err error
+		if start, err = c.startDir(unix.AT_FDCWD); err != nil {
 			return "", false
 		}
-		p = filepath.Join(cwd, p)
 	}
-	canon, err := canonicalTarget(p, false)
-	if err != nil {
-		return p, false
+	res, err := c.view().Resolve(hostFS{}, start, p, false)
+	if err != nil || res.Kind != vkernel.Host && res.Kind != vkernel.Missing {
+		return "", false
 	}
-	return canon, c.inRunDir(canon)
+	return res.HostPath, res.Writable
 }
 
 // pathKey is the namespace key of the socket file at p: its inode.
@@ -358,7 +361,7 @@ func unixBind(c *call, v *vfd) result {
 		if !ok {
 			return c.refuseWrite(string(name[2:]))
 		}
-		if err := unix.Mknod(p, unix.S_IFSOCK|0o755, 0); err != nil {
+		if err := atParent(p, func(dir int, name string) error { return unix.Mknodat(dir, name, unix.S_IFSOCK|0o755, 0) }); err != nil {
 			if err == unix.EEXIST {
 				return errno(unix.EADDRINUSE)
 			}

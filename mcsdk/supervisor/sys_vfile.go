@@ -82,9 +82,9 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 		if openWrites(oflags) {
 			return errno(unix.EISDIR)
 		}
-		// A virtual directory lists nothing: an O_PATH descriptor serves
-		// fstat, fchdir and *at calls, and getdents is EBADF.
-		return c.openHost(r.Path, unix.O_PATH|unix.O_DIRECTORY|oflags&unix.O_CLOEXEC, 0, false)
+		// A virtual directory lists only the virtual directories below
+		// it (the skeleton's: hostOf).
+		return c.openHost(c.hostOf(r), unix.O_RDONLY|unix.O_DIRECTORY|oflags&unix.O_CLOEXEC, 0, false)
 	case vkernel.Missing:
 		switch {
 		case oflags&unix.O_CREAT == 0:
@@ -94,15 +94,27 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 		case r.DirOnly:
 			return errno(unix.EISDIR)
 		}
-		return c.openHost(r.Path, oflags|unix.O_EXCL, mode, true)
+		return c.openHost(r.HostPath, oflags|unix.O_EXCL, mode, true)
 	}
 	switch {
 	case openWrites(oflags) && !r.Writable:
 		return c.refuseWrite(r.Path)
-	case r.Type == vkernel.TypeOther && oflags&unix.O_PATH == 0:
+	case r.Type == vkernel.TypeOther:
 		return errno(unix.ENXIO) // FIFOs, sockets and devices of the file system are not modelled
+	case oflags&unix.O_PATH != 0 && r.Type == vkernel.TypeSymlink:
+		return errno(unix.ELOOP) // O_PATH|O_NOFOLLOW of a symlink: no file weft can hand over
+	case oflags&unix.O_PATH != 0:
+		oflags = pathOpen(oflags)
 	}
-	return c.openHost(r.Path, oflags, mode, oflags&unix.O_TMPFILE == unix.O_TMPFILE)
+	return c.openHost(r.HostPath, oflags, mode, oflags&unix.O_TMPFILE == unix.O_TMPFILE)
+}
+
+// pathOpen is the read-only open that serves an O_PATH open of a file
+// or directory: SECCOMP_IOCTL_NOTIF_ADDFD takes no O_PATH file (the
+// kernel's fget skips them: EBADF), so the node gets a descriptor that
+// can also read (weft checks a node user's read permission for it).
+func pathOpen(oflags uint64) uint64 {
+	return unix.O_RDONLY | unix.O_NONBLOCK | oflags&(unix.O_CLOEXEC|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 }
 
 // openHost opens the canonical host path p for the node and hands it the

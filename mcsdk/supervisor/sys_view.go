@@ -60,9 +60,41 @@ func (w *World) makeView(i int) *vkernel.View {
 		}
 	}
 	if run != "" {
-		mounts = append(mounts, vkernel.Mount{Path: run, Writable: true})
+		mounts = append(mounts, vkernel.Mount{Path: vkernel.RunDir(i), Host: run, Writable: true})
 	}
-	return vkernel.NewView(mounts, vkernel.Identity(i, vkernel.NodeNames(len(w.cfg.Nodes))))
+	v := vkernel.NewView(mounts, vkernel.Identity(i, vkernel.NodeNames(len(w.cfg.Nodes))))
+	if w.dataRoot != "" {
+		v.DirsAt(filepath.Join(w.dataRoot, viewDirs))
+	}
+	return v
+}
+
+// viewDirs is the directory of a world's data root whose tree stands for
+// the views' virtual directories on the host (vkernel.View.DirsAt): a
+// node's descriptor or working directory there is the virtual directory
+// of the same path.
+const viewDirs = ".view"
+
+// hostOf is the host path weft's own calls use for the place r: a host
+// file's or missing name's host path; for a virtual directory the
+// skeleton's directory that stands for it, made on first use (its own
+// path when the view has no skeleton: a model without run directories,
+// whose views show every mount at its host path); a device's own path.
+func (c *call) hostOf(r vkernel.Result) string {
+	switch r.Kind {
+	case vkernel.Host, vkernel.Missing:
+		return r.HostPath
+	case vkernel.Dir:
+		d, ok := c.view().HostDir(r.Path)
+		if !ok {
+			return r.Path
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return absentProcPath // a name no file has: the call fails ENOENT
+		}
+		return d
+	}
+	return r.Path // a device: the host's own
 }
 
 // readDirs are the host directories a node reads besides the system's,

@@ -196,7 +196,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_LISTXATTRAT:       servedPartly("listxattrat", checkedRead(fsAt(0, 1, true, 2), pass), checkedPath),
 	unix.SYS_FILE_GETATTR:      servedPartly("file_getattr", checkedRead(fsAt(0, 1, true, 4), pass), checkedPath),
 	unix.SYS_GETCWD:            served("getcwd", sysGetcwd),
-	unix.SYS_CHDIR:             passed("chdir", "changes the node's own working directory (weft's template injects it at launch, so the filter allows it); a working directory outside the node's view resolves no relative path (ENOENT) and getcwd reports ENOENT"),
+	unix.SYS_CHDIR:             served("chdir", sysChdir),
 	unix.SYS_FCHDIR:            passed("fchdir", "changes the node's own working directory"),
 	unix.SYS_UMASK:             passed("umask", "the node's own file creation mask"),
 	unix.SYS_NAME_TO_HANDLE_AT: refused("name_to_handle_at", unix.EOPNOTSUPP, "file handles name host mounts"),

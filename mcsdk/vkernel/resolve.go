@@ -26,8 +26,9 @@ const (
 )
 
 // HostFS reads the host's file system for resolution. Every path it is
-// given is canonical (no symlink in its directories: resolution has
-// followed them), absolute and below one of the view's mounts, so an
+// given is a host path (a mount's Host, not its view's Path), canonical
+// (no symlink in its directories: resolution has followed them),
+// absolute and below one of the view's mounts' host directories, so an
 // implementation can refuse any symlink but a final one (openat2's
 // RESOLVE_NO_SYMLINKS on the parent). Errors are Errnos; ENOENT means
 // the file does not exist.
@@ -43,7 +44,7 @@ type Kind uint8
 
 // The kinds of Result.
 const (
-	Host    Kind = iota + 1 // a host file at Path (its view's path is its host path), of type Type
+	Host    Kind = iota + 1 // a host file at Path (at HostPath on the host), of type Type
 	Missing                 // nothing at Path; its directory exists in the view, and may gain it if Writable
 	File                    // a virtual file: Content
 	Proc                    // below /proc or /sys: the supervisor's table serves Path
@@ -63,11 +64,19 @@ func (k Kind) String() string {
 // Result is where a path leads in a view.
 type Result struct {
 	Kind     Kind
-	Path     string   // clean and absolute, every symlink resolved (but a final one not followed)
+	Path     string   // the view's: clean and absolute, every symlink resolved (but a final one not followed)
+	HostPath string   // Host, and Missing below a mount: the host path of Path, for weft's own calls
 	Type     FileType // Host: the file's type
 	Writable bool     // Host, Missing: below the node's run directory
 	Content  []byte   // File: its content
 	DirOnly  bool     // the path ended in "/": it names a directory (or one to make)
+	// Native says that the host kernel, given the same name from the
+	// node's host working directory (the host directory of its view's
+	// one), reaches HostPath too: the walk never crossed into or out of
+	// a mount shown away from its host path, nor started in a virtual
+	// directory. Only then may a call the host kernel resolves itself
+	// (execve) run with the node's own name.
+	Native bool
 }
 
 // Resolve returns where name leads in the view, as Linux resolves it
@@ -84,9 +93,12 @@ func (v *View) Resolve(fs HostFS, start, name string, follow bool) (Result, erro
 	case name == "":
 		return Result{}, ENOENT
 	}
-	r := resolver{v: v, fs: fs, cur: "/"}
+	r := resolver{v: v, fs: fs, cur: "/", native: true}
 	if !strings.HasPrefix(name, "/") {
 		r.cur = path.Clean("/" + start)
+		if k, _ := v.classify(r.cur); k != placeHost {
+			r.native = false // the host working directory is the skeleton's, or none
+		}
 	}
 	dirOnly := strings.HasSuffix(name, "/")
 	r.todo = split(name)
@@ -106,11 +118,12 @@ func (v *View) Resolve(fs HostFS, start, name string, follow bool) (Result, erro
 // resolver is one resolution: the directory reached and the components
 // still to walk.
 type resolver struct {
-	v     *View
-	fs    HostFS
-	cur   string
-	todo  []string
-	links int
+	v      *View
+	fs     HostFS
+	cur    string
+	todo   []string
+	links  int
+	native bool // the host kernel's walk of the same name is where this one is (Result.Native)
 }
 
 func split(name string) []string {
@@ -137,6 +150,9 @@ func (r *resolver) walk(follow bool) (Result, error) {
 			return Result{}, ENAMETOOLONG
 		}
 		if c == ".." {
+			if k, m := r.v.classify(r.cur); k == placeHost && m.remapped() && r.cur == m.Path {
+				r.native = false // the host's ".." of the mount's directory is elsewhere
+			}
 			r.cur = path.Dir(r.cur)
 			if last {
 				return r.here()
@@ -155,11 +171,11 @@ func (r *resolver) walk(follow bool) (Result, error) {
 // here is the result for the directory reached (a path ending in ".."
 // or naming the start itself).
 func (r *resolver) here() (Result, error) {
-	k, w := r.v.classify(r.cur)
+	k, m := r.v.classify(r.cur)
 	switch k {
 	case placeHost:
-		t, err := r.lstat(r.cur)
-		return Result{Kind: Host, Path: r.cur, Type: t, Writable: w}, err
+		t, err := r.lstat(m.host(r.cur))
+		return Result{Kind: Host, Path: r.cur, HostPath: m.host(r.cur), Type: t, Writable: m.Writable, Native: r.native}, err
 	case placeProc:
 		return Result{Kind: Proc, Path: r.cur}, nil
 	case placeDir:
@@ -172,7 +188,7 @@ func (r *resolver) here() (Result, error) {
 // done says the walk ended there (at the last component, or with an
 // error).
 func (r *resolver) step(next string, last, follow bool) (Result, bool, error) {
-	k, writable := r.v.classify(next)
+	k, m := r.v.classify(next)
 	switch k {
 	case placeNone:
 		if last && r.v.dirs[r.cur] || last && under(r.cur, "/dev") {
@@ -210,25 +226,29 @@ func (r *resolver) step(next string, last, follow bool) (Result, bool, error) {
 		}
 		return Result{}, false, nil
 	}
-	return r.stepHost(next, writable, last, follow)
+	if m.remapped() && !under(r.cur, m.Path) {
+		r.native = false // entering a mount shown away from its host path
+	}
+	return r.stepHost(next, m, last, follow)
 }
 
-// stepHost walks into next below a host mount.
-func (r *resolver) stepHost(next string, writable, last, follow bool) (Result, bool, error) {
-	t, err := r.lstat(next)
+// stepHost walks into next below the host mount m.
+func (r *resolver) stepHost(next string, m Mount, last, follow bool) (Result, bool, error) {
+	host := m.host(next)
+	t, err := r.lstat(host)
 	switch {
 	case err == ENOENT && last:
-		return Result{Kind: Missing, Path: next, Writable: writable}, true, nil
+		return Result{Kind: Missing, Path: next, HostPath: host, Writable: m.Writable, Native: r.native}, true, nil
 	case err != nil:
 		return Result{}, true, err
 	case t == TypeSymlink && (follow || !last):
-		target, err := r.fs.Readlink(next)
+		target, err := r.fs.Readlink(host)
 		if err != nil {
 			return Result{}, true, asErrno(err)
 		}
 		return Result{}, false, r.follow(target)
 	case last:
-		return Result{Kind: Host, Path: next, Type: t, Writable: writable}, true, nil
+		return Result{Kind: Host, Path: next, HostPath: host, Type: t, Writable: m.Writable, Native: r.native}, true, nil
 	case t != TypeDir:
 		return Result{}, true, ENOTDIR
 	}

@@ -42,9 +42,12 @@ func testView(t *testing.T) (*View, fakeFS) {
 
 func TestResolve(t *testing.T) {
 	host := func(p string, typ FileType, w bool) Result {
-		return Result{Kind: Host, Path: p, Type: typ, Writable: w}
+		return Result{Kind: Host, Path: p, HostPath: p, Type: typ, Writable: w, Native: true}
 	}
-	missing := func(p string, w bool) Result { return Result{Kind: Missing, Path: p, Writable: w} }
+	missing := func(p string, w bool) Result {
+		return Result{Kind: Missing, Path: p, HostPath: p, Writable: w, Native: true}
+	}
+	absent := func(p string) Result { return Result{Kind: Missing, Path: p} } // in a virtual directory
 	proc := func(p string) Result { return Result{Kind: Proc, Path: p} }
 	tests := []struct {
 		name   string
@@ -68,10 +71,10 @@ func TestResolve(t *testing.T) {
 		{"toother", true, Result{}, ENOENT},
 		{"toothernew", true, Result{}, ENOENT},
 		{"../d1/x", true, Result{}, ENOENT},
-		{"/run/d1", true, missing("/run/d1", false), nil}, // absent: open ENOENT, create EACCES
-		{"/run/new", true, missing("/run/new", false), nil},
+		{"/run/d1", true, absent("/run/d1"), nil}, // absent: open ENOENT, create EACCES
+		{"/run/new", true, absent("/run/new"), nil},
 		{"/tmp/outside", true, Result{}, ENOENT},
-		{"/tmp", true, missing("/tmp", false), nil},
+		{"/tmp", true, absent("/tmp"), nil},
 		// ".." stops at the view's root.
 		{"../../../../../etc/passwd", true, host("/etc/passwd", TypeRegular, false), nil},
 		{"up", true, Result{Kind: Dir, Path: "/"}, nil},
@@ -88,10 +91,10 @@ func TestResolve(t *testing.T) {
 		{"loop", false, host("/run/d0/loop", TypeSymlink, true), nil},
 		{"empty", true, Result{}, ENOENT},
 		{"dirlink", true, host("/run/d0/sub", TypeDir, true), nil},
-		{"dirlink/", false, Result{Kind: Host, Path: "/run/d0/sub", Type: TypeDir, Writable: true, DirOnly: true}, nil},
+		{"dirlink/", false, Result{Kind: Host, Path: "/run/d0/sub", HostPath: "/run/d0/sub", Type: TypeDir, Writable: true, DirOnly: true, Native: true}, nil},
 		{"fileslash", true, Result{}, ENOTDIR},
-		{"sub/", true, Result{Kind: Host, Path: "/run/d0/sub", Type: TypeDir, Writable: true, DirOnly: true}, nil},
-		{"newdir/", true, Result{Kind: Missing, Path: "/run/d0/newdir", Writable: true, DirOnly: true}, nil},
+		{"sub/", true, Result{Kind: Host, Path: "/run/d0/sub", HostPath: "/run/d0/sub", Type: TypeDir, Writable: true, DirOnly: true, Native: true}, nil},
+		{"newdir/", true, Result{Kind: Missing, Path: "/run/d0/newdir", HostPath: "/run/d0/newdir", Writable: true, DirOnly: true, Native: true}, nil},
 		// Lengths.
 		{strings.Repeat("./", 2040) + "f", true, host("/run/d0/f", TypeRegular, true), nil},
 		{strings.Repeat("./", 2048) + "f", true, Result{}, ENAMETOOLONG},
@@ -115,10 +118,10 @@ func TestResolve(t *testing.T) {
 		{"/dev/null", true, Result{Kind: Device, Path: "/dev/null"}, nil},
 		{"/dev/urandom", true, Result{Kind: Device, Path: "/dev/urandom"}, nil},
 		{"/dev/null/x", true, Result{}, ENOTDIR},
-		{"/dev/kmsg", true, missing("/dev/kmsg", false), nil},
-		{"/dev/userfaultfd", true, missing("/dev/userfaultfd", false), nil},
-		{"/dev/tty", true, missing("/dev/tty", false), nil},
-		{"/dev/sda1", true, missing("/dev/sda1", false), nil},
+		{"/dev/kmsg", true, absent("/dev/kmsg"), nil},
+		{"/dev/userfaultfd", true, absent("/dev/userfaultfd"), nil},
+		{"/dev/tty", true, absent("/dev/tty"), nil},
+		{"/dev/sda1", true, absent("/dev/sda1"), nil},
 		{"/dev/pts/0", true, Result{}, ENOENT},
 		{"/dev/stdout", true, proc("/proc/self/fd/1"), nil},
 		{"/dev/stdout", false, proc("/dev/stdout"), nil},
@@ -194,5 +197,73 @@ func TestIdentity(t *testing.T) {
 	}
 	if id := strings.TrimSpace(string(files["/etc/machine-id"])); len(id) != 32 || id == strings.TrimSpace(string(Identity(0, NodeNames(3))["/etc/machine-id"])) {
 		t.Errorf("machine-id %q: want 32 hex digits, one per node", id)
+	}
+}
+
+// TestRemappedMount resolves in a view that shows node 0's run directory,
+// /tmp/weft-data-7/node0 on the host, at its virtual path /run/weft/n0:
+// the node names only view paths, weft's calls get host paths, a host
+// path is not a view path, and Native says where the host kernel's own
+// walk of the same name would go elsewhere.
+func TestRemappedMount(t *testing.T) {
+	const hostRun = "/tmp/weft-data-7/node0"
+	files := map[string]string{
+		"/usr": "/", "/usr/bin": "/", "/usr/bin/sh": "elf", "/tmp": "/", "/tmp/weft-data-7": "/",
+		"/tmp/weft-data-7/node1": "/", "/tmp/weft-data-7/node1/x": "other node",
+		hostRun: "/", hostRun + "/f": "data", hostRun + "/sub": "/",
+		hostRun + "/abs":     "->/run/weft/n0/f",
+		hostRun + "/hostabs": "->" + hostRun + "/f",
+		hostRun + "/rel":     "->sub/../f",
+	}
+	v := NewView([]Mount{{Path: "/usr"}, {Path: RunDir(0), Host: hostRun, Writable: true}}, nil)
+	v.DirsAt("/tmp/weft-data-7/.dirs")
+	fs := fakeFS{t: t, files: files}
+	in := func(p string, typ FileType, native bool) Result {
+		return Result{Kind: Host, Path: "/run/weft/n0" + p, HostPath: hostRun + p, Type: typ, Writable: true, Native: native}
+	}
+	for _, tc := range []struct {
+		start, name string
+		want        Result
+		err         error
+	}{
+		{"/run/weft/n0", "f", in("/f", TypeRegular, true), nil},
+		{"/run/weft/n0", "sub/../f", in("/f", TypeRegular, true), nil},
+		{"/run/weft/n0/sub", "../f", in("/f", TypeRegular, true), nil},
+		{"/run/weft/n0", "rel", in("/f", TypeRegular, true), nil},
+		{"/run/weft/n0", "/run/weft/n0/f", in("/f", TypeRegular, false), nil},
+		{"/run/weft/n0", "../n0/f", in("/f", TypeRegular, false), nil},
+		{"/run/weft/n0", "abs", in("/f", TypeRegular, false), nil},
+		{"/run/weft", "n0/f", in("/f", TypeRegular, false), nil},
+		{"/run/weft/n0", "new", Result{Kind: Missing, Path: "/run/weft/n0/new", HostPath: hostRun + "/new", Writable: true, Native: true}, nil},
+		{"/run/weft/n0", "..", Result{Kind: Dir, Path: "/run/weft"}, nil},
+		{"/run/weft/n0", "/usr/bin/sh", Result{Kind: Host, Path: "/usr/bin/sh", HostPath: "/usr/bin/sh", Type: TypeRegular, Native: true}, nil},
+		// Host paths of the run are no paths of the view.
+		{"/run/weft/n0", "hostabs", Result{}, ENOENT},
+		{"/run/weft/n0", hostRun + "/f", Result{}, ENOENT},
+		{"/run/weft/n0", "../../../tmp/weft-data-7/node1/x", Result{}, ENOENT},
+		{"/run/weft/n0", "../n1", Result{Kind: Missing, Path: "/run/weft/n1"}, nil},
+	} {
+		got, err := v.Resolve(fs, tc.start, tc.name, true)
+		if err != tc.err || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("Resolve from %s of %q = %+v, %v; want %+v, %v", tc.start, tc.name, got, err, tc.want, tc.err)
+		}
+	}
+	for _, tc := range []struct{ host, want string }{
+		{hostRun, "/run/weft/n0"}, {hostRun + "/sub", "/run/weft/n0/sub"}, {"/usr/bin", "/usr/bin"},
+		{"/tmp/weft-data-7", ""}, {"/tmp/weft-data-7/node1", ""}, {"/tmp", ""},
+		{"/tmp/weft-data-7/.dirs", "/"}, {"/tmp/weft-data-7/.dirs/run/weft", "/run/weft"},
+		{"/tmp/weft-data-7/.dirs/tmp", ""}, {"/tmp/weft-data-7/.dirs/run/weft/n0", ""},
+	} {
+		if got, ok := v.Locate(tc.host); got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Locate(%q) = %q, %v; want %q", tc.host, got, ok, tc.want)
+		}
+	}
+	for _, tc := range []struct{ view, want string }{
+		{"/", "/tmp/weft-data-7/.dirs"}, {"/run/weft", "/tmp/weft-data-7/.dirs/run/weft"},
+		{"/run/weft/n0", ""}, {"/usr", ""}, {"/tmp", ""},
+	} {
+		if got, ok := v.HostDir(tc.view); got != tc.want || ok != (tc.want != "") {
+			t.Errorf("HostDir(%q) = %q, %v; want %q", tc.view, got, ok, tc.want)
+		}
 	}
 }

@@ -6,13 +6,22 @@ import (
 	"strings"
 )
 
-// Mount is a host directory shown in a node's view at its own path: the
-// view's paths of a mounted tree are the host's, so a path the node is
-// given (its run directory, its binary) means the same in both.
+// Mount is a host directory shown in a node's view: at Path, which is
+// its host path Host for the system's directories and those a model
+// names (a path the node is given means the same in both), and a virtual
+// path for the node's run directory (RunDir), so that no host path of a
+// run reaches the node and every run of a model shows it the same names.
 type Mount struct {
-	Path     string // clean, absolute and canonical on the host
+	Path     string // the view's path: clean and absolute
+	Host     string // the host directory shown at Path, canonical ("": Path itself)
 	Writable bool   // the node's run directory; every other mount is read-only
 }
+
+// remapped reports whether m shows its host directory at another path.
+func (m Mount) remapped() bool { return m.Host != m.Path }
+
+// host is the host path of the view's path p below m.
+func (m Mount) host(p string) string { return m.Host + p[len(m.Path):] }
 
 // SystemDirs are the host's read-only system directories every view
 // shows (where a merged /usr makes /bin or /lib a symlink, the view
@@ -38,8 +47,10 @@ var devLinks = map[string]string{
 // directories that lead to all of them. Nothing else exists.
 type View struct {
 	mounts []Mount           // longest path first
+	byHost []Mount           // longest host path first
 	files  map[string][]byte // virtual files by path
 	dirs   map[string]bool   // virtual directories: "/" and every ancestor of a mount or file
+	skel   string            // the host directory whose tree stands for the virtual directories ("": none)
 }
 
 // NewView composes a view of mounts (paths are cleaned; a later mount of
@@ -50,6 +61,10 @@ func NewView(mounts []Mount, files map[string][]byte) *View {
 	seen := map[string]int{}
 	for _, m := range mounts {
 		m.Path = path.Clean(m.Path)
+		if m.Host == "" {
+			m.Host = m.Path
+		}
+		m.Host = path.Clean(m.Host)
 		if i, ok := seen[m.Path]; ok {
 			v.mounts[i] = m
 			continue
@@ -58,6 +73,8 @@ func NewView(mounts []Mount, files map[string][]byte) *View {
 		v.mounts = append(v.mounts, m)
 	}
 	sort.SliceStable(v.mounts, func(i, j int) bool { return len(v.mounts[i].Path) > len(v.mounts[j].Path) })
+	v.byHost = append([]Mount(nil), v.mounts...)
+	sort.SliceStable(v.byHost, func(i, j int) bool { return len(v.byHost[i].Host) > len(v.byHost[j].Host) })
 	for p, c := range files {
 		v.files[path.Clean(p)] = c
 	}
@@ -94,34 +111,34 @@ const (
 )
 
 // classify says what the clean absolute path p is in the view, and for a
-// host path whether its mount is writable.
-func (v *View) classify(p string) (place, bool) {
+// host path its mount.
+func (v *View) classify(p string) (place, Mount) {
 	for _, root := range [...]string{"/proc", "/sys"} {
 		if under(p, root) {
-			return placeProc, false // virtual files there are the supervisor's table's
+			return placeProc, Mount{} // virtual files there are the supervisor's table's
 		}
 	}
 	if _, ok := v.files[p]; ok {
-		return placeFile, false
+		return placeFile, Mount{}
 	}
 	if under(p, "/dev") && p != "/dev" {
 		switch {
 		case Devices[p]:
-			return placeDevice, false
+			return placeDevice, Mount{}
 		case devLinks[p] != "":
-			return placeLink, false
+			return placeLink, Mount{}
 		}
-		return placeNone, false
+		return placeNone, Mount{}
 	}
 	for _, m := range v.mounts {
 		if under(p, m.Path) {
-			return placeHost, m.Writable
+			return placeHost, m
 		}
 	}
 	if v.dirs[p] {
-		return placeDir, false
+		return placeDir, Mount{}
 	}
-	return placeNone, false
+	return placeNone, Mount{}
 }
 
 // under reports whether the clean path p is dir or below it.
@@ -130,18 +147,47 @@ func under(p, dir string) bool {
 }
 
 // Locate returns the view's path of the canonical host path host (a
-// node's working directory or a directory descriptor, as the host kernel
-// names it), and false when the view does not show it.
+// node's working directory, a descriptor or its binary, as the host
+// kernel names them), and false when the view does not show it: a file
+// below a mount's host directory, or a virtual directory, by the
+// skeleton's directory that stands for it (DirsAt) or by its own path.
 func (v *View) Locate(host string) (string, bool) {
 	if !strings.HasPrefix(host, "/") {
 		return "", false
 	}
-	p := path.Clean(host)
-	switch k, _ := v.classify(p); k {
-	case placeHost, placeDir:
+	h := path.Clean(host)
+	for _, m := range v.byHost {
+		if under(h, m.Host) {
+			p := m.Path + h[len(m.Host):]
+			if k, got := v.classify(p); k == placeHost && got == m {
+				return p, true // not hidden by a deeper mount or a virtual file
+			}
+			return "", false
+		}
+	}
+	p := h // a virtual directory that is a host directory of the same path
+	if v.skel != "" && under(h, v.skel) {
+		p = path.Clean("/" + h[len(v.skel):])
+	}
+	if k, _ := v.classify(p); k == placeDir {
 		return p, true
 	}
 	return "", false
+}
+
+// DirsAt makes the host directory skel stand for the view's virtual
+// directories: the virtual directory /a/b is skel/a/b on the host
+// (HostDir), a directory weft creates, empty but for the directories
+// below it, which a node may open or make its working directory.
+func (v *View) DirsAt(skel string) { v.skel = path.Clean(skel) }
+
+// HostDir is the host directory that stands for the virtual directory p
+// of the view (DirsAt), and false when p is none or there is no skeleton.
+func (v *View) HostDir(p string) (string, bool) {
+	if k, _ := v.classify(p); k != placeDir || v.skel == "" {
+		return "", false
+	}
+	return path.Join(v.skel, p), true
 }
 
 // DevLink is the target of the /dev symlink p ("" if p is none).
