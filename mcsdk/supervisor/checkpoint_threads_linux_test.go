@@ -86,10 +86,9 @@ func raftConfig(tb testing.TB) Config {
 // passed over; at least one branch point of each target has several
 // live threads, on the C targets one has a thread held at its clone
 // (glibc's clone3, issued again in each copy), and on Go Raft (three
-// nodes, data directories, raft.state open natively) one has a node
-// whose every thread is held in a ptrace stop, none parked in a call:
-// the copy forks from a held thread (pickForker) and gets its host files
-// through an injected call (heldNotif).
+// nodes with data directories) one has a node whose every thread is held
+// in a ptrace stop, none parked in a call: the copy forks from a held
+// thread (pickForker).
 func TestCheckpointThreads(t *testing.T) {
 	threads := buildThreads(t)
 	targets := []struct {
