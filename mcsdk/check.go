@@ -90,6 +90,10 @@ type CheckOptions struct {
 	// prefix (sched.Explorer.Checkpoints; DefaultCheckpoints is a good
 	// bound); worlds that cannot be copied are replayed. 0: replay only.
 	Checkpoints int
+	// CheckpointMem, above 0, bounds the memory live checkpoints hold
+	// alone, in bytes per worker, closing the deepest first
+	// (sched.Explorer.CheckpointMem; DefaultCheckpointMem); 0: no bound.
+	CheckpointMem int64
 	// Deepen searches with bound 1, 2, ... up to the depth, each search
 	// complete (sched.Explorer.Deepen), so that a search stopped early
 	// (Stop, Context: an interrupt or a time budget) still says which
@@ -234,7 +238,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x.Stop = stopWith(opts.Context, opts.Stop)
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
-	x.Checkpoints = opts.Checkpoints
+	x.Checkpoints, x.CheckpointMem = opts.Checkpoints, opts.CheckpointMem
 	x.Deepen = opts.Deepen
 	res.Deepened = opts.Deepen
 	if opts.Deepened != nil {

@@ -16,6 +16,10 @@ import (
 // matters only beyond this depth.
 const DefaultCheckpoints = 16
 
+// DefaultCheckpointMem bounds the memory live checkpoints hold alone
+// (CheckOptions.CheckpointMem, per worker): 1 GiB.
+const DefaultCheckpointMem = 1 << 30
+
 // Checkpoint copies the world with the clients' history and the
 // reduction's tracker (sched.Checkpointer); a world the supervisor cannot
 // copy is refused with its reason.
@@ -50,6 +54,10 @@ func (c *checkpoint) Restore() (sched.World, error) {
 }
 
 func (c *checkpoint) Close() { c.cp.Close() }
+
+// Memory is what the copy's frozen processes hold alone
+// (sched.Measured).
+func (c *checkpoint) Memory() int64 { return c.cp.Memory() }
 
 func cloneClients(c *workload.Clients) *workload.Clients {
 	if c == nil {

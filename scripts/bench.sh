@@ -107,6 +107,31 @@ while read -r model variant depth; do
   fi
 done <<<"$cpchecks"
 
+# Search throughput under a time budget (issue 38): states per second
+# with and without checkpoints, back to back, and their ratio (on/off).
+# WEFT_BENCH_SEARCH overrides the list of "MODEL VARIANT DEPTH TIME".
+echo
+echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
+printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' model variant depth time off-st/s on-st/s on/off restores
+searches=${WEFT_BENCH_SEARCH:-"targets/raft/kv/raft-correct.model default 6 300s
+targets/raft/kv/raft-correct.model default 10 300s
+targets/redis/redis.model default 6 300s"}
+while read -r model variant depth budget; do
+  rates=()
+  restores=0
+  for cp in off on; do
+    flags=(--depth "$depth" --time "$budget")
+    [ "$cp" = on ] && flags+=(--checkpoints)
+    bin/weft check "$model" --variant "$variant" "${flags[@]}" --json --save /dev/null 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f" % (r["States"]/max(r["Duration"]/1e9, 1e-9)), r["Checkpoints"]["Restores"])' >build/bench-search.txt || echo "- 0" >build/bench-search.txt
+    read -r rate rest <build/bench-search.txt
+    rates+=("$rate")
+    [ "$cp" = on ] && restores=$rest
+  done
+  ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(b)/float(a)) if a not in ("-", "0.000") and b != "-" else "-")' "${rates[0]}" "${rates[1]}")
+  printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' "$model" "$variant" "$depth" "$budget" "${rates[0]}" "${rates[1]}" "$ratio" "$restores"
+done <<<"$searches"
+
 # The Chord campaign of issue 8 (3 variants × 500 seeds, both cores): by
 # default (weft's vDSO, a node's only task reading its clocks without a
 # stop; the TSC reads patched), with the TSC trapped by PR_SET_TSC

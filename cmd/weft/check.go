@@ -30,11 +30,12 @@ func init() {
 		threads     string
 		checkpoints bool
 		maxCP       int
+		cpMem       byteSize
 		budget      wallDuration
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N]] [--time D] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N] [--checkpoint-mem SIZE]] [--time D] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds (with --time: up to the depth covered), 1 violated, 2 error, 3 invalid, 130 interrupted",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -49,7 +50,9 @@ func init() {
 			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 			fs.BoolVar(&checkpoints, "checkpoints", false, "continue sibling branches from a copy of the nodes (a fork of each parked process) instead of replaying the prefix; states that cannot be copied are replayed")
 			maxCP = mcsdk.DefaultCheckpoints
-			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker): the memory bound")
+			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker)")
+			cpMem = byteSize{mcsdk.DefaultCheckpointMem}
+			fs.Var(&cpMem, "checkpoint-mem", "with --checkpoints, the memory the copies may hold alone (their private dirty pages), `SIZE` per worker, e.g. 512M; over it the deepest are dropped and replayed")
 			fs.Var(&budget, "time", "stop after `D` of wall time (e.g. 30s, 5m) with a summary: the search deepens (depth 1, 2, ... each complete) so that it can say which depth it fully covered; exit 0 then means the invariants hold up to that depth, 1 a violation (a shortest one), 130 an interrupt first")
 		},
 		run: func(args []string) (int, error) {
@@ -68,7 +71,7 @@ func init() {
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
 				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host()}
 			if checkpoints {
-				opts.Checkpoints = maxCP
+				opts.Checkpoints, opts.CheckpointMem = maxCP, cpMem.n
 			}
 			if budget.d > 0 {
 				opts.Deepen, opts.Deepened = true, deepenProgress(os.Stderr)
@@ -217,13 +220,19 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 // replayed instead.
 func printCheckpoints(res *mcsdk.CheckResult) {
 	c := res.Checkpoints
-	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 && c.Failed == 0 {
+	if c.Taken == 0 && c.Refused == 0 && c.Bounded == 0 && c.Failed == 0 && c.Evicted == 0 {
 		return
 	}
 	if c.Taken > 0 {
 		fmt.Printf("checkpoints: %d taken (at most %d alive), %d sibling branches continued from one instead of replayed", c.Taken, c.MaxLive, c.Restores)
 		if c.Bounded > 0 {
 			fmt.Printf("; %d states replayed at the bound", c.Bounded)
+		}
+		if c.Evicted > 0 {
+			fmt.Printf("; %d dropped over the memory bound", c.Evicted)
+		}
+		if c.PeakMem > 0 {
+			fmt.Printf("; at most %.1f MiB held", float64(c.PeakMem)/(1<<20))
 		}
 		fmt.Println()
 	}

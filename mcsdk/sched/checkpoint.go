@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // Checkpointer is a World that can keep a copy of its current state, from
 // which the explorer starts the state's later siblings instead of
 // replaying the prefix in a fresh world (Explorer.Checkpoints).
@@ -19,6 +21,12 @@ type Checkpoint interface {
 	Close()
 }
 
+// Measured is a Checkpoint that can say how much memory it holds alone,
+// in bytes: what closing it would give back (Explorer.CheckpointMem).
+type Measured interface {
+	Memory() int64
+}
+
 // CheckpointStats counts the work of checkpoints in a search.
 type CheckpointStats struct {
 	Taken    int    // checkpoints kept
@@ -27,6 +35,12 @@ type CheckpointStats struct {
 	Why      string // the first refusal's reason
 	Bounded  int    // states not checkpointed because the bound was reached (replayed instead)
 	MaxLive  int    // the most checkpoints alive at once
+	// Evicted counts checkpoints closed, deepest first, because the live
+	// ones held more memory than Explorer.CheckpointMem (their states'
+	// later siblings replayed instead); PeakMem is the most memory the
+	// live checkpoints were measured to hold at once (Measured), bytes.
+	Evicted int
+	PeakMem int64
 	// Failed counts restores that failed (a tool problem, the first
 	// reported in FailedWhy): that checkpoint was dropped and its state's
 	// later siblings replayed, so the search is unchanged.
@@ -41,6 +55,8 @@ func (c *CheckpointStats) Add(o CheckpointStats) {
 	c.Refused += o.Refused
 	c.Bounded += o.Bounded
 	c.MaxLive = max(c.MaxLive, o.MaxLive)
+	c.Evicted += o.Evicted
+	c.PeakMem = max(c.PeakMem, o.PeakMem)
 	c.Failed += o.Failed
 	if c.Why == "" {
 		c.Why = o.Why
@@ -62,11 +78,11 @@ func (f *frame) siblingsMayFollow(i int, sleep []sleeper) bool {
 	return false
 }
 
-// checkpoint copies w, about to take action i of f, if its siblings may
-// need it and the bound allows; nil otherwise.
-func (s *search) checkpoint(w World, f *frame, i int, sleep []sleeper) (Checkpoint, error) {
+// checkpoint copies w, at depth d about to take action i of f, into
+// *slot if its siblings may need it and the bounds allow (fitMemory).
+func (s *search) checkpoint(w World, f *frame, i, d int, sleep []sleeper, slot *Checkpoint) error {
 	if s.x.Checkpoints <= 0 || !f.siblingsMayFollow(i, sleep) {
-		return nil, nil
+		return nil
 	}
 	c, ok := w.(Checkpointer)
 	st := &s.res.Checkpoint
@@ -76,10 +92,10 @@ func (s *search) checkpoint(w World, f *frame, i int, sleep []sleeper) (Checkpoi
 		if st.Why == "" {
 			st.Why = "the world cannot be copied"
 		}
-		return nil, nil
+		return nil
 	case s.live >= s.x.Checkpoints:
 		st.Bounded++
-		return nil, nil
+		return nil
 	}
 	cp, why, err := c.Checkpoint()
 	if err != nil || cp == nil {
@@ -89,12 +105,61 @@ func (s *search) checkpoint(w World, f *frame, i int, sleep []sleeper) (Checkpoi
 				st.Why = why
 			}
 		}
-		return nil, err
+		return err
 	}
 	st.Taken++
 	s.live++
 	st.MaxLive = max(st.MaxLive, s.live)
-	return cp, nil
+	*slot = cp
+	if s.slots == nil {
+		s.slots = map[int]*Checkpoint{}
+	}
+	s.slots[d] = slot
+	s.fitMemory()
+	return nil
+}
+
+// fitMemory measures the live checkpoints (Measured) and, while they
+// hold more than Explorer.CheckpointMem, closes them deepest first: the
+// newest, then its ancestors' (a depth-first search's live checkpoints
+// are on its path). What a checkpoint holds alone grows as the worlds
+// it shares memory with move on, so each new checkpoint measures them
+// all again.
+func (s *search) fitMemory() {
+	if s.x.CheckpointMem <= 0 {
+		return
+	}
+	depths := make([]int, 0, len(s.slots))
+	mem := map[int]int64{}
+	var total int64
+	for d, slot := range s.slots {
+		if m, ok := (*slot).(Measured); ok && *slot != nil {
+			mem[d] = m.Memory()
+			total += mem[d]
+		}
+		depths = append(depths, d)
+	}
+	st := &s.res.Checkpoint
+	st.PeakMem = max(st.PeakMem, total)
+	slices.Sort(depths)
+	for k := len(depths) - 1; k >= 0 && total > s.x.CheckpointMem; k-- {
+		slot := s.slots[depths[k]]
+		if *slot == nil {
+			continue
+		}
+		total -= mem[depths[k]]
+		s.release(*slot)
+		*slot = nil
+		st.Evicted++
+	}
+}
+
+// drop closes the checkpoint of the state at depth d (in *slot), if it
+// has one, when the state's expansion ends.
+func (s *search) drop(d int, slot *Checkpoint) {
+	s.release(*slot)
+	*slot = nil
+	delete(s.slots, d)
 }
 
 // sibling starts the world for a later sibling: from the state's

@@ -58,6 +58,11 @@ func (c *cpCopy) Restore() (World, error) {
 	return w, nil
 }
 
+// cpCopyMem is what each cpCopy says it holds (Measured).
+const cpCopyMem = 1000
+
+func (c *cpCopy) Memory() int64 { return cpCopyMem }
+
 func (c *cpCopy) Close() {
 	if !c.closed {
 		c.closed = true
@@ -69,12 +74,18 @@ func (c *cpCopy) Close() {
 // refuse-th refused); it also checks that every world and checkpoint is
 // closed.
 func (s *msgSystem) exploreCP(f Faults, depth int, red Reduction, workers, cps, refuse, fail int) (Result, error) {
+	return s.exploreCPMem(f, depth, red, workers, cps, refuse, fail, 0)
+}
+
+// exploreCPMem is exploreCP with Explorer.CheckpointMem mem (each copy
+// holds cpCopyMem bytes).
+func (s *msgSystem) exploreCPMem(f Faults, depth int, red Reduction, workers, cps, refuse, fail int, mem int64) (Result, error) {
 	var closes, asked, restores, live atomic.Int64
 	x := &Explorer{
 		Start: func() (World, error) {
 			return cpWorld{msgWorld: s.start(&closes), refuse: refuse, fail: fail, asked: &asked, restores: &restores, live: &live}, nil
 		},
-		Depth: depth, Faults: f, Reduction: red, Workers: workers, Checkpoints: cps,
+		Depth: depth, Faults: f, Reduction: red, Workers: workers, Checkpoints: cps, CheckpointMem: mem,
 		Observe: func(w World, _ any) (Observation, error) {
 			return Observation{Visible: []byte(w.(cpWorld).observed())}, nil
 		},

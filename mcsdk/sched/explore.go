@@ -127,6 +127,10 @@ type Explorer struct {
 	// (checkpoint.go). States beyond the bound, and worlds that refuse,
 	// are replayed. The search is the same either way.
 	Checkpoints int
+	// CheckpointMem, above 0, bounds the memory the live checkpoints
+	// hold (per worker, in bytes, as they measure it: Measured); over it,
+	// the deepest are closed first (checkpoint.go).
+	CheckpointMem int64
 	// Deepen searches iteratively deeper: bound 1, 2, ... up to Depth,
 	// each a complete search of its own (a fresh state cache), so that a
 	// search stopped early can say which depth it fully covered
@@ -195,8 +199,9 @@ type search struct {
 	// a worker's subtree needs to add to them.
 	split   int
 	collect func(path []Action, parent any, sleep []sleeper)
-	live    int // checkpoints alive
-	stopAt  int // the length of the path whose state Stop refused
+	live    int                 // checkpoints alive
+	slots   map[int]*Checkpoint // by depth: where the path's states keep theirs (checkpoint.go)
+	stopAt  int                 // the length of the path whose state Stop refused
 }
 
 var (
@@ -608,7 +613,7 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 	d := len(path)
 	s.frames = append(s.frames[:d], f)
 	var cp Checkpoint
-	defer func() { s.release(cp) }()
+	defer s.drop(d, &cp)
 	for {
 		i := f.next(sleep)
 		if i < 0 {
@@ -627,7 +632,7 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 					return err
 				}
 			}
-		} else if cp, err = s.checkpoint(child, f, i, sleep); err != nil {
+		} else if err = s.checkpoint(child, f, i, d, sleep, &cp); err != nil {
 			child.Close()
 			return err
 		}

@@ -110,9 +110,68 @@ func fdInfo(pid, fd int) (flags int, pos int64, err error) {
 
 // reopen gives n's restored process descriptions of its own for the host
 // files the checkpoint recorded, in place (SECCOMP_ADDFD_FLAG_SETFD, for
-// a parked call's notification): files in the checkpoint's data
-// directories are opened in the world's, others where they are.
-func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
+// a parked call's notification, or, if no thread is parked, for a call
+// injected in held thread tid at sysIP: heldNotif): files in the
+// checkpoint's data directories are opened in the world's, others where
+// they are.
+func (w *World) reopen(n *node, files []hostFile, cpRoot string, tid int, sysIP uint64) error {
+	if len(files) == 0 {
+		return nil
+	}
+	if c := n.parkedCall(); c != nil {
+		return w.install(n, files, cpRoot, c.req.ID)
+	}
+	return onLauncher(n.tracer, func() error {
+		return heldNotif(tid, n.listener, sysIP, func(id uint64) error { return w.install(n, files, cpRoot, id) })
+	})
+}
+
+// heldNotif gives f a notification of thread tid, held in a ptrace stop:
+// tid issues a clone at the syscall instruction sysIP, which weft
+// receives, hands to f and answers with EPERM (the clone never runs);
+// tid then stops at the call's exit with its registers put back, held as
+// before. On the tracer thread.
+func heldNotif(tid, listener int, sysIP uint64, f func(id uint64) error) error {
+	var saved unix.PtraceRegs
+	if err := unix.PtraceGetRegs(tid, &saved); err != nil {
+		return err
+	}
+	regs := saved
+	regs.Rip, regs.Rax, regs.Orig_rax, regs.Rdi = sysIP, cloneNr, ^uint64(0), cloneFlags
+	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+		return err
+	}
+	if err := unix.PtraceSyscall(tid, 0); err != nil { // to the call's entry
+		return err
+	}
+	if _, err := awaitStop(tid, syscallStop); err != nil {
+		return err
+	}
+	if err := unix.PtraceSyscall(tid, 0); err != nil { // on to its notification
+		return err
+	}
+	nf, err := awaitNotif(tid, listener)
+	if err != nil {
+		return err
+	}
+	if nf.Data.Nr != cloneNr || nf.Data.InstructionPointer != sysIP+2 {
+		return fmt.Errorf("expected the injected clone, got syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+	}
+	ferr := f(nf.ID)
+	if err := sendResp(listener, &notifResp{ID: nf.ID, Val: -1, Error: -int32(unix.EPERM)}); err != nil {
+		return err
+	}
+	if _, err := awaitStop(tid, syscallStop); err != nil { // the call's exit
+		return err
+	}
+	if err := unix.PtraceSetRegs(tid, &saved); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// install puts the host files in n's process through notification id.
+func (w *World) install(n *node, files []hostFile, cpRoot string, id uint64) error {
 	for _, f := range files {
 		path := f.path
 		if cpRoot != "" && strings.HasPrefix(path, cpRoot+"/") {
@@ -127,7 +186,7 @@ func (w *World) reopen(n *node, files []hostFile, cpRoot string) error {
 			unix.Close(ours)
 			return fmt.Errorf("seeking %s: %v", path, err)
 		}
-		a := notifAddfd{ID: n.parkedCall().req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
+		a := notifAddfd{ID: id, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
 		if f.flags&unix.O_CLOEXEC != 0 {
 			a.NewFDFlags = unix.O_CLOEXEC
 		}

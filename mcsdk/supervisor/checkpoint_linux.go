@@ -5,7 +5,9 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -17,7 +19,9 @@ import (
 // again and replaying the prefix (sched.Explorer.Checkpoints). The copy has
 // two halves:
 //
-//   - each live node's process, forked while it is parked: weft takes the
+//   - each live node's process, forked while it is parked (or, if every
+//     thread is held in a ptrace stop, from a held thread: see
+//     checkpoint_threads_linux.go): weft takes the
 //     parked thread out of its notification (PTRACE_INTERRUPT, then an
 //     answer to the notification, so the thread stops on its way back to
 //     user space; the notification wait is killable only, so the interrupt
@@ -54,7 +58,8 @@ import (
 // (checkpoint_threads_linux.go).
 //
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: a node with no thread parked, process trees,
+// explorer replays instead: a node with no thread parked or held outside
+// a call, process trees,
 // host pipes or sockets, deleted open files, shared writable memory,
 // native TSC, a survey, calls interrupted by signals, open state queries.
 
@@ -81,6 +86,8 @@ type hostFile struct {
 type frozenProc struct {
 	pid     int
 	threads []threadState // each live thread's, the main thread's first
+	fk      int           // the forker's index in threads
+	sysIP   uint64        // the forker's syscall instruction, where calls are injected
 	tracer  *launcher
 }
 
@@ -412,11 +419,10 @@ func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
 	if err := writeDescs(n, cp.flags[n.id]); err != nil {
 		return err
 	}
-	f := fp.forker()
-	if err := onLauncher(n.tracer, func() error { return makeThreads(n, fp.threads, f.sysIP, dir) }); err != nil {
+	if err := onLauncher(n.tracer, func() error { return makeThreads(n, fp.threads, fp.sysIP, dir) }); err != nil {
 		return err
 	}
-	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot)
+	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot, n.tasks[fp.threads[fp.fk].k].tid, fp.sysIP)
 }
 
 // setPid makes pid the host id of n's process and, until the threads
@@ -429,6 +435,39 @@ func (n *node) setPid(pid int) {
 			t.tid = pid
 		}
 	}
+}
+
+// Memory is the memory the checkpoint's frozen processes hold alone, in
+// bytes: the sum of their private dirty pages (/proc/PID/smaps_rollup's
+// Private_Dirty), which closing the checkpoint gives back. Pages a
+// frozen process still shares with a live node or another copy are not
+// counted; its share grows as they move on. A process that cannot be
+// read counts 0.
+func (cp *Checkpoint) Memory() int64 {
+	var total int64
+	for _, fp := range cp.frozen {
+		if fp != nil {
+			total += privateDirty(fp.pid)
+		}
+	}
+	return total
+}
+
+// privateDirty reads process pid's Private_Dirty, in bytes; 0 if it
+// cannot.
+func privateDirty(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Private_Dirty:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // Close kills the frozen processes and reaps them. Safe to call more

@@ -23,3 +23,6 @@ func (cp *Checkpoint) Restore() (*World, error) { return nil, ErrUnsupported }
 
 // Close is never reached.
 func (cp *Checkpoint) Close() {}
+
+// Memory is never reached.
+func (cp *Checkpoint) Memory() int64 { return 0 }

@@ -10,11 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// freeze forks node n, parked, into a frozen process, and lets n's
-// threads issue their parked calls again (checkpoint_threads_linux.go):
-// the first parked thread forks. The process work runs on the tracer
-// thread in one go (every ptrace request must come from it; one hop, not
-// one per request).
+// freeze forks node n, parked or held, into a frozen process, and lets
+// n's threads issue their parked calls again
+// (checkpoint_threads_linux.go). The forker is the first parked thread,
+// or, if every thread is held in a ptrace stop, the first one held
+// outside a call (pickForker), whose registers are put back after the
+// fork so that it stays in its stop as it was. The process work runs on
+// the tracer thread in one go (every ptrace request must come from it;
+// one hop, not one per request).
 func freeze(n *node) (*frozenProc, error) {
 	fp := &frozenProc{tracer: n.tracer}
 	err := onLauncher(n.tracer, func() error {
@@ -22,12 +25,26 @@ func freeze(n *node) (*frozenProc, error) {
 		if fp.threads, err = stopThreads(n); err != nil {
 			return err
 		}
-		f := fp.forker()
-		if f == nil {
-			return errors.New("no thread is parked in a call")
-		}
-		if fp.pid, err = injectFork(n.tasks[f.k].tid, n.listener, f.sysIP); err != nil {
+		k, err := pickForker(n, fp.threads)
+		if err != nil {
 			return err
+		}
+		f := &fp.threads[k]
+		fp.fk, fp.sysIP = k, f.sysIP
+		if fp.sysIP == 0 {
+			if fp.sysIP, err = heldSyscall(n.tasks[f.k].tid, &f.regs); err != nil {
+				return fmt.Errorf("%s: %v", n.tasks[f.k].name(), err)
+			}
+		}
+		tid := n.tasks[f.k].tid
+		if fp.pid, err = injectFork(tid, n.listener, fp.sysIP); err != nil {
+			return err
+		}
+		if f.sysIP == 0 {
+			// Held: back in its stop (now the fork's exit) as it was.
+			if err := unix.PtraceSetRegs(tid, &f.regs); err != nil {
+				return fmt.Errorf("%s: putting its registers back: %v", n.tasks[f.k].name(), err)
+			}
 		}
 		return reissueThreads(n, fp.threads)
 	})
@@ -41,15 +58,38 @@ func freeze(n *node) (*frozenProc, error) {
 	return fp, nil
 }
 
-// forker is the state of the thread the frozen process was forked from,
-// the first parked one; nil if none is parked.
-func (fp *frozenProc) forker() *threadState {
-	for i := range fp.threads {
-		if fp.threads[i].sysIP != 0 {
-			return &fp.threads[i]
+// pickForker chooses the thread (its index in ts) the frozen process is
+// forked from: the first parked one, else the first held in a ptrace
+// stop outside any call (a new thread at its birth): a thread held at
+// its clone's event is inside that call, which an injected call would
+// disturb. threadsCheckpointable has made sure there is one.
+func pickForker(n *node, ts []threadState) (int, error) {
+	for i := range ts {
+		if ts[i].sysIP != 0 {
+			return i, nil
 		}
 	}
-	return nil
+	for i := range ts {
+		if !ts[i].cloned {
+			return i, nil
+		}
+	}
+	return -1, errors.New("no thread is parked in a call or held outside one")
+}
+
+// heldSyscall finds a syscall instruction for thread tid, held in a
+// ptrace stop with registers regs, to inject calls at: the one before
+// its instruction pointer if there is one (a new thread stops just after
+// its clone's), else one in the process's vDSO or images (vdsoSyscall).
+// On the tracer thread.
+func heldSyscall(tid int, regs *unix.PtraceRegs) (uint64, error) {
+	var insn [2]byte
+	if regs.Rip >= 2 {
+		if k, _ := readMem(tid, uintptr(regs.Rip-2), insn[:]); k == 2 && insn == [2]byte{0x0f, 0x05} {
+			return regs.Rip - 2, nil
+		}
+	}
+	return vdsoSyscall(tid)
 }
 
 // fork starts a process in the frozen one's state, stopped at its birth:
@@ -58,7 +98,7 @@ func (fp *frozenProc) fork(listener int) (int, error) {
 	var pid int
 	err := onLauncher(fp.tracer, func() error {
 		var err error
-		pid, err = injectFork(fp.pid, listener, fp.forker().sysIP)
+		pid, err = injectFork(fp.pid, listener, fp.sysIP)
 		return err
 	})
 	return pid, err

@@ -54,8 +54,15 @@ import (
 // (futex waiters, calls, clear-tid words) refers to tasks, not tids, and
 // is copied with the Go state.
 //
-// Refused: a node with no thread parked in a call (none can fork), or
-// whose main thread ended, or a thread held at its clone whose new
+// A node whose every thread is held in a ptrace stop (none parked: a Go
+// program's threads between their switches) forks from a thread held
+// outside a call, at the syscall instruction before its instruction
+// pointer or one in its vDSO or images (heldSyscall); its registers are
+// put back after the fork, so it stays held as it was.
+//
+// Refused: a node whose every thread is held at its clone (none can
+// fork; not seen: the newest thread is held at its birth), or whose main
+// thread ended, or a thread held at its clone whose new
 // thread ended, calls a signal interrupted. rseq is refused by weft
 // (sys_proc.go), so no thread has an rseq area to register again;
 // sigaltstack is virtual (task.alt); thread names (PR_SET_NAME) are not
@@ -94,10 +101,10 @@ const (
 // threadsCheckpointable says why n's threads cannot be copied: each
 // live thread must be parked in a call or held in a ptrace stop (at its
 // birth, or at its clone with the thread it made alive), and one at
-// least parked (it forks); the main thread must be alive (the copy's
-// process is its thread group).
+// least parked or held outside a call (it forks: pickForker); the main
+// thread must be alive (the copy's process is its thread group).
 func (n *node) threadsCheckpointable() error {
-	parked := false
+	forker := false
 	for _, t := range n.tasks {
 		switch {
 		case t.exited && t.k == 0:
@@ -111,6 +118,7 @@ func (n *node) threadsCheckpointable() error {
 				return fmt.Errorf("has thread %d held at its clone, the new thread gone", t.k)
 			}
 		case t.held:
+			forker = true
 		case t.call == nil:
 			return fmt.Errorf("has thread %d not parked in a call", t.k)
 		case t.call.intr != nil:
@@ -118,11 +126,11 @@ func (n *node) threadsCheckpointable() error {
 		case t.call.req.Data.InstructionPointer < 2:
 			return fmt.Errorf("has thread %d with no syscall instruction", t.k)
 		default:
-			parked = true
+			forker = true
 		}
 	}
-	if !parked {
-		return errors.New("has no thread parked in a call")
+	if !forker {
+		return errors.New("has no thread parked in a call or held outside one")
 	}
 	return nil
 }
@@ -132,8 +140,9 @@ func (n *node) threadsCheckpointable() error {
 func (t *task) parked() bool { return !t.exited && !t.held && t.call != nil }
 
 // parkedCall is the call of n's first parked thread (a notification
-// through which descriptors are installed in the process); checkpoints
-// are taken only of nodes with one (threadsCheckpointable).
+// through which descriptors are installed in the process), nil if none
+// is (a node with none gets its host files through an injected call:
+// heldNotif).
 func (n *node) parkedCall() *call {
 	for _, t := range n.tasks {
 		if t.parked() {

@@ -47,6 +47,34 @@ func buildGoThreads(tb testing.TB) string {
 	return out
 }
 
+// buildRaftKV builds targets/raft's kv (etcd's raft, a module of its
+// own) once per test binary.
+func buildRaftKV(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(probeDir, "kv")
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./kv")
+	cmd.Dir, cmd.Env = "../../targets/raft", append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// raftConfig runs targets/raft/kv's correct variant on three nodes, as
+// raft-correct.model does (without its clients and faults).
+func raftConfig(tb testing.TB) Config {
+	kv := buildRaftKV(tb)
+	cfg := Config{BasePort: 7800, DataDirs: true}
+	for i := 0; i < 3; i++ {
+		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: kv, Env: []string{"PATH=/usr/bin:/bin", "LANG=C"},
+			Args: []string{"-snap-count=3", "-snap-keep=1", strconv.Itoa(i), "3", "7800", "correct"}})
+	}
+	return cfg
+}
+
 // TestCheckpointThreads checkpoints threaded nodes (pthreads in C, and
 // the Go runtime's threads) at random branch points of random runs and
 // continues each restored world, twice, along a random path next to a
@@ -56,8 +84,11 @@ func buildGoThreads(tb testing.TB) string {
 // their outputs are byte-identical. The original world hashes as before
 // the checkpoint was taken. A state that cannot be checkpointed is
 // passed over; at least one branch point of each target has several
-// live threads, and on the C targets one has a thread held at its clone
-// (glibc's clone3, issued again in each copy).
+// live threads, on the C targets one has a thread held at its clone
+// (glibc's clone3, issued again in each copy), and on Go Raft (three
+// nodes with data directories) one has a node whose every thread is held
+// in a ptrace stop, none parked in a call: the copy forks from a held
+// thread (pickForker).
 func TestCheckpointThreads(t *testing.T) {
 	threads := buildThreads(t)
 	targets := []struct {
@@ -66,45 +97,62 @@ func TestCheckpointThreads(t *testing.T) {
 		depth  int  // branch points are drawn from the first depth steps
 		points int  // by default
 		clone  bool // some default branch point has a thread held at its clone
+		held   bool // some default branch point has a node with every thread held
 	}{
-		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10, true},
-		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10, true},
-		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4, false},
+		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10, true, false},
+		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10, true, false},
+		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4, false, false},
+		{"go raft kv", raftConfig(t), 40, 10, false, true},
 	}
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			points := branchPoints(t, tc.points)
 			rng := rand.New(rand.NewPCG(38, uint64(len(tc.name))))
-			done, maxThreads, atClone := 0, 0, 0
+			done, maxThreads, atClone, held := 0, 0, 0, 0
 			for try := 0; done < points && try < 4*points; try++ {
-				if k, cloned := checkpointBranch(t, tc.cfg, rng, rng.IntN(tc.depth)); k > 0 {
+				if b := checkpointBranch(t, tc.cfg, rng, rng.IntN(tc.depth)); b.threads > 0 {
 					done++
-					maxThreads = max(maxThreads, k)
-					if cloned {
+					maxThreads = max(maxThreads, b.threads)
+					if b.atClone {
 						atClone++
+					}
+					if b.held {
+						held++
 					}
 				}
 			}
-			t.Logf("%d branch points, %d with a thread held at its clone, at most %d threads", done, atClone, maxThreads)
+			t.Logf("%d branch points, %d with a thread held at its clone, %d with a node wholly held, at most %d threads", done, atClone, held, maxThreads)
 			if done < points {
 				t.Fatalf("only %d of %d branch points could be checkpointed", done, points)
 			}
 			if maxThreads < 2 {
 				t.Fatalf("no branch point had more than one live thread")
 			}
-			if tc.clone && atClone == 0 && os.Getenv("WEFT_CHECKPOINT_POINTS") == "" {
+			if os.Getenv("WEFT_CHECKPOINT_POINTS") != "" {
+				return
+			}
+			if tc.clone && atClone == 0 {
 				t.Errorf("no branch point had a thread held at its clone")
+			}
+			if tc.held && held == 0 {
+				t.Errorf("no branch point had a node whose every thread was held")
 			}
 		})
 	}
 }
 
+// branch describes a branch point of TestCheckpointThreads: node 0's
+// live threads (0: the run ended first), whether a thread of node 0 was
+// held at its clone, and whether some node had every thread held.
+type branch struct {
+	threads       int
+	atClone, held bool
+}
+
 // checkpointBranch walks a random path of depth steps, then on to the
 // first state that can be checkpointed, checkpoints it and compares two
-// restored continuations with replayed ones (TestCheckpointThreads). It
-// returns the node's live threads at the branch point, 0 if the run
-// ended first, and whether a thread was held at its clone there.
-func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, bool) {
+// restored continuations with replayed ones (TestCheckpointThreads).
+func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) branch {
 	t.Helper()
 	w, err := Start(cfg)
 	if err != nil {
@@ -116,7 +164,7 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int,
 	for cp == nil {
 		acts := w.Enabled()
 		if len(acts) == 0 || w.Failure() != nil {
-			return 0, false
+			return branch{}
 		}
 		if len(path) >= depth {
 			cp, err = w.Checkpoint()
@@ -151,24 +199,43 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int,
 	if got := mustHash(t, w); got != want {
 		t.Errorf("after %d steps: taking the checkpoint changed the world's hash", len(path))
 	}
-	cloned := false
-	for _, s := range cp.frozen[0].threads {
-		cloned = cloned || s.cloned
+	b := branch{threads: w.nodes[0].live()}
+	if fp := cp.frozen[0]; fp != nil {
+		for _, s := range fp.threads {
+			b.atClone = b.atClone || s.cloned
+		}
 	}
-	return w.nodes[0].live(), cloned
+	for _, fp := range cp.frozen {
+		if fp != nil && fp.threads[fp.fk].sysIP == 0 {
+			b.held = true
+		}
+	}
+	return b
 }
 
 // kernelThreads describes the kernel's state of each live thread of w's
-// node 0 that the hash does not cover: its signal mask and its
+// live nodes that the hash does not cover: its signal mask and its
 // robust-futex list.
 func kernelThreads(t *testing.T, w *World) []string {
 	t.Helper()
 	var out []string
-	for _, tk := range w.nodes[0].tasks {
+	for _, n := range w.nodes {
+		if !n.exited {
+			out = append(out, nodeThreads(t, n)...)
+		}
+	}
+	return out
+}
+
+// nodeThreads is kernelThreads for node n.
+func nodeThreads(t *testing.T, n *node) []string {
+	t.Helper()
+	var out []string
+	for _, tk := range n.tasks {
 		if tk.exited {
 			continue
 		}
-		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", w.nodes[0].pid, tk.tid))
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", n.pid, tk.tid))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +249,7 @@ func kernelThreads(t *testing.T, w *World) []string {
 		if _, _, e := unix.RawSyscall(unix.SYS_GET_ROBUST_LIST, uintptr(tk.tid), uintptr(unsafe.Pointer(&head)), uintptr(unsafe.Pointer(&size))); e != 0 {
 			t.Fatalf("get_robust_list %d: %v", tk.tid, e)
 		}
-		out = append(out, fmt.Sprintf("t%d %s robust %#x/%d", tk.k, mask, head, size))
+		out = append(out, fmt.Sprintf("n%d/t%d %s robust %#x/%d", n.id, tk.k, mask, head, size))
 	}
 	return out
 }
@@ -218,7 +285,9 @@ func continueBoth(t *testing.T, r, p *World, rng *rand.Rand, at int) {
 			t.Fatalf("branch at %d, step %d %v: restored world hashes %x, replayed %x", at, step, a, got[:6], rep[:6])
 		}
 	}
-	if got, rep := string(r.Output(0)), string(p.Output(0)); got != rep {
-		t.Errorf("branch at %d: restored node printed %q, replayed %q", at, got, rep)
+	for i := range p.nodes {
+		if got, rep := string(r.Output(i)), string(p.Output(i)); got != rep {
+			t.Errorf("branch at %d: restored node %d printed %q, replayed %q", at, i, got, rep)
+		}
 	}
 }
