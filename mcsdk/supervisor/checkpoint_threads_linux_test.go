@@ -102,7 +102,7 @@ func TestCheckpointThreads(t *testing.T) {
 		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10, true, false},
 		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10, true, false},
 		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4, false, false},
-		{"go raft kv", raftConfig(t), 40, 10, false, true},
+		{"go raft kv", raftConfig(t), 40, 3, false, true}, // each replay starts three Go runtimes
 	}
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
