@@ -166,6 +166,9 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
 	}
+	if res.Final {
+		fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d\n", res.FinalStates)
+	}
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
