@@ -119,8 +119,8 @@ type CheckResult struct {
 	Final       bool
 	FinalStates int
 	States      int // distinct states
-	Executions int      // paths explored to a leaf, a depth bound or a known state
-	Replays    int      // worlds relaunched to replay a prefix
+	Executions  int // paths explored to a leaf, a depth bound or a known state
+	Replays     int // worlds relaunched to replay a prefix
 	// ReplayedSteps counts the actions those replays applied again.
 	ReplayedSteps int
 	Expansions    int // states expanded, counting re-expansions with more depth left
