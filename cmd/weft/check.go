@@ -166,9 +166,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
 	}
-	if res.Final {
-		fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d\n", res.FinalStates)
-	}
+	printFinal(res)
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
@@ -290,6 +288,14 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	return res.Verdict.ExitCode(), nil
 }
 
+// printFinal says, under [campaign] check = "final", that only the states
+// where a run ends were judged, and how many the search reached.
+func printFinal(res *mcsdk.CheckResult) {
+	if res.Final {
+		fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d\n", res.FinalStates)
+	}
+}
+
 // printStopped is the summary of a search stopped by its time budget or
 // an interrupt before it covered its bound, without a violation: the
 // depth it fully covered (the invariants hold up to it), the deepest it
@@ -308,6 +314,7 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 		why = "time budget of " + budget.String() + " reached"
 	}
 	fmt.Printf("%s: no violation within what was explored; the depth bound %d was not covered\n", why, res.Depth)
+	printFinal(res)
 	switch {
 	case res.Covered > 0:
 		fmt.Printf("%s holds up to depth %d: every state within %d actions checked, under the %s abstraction%s\n",
