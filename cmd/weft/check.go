@@ -289,11 +289,17 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 }
 
 // printFinal says, under [campaign] check = "final", that only the states
-// where a run ends were judged, and how many the search reached.
+// where a run ends were judged, and how many the search reached (none
+// makes every "holds" empty).
 func printFinal(res *mcsdk.CheckResult) {
-	if res.Final {
-		fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d\n", res.FinalStates)
+	if !res.Final {
+		return
 	}
+	none := ""
+	if res.FinalStates == 0 {
+		none = " (none: nothing was judged, the holds below are empty)"
+	}
+	fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d%s\n", res.FinalStates, none)
 }
 
 // printStopped is the summary of a search stopped by its time budget or
