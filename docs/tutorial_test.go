@@ -171,7 +171,10 @@ func TestParseSteps(t *testing.T) {
 // WEFT_SRC naming the checkout: each must exit as the step says and print
 // the lines the tutorial shows after it, so the tutorial cannot rot.
 // README.md must link it. It needs what weft needs (seccomp user
-// notification): without it the steps fail, they are never skipped.
+// notification), Debian's redis-server and redis-sentinel, and Jupyter's
+// nbconvert (the notebook step executes docs/sentinel.ipynb with weft's
+// kernel over the tutorial's campaign): without them the steps fail, they
+// are never skipped.
 func TestTutorial(t *testing.T) {
 	doc, err := os.ReadFile("tutorial.md")
 	if err != nil {

@@ -116,9 +116,15 @@ type CheckResult struct {
 	Binary     Binary
 	Verdict    Verdict
 	Invariants []string // the invariants checked, in model order
-	States     int      // distinct states
-	Executions int      // paths explored to a leaf, a depth bound or a known state
-	Replays    int      // worlds relaunched to replay a prefix
+	// Final is true under [campaign] check = "final": the invariants are
+	// judged only in the states where a run ends (nothing left enabled,
+	// as weft run judges a run's last state); FinalStates counts those
+	// the search reached.
+	Final       bool
+	FinalStates int
+	States      int // distinct states
+	Executions  int // paths explored to a leaf, a depth bound or a known state
+	Replays     int // worlds relaunched to replay a prefix
 	// ReplayedSteps counts the actions those replays applied again.
 	ReplayedSteps int
 	Expansions    int // states expanded, counting re-expansions with more depth left
@@ -246,18 +252,28 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	var found *Violation
 	var mu sync.Mutex
+	res.Final = sp.campaign.Check == "final"
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
-		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
-		if v != nil {
-			mu.Lock()
-			found = v
-			mu.Unlock()
+		if res.Final && !runEnds(w) {
+			return false, nil
 		}
+		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
+		mu.Lock()
+		if res.Final {
+			res.FinalStates++
+		}
+		if v != nil {
+			found = v
+		}
+		mu.Unlock()
 		return v != nil, err
 	}
 	start := time.Now()
 	var cps sched.CheckpointStats
 	run := func() (sched.Result, error) {
+		mu.Lock()
+		res.FinalStates = 0 // the count of the last search
+		mu.Unlock()
 		r, err := x.Run()
 		cps.Add(r.Checkpoint)
 		return r, err
@@ -325,6 +341,13 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	}
 	return res, nil
 }
+
+// runEnds reports whether a run ends in w's state: no node, message,
+// timer or client has anything left to do (faults the search may still
+// inject do not count: a run need not suffer them). Under [campaign]
+// check = "final" only these states are judged, as weft run judges only
+// a run's last state; a state cut off by the depth bound is not one.
+func runEnds(w sched.World) bool { return len(w.Enabled()) == 0 }
 
 // threadSchedule parses CheckOptions.Threads.
 func threadSchedule(s string) (supervisor.ThreadSchedule, error) {

@@ -169,6 +169,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
 	}
+	printFinal(res)
 	switch res.Verdict {
 	case mcsdk.Holds:
 		for _, inv := range res.Invariants {
@@ -296,6 +297,20 @@ func replayPath(file string, args []string, asJSON bool) (int, error) {
 	return res.Verdict.ExitCode(), nil
 }
 
+// printFinal says, under [campaign] check = "final", that only the states
+// where a run ends were judged, and how many the search reached (none
+// makes every "holds" empty).
+func printFinal(res *mcsdk.CheckResult) {
+	if !res.Final {
+		return
+	}
+	none := ""
+	if res.FinalStates == 0 {
+		none = " (none: nothing was judged, the holds below are empty)"
+	}
+	fmt.Printf("check = final: invariants judged only where a run ends (nothing left enabled); end states reached: %d%s\n", res.FinalStates, none)
+}
+
 // printStopped is the summary of a search stopped by its time budget or
 // an interrupt before it covered its bound, without a violation: the
 // depth it fully covered (the invariants hold up to it), the deepest it
@@ -314,6 +329,7 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 		why = "time budget of " + budget.String() + " reached"
 	}
 	fmt.Printf("%s: no violation within what was explored; the depth bound %d was not covered\n", why, res.Depth)
+	printFinal(res)
 	switch {
 	case res.Covered > 0:
 		fmt.Printf("%s holds up to depth %d: every state within %d actions checked, under the %s abstraction%s\n",

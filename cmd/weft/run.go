@@ -213,16 +213,40 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 	if v := res.FirstViolation; v != nil {
 		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
 		var c mcsdk.CampaignSpec
-		if res.Verdict != mcsdk.Violated && m.Decode("campaign", &c) == nil && c.Check == "final" {
+		final := m.Decode("campaign", &c) == nil && c.Check == "final"
+		if final && !slices.Contains(res.Violated, v.Invariant) {
 			fmt.Printf("  (transient, not judged: check = final) %s failed first at step %d (%s): %s\n", v.Invariant, res.FirstViolationStep, res.FirstViolationTime, why)
 		} else {
 			fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, why)
 		}
 	}
+	printFinalPorcupine(m, res)
 	if len(res.Useful) > 0 {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))
 	}
 	printRefusals(os.Stdout, res.Refusals, m.NodeName)
+}
+
+// printFinalPorcupine prints Porcupine's account of a linearizability
+// invariant the run violated in its final state only (check = "final"):
+// its first violation, if any, is then another invariant's transient one,
+// which says nothing of the clients' history.
+func printFinalPorcupine(m *model.Model, res *mcsdk.RunResult) {
+	if res.Verdict != mcsdk.Violated || m.Workload == nil || (res.FirstViolation != nil && res.FirstViolation.Linearizability != nil) {
+		return
+	}
+	for _, inv := range m.Invariants {
+		if inv.Porcupine == "" || !slices.Contains(res.Violated, inv.Name) {
+			continue
+		}
+		text, _, err := res.Linearizability(m)
+		if err != nil {
+			fmt.Printf("  %s: %v\n", inv.Name, err)
+			return
+		}
+		fmt.Printf("  %s (final state): %s\n", inv.Name, strings.ReplaceAll(text, "\n", "\n    "))
+		return
+	}
 }
 
 // printRefusals lists what weft refused the nodes, once per kind: node,
@@ -280,7 +304,23 @@ func rerunLine(args []string, isModel bool, p programFlags, res *mcsdk.RunResult
 	if p.duration.us != 0 {
 		line += " --duration " + p.duration.String()
 	}
-	return line + " -- " + strings.Join(args, " ") + "   (--emit-model prints its model)"
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = argQuote(a)
+	}
+	return line + " -- " + strings.Join(q, " ") + "   (--emit-model prints its model)"
+}
+
+// argQuote quotes an argument of a program run's command line for a
+// POSIX shell (shellQuote), leaving weft's placeholders such as {id} as
+// they are: braces without a comma are not expanded.
+func argQuote(a string) string {
+	if strings.ContainsAny(a, "{}") && !strings.Contains(a, ",") {
+		if shellQuote(strings.NewReplacer("{", "", "}", "").Replace(a)) == strings.NewReplacer("{", "", "}", "").Replace(a) {
+			return a
+		}
+	}
+	return shellQuote(a)
 }
 
 // linePrinter prefixes each line of node output with its node, in the
