@@ -348,7 +348,7 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 // coverHint says why a search stopped with depth 0 covered could say no
 // more.
 func coverHint(res *mcsdk.CheckResult) string {
-	if res.Deepened || res.Reached == 0 {
+	if res.Deepened || res.Reached == 0 || res.Strategy == "bfs" {
 		return ""
 	}
 	return "; an interrupted depth-first search covers no depth before it completes (with the reduction, a race found later may add a branch anywhere on its path): --time D deepens depth after depth instead"
