@@ -8,8 +8,10 @@ import (
 // chainOf is the chain an action belongs to: PCT's "thread". A chain is
 // what one source of events does over time, so that PCT's priorities
 // order sources rather than single events: the messages of one channel
-// (in order), one thread's timer or run, one client request, one node's
-// crash or restart, one partition's start or heal, one client's expiry.
+// (in order), one thread's timer or run, the environment's clients (their
+// requests are alternatives: which operation, value and node), one
+// node's crash or restart, one partition's start or heal, one client's
+// expiry.
 func chainOf(a Action) Action {
 	c := Action{Kind: a.Kind}
 	switch a.Kind {
@@ -21,6 +23,7 @@ func chainOf(a Action) Action {
 		c.Node = a.Node
 	case Notice:
 		c.Node, c.Req = a.Node, a.Req
+	case Client:
 	default:
 		c.Req = a.Req
 	}
@@ -46,9 +49,10 @@ func newPCTRun(seed uint64, exec, d, k int) *pctRun {
 	return p
 }
 
-// pick is the action of the enabled chain with the highest priority (the
-// first of its actions in the world's order), after the change point of
-// this step, if any, lowered the chain that would have run.
+// pick is an action of the enabled chain with the highest priority, after
+// the change point of this step, if any, lowered the chain that would
+// have run; among the chain's actions (a bag's messages, the clients'
+// requests) one drawn uniformly.
 func (p *pctRun) pick(acts []Action, step int) int {
 	for _, a := range acts {
 		if c := chainOf(a); p.prio[c] == 0 {
@@ -59,6 +63,15 @@ func (p *pctRun) pick(acts []Action, step int) int {
 	if j, ok := p.change[step]; ok {
 		p.prio[chainOf(acts[best])] = int64(p.d - j)
 		best = p.best(acts)
+	}
+	var same []int
+	for i, a := range acts {
+		if chainOf(a) == chainOf(acts[best]) {
+			same = append(same, i)
+		}
+	}
+	if len(same) > 1 {
+		best = same[p.r.IntN(len(same))]
 	}
 	return best
 }
