@@ -85,8 +85,11 @@ func init() {
 			if checkpoints {
 				opts.Checkpoints = maxCP
 			}
-			if budget.d > 0 && strategy == "dfs" {
+			switch {
+			case budget.d > 0 && strategy == "dfs":
 				opts.Deepen, opts.Deepened = true, deepenProgress(os.Stderr)
+			case strategy == "bfs":
+				opts.Deepened = deepenProgress(os.Stderr) // breadth-first covers depth after depth
 			}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
