@@ -15,7 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/ttv
 go build -o bin/weft ./cmd/weft
-(cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
 seeds=${WEFT_TTV_SEEDS:-10}
 budget=${WEFT_TTV_TIME:-120s}
 rseeds=${WEFT_TTV_RANDOM_SEEDS:-300}
@@ -26,6 +25,9 @@ targets/paxos/paxos.model bug 0
 targets/zab/zab.model bug 0
 targets/humming/humming.model bug 0
 targets/chord/chord.model orig 0"}
+if [[ $cases == *raft* ]]; then
+  (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
+fi
 out=build/ttv/results.txt
 : >"$out"
 # one MODEL VARIANT DEPTH STRATEGY SEED: a line "model variant strategy seed found executions seconds".
