@@ -10,7 +10,7 @@
 #   scripts/bench.sh search-ttv
 #   WEFT_TTV_CASES="MODEL VARIANT DEPTH" lines (DEPTH 0: the model's)
 #   WEFT_TTV_SEEDS=10  WEFT_TTV_TIME=120s  WEFT_TTV_RANDOM_SEEDS=300
-#   WEFT_TTV_STRATEGIES="dfs pct guided random"
+#   WEFT_TTV_STRATEGIES="dfs pct guided random"  WEFT_TTV_APPEND=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/ttv
@@ -29,7 +29,7 @@ if [[ $cases == *raft* ]]; then
   (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
 fi
 out=build/ttv/results.txt
-: >"$out"
+[ -n "${WEFT_TTV_APPEND:-}" ] || : >"$out" # WEFT_TTV_APPEND=1 adds to an earlier run's results
 # one MODEL VARIANT DEPTH STRATEGY SEED: a line "model variant strategy seed found executions seconds".
 check_one() {
   local flags=(--strategy "$4" --time "$budget" --json --save /dev/null)
@@ -61,7 +61,7 @@ try:
     rows = sorted(csv.DictReader(open(path)), key=lambda r: int(r["seed"]))
 except OSError:
     rows = []
-def secs(v):  # wall_time: microseconds, or a duration string
+def secs(v):  # wall_time_us: microseconds (or a duration string)
     try:
         return float(v) / 1e6
     except ValueError:
@@ -73,7 +73,7 @@ for k in range(n):
     runs, wall, found = 0, 0.0, False
     for r in rows[start:]:
         runs += 1
-        wall += secs(r["wall_time"])
+        wall += secs(r.get("wall_time_us") or r.get("wall_time") or "0")
         if r["verdict"] == "violated":
             found = True
             break
