@@ -106,6 +106,20 @@ type CheckOptions struct {
 	Deepened func(covered, states, executions int)
 	// Host is how this host runs nodes (Host).
 	Host Host
+	// Strategy chooses the executions: "" or "dfs" (exhaustive
+	// depth-first, the default), "bfs" (exhaustive breadth-first, without
+	// reduction), "pct" or "guided" (random and heuristic: no coverage
+	// claim; they stop at a violation, after Runs executions or when
+	// stopped); see sched.Strategy and strategy.go.
+	Strategy string
+	// Seed is what pct and guided draw from: the same seed, the same
+	// executions.
+	Seed uint64
+	// PCTDepth is pct's bug depth d (d-1 priority change points per
+	// execution); 0: DefaultPCTDepth.
+	PCTDepth int
+	// Runs bounds pct's and guided's executions; 0: until stopped.
+	Runs int
 	_    struct{}
 }
 
@@ -167,6 +181,18 @@ type CheckResult struct {
 	Failure     string     // when Verdict is Error
 	_           struct{}
 
+	// Strategy is the search strategy (CheckOptions.Strategy); Seed,
+	// PCTDepth and Bound are pct's and guided's (Bound: pct's probability
+	// bound); Chains is pct's n, Abstract and Corpus guided's abstract
+	// states reached and prefixes kept.
+	Strategy string `json:",omitempty"`
+	Seed     uint64 `json:",omitempty"`
+	PCTDepth int    `json:",omitempty"`
+	Bound    string `json:",omitempty"`
+	Chains   int    `json:",omitempty"`
+	Abstract int    `json:",omitempty"`
+	Corpus   int    `json:",omitempty"`
+
 	// PerfectClocks: the model has clock faults ([faults] clock_*), which
 	// only seeded runs apply; every clock of this check was perfect.
 	PerfectClocks bool `json:",omitempty"`
@@ -213,6 +239,10 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	strategy, err := checkStrategy(&opts)
+	if err != nil {
+		return nil, err
+	}
 	depth := opts.Depth
 	if depth <= 0 {
 		depth = m.Depth
@@ -247,6 +277,8 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	x.Checkpoints, x.CheckpointMem = opts.Checkpoints, opts.CheckpointMem
 	x.Deepen = opts.Deepen
 	res.Deepened = opts.Deepen
+	x.Strategy, x.Seed, x.PCTDepth, x.Runs = strategy, opts.Seed, opts.PCTDepth, opts.Runs
+	res.describeStrategy(opts)
 	if opts.Deepened != nil {
 		x.Deepened = func(covered int, r sched.Result) { opts.Deepened(covered, r.States, r.Executions) }
 	}
@@ -289,7 +321,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	// The first violation found may lie deeper than it needs to: search
 	// again below its length until none is found, so that the reported
 	// path is a shortest one within the abstraction.
-	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && len(out.Path) > 1 {
+	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && strategy == sched.DFS && len(out.Path) > 1 {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		prev := found
@@ -305,7 +337,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	// depend on the bound the search ran with nor on the workers'
 	// timing: it is the first one in the sequential depth-first order
 	// with the bound at that length.
-	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && (opts.Workers > 1 || ranAt != len(out.Path)) {
+	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && strategy == sched.DFS && (opts.Workers > 1 || ranAt != len(out.Path)) {
 		x.Workers, x.Depth = 1, len(out.Path)
 		prev := found
 		if canon, e := run(); e == nil && canon.Violated && !canon.Stopped {
@@ -322,6 +354,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
 	res.Checkpoints, res.ReplayedSteps = cps, out.ReplayedSteps
 	res.Covered, res.Reached = out.Covered, out.Reached
+	res.strategyCounts(out, strategy)
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:
@@ -336,6 +369,8 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		if opts.Context != nil && errors.Is(opts.Context.Err(), context.DeadlineExceeded) {
 			res.StoppedBy = "time"
 		}
+	case strategy == sched.PCT || strategy == sched.Guided:
+		res.Interrupted, res.StoppedBy = true, "runs" // no verdict: random executions claim no coverage
 	default:
 		res.Verdict = Holds
 	}
@@ -537,6 +572,9 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 		}
 		ob = ob.withHistory(cw.clients)
 		out := sched.Observation{Data: ob, Visible: ob.visible(cw.World, t.m.Nodes)}
+		if opts.Strategy == string(sched.Guided) {
+			out.Abstract = ob.abstract(cw.World, t.m.Nodes)
+		}
 		if mode == supervisor.HashGlobals {
 			out.Extra = ob.globals
 		}

@@ -12,9 +12,16 @@
 #   scripts/bench.sh            all benchmarks, 5 iterations each
 #   scripts/bench.sh -count 3   extra flags go to go test
 #   WEFT_BENCH_CHORD_SEEDS=50   the Chord campaign's seeds per variant (500)
+#   scripts/bench.sh search-ttv time to first violation per strategy (scripts/bench-ttv.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
+# scripts/bench.sh search-ttv: time to first violation per search strategy
+# (issue 38), its own table (scripts/bench-ttv.sh).
+if [ "${1:-}" = search-ttv ]; then
+  shift
+  exec scripts/bench-ttv.sh "$@"
+fi
 go test -run '^$' -bench . -benchtime 5x "$@" \
   ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ ./kernel/engine/ 2>&1 | tee build/bench.txt
 echo

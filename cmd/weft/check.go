@@ -32,10 +32,14 @@ func init() {
 		maxCP       int
 		cpMem       byteSize
 		budget      wallDuration
+		strategy    string
+		seed        seedFlag
+		pctDepth    int
+		runs        int
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N] [--checkpoint-mem SIZE]] [--time D] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N] [--checkpoint-mem SIZE]] [--strategy dfs|bfs|pct|guided [--seed S] [--pct-depth d] [--runs N]] [--time D] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds (with --time: up to the depth covered), 1 violated, 2 error, 3 invalid, 130 interrupted",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -53,6 +57,10 @@ func init() {
 			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker)")
 			cpMem = byteSize{mcsdk.DefaultCheckpointMem}
 			fs.Var(&cpMem, "checkpoint-mem", "with --checkpoints, the memory the copies may hold alone (their private dirty pages), `SIZE` per worker, e.g. 512M; over it the deepest are dropped and replayed")
+			fs.StringVar(&strategy, "strategy", "dfs", "how executions are chosen: dfs (exhaustive depth-first, with --reduction, -j and --checkpoints), bfs (exhaustive breadth-first, without reduction: its first violation is a shortest one), pct (random priorities with d-1 change points, a probability bound per run) or guided (prefers executions reaching new abstract states; a heuristic); pct and guided claim no coverage")
+			fs.Var(&seed, "seed", "with --strategy pct or guided, the seed `S` their executions derive from (default 1): the same seed, the same executions")
+			boundedInt(fs, &pctDepth, "pct-depth", 1, maxDepth, "", "with --strategy pct, the bug depth `d` ≥ 1 it aims at: d-1 priority change points per run (default 2)")
+			boundedInt(fs, &runs, "runs", 1, maxSeeds, "", "with --strategy pct or guided, at most `N` ≥ 1 executions (default 1000, or until --time)")
 			fs.Var(&budget, "time", "stop after `D` of wall time (e.g. 30s, 5m) with a summary: the search deepens (depth 1, 2, ... each complete) so that it can say which depth it fully covered; exit 0 then means the invariants hold up to that depth, 1 a violation (a shortest one), 130 an interrupt first")
 		},
 		run: func(args []string) (int, error) {
@@ -62,6 +70,12 @@ func init() {
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL, got %d arguments", len(args))
 			}
+			if err := strategyFlags(strategy, seed, pctDepth, runs, jobs, compare, checkpoints); err != nil {
+				return exitUsage, err
+			}
+			if (strategy == "pct" || strategy == "guided") && runs == 0 && budget.d == 0 {
+				runs = defaultRuns
+			}
 			m, err := loadModel(args[0])
 			if err != nil {
 				return exitUsage, err
@@ -69,12 +83,16 @@ func init() {
 			ctx, done := stopOnInterrupt(budget.d)
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host()}
+				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host(),
+				Strategy: strategy, Seed: seedOr1(seed), PCTDepth: pctDepth, Runs: runs}
 			if checkpoints {
 				opts.Checkpoints, opts.CheckpointMem = maxCP, cpMem.n
 			}
-			if budget.d > 0 {
+			switch {
+			case budget.d > 0 && strategy == "dfs":
 				opts.Deepen, opts.Deepened = true, deepenProgress(os.Stderr)
+			case strategy == "bfs":
+				opts.Deepened = deepenProgress(os.Stderr) // breadth-first covers depth after depth
 			}
 			res, err := mcsdk.Check(m, opts)
 			if err != nil {
@@ -92,7 +110,7 @@ func init() {
 			}
 			if res.Interrupted && res.Violation == nil {
 				code := exitInterrupted
-				if res.StoppedBy == "time" {
+				if res.StoppedBy == "time" || res.StoppedBy == "runs" {
 					code = exitHolds
 				}
 				if asJSON {
@@ -165,6 +183,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 	if res.Deepened {
 		how += ", deepened"
 	}
+	how += strategyBound(res)
 	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
@@ -215,6 +234,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		fmt.Println()
 	}
 	printCheckpoints(res)
+	printStrategy(res)
 }
 
 // printCheckpoints says what the checkpoints did, and why states were
@@ -320,10 +340,14 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 	if res.Reduction != "" {
 		how = ", reduction " + res.Reduction + how
 	}
+	how += strategyBound(res)
 	if budget > 0 {
 		how += ", time " + budget.String()
 	}
 	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	if printSampled(res, budget) {
+		return
+	}
 	why := "interrupted"
 	if res.StoppedBy == "time" {
 		why = "time budget of " + budget.String() + " reached"
@@ -352,7 +376,7 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 // coverHint says why a search stopped with depth 0 covered could say no
 // more.
 func coverHint(res *mcsdk.CheckResult) string {
-	if res.Deepened || res.Reached == 0 {
+	if res.Deepened || res.Reached == 0 || res.Strategy == "bfs" {
 		return ""
 	}
 	return "; an interrupted depth-first search covers no depth before it completes (with the reduction, a race found later may add a branch anywhere on its path): --time D deepens depth after depth instead"

@@ -23,6 +23,10 @@ type Observation struct {
 	// it differs is visible, and the reduction keeps the order of visible
 	// actions. Nil means unknown: every action is then visible.
 	Visible []byte
+	// Abstract is the guided strategy's abstraction of the state (states
+	// with equal Abstract count as one in its coverage map); nil means
+	// Visible.
+	Abstract []byte
 }
 
 // Explorer is a depth-first search over every order of the enabled actions
@@ -139,7 +143,19 @@ type Explorer struct {
 	// Deepened, if set, is called with deepening each time a bound is
 	// fully covered, with the counts of that bound's search.
 	Deepened func(covered int, r Result)
-	_        struct{}
+	// Strategy chooses the executions (strategy.go); "" is DFS, the only
+	// one that uses Reduction, Workers, Checkpoints and Deepen (BFS
+	// covers depth after depth by itself).
+	Strategy Strategy
+	// Seed is what PCT and the guided strategy draw from.
+	Seed uint64
+	// PCTDepth is the bug depth d PCT aims at (d-1 priority change
+	// points per execution); below 1, 1.
+	PCTDepth int
+	// Runs bounds the executions of PCT and the guided strategy; 0: until
+	// Stop.
+	Runs int
+	_    struct{}
 }
 
 // Stats counts the work of a search.
@@ -180,6 +196,11 @@ type Result struct {
 	Covered int
 	// Reached is the deepest depth at which a new state was met.
 	Reached int
+	// Chains is, for PCT, the most chains (its n) one execution met.
+	Chains int
+	// Abstract and Corpus are, for the guided strategy, the abstract
+	// states reached and the prefixes kept.
+	Abstract, Corpus int
 }
 
 type search struct {
@@ -212,6 +233,18 @@ var (
 // Run explores from the initial state. An error is the world's Failure or
 // a tool problem; a violation is a result.
 func (x *Explorer) Run() (Result, error) {
+	switch x.Strategy {
+	case BFS:
+		return x.runBFS()
+	case PCT:
+		return x.runPCT()
+	case Guided:
+		return x.runGuided()
+	case "", DFS:
+	default:
+		_, err := ParseStrategy(string(x.Strategy))
+		return Result{Covered: -1}, err
+	}
 	if x.Deepen {
 		return x.deepen()
 	}

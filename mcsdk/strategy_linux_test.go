@@ -1,0 +1,107 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+)
+
+// TestStrategiesFindQuorumBug runs every search strategy on the quorum
+// register's planted bug (real processes under seccomp): each finds the
+// violation of acked_on_majority, twice with the same counts and a
+// byte-identical saved path, which replays to the same violation; bfs's
+// is a shortest one, as long as dfs's.
+func TestStrategiesFindQuorumBug(t *testing.T) {
+	m := loadTarget(t, "quorum/quorum.model")
+	shortest := 0
+	for _, s := range []string{"dfs", "bfs", "pct", "guided"} {
+		t.Run(s, func(t *testing.T) {
+			var saved [2][]byte
+			var res [2]*mcsdk.CheckResult
+			for k := range res {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "bug", Strategy: s, Seed: 3, Runs: 200})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Verdict != mcsdk.Violated || r.Violation.Invariant != "acked_on_majority" {
+					t.Fatalf("verdict %s (%+v), want acked_on_majority violated", r.Verdict, r.Violation)
+				}
+				file := filepath.Join(t.TempDir(), "bug.weftpath")
+				if err := mcsdk.SavePath(file, m, r); err != nil {
+					t.Fatal(err)
+				}
+				if saved[k], err = os.ReadFile(file); err != nil {
+					t.Fatal(err)
+				}
+				p, err := mcsdk.LoadPath(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, err := mcsdk.ReplayPath(m, p, nil)
+				if err != nil || again.Violation == nil || again.Violation.Invariant != "acked_on_majority" {
+					t.Fatalf("the saved path does not replay to the violation: %v, %+v", err, again)
+				}
+				res[k] = r
+			}
+			a, b := res[0], res[1]
+			if !bytes.Equal(saved[0], saved[1]) || counts(a) != counts(b) {
+				t.Fatalf("two runs differ:\n%s\n%s\n%s\n%s", counts(a), saved[0], counts(b), saved[1])
+			}
+			t.Logf("%s: %s", s, counts(a))
+			switch s {
+			case "dfs":
+				shortest = len(a.Violation.Path)
+			case "bfs":
+				if !a.Shortest || len(a.Violation.Path) != shortest {
+					t.Errorf("bfs's violation after %d actions (shortest %v), dfs's shortest after %d", len(a.Violation.Path), a.Shortest, shortest)
+				}
+			case "pct":
+				if a.Bound == "" || a.Chains == 0 {
+					t.Errorf("pct states no bound: %q, %d chains", a.Bound, a.Chains)
+				}
+			}
+		})
+	}
+}
+
+// counts is a check's result as the determinism test compares it.
+func counts(r *mcsdk.CheckResult) string {
+	return fmt.Sprintf("states %d, executions %d, replays %d, by depth %v, chains %d, abstract %d, corpus %d, path %v",
+		r.States, r.Executions, r.Replays, r.ByDepth, r.Chains, r.Abstract, r.Corpus, r.Violation.Path)
+}
+
+// TestBFSMatchesDFSCounts checks the breadth-first search against the
+// depth-first one without reduction (the same successors) at a small
+// depth on real targets: the same distinct states, the same verdict.
+func TestBFSMatchesDFSCounts(t *testing.T) {
+	for _, tc := range []struct {
+		model, variant string
+		depth          int
+	}{
+		{"quorum/quorum.model", "fixed", 4},
+		{"repl/repl.model", "correct", 4},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			m := loadTarget(t, tc.model)
+			var res [2]*mcsdk.CheckResult
+			for k, s := range []string{"dfs", "bfs"} {
+				r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: tc.variant, Depth: tc.depth, Strategy: s, Reduction: "none"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[k] = r
+			}
+			a, b := res[0], res[1]
+			t.Logf("dfs: %d states, %d executions; bfs: %d states, %d executions, by depth %v", a.States, a.Executions, b.States, b.Executions, b.ByDepth)
+			if a.Verdict != mcsdk.Holds || b.Verdict != mcsdk.Holds || a.States != b.States || b.Covered != tc.depth {
+				t.Errorf("dfs %s with %d states, bfs %s with %d states covering depth %d", a.Verdict, a.States, b.Verdict, b.States, b.Covered)
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Time to first violation per search strategy (issue 38's Performance):
+# for each planted bug, weft check with --strategy dfs (once: it draws
+# nothing), pct and guided (seeds 1..S, each with a wall-time budget), and
+# seeded random runs as campaigns make them (one campaign of R seeds; the
+# S starting points spread over it, each counting the runs and their wall
+# time up to the first violating seed). Prints, per bug and strategy, how
+# many of the S found it and the median executions and seconds (">" when
+# more than half did not within the budget: the median is censored).
+#   scripts/bench.sh search-ttv
+#   WEFT_TTV_CASES="MODEL VARIANT DEPTH" lines (DEPTH 0: the model's)
+#   WEFT_TTV_SEEDS=10  WEFT_TTV_TIME=120s  WEFT_TTV_RANDOM_SEEDS=300
+#   WEFT_TTV_STRATEGIES="dfs pct guided random"  WEFT_TTV_APPEND=1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build/ttv
+go build -o bin/weft ./cmd/weft
+seeds=${WEFT_TTV_SEEDS:-10}
+budget=${WEFT_TTV_TIME:-120s}
+rseeds=${WEFT_TTV_RANDOM_SEEDS:-300}
+strategies=${WEFT_TTV_STRATEGIES:-"dfs pct guided random"}
+cases=${WEFT_TTV_CASES:-"targets/raft/kv/raft-persist-late.model default 0
+targets/raft/kv/raft-lease-unsafe.model default 0
+targets/paxos/paxos.model bug 0
+targets/zab/zab.model bug 0
+targets/humming/humming.model bug 0
+targets/chord/chord.model orig 0"}
+if [[ $cases == *raft* ]]; then
+  (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
+fi
+out=build/ttv/results.txt
+[ -n "${WEFT_TTV_APPEND:-}" ] || : >"$out" # WEFT_TTV_APPEND=1 adds to an earlier run's results
+# one MODEL VARIANT DEPTH STRATEGY SEED: a line "model variant strategy seed found executions seconds".
+check_one() {
+  local flags=(--strategy "$4" --time "$budget" --json --save /dev/null)
+  [ "$3" != 0 ] && flags+=(--depth "$3")
+  [ "$4" != dfs ] && flags+=(--seed "$5")
+  bin/weft check "$1" --variant "$2" "${flags[@]}" 2>/dev/null |
+    python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["Verdict"] == "violated", r["Executions"], "%.1f" % (r["Duration"]/1e9))' ||
+    echo "False 0 0"
+}
+while read -r model variant depth; do
+  [ -z "$model" ] && continue
+  name=$(basename "$model" .model)
+  for s in $strategies; do
+    case $s in
+    dfs) echo "$name $variant dfs - $(check_one "$model" "$variant" "$depth" dfs 0)" >>"$out" ;;
+    pct | guided)
+      for k in $(seq 1 "$seeds"); do
+        echo "$name $variant $s $k $(check_one "$model" "$variant" "$depth" "$s" "$k")" >>"$out"
+      done ;;
+    random)
+      dir=build/ttv/camp-$name-$variant
+      rm -rf "$dir"
+      bin/weft campaign "$model" --seeds "$rseeds" --variants "$variant" --out "$dir" >/dev/null 2>&1 || true
+      bin/weft export "$dir" --format csv -o "$dir.csv" >/dev/null 2>&1 || true
+      python3 - "$dir.csv" "$name" "$variant" "$seeds" >>"$out" <<'PY'
+import csv, sys
+path, name, variant, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+try:
+    rows = sorted(csv.DictReader(open(path)), key=lambda r: int(r["seed"]))
+except OSError:
+    rows = []
+def secs(v):  # wall_time_us: microseconds (or a duration string)
+    try:
+        return float(v) / 1e6
+    except ValueError:
+        import re
+        m = re.fullmatch(r"([0-9.]+)(us|µs|ms|s)", v.strip())
+        return float(m.group(1)) * {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1}[m.group(2)] if m else 0.0
+for k in range(n):
+    start = k * len(rows) // max(n, 1)
+    runs, wall, found = 0, 0.0, False
+    for r in rows[start:]:
+        runs += 1
+        wall += secs(r.get("wall_time_us") or r.get("wall_time") or "0")
+        if r["verdict"] == "violated":
+            found = True
+            break
+    print(name, variant, "random", k + 1, found, runs, "%.1f" % wall)
+PY
+      ;;
+    esac
+  done
+done <<<"$cases"
+echo "time to first violation: median over $seeds seeds (pct, guided: --time $budget each; random: $rseeds campaign seeds)"
+python3 - "$out" <<'PY'
+import sys, collections
+runs = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    name, variant, s, seed, found, execs, secs = line.split()
+    runs.setdefault((name, variant), collections.OrderedDict()).setdefault(s, []).append((found == "True", int(execs), float(secs)))
+print("  %-22s %-8s %-7s %7s %12s %10s" % ("model", "variant", "strat", "found", "executions", "seconds"))
+for (name, variant), by in runs.items():
+    med = {}
+    for s, rs in by.items():
+        rs = sorted(rs, key=lambda r: (not r[0], r[2]))
+        m = rs[(len(rs) - 1) // 2]
+        cens = "" if m[0] else ">"
+        med[s] = (m[2] if m[0] else None)
+        print("  %-22s %-8s %-7s %3d/%-3d %12s %10s" % (name, variant, s, sum(r[0] for r in rs), len(rs), cens + str(m[1]), cens + "%.1f" % m[2]))
+    r = med.get("random")
+    for s in ("pct", "guided"):
+        if med.get(s) and r:
+            print("  %-22s %-8s %s is %.1fx faster than random (median seconds)" % (name, variant, s, r / med[s]))
+PY
