@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weft-mc/weft/mcsdk/history"
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
@@ -934,6 +935,28 @@ func (r *runner) summarise() {
 	r.res.Ops, r.res.OpsIndeterminate = r.clients.Counts()
 	r.res.workload = true
 	r.res.Params = append(r.res.Params, Param{"ops", fmt.Sprintf("%d run, %d indeterminate", r.res.Ops, r.res.OpsIndeterminate)})
+	r.res.Params = append(r.res.Params, porcupineParams(r.t.m, r.res.History)...)
+}
+
+// porcupineParams names Porcupine's result on the final history for every
+// porcupine: invariant, as "porcupine" parameters ("linearizable: linearizable
+// (36 operations)"), so that a run that holds says what was checked, not only
+// one that is violated.
+func porcupineParams(m *model.Model, ops []workload.Op) []Param {
+	var out []Param
+	for _, inv := range m.Invariants {
+		if inv.Porcupine == "" {
+			continue
+		}
+		text := "not checked"
+		if res, err := history.Check(workload.Kind(inv.Porcupine), ops); err != nil {
+			text = "not checked: " + err.Error()
+		} else {
+			text, _, _ = strings.Cut(res.Text(), "\n")
+		}
+		out = append(out, Param{"porcupine", inv.Name + ": " + strings.TrimSuffix(text, ":")})
+	}
+	return out
 }
 
 // unmatched records, as "unmatched" parameters, the client connections

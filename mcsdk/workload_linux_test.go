@@ -131,7 +131,8 @@ func TestRegisterWorkloadCampaign(t *testing.T) {
 // TestWorkloadIndeterminate: a client that gets no reply gives up at its
 // deadline (an Expire choice), records the operation as indeterminate and
 // goes on; the verdict row's params count them (with those still pending
-// at the end). The quorum primary keeps
+// at the end) and name Porcupine's result on the history (the indeterminate
+// writes included: they may have taken effect). The quorum primary keeps
 // 4 writes; every later write goes unanswered.
 func TestWorkloadIndeterminate(t *testing.T) {
 	m := loadTarget(t, "quorum/register.model")
@@ -163,11 +164,12 @@ func TestWorkloadIndeterminate(t *testing.T) {
 	if expired == 0 || expired+pending != 2 {
 		t.Errorf("%d expire choices and %d pending at the end, want 2 in all, at least one expired", expired, pending)
 	}
-	found := false
+	found := map[string]bool{}
 	for _, p := range res.Params {
-		found = found || p.Name == "ops" && p.Value == "6 run, 2 indeterminate"
+		found[p.Name] = found[p.Name] || p.Name == "ops" && p.Value == "6 run, 2 indeterminate" ||
+			p.Name == "porcupine" && p.Value == "linearizable: linearizable (6 operations)"
 	}
-	if !found {
+	if !found["ops"] || !found["porcupine"] {
 		t.Errorf("params %v", res.Params)
 	}
 }

@@ -109,7 +109,11 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	cfg.Queries = nb.stateQueries(m)
 	if m.Client != nil {
 		for _, r := range m.Client.Requests {
-			cr := supervisor.ClientRequest{Node: r.Node, Data: []byte(r.Send)}
+			data, err := m.Client.Protocol.EncodeRequest(r.Send)
+			if err != nil {
+				return nil, fmt.Errorf("client.request: %w", err)
+			}
+			cr := supervisor.ClientRequest{Node: r.Node, Data: data}
 			if p, ok := m.NodePort(r.Node, r.Port); ok && r.Port != "" {
 				cr.Port = uint16(p)
 			}
@@ -120,7 +124,11 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	if wl := m.Workload; wl != nil {
 		t.table = workload.NewTable(wl)
 		for _, c := range t.table.Calls {
-			t.cfg.Client = append(t.cfg.Client, supervisor.ClientRequest{Node: c.Node, Data: wl.RequestOf(c)})
+			data, err := wl.Encode(c)
+			if err != nil {
+				return nil, fmt.Errorf("workload.request.%s: %w", c.Op, err)
+			}
+			t.cfg.Client = append(t.cfg.Client, supervisor.ClientRequest{Node: c.Node, Data: data})
 		}
 	}
 	return t, nil

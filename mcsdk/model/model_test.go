@@ -176,6 +176,10 @@ func TestBadModels(t *testing.T) {
 			"13:8: workload.reply.read: error parsing regexp: missing closing ): `VAL (?P<value>\\d+`",
 			`15:18: invariant lin: model "kv" does not fit a register workload`,
 		}, []string{"0", "[0, 3]", `["read"`, "put =", `'VAL`, "kv\""}},
+		{"zk_request", []string{
+			`8:8: client.request[0].send: zk request line 1: unknown operation "getdata" (create, delete, exists, getData, setData, sync)`,
+			`15:9: workload.request.write: zk request line 1: "setData /r": want setData PATH DATA`,
+		}, []string{`"getdata`, `"setData /r"`}},
 		{"env_type", []string{"5:8: environment.rate must be an integer or a string, not a float"}, []string{"0.5"}},
 		{"client_unknown_key", []string{
 			"7:1: client.request[1].send is required",

@@ -504,6 +504,9 @@ func (p *parser) requests(t map[string]any, c *Client) {
 			p.errAt(p.stringAt(path+".send")(bad), "unknown placeholder {%s} (known: environment names, id, nodes, base_port, port, port.NAME)", name)
 		}
 		req.Send = s
+		if _, err := c.Protocol.EncodeRequest(s); err != nil {
+			p.errAt(p.loc.valPos(path+".send"), "client.request[%d].send: %v", i, err)
+		}
 		if name, ok := p.getString(r, path, "port"); ok {
 			if _, known := p.m.NodePort(req.Node, name); !known {
 				p.errAt(p.loc.valPos(path+".port"), "client.request[%d].port: node %d has no port named %q (ports: %s)", i, req.Node, name, strings.Join(p.m.PortNames(), ", "))

@@ -65,6 +65,9 @@ func (p *parser) workload() {
 	}
 	s.Request = p.formats(t, "request", s.Kind, s.Use, true)
 	s.Reply, s.Fail = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+	if op, err := s.CheckRequests(); err != nil {
+		p.errAt(p.loc.valPos("workload.request."+op), "workload.request.%s: %v", op, err)
+	}
 	for op, re := range p.formats(t, "reply", s.Kind, s.Use, true) {
 		s.Reply[op] = p.regexp("reply", op, re)
 	}

@@ -29,10 +29,14 @@ const (
 	// RESP: redis's serialization protocol (RESP2): simple strings,
 	// errors, integers, bulk strings and arrays.
 	RESP Protocol = "resp"
+	// ZK: ZooKeeper's client protocol (jute): length-prefixed packets, a
+	// reply written as text, and requests written as text that
+	// EncodeRequest turns into ZooKeeper's bytes (zk.go).
+	ZK Protocol = "zk"
 )
 
 // Protocols lists the protocols, for messages.
-func Protocols() []Protocol { return []Protocol{Line, Stream, HTTP, RESP} }
+func Protocols() []Protocol { return []Protocol{Line, Stream, HTTP, RESP, ZK} }
 
 // Fields names the fields every reply of the protocol has (Frame.Fields).
 func (p Protocol) Fields() []string {
@@ -41,6 +45,8 @@ func (p Protocol) Fields() []string {
 		return []string{"status", "reason", "body"}
 	case RESP:
 		return []string{"type"}
+	case ZK:
+		return []string{"op", "xid", "err"}
 	}
 	return nil
 }
@@ -55,6 +61,7 @@ func (p Protocol) Fields() []string {
 //	        (a chunked body decoded)
 //	resp    Text the value: "OK", "-ERR …" (an error keeps its "-"), "5", the
 //	        bulk string, "" for nil, an array's elements one a line   type
+//	zk      Text "setData xid=205 zxid=0x100000003 err=0 version=1"   op, xid, err
 type Frame struct {
 	Text   string
 	Fields [][2]string
@@ -79,6 +86,8 @@ func (p Protocol) NextFrame(buf []byte, closed bool, re *regexp.Regexp) (f Frame
 		return Frame{Text: string(buf[loc[0]:loc[1]])}, loc[1], true, nil
 	case HTTP:
 		return nextHTTP(buf, closed)
+	case ZK:
+		return nextZK(buf)
 	case RESP:
 		v, n, ok, err := nextRESP(buf)
 		if !ok || err != nil {

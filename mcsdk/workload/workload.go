@@ -102,11 +102,37 @@ func (c Call) String() string {
 	return s
 }
 
-// Request is the bytes the call sends, from the spec's format.
+// RequestOf is the call's request as the spec's format writes it (text;
+// Encode gives the bytes sent).
 func (s *Spec) RequestOf(c Call) []byte {
 	r := strings.NewReplacer("{value}", strconv.FormatInt(c.Value, 10), "{old}", strconv.FormatInt(c.Old, 10), "{key}", c.Key,
 		"{client}", strconv.Itoa(c.Client), "{seq}", strconv.Itoa(c.Seq))
 	return []byte(r.Replace(s.Request[c.Op]))
+}
+
+// Encode is the bytes the call sends: its request in the spec's protocol
+// (Protocol.EncodeRequest).
+func (s *Spec) Encode(c Call) ([]byte, error) {
+	return s.Protocol.EncodeRequest(string(s.RequestOf(c)))
+}
+
+// CheckRequests reports the first request of the spec's operations in use
+// that its protocol cannot encode, for every key and value.
+func (s *Spec) CheckRequests() (op string, err error) {
+	keys := s.Keys
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	for _, op := range s.Use {
+		for _, k := range keys {
+			for _, v := range s.Values {
+				if _, err := s.Encode(Call{Op: op, Key: k, Value: v, Old: v}); err != nil {
+					return op, err
+				}
+			}
+		}
+	}
+	return "", nil
 }
 
 // Table lists every call of every client, by client, then operation
