@@ -27,7 +27,7 @@ type campaign struct {
 }
 
 var campaigns = []campaign{
-	{name: "etcd", model: "../etcd/etcd.model", seeds: 4, needs: []string{"/usr/bin/etcd"}},
+	{name: "etcd", model: "../etcd/etcd.model", seeds: 2, needs: []string{"/usr/bin/etcd"}},
 	{name: "zookeeper", model: "../zookeeper/zookeeper.model", seeds: 2, needs: []string{"/usr/bin/java", "/usr/share/java/zookeeper.jar"},
 		env: []string{tscTrap}},
 }
