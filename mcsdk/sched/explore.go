@@ -459,7 +459,12 @@ func (x *Explorer) Enabled(w World, path []Action, ob Observation) []Action {
 func (s *search) replay(path []Action) (World, error) {
 	s.res.Replays++
 	s.res.ReplayedSteps += len(path)
-	w, err := s.x.Start()
+	return startAt(s.x.Start, path)
+}
+
+// startAt starts a world with start and applies path to it.
+func startAt(start func() (World, error), path []Action) (World, error) {
+	w, err := start()
 	if err != nil {
 		return nil, err
 	}

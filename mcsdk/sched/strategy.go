@@ -106,17 +106,7 @@ func (k *walk) replay(path []Action) (World, error) {
 		k.res.Replays++
 		k.res.ReplayedSteps += len(path)
 	}
-	w, err := k.x.Start()
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range path {
-		if err := w.Apply(a); err != nil {
-			w.Close()
-			return nil, err
-		}
-	}
-	return w, nil
+	return startAt(k.x.Start, path)
 }
 
 // violated records a violation at path.
