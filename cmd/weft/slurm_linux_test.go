@@ -391,10 +391,11 @@ func TestCampaignJobSignalResumes(t *testing.T) {
 	// Enough seeds that three cuts, each after one more verdict file (at
 	// most 64 rows), cannot reach the end however fast the runs are. The
 	// uninterrupted reference is TestSlurmCampaign's local campaign.
-	args := []string{"campaign", "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2"}
+	const seeds = 300
+	args := []string{"campaign", "targets/election/election.model", "--seeds", fmt.Sprint(seeds), "--variants", "bug", "-j", "2"}
 	ref := sharedCampaign(t, args[1:]...)
 	for range 3 { // each cut usually catches a run in flight; three make it near certain
-		signalJob(t, weftBin, append(args, "--out", out), out)
+		signalJob(t, weftBin, append(args, "--out", out), out, seeds)
 	}
 	if o, e, code := weft(t, append(args, "--out", out)...); code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
@@ -402,11 +403,12 @@ func TestCampaignJobSignalResumes(t *testing.T) {
 	sameRows(t, out, ref, 300)
 }
 
-// signalJob starts weft with args, waits until it has written a verdict
-// file more than dir held and has nodes running, then sends SIGTERM to
+// signalJob starts weft with args (a campaign of runs runs), waits until
+// it has written a verdict file more than dir held and has nodes running,
+// then sends SIGTERM to
 // every process below it and to weft (the nodes first: the worst order,
 // in which a run sees its nodes die before weft hears of it).
-func signalJob(t *testing.T, bin string, args []string, dir string) {
+func signalJob(t *testing.T, bin string, args []string, dir string, runs int) {
 	t.Helper()
 	before, _ := filepath.Glob(filepath.Join(dir, "verdicts-*.arrow"))
 	cmd := exec.Command(bin, args...)
@@ -429,7 +431,7 @@ func signalJob(t *testing.T, bin string, args []string, dir string) {
 		t.Fatal(err)
 	}
 	t.Logf("signalled %d processes; %d rows kept", len(pids), len(partial))
-	if len(partial) >= 600 {
+	if len(partial) >= runs {
 		t.Fatal("the campaign finished before the signal: nothing was tested")
 	}
 }
