@@ -403,7 +403,7 @@ func TestCampaignJobSignalResumes(t *testing.T) {
 	sameRows(t, out, ref, 300)
 }
 
-// signalJob starts weft with args (a campaign of runs runs), waits until
+// signalJob starts weft with args (a campaign of `runs` runs), waits until
 // it has written a verdict file more than dir held and has nodes running,
 // then sends SIGTERM to
 // every process below it and to weft (the nodes first: the worst order,
