@@ -460,8 +460,8 @@ func accessAt(c *call, a fsArg, mode uint32, flags int) result {
 
 // Chdir implements chdir(2): the path resolves in the node's view to a
 // directory the node may search, and the node's host working directory
-// becomes its host directory (the skeleton's for a virtual directory:
-// hostOf). The node cannot name that host path itself (a run directory
+// becomes its host directory (the skeleton's for a virtual directory,
+// skeletonDir; EACCES in a view without one). The node cannot name that host path itself (a run directory
 // is shown at its virtual path), so weft opens it and has the thread
 // fchdir to the descriptor (injected; fchdir is passed). getcwd and
 // relative paths then read the view's path back (Locate).
@@ -479,7 +479,13 @@ func sysChdir(c *call) result {
 	case r.Kind == vkernel.File || r.Kind == vkernel.Device || r.Kind == vkernel.Host && r.Type != vkernel.TypeDir:
 		return errno(unix.ENOTDIR)
 	}
-	host := c.hostOf(r)
+	host := r.HostPath
+	if r.Kind == vkernel.Dir {
+		var ok bool
+		if host, ok = c.skeletonDir(r); !ok {
+			return errno(unix.EACCES)
+		}
+	}
 	if res, denied := c.userDenied(host+"/.", unix.O_PATH, false); denied {
 		return res
 	}

@@ -83,8 +83,12 @@ func openFile(c *call, a fsArg, oflags uint64, mode uint32) result {
 			return errno(unix.EISDIR)
 		}
 		// A virtual directory lists only the virtual directories below
-		// it (the skeleton's: hostOf).
-		return c.openHost(c.hostOf(r), unix.O_RDONLY|unix.O_DIRECTORY|oflags&unix.O_CLOEXEC, 0, false)
+		// it (the skeleton's).
+		d, ok := c.skeletonDir(r)
+		if !ok {
+			return errno(unix.EACCES)
+		}
+		return c.openHost(d, unix.O_RDONLY|unix.O_DIRECTORY|oflags&unix.O_CLOEXEC, 0, false)
 	case vkernel.Missing:
 		switch {
 		case oflags&unix.O_CREAT == 0:

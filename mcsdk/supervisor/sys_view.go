@@ -85,16 +85,29 @@ func (c *call) hostOf(r vkernel.Result) string {
 	case vkernel.Host, vkernel.Missing:
 		return r.HostPath
 	case vkernel.Dir:
-		d, ok := c.view().HostDir(r.Path)
+		d, ok := c.skeletonDir(r)
 		if !ok {
 			return r.Path
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return absentProcPath // a name no file has: the call fails ENOENT
 		}
 		return d
 	}
 	return r.Path // a device: the host's own
+}
+
+// skeletonDir is the skeleton's directory that stands for the virtual
+// directory r, made on first use: what a node opens or makes its working
+// directory there, listing only the virtual directories below it. It is
+// false when the view has no skeleton (no run directories), where such a
+// descriptor would list the host's directory of the same path: refused.
+func (c *call) skeletonDir(r vkernel.Result) (string, bool) {
+	d, ok := c.view().HostDir(r.Path)
+	if !ok {
+		return "", false
+	}
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return absentProcPath, true // a name no file has: the call fails ENOENT
+	}
+	return d, true
 }
 
 // readDirs are the host directories a node reads besides the system's,

@@ -65,3 +65,23 @@ cd /etc/hostname || echo cd-file
 		t.Errorf("the host path of the run directory, %s, reached the node", host)
 	}
 }
+
+// TestVirtualDirWithoutSkeleton: in a view without run directories there
+// is no skeleton to stand for a virtual directory, so a node may neither
+// open "/" nor make it its working directory (a descriptor of the host's
+// "/" would list the host), while the system's directories still serve.
+func TestVirtualDirWithoutSkeleton(t *testing.T) {
+	script := "cd / || echo cd-root-refused\ncd /usr && /bin/pwd\nls / >/dev/null || echo ls-root-refused\n"
+	cfg := Config{Nodes: []NodeSpec{{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}}},
+		BasePort: 7000}
+	w, _ := runThreads(t, cfg, first)
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	out := string(w.Output(0))
+	for _, want := range []string{"cd-root-refused\n", "/usr\n", "ls-root-refused\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
