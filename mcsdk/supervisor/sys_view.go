@@ -34,8 +34,11 @@ type nodeView struct {
 }
 
 // view is the calling node's view.
-func (c *call) view() *vkernel.View {
-	w, i := c.w, c.n.id
+func (c *call) view() *vkernel.View { return c.w.view(c.n.id) }
+
+// view is node i's view, composed at first use and again when its run
+// directory moved (a checkpoint's copy).
+func (w *World) view(i int) *vkernel.View {
 	if len(w.views) != len(w.cfg.Nodes) {
 		w.views = make([]nodeView, len(w.cfg.Nodes))
 	}
@@ -278,6 +281,25 @@ func (c *call) startDir(dirfd int32) (string, error) {
 // fdHost is the supervisor's name for the node's descriptor fd.
 func (c *call) fdHost(fd int32) string {
 	return fmt.Sprintf("/proc/%d/fd/%d", c.n.memPid(), fd)
+}
+
+// hashCwds writes the working directory of each live process of node n
+// as its view names it ("" outside the view): a later relative path, and
+// getcwd, read it, and a process need not keep it in its memory.
+func (w *World) hashCwds(n *node, h interface{ Write([]byte) (int, error) }) {
+	pids := []int{n.memPid()}
+	for _, p := range n.procs {
+		if !p.ended() && p.pid != pids[0] {
+			pids = append(pids, p.pid)
+		}
+	}
+	for _, pid := range pids {
+		cwd := ""
+		if host, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil {
+			cwd, _ = w.view(n.id).Locate(host)
+		}
+		h.Write(append([]byte(cwd), 0))
+	}
 }
 
 // umask is the calling thread's file creation mask.

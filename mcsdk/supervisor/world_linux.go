@@ -979,6 +979,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 			return [32]byte{}, err
 		}
 		w.hashFiles(n, put)
+		w.hashCwds(n, h)
 		w.hashSignals(n, mode, put)
 		if mode == HashMemory {
 			if err := w.hashMemory(n, h); err != nil {
