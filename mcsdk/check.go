@@ -453,29 +453,20 @@ func (w checkWorld) Enabled() []sched.Action {
 	return out
 }
 
-// Apply performs a, keeping the clients' history: an invocation, an
-// expiry (the world does not change), the replies that arrive.
+// Apply performs a through the one action path (stepper.apply), which
+// keeps the clients' history (an invocation, an expiry: the world does
+// not change, the replies that arrive), noting what it reached for the
+// reduction. An exhaustive check has no latency: the clock moves only as
+// the world's timers do.
 func (w checkWorld) Apply(a sched.Action) error {
 	if w.tr != nil {
 		w.tr.touched = sched.Touched{Global: true}
 		w.tr.before(w.World, a)
 	}
-	if w.clients != nil {
-		switch a.Kind {
-		case sched.Expire:
-			return w.clients.Expire(a.Req)
-		case sched.Client:
-			if _, k, ok := w.t.call(a.Req); ok {
-				if err := w.clients.Invoke(k, w.Steps()+1, w.Now()-supervisor.Epoch); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if err := w.World.Apply(a); err != nil {
+	s := stepper{t: w.t, w: w.World, clients: w.clients}
+	if _, err := s.apply(a, w.Now(), w.Steps()+1); err != nil || a.Kind == sched.Expire {
 		return err
 	}
-	feed(w.clients, w.World, w.t.reqBase())
 	if w.tr != nil {
 		w.tr.after(w.World)
 	}

@@ -566,114 +566,49 @@ func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
 	return a, at, ok, err
 }
 
-// apply performs one event at virtual time at.
+// apply performs one event at virtual time at through the one action
+// path (stepper.apply) and records it: the choice, the timeline and the
+// seeded scheduler's bookkeeping.
 func (r *runner) apply(a supervisor.Action, at int64) error {
-	w := r.w
 	if r.opts.Replay == nil {
 		r.s.Applied(r.ew, a, at)
 	}
-	ev := Event{Step: r.res.Steps + 1, Kind: a.Kind.String(), Node: a.Node, Peer: -1}
-	switch a.Kind {
-	case supervisor.Notice:
-		w.AdvanceTo(at)
-		ev.Peer = a.Req
-	case supervisor.Run:
-		ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
-	case supervisor.Timer:
-		if w.Waiting(a.Node) {
-			ev.Kind, ev.Value = "start", fmt.Sprintf("n%d starts", a.Node)
-		} else if a.Task > 0 {
-			ev.Value = fmt.Sprintf("n%d/t%d", a.Node, a.Task)
-		} else if a.Task < 0 {
-			ev.Value = fmt.Sprintf("n%d %s", a.Node, supervisor.SignalTimerName(a.Task))
-		}
-	case supervisor.Crash, supervisor.Restart:
-		w.AdvanceTo(at)
-		if a.Kind == supervisor.Crash {
-			if !w.Status(a.Node).Alive {
-				return nil // already dead: nothing to do
-			}
-			if ok, why := r.precondition(a.Node); !ok {
-				r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
-				r.res.Verdict = Invalid
-				r.res.Detail = fmt.Sprintf("crash of node %d at %s breaks the precondition %s: %s", a.Node, fmtUS(at), r.sp.faults.Precondition, why)
-				r.res.Events = append(r.res.Events, Event{Step: ev.Step, T: (at - supervisor.Epoch) / 1000, Kind: "invalid", Node: a.Node, Peer: -1, Value: why})
-				return nil
-			}
-		} else if w.Status(a.Node).Alive {
-			return nil
-		}
-	case supervisor.Client:
-		w.AdvanceTo(at)
-		if c := r.t.m.Client; c != nil && a.Req < len(c.Requests) {
-			ev.Node, ev.Value = c.Requests[a.Req].Node, strings.TrimRight(c.Requests[a.Req].Send, "\n")
-		}
-		if r.clients != nil && a.Req >= r.t.reqBase() {
-			call, k, ok := r.t.call(a.Req)
-			if !ok {
-				return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
-			}
-			ev.Kind, ev.Node, ev.Var, ev.Value = "invoke", call.Node, fmt.Sprintf("c%d", call.Client), call.String()
-			// The history numbers steps as the recording does (expires
-			// count; the world does not see them), so that Porcupine's
-			// history, traces and diagrams agree.
-			if err := r.clients.Invoke(k, ev.Step, at-supervisor.Epoch); err != nil {
-				return fmt.Errorf("step %d: %v: the run diverged", ev.Step, err)
-			}
-		}
-	case sched.Expire:
-		return r.expire(a, at, ev)
-	case supervisor.Deliver:
-		if a.Chan >= len(w.Network().Channels) || a.Index >= len(w.Network().Channels[a.Chan].Msgs) {
-			return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
-		}
-		w.AdvanceTo(at)
-		c := w.Network().Channels[a.Chan]
-		m := c.Msgs[a.Index]
-		ev.Node, ev.Peer, ev.Bytes = w.Network().ReceiverNode(c), c.FromNode, len(m.Data)
-		switch {
-		case m.SYN && ev.Node < 0:
-			ev.Value = fmt.Sprintf("SYN refused (nobody listens on port %d)", c.DstPort)
-		case m.SYN:
-			ev.Value = "SYN"
-		case m.FIN:
-			ev.Value = "FIN"
-		case m.RST:
-			ev.Value = "RST"
-		}
+	st, err := r.stepper().apply(a, at, r.res.Steps+1)
+	if st.refused != "" {
+		r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
+		r.res.Verdict = Invalid
+		r.res.Detail = fmt.Sprintf("crash of node %d at %s breaks the precondition %s: %s", a.Node, fmtUS(at), r.sp.faults.Precondition, st.refused)
+		r.res.Events = append(r.res.Events, Event{Step: st.ev.Step, T: (at - supervisor.Epoch) / 1000, Kind: "invalid", Node: a.Node, Peer: -1, Value: st.refused})
+		return nil
+	}
+	if !st.applied {
+		return err
 	}
 	r.res.Steps++
 	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
 	if a.Kind == supervisor.Deliver {
-		r.network(a) // before the receiver runs and sends anew
+		r.network(a)
 	}
-	if err := w.Apply(a); err != nil {
+	if err != nil {
 		return err
 	}
 	if a.Kind == supervisor.Crash && r.opts.Replay == nil {
 		r.s.Crashed(r.ew, a.Node, r.t.m.Nodes, at)
 	}
-	ev.T = (w.Now() - supervisor.Epoch) / 1000
-	r.res.Events = append(r.res.Events, ev)
-	r.returns(ev.Step)
-	return nil
-}
-
-// returns records the operations whose replies arrived in the last step
-// and lets their clients go on.
-func (r *runner) returns(step int) {
-	for _, c := range feed(r.clients, r.w, r.t.reqBase()) {
-		k := len(r.clients.Ops) - 1
-		for ; k > 0 && r.clients.Ops[k].Call.Client != c; k-- {
-		}
-		r.clients.Ops[k].ReturnStep = step // the recording's step, as Invoke's
-		op := r.clients.Ops[k]
-		r.res.Events = append(r.res.Events, Event{Step: step, T: op.ReturnT / 1000, Kind: "return", Node: op.Call.Node, Peer: -1,
-			Var: fmt.Sprintf("c%d", c), Value: outcomeText(op)})
-		if r.opts.Replay == nil {
+	r.res.Events = append(r.res.Events, st.ev)
+	r.res.Events = append(r.res.Events, st.returns...)
+	if r.opts.Replay == nil {
+		for _, c := range st.done {
 			r.s.Completed(c, r.w.Now())
 		}
 	}
+	return nil
+}
+
+// stepper is the run's world as the one action path applies to it, with
+// the model's fault precondition guarding crashes.
+func (r *runner) stepper() stepper {
+	return stepper{t: r.t, w: r.w, clients: r.clients, allow: r.precondition}
 }
 
 func outcomeText(op workload.Op) string {
@@ -685,29 +620,6 @@ func outcomeText(op workload.Op) string {
 		return op.Call.String() + " → " + strings.Join(s, ",")
 	}
 	return op.Call.String() + " → " + op.Outcome.String()
-}
-
-// expire applies an Expire choice: the client gives up on its pending
-// operation, which stays indeterminate; the world does not change.
-func (r *runner) expire(a sched.Action, at int64, ev Event) error {
-	if r.clients == nil || !r.clients.Waiting(a.Req) {
-		return fmt.Errorf("step %d: %s is not possible: the run diverged", ev.Step, a)
-	}
-	r.w.AdvanceTo(at)
-	var call workload.Call
-	for _, op := range r.clients.Ops {
-		if op.Call.Client == a.Req {
-			call = op.Call
-		}
-	}
-	if err := r.clients.Expire(a.Req); err != nil {
-		return err
-	}
-	r.res.Steps++
-	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
-	ev.Kind, ev.Node, ev.Var, ev.Value, ev.T = "expire", call.Node, fmt.Sprintf("c%d", a.Req), call.String()+" → indeterminate", (at-supervisor.Epoch)/1000
-	r.res.Events = append(r.res.Events, ev)
-	return nil
 }
 
 func fmtUS(at int64) string { return fmt.Sprintf("%.3fms", float64(at-supervisor.Epoch)/1e6) }
