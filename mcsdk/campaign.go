@@ -122,7 +122,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 	if opts.RunID == "" {
 		opts.RunID = "run1"
 	}
-	if err := withChecks(m, &opts.Registry, &opts.Preconditions); err != nil {
+	if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
 		return nil, err
 	}
 	if opts.Registry != nil {

@@ -215,7 +215,7 @@ func (r *CheckResult) StatesPerSecond() float64 {
 // shortest one (unless FirstFound). An error is returned only for problems with the model or the
 // tool; a target's misbehaviour is a verdict.
 func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
-	if err := withChecks(m, &opts.Registry, &opts.Preconditions); err != nil {
+	if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
 		return nil, err
 	}
 	if opts.Registry != nil {

@@ -9,7 +9,12 @@ import (
 // target.checks files define (package gocheck interprets them), for
 // "go:NAME" references. A model without checks gives empty tables.
 func LoadChecks(m *model.Model) (model.Registry, map[string]FaultPrecondition, error) {
-	c, err := gocheck.Load(m.Checks)
+	return loadChecks(m, gocheck.Auto)
+}
+
+// loadChecks is LoadChecks with the checks run as mode says.
+func loadChecks(m *model.Model, mode gocheck.Mode) (model.Registry, map[string]FaultPrecondition, error) {
+	c, err := gocheck.Load(m.Checks, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -21,12 +26,13 @@ func LoadChecks(m *model.Model) (model.Registry, map[string]FaultPrecondition, e
 }
 
 // withChecks fills a nil registry and preconditions from the model's own
-// checks, so that a model that names its Go checks needs nothing else.
-func withChecks(m *model.Model, reg *model.Registry, pre *map[string]FaultPrecondition) error {
+// checks, so that a model that names its Go checks needs nothing else;
+// host says how they run (Host.Checks).
+func withChecks(m *model.Model, host Host, reg *model.Registry, pre *map[string]FaultPrecondition) error {
 	if len(m.Checks) == 0 || (*reg != nil && *pre != nil) {
 		return nil
 	}
-	r, p, err := LoadChecks(m)
+	r, p, err := loadChecks(m, gocheck.Mode(host.Checks))
 	if err != nil {
 		return err
 	}

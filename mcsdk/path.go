@@ -87,7 +87,7 @@ func ReplayPathOn(m *model.Model, p *SavedPath, reg model.Registry, host Host) (
 		return nil, fmt.Errorf("model %s changed since the path was saved (hash %.12s, recorded %.12s)", m.Path, m.Hash, p.ModelHash)
 	}
 	var pre map[string]FaultPrecondition
-	if err := withChecks(m, &reg, &pre); err != nil {
+	if err := withChecks(m, host, &reg, &pre); err != nil {
 		return nil, err
 	}
 	if reg != nil {

@@ -139,7 +139,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	if opts.prep == nil { // a campaign has bound the model once
-		if err := withChecks(m, &opts.Registry, &opts.Preconditions); err != nil {
+		if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
 			return nil, err
 		}
 	}

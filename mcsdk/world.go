@@ -25,14 +25,19 @@ type target struct {
 
 // Host is how this host runs nodes, decided by the program that uses
 // mcsdk (weft's CLI decodes it from its environment: WEFT_TSC=trap,
-// WEFT_NO_VDSO=1, WEFT_TEMPLATES=0, WEFT_GO_LAUNCHER=1; mcsdk reads no
-// environment variable of its own). Each field sets supervisor.Config's
-// of the same name; the zero value is the default.
+// WEFT_NO_VDSO=1, WEFT_TEMPLATES=0, WEFT_GO_LAUNCHER=1, WEFT_CHECKS;
+// mcsdk reads no environment variable of its own). Each field but Checks
+// sets supervisor.Config's of the same name; the zero value is the
+// default.
 type Host struct {
 	TrapTSC     bool // trap the TSC from each node's start instead of patching its reads
 	NoVDSO      bool // hide the vDSO: every clock read an intercepted call
 	NoTemplates bool // start every node afresh, not as a fork of a template
 	GoLauncher  bool // the Go launcher instead of the native one
+	// Checks is how a model's Go checks run (gocheck.Mode): "" compiled
+	// when they can be, "interp" always interpreted, "native" compiled
+	// or an error.
+	Checks string
 }
 
 // apply sets h's choices in cfg.

@@ -10,7 +10,8 @@ import (
 // run on this host, for benchmarks and comparisons: WEFT_TSC=trap (trap
 // the TSC from each node's start instead of patching its reads),
 // WEFT_NO_VDSO=1 (every clock read an intercepted call), WEFT_TEMPLATES=0
-// (every node started afresh) and WEFT_GO_LAUNCHER=1 (the Go launcher).
+// (every node started afresh), WEFT_GO_LAUNCHER=1 (the Go launcher) and
+// WEFT_CHECKS=interp|native (how a model's Go checks run).
 // weft reads them here only; mcsdk and the supervisor take the result as
 // configuration (mcsdk.Host).
 func hostFromEnv(getenv func(string) string) mcsdk.Host {
@@ -19,6 +20,7 @@ func hostFromEnv(getenv func(string) string) mcsdk.Host {
 		NoVDSO:      getenv("WEFT_NO_VDSO") == "1",
 		NoTemplates: getenv("WEFT_TEMPLATES") == "0",
 		GoLauncher:  getenv("WEFT_GO_LAUNCHER") == "1",
+		Checks:      getenv("WEFT_CHECKS"),
 	}
 }
 

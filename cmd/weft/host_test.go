@@ -21,6 +21,8 @@ func TestHostFromEnv(t *testing.T) {
 		{map[string]string{"WEFT_TEMPLATES": "0"}, mcsdk.Host{NoTemplates: true}},
 		{map[string]string{"WEFT_TEMPLATES": "1"}, mcsdk.Host{}},
 		{map[string]string{"WEFT_GO_LAUNCHER": "1"}, mcsdk.Host{GoLauncher: true}},
+		{map[string]string{"WEFT_CHECKS": "interp"}, mcsdk.Host{Checks: "interp"}},
+		{map[string]string{"WEFT_CHECKS": "native"}, mcsdk.Host{Checks: "native"}},
 		{map[string]string{"WEFT_TSC": "trap", "WEFT_NO_VDSO": "1", "WEFT_TEMPLATES": "0", "WEFT_GO_LAUNCHER": "1"},
 			mcsdk.Host{TrapTSC: true, NoVDSO: true, NoTemplates: true, GoLauncher: true}},
 	} {

@@ -13,8 +13,7 @@ func BenchmarkChordChecks(b *testing.B) {
 	names := []string{"AtLeastOneRing", "AtMostOneRing", "OrderedRing", "ConnectedAppendages"}
 	per := map[string]time.Duration{}
 	for _, mode := range []string{"native", "interp"} {
-		b.Setenv("WEFT_CHECKS", mode)
-		c, err := Load(chordFiles(b))
+		c, err := Load(chordFiles(b), Mode(mode))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,8 +18,8 @@
 // Load compiles the files into a helper program when it can (native.go:
 // the files inside a Go module, a Go toolchain on PATH) and interprets
 // them otherwise; both run the same source, so they give the same answers.
-// WEFT_CHECKS=interp always interprets; WEFT_CHECKS=native makes a failure
-// to compile an error.
+// Mode Interpreted always interprets; Native makes a failure to compile
+// an error (weft's CLI takes the mode from WEFT_CHECKS=interp|native).
 package gocheck
 
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name gocheck github.com/weft-mc/weft/mcsdk/model
@@ -55,11 +55,21 @@ type Checks struct {
 	NotCompiled string
 }
 
+// Mode chooses how Load runs checks.
+type Mode string
+
+// Modes.
+const (
+	Auto        Mode = ""       // compiled when it can, interpreted otherwise
+	Interpreted Mode = "interp" // always interpreted
+	Native      Mode = "native" // compiled; failing to compile is an error
+)
+
 // Load loads files (paths; one package) and returns what they export,
-// compiled when it can, interpreted otherwise (see the package comment).
-func Load(files []string) (*Checks, error) {
-	mode := os.Getenv("WEFT_CHECKS")
-	if len(files) == 0 || mode == "interp" {
+// compiled when it can, interpreted otherwise (see the package comment),
+// as mode says.
+func Load(files []string, mode Mode) (*Checks, error) {
+	if len(files) == 0 || mode == Interpreted {
 		return LoadInterpreted(files)
 	}
 	c, err := loadCompiled(files)
@@ -67,7 +77,7 @@ func Load(files []string) (*Checks, error) {
 		return c, nil
 	}
 	var ce *checkError
-	if mode == "native" || errors.As(err, &ce) {
+	if mode == Native || errors.As(err, &ce) {
 		return nil, err
 	}
 	c, ierr := LoadInterpreted(files)

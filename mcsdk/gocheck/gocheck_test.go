@@ -51,8 +51,7 @@ func randomState(r *rand.Rand) model.State {
 func TestChecksAgree(t *testing.T) {
 	for _, mode := range []string{"native", "interp"} {
 		t.Run(mode, func(t *testing.T) {
-			t.Setenv("WEFT_CHECKS", mode)
-			c, err := Load(chordFiles(t))
+			c, err := Load(chordFiles(t), Mode(mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,8 +100,7 @@ func agree(t *testing.T, c *Checks) {
 // TestCompiledConcurrent: concurrent callers (a campaign's workers) each
 // get an answer of their own.
 func TestCompiledConcurrent(t *testing.T) {
-	t.Setenv("WEFT_CHECKS", "native")
-	c, err := Load(chordFiles(t))
+	c, err := Load(chordFiles(t), Native)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +191,7 @@ func Registry() model.Registry {
 	}
 	for _, mode := range []string{"native", "interp"} {
 		t.Run(mode, func(t *testing.T) {
-			t.Setenv("WEFT_CHECKS", mode)
-			c, err := Load([]string{f})
+			c, err := Load([]string{f}, Mode(mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,16 +221,15 @@ func Registry() model.Registry {
 
 // TestCompileErrorFallsBack: a file the compiler rejects is reported as
 // the interpreter reports it (positioned), not as a build log, unless
-// WEFT_CHECKS=native asks for compiled checks only.
+// the Native mode asks for compiled checks only.
 func TestCompileErrorFallsBack(t *testing.T) {
 	f := moduleChecks(t, "package mine\n\nimport \"github.com/weft-mc/weft/mcsdk/model\"\n\nfunc Registry() model.Registry { return undefinedName }\n")
-	_, err := Load([]string{f})
+	_, err := Load([]string{f}, Auto)
 	if err == nil || strings.Contains(err.Error(), "go build") || !strings.Contains(err.Error(), "checks.go:5") {
 		t.Fatalf("error %v, want the interpreter's, positioned", err)
 	}
-	t.Setenv("WEFT_CHECKS", "native")
-	if _, err := Load([]string{f}); err == nil || !strings.Contains(err.Error(), "go build") {
-		t.Fatalf("WEFT_CHECKS=native: error %v, want the build's", err)
+	if _, err := Load([]string{f}, Native); err == nil || !strings.Contains(err.Error(), "go build") {
+		t.Fatalf("Native: error %v, want the build's", err)
 	}
 }
 
@@ -336,13 +332,13 @@ func TestLoadErrors(t *testing.T) {
 			if err := os.WriteFile(f, []byte(tc.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Load([]string{f})
+			_, err := Load([]string{f}, Auto)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Load([]string{"/nonexistent/x.go"}); err == nil {
+	if _, err := Load([]string{"/nonexistent/x.go"}, Auto); err == nil {
 		t.Fatal("a missing file loaded")
 	}
 }
