@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/weft-mc/weft/cmd/weft/internal/cluster"
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/dataset"
 )
@@ -68,7 +69,7 @@ func init() {
 		record    string
 		determ    bool
 		asJSON    bool
-		cluster   clusterOptions // --slurm, --status, --emit k8s (cluster.go)
+		onCluster = cluster.Options{Version: Version} // --slurm, --status, --emit k8s (package cluster)
 	)
 	register(&command{
 		name:    "campaign",
@@ -88,11 +89,11 @@ func init() {
 			fs.StringVar(&out, "o", "", "same as --out")
 			fs.BoolVar(&determ, "check-determinism", false, "run every seed twice and compare the recordings")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
-			cluster.declare(fs)
+			onCluster.Declare(fs)
 		},
 		run: func(args []string) (int, error) {
-			if cluster.active() {
-				return cluster.run(args)
+			if onCluster.Active() {
+				return onCluster.Run(args)
 			}
 			if len(args) != 1 {
 				return exitUsage, fmt.Errorf("want exactly one MODEL")

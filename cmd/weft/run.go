@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/weft-mc/weft/cmd/weft/internal/cluster"
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
@@ -312,15 +313,15 @@ func rerunLine(args []string, isModel bool, p programFlags, res *mcsdk.RunResult
 }
 
 // argQuote quotes an argument of a program run's command line for a
-// POSIX shell (shellQuote), leaving weft's placeholders such as {id} as
+// POSIX shell (cluster.ShellQuote), leaving weft's placeholders such as {id} as
 // they are: braces without a comma are not expanded.
 func argQuote(a string) string {
 	if strings.ContainsAny(a, "{}") && !strings.Contains(a, ",") {
-		if shellQuote(strings.NewReplacer("{", "", "}", "").Replace(a)) == strings.NewReplacer("{", "", "}", "").Replace(a) {
+		if cluster.ShellQuote(strings.NewReplacer("{", "", "}", "").Replace(a)) == strings.NewReplacer("{", "", "}", "").Replace(a) {
 			return a
 		}
 	}
-	return shellQuote(a)
+	return cluster.ShellQuote(a)
 }
 
 // linePrinter prefixes each line of node output with its node, in the

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weft-mc/weft/cmd/weft/internal/cluster"
 	"github.com/weft-mc/weft/mcsdk/dataset"
 )
 
@@ -75,11 +76,11 @@ func weftJSON(t *testing.T, v any, args ...string) {
 }
 
 // waitStatus polls `weft campaign --status dir` until done(st) or timeout.
-func waitStatus(t *testing.T, dir string, timeout time.Duration, what string, done func(*campaignStatus) bool) *campaignStatus {
+func waitStatus(t *testing.T, dir string, timeout time.Duration, what string, done func(*cluster.Status) bool) *cluster.Status {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		var st campaignStatus
+		var st cluster.Status
 		weftJSON(t, &st, "campaign", "--status", dir, "--json")
 		if done(&st) {
 			return &st
@@ -99,7 +100,7 @@ func waitStatus(t *testing.T, dir string, timeout time.Duration, what string, do
 // cancelCampaignJobs cancels every job of the campaign in dir and waits
 // until Slurm has none running (the test's files are removed after).
 func cancelCampaignJobs(t *testing.T, dir string) {
-	c, err := readPlan(dir)
+	c, err := cluster.ReadPlan(dir)
 	if err != nil || c == nil {
 		return
 	}
@@ -178,7 +179,7 @@ func TestSlurmCampaign(t *testing.T) {
 		"--slurm", "--array-size", "3", "--partition", partition, "--time-limit", "15:00",
 		"--sbatch-opt=--comment=weft-test", "--out", dir, "--json"}
 
-	var first slurmSubmitResult
+	var first cluster.SubmitResult
 	weftJSON(t, &first, submit...)
 	if first.Submitted == nil || !slices.Equal(first.Submitted.Tasks, []int{1, 2, 3}) || first.Submitted.MergeJob == "" {
 		t.Fatalf("first submission: %+v", first.Submitted)
@@ -186,9 +187,9 @@ func TestSlurmCampaign(t *testing.T) {
 	task2 := first.Submitted.ArrayJob + "_2"
 
 	// Midway: shard 2 running with verdicts on disk, not complete.
-	st := waitStatus(t, dir, 3*time.Minute, "shard 2 to be midway", func(st *campaignStatus) bool {
+	st := waitStatus(t, dir, 3*time.Minute, "shard 2 to be midway", func(st *cluster.Status) bool {
 		s := st.Shards[1]
-		if s.State == stateDone {
+		if s.State == cluster.StateDone {
 			t.Fatalf("shard 2 finished before it could be cancelled: %+v", s)
 		}
 		return s.State == "running" && s.Rows > 0
@@ -197,8 +198,8 @@ func TestSlurmCampaign(t *testing.T) {
 	if out, err := exec.Command("scancel", task2).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %s: %v %s", task2, err, out)
 	}
-	st = waitStatus(t, dir, time.Minute, "shard 2 to stop", func(st *campaignStatus) bool {
-		return st.Shards[1].State == stateIncomplete
+	st = waitStatus(t, dir, time.Minute, "shard 2 to stop", func(st *cluster.Status) bool {
+		return st.Shards[1].State == cluster.StateIncomplete
 	})
 	kept := st.Shards[1].Rows
 	if kept == 0 || kept >= st.Shards[1].Want {
@@ -207,7 +208,7 @@ func TestSlurmCampaign(t *testing.T) {
 	// Its merge job waits on a shard that failed: Slurm never runs it.
 	waitReason(t, first.Submitted.MergeJob, "DependencyNeverSatisfied")
 
-	var again slurmSubmitResult
+	var again cluster.SubmitResult
 	weftJSON(t, &again, submit...)
 	if again.Submitted == nil || !slices.Equal(again.Submitted.Tasks, []int{2}) {
 		t.Fatalf("rerun submitted %+v, want shard 2 alone", again.Submitted)
@@ -215,13 +216,13 @@ func TestSlurmCampaign(t *testing.T) {
 	if again.Cancelled != first.Submitted.MergeJob {
 		t.Errorf("rerun cancelled merge job %q, want the stuck %s", again.Cancelled, first.Submitted.MergeJob)
 	}
-	waitStatus(t, dir, 5*time.Minute, "the merged dataset", func(st *campaignStatus) bool { return st.Merged })
+	waitStatus(t, dir, 5*time.Minute, "the merged dataset", func(st *cluster.Status) bool { return st.Merged })
 	resumedLog(t, dir, again.Submitted.ArrayJob, kept)
 
 	local := sharedCampaign(t, "targets/election/election.model", "--seeds", "300", "--variants", "bug", "-j", "2") // TestCampaignJobSignalResumes' reference too
 	sameRows(t, filepath.Join(dir, "merged"), local, seeds)
 
-	var done slurmSubmitResult
+	var done cluster.SubmitResult
 	weftJSON(t, &done, submit...)
 	if !done.Complete || done.Submitted != nil {
 		t.Errorf("a rerun of a complete campaign: %+v, want complete and nothing submitted", done)

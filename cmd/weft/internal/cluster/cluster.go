@@ -1,4 +1,8 @@
-package main
+// Package cluster runs a weft campaign on a cluster engine instead of on
+// this machine: the flags of `weft campaign` that choose one (Options),
+// Slurm array jobs with a dependent merge (slurm.go), a Kubernetes
+// Indexed Job manifest (k8s.go) and the status of a campaign's shards.
+package cluster
 
 import (
 	"encoding/json"
@@ -27,9 +31,17 @@ import (
 // Shard K is Slurm array task K (sbatch --array=1-N), so part-K, task K and
 // --shard K/N always name the same seeds.
 
-// clusterOptions are the flags of `weft campaign` that run it on a cluster
+// Exit codes of the CLI contract (weft's main has the same).
+const (
+	exitHolds = 0 // the command succeeded
+	exitUsage = 2 // usage or tool error
+)
+
+// Options are the flags of `weft campaign` that run it on a cluster
 // engine rather than on this machine.
-type clusterOptions struct {
+type Options struct {
+	// Version is weft's, named in the manifests written.
+	Version    string
 	fs         *flag.FlagSet
 	own        map[string]bool // the flag names declared here
 	slurm      bool
@@ -49,9 +61,9 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, " ") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
-// declare adds the cluster flags to fs, the campaign command's flag set,
+// Declare adds the cluster flags to fs, the campaign command's flag set,
 // whose other flags are later forwarded to every shard.
-func (o *clusterOptions) declare(fs *flag.FlagSet) {
+func (o *Options) Declare(fs *flag.FlagSet) {
 	o.fs, o.own = fs, map[string]bool{}
 	add := func(name string, def func()) { def(); o.own[name] = true }
 	add("slurm", func() {
@@ -83,16 +95,16 @@ func (o *clusterOptions) declare(fs *flag.FlagSet) {
 	})
 }
 
-// active reports whether any cluster flag was given: the campaign goes to
+// Active reports whether any cluster flag was given: the campaign goes to
 // (or asks) a cluster engine, or the flags are refused.
-func (o *clusterOptions) active() bool {
+func (o *Options) Active() bool {
 	set := false
 	o.fs.Visit(func(f *flag.Flag) { set = set || o.own[f.Name] })
 	return set
 }
 
 // stray returns a cluster flag given without the mode it belongs to.
-func (o *clusterOptions) stray() string {
+func (o *Options) stray() string {
 	bad := ""
 	o.fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -113,8 +125,8 @@ func (o *clusterOptions) stray() string {
 	return bad
 }
 
-// run carries out the cluster form of `weft campaign`.
-func (o *clusterOptions) run(args []string) (int, error) {
+// Run carries out the cluster form of `weft campaign`.
+func (o *Options) Run(args []string) (int, error) {
 	switch {
 	case o.status != "":
 		if len(args) != 0 {
@@ -138,21 +150,21 @@ func (o *clusterOptions) run(args []string) (int, error) {
 		return exitUsage, err
 	}
 	if o.emit == "k8s" {
-		return exitHolds, writeK8sJob(os.Stdout, c, o.image, o.claim)
+		return exitHolds, writeK8sJob(os.Stdout, c, o.image, o.claim, o.Version)
 	}
 	return o.submit(c)
 }
 
 // flag returns the value of the campaign flag name ("" if unknown).
-func (o *clusterOptions) flag(name string) string {
+func (o *Options) flag(name string) string {
 	if f := o.fs.Lookup(name); f != nil {
 		return f.Value.String()
 	}
 	return ""
 }
 
-// clusterCampaign is one campaign split into shards for a cluster engine.
-type clusterCampaign struct {
+// Campaign is one campaign split into shards for a cluster engine.
+type Campaign struct {
 	Model     string       `json:"model"` // the model file as given
 	ModelHash string       `json:"model_hash"`
 	Seeds     int          `json:"seeds"`
@@ -187,12 +199,12 @@ func forwarded(name string) bool {
 }
 
 // plan resolves the campaign's model, seeds, shards and forwarded flags.
-func (o *clusterOptions) plan(modelPath string) (*clusterCampaign, error) {
+func (o *Options) plan(modelPath string) (*Campaign, error) {
 	m, err := model.Load(modelPath)
 	if err != nil {
 		return nil, err
 	}
-	c := &clusterCampaign{Model: modelPath, ModelHash: m.Hash, Name: "weft-" + strings.TrimSuffix(baseName(modelPath), ".model")}
+	c := &Campaign{Model: modelPath, ModelHash: m.Hash, Name: "weft-" + strings.TrimSuffix(baseName(modelPath), ".model")}
 	if c.Seeds, err = strconv.Atoi(o.flag("seeds")); err != nil || c.Seeds == 0 {
 		var spec mcsdk.CampaignSpec
 		if err := m.Decode("campaign", &spec); err != nil {
@@ -227,20 +239,20 @@ func (o *clusterOptions) plan(modelPath string) (*clusterCampaign, error) {
 }
 
 // partDir returns the dataset directory of shard k.
-func (c *clusterCampaign) partDir(k int) string {
+func (c *Campaign) partDir(k int) string {
 	return filepath.Join(c.Dir, "part-"+strconv.Itoa(k))
 }
 
 // shardCommand returns the shell command that runs shard k of the
 // campaign; k and jobs are shell expressions, expanded inside double quotes
 // (e.g. "$k"), everything else is quoted.
-func (c *clusterCampaign) shardCommand(weft, model, dir, k, jobs string) string {
+func (c *Campaign) shardCommand(weft, model, dir, k, jobs string) string {
 	fixed := shellJoin(append([]string{weft, "campaign", model}, c.Args...))
-	return fmt.Sprintf(`%s --shard="%s/%d" --out=%s/part-"%s" -j="%s"`, fixed, k, c.Shards, shellQuote(dir), k, jobs)
+	return fmt.Sprintf(`%s --shard="%s/%d" --out=%s/part-"%s" -j="%s"`, fixed, k, c.Shards, ShellQuote(dir), k, jobs)
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+@%") == "" {
 		return s
 	}
@@ -250,13 +262,13 @@ func shellQuote(s string) string {
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = shellQuote(a)
+		q[i] = ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }
 
-// readPlan reads DIR/slurm/plan.json (nil, nil when there is none).
-func readPlan(dir string) (*clusterCampaign, error) {
+// ReadPlan reads DIR/slurm/plan.json (nil, nil when there is none).
+func ReadPlan(dir string) (*Campaign, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "slurm", "plan.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -264,7 +276,7 @@ func readPlan(dir string) (*clusterCampaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c clusterCampaign
+	var c Campaign
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "slurm", "plan.json"), err)
 	}
@@ -272,7 +284,7 @@ func readPlan(dir string) (*clusterCampaign, error) {
 }
 
 // writePlan replaces DIR/slurm/plan.json atomically.
-func writePlan(c *clusterCampaign) error {
+func writePlan(c *Campaign) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -287,7 +299,7 @@ func writePlan(c *clusterCampaign) error {
 
 // sameCampaign refuses a rerun into DIR that would change what its shards
 // run: their parts would not fit together.
-func sameCampaign(old, c *clusterCampaign) error {
+func sameCampaign(old, c *Campaign) error {
 	switch {
 	case old.ModelHash != c.ModelHash:
 		return fmt.Errorf("%s holds a campaign of another model (hash %.12s, this model %.12s): use another --out", c.Dir, old.ModelHash, c.ModelHash)
@@ -314,10 +326,10 @@ type shardState struct {
 
 // Shard states other than Slurm's.
 const (
-	stateDone       = "done"       // the part holds every row
-	stateIncomplete = "incomplete" // a part with missing rows, not queued
-	stateMissing    = "missing"    // no part, not queued
-	stateSubmitted  = "submitted"  // just submitted (in the output of --slurm)
+	StateDone       = "done"       // the part holds every row
+	StateIncomplete = "incomplete" // a part with missing rows, not queued
+	StateMissing    = "missing"    // no part, not queued
+	StateSubmitted  = "submitted"  // just submitted (in the output of --slurm)
 )
 
 // partRows returns the rows a part holds and the rows it holds when
@@ -341,13 +353,13 @@ func partRows(dir string) (rows, want int, err error) {
 
 // mergedDone reports whether DIR/merged exists (it is renamed into place
 // only after weft merge succeeded).
-func (c *clusterCampaign) mergedDone() bool {
+func (c *Campaign) mergedDone() bool {
 	_, err := os.Stat(filepath.Join(c.Dir, "merged", dataset.ManifestName))
 	return err == nil
 }
 
 // states returns every shard's state, from its part and Slurm's queue q.
-func (c *clusterCampaign) states(q slurmQueue) ([]shardState, error) {
+func (c *Campaign) states(q slurmQueue) ([]shardState, error) {
 	out := make([]shardState, c.Shards)
 	for k := 1; k <= c.Shards; k++ {
 		lo, hi, _ := dataset.ShardRange(k, c.Shards, c.Seeds)
@@ -359,13 +371,13 @@ func (c *clusterCampaign) states(q slurmQueue) ([]shardState, error) {
 		s.Slurm = strings.ToLower(q[s.Job])
 		switch {
 		case s.Want > 0 && s.Rows == s.Want:
-			s.State = stateDone
+			s.State = StateDone
 		case activeJobState(s.Slurm):
 			s.State = s.Slurm
 		case s.Want > 0:
-			s.State = stateIncomplete
+			s.State = StateIncomplete
 		default:
-			s.State = stateMissing
+			s.State = StateMissing
 		}
 		out[k-1] = s
 	}
@@ -373,11 +385,26 @@ func (c *clusterCampaign) states(q slurmQueue) ([]shardState, error) {
 }
 
 // lastTask returns the latest array task submitted for shard k ("" if none).
-func (c *clusterCampaign) lastTask(k int) string {
+func (c *Campaign) lastTask(k int) string {
 	for i := len(c.Submitted) - 1; i >= 0; i-- {
 		if s := c.Submitted[i]; s.ArrayJob != "" && slices.Contains(s.Tasks, k) {
 			return s.ArrayJob + "_" + strconv.Itoa(k)
 		}
 	}
 	return ""
+}
+
+// baseName is the last element of a slash-separated path.
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// printJSON writes v to stdout as indented JSON.
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"fmt"
@@ -16,12 +16,12 @@ const k8sMount = "/datasets"
 // afterwards (an annotation holds the command). The model path is used as
 // given, relative to the image's working directory, and weft must be on
 // the image's PATH.
-func writeK8sJob(w io.Writer, c *clusterCampaign, image, claim string) error {
+func writeK8sJob(w io.Writer, c *Campaign, image, claim, version string) error {
 	if !strings.HasPrefix(c.Dir, "/") {
 		c.Dir = k8sMount + "/" + strings.TrimPrefix(c.Dir, "datasets/")
 	}
 	// Every part by name (seq), so that a missing one fails the merge.
-	merge := fmt.Sprintf("weft merge -o %s $(seq -f %s 1 %d)", shellQuote(c.Dir+"/merged"), shellQuote(c.Dir+"/part-%g"), c.Shards)
+	merge := fmt.Sprintf("weft merge -o %s $(seq -f %s 1 %d)", ShellQuote(c.Dir+"/merged"), ShellQuote(c.Dir+"/part-%g"), c.Shards)
 	shard := "exec " + c.shardCommand("weft", c.Model, c.Dir, "$((JOB_COMPLETION_INDEX + 1))", strconv.Itoa(c.Jobs))
 	job := yamlMap{
 		{"apiVersion", "batch/v1", ""},
@@ -45,14 +45,14 @@ func writeK8sJob(w io.Writer, c *clusterCampaign, image, claim string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# weft campaign %s: %d seeds in %d shards (weft %s).\n# kubectl apply -f THIS_FILE; then run the weft.dev/merge annotation's command.\n",
-		c.Model, c.Seeds, c.Shards, Version)
+		c.Model, c.Seeds, c.Shards, version)
 	job.write(&b, 0)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // k8sPodSpec is the shard pods' spec.
-func k8sPodSpec(c *clusterCampaign, image, claim, shard string) yamlMap {
+func k8sPodSpec(c *Campaign, image, claim, shard string) yamlMap {
 	container := yamlMap{
 		{"name", "shard", ""},
 		{"image", image, ""},

@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func activeJobState(s string) bool {
 
 // querySlurm asks squeue for the caller's jobs and, for the campaign's
 // jobs squeue no longer lists, sacct when accounting is enabled.
-func querySlurm(c *clusterCampaign) (slurmQueue, error) {
+func querySlurm(c *Campaign) (slurmQueue, error) {
 	out, err := slurmCommand("squeue", "--noheader", "--array", "--me", "--states=all", "--format=%i|%T")
 	if err != nil {
 		return nil, err
@@ -119,18 +119,18 @@ func compactRange(ks []int) string {
 }
 
 // slurmScripts writes the shard and merge batch scripts into DIR/slurm.
-func (c *clusterCampaign) slurmScripts() (shard, merge string, err error) {
+func (c *Campaign) slurmScripts() (shard, merge string, err error) {
 	dir := filepath.Join(c.Dir, "slurm")
 	shard, merge = filepath.Join(dir, "shard.sh"), filepath.Join(dir, "merge.sh")
 	shardText := "#!/bin/sh\n# weft campaign --slurm: one shard of the campaign in " + c.Dir + " per array task.\nset -eu\n" +
-		`k="${SLURM_ARRAY_TASK_ID:?run this script as a Slurm array task}"` + "\ncd " + shellQuote(c.Cwd) + "\nexec " +
+		`k="${SLURM_ARRAY_TASK_ID:?run this script as a Slurm array task}"` + "\ncd " + ShellQuote(c.Cwd) + "\nexec " +
 		c.shardCommand(c.Weft, c.Model, c.Dir, "$k", "${SLURM_CPUS_PER_TASK:-1}") + "\n"
 	parts := make([]string, c.Shards)
 	for k := range parts {
 		parts[k] = "part-" + strconv.Itoa(k+1)
 	}
 	mergeText := "#!/bin/sh\n# weft campaign --slurm: merges the shards into merged/, which appears only once complete.\nset -eu\n" +
-		"cd " + shellQuote(c.Dir) + "\nrm -rf merged.tmp\n" +
+		"cd " + ShellQuote(c.Dir) + "\nrm -rf merged.tmp\n" +
 		shellJoin(append([]string{c.Weft, "merge", "-o", "merged.tmp"}, parts...)) + "\nrm -rf merged\nmv merged.tmp merged\n"
 	if err := os.WriteFile(shard, []byte(shardText), 0o755); err != nil {
 		return "", "", err
@@ -139,7 +139,7 @@ func (c *clusterCampaign) slurmScripts() (shard, merge string, err error) {
 }
 
 // sbatchCommon returns the sbatch options every job of the campaign gets.
-func (o *clusterOptions) sbatchCommon(c *clusterCampaign, cwd string) []string {
+func (o *Options) sbatchCommon(c *Campaign, cwd string) []string {
 	args := []string{"--job-name=" + c.Name, "--chdir=" + cwd}
 	if o.partition != "" {
 		args = append(args, "--partition="+o.partition)
@@ -150,8 +150,8 @@ func (o *clusterOptions) sbatchCommon(c *clusterCampaign, cwd string) []string {
 	return append(args, o.sbatchOpts...)
 }
 
-// slurmSubmitResult is what `weft campaign --slurm --json` prints.
-type slurmSubmitResult struct {
+// SubmitResult is what `weft campaign --slurm --json` prints.
+type SubmitResult struct {
 	Dir       string       `json:"dir"`
 	Shards    int          `json:"shards"`
 	Submitted *submission  `json:"submitted,omitempty"` // nil: nothing needed submitting
@@ -162,11 +162,11 @@ type slurmSubmitResult struct {
 
 // submit sends the shards that are neither done nor queued to Slurm as
 // one array job, then a merge job that waits for every queued shard.
-func (o *clusterOptions) submit(c *clusterCampaign) (int, error) {
+func (o *Options) submit(c *Campaign) (int, error) {
 	if err := c.absolute(); err != nil {
 		return exitUsage, err
 	}
-	old, err := readPlan(c.Dir)
+	old, err := ReadPlan(c.Dir)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -187,7 +187,7 @@ func (o *clusterOptions) submit(c *clusterCampaign) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	res := &slurmSubmitResult{Dir: c.Dir, Shards: c.Shards, States: states, Complete: c.mergedDone()}
+	res := &SubmitResult{Dir: c.Dir, Shards: c.Shards, States: states, Complete: c.mergedDone()}
 	if !res.Complete {
 		if err := o.submitMissing(c, q, res); err != nil {
 			return exitUsage, err
@@ -201,7 +201,7 @@ func (o *clusterOptions) submit(c *clusterCampaign) (int, error) {
 }
 
 // absolute makes the paths a job sees absolute: jobs may start elsewhere.
-func (c *clusterCampaign) absolute() (err error) {
+func (c *Campaign) absolute() (err error) {
 	if c.Weft, err = os.Executable(); err != nil {
 		return fmt.Errorf("finding the weft binary to submit: %w", err)
 	}
@@ -217,14 +217,14 @@ func (c *clusterCampaign) absolute() (err error) {
 
 // submitMissing submits the missing shards and a new merge job, and
 // records them in the plan.
-func (o *clusterOptions) submitMissing(c *clusterCampaign, q slurmQueue, res *slurmSubmitResult) error {
+func (o *Options) submitMissing(c *Campaign, q slurmQueue, res *SubmitResult) error {
 	var missing []int
 	var waitFor []string
 	for _, s := range res.States {
 		switch s.State {
-		case stateIncomplete, stateMissing:
+		case StateIncomplete, StateMissing:
 			missing = append(missing, s.Shard)
-		case stateDone:
+		case StateDone:
 		default:
 			waitFor = append(waitFor, s.Job)
 		}
@@ -251,7 +251,7 @@ func (o *clusterOptions) submitMissing(c *clusterCampaign, q slurmQueue, res *sl
 		sub.Tasks = missing
 		waitFor = append(waitFor, sub.ArrayJob)
 		for _, k := range missing {
-			res.States[k-1].State, res.States[k-1].Job, res.States[k-1].Slurm = stateSubmitted, sub.ArrayJob+"_"+strconv.Itoa(k), ""
+			res.States[k-1].State, res.States[k-1].Job, res.States[k-1].Slurm = StateSubmitted, sub.ArrayJob+"_"+strconv.Itoa(k), ""
 		}
 	}
 	if activeJobState(q[lastMerge]) {
@@ -276,7 +276,7 @@ func (o *clusterOptions) submitMissing(c *clusterCampaign, q slurmQueue, res *sl
 	return err
 }
 
-func printSubmit(r *slurmSubmitResult) {
+func printSubmit(r *SubmitResult) {
 	switch {
 	case r.Complete:
 		fmt.Printf("campaign %s is complete: %s\n", r.Dir, filepath.Join(r.Dir, "merged"))
@@ -292,11 +292,11 @@ func printSubmit(r *slurmSubmitResult) {
 	if r.Cancelled != "" {
 		fmt.Printf("cancelled the earlier merge job %s (it waited on shards that did not finish)\n", r.Cancelled)
 	}
-	fmt.Printf("progress: weft campaign --status %s\nresult:   %s\n", shellQuote(r.Dir), filepath.Join(r.Dir, "merged"))
+	fmt.Printf("progress: weft campaign --status %s\nresult:   %s\n", ShellQuote(r.Dir), filepath.Join(r.Dir, "merged"))
 }
 
-// campaignStatus is what `weft campaign --status DIR --json` prints.
-type campaignStatus struct {
+// Status is what `weft campaign --status DIR --json` prints.
+type Status struct {
 	Dir      string       `json:"dir"`
 	Shards   []shardState `json:"shards"`
 	Done     int          `json:"done"`
@@ -308,8 +308,8 @@ type campaignStatus struct {
 
 // showStatus prints which shards of the campaign in dir are done, queued
 // (with Slurm's state), incomplete or missing.
-func (o *clusterOptions) showStatus(dir string) (int, error) {
-	c, err := readPlan(dir)
+func (o *Options) showStatus(dir string) (int, error) {
+	c, err := ReadPlan(dir)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -317,7 +317,7 @@ func (o *clusterOptions) showStatus(dir string) (int, error) {
 		return exitUsage, fmt.Errorf("%s has no slurm/plan.json: it is not a campaign submitted with --slurm", dir)
 	}
 	c.Dir = dir
-	st := campaignStatus{Dir: dir, Merged: c.mergedDone()}
+	st := Status{Dir: dir, Merged: c.mergedDone()}
 	q, err := querySlurm(c)
 	if err != nil {
 		st.Warning = "Slurm not asked: " + err.Error()
@@ -327,7 +327,7 @@ func (o *clusterOptions) showStatus(dir string) (int, error) {
 		return exitUsage, err
 	}
 	for _, s := range st.Shards {
-		if s.State == stateDone {
+		if s.State == StateDone {
 			st.Done++
 		}
 	}
@@ -342,7 +342,7 @@ func (o *clusterOptions) showStatus(dir string) (int, error) {
 	return exitHolds, nil
 }
 
-func printStatus(st *campaignStatus) {
+func printStatus(st *Status) {
 	if st.Warning != "" {
 		fmt.Fprintln(os.Stderr, "warning:", st.Warning)
 	}
