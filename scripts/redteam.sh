@@ -544,11 +544,11 @@ probe sleeper go-signal-kill go kill @P
 # makes groups only of its own, so neither kill(0), kill(-pgid) nor
 # kill(-1) reaches the sleeper. kill(-1) sends SIGCONT to a stopped
 # sleeper: were it let through, the rest of the host takes no harm.
-for how in joinpg childpg; do probe sleeper "signal-$how" c signal "$how" @P; done
+for how in joinpg childpg childsetown tiocspgrp; do probe sleeper "signal-$how" c signal "$how" @P; done
 for how in killall childall; do probe stopped "signal-$how" c signal "$how" @P; done
 
 # Priorities, affinity, scheduling, limits.
-for how in process pgrp user ioprio iopriopgrp iopriouser affinity scheduler setattr prlimit; do
+for how in process pgrp user ioprio iopriopgrp iopriouser affinity scheduler setattr prlimit childpgrp; do
 	probe sleeper "prio-$how" c prio "$how" @P 65534
 done
 probe sleeper go-prio-setpriority go setpriority @P

@@ -99,8 +99,8 @@ func launcherMain(path string, argv []string, trapTSC bool) {
 	}
 	// From here on every intercepted syscall waits for the supervisor. The
 	// execve is its first notification; the listener fd is O_CLOEXEC.
-	unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
-	unix.RawSyscall(unix.SYS_EXIT_GROUP, 126, 0, 0) // the supervisor reports why
+	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	unix.RawSyscall(unix.SYS_EXIT_GROUP, uintptr(e), 0, 0) // a notification: the supervisor reports why (execWatch)
 }
 
 // launchRequest asks the launch thread to start one node.
@@ -279,7 +279,7 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	res.pid, res.pidfd, res.listener = pid, -1, -1
 	defer func() {
 		if res.err != nil {
-			res = abandon(res, "%v", res.err)
+			res = abandon(res, "%w", res.err) // %w: an execError stays one
 		}
 	}()
 	var b [1]byte
@@ -307,7 +307,12 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, opts, 0, 0); e != 0 {
 		return fail(res, "ptrace seize: %v", e), randomAt
 	}
+	watch, err := watchExec(res.listener, res.pidfd)
+	if err != nil {
+		return fail(res, "%v", err), randomAt
+	}
 	if err := sendResp(res.listener, &notifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+		watch.end()
 		return fail(res, "continue execve: %v", err), randomAt
 	}
 	for {
@@ -316,15 +321,21 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 			if err == unix.EINTR {
 				continue
 			}
+			watch.end()
 			return fail(res, "wait4: %v", err), randomAt
 		}
 		if ws.Exited() || ws.Signaled() {
+			if why := watch.end(); why != "" {
+				res.err = &execError{path: r.path, why: why}
+				return res, randomAt
+			}
 			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws)), randomAt
 		}
 		if !ws.Stopped() {
 			continue
 		}
 		if ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_EXEC {
+			watch.end()
 			break
 		}
 		sig := 0
@@ -350,6 +361,87 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		}
 	}
 	return res, randomAt
+}
+
+// execError is a node's execve that failed after the launcher loaded
+// its filter: the node's fault, not weft's, so its run ends with verdict
+// error (World.launch makes it a Failure).
+type execError struct{ path, why string }
+
+func (e *execError) Error() string { return fmt.Sprintf("cannot execute %s: %s", e.path, e.why) }
+
+// execWatch serves the launcher's seccomp listener while its execve,
+// let through, runs. Once the filter is loaded every call of the launcher
+// waits for weft, and weft waits (wait4) for the exec stop: when the
+// execve fails in the kernel (an interpreter or a library missing, the
+// file made unexecutable after weft's checks), the launcher's next call,
+// exit_group with execve's errno (launch.c, launcherMain), would wait for
+// an answer forever, and so would weft. The watcher takes that call,
+// records why, and kills the launcher, so wait4 returns. A successful
+// execve makes no call before the exec stop (the new image has not run),
+// where launchImage ends the watcher.
+type execWatch struct {
+	stop int           // an eventfd: written to end the watcher
+	done chan struct{} // closed when the watcher ended
+	why  string        // why the execve failed, "" if no call came
+}
+
+// watchExec starts watching listener for the launcher whose pidfd is
+// pidfd.
+func watchExec(listener, pidfd int) (*execWatch, error) {
+	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("eventfd: %v", err)
+	}
+	w := &execWatch{stop: stop, done: make(chan struct{})}
+	go w.run(listener, pidfd)
+	return w, nil
+}
+
+func (w *execWatch) run(listener, pidfd int) {
+	defer close(w.done)
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(w.stop), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err == unix.EINTR {
+			continue
+		} else if err != nil || fds[1].Revents != 0 || fds[0].Revents == 0 {
+			return
+		}
+		break
+	}
+	var n notif
+	if recvNotif(listener, &n) != nil {
+		return
+	}
+	w.why = execFailure(n)
+	unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+}
+
+// execFailure describes the launcher's call after a failed execve.
+func execFailure(n notif) string {
+	if n.Data.Nr != unix.SYS_EXIT_GROUP {
+		return fmt.Sprintf("its execve failed (the launcher then made syscall %d)", n.Data.Nr)
+	}
+	e := unix.Errno(int32(n.Data.Args[0]))
+	why := fmt.Sprintf("execve: %v (%s)", e.Error(), unix.ErrnoName(e))
+	switch e {
+	case unix.ENOENT:
+		why += ": its interpreter or a library it names is missing"
+	case unix.EACCES:
+		why += ": it, or its interpreter, is not executable"
+	case unix.ENOEXEC:
+		why += ": not an executable this kernel runs"
+	}
+	return why
+}
+
+// end stops the watcher and returns why the execve failed, "" if the
+// launcher made no call.
+func (w *execWatch) end() string {
+	unix.Write(w.stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	<-w.done
+	unix.Close(w.stop)
+	return w.why
 }
 
 // abandon ends the process res started (killed and reaped), closes its

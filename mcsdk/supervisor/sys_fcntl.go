@@ -190,10 +190,21 @@ func fcntlOwner(c *call, fd int) result {
 	}
 	host, rf := ids.Owner(int64(int32(c.arg(2))))
 	if rf != vkernel.OK {
-		return c.refuseRequest("fcntl", unix.F_SETOWN, "F_SETOWN", unix.ESRCH, "the owner names no process or group of the node")
+		return c.refuseOwner(unix.F_SETOWN, "F_SETOWN", rf)
 	}
 	_, err := unix.FcntlInt(uintptr(dup), unix.F_SETOWN, host)
 	return errno(errnoOf(err))
+}
+
+// refuseOwner refuses an owner the id table did not translate, with a
+// note: ESRCH for one that names nothing of the node, EPERM for a process
+// group the node made of some of its processes (no host group holds just
+// them, so the kernel could not signal them alone).
+func (c *call) refuseOwner(cmd uint64, name string, rf vkernel.Refusal) result {
+	if rf == vkernel.Unmodelled {
+		return c.refuseRequest("fcntl", cmd, name, unix.EPERM, "the owner is a process group the node made of some of its processes, which the host kernel cannot signal alone")
+	}
+	return c.refuseRequest("fcntl", cmd, name, unix.ESRCH, "the owner names no thread, process or group of the node")
 }
 
 // f_owner_ex's types (linux/fcntl.h).
@@ -230,8 +241,8 @@ func fcntlOwnerEx(c *call, fd int) result {
 	switch rf {
 	case vkernel.Invalid:
 		return errno(unix.EINVAL)
-	case vkernel.NoSuchThread:
-		return c.refuseRequest("fcntl", fSetownEx, "F_SETOWN_EX", unix.ESRCH, "the owner names no thread, process or group of the node")
+	case vkernel.NoSuchThread, vkernel.Unmodelled:
+		return c.refuseOwner(fSetownEx, "F_SETOWN_EX", rf)
 	}
 	ex[1] = int32(host)
 	if _, _, e := unix.Syscall(unix.SYS_FCNTL, uintptr(dup), fSetownEx, uintptr(unsafe.Pointer(&ex))); e != 0 {

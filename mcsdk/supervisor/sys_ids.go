@@ -21,8 +21,8 @@ import (
 // a number a node chose. Pid 0 (the caller) still runs natively where
 // the kernel's own answer is the caller's.
 
-// ids builds node n's id table from its live tasks, with the calling
-// task t (nil: none).
+// ids builds node n's id table from its live tasks and their virtual
+// process groups (n.sess), with the calling task t (nil: none).
 func (n *node) ids(t *task) *vkernel.IDs {
 	mainHost := n.tasks[0].tid
 	if len(n.procs) > 0 {
@@ -46,6 +46,11 @@ func (n *node) ids(t *task) *vkernel.IDs {
 		}
 		ids.Add(vkernel.Thread{Tid: o.vtid(), Pid: pid, Host: o.tid})
 	}
+	if n.sess != nil {
+		for _, m := range n.sess.Members() {
+			ids.SetPgid(m.Pid, m.Pgid)
+		}
+	}
 	if t != nil {
 		ids.SetCaller(t.vtid())
 	}
@@ -57,8 +62,11 @@ func (c *call) ids() *vkernel.IDs { return c.n.ids(c.t) }
 
 // refusal is the errno of a failed id lookup.
 func refusal(r vkernel.Refusal) result {
-	if r == vkernel.Invalid {
+	switch r {
+	case vkernel.Invalid:
 		return errno(unix.EINVAL)
+	case vkernel.Unmodelled:
+		return errno(unix.EPERM)
 	}
 	return errno(unix.ESRCH)
 }

@@ -34,7 +34,7 @@ const (
 	zeroCopy       = "zero-copy transfers are not modelled"
 	otherProcess   = "acts on another process, which a node may not reach"
 	tidArg0        = "thread id 0 (the caller) runs natively; a virtual thread id of the node is served on its host thread (sys_ids.go); any other id is ESRCH"
-	whoArgs        = "a thread (virtual id; 0 the caller, natively), the node's process group, or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
+	whoArgs        = "a thread (virtual id; 0 the caller, natively), a virtual process group of the node (vkernel.Sessions; 0 the caller's), or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
 )
 
 // syscallTable is the syscall table for x86-64, as data: what weft does

@@ -97,6 +97,9 @@ func (w *World) launch(n *node) error {
 	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
 		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates() && spec.User == nil, user: spec.User})
 	if res.err != nil {
+		if ee := (*execError)(nil); errors.As(res.err, &ee) {
+			return &Failure{Node: n.id, Msg: ee.Error()} // verdict error, naming the node
+		}
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener, n.vdso, n.tmpl = res.pid, res.pidfd, res.listener, res.vdso, res.tmpl

@@ -38,6 +38,7 @@ const (
 	OK           Refusal = iota
 	NoSuchThread         // ESRCH
 	Invalid              // EINVAL
+	Unmodelled           // EPERM: a node-made process group as a descriptor's owner (Owner)
 )
 
 func (r Refusal) String() string {
@@ -48,6 +49,8 @@ func (r Refusal) String() string {
 		return "ESRCH"
 	case Invalid:
 		return "EINVAL"
+	case Unmodelled:
+		return "EPERM"
 	}
 	return fmt.Sprintf("Refusal(%d)", int(r))
 }
@@ -71,10 +74,11 @@ const Session = 1
 // group, and which thread is calling. The zero value is not usable; use
 // NewIDs.
 type IDs struct {
-	threads   []Thread // in the order added
-	group     int64    // the tree's process group: the main process's virtual pid
-	groupHost int      // its host process group id
-	caller    int      // index of the calling thread in threads, -1 none
+	threads   []Thread        // in the order added
+	group     int64           // the tree's process group: the main process's virtual pid
+	groupHost int             // its host process group id
+	caller    int             // index of the calling thread in threads, -1 none
+	pgids     map[int64]int64 // virtual process group of a process (Sessions); absent: group
 }
 
 // NewIDs returns an empty table for a node whose process group (its main
@@ -110,6 +114,34 @@ func (ids *IDs) Caller() (Thread, bool) {
 
 func (ids *IDs) index(tid int64) int {
 	return slices.IndexFunc(ids.threads, func(t Thread) bool { return t.Tid == tid })
+}
+
+// SetPgid records that process pid is in virtual process group pgid, as
+// the node's Sessions say; a process not recorded is in the node's group.
+func (ids *IDs) SetPgid(pid, pgid int64) {
+	if ids.pgids == nil {
+		ids.pgids = map[int64]int64{}
+	}
+	ids.pgids[pid] = pgid
+}
+
+// pgidOf is thread t's virtual process group.
+func (ids *IDs) pgidOf(t Thread) int64 {
+	if g, ok := ids.pgids[t.Pid]; ok {
+		return g
+	}
+	return ids.group
+}
+
+// members lists the threads of virtual process group pgid.
+func (ids *IDs) members(pgid int64) []Thread {
+	var out []Thread
+	for _, t := range ids.threads {
+		if ids.pgidOf(t) == pgid {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Group is the node's virtual process group id.
@@ -174,15 +206,28 @@ func boolInt(b bool) int {
 func (ids *IDs) Targets(which Who, who int64, sameUser bool) ([]Thread, Refusal) {
 	switch which {
 	case WhoThread:
+		if who < 0 {
+			return nil, NoSuchThread // find_task_by_vpid finds nothing: ESRCH, not EINVAL
+		}
 		t, r := ids.Thread(who)
 		if r != OK {
 			return nil, r
 		}
 		return []Thread{t}, OK
 	case WhoGroup:
-		if who != 0 && who != ids.group {
+		if who == 0 {
+			who = ids.group
+			if t, ok := ids.Caller(); ok {
+				who = ids.pgidOf(t)
+			}
+		}
+		if who < 0 {
 			return nil, NoSuchThread
 		}
+		if out := ids.members(who); len(out) > 0 {
+			return out, OK
+		}
+		return nil, NoSuchThread
 	case WhoUser:
 		if who != 0 && !sameUser {
 			return nil, NoSuchThread
@@ -197,16 +242,23 @@ func (ids *IDs) Targets(which Who, who int64, sameUser bool) ([]Thread, Refusal)
 }
 
 // Owner translates F_SETOWN's argument (and F_SETOWN_EX's): a positive
-// id a process of the node, a negative one the node's process group, 0
-// no owner. It returns the host id to hand the kernel, negative for a
-// group as F_SETOWN's is.
+// id a process of the node, a negative one a virtual process group of the
+// node, 0 no owner. It returns the host id to hand the kernel, negative
+// for a group as F_SETOWN's is. On the host the whole node is one process
+// group, so a group is an owner the kernel can signal only while it holds
+// every thread of the node; a group the node made of some of its
+// processes (setpgid, setsid) is Unmodelled: the kernel has no such group
+// to signal, and weft refuses rather than signal the others too.
 func (ids *IDs) Owner(arg int64) (int, Refusal) {
 	switch {
 	case arg == 0:
 		return 0, OK
 	case arg < 0:
-		if -arg != ids.group {
+		switch m := ids.members(-arg); {
+		case len(m) == 0:
 			return 0, NoSuchThread
+		case len(m) < len(ids.threads):
+			return 0, Unmodelled
 		}
 		return -ids.groupHost, OK
 	}
@@ -225,10 +277,13 @@ func (ids *IDs) OwnerOf(host int) int64 {
 	case host == 0:
 		return 0
 	case host < 0:
-		if -host == ids.groupHost {
-			return -ids.group
+		if -host != ids.groupHost {
+			return 0
 		}
-		return 0
+		if len(ids.threads) > 0 {
+			return -ids.pgidOf(ids.threads[0])
+		}
+		return -ids.group
 	}
 	for _, t := range ids.threads {
 		if t.Host == host {

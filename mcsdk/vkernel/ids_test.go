@@ -162,3 +162,87 @@ func tids(ts []Thread) string {
 	}
 	return fmt.Sprint(out)
 }
+
+// node0Groups is node0 after child 1002 called setsid: 1002 and its
+// thread 1003 are in group 1002, the main process in group 100.
+func node0Groups(t *testing.T) *IDs {
+	ids := node0(t)
+	ids.SetPgid(100, 100)
+	ids.SetPgid(1002, 1002)
+	return ids
+}
+
+// TestTargetsNodeGroups: PRIO_PGRP and IOPRIO_WHO_PGRP name the node's
+// virtual groups (0 the caller's), never a host group, and a negative
+// PRIO_PROCESS who is ESRCH as Linux answers.
+func TestTargetsNodeGroups(t *testing.T) {
+	cases := []struct {
+		which Who
+		who   int64
+		want  string
+		r     Refusal
+	}{
+		{WhoGroup, 0, "[100 1001]", OK}, // the caller 1001 is in group 100
+		{WhoGroup, 100, "[100 1001]", OK},
+		{WhoGroup, 1002, "[1002 1003]", OK},
+		{WhoGroup, 1003, "[]", NoSuchThread}, // a thread id names no group
+		{WhoGroup, 5000, "[]", NoSuchThread}, // the host group
+		{WhoGroup, 5002, "[]", NoSuchThread},
+		{WhoGroup, -100, "[]", NoSuchThread},
+		{WhoThread, -100, "[]", NoSuchThread},
+		{WhoUser, 0, "[100 1001 1002 1003]", OK},
+	}
+	ids := node0Groups(t)
+	for _, tc := range cases {
+		ts, r := ids.Targets(tc.which, tc.who, false)
+		if got := tids(ts); r != tc.r || got != tc.want {
+			t.Errorf("Targets(%d, %d) = %s, %v; want %s, %v", tc.which, tc.who, got, r, tc.want, tc.r)
+		}
+	}
+	ids.SetCaller(1003)
+	if ts, r := ids.Targets(WhoGroup, 0, false); r != OK || tids(ts) != "[1002 1003]" {
+		t.Errorf("Targets(group, 0) for 1003 = %s, %v; want its own group", tids(ts), r)
+	}
+}
+
+// TestOwnerNodeGroups: F_SETOWN with a negative id names a virtual group:
+// the whole node's is the host group, a group the node made of some of
+// its processes is refused (the kernel cannot signal it alone), any
+// other names nothing; F_GETOWN reads the host group back as the virtual
+// group every thread is in.
+func TestOwnerNodeGroups(t *testing.T) {
+	cases := []struct {
+		ids  func(*testing.T) *IDs
+		arg  int64
+		host int
+		r    Refusal
+	}{
+		{node0Groups, -100, 0, Unmodelled},
+		{node0Groups, -1002, 0, Unmodelled},
+		{node0Groups, -1003, 0, NoSuchThread},
+		{node0Groups, -5000, 0, NoSuchThread},
+		{node0Groups, 1002, 5002, OK},
+		{node0, -100, -5000, OK},
+		{node0, -1002, 0, NoSuchThread},
+	}
+	for _, tc := range cases {
+		host, r := tc.ids(t).Owner(tc.arg)
+		if host != tc.host || r != tc.r {
+			t.Errorf("Owner(%d) = %d, %v; want %d, %v", tc.arg, host, r, tc.host, tc.r)
+		}
+	}
+	ids := NewIDs(100, 5000)
+	ids.Add(Thread{100, 100, 5000})
+	ids.Add(Thread{1002, 1002, 5002})
+	ids.SetPgid(100, 1002) // the main process joined its child's group
+	ids.SetPgid(1002, 1002)
+	if host, r := ids.Owner(-1002); host != -5000 || r != OK {
+		t.Errorf("Owner(-1002) holding every thread = %d, %v", host, r)
+	}
+	if back := ids.OwnerOf(-5000); back != -1002 {
+		t.Errorf("OwnerOf(-5000) = %d, want -1002", back)
+	}
+	if s := Unmodelled.String(); s != "EPERM" {
+		t.Errorf("String %q", s)
+	}
+}

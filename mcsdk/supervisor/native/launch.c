@@ -14,6 +14,7 @@
  *        leave rdtsc native; weft patches the reads or, with
  *        Config.NativeTSC, leaves them be)
  */
+#include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -61,5 +62,9 @@ int main(int argc, char **argv)
 	            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog) < 0)
 		return 125;
 	execve(argv[1], argv + 2, environ);
+	/* The execve failed after the filter was loaded: this exit_group is
+	 * a notification, whose status weft reads as execve's errno
+	 * (execWatch, launcher_linux.go). */
+	syscall(SYS_exit_group, errno);
 	return 126;
 }

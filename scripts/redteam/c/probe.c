@@ -552,6 +552,32 @@ static int p_signal(char **a) {
 		pipe(fds);
 		async_to(fds[0], p, h[6] == 'p');
 		rc("write", write(fds[1], "x", 1));
+	} else if (!strcmp(h, "childsetown")) {
+		/* A child in a group of its own makes that group, then the host
+		 * process's group, the owner of a pipe, and writes to it. */
+		fflush(stdout);
+		pid_t c = fork();
+		if (c == 0) {
+			rc("child setsid", setsid());
+			pipe(fds);
+			async_to(fds[0], getpid(), 1);
+			rc("fcntl(F_SETOWN, -pgid)", fcntl(fds[0], F_SETOWN, -getpid()));
+			rc("write", write(fds[1], "x", 1));
+			async_to(fds[0], p, 1);
+			rc("write", write(fds[1], "x", 1));
+			fflush(stdout);
+			_exit(0);
+		}
+		int st;
+		rc("waitpid", waitpid(c, &st, 0));
+	} else if (!strcmp(h, "tiocspgrp")) {
+		/* Make the host process's group the foreground group of the
+		 * node's terminal, if it has one, or of whoever runs weft. */
+		int fd = open("/dev/tty", O_RDWR | O_NOCTTY);
+		rc("ioctl(1, TIOCSPGRP)", ioctl(1, TIOCSPGRP, &p));
+		rc("ioctl(/dev/tty, TIOCSPGRP)", ioctl(fd, TIOCSPGRP, &p));
+		rc("ioctl(/dev/tty, TIOCSCTTY)", ioctl(fd, TIOCSCTTY, 1));
+		rc("kill(-pgid)", kill(-p, SIGSTOP));
 	} else if (!strcmp(h, "setowninotify")) {
 		int in = rc("inotify_init1", inotify_init1(0));
 		rc("inotify_add_watch(.)", inotify_add_watch(in, ".", IN_CREATE));
@@ -610,6 +636,23 @@ static int p_prio(char **a) {
 	} else if (!strcmp(h, "prlimit")) {
 		struct rlimit r = {7, 7};
 		rc("prlimit(RLIMIT_NOFILE)", prlimit(p, RLIMIT_NOFILE, &r, NULL));
+	} else if (!strcmp(h, "childpgrp")) {
+		/* A child in a session and group of its own (virtual, so on the
+		 * host it shares the node's group) renices its group and the
+		 * host process's, and gives both the idle I/O class. */
+		fflush(stdout);
+		pid_t c = fork();
+		if (c == 0) {
+			rc("child setsid", setsid());
+			rc("child setpriority(PRIO_PGRP, 0)", setpriority(PRIO_PGRP, 0, 19));
+			rc("child setpriority(PRIO_PGRP, pgid)", setpriority(PRIO_PGRP, p, 19));
+			rc("child ioprio_set(WHO_PGRP, 0)", syscall(SYS_ioprio_set, IOPRIO_WHO_PGRP, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)));
+			rc("child ioprio_set(WHO_PGRP, pgid)", syscall(SYS_ioprio_set, IOPRIO_WHO_PGRP, p, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)));
+			fflush(stdout);
+			_exit(0);
+		}
+		int st;
+		rc("waitpid", waitpid(c, &st, 0));
 	}
 	return 0;
 }
