@@ -83,7 +83,10 @@ type CheckOptions struct {
 	// Threads is how each node's threads are scheduled: "" or "explore"
 	// (every interleaving at syscalls is explored, the default) or
 	// "fixed" (round-robin at syscalls, one schedule per node: the check
-	// then covers the world's choices only, a bound its result states).
+	// then covers the world's choices only, a bound its result states) or
+	// "visible" (threads switched only at visible calls: complete for
+	// programs whose threads synchronise through those calls, a stated
+	// bound otherwise; supervisor.ThreadsVisible, reduce.go).
 	Threads string
 	// Checkpoints, above 0, continues sibling branches from copies of the
 	// world (at most this many alive at once) instead of replaying their
@@ -176,7 +179,7 @@ type CheckResult struct {
 	ByDepth     []int // distinct states first reached at each depth
 	Duration    time.Duration
 	Abstraction Abstraction
-	Threads     string     // "explore" or "fixed" (CheckOptions.Threads)
+	Threads     string     // "explore", "fixed" or "visible" (CheckOptions.Threads)
 	Violation   *Violation // when Verdict is Violated
 	Failure     string     // when Verdict is Error
 	_           struct{}
@@ -391,16 +394,18 @@ func threadSchedule(s string) (supervisor.ThreadSchedule, error) {
 		return supervisor.ThreadsExplore, nil
 	case "fixed":
 		return supervisor.ThreadsFixed, nil
+	case "visible":
+		return supervisor.ThreadsVisible, nil
 	}
-	return "", fmt.Errorf("unknown thread schedule %q (explore, fixed)", s)
+	return "", fmt.Errorf("unknown thread schedule %q (explore, fixed, visible)", s)
 }
 
 // threadsName is a schedule's name in results and saved paths.
 func threadsName(s supervisor.ThreadSchedule) string {
-	if s == supervisor.ThreadsFixed {
-		return "fixed"
+	if s == supervisor.ThreadsExplore {
+		return "explore"
 	}
-	return "explore"
+	return string(s)
 }
 
 // checkWorld is a supervised world as the scheduler sees it, hashed
