@@ -73,6 +73,12 @@ type CheckOptions struct {
 	Context context.Context
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
+	// Visit, if set, is called at every state the search judges, with
+	// its verdict state (the model's [state] values and ghost logs,
+	// model.State.Summary) and whether a run ends there (nothing is left
+	// to do: runEnds); calls may come from several workers at once, one
+	// at a time. Tests compare these sets across schedules.
+	Visit func(state string, ended bool)
 	// Reduction is the partial-order reduction: "" or "dpor" (the
 	// default), or "none".
 	Reduction string
@@ -289,6 +295,12 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	var mu sync.Mutex
 	res.Final = sp.campaign.Check == "final"
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
+		if opts.Visit != nil {
+			st := ob.Data.(observation).state.Summary(m)
+			mu.Lock()
+			opts.Visit(st, runEnds(w))
+			mu.Unlock()
+		}
 		if res.Final && !runEnds(w) {
 			return false, nil
 		}

@@ -164,8 +164,8 @@ func threadsHolds(res *mcsdk.CheckResult) string {
 	case "fixed":
 		return ", with each node's threads run round-robin at syscalls (one schedule, not every interleaving)"
 	case "visible":
-		return ", with threads switched only at visible calls (a private call, e.g. gettid, commutes with every other step: " +
-			"complete for threads that synchronise through visible calls and invariants not written right after a private call, a bound otherwise)"
+		return ", with threads switched only at visible calls (a thread's code around a private call such as gettid is one step: " +
+			"complete for threads that synchronise only through intercepted calls, a bound for lock-free code such as a mutex's fast path or the Go runtime)"
 	}
 	return ""
 }

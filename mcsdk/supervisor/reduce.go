@@ -30,52 +30,55 @@ package supervisor
 // clock, and a read does not commute with them), files, and sched_yield
 // (a thread that yields waits for another; were it private, a thread
 // spinning on sched_yield would starve the thread it waits for). A thread
-// held at its start or at its clone's return has no call left to serve:
-// its step is its own code only, and counts as private.
+// held at its start or at its clone's return is visible too (privateStep).
 //
 // # The schedule
 //
 // A running thread whose next call is private is not preempted there: the
-// call is served and the thread runs on (runNode). A held thread is
-// resumed without a choice, lowest index first (nextReady). A Run choice
-// is offered only when two or more threads of a node are ready and every
-// one of them is stopped in a visible call (Ready).
+// call is served and the thread runs on (runNode). A ready thread stopped
+// in a private call (after a restore, say) runs without a choice, lowest
+// index first (nextReady). A Run choice is offered only when two or more
+// threads of a node are ready and none of them is stopped in a private
+// call (Ready).
 //
 // # Why it is sound, and for which programs
 //
-// In Lipton's and CHESS's terms, serving a private call is a both-mover:
-// it commutes with every step of every other thread and node and with
-// every action of the environment (deliveries, client requests, timers,
-// faults), because it reads and writes no state they read or write, and it
-// cannot be disabled by them nor disable them (it never parks). The rest
-// of the step, the thread's own code up to its next intercepted call,
-// touches memory and passed-through kernel state (its own mappings, file
-// offsets, signal mask). It commutes with every step of another thread
-// that is enabled before the thread's next intercepted call exactly when
-// none of their accesses conflict, which holds for every program whose
-// threads are data-race-free with the intercepted visible calls as the
-// only synchronisation: two conflicting accesses of different threads
-// (memory, or a passed-through call on one kernel object) are ordered by
-// a chain of visible calls (a futex wake and wait, a pipe write and read,
-// a join). A thread with a private step pending is then a persistent set
-// of its own: every execution that runs other steps first has an
-// equivalent one (the same steps, each thread's in its order, every
-// conflicting pair in the same order) that runs it first, so the reduced
-// search reaches the same states at its quiescent points, with fewer
-// actions. Invariants need one more condition, the visibility proviso of
-// partial-order reduction: no state an invariant reads is written in a
-// step that starts with a private call or at a thread's start. Otherwise
-// the reduced search skips states in which that step has not run yet
-// while other threads have moved on, and a violation seen only there is
-// missed (the state after the step is still reached).
+// Not preempting thread A at a private call p merges A's two steps around
+// it, u0 (A's code up to p) and p;u1 (p served, then A's code up to its
+// next intercepted call), into one atomic step u0;p;u1. Serving p is a
+// both-mover in Lipton's and CHESS's terms: it reads and writes only A's
+// own state or what nothing changes during a run, and never parks, so it
+// commutes with every step of every other thread and node and with every
+// action of the environment (deliveries, client requests, timers,
+// faults). By Lipton's reduction theorem the merged step reaches the same
+// states at quiescent points as the two steps when, in addition, u0 is a
+// right mover or u1 a left mover: when none of A's memory accesses (or
+// passed-through calls) in u0, or none in u1, conflicts with an access of
+// another thread that could run in between unless a chain of visible
+// calls (a futex wait and wake, a pipe write and read, a join) orders the
+// two. That holds for every program that is data-race-free with the
+// intercepted calls as its only synchronisation, and for those the
+// reduction is complete (invariants included, given the proviso below).
 //
-// The reduction is complete for that class of programs and invariants,
-// and a stated bound otherwise: code that synchronises through lock-free
-// atomics or spins on memory (the Go runtime's scheduler and allocator, a
-// spinlock) has its races resolved in one order only at a private call,
-// as weft already does for a node's only ready thread and within every
-// step. The check says
-// which schedule it used (CheckResult.Threads, the verdict's bound).
+// It does not hold for synchronisation weft cannot see: a pthread or Go
+// mutex's uncontended path is one atomic instruction, the Go runtime's
+// scheduler and allocator are lock-free, a spinlock spins on memory. For
+// such programs the reduction is a stated bound: the interleavings in
+// which another thread runs between a thread's code before and after a
+// private call are not explored (a thread's code around gettid, getpid,
+// sigaltstack... is atomic, as its code between any two intercepted calls
+// already is in weft). A new thread's start is where this matters most
+// (it often takes a lock at once), so a held thread stays a choice: with
+// starts private, the bank's fixed variant (targets/bank) never had its
+// west teller's transfer complete first (TestThreadsVisibleSound).
+//
+// Invariants are judged at quiescent points, and the merge removes the
+// points where A is stopped at p: an invariant that reads memory A writes
+// in u0 while another thread changes it before u1 can be seen violated
+// only there (the visibility proviso of partial-order reduction).
+//
+// The check says which schedule it used (CheckResult.Threads, the
+// verdict's bound).
 
 // threadClass says whether an intercepted call with number nr and
 // arguments args is private (true) to the calling thread, whose virtual
@@ -127,11 +130,11 @@ func (c *call) private() bool {
 }
 
 // privateStep reports whether ready task t's next step is private: it is
-// held (at its start or its clone's return: only its own code is left to
-// run) or stopped in a private call.
+// stopped in a private call. A held thread (at its start, its clone's
+// return or a new process's start) is not: its step is its own code only,
+// but that code races with the other threads' (a new thread that takes an
+// uncontended mutex by an atomic instruction, which weft never sees,
+// decides which thread gets it first), so where it starts is a choice.
 func (t *task) privateStep() bool {
-	if t.held {
-		return true
-	}
-	return t.call != nil && t.call.private()
+	return !t.held && t.call != nil && t.call.private()
 }
