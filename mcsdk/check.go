@@ -73,6 +73,12 @@ type CheckOptions struct {
 	Context context.Context
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
+	// Visit, if set, is called at every state the search judges, with
+	// its verdict state (the model's [state] values and ghost logs,
+	// model.State.Summary) and whether a run ends there (nothing is left
+	// to do: runEnds); calls may come from several workers at once, one
+	// at a time. Tests compare these sets across schedules.
+	Visit func(state string, ended bool)
 	// Reduction is the partial-order reduction: "" or "dpor" (the
 	// default), or "none".
 	Reduction string
@@ -83,7 +89,10 @@ type CheckOptions struct {
 	// Threads is how each node's threads are scheduled: "" or "explore"
 	// (every interleaving at syscalls is explored, the default) or
 	// "fixed" (round-robin at syscalls, one schedule per node: the check
-	// then covers the world's choices only, a bound its result states).
+	// then covers the world's choices only, a bound its result states) or
+	// "visible" (threads switched only at visible calls: complete for
+	// programs whose threads synchronise through those calls, a stated
+	// bound otherwise; supervisor.ThreadsVisible, reduce.go).
 	Threads string
 	// Checkpoints, above 0, continues sibling branches from copies of the
 	// world (at most this many alive at once) instead of replaying their
@@ -176,7 +185,7 @@ type CheckResult struct {
 	ByDepth     []int // distinct states first reached at each depth
 	Duration    time.Duration
 	Abstraction Abstraction
-	Threads     string     // "explore" or "fixed" (CheckOptions.Threads)
+	Threads     string     // "explore", "fixed" or "visible" (CheckOptions.Threads)
 	Violation   *Violation // when Verdict is Violated
 	Failure     string     // when Verdict is Error
 	_           struct{}
@@ -286,6 +295,12 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	var mu sync.Mutex
 	res.Final = sp.campaign.Check == "final"
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
+		if opts.Visit != nil {
+			st := ob.Data.(observation).state.Summary(m)
+			mu.Lock()
+			opts.Visit(st, runEnds(w))
+			mu.Unlock()
+		}
 		if res.Final && !runEnds(w) {
 			return false, nil
 		}
@@ -391,16 +406,18 @@ func threadSchedule(s string) (supervisor.ThreadSchedule, error) {
 		return supervisor.ThreadsExplore, nil
 	case "fixed":
 		return supervisor.ThreadsFixed, nil
+	case "visible":
+		return supervisor.ThreadsVisible, nil
 	}
-	return "", fmt.Errorf("unknown thread schedule %q (explore, fixed)", s)
+	return "", fmt.Errorf("unknown thread schedule %q (explore, fixed, visible)", s)
 }
 
 // threadsName is a schedule's name in results and saved paths.
 func threadsName(s supervisor.ThreadSchedule) string {
-	if s == supervisor.ThreadsFixed {
-		return "fixed"
+	if s == supervisor.ThreadsExplore {
+		return "explore"
 	}
-	return "explore"
+	return string(s)
 }
 
 // checkWorld is a supervised world as the scheduler sees it, hashed

@@ -18,7 +18,8 @@ type SavedPath struct {
 	BinaryHash string `json:"binary_hash"`
 	Invariant  string `json:"invariant"`
 	// Threads is the check's thread schedule, "fixed" when the path was
-	// found with one fixed schedule per node (it replays only so); empty:
+	// found with one fixed schedule per node, "visible" when threads were
+	// switched only at visible calls (it replays only so); empty:
 	// every interleaving was a choice, and the path names its Run choices.
 	Threads string   `json:"threads,omitempty"`
 	Actions []string `json:"actions"`
@@ -31,8 +32,8 @@ func SavePath(file string, m *model.Model, res *CheckResult) error {
 	}
 	p := SavedPath{Format: "weft-path/1", Model: m.Path, ModelHash: m.Hash, Variant: res.Variant,
 		BinaryHash: res.Binary.Hash, Invariant: res.Violation.Invariant}
-	if res.Threads == "fixed" {
-		p.Threads = "fixed"
+	if res.Threads != "explore" {
+		p.Threads = res.Threads // fixed or visible: it replays only so
 	}
 	for _, a := range res.Violation.Path {
 		p.Actions = append(p.Actions, a.String())

@@ -139,6 +139,24 @@ while read -r model variant depth budget; do
   printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' "$model" "$variant" "$depth" "$budget" "${rates[0]}" "${rates[1]}" "$ratio" "$restores"
 done <<<"$searches"
 
+# The thread reduction (--threads visible, issue 38 §2) against every
+# interleaving (explore), back to back at one depth: verdict, states,
+# executions, seconds. WEFT_BENCH_THREADS overrides "MODEL VARIANT DEPTH".
+echo
+echo "thread schedules explore and visible (weft check --threads, dpor, -j 1):"
+printf '  %-32s %-8s %-5s %-8s %-9s %7s %6s %8s\n' model variant depth threads verdict states execs seconds
+threadchecks=${WEFT_BENCH_THREADS:-"targets/bank/bank.model bug 12
+targets/gothreads/gothreads.model default 3
+targets/raft/kv/raft-correct.model default 1"}
+while read -r model variant depth; do
+  for th in explore visible; do
+    bin/weft check "$model" --variant "$variant" --depth "$depth" --threads "$th" --json --save /dev/null 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["Verdict"], r["States"], r["Executions"], "%.2f" % (r["Duration"]/1e9))' >build/bench-threads.txt || echo "- - - -" >build/bench-threads.txt
+    read -r verdict states execs secs <build/bench-threads.txt
+    printf '  %-32s %-8s %-5s %-8s %-9s %7s %6s %8s\n' "$model" "$variant" "$depth" "$th" "$verdict" "$states" "$execs" "$secs"
+  done
+done <<<"$threadchecks"
+
 # The Chord campaign of issue 8 (3 variants × 500 seeds, both cores): by
 # default (weft's vDSO, a node's only task reading its clocks without a
 # stop; the TSC reads patched), with the TSC trapped by PR_SET_TSC

@@ -39,7 +39,7 @@ func init() {
 	)
 	register(&command{
 		name:    "check",
-		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed] [-j N] [--checkpoints [--max-checkpoints N] [--checkpoint-mem SIZE]] [--strategy dfs|bfs|pct|guided [--seed S] [--pct-depth d] [--runs N]] [--time D] [--save FILE] [--json]",
+		usage:   "check MODEL [--variant V] [--depth N] [--abstraction memory|globals] [--reduction dpor|none] [--compare] [--threads explore|fixed|visible] [-j N] [--checkpoints [--max-checkpoints N] [--checkpoint-mem SIZE]] [--strategy dfs|bfs|pct|guided [--seed S] [--pct-depth d] [--runs N]] [--time D] [--save FILE] [--json]",
 		summary: "explore every delivery order exhaustively; exit 0 holds (with --time: up to the depth covered), 1 violated, 2 error, 3 invalid, 130 interrupted",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&variant, "variant", "", "variant to check (default: the model's first)")
@@ -50,7 +50,7 @@ func init() {
 			fs.StringVar(&replay, "replay", "", "re-execute a saved violating path (MODEL defaults to the one it names)")
 			fs.StringVar(&reduction, "reduction", "dpor", "partial-order reduction: dpor (source sets and sleep sets) or none")
 			fs.BoolVar(&compare, "compare", false, "check again without the reduction and print both counts and the reduction factor")
-			fs.StringVar(&threads, "threads", "explore", "a node's threads: explore (every interleaving at syscalls is a choice) or fixed (round-robin at syscalls, one schedule per node; the bound says so)")
+			fs.StringVar(&threads, "threads", "explore", "a node's threads: explore (every interleaving at syscalls is a choice), fixed (round-robin at syscalls, one schedule per node; the bound says so) or visible (a choice only among threads stopped in visible calls: network, futex, files, clocks...; private calls such as gettid run on; complete for threads that synchronise through visible calls, the bound says so)")
 			boundedInt(fs, &jobs, "j", 1, maxJobs, "", "`N` ≥ 1 parallel workers, each with its own nodes (default 1); the verdict and path do not depend on it")
 			fs.BoolVar(&checkpoints, "checkpoints", false, "continue sibling branches from a copy of the nodes (a fork of each parked process) instead of replaying the prefix; states that cannot be copied are replayed")
 			maxCP = mcsdk.DefaultCheckpoints
@@ -145,18 +145,27 @@ func init() {
 	})
 }
 
-// threadsBound names a fixed thread schedule in the bound a check states.
+// threadsBound names a fixed or reduced thread schedule in the bound a
+// check states.
 func threadsBound(res *mcsdk.CheckResult) string {
-	if res.Threads == "fixed" {
+	switch res.Threads {
+	case "fixed":
 		return ", threads fixed"
+	case "visible":
+		return ", threads visible"
 	}
 	return ""
 }
 
-// threadsHolds qualifies a verdict found with a fixed thread schedule.
+// threadsHolds qualifies a verdict found with a fixed or reduced thread
+// schedule: what it covers, and for which programs.
 func threadsHolds(res *mcsdk.CheckResult) string {
-	if res.Threads == "fixed" {
+	switch res.Threads {
+	case "fixed":
 		return ", with each node's threads run round-robin at syscalls (one schedule, not every interleaving)"
+	case "visible":
+		return ", with threads switched only at visible calls (a thread's code around a private call such as gettid is one step: " +
+			"complete for threads that synchronise only through intercepted calls, a bound for lock-free code such as a mutex's fast path or the Go runtime)"
 	}
 	return ""
 }

@@ -147,7 +147,8 @@ type Config struct {
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at
 	// syscalls, one fixed schedule per node, so that the only choices are
-	// the world's (deliveries, timers, faults): a bound a check states.
+	// the world's (deliveries, timers, faults): a bound a check states;
+	// ThreadsVisible switches threads only at visible calls (reduce.go).
 	Threads ThreadSchedule
 }
 
@@ -160,6 +161,11 @@ const (
 	// ThreadsFixed: round-robin at syscalls, the next ready thread after
 	// the one that ran last (by index); no Run choices.
 	ThreadsFixed ThreadSchedule = "fixed"
+	// ThreadsVisible: a thread whose next step starts with a private call
+	// (or is its start) runs without a choice; Run choices only among
+	// threads stopped in visible calls (reduce.go has the classification
+	// and the argument).
+	ThreadsVisible ThreadSchedule = "visible"
 )
 
 // StateQuery is a request the environment sends to a node on a fresh

@@ -19,4 +19,15 @@
 // sys_*.go. Nothing of the host reaches a node: file times, the machine
 // (uname, sysinfo, CPUs, /proc), process ids and signals are virtual, and
 // a node writes only in its run directory.
+//
+// A node's threads run one at a time between intercepted calls (task.go).
+// Config.Threads says where one thread may be switched for another:
+// at every call (ThreadsExplore), nowhere by choice (ThreadsFixed, a
+// bound), or only at visible calls (ThreadsVisible): each syscall number
+// is classified private or visible (threadClass), a thread whose next
+// call is private runs on without a choice, and the reduction is sound
+// because a private call commutes with every other step; reduce.go states
+// the argument and the class of programs it is complete for (threads that
+// synchronise only through intercepted calls); for lock-free code it is a
+// stated bound.
 package supervisor

@@ -117,10 +117,18 @@ func (n *node) readyTasks() []*task {
 // nextReady is the thread settle runs without a choice: the only ready
 // one, or with ThreadsFixed the first ready one after the thread that ran
 // last, by index, wrapping around (round-robin, so no ready thread
-// waits more than one round). nil: none is ready, or the scheduler
+// waits more than one round), or with ThreadsVisible the first ready one
+// whose step is private (reduce.go). nil: none is ready, or the scheduler
 // chooses.
 func (w *World) nextReady(n *node) *task {
 	r := n.readyTasks()
+	if w.cfg.Threads == ThreadsVisible {
+		for _, t := range r {
+			if t.privateStep() {
+				return t
+			}
+		}
+	}
 	switch {
 	case len(r) == 1:
 		return r[0]

@@ -279,8 +279,9 @@ func (w *World) runNode(n *node) {
 			return
 		}
 		// Preemption at syscalls: while another thread of the node is
-		// ready, which one goes on is the scheduler's choice.
-		if n.anyReady() {
+		// ready, which one goes on is the scheduler's choice; with
+		// ThreadsVisible not at a private call (reduce.go).
+		if n.anyReady() && !(w.cfg.Threads == ThreadsVisible && c.private()) {
 			c.t.call, c.t.ready, n.cur = c, true, nil
 			return
 		}
@@ -718,7 +719,9 @@ func (w *World) Enabled() []Action {
 
 // Ready lists the Run choices: every ready thread of each node that has
 // two or more (a node's only ready thread runs without a choice). With
-// ThreadsFixed there are none.
+// ThreadsFixed there are none; with ThreadsVisible only where each of the
+// node's ready threads is stopped in a visible call (settle runs a
+// private step first: nextReady).
 func (w *World) Ready() []Action {
 	var acts []Action
 	if w.cfg.Threads == ThreadsFixed {
@@ -728,7 +731,7 @@ func (w *World) Ready() []Action {
 		if n.exited || n.cur != nil {
 			continue
 		}
-		if r := n.readyTasks(); len(r) > 1 {
+		if r := n.readyTasks(); len(r) > 1 && w.nextReady(n) == nil {
 			for _, t := range r {
 				acts = append(acts, Action{Kind: Run, Node: n.id, Task: t.k})
 			}
