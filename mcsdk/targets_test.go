@@ -156,11 +156,13 @@ func mustAbs(t *testing.T, p string) string {
 }
 
 // TestAbstractionGlobalsMergesMore: the coarse abstraction never finds
-// more states than the sound one.
+// more states than the sound one. The coarse search continues siblings
+// from checkpoints: it meets the same states as replaying would
+// (checkBothWays), at less cost.
 func TestAbstractionGlobalsMergesMore(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
 	sound := sharedCheck(t, "quorum/quorum.model", mcsdk.CheckOptions{Variant: "fixed", Depth: 8}) // TestReplStateSpaceIsDeterministic's first
-	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals})
+	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals, Checkpoints: mcsdk.DefaultCheckpoints})
 	if err != nil {
 		t.Fatal(err)
 	}
