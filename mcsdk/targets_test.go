@@ -35,9 +35,9 @@ var sharedChecks = struct {
 // which must hold no functions, once per test binary, and gives every
 // later caller with the same options the same result, which callers only
 // read. A check is deterministic (TestReplStateSpaceIsDeterministic), so
-// TestTargets, TestReductionKeepsVerdicts' dpor side and
-// TestParallelCheck's one worker compare one search instead of repeating
-// it (quorum's fixed variant at depth 12 is the longest).
+// TestTargets, TestReductionKeepsVerdicts' dpor side, TestParallelCheck's
+// one worker and TestBankCheck compare one search instead of repeating it
+// (quorum's fixed variant at depth 12 is the longest).
 func sharedCheck(t *testing.T, rel string, opts mcsdk.CheckOptions) *mcsdk.CheckResult {
 	t.Helper()
 	k := opts
