@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -97,54 +98,78 @@ func TestGoQuorumSeeded(t *testing.T) {
 // SYNs, a FWD, an OK), and its saved path replays to the same violation;
 // the fixed model holds within depth 4 (a smaller run of the same path:
 // scripts/goquorum-check.sh checks both deeper).
+//
+// Nearly all of the bug model's cost is the proof that the path is a
+// shortest one: a complete search to depth 5 that finds nothing. It runs
+// with checkpoints (siblings continue from copies of the Go processes
+// instead of relaunching three nodes and replaying the prefix). The fixed
+// model is searched both ways, and the two searches must meet the same
+// states, executions and expansions at every depth: checkpoints of this
+// service under this schedule and abstraction lose no state, so the bug
+// model's search with them proves "no violation within 5" as the
+// replaying search would.
 func TestGoQuorumCheck(t *testing.T) {
 	models := goQuorumModels(t)
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		model string
-		depth int
-		want  mcsdk.Verdict
-	}{{"goquorum-bug.model", 6, mcsdk.Violated}, {"goquorum.model", 4, mcsdk.Holds}} {
-		t.Run(tc.model, func(t *testing.T) {
-			m := models[tc.model]
-			res, err := mcsdk.Check(m, mcsdk.CheckOptions{Depth: tc.depth, Abstraction: mcsdk.Globals, Threads: "fixed"})
-			if err != nil {
-				t.Fatal(err)
+	t.Run("goquorum.model", func(t *testing.T) {
+		m := models["goquorum.model"]
+		off := goQuorumCheck(t, m, 4, 0, mcsdk.Holds)
+		on := goQuorumCheck(t, m, 4, mcsdk.DefaultCheckpoints, mcsdk.Holds)
+		if off.States != on.States || off.Executions != on.Executions || off.Expansions != on.Expansions || !slices.Equal(off.ByDepth, on.ByDepth) {
+			t.Fatalf("without checkpoints %d states %v, %d executions, %d expansions; with %d states %v, %d executions, %d expansions",
+				off.States, off.ByDepth, off.Executions, off.Expansions, on.States, on.ByDepth, on.Executions, on.Expansions)
+		}
+	})
+	t.Run("goquorum-bug.model", func(t *testing.T) {
+		m := models["goquorum-bug.model"]
+		res := goQuorumCheck(t, m, 6, mcsdk.DefaultCheckpoints, mcsdk.Violated)
+		v := res.Violation
+		if v.Invariant != "acked_on_majority" || len(v.Path) != 6 || !res.Shortest {
+			t.Fatalf("violation %s along %v (shortest %v), want acked_on_majority along 6 actions", v.Invariant, v.Path, res.Shortest)
+		}
+		for _, a := range v.Path {
+			if a.Kind == supervisor.Run {
+				t.Errorf("path has %s: a fixed schedule has no thread choices", a)
 			}
-			if res.Verdict != tc.want || res.Threads != "fixed" {
-				t.Fatalf("verdict %s (threads %s), want %s: %s", res.Verdict, res.Threads, tc.want, res.Failure)
-			}
-			t.Logf("%s: %d states, %d executions in %v", tc.model, res.States, res.Executions, res.Duration)
-			if tc.want != mcsdk.Violated {
-				return
-			}
-			v := res.Violation
-			if v.Invariant != "acked_on_majority" || len(v.Path) != 6 || !res.Shortest {
-				t.Fatalf("violation %s along %v (shortest %v), want acked_on_majority along 6 actions", v.Invariant, v.Path, res.Shortest)
-			}
-			for _, a := range v.Path {
-				if a.Kind == supervisor.Run {
-					t.Errorf("path has %s: a fixed schedule has no thread choices", a)
-				}
-			}
-			saved := filepath.Join(dir, "bug.weftpath")
-			if err := mcsdk.SavePath(saved, m, res); err != nil {
-				t.Fatal(err)
-			}
-			p, err := mcsdk.LoadPath(saved)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Threads != "fixed" {
-				t.Fatalf("saved path has threads %q, want fixed", p.Threads)
-			}
-			again, err := mcsdk.ReplayPath(m, p, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.Verdict != mcsdk.Violated || again.Violation.Invariant != "acked_on_majority" {
-				t.Fatalf("replayed path: %s", again.Verdict)
-			}
-		})
+		}
+		saved := filepath.Join(t.TempDir(), "bug.weftpath")
+		if err := mcsdk.SavePath(saved, m, res); err != nil {
+			t.Fatal(err)
+		}
+		p, err := mcsdk.LoadPath(saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Threads != "fixed" {
+			t.Fatalf("saved path has threads %q, want fixed", p.Threads)
+		}
+		again, err := mcsdk.ReplayPath(m, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Verdict != mcsdk.Violated || again.Violation.Invariant != "acked_on_majority" {
+			t.Fatalf("replayed path: %s", again.Verdict)
+		}
+	})
+}
+
+// goQuorumCheck checks m to depth with fixed threads under the globals
+// abstraction, with at most checkpoints copies alive (0: replays only),
+// and fails unless the verdict is want and, with checkpoints, copies were
+// taken and restored, none failing.
+func goQuorumCheck(t *testing.T, m *model.Model, depth, checkpoints int, want mcsdk.Verdict) *mcsdk.CheckResult {
+	t.Helper()
+	res, err := mcsdk.Check(m, mcsdk.CheckOptions{Depth: depth, Abstraction: mcsdk.Globals, Threads: "fixed", Checkpoints: checkpoints})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if res.Verdict != want || res.Threads != "fixed" {
+		t.Fatalf("checkpoints %d: verdict %s (threads %s), want %s: %s", checkpoints, res.Verdict, res.Threads, want, res.Failure)
+	}
+	c := res.Checkpoints
+	t.Logf("depth %d, checkpoints %d: %d states, %d executions, %d replays, %d taken, %d restores in %v",
+		depth, checkpoints, res.States, res.Executions, res.Replays, c.Taken, c.Restores, res.Duration)
+	if checkpoints > 0 && (c.Taken == 0 || c.Restores == 0 || c.Failed > 0) {
+		t.Errorf("checkpoints: %d taken, %d restores, %d failed (%s; %d refused: %s)", c.Taken, c.Restores, c.Failed, c.FailedWhy, c.Refused, c.Why)
+	}
+	return res
 }

@@ -35,9 +35,9 @@ var sharedChecks = struct {
 // which must hold no functions, once per test binary, and gives every
 // later caller with the same options the same result, which callers only
 // read. A check is deterministic (TestReplStateSpaceIsDeterministic), so
-// TestTargets, TestReductionKeepsVerdicts' dpor side and
-// TestParallelCheck's one worker compare one search instead of repeating
-// it (quorum's fixed variant at depth 12 is the longest).
+// TestTargets, TestReductionKeepsVerdicts' dpor side, TestParallelCheck's
+// one worker and TestBankCheck compare one search instead of repeating it
+// (quorum's fixed variant at depth 12 is the longest).
 func sharedCheck(t *testing.T, rel string, opts mcsdk.CheckOptions) *mcsdk.CheckResult {
 	t.Helper()
 	k := opts
@@ -156,11 +156,13 @@ func mustAbs(t *testing.T, p string) string {
 }
 
 // TestAbstractionGlobalsMergesMore: the coarse abstraction never finds
-// more states than the sound one.
+// more states than the sound one. The coarse search continues siblings
+// from checkpoints: it meets the same states as replaying would
+// (checkBothWays), at less cost.
 func TestAbstractionGlobalsMergesMore(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
 	sound := sharedCheck(t, "quorum/quorum.model", mcsdk.CheckOptions{Variant: "fixed", Depth: 8}) // TestReplStateSpaceIsDeterministic's first
-	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals})
+	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals, Checkpoints: mcsdk.DefaultCheckpoints})
 	if err != nil {
 		t.Fatal(err)
 	}
