@@ -124,7 +124,7 @@ func New(opts Options) (*Engine, error) {
 		pkgNames: map[string]string{},
 		checked:  map[string]error{},
 		fetched:  map[string]bool{},
-		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}},
+		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}, vars: map[string]pkgVarState{}},
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
 	}
