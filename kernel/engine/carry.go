@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -531,7 +532,11 @@ func (e *Engine) takeBack(report string, funcLits map[string]bool) error {
 		case f[0] == "def":
 			src = f[1] + " := " + unqualifyMain(f[2]) + "(" + unqualifyMain(f[3]) + ")"
 		}
-		if _, err := e.eval(src); err != nil {
+		err := e.probeCompile(context.Background(), src)
+		if err == nil {
+			_, err = e.eval(src)
+		}
+		if err != nil {
 			if f[0] == "set" {
 				failed = append(failed, fmt.Sprintf("%s (%v)", f[1], err))
 			} else {

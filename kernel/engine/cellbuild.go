@@ -733,6 +733,11 @@ func _weft_noLiteral(v _weft_rt.Value) string {
 	case _weft_rt.Bool, _weft_rt.Int, _weft_rt.Int8, _weft_rt.Int16, _weft_rt.Int32, _weft_rt.Int64,
 		_weft_rt.Uint, _weft_rt.Uint8, _weft_rt.Uint16, _weft_rt.Uint32, _weft_rt.Uint64, _weft_rt.Uintptr, _weft_rt.String:
 		return ""
+	case _weft_rt.Complex64, _weft_rt.Complex128:
+		if c := v.Complex(); real(c) != real(c) || imag(c) != imag(c) || real(c)-real(c) != 0 || imag(c)-imag(c) != 0 {
+			return "its value has no Go constant"
+		}
+		return ""
 	case _weft_rt.Float32, _weft_rt.Float64:
 		if f := v.Float(); f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 || (f == 0 && 1/f < 0) {
 			return "its value has no Go constant"
