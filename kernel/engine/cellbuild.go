@@ -30,11 +30,10 @@ import (
 //     methods, consts and package vars of every cell that ran, the
 //     latest declaration of each name), the cell's own declarations, and a
 //     main function holding the cell's statements;
-//   - each run re-executes every package var initialiser and init function
-//     of the session's declarations, then the cell's statements; variables
-//     set by statements of earlier cells (x := 1) are not seen, and values
-//     interpreted cells gave package vars are not seen either (the
-//     initialiser's value is);
+//   - the interpreter's variables the cell uses are declared with their
+//     current values (carry.go), and package vars of compiled cells with
+//     the values earlier compiled cells left them (pkgvars.go): their
+//     initialisers and the compiled init functions run once;
 //   - a cell of declarations only is compiled (so its errors show at once)
 //     but not run: its initialisers run with the next compiled cell;
 //   - names a compiled cell declares, and the packages fetched by %go get,
