@@ -18,7 +18,10 @@ import (
 // is not in the interpreter: the cell is built with the go toolchain and
 // runs in a child process). A cell nested deeper than the interpreter's
 // compiler is given runs compiled: the kernel's process never recurses
-// on it.
+// on it. A cell on which yaegi's compiler recurses without end (a shallow
+// recursive array type) ends only the compiler probe: the cell runs
+// compiled, or, if statements of it ran already, stops with an error;
+// the next cells see the earlier variables.
 func TestIsolation(t *testing.T) {
 	requireJupyter(t)
 	_, jupyterPath := buildAndInstall(t, "weft-isolation")
@@ -31,6 +34,12 @@ func TestIsolation(t *testing.T) {
 		"func deepC(n int) int { return deepC(n+min(1, 2)) + 1 }\ndeepC(0)", "fmt.Println(kept + 1)",
 		"func hoardC() { var h [][]byte; for { h = append(h, make([]byte, min(1<<20, 1<<21))) } }\nhoardC()", "fmt.Println(kept + 1)",
 		"deepSum := " + strings.Repeat("1+", 2999) + "1", "fmt.Println(kept + 1)", "fmt.Println(deepSum)",
+		// yaegi's compiler recurses without end on this type: the probe
+		// dies on it, and the cell runs compiled.
+		"type ring [2]*ring\nvar r ring\nfmt.Println(r[0] == nil)", "fmt.Println(kept + 1)",
+		// Its statements ran before the declaration that crashes the
+		// probe: the cell stops there, the session goes on.
+		"later := kept * 2\ntype loop [3]*loop\nvar lp loop", "fmt.Println(kept + 1)", "fmt.Println(later)",
 	}
 	want := []struct{ ename, inValue string }{
 		{}, {"Exit", "os.Exit(3)"}, {}, {"StackOverflow", "goroutine stacks"}, {}, {"MemoryError", "WEFT_CELL_MEMORY"}, {},
@@ -38,6 +47,8 @@ func TestIsolation(t *testing.T) {
 		{"StackOverflow", "compiled cell's stack overflowed"}, {},
 		{"MemoryError", "compiled cell ran out of memory"}, {},
 		{}, {}, {},
+		{}, {},
+		{"Unsupported", "compiler crashed on it in a probe process"}, {}, {},
 	}
 	spec, _ := json.Marshal(cells)
 	path := filepath.Join(t.TempDir(), "cells.json")
@@ -67,6 +78,10 @@ func TestIsolation(t *testing.T) {
 			t.Errorf("cell %d %q: %s: %s", i, cells[i], g.Ename, g.Evalue)
 		case w.ename != "" && (g.Ename != w.ename || !strings.Contains(g.Evalue, w.inValue)):
 			t.Errorf("cell %d %q: got %s: %s, want %s containing %q", i, cells[i], g.Ename, g.Evalue, w.ename, w.inValue)
+		case strings.HasPrefix(cells[i], "type ring") && g.Stdout != "true\n":
+			t.Errorf("cell %d %q printed %q, want true", i, cells[i], g.Stdout)
+		case cells[i] == "fmt.Println(later)" && g.Stdout != "82\n":
+			t.Errorf("cell %d %q printed %q, want 82", i, cells[i], g.Stdout)
 		case cells[i] == "fmt.Println(deepSum)" && g.Stdout != "3000\n":
 			t.Errorf("cell %d %q printed %q, want 3000", i, cells[i], g.Stdout)
 		case cells[i] == "fmt.Println(kept + 1)" && g.Stdout != "42\n":

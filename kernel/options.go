@@ -24,7 +24,7 @@ type Options struct {
 // output, and links modules %go get fetches under GoPath().
 func DefaultOptions() Options {
 	return Options{
-		Engine:        engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: GoPath()},
+		Engine:        engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: GoPath(), Probe: probeCommand},
 		CaptureStdout: true,
 	}
 }

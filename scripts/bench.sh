@@ -29,6 +29,21 @@ echo "Go kernel: compiled cells (first build, cached build) and %go get (first, 
 grep -E "^BenchmarkCompiled(Cell|Module)" build/bench.txt | sed 's/^/  /'
 echo "Go kernel: a trivial cell and a gonum cell (interpreted), %go get (first with an empty module cache, cached):"
 grep -E "^Benchmark(CellLatency|GoGet)" build/bench.txt | sed 's/^/  /'
+# Through jupyter_client, weft's kernel and GoNB side by side (kernel/testdata/klatency.py;
+# name, mean ms, min ms, runs). GoNB is not on the Go proxy: WEFT_BENCH_GONB=/path/to/gonb
+# (with goimports on PATH) runs it; kernel/README.md has the figures measured so.
+if [ -n "${WEFT_BENCH_GONB:-}" ]; then
+  kl=$(mktemp -d) root=$PWD
+  go build -o "$kl/weft" ./cmd/weft && "$kl/weft" kernel install --prefix "$kl" --name weft-klat >/dev/null
+  mkdir -p "$kl/share/jupyter/kernels/gonb"
+  printf '{"argv": ["%s", "--kernel", "{connection_file}"], "display_name": "GoNB", "language": "go"}\n' "$WEFT_BENCH_GONB" >"$kl/share/jupyter/kernels/gonb/kernel.json"
+  echo "Go kernel through jupyter_client, weft vs GoNB (case mean_ms min_ms runs):"
+  for k in "weft-klat weft" "gonb gonb"; do
+    (cd "$kl" && JUPYTER_PATH="$kl/share/jupyter" JUPYTER_PLATFORM_DIRS=1 WEFT_GOPATH="$kl/gopath" \
+      /usr/bin/python3 "$root/kernel/testdata/klatency.py" $k 3 2>/dev/null | sed 's/^/  /')
+  done
+  rm -rf "$kl"
+fi
 echo
 echo "ratios (supervised/native):"
 grep -E "ratio|speedup" build/bench.txt | grep -v DeliveredMessage | sed 's/^/  /'

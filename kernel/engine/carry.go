@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -508,12 +509,19 @@ func varDeclNames(text string) ([]string, bool) {
 // interpreter cannot take is an error (later cells would see the old
 // one); a defined variable it cannot take is not kept, which the cell's
 // stderr says (later cells that use it fail: it is undefined).
-func (e *Engine) takeBack(report string) error {
-	var failed []string
+func (e *Engine) takeBack(report string, funcLits map[string]bool) error {
+	var failed, stale []string
 	for _, line := range strings.Split(report, "\n") {
 		f := strings.SplitN(line, "\t", 4)
 		var src string
 		switch {
+		case len(f) == 2 && f[0] == "stale":
+			e.src.vars[f[1]] = pkgVarState{lost: "its value has no Go literal, and declaring it again does not give the value it has now"}
+			stale = append(stale, f[1])
+			continue
+		case len(f) == 4 && (f[0] == "pkg" || f[0] == "pkgfp"):
+			e.src.takePkgVar(f, funcLits[f[1]])
+			continue
 		case len(f) == 3 && f[0] == "lost":
 			fmt.Fprintf(e.io.stderr, "(compiled: %s is not kept for later cells: %s)\n", f[1], f[2])
 			continue
@@ -524,7 +532,11 @@ func (e *Engine) takeBack(report string) error {
 		case f[0] == "def":
 			src = f[1] + " := " + unqualifyMain(f[2]) + "(" + unqualifyMain(f[3]) + ")"
 		}
-		if _, err := e.eval(src); err != nil {
+		err := e.probeCompile(context.Background(), src)
+		if err == nil {
+			_, err = e.eval(src)
+		}
+		if err != nil {
 			if f[0] == "set" {
 				failed = append(failed, fmt.Sprintf("%s (%v)", f[1], err))
 			} else {
@@ -535,6 +547,9 @@ func (e *Engine) takeBack(report string) error {
 		if f[0] == "def" {
 			delete(e.src.only, f[1])
 		}
+	}
+	if len(stale) > 0 {
+		return refusal("the cell uses package vars declared by compiled cells whose current values cannot be passed to a new process: %s (each has no Go literal, and declaring it again does not give the value it has now). Declare them again to start them afresh; the cell was not run", strings.Join(stale, ", "))
 	}
 	if len(failed) > 0 {
 		return refusal("the compiled cell changed variables of the session whose new values the interpreter cannot take: %s; later cells would see their old values", strings.Join(failed, ", "))

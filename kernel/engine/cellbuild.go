@@ -30,11 +30,10 @@ import (
 //     methods, consts and package vars of every cell that ran, the
 //     latest declaration of each name), the cell's own declarations, and a
 //     main function holding the cell's statements;
-//   - each run re-executes every package var initialiser and init function
-//     of the session's declarations, then the cell's statements; variables
-//     set by statements of earlier cells (x := 1) are not seen, and values
-//     interpreted cells gave package vars are not seen either (the
-//     initialiser's value is);
+//   - the interpreter's variables the cell uses are declared with their
+//     current values (carry.go), and package vars of compiled cells with
+//     the values earlier compiled cells left them (pkgvars.go): their
+//     initialisers and the compiled init functions run once;
 //   - a cell of declarations only is compiled (so its errors show at once)
 //     but not run: its initialisers run with the next compiled cell;
 //   - names a compiled cell declares, and the packages fetched by %go get,
@@ -55,6 +54,9 @@ type declSrc struct {
 	// compiled is true for a declaration of a compiled cell; others ran
 	// in the interpreter, which holds their vars' values.
 	compiled bool
+	// ran is true for a compiled declaration a program ran: its init
+	// functions and blank vars are not run again.
+	ran bool
 }
 
 // sessionSource is what compiled cells are built from.
@@ -64,6 +66,8 @@ type sessionSource struct {
 	// only are the names compiled cells know and the interpreter does not.
 	only  map[string]bool
 	cells int // cells executed, for positions of earlier declarations
+	// vars are the values of compiled cells' package vars (pkgvars.go).
+	vars map[string]pkgVarState
 }
 
 // declKeys returns the names a declaration introduces, methods as
@@ -105,12 +109,13 @@ func declKeys(text string) (keys, ptrMethods []string) {
 }
 
 // addDecl records a declaration, replacing earlier ones of its names.
-func (s *sessionSource) addDecl(text string, line int, compiled bool) {
+func (s *sessionSource) addDecl(text string, line int, compiled, ran bool) {
 	keys, _ := declKeys(text)
+	s.forgetPkgVars(keys)
 	s.decls = slices.DeleteFunc(s.decls, func(d declSrc) bool {
 		return slices.ContainsFunc(d.keys, func(k string) bool { return k != "_" && k != "init" && slices.Contains(keys, k) })
 	})
-	s.decls = append(s.decls, declSrc{keys: keys, text: text, cell: s.cells, line: line, compiled: compiled})
+	s.decls = append(s.decls, declSrc{keys: keys, text: text, cell: s.cells, line: line, compiled: compiled, ran: ran})
 	for _, k := range keys {
 		if !strings.Contains(k, ".") {
 			s.only[k] = compiled
@@ -141,7 +146,7 @@ func (s *sessionSource) needed(items []item, cellKeys []string, text func(declSr
 			}
 			if !slices.ContainsFunc(d.keys, func(k string) bool {
 				t, _, _ := strings.Cut(k, ".")
-				return use[t] || (k == "init" || k == "_") && d.compiled
+				return use[t] || (k == "init" || k == "_") && d.compiled && !d.ran
 			}) {
 				continue
 			}
@@ -295,11 +300,12 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 	fmt.Fprintf(e.io.stderr, "(compiled: %s)\n", why)
 	var res Result
 	if p.runs {
-		if res, err = e.runChild(ctx, bin, show); err != nil {
+		if res, err = e.runChild(ctx, bin, show, p); err != nil {
 			return Result{}, err
 		}
+		e.src.markRan(p.included)
 	}
-	e.noteCompiled(items)
+	e.noteCompiled(items, p.runs)
 	return res, nil
 }
 
@@ -350,7 +356,7 @@ func (e *Engine) buildCell(ctx context.Context, work, dir, text string, link boo
 }
 
 // runChild runs the built cell; its output goes to the cell's streams.
-func (e *Engine) runChild(ctx context.Context, bin string, show bool) (Result, error) {
+func (e *Engine) runChild(ctx context.Context, bin string, show bool, p *cellProg) (Result, error) {
 	val, err := os.CreateTemp("", "weft-value-")
 	if err != nil {
 		return Result{}, magicError("compiled cell: %v", err)
@@ -383,7 +389,7 @@ func (e *Engine) runChild(ctx context.Context, bin string, show bool) (Result, e
 		return Result{}, magicError("compiled cell: %v", err)
 	}
 	if b, err := os.ReadFile(vars.Name()); err == nil {
-		if err := e.takeBack(string(b)); err != nil {
+		if err := e.takeBack(string(b), p.funcLits()); err != nil {
 			return Result{}, err
 		}
 	}
@@ -435,8 +441,9 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-// noteCompiled records what a compiled cell declared and imported.
-func (e *Engine) noteCompiled(items []item) {
+// noteCompiled records what a compiled cell declared and imported; ran
+// tells whether its program ran (its init functions did).
+func (e *Engine) noteCompiled(items []item, ran bool) {
 	e.src.cells++
 	for _, it := range items {
 		switch it.kind {
@@ -449,7 +456,7 @@ func (e *Engine) noteCompiled(items []item) {
 				}
 			}
 		case declItem:
-			e.src.addDecl(it.text, it.line, true)
+			e.src.addDecl(it.text, it.line, true, ran)
 		}
 	}
 }
@@ -458,7 +465,7 @@ func (e *Engine) noteCompiled(items []item) {
 func (e *Engine) noteInterpreted(text string, line int) {
 	for _, it := range splitCell(text) {
 		if it.kind == declItem {
-			e.src.addDecl(it.text, line+it.line-1, false)
+			e.src.addDecl(it.text, line+it.line-1, false, false)
 		}
 	}
 }
@@ -477,6 +484,13 @@ type cellProg struct {
 	// carried are the interpreter's variables declared with their
 	// values; the child reports those the cell changed.
 	carried []string
+	// prelude starts main: checks of compiled package vars' digests and
+	// values kept for them (pkgvars.go).
+	prelude []string
+	// pkgVars are the compiled package vars the child reports.
+	pkgVars []pkgVar
+	// included are the compiled declarations of earlier cells it holds.
+	included []declSrc
 }
 
 // cellProgram assembles the program of a compiled cell.
@@ -505,7 +519,17 @@ func (e *Engine) cellProgram(items []item) (*cellProg, error) {
 		return nil, err
 	}
 	for _, d := range vars.decls {
-		p.decls = append(p.decls, fmt.Sprintf("//line cell#%d:%d:1\n%s", d.cell, d.line, vars.text(d)))
+		text := vars.text(d)
+		if d.compiled {
+			var assign, checks []string
+			if text, assign, checks, err = e.src.compiledVarText(d); err != nil {
+				return nil, err
+			}
+			p.prelude = append(append(p.prelude, checks...), assign...)
+			p.pkgVars = append(p.pkgVars, compiledPkgVars(d.text)...)
+			p.included = append(p.included, d)
+		}
+		p.decls = append(p.decls, fmt.Sprintf("//line cell#%d:%d:1\n%s", d.cell, d.line, text))
 	}
 	p.decls = append(p.decls, vars.stmtVars...)
 	for n, path := range vars.c.add {
@@ -521,6 +545,7 @@ func (e *Engine) cellProgram(items []item) (*cellProg, error) {
 			}
 		case it.kind == declItem:
 			p.decls = append(p.decls, fmt.Sprintf("//line cell:%d:1\n%s", it.line, it.text))
+			p.pkgVars = append(p.pkgVars, compiledPkgVars(it.text)...)
 		case i == len(items)-1 && isExpr(it.text):
 			p.last, p.lastLine, p.runs = it.text, it.line, true
 		default:
@@ -600,6 +625,9 @@ func (p *cellProg) text(show bool) string {
 	if p.runs && p.reports() {
 		b.WriteString("\t_weft_rt \"reflect\"\n")
 	}
+	if p.runs && len(p.pkgVars) > 0 {
+		b.WriteString("\t_weft_strs \"strings\"\n\t_weft_sha \"crypto/sha256\"\n\t_weft_sort \"sort\"\n")
+	}
 	b.WriteString(")\n\n")
 	b.WriteString(body.String())
 	return b.String()
@@ -609,6 +637,16 @@ func (p *cellProg) text(show bool) string {
 // expression, then the report of the variables it changed or defined.
 func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
 	body.WriteString("func main() {\n")
+	for _, s := range p.prelude {
+		body.WriteString(s + "\n")
+	}
+	if len(p.pkgVars) > 0 {
+		body.WriteString("_weft_start := []string{")
+		for _, v := range p.pkgVars {
+			fmt.Fprintf(body, "_weft_digest(&%s, true), ", v.name)
+		}
+		body.WriteString("}\n")
+	}
 	defined := definedVars(p.stmts)
 	if len(p.carried) > 0 {
 		body.WriteString("_weft_was := []string{")
@@ -639,6 +677,9 @@ func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
 		for _, n := range defined {
 			fmt.Fprintf(body, "_weft_report(_weft_f, \"def\", %q, %s)\n", n, n)
 		}
+		for i, v := range p.pkgVars {
+			fmt.Fprintf(body, "_weft_keep(_weft_f, %q, &%s, _weft_start[%d])\n", v.name, v.name, i)
+		}
 		body.WriteString("_weft_f.Close()\n")
 	}
 	body.WriteString("}\n")
@@ -648,11 +689,24 @@ func (p *cellProg) mainFunc(body *strings.Builder, show bool) {
 	if p.reports() {
 		body.WriteString(reportFunc)
 	}
+	if len(p.pkgVars) > 0 {
+		body.WriteString(digestFunc)
+	}
 }
 
 // reports tells whether main reports variables to the kernel.
 func (p *cellProg) reports() bool {
-	return len(p.carried) > 0 || len(definedVars(p.stmts)) > 0
+	return len(p.carried) > 0 || len(definedVars(p.stmts)) > 0 || len(p.pkgVars) > 0
+}
+
+// funcLits tells, for each compiled package var, whether its initialiser
+// is a func literal.
+func (p *cellProg) funcLits() map[string]bool {
+	out := map[string]bool{}
+	for _, v := range p.pkgVars {
+		out[v.name] = v.funcLit
+	}
+	return out
 }
 
 // reportFunc writes a variable's new value to the kernel (fd 4), as a Go
@@ -668,11 +722,20 @@ func _weft_report(f *_weft_os.File, how, name string, v any) {
 }
 
 func _weft_noLiteral(v _weft_rt.Value) string {
+	if v.IsValid() && (v.Type().Implements(_weft_rt.TypeOf((*_weft_fmt.GoStringer)(nil)).Elem()) ||
+		v.Type().Implements(_weft_rt.TypeOf((*_weft_fmt.Formatter)(nil)).Elem())) {
+		return "its type formats itself (GoString or Format)"
+	}
 	switch v.Kind() {
 	case _weft_rt.Invalid:
 		return "it is nil"
 	case _weft_rt.Bool, _weft_rt.Int, _weft_rt.Int8, _weft_rt.Int16, _weft_rt.Int32, _weft_rt.Int64,
 		_weft_rt.Uint, _weft_rt.Uint8, _weft_rt.Uint16, _weft_rt.Uint32, _weft_rt.Uint64, _weft_rt.Uintptr, _weft_rt.String:
+		return ""
+	case _weft_rt.Complex64, _weft_rt.Complex128:
+		if c := v.Complex(); real(c) != real(c) || imag(c) != imag(c) || real(c)-real(c) != 0 || imag(c)-imag(c) != 0 {
+			return "its value has no Go constant"
+		}
 		return ""
 	case _weft_rt.Float32, _weft_rt.Float64:
 		if f := v.Float(); f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 || (f == 0 && 1/f < 0) {

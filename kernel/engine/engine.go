@@ -12,6 +12,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -52,7 +53,13 @@ type Options struct {
 	Symbols []interp.Exports
 	// GoPath is where yaegi looks for source packages; "" disables that.
 	GoPath string
-	_      struct{}
+	// Probe makes the command of a compiler probe: a process that calls
+	// ServeProbe with these options and the pipes it gets as its file
+	// descriptors 3 (requests) and 4 (replies). Every source is compiled
+	// there first, so that a crash of yaegi's compiler ends the probe,
+	// not the kernel (probe.go). nil: sources are compiled in-process.
+	Probe func() *exec.Cmd
+	_     struct{}
 }
 
 // Engine is one interpreter session. Execute calls are serialised.
@@ -81,6 +88,10 @@ type Engine struct {
 	mods        *modSession     // the work module of compiled packages, made at first use
 	fetched     map[string]bool // packages fetched by %go get: used by compiled cells only
 	src         sessionSource   // what compiled cells are built from (cellbuild.go)
+	probeCmd    func() *exec.Cmd
+	probe       *probeProc // the running compiler probe, if any (probe.go)
+	probeLog    []string   // the sources given to the probe, in order
+	probeBroken string     // why no probe can be started any more
 }
 
 // cellContext is the running cell's context: cancelled when the cell is
@@ -124,9 +135,10 @@ func New(opts Options) (*Engine, error) {
 		pkgNames: map[string]string{},
 		checked:  map[string]error{},
 		fetched:  map[string]bool{},
-		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}},
+		src:      sessionSource{imports: map[string]string{}, only: map[string]bool{}, vars: map[string]pkgVarState{}},
 		docs:     map[string]string{},
 		gopath:   opts.GoPath,
+		probeCmd: opts.Probe,
 	}
 	e.heapLimit, e.heapSetting = heapLimit()
 	if opts.GoPath != "" {
@@ -304,6 +316,7 @@ func (e *Engine) displayExports() interp.Exports {
 
 // Close releases the engine's stderr pipe. The engine must not be used after.
 func (e *Engine) Close() error {
+	e.stopProbe()
 	if e.mods != nil {
 		os.RemoveAll(e.mods.dir)
 	}
@@ -408,11 +421,21 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if why := e.compileReason(items); why != "" {
 		return e.runCompiled(ctx, items, why, nil)
 	}
+	if why := unproven(items, e.declaredBy(items)); why != "" {
+		return e.runCompiled(ctx, items, why, nil)
+	}
 	if err := e.checkCell(items); err != nil {
 		// What the interpreter would compute differently runs compiled.
 		return e.runCompiled(ctx, items, err.(*Error).Value, nil)
 	}
 	res, ran, err := e.interpret(ctx, items)
+	var crash *compilerCrash
+	if errors.As(err, &crash) {
+		if !ran {
+			return e.runCompiled(ctx, items, crash.Error(), nil)
+		}
+		return Result{}, refusal("the rest of the cell was not run: %v; its earlier statements ran, and the session is kept", crash)
+	}
 	if err != nil && !ran && isCompileError(err) {
 		// The interpreter cannot compile the cell and nothing ran: try
 		// the go toolchain; its failure reports the interpreter's error.
@@ -435,6 +458,9 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	e.src.cells++
 	if auto := e.autoImports(items); len(auto) > 0 {
 		g := group{decl: true, imports: true, text: importText(auto), line: 1}
+		if err := e.probeCompile(ctx, g.text); err != nil {
+			return Result{}, false, err
+		}
 		if _, err := e.in.EvalWithContext(ctx, g.text); err != nil {
 			return Result{}, false, e.cellError(ctx, err)
 		}
@@ -450,6 +476,9 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 		orig := g.text
 		g.text = guardGoroutines(g.text, g.decl)
 		if err := e.forgetRedeclared(g); err != nil {
+			return Result{}, ran, err
+		}
+		if err := e.probeCompile(ctx, g.source()); err != nil {
 			return Result{}, ran, err
 		}
 		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
@@ -474,6 +503,9 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	alone := group{text: it.text, line: it.line}
 	if isNil(it.text) || e.arity(it.text) != 1 {
+		if err := e.probeCompile(ctx, alone.source()); err != nil {
+			return Result{}, err
+		}
 		_, err := e.in.EvalWithContext(ctx, alone.source())
 		return Result{}, e.errorIn(ctx, err, alone, 0)
 	}
@@ -481,12 +513,18 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	// interface{} parameter, interpreted values print as yaegi's wrappers.
 	const bind = "_weft_v := "
 	g := group{text: bind + guardGoroutines(it.text, false) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
+	if err := e.probeCompile(ctx, g.source()); err != nil {
+		return Result{}, err
+	}
 	prog, err := e.compile(g.source())
 	if err != nil {
 		// yaegi cannot compile some forms (generic calls in :=): if the
 		// expression alone compiles, evaluate it and render its value
 		// host-side; else report the expression's own error.
 		if err := undefinedName(it); err != nil {
+			return Result{}, err
+		}
+		if err := e.probeCompile(ctx, alone.source()); err != nil {
 			return Result{}, err
 		}
 		if _, err := e.compile(alone.source()); err != nil {

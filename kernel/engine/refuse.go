@@ -316,6 +316,9 @@ func (e *Engine) checkSourceFiles(p string, seen map[string]bool) error {
 		if d := nesting(f); d > maxInterpretedNesting {
 			return refusal("import %q: %s: syntax nested %d deep; the interpreter's compiler recurses on nesting in the kernel's process (beyond %d levels it is not given the code)", p, fset.File(f.Pos()).Name(), d, maxInterpretedNesting)
 		}
+		if msg := unprovenIn(fset, f); msg != "" {
+			return refusal("import %q: %s; a source package is interpreted only if it holds nothing else", p, msg)
+		}
 		if msg := genericIn(f); msg != "" {
 			return refusal("import %q: %s: %s; the interpreter does not run generic code (a cell using it runs compiled, a source package is not interpreted)", p, fset.File(f.Pos()).Name(), msg)
 		}
