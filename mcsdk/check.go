@@ -343,7 +343,10 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		shorter, e := run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
 			found = prev
-			res.Shortest = e == nil
+			// No shorter one: the path is a shortest one, unless the
+			// search for one was stopped (interrupt, --time) before it
+			// covered the bound.
+			res.Shortest = e == nil && !shorter.Stopped
 			break
 		}
 		out, ranAt = shorter, x.Depth
