@@ -358,7 +358,11 @@ func (p *page) traces(r *Report) {
 
 func (p *page) trace(t *Trace) {
 	p.f("<section class=\"trace\" data-variant=\"%s\" data-seed=\"%d\">\n<h3>%s, seed %d (run %s)</h3>\n", esc(t.Variant), t.Seed, esc(t.Variant), t.Seed, esc(t.Run))
-	p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
+	if t.EndJudged {
+		p.f("<p>Violated <strong>%s</strong> in the end state (step %d; check = final: only the end state is judged; a required invariant failed first, transiently, at step %d). Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, t.Transient, esc(t.Recording))
+	} else {
+		p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
+	}
 	p.chart(t.Timeline)
 	if len(t.Sequence) > 0 {
 		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
