@@ -17,7 +17,8 @@ import (
 // (nothing stored yet), and still false at the end (node 1 stored 5).
 // Before the fix weft run said "first violation at step 0", weft trace's
 // header "(first at step 0)", and the sequence diagram and the report's
-// traced failure stopped at step 0, before any message.
+// traced failure stopped at step 0, before any message. The campaign's
+// summary names the invariants it checked.
 func TestViolatedInTheEndState(t *testing.T) {
 	dir := t.TempDir()
 	copyTarget(t, dir, "repl", "repl.model", "repl.c")
@@ -38,8 +39,8 @@ func TestViolatedInTheEndState(t *testing.T) {
 		t.Fatalf("weft run: exit %d, want 1 and violated after 4 steps:\n%s%s", code, out, errOut)
 	}
 	ds := filepath.Join(dir, "ds")
-	if out, errOut, code := weft(t, "campaign", mod, "--variants", "correct", "--first-seed", "1", "--seeds", "1", "--record", "all", "--out", ds); code != 0 || !strings.Contains(out, "replicated=1") {
-		t.Fatalf("weft campaign: exit %d, want 0 and one run violating replicated\n%s%s", code, out, errOut)
+	if out, errOut, code := weft(t, "campaign", mod, "--variants", "correct", "--first-seed", "1", "--seeds", "1", "--record", "all", "--out", ds); code != 0 || !strings.Contains(out, "replicated=1") || !strings.Contains(out, "\ninvariants checked: replicated\n") {
+		t.Fatalf("weft campaign: exit %d, want 0, one run violating replicated, and the invariants checked named\n%s%s", code, out, errOut)
 	}
 	rec := filepath.Join(ds, "recordings", "correct-1.weftlog")
 	trace, _, _ := weft(t, "trace", rec)
