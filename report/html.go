@@ -38,6 +38,7 @@ tr.fault td { background: #fff8c5; }
 .chart { margin: 1em 0; break-inside: avoid; page-break-inside: avoid; }
 .seqdiag { margin: 1em 0; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
 .seqdiag svg { max-width: 100%; height: auto; }
+.seqdiag .zoom[style] svg { width: 100%; max-width: none; }
 pre.model { max-height: 24em; overflow: auto; }
 @media print {
   body { max-width: none; margin: 0; font-size: 11pt; }
@@ -465,7 +466,14 @@ func (p *page) runBrowser(r *Report) {
 
 // runDetail writes a run's diagram and events.
 func (p *page) runDetail(e *RunEntry) {
-	p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
+	zoom := ""
+	if e.Filter != nil {
+		p.filterForm(*e.Filter)
+		if e.Filter.Zoom != 100 {
+			zoom = fmt.Sprintf(" style=\"width:%d%%\"", e.Filter.Zoom)
+		}
+	}
+	p.f("<div class=\"seqdiag\"><div class=\"zoom\"%s>\n%s</div></div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", zoom, e.Diagram)
 	switches := 0
 	for _, ev := range e.Events {
 		if ev.Kind == "run" {
