@@ -17,10 +17,6 @@ import (
 // first violation a traced failure lists when Options.TraceRows is zero.
 const DefaultTraceRows = 40
 
-// endJudgedSteps is how many last steps a report's traced failure draws of
-// a run judged in its end state.
-const endJudgedSteps = 300
-
 // Trace is one traced failure: a violating run of a variant whose recording
 // the report shows.
 type Trace struct {
@@ -131,14 +127,7 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 		}
 		t.Timeline = c
 	}
-	steps := DefaultSequenceSteps
-	if t.EndJudged {
-		// a run judged in its end state ran on past its first failure,
-		// often long: the page shows the steps before the end (the note
-		// says which); weft serve and weft trace --svg draw all of it
-		steps = endJudgedSteps
-	}
-	svg, err := SequenceSVG(rec, steps)
+	svg, err := SequenceSVG(rec, DefaultSequenceSteps)
 	if err != nil {
 		return nil, err
 	}
