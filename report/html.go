@@ -38,6 +38,7 @@ tr.fault td { background: #fff8c5; }
 .chart { margin: 1em 0; break-inside: avoid; page-break-inside: avoid; }
 .seqdiag { margin: 1em 0; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
 .seqdiag svg { max-width: 100%; height: auto; }
+.seqdiag .zoom[style] svg { width: 100%; max-width: none; }
 pre.model { max-height: 24em; overflow: auto; }
 @media print {
   body { max-width: none; margin: 0; font-size: 11pt; }
@@ -358,7 +359,11 @@ func (p *page) traces(r *Report) {
 
 func (p *page) trace(t *Trace) {
 	p.f("<section class=\"trace\" data-variant=\"%s\" data-seed=\"%d\">\n<h3>%s, seed %d (run %s)</h3>\n", esc(t.Variant), t.Seed, esc(t.Variant), t.Seed, esc(t.Run))
-	p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
+	if t.EndJudged {
+		p.f("<p>Violated <strong>%s</strong> in the end state (step %d; check = final: only the end state is judged; a required invariant failed first, transiently, at step %d). Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, t.Transient, esc(t.Recording))
+	} else {
+		p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
+	}
 	p.chart(t.Timeline)
 	if len(t.Sequence) > 0 {
 		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
@@ -461,7 +466,14 @@ func (p *page) runBrowser(r *Report) {
 
 // runDetail writes a run's diagram and events.
 func (p *page) runDetail(e *RunEntry) {
-	p.f("<div class=\"seqdiag\">\n%s</div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", e.Diagram)
+	zoom := ""
+	if e.Filter != nil {
+		p.filterForm(*e.Filter)
+		if e.Filter.Zoom != 100 {
+			zoom = fmt.Sprintf(" style=\"width:%d%%\"", e.Filter.Zoom)
+		}
+	}
+	p.f("<div class=\"seqdiag\"><div class=\"zoom\"%s>\n%s</div></div>\n<table class=\"events\"><thead><tr><th>step</th><th>t (ms)</th><th>event</th></tr></thead><tbody>\n", zoom, e.Diagram)
 	switches := 0
 	for _, ev := range e.Events {
 		if ev.Kind == "run" {

@@ -265,12 +265,17 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 		}
 		var last *weftlog.Event
 		for i, e := range rec.Events {
-			if e.Kind == "state" && e.Step <= rec.Verdict.FirstViolationStep {
+			if e.Kind == "state" && e.Step <= JudgedStep(rec.Verdict) {
 				last = &rec.Events[i]
 			}
 		}
-		wants := []string{`data-weft-chart="timeline"`, `data-weft-chart="sequence"`, "first violation: " + strings.Join(rec.Verdict.Violated, ", "),
-			"weft replay " + path, fmt.Sprintf("first at step %d", rec.Verdict.FirstViolationStep)}
+		// chord judges its end state (check = "final"); election
+		// its first violation
+		where := fmt.Sprintf("first at step %d", rec.Verdict.FirstViolationStep)
+		if EndJudged(rec.Verdict) {
+			where = fmt.Sprintf("in the end state (step %d;", rec.Verdict.Steps)
+		}
+		wants := []string{`data-weft-chart="timeline"`, `data-weft-chart="sequence"`, ViolationText(rec.Verdict), "weft replay " + path, where}
 		if last != nil {
 			wants = append(wants, html.EscapeString(fmt.Sprintf("n%d.%s = %s", last.Node, last.Var, last.Value)))
 		}

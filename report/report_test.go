@@ -28,7 +28,15 @@ func row(variant string, seed int64, verdict, rec string) dataset.Row {
 }
 
 // recording is a small run of two nodes whose violation is at step 3.
+// The event of step 4 lies past it: a trace must not show it.
 func recording(variant string, seed uint64) *weftlog.Recording {
+	return recordingOf(variant, seed, 3)
+}
+
+// recordingOf is recording with steps steps: more than 3 makes a run that
+// went on past its first (transient) failure and was judged in its end
+// state ([campaign] check = "final").
+func recordingOf(variant string, seed uint64, steps int) *weftlog.Recording {
 	r := &weftlog.Recording{Header: weftlog.Header{Model: "m.model", Variant: variant, Seed: seed, Nodes: 2, State: []string{"x"}}}
 	for _, e := range []weftlog.Event{
 		{Step: 0, Kind: "state", Node: 0, Var: "x", Value: "0"},
@@ -43,7 +51,7 @@ func recording(variant string, seed uint64) *weftlog.Recording {
 	} {
 		r.AddEvent(e)
 	}
-	r.Verdict = weftlog.Verdict{Verdict: "violated", Violated: []string{"safe"}, FirstViolationStep: 3, Steps: 5}
+	r.Verdict = weftlog.Verdict{Verdict: "violated", Violated: []string{"safe"}, FirstViolationStep: 3, Steps: steps}
 	return r
 }
 
@@ -115,6 +123,16 @@ func TestBuild(t *testing.T) {
 				"weft trace DIR/recordings/orig-3.weftlog --from 0 --to 3", "weft run targets/m/m.model --variant orig --seed 3",
 				`<tr data-variant="orig"><td>orig</td><td class="num">3</td><td class="num">3</td><td class="num">0</td><td class="num">3</td>`},
 			absent: []string{"n0.x = 8", `data-seed="5"`},
+			traces: 1,
+		},
+		{
+			name:     "a run judged in its end state is traced to it",
+			variants: []string{"orig", "fix"},
+			rows:     []dataset.Row{row("orig", 3, dataset.Violated, "recordings/orig-3.weftlog"), row("fix", 1, dataset.Holds, "")},
+			recs:     map[string]*weftlog.Recording{"recordings/orig-3.weftlog": recordingOf("orig", 3, 5)},
+			want: []string{"Violated <strong>safe</strong> in the end state (step 5; check = final", "transiently, at step 3",
+				"n0.x = 8", "weft trace DIR/recordings/orig-3.weftlog --from 0 --to 5", "violated in the end state (step 5): safe"},
+			absent: []string{"first at step 3", "first violation: safe"},
 			traces: 1,
 		},
 		{

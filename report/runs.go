@@ -41,6 +41,9 @@ type RunEntry struct {
 	Workload     workload.Kind
 	History      []byte
 	Linearizable bool
+	// Filter, when set, narrows the diagram and events Load reads (a run
+	// page's query, see ParseEventFilter); the history stays whole.
+	Filter *EventFilter
 }
 
 // CheckedInvariants names the invariants of the model in man, in model
@@ -143,10 +146,18 @@ func (e *RunEntry) Load() error {
 	if err != nil {
 		return err
 	}
+	all := rec.Events
+	if e.Filter != nil {
+		shown := *rec
+		shown.Events = slices.Clone(rec.Events)
+		e.Filter.apply(&shown)
+		rec = &shown
+	}
 	if e.Diagram, err = SequenceSVG(rec, DefaultSequenceSteps); err != nil {
 		return err
 	}
 	e.Events = rec.Events
+	rec.Events = all
 	if e.Workload != "" {
 		if e.History, e.Linearizable, err = historyPage(e.Workload, rec.Events); err != nil {
 			return fmt.Errorf("report: the history of %s: %v", e.Recording, err)

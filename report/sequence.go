@@ -31,7 +31,7 @@ const clientLifeline = "client"
 // are drawn as lost messages. Older recordings without sends get level
 // arrows at the delivery.
 func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
-	stop := rec.Verdict.FirstViolationStep
+	stop := JudgedStep(rec.Verdict)
 	last := 0
 	for _, e := range rec.Events {
 		if stop < 0 || e.Step <= stop {
@@ -137,7 +137,7 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			}
 		}
 		s.Marks = append(s.Marks, charts.Mark{Kind: charts.MarkViolation, Step: stop, AtUS: at,
-			Label: "first violation: " + strings.Join(rec.Verdict.Violated, ", ")})
+			Label: ViolationText(rec.Verdict)})
 	}
 	return s
 }
@@ -194,6 +194,39 @@ func verdictText(v weftlog.Verdict) string {
 		return v.Verdict + " " + strings.Join(v.Violated, ", ")
 	}
 	return v.Verdict
+}
+
+// JudgedStep is the step whose state decided the verdict v: the first
+// violation's, or, when the run went on past it (EndJudged), the run's
+// last step; -1 for a run that was not violated.
+func JudgedStep(v weftlog.Verdict) int {
+	switch {
+	case v.Verdict != "violated":
+		return -1
+	case EndJudged(v):
+		return v.Steps
+	}
+	return v.FirstViolationStep
+}
+
+// ViolationText says where the violated verdict v was decided:
+// "first violation: inv" at the step that ended the run, or "violated in
+// the end state (step N): inv" when it was judged there (EndJudged).
+func ViolationText(v weftlog.Verdict) string {
+	names := strings.Join(v.Violated, ", ")
+	if EndJudged(v) {
+		return fmt.Sprintf("violated in the end state (step %d): %s", v.Steps, names)
+	}
+	return "first violation: " + names
+}
+
+// EndJudged reports whether the violated verdict v was judged in the run's
+// end state ([campaign] check = "final"): a run that is judged at every
+// step ends at its first violation, so one that went on past it failed
+// there only transiently, and its first violation step names that
+// failure, not the verdict's.
+func EndJudged(v weftlog.Verdict) bool {
+	return v.Verdict == "violated" && v.FirstViolationStep >= 0 && v.FirstViolationStep < v.Steps
 }
 
 // SequenceSVG draws the sequence diagram of rec (see SequenceOf).

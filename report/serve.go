@@ -10,7 +10,9 @@ import (
 // Handler serves the report of dirs with its run browser: "/" is the
 // report with every run listed, "/run/ID" a run's page (its sequence
 // diagram and events, read from its recording when asked) and
-// "/run/ID.svg" the diagram alone and "/run/ID/history" Porcupine's view
+// "/run/ID.svg" the diagram alone (both narrowed by the query: nodes,
+// kinds, from and to in ms, zoom; see ParseEventFilter) and
+// "/run/ID/history" Porcupine's view
 // of the run's clients' history alone. Nothing is embedded up front, so a
 // dataset of any size browses quickly. The report is built once.
 func Handler(dirs []string, opt Options, lib *charts.Library) (http.Handler, error) {
@@ -60,6 +62,12 @@ func Handler(dirs []string, opt Options, lib *charts.Library) (http.Handler, err
 			return
 		}
 		e := *entry // loaded per request: nothing is cached
+		f, err := ParseEventFilter(req.URL.Query())
+		if err != nil {
+			http.Error(w, "report: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		e.Filter = &f
 		if err := e.Load(); err != nil {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return

@@ -27,8 +27,14 @@ type Trace struct {
 	Recording string // the recording's path: Dataset joined with the row's RecordingPath
 	ModelPath string // the model as the manifest names it
 	Violated  []string
-	// FirstViolationStep is the scheduler step of the first violation.
+	// FirstViolationStep is the scheduler step of the first violation, or
+	// of the end state when the verdict was judged there (EndJudged).
 	FirstViolationStep int
+	// EndJudged is set when the verdict was judged in the run's end state
+	// ([campaign] check = "final"); Transient is then the step at which a
+	// required invariant failed first, without deciding the verdict.
+	EndJudged bool
+	Transient int
 	// Recent are the last state changes and faults up to and including
 	// FirstViolationStep, oldest first.
 	Recent []weftlog.Event
@@ -98,14 +104,14 @@ func traceVariant(srcs []Source, cands []candidate, run runFunc, rows int) (*Tra
 
 // newTrace builds the traced failure of rec, the recording of row.
 func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, run string, rows int) (*Trace, error) {
-	step := rec.Verdict.FirstViolationStep
+	step := JudgedStep(rec.Verdict)
 	if step < 0 && row.FirstViolationStep != nil {
 		step = int(*row.FirstViolationStep)
 	}
 	t := &Trace{
 		Variant: row.Variant, Seed: row.Seed, Run: run, Dataset: s.Dir, Recording: path,
 		ModelPath: s.Manifest.ModelPath, Violated: row.ViolatedInvariants, FirstViolationStep: step,
-		Recent: recentChanges(rec.Events, step, rows),
+		Recent: recentChanges(rec.Events, step, rows), EndJudged: EndJudged(rec.Verdict), Transient: rec.Verdict.FirstViolationStep,
 	}
 	if len(t.Violated) == 0 {
 		t.Violated = rec.Verdict.Violated
@@ -116,6 +122,9 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 			return nil, err
 		}
 		c.Title = fmt.Sprintf("%s seed %d: declared state up to the first violation (step %d)", row.Variant, row.Seed, step)
+		if t.EndJudged {
+			c.Title = fmt.Sprintf("%s seed %d: declared state up to the end state (step %d), where the verdict was judged", row.Variant, row.Seed, step)
+		}
 		t.Timeline = c
 	}
 	svg, err := SequenceSVG(rec, DefaultSequenceSteps)

@@ -137,6 +137,7 @@ func init() {
 				return exitHolds, printJSON(sum)
 			}
 			printSummary(sum)
+			fmt.Printf("invariants checked: %s\n", checkedNames(m))
 			if sum.Interrupted {
 				fmt.Fprintf(os.Stderr, "interrupted: %d runs kept in %s; rerun the same command to resume\n", sum.Runs, sum.Dir)
 				return 130, nil

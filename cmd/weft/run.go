@@ -215,7 +215,11 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
 		var c mcsdk.CampaignSpec
 		final := m.Decode("campaign", &c) == nil && c.Check == "final"
-		if final && !slices.Contains(res.Violated, v.Invariant) {
+		atEnd := res.Verdict == mcsdk.Violated && res.FirstViolationStep < res.Steps
+		if atEnd {
+			printEndState(m, res)
+		}
+		if atEnd || final && !slices.Contains(res.Violated, v.Invariant) {
 			fmt.Printf("  (transient, not judged: check = final) %s failed first at step %d (%s): %s\n", v.Invariant, res.FirstViolationStep, res.FirstViolationTime, why)
 		} else {
 			fmt.Printf("  first violation at step %d (%s): %s: %s\n", res.FirstViolationStep, res.FirstViolationTime, v.Invariant, why)
@@ -226,6 +230,23 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 		fmt.Printf("  also failing (not required): %s\n", strings.Join(res.Useful, ", "))
 	}
 	printRefusals(os.Stdout, res.Refusals, m.NodeName)
+}
+
+// printEndState prints why each state invariant the run violated fails in
+// its end state, where the verdict was judged ([campaign] check = "final":
+// the run went on past its first, transient, failure). Porcupine's
+// invariants are printed by printFinalPorcupine.
+func printEndState(m *model.Model, res *mcsdk.RunResult) {
+	for _, inv := range m.Invariants {
+		if inv.Porcupine != "" || !slices.Contains(res.Violated, inv.Name) {
+			continue
+		}
+		_, why, err := inv.Check(res.Final)
+		if err != nil {
+			why = err.Error()
+		}
+		fmt.Printf("  violated in the end state (step %d, %s): %s: %s\n", res.Steps, res.VirtualTime, inv.Name, strings.ReplaceAll(why, "\n", "\n    "))
+	}
 }
 
 // printFinalPorcupine prints Porcupine's account of a linearizability

@@ -76,9 +76,7 @@ func init() {
 			h := rec.Header
 			if !asJSON {
 				fmt.Printf("# %s variant %s seed %d; %s", h.Model, h.Variant, h.Seed, rec.Verdict.Verdict)
-				if len(rec.Verdict.Violated) > 0 {
-					fmt.Printf(" %s (first at step %d)", strings.Join(rec.Verdict.Violated, ","), rec.Verdict.FirstViolationStep)
-				}
+				fmt.Print(verdictSuffix(rec))
 				fmt.Println()
 				if len(rec.Verdict.Violated) > 0 && rec.Verdict.Detail != "" {
 					fmt.Printf("# %s\n", strings.ReplaceAll(rec.Verdict.Detail, "\n", "\n# "))
@@ -109,15 +107,53 @@ func init() {
 					enc.Encode(e)
 					continue
 				}
-				mark := ""
-				if e.Step == rec.Verdict.FirstViolationStep && rec.Verdict.FirstViolationStep >= 0 {
-					mark = "   ← first violation"
-				}
+				mark := stepMark(rec.Verdict, e.Step)
 				fmt.Printf("%6d %10.3f  %s%s\n", e.Step, float64(e.T)/1000, eventText(e), mark)
 			}
 			return exitHolds, nil
 		},
 	})
+}
+
+// verdictSuffix completes trace's header after the verdict: which
+// invariants were violated and where they were judged: at the first
+// violation, which ended the run, or in the end state ([campaign] check =
+// "final"), where a first failure earlier was transient; a Porcupine
+// invariant among them is judged on the whole history.
+func verdictSuffix(rec *weftlog.Recording) string {
+	v := rec.Verdict
+	if len(v.Violated) == 0 {
+		return ""
+	}
+	s := " " + strings.Join(v.Violated, ",")
+	if !report.EndJudged(v) {
+		return s + fmt.Sprintf(" (first at step %d)", v.FirstViolationStep)
+	}
+	s += fmt.Sprintf(" in the end state (step %d; check = final: a required invariant failed first, transiently, at step %d)", v.Steps, v.FirstViolationStep)
+	for _, p := range rec.Header.Params {
+		name, text, _ := strings.Cut(p.Value, ": ")
+		if p.Name == "porcupine" && slices.Contains(v.Violated, name) && strings.HasPrefix(text, "not linearizable") {
+			s += fmt.Sprintf("; %s: the clients' history is not linearizable", name)
+		}
+	}
+	return s
+}
+
+// stepMark marks the timeline line of step: the first violation that
+// ended the run, or, when the verdict was judged in the end state, the
+// transient first failure and the end state.
+func stepMark(v weftlog.Verdict, step int) string {
+	switch {
+	case v.FirstViolationStep < 0:
+		return ""
+	case report.EndJudged(v) && step == v.Steps:
+		return "   ← end state: violated"
+	case step != v.FirstViolationStep:
+		return ""
+	case v.Verdict == "violated" && !report.EndJudged(v):
+		return "   ← first violation"
+	}
+	return "   ← a required invariant fails (transient: check = final judges the end state)"
 }
 
 // nodeKept reports whether e concerns a node of keep (all when empty): its

@@ -11,7 +11,8 @@ import (
 )
 
 // TestTraceFilters: weft trace hides thread switches unless --threads,
-// keeps only --kinds, and the diagram (--svg) follows --nodes, --from,
+// keeps only --kinds, and the diagram (--svg) follows --nodes (n1's own
+// state change goes, the messages n0 sent or received stay), --from,
 // --to and --kinds like the timeline, with client requests drawn.
 func TestTraceFilters(t *testing.T) {
 	rec := &weftlog.Recording{Header: weftlog.Header{Model: "m.model", Variant: "v", Seed: 1, Nodes: 2, State: []string{"stored"}}}
@@ -39,6 +40,7 @@ func TestTraceFilters(t *testing.T) {
 		{[]string{"trace", path, "--svg", "-"}, []string{">client<", "WRITE 5", "SYNC 5", "ACK 5"}, []string{"n1/t2"}},
 		{[]string{"trace", path, "--svg", "-", "--from", "4"}, []string{"ACK 5"}, []string{"SYNC 5", "WRITE 5"}},
 		{[]string{"trace", path, "--svg", "-", "--kinds", "deliver"}, []string{"SYNC 5", "ACK 5"}, []string{"WRITE 5", "stored"}},
+		{[]string{"trace", path, "--svg", "-", "--nodes", "0", "--kinds", "deliver,state,client"}, []string{"WRITE 5", "SYNC 5", "ACK 5"}, []string{"stored"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
