@@ -147,7 +147,7 @@ func sysExecve(c *call) result {
 	var random [16]byte
 	c.w.rand.Read(random[:])
 	var vdso uintptr
-	n.onTracer(func() { vdso, _, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
+	n.onTracer(func() { vdso, _, _, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
 	if err != nil {
 		return failf("patching the auxiliary vector after exec: %v", err)
 	}
