@@ -94,7 +94,8 @@ func TestVirtualDirWithoutSkeleton(t *testing.T) {
 // /proc/self/exe, the process's name, a "#!" script's path as its
 // interpreter is given it, the working directory of a node without a run
 // directory, and an argument or variable naming a file there (which the
-// node then reads through its view).
+// node then reads through its view); a program there executed by its
+// view path (execForeign) sees that path too.
 func TestModelDirIsVirtual(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "some", "model")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -109,7 +110,8 @@ func TestModelDirIsVirtual(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	script := "#!/bin/sh -e\necho \"script $0 $1 $DATA\"\ncat \"$1\"\n/bin/pwd\nreadlink /proc/self/cwd\n"
+	script := "#!/bin/sh -e\necho \"script $0 $1 $DATA\"\ncat \"$1\"\n/bin/pwd\nreadlink /proc/self/cwd\n" +
+		"\"$(dirname \"$0\")/myreadlink\" /proc/self/exe\n"
 	if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestModelDirIsVirtual(t *testing.T) {
 	for i, want := range []string{
 		"/run/weft/model/myreadlink\n",
 		"mycat\ndata\n",
-		"script /run/weft/model/script.sh /run/weft/model/data.txt /run/weft/model/data.txt\ndata\n/run/weft/model\n/run/weft/model\n",
+		"script /run/weft/model/script.sh /run/weft/model/data.txt /run/weft/model/data.txt\ndata\n/run/weft/model\n/run/weft/model\n/run/weft/model/myreadlink\n",
 	} {
 		got := string(w.Output(i))
 		if got != want {

@@ -99,7 +99,12 @@ func (w *World) launch(n *node) error {
 		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
-			return &Failure{Node: n.id, Msg: ee.Error()} // verdict error, naming the node
+			msg := ee.Error()
+			if path != spec.Path { // a "#!" script, started through its interpreter (shownArgs)
+				msg = strings.Replace(msg, "cannot execute "+path+":", "cannot execute "+spec.Path+":", 1) +
+					fmt.Sprintf(" (its interpreter, %s)", path)
+			}
+			return &Failure{Node: n.id, Msg: msg} // verdict error, naming the node
 		}
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
