@@ -95,6 +95,11 @@ func (w *World) launch(n *node) error {
 	var random [16]byte
 	w.rand.Read(random[:])
 	path, argv0, args, env := w.shownArgs(n.id)
+	if path != spec.Path && spec.User != nil { // a "#!" script: the kernel would check the script itself too
+		if err := spec.User.mayExec(spec.Path); err != nil {
+			return fmt.Errorf("node %d: %w", n.id, err)
+		}
+	}
 	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
 		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User})
 	if res.err != nil {
