@@ -593,6 +593,7 @@ probe tmp host-tmp-listing c host tmp
 probe hostpath host-getcwd c host cwd
 probe hostpath go-getcwd go cwd
 probe hostpath host-exe c host exe
+probe hostpath host-execfn c host execfn
 probe hostpath host-argv0 c argv0
 probe ppid host-ppid c host ppid
 probe env host-environ c host environ

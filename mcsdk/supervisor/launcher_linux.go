@@ -35,9 +35,9 @@ const readyFD = 3
 // binary that links the supervisor (weft, its tests, the kernel) can launch
 // nodes without cooperation from its main function.
 func init() {
-	if len(os.Args) >= 3 && (os.Args[1] == launchArg || os.Args[1] == launchArgNativeTSC) {
+	if len(os.Args) >= 4 && (os.Args[1] == launchArg || os.Args[1] == launchArgNativeTSC) {
 		runtime.LockOSThread() // init runs on the main thread: keep it there
-		launcherMain(os.Args[2], os.Args[2:], os.Args[1] == launchArg)
+		launcherMain(os.Args[2], os.Args[3:], os.Args[1] == launchArg)
 	}
 }
 
@@ -105,7 +105,8 @@ func launcherMain(path string, argv []string, trapTSC bool) {
 
 // launchRequest asks the launch thread to start one node.
 type launchRequest struct {
-	path   string
+	path   string // the binary's host path, which the launcher executes
+	argv0  string // its argv[0]: the binary's path in the node's view ("": path)
 	args   []string
 	env    []string
 	dir    string
@@ -260,6 +261,16 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		return launchResult{err: err}, randomAt
 	}
 	files := append([]*os.File{null, null, null, pw}, extra...)
+	if bin, ok := r.execByFD(len(files)); ok {
+		f, err := os.OpenFile(filepath.Dir(r.path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			pw.Close()
+			return launchResult{err: err}, randomAt
+		}
+		defer f.Close()
+		files = append(files, f)
+		argv[pathArg(argv)] = bin
+	}
 	attr := &os.ProcAttr{
 		Dir:   r.dir,
 		Env:   r.env,
@@ -344,8 +355,14 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		}
 		unix.PtraceCont(pid, sig)
 	}
-	if res.vdso, randomAt, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
+	var execfnAt uintptr
+	if res.vdso, randomAt, execfnAt, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
 		return fail(res, "patching auxv: %v", err), randomAt
+	}
+	if _, ok := r.execByFD(0); ok {
+		if err := r.showExecName(pid, execfnAt); err != nil {
+			return fail(res, "%v", err), randomAt
+		}
 	}
 	if !r.nativeTSC {
 		why, err := patchCode(pid, 0, ^uint64(0), false, r.patchTSC)
@@ -495,6 +512,7 @@ const (
 	atNull        = 0
 	atIgnore      = 1
 	atRandom      = 25
+	atExecfn      = 31
 	atSysinfoEhdr = 33
 )
 
@@ -506,10 +524,10 @@ const (
 // (stack protector, pointer guard) are replaced by the scheduler's, so
 // memory is a function of the run's choices. It also returns where those
 // bytes are.
-func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt uintptr, err error) {
+func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt, execfnAt uintptr, err error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	sp := uintptr(regs.Rsp)
 	// Read page by page up to the end of the stack mapping.
@@ -523,7 +541,7 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt uint
 		buf = append(buf, page[:n]...)
 	}
 	if len(buf) < 8 {
-		return 0, 0, fmt.Errorf("cannot read the initial stack at %#x", sp)
+		return 0, 0, 0, fmt.Errorf("cannot read the initial stack at %#x", sp)
 	}
 	buf = buf[:len(buf)&^7]
 	word := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[8*i:]) }
@@ -537,7 +555,9 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt uint
 		typ := word(i)
 		switch typ {
 		case atNull:
-			return vdsoClock, randomAt, nil
+			return vdsoClock, randomAt, execfnAt, nil
+		case atExecfn:
+			execfnAt = uintptr(word(i + 1))
 		case atSysinfoEhdr:
 			if useVDSO {
 				if clock, err := installVDSO(pid, uintptr(word(i+1))); err == nil && clock != 0 {
@@ -548,16 +568,16 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt uint
 			var w [8]byte
 			binary.LittleEndian.PutUint64(w[:], atIgnore)
 			if _, err := writeMem(pid, sp+uintptr(8*i), w[:]); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		case atRandom:
 			randomAt = uintptr(word(i + 1))
 			if _, err := writeMem(pid, randomAt, random[:]); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
+	return 0, 0, 0, fmt.Errorf("no AT_NULL in the first %d bytes of the stack", len(buf))
 }
 
 func describeWait(ws unix.WaitStatus) string {
@@ -594,7 +614,7 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 		if r.nativeTSC || r.patchTSC {
 			name = "weft-launch-native-tsc"
 		}
-		return native, append([]string{name, r.path, r.path}, r.args...), []*os.File{fr}, nil
+		return native, append([]string{name, r.path, r.shownPath()}, r.args...), []*os.File{fr}, nil
 	}
 	if r.notifyAll {
 		return "", nil, nil, fmt.Errorf("notifying every syscall needs the native launcher: %v", nerr)
@@ -607,5 +627,54 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 	if r.nativeTSC {
 		arg = launchArgNativeTSC
 	}
-	return self, append([]string{self, arg, r.path}, r.args...), nil, nil
+	return self, append([]string{self, arg, r.path, r.shownPath()}, r.args...), nil, nil
+}
+
+// execByFD says whether the launcher executes the binary through fd, a
+// descriptor of its directory, rather than by its host path, and the name
+// it then executes: "/proc/self/fd/<fd>/<name>" after as many slashes as
+// make it as long as the binary's path in the view. It does so for a
+// binary the view shows at another path than the host's (a model's own
+// program), so that the name the kernel copies onto the new stack
+// (AT_EXECFN, whose length places every string and pointer below it) has
+// the view's length, and is then overwritten with the view's path itself
+// (showExecName): nothing of the host path, not even its length, is in
+// the node's memory, and the process is named after the binary, as an
+// exec by the view's path would name it.
+func (r launchRequest) execByFD(fd int) (string, bool) {
+	base := filepath.Base(r.path)
+	name := fmt.Sprintf("proc/self/fd/%d/%s", fd, base)
+	if r.argv0 == "" || r.argv0 == r.path || filepath.Base(r.argv0) != base || len(r.argv0) <= len(name) {
+		return "", false
+	}
+	return strings.Repeat("/", len(r.argv0)-len(name)) + name, true
+}
+
+// showExecName writes the binary's view path over the name the kernel
+// copied to execfnAt (AT_EXECFN; execByFD made them the same length). At
+// the exec stop.
+func (r launchRequest) showExecName(pid int, execfnAt uintptr) error {
+	if execfnAt == 0 {
+		return fmt.Errorf("no AT_EXECFN in the auxiliary vector of %s", r.path)
+	}
+	if _, err := writeMem(pid, execfnAt, []byte(r.argv0)); err != nil {
+		return fmt.Errorf("writing AT_EXECFN: %v", err)
+	}
+	return nil
+}
+
+// pathArg is the index in a launcher's argv of the path it executes.
+func pathArg(argv []string) int {
+	if len(argv) > 1 && (argv[1] == launchArg || argv[1] == launchArgNativeTSC) {
+		return 2
+	}
+	return 1
+}
+
+// shownPath is the node's argv[0].
+func (r launchRequest) shownPath() string {
+	if r.argv0 != "" {
+		return r.argv0
+	}
+	return r.path
 }

@@ -142,14 +142,20 @@ func sysExecve(c *call) result {
 		return failf("%v", err)
 	}
 	if !ok {
+		if err := c.restoreExecPath(); err != nil {
+			return failf("%v", err)
+		}
 		return done() // the exec failed: the process goes on with its error
 	}
 	var random [16]byte
 	c.w.rand.Read(random[:])
-	var vdso uintptr
-	n.onTracer(func() { vdso, _, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
+	var vdso, execfnAt uintptr
+	n.onTracer(func() { vdso, _, execfnAt, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
 	if err != nil {
 		return failf("patching the auxiliary vector after exec: %v", err)
+	}
+	if err := c.showExecPath(t.tid, execfnAt); err != nil {
+		return failf("%v", err)
 	}
 	n.vclockOf(t).forget(true) // a new image, readings off, in a new address space
 	if err := c.w.patchExec(t); err != nil {

@@ -382,6 +382,8 @@ func checkedRead(a fsArg, next handler) handler {
 			return errno(unix.ENOENT)
 		case r.Kind == vkernel.File || r.Kind == vkernel.Device || r.Kind == vkernel.Dir:
 			return errno(unix.EACCES) // served only by open, stat and readlink; a virtual directory has no host file here
+		case r.Kind == vkernel.Host && !r.Native && isExec(c.req.Data.Nr):
+			return c.execForeign(a, r, next)
 		case r.Kind == vkernel.Host && !r.Native:
 			return c.refuseForeign(r)
 		}

@@ -57,11 +57,13 @@ func (w *World) makeView(i int) *vkernel.View {
 		mounts = append(mounts, vkernel.Mount{Path: d})
 	}
 	run := w.runDirs[i]
-	for _, d := range readDirs(w.cfg.Nodes[i], w.dataRoot != "") {
-		if run == "" || d != run && !strings.HasPrefix(d, run+"/") {
-			mounts = append(mounts, vkernel.Mount{Path: d})
+	dirs, _ := readDirs(w.cfg.Nodes[i], w.dataRoot != "")
+	for k, d := range dirs {
+		if run != "" && (d == run || strings.HasPrefix(d, run+"/")) {
+			dirs[k] = "" // shown as the run directory
 		}
 	}
+	mounts = append(mounts, vkernel.ReadMounts(dirs)...)
 	if run != "" {
 		mounts = append(mounts, vkernel.Mount{Path: vkernel.RunDir(i), Host: run, Writable: true})
 	}
@@ -70,6 +72,66 @@ func (w *World) makeView(i int) *vkernel.View {
 		v.DirsAt(filepath.Join(w.dataRoot, viewDirs))
 	}
 	return v
+}
+
+// shownArgs are what node i is started as: the host path of the program
+// to execute, its argv[0], its arguments and its environment, as the node
+// is shown them: every host path of a directory its view shows at a
+// virtual path (the model's, its binary's) replaced by that path, so that
+// nothing of where the model lies reaches the node. A "#!" script is
+// started as the kernel would start it, its interpreter given the
+// script's path in the view (the kernel would give it the host path).
+func (w *World) shownArgs(i int) (path, argv0 string, args, env []string) {
+	spec := w.cfg.Nodes[i]
+	_, spelled := readDirs(spec, w.dataRoot != "")
+	as := vkernel.Aliases(w.view(i).Mounts(), spelled)
+	shown := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			return vkernel.RewritePaths(abs, as)
+		}
+		return p
+	}
+	path, argv0 = spec.Path, shown(spec.Path)
+	for _, a := range spec.Args {
+		args = append(args, vkernel.RewritePaths(a, as))
+	}
+	if interp, arg, ok := scriptInterpreter(spec.Path); ok {
+		pre := []string{}
+		if arg != "" {
+			pre = append(pre, arg)
+		}
+		args = append(append(pre, argv0), args...)
+		path, argv0 = interp, shown(interp)
+	}
+	env = make([]string, len(spec.Env))
+	for k, e := range spec.Env {
+		env[k] = vkernel.RewritePaths(e, as)
+	}
+	return path, argv0, args, env
+}
+
+// scriptInterpreter is the interpreter of the "#!" script at path and its
+// one optional argument, as the kernel reads them (binfmt_script: the
+// first line, at most 255 bytes, split at the first blank); false when
+// path is no such script.
+func scriptInterpreter(path string) (interp, arg string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	k, _ := f.Read(buf)
+	line := buf[:k]
+	if !strings.HasPrefix(string(line), "#!") {
+		return "", "", false
+	}
+	if j := strings.IndexByte(string(line), '\n'); j >= 0 {
+		line = line[:j]
+	}
+	fields := strings.TrimSpace(strings.ReplaceAll(string(line[2:]), "\t", " "))
+	interp, arg, _ = strings.Cut(fields, " ")
+	return interp, strings.TrimSpace(arg), interp != ""
 }
 
 // viewDirs is the directory of a world's data root whose tree stands for
@@ -114,45 +176,53 @@ func (c *call) skeletonDir(r vkernel.Result) (string, bool) {
 }
 
 // readDirs are the host directories a node reads besides the system's,
-// canonical: the model's directory (NodeSpec.Dir; the supervisor's own
-// working directory, where a node without a data directory starts, when
-// it is ""), its binary's directory and, for a binary in a "bin"
-// directory, the installation it belongs to (an interpreter's library:
-// pyenv's, nvm's), and every host file or directory its arguments name by
-// an absolute path (a script, an input file): what the model hands the
-// node, and nothing else.
-func readDirs(spec NodeSpec, dataDirs bool) []string {
-	dirs := []string{spec.Dir, filepath.Dir(spec.Path)}
+// canonical, in the order the model hands them over: the model's
+// directory (NodeSpec.Dir; the supervisor's own working directory, where
+// a node without a data directory starts, when it is ""), its binary's
+// directory and, for a binary in a "bin" directory, the installation it
+// belongs to (an interpreter's library: pyenv's, nvm's), and every host
+// file or directory its arguments name by an absolute path (a script, an
+// input file): what the model hands the node, and nothing else. The view
+// shows them at virtual paths (vkernel.ReadMounts). spelled maps each to
+// the other names the model gave it (before symlinks were followed), for
+// rewriting arguments (nodeArgs).
+func readDirs(spec NodeSpec, dataDirs bool) (dirs []string, spelled map[string][]string) {
+	named := []string{spec.Dir, filepath.Dir(spec.Path)}
 	if bin := filepath.Dir(spec.Path); filepath.Base(bin) == "bin" {
-		dirs = append(dirs, filepath.Dir(bin))
+		named = append(named, filepath.Dir(bin))
 	}
 	for _, a := range spec.Args {
 		if !filepath.IsAbs(a) {
 			continue
 		}
 		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			dirs = append(dirs, a)
+			named = append(named, a)
 		} else if err == nil {
-			dirs = append(dirs, filepath.Dir(a))
+			named = append(named, filepath.Dir(a))
 		}
 	}
-	var out []string
-	for _, d := range dirs {
+	spelled = map[string][]string{}
+	for k, d := range named {
 		if d == "" && dataDirs {
+			if k == 0 {
+				dirs = append(dirs, "") // the model's place stays first
+			}
 			continue
 		}
 		if d == "" || d == "." {
 			d, _ = os.Getwd()
 		}
 		abs, err := filepath.Abs(d)
-		if err != nil {
-			continue
-		}
-		if p, err := filepath.EvalSymlinks(abs); err == nil && p != "/" {
-			out = append(out, p)
+		p, err2 := filepath.EvalSymlinks(abs)
+		switch {
+		case err == nil && err2 == nil && p != "/":
+			dirs = append(dirs, p)
+			spelled[p] = append(spelled[p], abs)
+		case k == 0:
+			dirs = append(dirs, "") // the model's place stays first
 		}
 	}
-	return out
+	return dirs, spelled
 }
 
 // hostFS reads the host's file system for vkernel's resolution. Its

@@ -96,7 +96,7 @@ func templateKey(r launchRequest) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%q %q %q %q %v %v %v", bin, lk, r.args, r.env, r.notifyAll, r.noVDSO, r.patchTSC)
+	fmt.Fprintf(&b, "%q %q %q %q %q %v %v %v", bin, lk, r.shownPath(), r.args, r.env, r.notifyAll, r.noVDSO, r.patchTSC)
 	return b.String()
 }
 

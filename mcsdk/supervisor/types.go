@@ -125,6 +125,11 @@ type call struct {
 	timedOut bool
 	started  bool // the handler has initialised deadline
 	progress int  // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
+	// execShown is the path an exec named, in the node's view, when weft
+	// wrote over it in the node's memory, at execAt, a name the host
+	// kernel resolves (execForeign); "" otherwise.
+	execShown string
+	execAt    uint64
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler

@@ -3,6 +3,8 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,61 @@ func TestVirtualDirWithoutSkeleton(t *testing.T) {
 	for _, want := range []string{"cd-root-refused\n", "/usr\n", "ls-root-refused\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestModelDirIsVirtual (issue 36 §5): a model's own programs, its
+// directory and the paths its arguments and environment name are shown at
+// /run/weft/model, wherever the model lies on the host: argv[0],
+// /proc/self/exe, the process's name, a "#!" script's path as its
+// interpreter is given it, the working directory of a node without a run
+// directory, and an argument or variable naming a file there (which the
+// node then reads through its view); a program there executed by its
+// view path (execForeign) sees that path too.
+func TestModelDirIsVirtual(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "some", "model")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, from := range map[string]string{"myreadlink": "/usr/bin/readlink", "mycat": "/usr/bin/cat"} {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "#!/bin/sh -e\necho \"script $0 $1 $DATA\"\ncat \"$1\"\n/bin/pwd\nreadlink /proc/self/cwd\n" +
+		"\"$(dirname \"$0\")/myreadlink\" /proc/self/exe\n"
+	if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=/usr/bin:/bin", "DATA=" + dir + "/data.txt"}
+	cfg := Config{Nodes: []NodeSpec{
+		{Path: filepath.Join(dir, "myreadlink"), Args: []string{"/proc/self/exe"}, Env: env, Dir: dir},
+		{Path: filepath.Join(dir, "mycat"), Args: []string{"/proc/self/comm", dir + "/data.txt"}, Env: env, Dir: dir},
+		{Path: filepath.Join(dir, "script.sh"), Args: []string{dir + "/data.txt"}, Env: env, Dir: dir},
+	}, BasePort: 7000, ReadOnlyWorkDir: true}
+	w, _ := runThreads(t, cfg, first)
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	for i, want := range []string{
+		"/run/weft/model/myreadlink\n",
+		"mycat\ndata\n",
+		"script /run/weft/model/script.sh /run/weft/model/data.txt /run/weft/model/data.txt\ndata\n/run/weft/model\n/run/weft/model\n/run/weft/model/myreadlink\n",
+	} {
+		got := string(w.Output(i))
+		if got != want {
+			t.Errorf("node %d output:\n%s\nwant:\n%s", i, got, want)
+		}
+		if strings.Contains(got, dir) {
+			t.Errorf("node %d: the model's host path %s reached the node", i, dir)
 		}
 	}
 }

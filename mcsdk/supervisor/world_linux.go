@@ -94,11 +94,22 @@ func (w *World) launch(n *node) error {
 	}
 	var random [16]byte
 	w.rand.Read(random[:])
-	res := getLauncher().launch(launchRequest{path: spec.Path, args: spec.Args, env: spec.Env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(spec.Path), template: w.useTemplates() && spec.User == nil, user: spec.User})
+	path, argv0, args, env := w.shownArgs(n.id)
+	if path != spec.Path && spec.User != nil { // a "#!" script: the kernel would check the script itself too
+		if err := spec.User.mayExec(spec.Path); err != nil {
+			return fmt.Errorf("node %d: %w", n.id, err)
+		}
+	}
+	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
+		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
-			return &Failure{Node: n.id, Msg: ee.Error()} // verdict error, naming the node
+			msg := ee.Error()
+			if path != spec.Path { // a "#!" script, started through its interpreter (shownArgs)
+				msg = strings.Replace(msg, "cannot execute "+path+":", "cannot execute "+spec.Path+":", 1) +
+					fmt.Sprintf(" (its interpreter, %s)", path)
+			}
+			return &Failure{Node: n.id, Msg: msg} // verdict error, naming the node
 		}
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}

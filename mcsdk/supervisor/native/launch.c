@@ -51,8 +51,10 @@ int main(int argc, char **argv)
 		return 125;
 	close(3);
 	/* Nothing else of weft's, or of whatever started weft, reaches the
-	 * node: it starts with fds 0, 1 and 2 only (issue 36, §3). */
-	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+	 * node: it starts with fds 0, 1 and 2 only (issue 36, §3). They close
+	 * at the exec, not before: TARGET may be /proc/self/fd/N, a binary
+	 * weft opened for the launcher to execute (execByFD). */
+	if (syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) < 0)
 		return 125;
 	/* rdtsc faults from here on; weft emulates it from the virtual clock
 	 * (unless weft started this launcher as weft-launch-native-tsc). */

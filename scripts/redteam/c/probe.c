@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
@@ -896,6 +897,9 @@ static int p_host(char **a) {
 		ssize_t k = readlink("/proc/self/cwd", b, sizeof b - 1);
 		if (k > 0)
 			out("CWD %.*s\n", (int)k, b);
+	} else if (!strcmp(h, "execfn")) {
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		out("EXECFN %s\n", fn ? fn : "(none)");
 	} else if (!strcmp(h, "exe")) {
 		char b[4096] = {0};
 		ssize_t k = readlink("/proc/self/exe", b, sizeof b - 1);
