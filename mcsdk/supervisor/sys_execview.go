@@ -41,9 +41,8 @@ func (c *call) execForeign(a fsArg, r vkernel.Result, next handler) result {
 	if err != nil || !strings.HasPrefix(orig, "/") {
 		return c.refuseForeign(r)
 	}
-	name, ok := hostExecName(lowestFreeFD(c.t.tid), filepath.Base(r.HostPath), len(orig))
-	if !ok {
-		return c.refuseForeign(r)
+	if _, ok := hostExecName(lowestFreeFD(c.t.tid), filepath.Base(r.HostPath), len(orig)); !ok {
+		return c.refuseForeign(r) // no room for the name: checked before the node is given a descriptor
 	}
 	dfd, err := unix.Open(filepath.Dir(r.HostPath), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0) // ADDFD takes no O_PATH file
 	if err != nil {
@@ -54,7 +53,8 @@ func (c *call) execForeign(a fsArg, r vkernel.Result, next handler) result {
 	if err != nil {
 		return injectFailed(err)
 	}
-	if name, ok = hostExecName(fd, filepath.Base(r.HostPath), len(orig)); !ok {
+	name, ok := hostExecName(fd, filepath.Base(r.HostPath), len(orig))
+	if !ok {
 		return failf("exec of %s: the descriptor weft gave the node is %d, past the name's room", r.Path, fd)
 	}
 	if err := forceWrite(c.t.tid, uintptr(addr), []byte(name)); err != nil {
