@@ -2,7 +2,11 @@
 
 package supervisor
 
-import "golang.org/x/sys/unix"
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
 
 // Rules named in Refusal.Rule.
 const (
@@ -24,6 +28,11 @@ func (w *World) refuse(node int, call, what, answer, rule string) {
 
 // refuseKey records one refused call of kind k.
 func (w *World) refuseKey(k refusalKey) {
+	if k.node >= 0 && k.node < len(w.cfg.Nodes) && strings.HasPrefix(k.what, "/") {
+		if h, ok := w.view(k.node).ReadHost(k.what); ok {
+			k.what = h // the model's own files, by where the model lies
+		}
+	}
 	if w.refusals == nil {
 		w.refusals = map[refusalKey]int{}
 	}

@@ -130,3 +130,17 @@ func aliasAt(s string, i int, as []PathAlias) (PathAlias, bool) {
 func pathBoundary(c byte) bool {
 	return strings.IndexByte(" \t\n'\":;=,(){}[]<>|&", c) >= 0
 }
+
+// ReadHost is the host path of the view's path p when p lies below a
+// read-only mount the view shows at another path than the host's (the
+// model's directory): what weft's own reports name for people, who know
+// the model by where it lies; false otherwise (the run directory's paths
+// are reported as the node names them).
+func (v *View) ReadHost(p string) (string, bool) {
+	p = path.Clean(p)
+	k, m := v.classify(p)
+	if k != placeHost || m.Writable || !m.remapped() {
+		return "", false
+	}
+	return m.host(p), true
+}

@@ -51,3 +51,15 @@ func TestRewritePaths(t *testing.T) {
 		}
 	}
 }
+
+func TestReadHost(t *testing.T) {
+	v := NewView([]Mount{{Path: "/usr"}, {Path: ModelDir, Host: "/w/m"}, {Path: RunDir(0), Host: "/d/n0", Writable: true}}, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"/run/weft/model/x", "/w/m/x"}, {"/run/weft/model", "/w/m"},
+		{"/run/weft/n0/x", ""}, {"/usr/bin/sh", ""}, {"/tmp/x", ""},
+	} {
+		if got, ok := v.ReadHost(tc.in); got != tc.want || ok != (tc.want != "") {
+			t.Errorf("ReadHost(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
