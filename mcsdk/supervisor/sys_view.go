@@ -29,8 +29,9 @@ import (
 // nodeView is a node's view and the run directory it was made for (a
 // checkpoint's copy moves the run directories).
 type nodeView struct {
-	runDir string
-	v      *vkernel.View
+	runDir  string
+	v       *vkernel.View
+	aliases []vkernel.PathAlias // the host names of its remapped read directories (shownArgs)
 }
 
 // view is the calling node's view.
@@ -45,19 +46,20 @@ func (w *World) view(i int) *vkernel.View {
 	if nv := w.views[i]; nv.v != nil && nv.runDir == w.runDirs[i] {
 		return nv.v
 	}
-	v := w.makeView(i)
-	w.views[i] = nodeView{runDir: w.runDirs[i], v: v}
+	v, as := w.makeView(i)
+	w.views[i] = nodeView{runDir: w.runDirs[i], v: v, aliases: as}
 	return v
 }
 
-// makeView composes node i's view.
-func (w *World) makeView(i int) *vkernel.View {
+// makeView composes node i's view, and the host names of the directories
+// it shows at virtual paths, for rewriting what the node is given.
+func (w *World) makeView(i int) (*vkernel.View, []vkernel.PathAlias) {
 	var mounts []vkernel.Mount
 	for _, d := range vkernel.SystemDirs {
 		mounts = append(mounts, vkernel.Mount{Path: d})
 	}
 	run := w.runDirs[i]
-	dirs, _ := readDirs(w.cfg.Nodes[i], w.dataRoot != "")
+	dirs, spelled := readDirs(w.cfg.Nodes[i], w.dataRoot != "")
 	for k, d := range dirs {
 		if run != "" && (d == run || strings.HasPrefix(d, run+"/")) {
 			dirs[k] = "" // shown as the run directory
@@ -71,7 +73,7 @@ func (w *World) makeView(i int) *vkernel.View {
 	if w.dataRoot != "" {
 		v.DirsAt(filepath.Join(w.dataRoot, viewDirs))
 	}
-	return v
+	return v, vkernel.Aliases(v.Mounts(), spelled)
 }
 
 // shownArgs are what node i is started as: the host path of the program
@@ -83,8 +85,8 @@ func (w *World) makeView(i int) *vkernel.View {
 // script's path in the view (the kernel would give it the host path).
 func (w *World) shownArgs(i int) (path, argv0 string, args, env []string) {
 	spec := w.cfg.Nodes[i]
-	_, spelled := readDirs(spec, w.dataRoot != "")
-	as := vkernel.Aliases(w.view(i).Mounts(), spelled)
+	w.view(i) // composes the view and its aliases
+	as := w.views[i].aliases
 	shown := func(p string) string {
 		if abs, err := filepath.Abs(p); err == nil {
 			return vkernel.RewritePaths(abs, as)
