@@ -177,27 +177,11 @@ func TestThreadsVisible(t *testing.T) {
 // when the schedule is ThreadsVisible.
 func runChecked(tb testing.TB, cfg Config, pick func([]Action, int) Action) (*World, []Action) {
 	tb.Helper()
-	w, err := Start(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer w.Close()
-	var path []Action
-	for step := 0; step < 10000 && w.Failure() == nil; step++ {
-		acts := w.Enabled()
-		if len(acts) == 0 {
-			break
-		}
+	return runThreadsChecking(tb, cfg, pick, func(w *World, acts []Action, step int) {
 		for _, a := range acts {
 			if tk := w.task(a.Node, a.Task); a.Kind == Run && cfg.Threads == ThreadsVisible && (tk == nil || tk.privateStep()) {
 				tb.Errorf("step %d: Run choice %v names a thread whose step is private", step, a)
 			}
 		}
-		a := pick(acts, step)
-		path = append(path, a)
-		if err := w.Apply(a); err != nil {
-			break
-		}
-	}
-	return w, path
+	})
 }

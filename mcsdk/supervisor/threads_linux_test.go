@@ -17,6 +17,13 @@ func buildThreads(tb testing.TB) string { return buildProbe(tb, "threads", "-O1"
 // enabled action at each step (pick), and returns the world, closed.
 func runThreads(tb testing.TB, cfg Config, pick func(acts []Action, step int) Action) (*World, []Action) {
 	tb.Helper()
+	return runThreadsChecking(tb, cfg, pick, nil)
+}
+
+// runThreadsChecking is runThreads that first hands check (if not nil)
+// the choices each step offers.
+func runThreadsChecking(tb testing.TB, cfg Config, pick func(acts []Action, step int) Action, check func(w *World, acts []Action, step int)) (*World, []Action) {
+	tb.Helper()
 	w, err := Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -27,6 +34,9 @@ func runThreads(tb testing.TB, cfg Config, pick func(acts []Action, step int) Ac
 		acts := w.Enabled()
 		if len(acts) == 0 {
 			break
+		}
+		if check != nil {
+			check(w, acts, step)
 		}
 		a := pick(acts, step)
 		path = append(path, a)
