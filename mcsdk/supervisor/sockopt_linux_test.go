@@ -34,6 +34,9 @@ func TestSocketOptionsUnderWeft(t *testing.T) {
 		{level: unix.IPPROTO_IP, name: unix.IP_RECVERR},
 		{level: unix.IPPROTO_IPV6, name: unix.IPV6_TCLASS, family: "6"},
 		{level: unix.IPPROTO_IPV6, name: unix.IPV6_RECVERR, family: "6"},
+		{level: unix.IPPROTO_IP, name: unix.IP_RECVTOS, get: true}, // Erlang's inet driver reads these on accept
+		{level: unix.IPPROTO_IP, name: unix.IP_RECVTTL, get: true},
+		{level: unix.IPPROTO_IPV6, name: unix.IPV6_RECVTCLASS, family: "6", get: true},
 		{level: unix.IPPROTO_TCP, name: unix.TCP_CONGESTION,
 			fail: "node 0: unsupported or failed syscall setsockopt: n0/t0: setsockopt SOL_TCP TCP_CONGESTION (13) is not modelled"},
 		{level: unix.IPPROTO_TCP, name: unix.TCP_INFO, get: true,

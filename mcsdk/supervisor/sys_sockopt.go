@@ -79,6 +79,13 @@ var socketOptions = map[sockopt]optSpec{
 	{unix.IPPROTO_IPV6, unix.IPV6_TCLASS}:       {"IPV6_TCLASS", optInt, 0, -1, 255, anyKind},
 	{unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS}: {"IPV6_UNICAST_HOPS", optInt, 64, -1, 255, anyKind},
 	{unix.IPPROTO_IPV6, unix.IPV6_RECVERR}:      {"IPV6_RECVERR", optBool, 0, 0, 0, anyKind},
+	// Ancillary data recvmsg would carry (the TOS, TTL or traffic class of
+	// a received packet): off, as Linux starts them, is reported and may be
+	// set again; weft delivers no such data, so turning one on is refused
+	// (EINVAL). Erlang's inet driver reads them on every accepted socket.
+	{unix.IPPROTO_IP, unix.IP_RECVTOS}:        {"IP_RECVTOS", optInt, 0, 0, 0, anyKind},
+	{unix.IPPROTO_IP, unix.IP_RECVTTL}:        {"IP_RECVTTL", optInt, 0, 0, 0, anyKind},
+	{unix.IPPROTO_IPV6, unix.IPV6_RECVTCLASS}: {"IPV6_RECVTCLASS", optInt, 0, 0, 0, anyKind},
 }
 
 // readOnlyOptions are reported by getsockopt and refused by setsockopt
