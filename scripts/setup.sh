@@ -21,6 +21,7 @@ apt_packages=(
   busybox socat                                # real programs under weft (targets/httpd, targets/socat)
   nats-server etcd-server                      # real Go servers over netlink (targets/nats, issue 37)
   memcached redis-sentinel nginx-light tarantool rabbitmq-server zookeeper # issue 37's ladder (targets/real, scripts/ladder.sh)
+  amqp-tools                                   # targets/real/rabbitmq: the AMQP client node (amqp-publish, amqp-consume)
   postgresql-15 postgresql-client-15           # targets/real/postgres (SysV IPC, a node as user postgres)
 )
 missing=()

@@ -62,7 +62,8 @@ var ladder = []rung{
 	{name: "postgres", model: "postgres/postgres.model", needs: []string{"/usr/lib/postgresql/15/bin/postgres", "/usr/bin/psql"}, refusals: []string{rdtscNative, cpuNative}},
 	{name: "zookeeper", model: "zookeeper/zookeeper.model", needs: []string{"/usr/bin/java", "/usr/share/java/zookeeper.jar"},
 		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}},
-	{name: "rabbitmq", pending: "beam.smp's JIT code cannot be patched for the TSC; with WEFT_TSC=trap its epmd exits at setsid (EPERM), so Erlang distribution fails (targets/real/README.md)"},
+	{name: "rabbitmq", model: "rabbitmq/rabbitmq.model", needs: []string{"/usr/lib/rabbitmq/lib/rabbitmq_server-3.10.8/sbin/rabbitmq-server", "/usr/bin/amqp-consume"},
+		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}},
 	{name: "tarantool", model: "tarantool/tarantool.model", needs: []string{"/usr/bin/tarantool"}, refusals: []string{cpuNative}},
 }
 
