@@ -4,8 +4,9 @@
 # one message back; then one connection on port $2 is answered with the
 # consumed body ("consumed: BODY"), which the model's client reads and its
 # invariant compares with the published body. A failed step exits non-zero
-# (weft's no_node_crash). The broker accepts on its port before its boot
-# ends, so the first step is retried for a few virtual seconds.
+# (weft's no_node_crash). The node starts once the broker's port accepts
+# connections; the first step is retried for a few virtual seconds should
+# the broker not serve AMQP yet.
 set -e
 url="amqp://guest:guest@127.0.0.1:$1"
 tries=0
