@@ -242,7 +242,7 @@ func fileState() *node {
 	p := &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
 	n.fds[3] = &vfd{obj: &pipeEnd{p: p}, ours: -1}
 	n.fds[4] = &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}
-	n.fds[5] = &vfd{obj: &eventFD{count: 2}, ours: -1}
+	n.fds[5] = &vfd{obj: newEventFD(2, false), ours: -1}
 	a, b := &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}, &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}
 	a.peer, b.peer = b, a
 	a.deliver([]byte("to a"), nil, nil)
@@ -304,10 +304,10 @@ func TestFileStateHash(t *testing.T) {
 		{"pipe ends' buffer", func(n *node) {
 			n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
 		}},
-		{"eventfd count", func(n *node) { n.fds[5].obj.(*eventFD).count++ }},
-		{"eventfd semaphore", func(n *node) { n.fds[5].obj.(*eventFD).semaphore = true }},
-		{"eventfd wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genIn++ }},
-		{"eventfd writer wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genOut++ }},
+		{"eventfd count (a write of 1)", func(n *node) { n.fds[5].obj.(*eventFD).Write([]byte{1, 7: 0}, true) }},
+		{"eventfd semaphore", func(n *node) { n.fds[5].obj = newEventFD(2, true) }},
+		{"eventfd wake-ups (a write of 0)", func(n *node) { n.fds[5].obj.(*eventFD).Write(make([]byte, 8), true) }},
+		{"eventfd writer wake-ups (a read)", func(n *node) { n.fds[5].obj.(*eventFD).Read(8, true) }},
 		{"unix queue bytes", func(n *node) { sock(n, 6).queue[0].data[0] ^= 1 }},
 		{"unix queue messages", func(n *node) { sock(n, 7).deliver(nil, nil, nil) }},
 		{"unix sender name", func(n *node) { sock(n, 6).queue[0].from = []byte{1, 0} }},
@@ -326,7 +326,7 @@ func TestFileStateHash(t *testing.T) {
 		{"unix waiting connections", func(n *node) { sock(n, 8).backlog = nil }},
 		{"unix peer", func(n *node) { sock(n, 9).peer = nil }},
 		{"unix descriptor in flight", func(n *node) {
-			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: &eventFD{count: 9}, ours: -1}}}
+			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: newEventFD(9, false), ours: -1}}}
 		}},
 		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
 		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},

@@ -3,10 +3,13 @@
 package supervisor
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // In-node descriptors: pipes, eventfds, AF_UNIX sockets and signalfds.
@@ -362,4 +365,18 @@ func (c *call) sigpipe(noSignal bool) result {
 		c.signalSelf(int(unix.SIGPIPE), nil)
 	}
 	return errno(unix.EPIPE)
+}
+
+// vkAnswer is a vkernel object's error as the call's answer: parked for
+// vkernel.ErrBlock (retried when the world changes), the errno for a
+// vkernel.Errno.
+func vkAnswer(err error) result {
+	var e vkernel.Errno
+	switch {
+	case errors.Is(err, vkernel.ErrBlock):
+		return park()
+	case errors.As(err, &e):
+		return errno(unix.Errno(e))
+	}
+	return failf("virtual kernel: %v", err)
 }
