@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // buildFds compiles testdata/fds.c into the test's temporary directory.
@@ -239,7 +241,7 @@ func TestUnixNamesSealed(t *testing.T) {
 // several of them (edge-triggered, one-shot).
 func fileState() *node {
 	n := &node{fds: map[int]*vfd{}, unixNs: map[string]*unixSock{}}
-	p := &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+	p := pipeHolding("pipe data")
 	n.fds[3] = &vfd{obj: &pipeEnd{p: p}, ours: -1}
 	n.fds[4] = &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}
 	n.fds[5] = &vfd{obj: newEventFD(2, false), ours: -1}
@@ -271,6 +273,13 @@ func fileState() *node {
 	return n
 }
 
+// pipeHolding is a new pipe with data written to it.
+func pipeHolding(data string) *vkernel.Pipe {
+	p := vkernel.NewPipe()
+	p.Write([]byte(data), 0, true)
+	return p
+}
+
 func fileHash(n *node) [32]byte {
 	h := sha256.New()
 	var b [8]byte
@@ -285,7 +294,8 @@ func fileHash(n *node) [32]byte {
 // socket, signalfd, timerfd and epoll field a later call can observe is
 // covered. Building the same state twice hashes the same.
 func TestFileStateHash(t *testing.T) {
-	pipeOf := func(n *node) *pipeBuf { return n.fds[3].obj.(*pipeEnd).p }
+	pipeOf := func(n *node) *vkernel.Pipe { return n.fds[3].obj.(*pipeEnd).p }
+	setPipe := func(n *node, p *vkernel.Pipe) { n.fds[3].obj.(*pipeEnd).p, n.fds[4].obj.(*pipeEnd).p = p, p }
 	sock := func(n *node, fd int) *unixSock { return n.fds[fd].obj.(*unixSock) }
 	backlog := func(n *node) *unixSock { return sock(n, 8).backlog[0] }
 	epoll := func(n *node) *vepoll { return n.fds[12].epoll }
@@ -293,16 +303,19 @@ func TestFileStateHash(t *testing.T) {
 		name string
 		f    func(*node)
 	}{
-		{"pipe data", func(n *node) { pipeOf(n).data[0] ^= 1 }},
-		{"pipe data length", func(n *node) { pipeOf(n).data = append(pipeOf(n).data, 'x') }},
-		{"pipe size", func(n *node) { pipeOf(n).size *= 2 }},
-		{"pipe readers", func(n *node) { pipeOf(n).readers = 0 }},
-		{"pipe writers", func(n *node) { pipeOf(n).writers = 0 }},
-		{"pipe reader wake-ups", func(n *node) { pipeOf(n).genIn++ }},
-		{"pipe writer wake-ups", func(n *node) { pipeOf(n).genOut++ }},
+		{"pipe data", func(n *node) { setPipe(n, pipeHolding("qipe data")) }},
+		{"pipe data length (a write)", func(n *node) { pipeOf(n).Write([]byte("x"), 0, true) }},
+		{"pipe size", func(n *node) { pipeOf(n).SetSize(2 * vkernel.PipeDefaultSize) }},
+		{"pipe readers (the read end closed)", func(n *node) { pipeOf(n).Close(false) }},
+		{"pipe writers (the write end closed)", func(n *node) { pipeOf(n).Close(true) }},
+		{"pipe reader wake-ups (the data read and written again)", func(n *node) {
+			pipeOf(n).Read(9, true)
+			pipeOf(n).Write([]byte("pipe data"), 0, true)
+		}},
+		{"pipe writer wake-ups (the same size set)", func(n *node) { pipeOf(n).SetSize(vkernel.PipeDefaultSize) }},
 		{"pipe end", func(n *node) { n.fds[3].obj.(*pipeEnd).write = true }},
 		{"pipe ends' buffer", func(n *node) {
-			n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+			n.fds[4].obj.(*pipeEnd).p = pipeHolding("pipe data")
 		}},
 		{"eventfd count (a write of 1)", func(n *node) { n.fds[5].obj.(*eventFD).Write([]byte{1, 7: 0}, true) }},
 		{"eventfd semaphore", func(n *node) { n.fds[5].obj = newEventFD(2, true) }},

@@ -343,20 +343,9 @@ func (h *fileHasher) desc(v *vfd) {
 	put(boolBits(v.nonblocking()))
 }
 
-// putBytesTo writes a length-prefixed byte string with put.
-func putBytesTo(put func(uint64), b []byte) {
-	put(uint64(len(b)))
-	for len(b) >= 8 {
-		put(uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
-		b = b[8:]
-	}
-	var last uint64
-	for i, x := range b {
-		last |= uint64(x) << (8 * i)
-	}
-	put(last)
-}
+// putBytesTo writes a length-prefixed byte string with put
+// (vkernel.PutBytes).
+func putBytesTo(put func(uint64), b []byte) { vkernel.PutBytes(put, b) }
 
 // sigpipe answers a write to a pipe or stream socket whose reader is gone:
 // EPIPE, and SIGPIPE unless the caller asked for none (MSG_NOSIGNAL).
