@@ -258,7 +258,7 @@ func fileState() *node {
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
 	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
-	n.fds[11] = &vfd{timer: &vtimer{clock: 1, nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
+	n.fds[11] = &vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
 	ep := &vepoll{interest: map[int]*epollEntry{}}
 	for _, e := range []*epollEntry{
 		{fd: 3, v: n.fds[3], events: unix.EPOLLIN, data: 1},
@@ -345,9 +345,12 @@ func TestFileStateHash(t *testing.T) {
 		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
 		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
 		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},
-		{"timer expirations", func(n *node) { n.fds[11].timer.expired++ }},
-		{"timer fires", func(n *node) { n.fds[11].timer.fires++ }},
-		{"timer clock", func(n *node) { n.fds[11].timer.clock = 0 }},
+		{"timer expirations (one counted)", func(n *node) { n.fds[11].timer.Expire(1) }},
+		{"timer fires (one counted and read)", func(n *node) {
+			n.fds[11].timer.Expire(1)
+			n.fds[11].timer.Read(8, 0, true)
+		}},
+		{"timer clock", func(n *node) { n.fds[11].timer.Timerfd = *vkernel.NewTimerfd(0) }},
 		{"epoll events", func(n *node) { epoll(n).order[0].events |= unix.EPOLLOUT }},
 		{"epoll data", func(n *node) { epoll(n).order[0].data++ }},
 		{"epoll oneshot disarmed", func(n *node) { epoll(n).order[2].disarmed = true }},

@@ -325,11 +325,10 @@ func (h *fileHasher) desc(v *vfd) {
 	case v.timer != nil:
 		put(2)
 		t := v.timer
-		put(t.clock)
+		put(t.Clock())
 		put(uint64(t.deadline))
 		put(uint64(t.interval))
-		put(t.expired)
-		put(t.fires)
+		t.HashCounts(put)
 		t.hashLocal(put)
 	case v.epoll != nil:
 		put(3)

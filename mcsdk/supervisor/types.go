@@ -105,16 +105,6 @@ type vfd struct {
 	ours   int
 }
 
-// vtimer is a timerfd's state in virtual time.
-type vtimer struct {
-	clock uint64
-	nodeTimer
-	expired uint64
-	fires   uint64 // expirations ever counted (edge-triggered epoll)
-	cancel  bool   // TFD_TIMER_CANCEL_ON_SET: a step of the realtime clock cancels it
-	steps   int    // with cancel: the node's clock steps already reported (or before arming)
-}
-
 // call is one intercepted syscall, possibly parked.
 type call struct {
 	w        *World
