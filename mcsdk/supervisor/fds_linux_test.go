@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // buildFds compiles testdata/fds.c into the test's temporary directory.
@@ -239,10 +241,10 @@ func TestUnixNamesSealed(t *testing.T) {
 // several of them (edge-triggered, one-shot).
 func fileState() *node {
 	n := &node{fds: map[int]*vfd{}, unixNs: map[string]*unixSock{}}
-	p := &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+	p := pipeHolding("pipe data")
 	n.fds[3] = &vfd{obj: &pipeEnd{p: p}, ours: -1}
 	n.fds[4] = &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}
-	n.fds[5] = &vfd{obj: &eventFD{count: 2}, ours: -1}
+	n.fds[5] = &vfd{obj: newEventFD(2, false), ours: -1}
 	a, b := &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}, &unixSock{typ: unix.SOCK_STREAM, connected: true, creds: true}
 	a.peer, b.peer = b, a
 	a.deliver([]byte("to a"), nil, nil)
@@ -256,7 +258,7 @@ func fileState() *node {
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
 	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
-	n.fds[11] = &vfd{timer: &vtimer{clock: 1, nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
+	n.fds[11] = &vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
 	ep := &vepoll{interest: map[int]*epollEntry{}}
 	for _, e := range []*epollEntry{
 		{fd: 3, v: n.fds[3], events: unix.EPOLLIN, data: 1},
@@ -269,6 +271,13 @@ func fileState() *node {
 	}
 	n.fds[12] = &vfd{epoll: ep, ours: -1}
 	return n
+}
+
+// pipeHolding is a new pipe with data written to it.
+func pipeHolding(data string) *vkernel.Pipe {
+	p := vkernel.NewPipe()
+	p.Write([]byte(data), 0, true)
+	return p
 }
 
 func fileHash(n *node) [32]byte {
@@ -285,7 +294,8 @@ func fileHash(n *node) [32]byte {
 // socket, signalfd, timerfd and epoll field a later call can observe is
 // covered. Building the same state twice hashes the same.
 func TestFileStateHash(t *testing.T) {
-	pipeOf := func(n *node) *pipeBuf { return n.fds[3].obj.(*pipeEnd).p }
+	pipeOf := func(n *node) *vkernel.Pipe { return n.fds[3].obj.(*pipeEnd).p }
+	setPipe := func(n *node, p *vkernel.Pipe) { n.fds[3].obj.(*pipeEnd).p, n.fds[4].obj.(*pipeEnd).p = p, p }
 	sock := func(n *node, fd int) *unixSock { return n.fds[fd].obj.(*unixSock) }
 	backlog := func(n *node) *unixSock { return sock(n, 8).backlog[0] }
 	epoll := func(n *node) *vepoll { return n.fds[12].epoll }
@@ -293,21 +303,24 @@ func TestFileStateHash(t *testing.T) {
 		name string
 		f    func(*node)
 	}{
-		{"pipe data", func(n *node) { pipeOf(n).data[0] ^= 1 }},
-		{"pipe data length", func(n *node) { pipeOf(n).data = append(pipeOf(n).data, 'x') }},
-		{"pipe size", func(n *node) { pipeOf(n).size *= 2 }},
-		{"pipe readers", func(n *node) { pipeOf(n).readers = 0 }},
-		{"pipe writers", func(n *node) { pipeOf(n).writers = 0 }},
-		{"pipe reader wake-ups", func(n *node) { pipeOf(n).genIn++ }},
-		{"pipe writer wake-ups", func(n *node) { pipeOf(n).genOut++ }},
+		{"pipe data", func(n *node) { setPipe(n, pipeHolding("qipe data")) }},
+		{"pipe data length (a write)", func(n *node) { pipeOf(n).Write([]byte("x"), 0, true) }},
+		{"pipe size", func(n *node) { pipeOf(n).SetSize(2 * vkernel.PipeDefaultSize) }},
+		{"pipe readers (the read end closed)", func(n *node) { pipeOf(n).Close(false) }},
+		{"pipe writers (the write end closed)", func(n *node) { pipeOf(n).Close(true) }},
+		{"pipe reader wake-ups (the data read and written again)", func(n *node) {
+			pipeOf(n).Read(9, true)
+			pipeOf(n).Write([]byte("pipe data"), 0, true)
+		}},
+		{"pipe writer wake-ups (the same size set)", func(n *node) { pipeOf(n).SetSize(vkernel.PipeDefaultSize) }},
 		{"pipe end", func(n *node) { n.fds[3].obj.(*pipeEnd).write = true }},
 		{"pipe ends' buffer", func(n *node) {
-			n.fds[4].obj.(*pipeEnd).p = &pipeBuf{data: []byte("pipe data"), size: pipeBufDefault, readers: 1, writers: 1, genIn: 1}
+			n.fds[4].obj.(*pipeEnd).p = pipeHolding("pipe data")
 		}},
-		{"eventfd count", func(n *node) { n.fds[5].obj.(*eventFD).count++ }},
-		{"eventfd semaphore", func(n *node) { n.fds[5].obj.(*eventFD).semaphore = true }},
-		{"eventfd wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genIn++ }},
-		{"eventfd writer wake-ups", func(n *node) { n.fds[5].obj.(*eventFD).genOut++ }},
+		{"eventfd count (a write of 1)", func(n *node) { n.fds[5].obj.(*eventFD).Write([]byte{1, 7: 0}, true) }},
+		{"eventfd semaphore", func(n *node) { n.fds[5].obj = newEventFD(2, true) }},
+		{"eventfd wake-ups (a write of 0)", func(n *node) { n.fds[5].obj.(*eventFD).Write(make([]byte, 8), true) }},
+		{"eventfd writer wake-ups (a read)", func(n *node) { n.fds[5].obj.(*eventFD).Read(8, true) }},
 		{"unix queue bytes", func(n *node) { sock(n, 6).queue[0].data[0] ^= 1 }},
 		{"unix queue messages", func(n *node) { sock(n, 7).deliver(nil, nil, nil) }},
 		{"unix sender name", func(n *node) { sock(n, 6).queue[0].from = []byte{1, 0} }},
@@ -326,15 +339,18 @@ func TestFileStateHash(t *testing.T) {
 		{"unix waiting connections", func(n *node) { sock(n, 8).backlog = nil }},
 		{"unix peer", func(n *node) { sock(n, 9).peer = nil }},
 		{"unix descriptor in flight", func(n *node) {
-			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: &eventFD{count: 9}, ours: -1}}}
+			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: newEventFD(9, false), ours: -1}}}
 		}},
 		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
 		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
 		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
 		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},
-		{"timer expirations", func(n *node) { n.fds[11].timer.expired++ }},
-		{"timer fires", func(n *node) { n.fds[11].timer.fires++ }},
-		{"timer clock", func(n *node) { n.fds[11].timer.clock = 0 }},
+		{"timer expirations (one counted)", func(n *node) { n.fds[11].timer.Expire(1) }},
+		{"timer fires (one counted and read)", func(n *node) {
+			n.fds[11].timer.Expire(1)
+			n.fds[11].timer.Read(8, 0, true)
+		}},
+		{"timer clock", func(n *node) { n.fds[11].timer.Timerfd = *vkernel.NewTimerfd(0) }},
 		{"epoll events", func(n *node) { epoll(n).order[0].events |= unix.EPOLLOUT }},
 		{"epoll data", func(n *node) { epoll(n).order[0].data++ }},
 		{"epoll oneshot disarmed", func(n *node) { epoll(n).order[2].disarmed = true }},

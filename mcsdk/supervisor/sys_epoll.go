@@ -361,7 +361,7 @@ func (e *epollEntry) wakeKey(c *call) [2]uint64 {
 		}
 		return [2]uint64{in, out}
 	case v.timer != nil:
-		return [2]uint64{v.timer.fires, v.timer.stepGen(c.w.now)}
+		return [2]uint64{v.timer.Fires(), v.timer.stepGen(c.w.now)}
 	case v.sock != nil:
 		return [2]uint64{uint64(v.sock.Pending())<<32 | uint64(c.vfdEvents(v)), 0}
 	case v.epoll != nil:

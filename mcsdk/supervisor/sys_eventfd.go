@@ -6,21 +6,21 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
-// Eventfds inside a node (eventfd(2)), served in Go: the counter is
-// weft's; the node holds a real, idle eventfd as placeholder.
+// Eventfds inside a node (eventfd(2)): the counter and its rules are
+// vkernel.Eventfd's; this file decodes the calls, moves the 8 bytes and
+// parks a call the counter makes wait. The node holds a real, idle
+// eventfd as placeholder.
 
-// eventFD is one eventfd's counter.
-type eventFD struct {
-	count     uint64
-	semaphore bool
-	genIn     uint64 // writes (they wake readers)
-	genOut    uint64 // reads (they wake writers)
+// eventFD is one eventfd's open file description.
+type eventFD struct{ vkernel.Eventfd }
+
+func newEventFD(initval uint32, semaphore bool) *eventFD {
+	return &eventFD{*vkernel.NewEventfd(initval, semaphore)}
 }
-
-// eventfdMax is the largest value the counter can hold.
-const eventfdMax = 1<<64 - 2
 
 // Eventfd implements eventfd(2).
 func sysEventfd(c *call) result { return makeEventfd(c, 0) }
@@ -39,7 +39,7 @@ func makeEventfd(c *call, flags uint64) result {
 	if err != nil {
 		return errno(errnoOf(err))
 	}
-	e := &eventFD{count: uint64(uint32(c.arg(0))), semaphore: flags&unix.EFD_SEMAPHORE != 0}
+	e := newEventFD(uint32(c.arg(0)), flags&unix.EFD_SEMAPHORE != 0)
 	return c.installOne(&vfd{obj: e}, ph, flags&unix.EFD_NONBLOCK != 0, flags&unix.EFD_CLOEXEC != 0)
 }
 
@@ -56,26 +56,11 @@ var eventfdOps = map[int]fileOp{
 
 func (e *eventFD) ops() map[int]fileOp { return eventfdOps }
 
-func (e *eventFD) gens() (uint64, uint64) { return e.genIn, e.genOut }
+func (e *eventFD) gens() (uint64, uint64) { return e.Gens() }
 
-func (e *eventFD) events(*call) uint32 {
-	var ev uint32
-	if e.count > 0 {
-		ev |= unix.EPOLLIN | unix.EPOLLRDNORM
-	}
-	if e.count < eventfdMax {
-		ev |= unix.EPOLLOUT | unix.EPOLLWRNORM
-	}
-	return ev
-}
+func (e *eventFD) events(*call) uint32 { return e.Events() }
 
-func (e *eventFD) hash(h *fileHasher) {
-	put := h.put
-	put(e.count)
-	put(boolBits(e.semaphore))
-	put(e.genIn)
-	put(e.genOut)
-}
+func (e *eventFD) hash(h *fileHasher) { e.Hash(h.put) }
 
 func (e *eventFD) release(*World, *node) {}
 
@@ -87,65 +72,39 @@ func eventfdReadv(c *call, v *vfd) result {
 	return readEventfd(c, v, iov)
 }
 
-// readEventfd returns the counter and resets it (or, EFD_SEMAPHORE, 1 and
-// decrements it); it blocks while the counter is zero.
+// readEventfd serves read(2) and readv(2): the value the counter gives
+// (vkernel.Eventfd.Read), written to iov as 8 bytes.
 func readEventfd(c *call, v *vfd, iov []iovec) result {
-	e := v.obj.(*eventFD)
-	if iovLen(iov) < 8 {
-		return errno(unix.EINVAL)
+	n, err := v.obj.(*eventFD).Read(uint64(iovLen(iov)), v.nonblocking())
+	if err != nil {
+		return vkAnswer(err)
 	}
-	if e.count == 0 {
-		if v.nonblocking() {
-			return errno(unix.EAGAIN)
-		}
-		return park()
-	}
-	n := e.count
-	if e.semaphore {
-		n = 1
-	}
-	e.count -= n
-	e.genOut++
 	if err := c.scatter(iov, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
 		return errno(unix.EFAULT)
 	}
 	return ret(8)
 }
 
-// writeEventfd adds an 8-byte value to the counter; it blocks while the
-// sum would exceed eventfdMax.
+// writeEventfd serves write(2) and writev(2): the bytes at addr (or, vector,
+// those the iovec array there names) go to vkernel.Eventfd.Write; a
+// write(2) of fewer than 8 bytes reads nothing.
 func writeEventfd(c *call, v *vfd, addr, n uint64, vector bool) result {
-	e := v.obj.(*eventFD)
 	var b []byte
 	var err error
-	if vector {
+	switch {
+	case vector:
 		var iov []iovec
 		if iov, err = c.readIovecs(addr, n); err == nil {
 			b, err = c.gather(iov)
 		}
-	} else {
-		if n < 8 {
-			return errno(unix.EINVAL)
-		}
+	case n >= 8:
 		b, err = c.read(addr, 8)
 	}
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if len(b) < 8 {
-		return errno(unix.EINVAL)
+	if err := v.obj.(*eventFD).Write(b, v.nonblocking()); err != nil {
+		return vkAnswer(err)
 	}
-	add := binary.LittleEndian.Uint64(b)
-	if add == 1<<64-1 {
-		return errno(unix.EINVAL)
-	}
-	if add > eventfdMax-e.count {
-		if v.nonblocking() {
-			return errno(unix.EAGAIN)
-		}
-		return park()
-	}
-	e.count += add
-	e.genIn++
 	return ret(8)
 }

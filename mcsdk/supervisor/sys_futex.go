@@ -3,17 +3,19 @@
 package supervisor
 
 import (
-	"slices"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Futexes are virtual: a wait parks the thread's notification in the
-// node's futex table (keyed by address and address space, futexKey: a
-// process's threads share one, a forked child has its own, and nodes
-// share no memory), a wake marks waiters ready, and a
-// timeout is a timer on the virtual clock. No thread ever blocks in the
-// kernel unseen.
+// node's futex table (vkernel.Futexes, keyed by address and address
+// space, futexKey: a process's threads share one, a forked child has its
+// own, and nodes share no memory; a waiter is named by its task's index),
+// a wake marks waiters ready, and a timeout is a timer on the virtual
+// clock. No thread ever blocks in the kernel unseen. The queues and
+// FUTEX_WAKE_OP's arithmetic are vkernel's; this file decodes the calls,
+// reads and writes the futex words and parks.
 
 // futex(2) operations and flags (linux/futex.h).
 const (
@@ -26,7 +28,7 @@ const (
 	futexWakeBitset    = 10
 	futexPrivateFlag   = 128
 	futexClockRealtime = 256
-	futexBitsetAll     = 0xffffffff
+	futexBitsetAll     = vkernel.FutexBitsetAll
 )
 
 // Futex implements futex(2): WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP,
@@ -107,12 +109,11 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 				return errno(unix.ETIMEDOUT)
 			}
 		}
-		key := c.futexKey(addr)
-		t.futexAddr, t.futexBits, t.woken = key, bits, false
+		t.woken = false
 		if n.futexQ == nil {
-			n.futexQ = map[uint64][]*task{}
+			n.futexQ = vkernel.NewFutexes()
 		}
-		n.futexQ[key] = append(n.futexQ[key], t)
+		n.futexQ.Wait(c.futexKey(addr), t.k, bits)
 		return park()
 	}
 	if t.woken {
@@ -127,46 +128,27 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 }
 
 // futexWake wakes up to nr waiters on addr whose bitset meets bits, in
-// arrival order (as the kernel, a count below one wakes one), and
-// returns how many it woke. A woken waiter is ready: the scheduler picks
-// when it runs.
+// arrival order (vkernel.Futexes.Wake), and returns how many it woke. A
+// woken waiter is ready: the scheduler picks when it runs.
 func (n *node) futexWake(addr uint64, nr int, bits uint32) int {
-	q := n.futexQ[addr]
-	woke := 0
-	var keep []*task
-	for _, t := range q {
-		if woke < max(nr, 1) && t.futexBits&bits != 0 {
-			t.woken, t.ready = true, true
-			woke++
-			continue
-		}
-		keep = append(keep, t)
+	return n.futexWoken(n.futexQ.Wake(addr, nr, bits))
+}
+
+// futexWoken marks the tasks ids names woken and ready; it returns how
+// many they are.
+func (n *node) futexWoken(ids []int) int {
+	for _, k := range ids {
+		t := n.tasks[k]
+		t.woken, t.ready = true, true
 	}
-	n.setQueue(addr, keep)
-	return woke
+	return len(ids)
 }
 
 // futexRequeue wakes up to nwake waiters on addr and moves up to nreq of
 // the rest to addr2; it returns how many it woke and moved.
 func (n *node) futexRequeue(addr uint64, nwake, nreq int, addr2 uint64) int {
-	woke := 0
-	if nwake > 0 {
-		woke = n.futexWake(addr, nwake, futexBitsetAll)
-	}
-	q := n.futexQ[addr]
-	k := min(nreq, len(q))
-	moved := q[:k]
-	for _, t := range moved {
-		t.futexAddr = addr2
-	}
-	n.setQueue(addr, slices.Clone(q[k:]))
-	if k > 0 {
-		if n.futexQ == nil {
-			n.futexQ = map[uint64][]*task{}
-		}
-		n.futexQ[addr2] = append(n.futexQ[addr2], moved...)
-	}
-	return woke + k
+	woken, moved := n.futexQ.Requeue(addr, nwake, nreq, addr2)
+	return n.futexWoken(woken) + moved
 }
 
 // futexWakeOp implements FUTEX_WAKE_OP: change the word at addr2 by the
@@ -178,46 +160,11 @@ func (c *call) futexWakeOp(addr uint64, nr int, addr2 uint64, nr2 int, enc uint3
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	op, cmp := (enc>>28)&7, (enc>>24)&15
-	oparg := signExtend12((enc >> 12) & 0xfff)
-	cmparg := signExtend12(enc & 0xfff)
-	if enc&(8<<28) != 0 {
-		oparg = 1 << (uint32(oparg) & 31)
+	v, pass, err := vkernel.FutexOp(enc, old)
+	if err != nil {
+		return vkAnswer(err)
 	}
-	var v int32
-	o := int32(old)
-	switch op {
-	case 0:
-		v = oparg
-	case 1:
-		v = o + oparg
-	case 2:
-		v = o | oparg
-	case 3:
-		v = o &^ oparg
-	case 4:
-		v = o ^ oparg
-	default:
-		return errno(unix.ENOSYS)
-	}
-	var pass bool
-	switch cmp {
-	case 0:
-		pass = o == cmparg
-	case 1:
-		pass = o != cmparg
-	case 2:
-		pass = o < cmparg
-	case 3:
-		pass = o <= cmparg
-	case 4:
-		pass = o > cmparg
-	case 5:
-		pass = o >= cmparg
-	default:
-		return errno(unix.ENOSYS)
-	}
-	if err := c.writeU32(addr2, uint32(v)); err != nil {
+	if err := c.writeU32(addr2, v); err != nil {
 		return errno(unix.EFAULT)
 	}
 	woke := c.n.futexWake(c.futexKey(addr), nr, futexBitsetAll)
@@ -227,20 +174,6 @@ func (c *call) futexWakeOp(addr uint64, nr int, addr2 uint64, nr2 int, enc uint3
 	return ret(int64(woke))
 }
 
-func signExtend12(v uint32) int32 { return int32(v<<20) >> 20 }
-
-// futexRemove takes a timed-out waiter off its queue.
-func (n *node) futexRemove(t *task) {
-	q := n.futexQ[t.futexAddr]
-	if i := slices.Index(q, t); i >= 0 {
-		n.setQueue(t.futexAddr, slices.Delete(slices.Clone(q), i, i+1))
-	}
-}
-
-func (n *node) setQueue(addr uint64, q []*task) {
-	if len(q) == 0 {
-		delete(n.futexQ, addr)
-		return
-	}
-	n.futexQ[addr] = q
-}
+// futexRemove takes a waiter off its queue (a timeout, a signal, its
+// end).
+func (n *node) futexRemove(t *task) { n.futexQ.Remove(t.k) }

@@ -3,10 +3,13 @@
 package supervisor
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // In-node descriptors: pipes, eventfds, AF_UNIX sockets and signalfds.
@@ -322,11 +325,10 @@ func (h *fileHasher) desc(v *vfd) {
 	case v.timer != nil:
 		put(2)
 		t := v.timer
-		put(t.clock)
+		put(t.Clock())
 		put(uint64(t.deadline))
 		put(uint64(t.interval))
-		put(t.expired)
-		put(t.fires)
+		t.HashCounts(put)
 		t.hashLocal(put)
 	case v.epoll != nil:
 		put(3)
@@ -340,20 +342,9 @@ func (h *fileHasher) desc(v *vfd) {
 	put(boolBits(v.nonblocking()))
 }
 
-// putBytesTo writes a length-prefixed byte string with put.
-func putBytesTo(put func(uint64), b []byte) {
-	put(uint64(len(b)))
-	for len(b) >= 8 {
-		put(uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
-		b = b[8:]
-	}
-	var last uint64
-	for i, x := range b {
-		last |= uint64(x) << (8 * i)
-	}
-	put(last)
-}
+// putBytesTo writes a length-prefixed byte string with put
+// (vkernel.PutBytes).
+func putBytesTo(put func(uint64), b []byte) { vkernel.PutBytes(put, b) }
 
 // sigpipe answers a write to a pipe or stream socket whose reader is gone:
 // EPIPE, and SIGPIPE unless the caller asked for none (MSG_NOSIGNAL).
@@ -362,4 +353,18 @@ func (c *call) sigpipe(noSignal bool) result {
 		c.signalSelf(int(unix.SIGPIPE), nil)
 	}
 	return errno(unix.EPIPE)
+}
+
+// vkAnswer is a vkernel object's error as the call's answer: parked for
+// vkernel.ErrBlock (retried when the world changes), the errno for a
+// vkernel.Errno.
+func vkAnswer(err error) result {
+	var e vkernel.Errno
+	switch {
+	case errors.Is(err, vkernel.ErrBlock):
+		return park()
+	case errors.As(err, &e):
+		return errno(unix.Errno(e))
+	}
+	return failf("virtual kernel: %v", err)
 }

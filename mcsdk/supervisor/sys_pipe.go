@@ -3,37 +3,27 @@
 package supervisor
 
 import (
+	"errors"
+
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
-// Pipes inside a node (pipe(7)), served in Go: the buffer is weft's; the
-// node holds the two ends of a real, empty pipe as placeholders.
-
-// pipeBuf is one pipe's buffer.
-type pipeBuf struct {
-	data    []byte
-	size    int // capacity in bytes (F_GETPIPE_SZ)
-	readers int // open read descriptions
-	writers int
-	genIn   uint64 // wake-ups of readers: a write, the last writer leaving
-	genOut  uint64 // wake-ups of writers: a read of a full pipe, the last reader leaving
-}
+// Pipes inside a node (pipe(7)): the buffer and its rules are
+// vkernel.Pipe's; this file decodes the calls, moves the bytes between
+// the node's memory and the buffer, and parks a call the buffer makes
+// wait. The node holds the two ends of a real, empty pipe as
+// placeholders.
 
 // pipeEnd is one end's open file description.
 type pipeEnd struct {
-	p     *pipeBuf
+	p     *vkernel.Pipe
 	write bool
 }
 
-// pipeBufDefault is a new pipe's capacity (16 pages); pipeBufAtomic is
-// PIPE_BUF, the largest write that is never interleaved.
-const (
-	pipeBufDefault = 16 * 4096
-	pipeBufAtomic  = 4096
-	pipeBufMax     = 1 << 20 // /proc/sys/fs/pipe-max-size
-	// oNotificationPipe is O_NOTIFICATION_PIPE (O_EXCL), watch_queue(7).
-	oNotificationPipe = unix.O_EXCL
-)
+// oNotificationPipe is O_NOTIFICATION_PIPE (O_EXCL), watch_queue(7).
+const oNotificationPipe = unix.O_EXCL
 
 // Pipe implements pipe(2).
 func sysPipe(c *call) result { return makePipe(c, 0) }
@@ -55,7 +45,7 @@ func makePipe(c *call, flags uint64) result {
 	if err := unix.Pipe2(ph[:], unix.O_CLOEXEC); err != nil {
 		return errno(errnoOf(err))
 	}
-	p := &pipeBuf{size: pipeBufDefault, readers: 1, writers: 1}
+	p := vkernel.NewPipe()
 	return c.installPair(&vfd{obj: &pipeEnd{p: p}}, &vfd{obj: &pipeEnd{p: p, write: true}}, ph[0], ph[1], c.arg(0), flags)
 }
 
@@ -76,53 +66,22 @@ func espipe(*call, *vfd) result { return errno(unix.ESPIPE) }
 
 func (e *pipeEnd) ops() map[int]fileOp { return pipeOps }
 
-func (e *pipeEnd) gens() (uint64, uint64) { return e.p.genIn, e.p.genOut }
+func (e *pipeEnd) gens() (uint64, uint64) { return e.p.Gens() }
 
-func (e *pipeEnd) events(*call) uint32 {
-	p := e.p
-	var ev uint32
-	if !e.write {
-		if len(p.data) > 0 {
-			ev |= unix.EPOLLIN | unix.EPOLLRDNORM
-		}
-		if p.writers == 0 {
-			ev |= unix.EPOLLHUP
-		}
-		return ev
-	}
-	if p.size-len(p.data) >= pipeBufAtomic {
-		ev |= unix.EPOLLOUT | unix.EPOLLWRNORM
-	}
-	if p.readers == 0 {
-		ev |= unix.EPOLLERR
-	}
-	return ev
-}
+func (e *pipeEnd) events(*call) uint32 { return e.p.Events(e.write) }
 
+// hash writes the end, then the buffer's number and, the first time, its
+// state.
 func (e *pipeEnd) hash(h *fileHasher) {
-	put := h.put
-	put(boolBits(e.write))
+	h.put(boolBits(e.write))
 	id, old := h.ids(e.p)
-	put(id)
-	if old {
-		return
+	h.put(id)
+	if !old {
+		e.p.Hash(h.put)
 	}
-	put(uint64(e.p.size))
-	put(uint64(e.p.readers)<<32 | uint64(e.p.writers))
-	put(e.p.genIn)
-	put(e.p.genOut)
-	putBytesTo(put, e.p.data)
 }
 
-func (e *pipeEnd) release(*World, *node) {
-	if e.write {
-		e.p.writers--
-		e.p.genIn++ // readers see the end of file
-		return
-	}
-	e.p.readers--
-	e.p.genOut++
-}
+func (e *pipeEnd) release(*World, *node) { e.p.Close(e.write) }
 
 // fileReader and fileWriter are the byte-stream kinds readFile and
 // writeFile serve (pipe ends here; eventfds have their own rules).
@@ -182,79 +141,40 @@ func writeFile(c *call, v *vfd, addr, n uint64, vector bool) result {
 	return w.writeBytes(c, v, data)
 }
 
+// readBytes reads at most max bytes from the buffer (vkernel.Pipe.Read).
 func (e *pipeEnd) readBytes(c *call, v *vfd, max int) ([]byte, result, bool) {
-	p := e.p
-	switch {
-	case e.write:
+	if e.write {
 		return nil, errno(unix.EBADF), false
-	case max == 0:
-		return nil, ret(0), false
-	case len(p.data) == 0 && p.writers == 0:
-		return nil, ret(0), false // end of file
-	case len(p.data) == 0 && v.nonblocking():
-		return nil, errno(unix.EAGAIN), false
-	case len(p.data) == 0:
-		return nil, park(), false
 	}
-	k := min(max, len(p.data))
-	out := append([]byte(nil), p.data[:k]...)
-	if len(p.data) >= p.size-pipeBufAtomic+1 {
-		p.genOut++ // a full pipe wakes its writers
+	data, err := e.p.Read(max, v.nonblocking())
+	switch {
+	case err != nil:
+		return nil, vkAnswer(err), false
+	case len(data) == 0:
+		return nil, ret(0), false // max 0, or the end of file
 	}
-	p.data = append(p.data[:0:0], p.data[k:]...)
-	return out, result{}, true
+	return data, result{}, true
 }
 
-// writeBytes follows pipe(7): writes of at most PIPE_BUF bytes are atomic
-// (all or, non-blocking, EAGAIN); larger ones move what fits, and a
-// blocking one parks until the rest fits, counting what it moved in
-// c.progress.
+// writeBytes writes data to the buffer (vkernel.Pipe.Write): a blocking
+// write larger than PIPE_BUF parks with the bytes it moved counted in
+// c.progress; EPIPE raises SIGPIPE.
 func (e *pipeEnd) writeBytes(c *call, v *vfd, data []byte) result {
-	p := e.p
 	if !e.write {
 		return errno(unix.EBADF)
 	}
-	if p.readers == 0 {
-		if c.progress > 0 {
-			return ret(int64(c.progress))
-		}
-		return c.sigpipe(false)
-	}
-	if len(data) == 0 {
-		return ret(0)
-	}
-	free := p.size - len(p.data)
-	nb := v.nonblocking()
-	if len(data) <= pipeBufAtomic {
-		if free < len(data) {
-			if nb {
-				return errno(unix.EAGAIN)
-			}
-			return park()
-		}
-		p.push(data)
-		return ret(int64(len(data)))
-	}
-	rest := data[c.progress:]
-	k := min(free, len(rest))
-	if k > 0 {
-		p.push(rest[:k])
-		c.progress += k
-	}
+	n, err := e.p.Write(data, c.progress, v.nonblocking())
 	switch {
-	case c.progress == len(data) || nb && c.progress > 0:
-		n := c.progress
-		c.progress = 0
-		return ret(int64(n))
-	case nb:
-		return errno(unix.EAGAIN)
+	case errors.Is(err, vkernel.ErrBlock):
+		c.progress = n
+		return park()
+	case err == vkernel.EPIPE:
+		return c.sigpipe(false)
+	case err != nil:
+		return vkAnswer(err)
 	}
-	return park()
-}
-
-func (p *pipeBuf) push(b []byte) {
-	p.data = append(p.data, b...)
-	p.genIn++
+	c.progress = 0
+	return ret(int64(n))
 }
 
 // pipeIoctl serves FIONREAD; others run on the placeholder (FIONBIO sets
@@ -263,7 +183,7 @@ func pipeIoctl(c *call, v *vfd) result {
 	if c.arg(1) == unix.TIOCINQ {
 		n := 0
 		if e := v.obj.(*pipeEnd); !e.write {
-			n = len(e.p.data)
+			n = e.p.Len()
 		}
 		return errno(errnoOf(c.writeU32(c.arg(2), uint32(n))))
 	}
@@ -275,21 +195,12 @@ func pipeFcntl(c *call, v *vfd) result {
 	p := v.obj.(*pipeEnd).p
 	switch c.arg(1) {
 	case unix.F_GETPIPE_SZ:
-		return ret(int64(p.size))
+		return ret(int64(p.Size()))
 	case unix.F_SETPIPE_SZ:
-		want := int64(int32(c.arg(2)))
-		if want < 0 || want > pipeBufMax {
-			return errno(unix.EINVAL)
+		size, err := p.SetSize(int64(int32(c.arg(2))))
+		if err != nil {
+			return vkAnswer(err)
 		}
-		size := 4096
-		for size < int(want) {
-			size *= 2
-		}
-		if size < len(p.data) {
-			return errno(unix.EBUSY)
-		}
-		p.size = size
-		p.genOut++
 		return ret(int64(size))
 	}
 	return sysFcntl(c)

@@ -4,20 +4,29 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
+
+// Timerfds (timerfd_create(2)): the count of expirations, the read's
+// rules and TFD_TIMER_CANCEL_ON_SET are vkernel.Timerfd's; the armed
+// timer is a nodeTimer on the node's clock (clock.go), as setitimer's
+// and the POSIX timers' are. This file decodes the calls, arms the
+// timer, moves the bytes and parks a read until the next expiry.
+
+// vtimer is a timerfd's state in virtual time.
+type vtimer struct {
+	vkernel.Timerfd
+	nodeTimer
+}
 
 // fire counts the expirations up to now and re-arms an interval timer
 // (timerfd_create(2): a read returns the number of expirations since the
 // last read).
-func (t *vtimer) fire(now int64) uint64 {
-	if k := t.expire(now); k > 0 {
-		t.expired += uint64(k)
-		t.fires += uint64(k)
-	}
-	return t.expired
-}
+func (t *vtimer) fire(now int64) uint64 { return t.Expire(t.expire(now)) }
 
 // TimerfdCreate implements timerfd_create(2) on the virtual clock.
 func sysTimerfdCreate(c *call) result {
@@ -32,7 +41,7 @@ func sysTimerfdCreate(c *call) result {
 	if c.arg(1)&unix.TFD_CLOEXEC != 0 {
 		flags |= unix.SOCK_CLOEXEC
 	}
-	return c.install(&vfd{timer: &vtimer{clock: clock}}, flags)
+	return c.install(&vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(clock)}}, flags)
 }
 
 // itimerspec returns the (interval, value) of a struct itimerspec.
@@ -66,12 +75,9 @@ func sysTimerfdSettime(c *call) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.expired = 0
-	t.cancel = c.arg(1)&(unix.TFD_TIMER_ABSTIME|unix.TFD_TIMER_CANCEL_ON_SET) == unix.TFD_TIMER_ABSTIME|unix.TFD_TIMER_CANCEL_ON_SET &&
-		(t.clock == unix.CLOCK_REALTIME || t.clock == unix.CLOCK_REALTIME_ALARM)
-	t.steps = stepsBy(c.w.clockOf(c.n), c.w.now)
+	t.Settime(c.arg(1), stepsBy(c.w.clockOf(c.n), c.w.now))
 	if c.arg(1)&unix.TFD_TIMER_ABSTIME != 0 {
-		c.armAt(&t.nodeTimer, t.clock, value, interval)
+		c.armAt(&t.nodeTimer, t.Clock(), value, interval)
 	} else {
 		c.armAfter(&t.nodeTimer, value, interval)
 	}
@@ -91,27 +97,27 @@ func sysTimerfdGettime(c *call) result {
 	return errno(errnoOf(c.write(c.arg(1), t.remaining(c.w.now))))
 }
 
-// readTimer serves read(2) of a timerfd: the expiration count as a u64,
-// blocking (in virtual time) until the next expiry.
+// readTimer serves read(2) of a timerfd: the expiration count as a u64
+// (vkernel.Timerfd.Read), blocking (in virtual time) until the next
+// expiry.
 func readTimer(c *call, t *vtimer, buf iovec) result {
 	if buf.len < 8 {
 		return errno(unix.EINVAL)
 	}
-	n := t.fire(c.w.now)
-	if t.canceled(c.w.now) {
-		t.expired, t.steps = 0, stepsBy(t.clk, c.w.now)
-		return errno(unix.ECANCELED)
-	}
-	if n > 0 {
-		t.expired = 0
+	t.fire(c.w.now)
+	v := c.n.fds[int(int32(c.arg(0)))]
+	n, err := t.Read(buf.len, stepsBy(t.clk, c.w.now), v.nonblocking())
+	if err == nil {
 		if err := c.write(buf.base, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
 			return errno(unix.EFAULT)
 		}
 		return ret(8)
 	}
-	v := c.n.fds[int(int32(c.arg(0)))]
+	if !errors.Is(err, vkernel.ErrBlock) {
+		return vkAnswer(err)
+	}
 	wake := t.wake(c.w.now)
-	if v.nonblocking() || wake == 0 && c.timedOut {
+	if wake == 0 && c.timedOut {
 		return errno(unix.EAGAIN)
 	}
 	if wake == 0 {
@@ -125,7 +131,7 @@ func readTimer(c *call, t *vtimer, buf iovec) result {
 // was armed (or since its last ECANCELED) cancels t: a read fails with
 // ECANCELED and poll reports it readable (timerfd_create(2)).
 func (t *vtimer) canceled(now int64) bool {
-	return t.cancel && stepsBy(t.clk, now) > t.steps
+	return t.Canceled(stepsBy(t.clk, now))
 }
 
 // wake is the world time at which a reader of t looks again: t's next
@@ -133,7 +139,7 @@ func (t *vtimer) canceled(now int64) bool {
 // never).
 func (t *vtimer) wake(now int64) int64 {
 	w := t.deadline
-	if s := nextStep(t.clk, now); t.cancel && s > 0 && (w == 0 || s < w) {
+	if s := nextStep(t.clk, now); t.CancelOnSet() && s > 0 && (w == 0 || s < w) {
 		w = s
 	}
 	return w
@@ -141,7 +147,7 @@ func (t *vtimer) wake(now int64) int64 {
 
 // stepGen changes when a step cancels t (edge-triggered epoll).
 func (t *vtimer) stepGen(now int64) uint64 {
-	if !t.cancel {
+	if !t.CancelOnSet() {
 		return 0
 	}
 	return uint64(stepsBy(t.clk, now))
@@ -151,8 +157,5 @@ func (t *vtimer) stepGen(now int64) uint64 {
 // step would cancel it, the steps it has seen.
 func (t *vtimer) hashLocal(put func(uint64)) {
 	t.nodeTimer.hashLocal(put)
-	if t.cancel {
-		put(2)
-		put(uint64(t.steps))
-	}
+	t.HashCancel(put)
 }

@@ -40,13 +40,11 @@ type task struct {
 	childVtid int64
 	exited    bool   // the thread has ended
 	clearTID  uint64 // CLONE_CHILD_CLEARTID / set_tid_address word, woken at exit
-	// A futex wait: the address and bitset waited on, and whether a wake
-	// chose this waiter.
-	futexAddr uint64
-	futexBits uint32
-	woken     bool
-	p         *proc    // the child process it belongs to; nil: the node's main process
-	alt       altStack // sigaltstack (sys_sigwait.go)
+	// A futex wait: whether a wake chose this waiter (its queue is the
+	// node's futexQ).
+	woken bool
+	p     *proc    // the child process it belongs to; nil: the node's main process
+	alt   altStack // sigaltstack (sys_sigwait.go)
 	// idlePolls counts the thread's consecutive non-blocking polls with
 	// nothing ready (spin.go).
 	idlePolls int
@@ -582,17 +580,7 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			}
 		}
 	}
-	addrs := make([]uint64, 0, len(n.futexQ))
-	for a := range n.futexQ {
-		addrs = append(addrs, a)
-	}
-	slices.Sort(addrs)
-	for _, a := range addrs {
-		put(a)
-		for _, t := range n.futexQ[a] {
-			put(uint64(t.k))
-		}
-	}
+	n.futexQ.Hash(put)
 	return nil
 }
 

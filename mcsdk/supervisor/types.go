@@ -63,15 +63,15 @@ type node struct {
 	exited   bool
 	killed   bool
 	status   unixWaitStatus
-	reaped   bool               // the main thread's exit status was collected while the node's threads ended
-	tasks    []*task            // its threads, by index; tasks[0] is the main thread
-	cur      *task              // the thread running now, nil if none
-	lastRun  int                // index of the thread resumed last (ThreadsFixed picks the next)
-	traced   bool               // seized with ptrace (from its exec on; with NativeTSC from its first clone)
-	tracer   *launcher          // the thread that forked it, which makes its ptrace requests
-	futexQ   map[uint64][]*task // virtual futex waiters by address, in arrival order
-	procs    []*proc            // its process tree, from its first fork on; procs[0] is the main process
-	self     *proc              // the child process whose call is being served, nil otherwise (enterProc)
+	reaped   bool             // the main thread's exit status was collected while the node's threads ended
+	tasks    []*task          // its threads, by index; tasks[0] is the main thread
+	cur      *task            // the thread running now, nil if none
+	lastRun  int              // index of the thread resumed last (ThreadsFixed picks the next)
+	traced   bool             // seized with ptrace (from its exec on; with NativeTSC from its first clone)
+	tracer   *launcher        // the thread that forked it, which makes its ptrace requests
+	futexQ   *vkernel.Futexes // virtual futex waiters by address, in arrival order; nil: none yet
+	procs    []*proc          // its process tree, from its first fork on; procs[0] is the main process
+	self     *proc            // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
 	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
 	sysv     *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
@@ -103,16 +103,6 @@ type vfd struct {
 	epoll  *vepoll        // an epoll instance
 	obj    nodeFile       // a pipe end, eventfd, unix socket or signalfd (sys_nodefd.go)
 	ours   int
-}
-
-// vtimer is a timerfd's state in virtual time.
-type vtimer struct {
-	clock uint64
-	nodeTimer
-	expired uint64
-	fires   uint64 // expirations ever counted (edge-triggered epoll)
-	cancel  bool   // TFD_TIMER_CANCEL_ON_SET: a step of the realtime clock cancels it
-	steps   int    // with cancel: the node's clock steps already reported (or before arming)
 }
 
 // call is one intercepted syscall, possibly parked.

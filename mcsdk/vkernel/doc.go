@@ -19,7 +19,25 @@
 // processes' virtual process groups and sessions (Sessions),
 // virtual resource limits (Limits), virtual inode and device numbers
 // (Inodes), and each node's SysV IPC namespace (IPC: semaphore sets,
-// message queues, shared memory segments' identities and counts). A node's run directory has a virtual name, RunDir(i)
+// message queues, shared memory segments' identities and counts).
+//
+// In-node file objects and futexes (issue 36 §1): an eventfd's counter
+// (Eventfd), a pipe's buffer (Pipe), a timerfd's count of expirations
+// and TFD_TIMER_CANCEL_ON_SET (Timerfd), and a node's futex wait queues
+// with FUTEX_WAKE_OP's arithmetic (Futexes, FutexOp). Each answers with
+// a value, an Errno, or ErrBlock when a blocking caller must wait (the
+// supervisor parks the call and retries it when the world changes), and
+// writes its state for the world hash (Hash: the same words, in the same
+// order, as the supervisor wrote before the move). The supervisor
+// (sys_eventfd.go, sys_pipe.go, sys_timerfd.go, sys_futex.go) keeps the
+// edge: it decodes arguments, moves bytes to and from the node's memory,
+// makes the placeholder descriptors, parks calls, raises SIGPIPE, and
+// arms a timerfd's timer on the node's clock (clock.go's nodeTimer,
+// shared with setitimer and the POSIX timers). Still in the supervisor:
+// epoll's interest list and readiness (sys_epoll.go), AF_UNIX sockets
+// and signalfds.
+//
+// A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
 // paths a node is shown are still the host's (issue 36 §5: getcwd,
 // /proc/self/{cwd,exe} and argv[0] are not yet virtual).

@@ -6,8 +6,8 @@ import "strconv"
 // architecture share these), which the supervisor returns as it is.
 type Errno int
 
-// The error numbers path resolution, SysV IPC and sessions answer
-// (errno(3)).
+// The error numbers path resolution, SysV IPC, sessions, eventfds,
+// pipes, futexes and timerfds answer (errno(3)).
 const (
 	EPERM        Errno = 1
 	ENOENT       Errno = 2
@@ -30,12 +30,18 @@ const (
 	EIDRM        Errno = 43
 	ELOOP        Errno = 40
 	EFBIG        Errno = 27
+	EBUSY        Errno = 16
+	EPIPE        Errno = 32
+	ENOSYS       Errno = 38
+	ETIMEDOUT    Errno = 110
+	ECANCELED    Errno = 125
 )
 
 var errnoNames = map[Errno]string{
 	EPERM: "EPERM", ENOENT: "ENOENT", ESRCH: "ESRCH", EBADF: "EBADF", EACCES: "EACCES", EEXIST: "EEXIST", EXDEV: "EXDEV",
 	ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EROFS: "EROFS", ENAMETOOLONG: "ENAMETOOLONG", ELOOP: "ELOOP",
 	E2BIG: "E2BIG", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", ENOSPC: "ENOSPC", ERANGE: "ERANGE", ENOMSG: "ENOMSG", EIDRM: "EIDRM", EFBIG: "EFBIG",
+	EBUSY: "EBUSY", EPIPE: "EPIPE", ENOSYS: "ENOSYS", ETIMEDOUT: "ETIMEDOUT", ECANCELED: "ECANCELED",
 }
 
 func (e Errno) Error() string {
