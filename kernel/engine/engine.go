@@ -84,11 +84,11 @@ type Engine struct {
 	heapLimit   uint64            // the guard stops a cell whose heap passes it
 	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
-	cellCtx     context.Context // the running cell's context (display.Context)
+	cellCtx     context.Context         // the running cell's context (display.Context)
 	stopCell    context.CancelCauseFunc // cancels the running cell (alloc.go)
-	mods        *modSession     // the work module of compiled packages, made at first use
-	fetched     map[string]bool // packages fetched by %go get: used by compiled cells only
-	src         sessionSource   // what compiled cells are built from (cellbuild.go)
+	mods        *modSession             // the work module of compiled packages, made at first use
+	fetched     map[string]bool         // packages fetched by %go get: used by compiled cells only
+	src         sessionSource           // what compiled cells are built from (cellbuild.go)
 	probeCmd    func() *exec.Cmd
 	probe       *probeProc // the running compiler probe, if any (probe.go)
 	probeLog    []string   // the sources given to the probe, in order
