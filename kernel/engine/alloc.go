@@ -493,3 +493,28 @@ func constLength(v constant.Value) (uint64, bool) {
 	}
 	return ^uint64(0), true
 }
+
+// SessionNames lists, sorted, the names the session's cells defined
+// (variables, constants, functions, types, imports of cells left out): what
+// a new interpreter would not have.
+func (e *Engine) SessionNames() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[string]bool{}
+	for n := range e.names {
+		seen[n] = true
+	}
+	if g, ok := e.globals(); ok {
+		for n := range g {
+			seen[n] = true
+		}
+	}
+	var out []string
+	for n := range seen {
+		if n != "_" && !strings.HasPrefix(n, "_weft_") && n != "Display" {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

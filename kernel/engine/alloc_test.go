@@ -2,36 +2,37 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/weft-mc/weft/kernel/display"
 )
 
-// hugeAllocations are cells that each ask for one allocation far larger
-// than any machine's memory (1<<40 bytes and more), by every route a cell
-// has to one: without the checks of alloc.go each would be a fatal error
-// of the Go runtime ("runtime: out of memory") in the kernel's process.
-// Each gives name and a value containing inValue; they are shared with
+// hugeAllocation is a cell that asks for one allocation far larger than
+// any machine's memory (1<<40 bytes and more) by one route a cell has to
+// it: without the checks of alloc.go each would be a fatal error of the
+// Go runtime ("runtime: out of memory") in the kernel's process. It gives
+// the error Name with a value containing InValue. The cells,
+// kernel/testdata/huge_allocations.json, are shared with
 // TestIsolationHugeAllocations (package kernel, through jupyter_client).
-var hugeAllocations = []struct{ route, code, name, inValue string }{
-	{"make byte slice", "b := make([]byte, 1<<40)\nlen(b)", "MemoryError", "make([]uint8, 1099511627776)"},
-	{"make capacity", "w := make([]int64, 0, 1<<38)\ncap(w)", "MemoryError", "make([]int64, 274877906944)"},
-	{"make non-constant", "n := 1 << 40\nb := make([]byte, n)\nlen(b)", "MemoryError", "needs 1048576 MB"},
-	{"make named slice", "type floats []float64\nfs := make(floats, 1<<37)\nlen(fs)", "MemoryError", "needs 1048576 MB"},
-	{"make struct slice", "type pt struct{ x, y float64 }\nps := make([]pt, uint64(1)<<36)\nlen(ps)", "MemoryError", "needs 1048576 MB"},
-	{"make map", "m := make(map[int]int, 1<<40)\nlen(m)", "MemoryError", "make(map[int]int, 1099511627776)"},
-	{"make chan", "c := make(chan [64]byte, 1<<34)\ncap(c)", "MemoryError", "make(chan [64]uint8, 17179869184)"},
-	{"var huge array", "var arr [1 << 40]byte\narr[1] = 2\nfmt.Println(arr[1])", "Unsupported", "its array type [1 << 40]byte needs 1048576 MB"},
-	{"new huge array", "const many = 1 << 37\np := new([many]int64)\nfmt.Println(len(p))", "MemoryError", "compiled cell ran out of memory"},
-	{"append growth", "s := []int{1}\ns = append(s, make([]int, 1<<37)...)\nlen(s)", "MemoryError", "make([]int, 137438953472)"},
-	{"strings.Repeat", "import \"strings\"\nr := strings.Repeat(\"x\", 1<<40)\nlen(r)", "MemoryError", "strings.Repeat(1 bytes, 1099511627776)"},
-	{"bytes.Repeat", "import \"bytes\"\nbr := bytes.Repeat([]byte(\"ab\"), 1<<39)\nlen(br)", "MemoryError", "bytes.Repeat(2 bytes, 549755813888)"},
-	{"Builder.Grow", "import \"strings\"\nvar sb strings.Builder\nsb.Grow(1 << 40)\nsb.Len()", "MemoryError", "Grow(1099511627776)"},
-	{"in a function", "func mk(n int) []byte { return make([]byte, n) }\nmk(1 << 40)", "MemoryError", "needs 1048576 MB"},
-	{"in a closure", "mkc := func(n int) []int64 { return make([]int64, n) }\nlen(mkc(1 << 37))", "MemoryError", "needs 1048576 MB"},
-	{"in a method", "type store struct{ n int }\nfunc (s store) alloc() map[string]int { return make(map[string]int, s.n) }\nlen(store{1 << 40}.alloc())", "MemoryError", "make(map[string]int"},
-	{"in a goroutine", "done := make(chan int)\ngo func() { b := make([]byte, 1<<40); done <- len(b) }()\n<-done", "MemoryError", "needs 1048576 MB"},
+type hugeAllocation struct {
+	Route, Code, Name string
+	InValue           string `json:"in_value"`
+}
+
+func hugeAllocations(t *testing.T) []hugeAllocation {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/huge_allocations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []hugeAllocation
+	if err := json.Unmarshal(b, &cells); err != nil {
+		t.Fatal(err)
+	}
+	return cells
 }
 
 // TestOneHugeAllocation: each of hugeAllocations ends in its error, and
@@ -45,18 +46,18 @@ func TestOneHugeAllocation(t *testing.T) {
 	if _, err := run("import \"fmt\"\nkept := 41"); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range hugeAllocations {
-		_, err := run(c.code)
+	for _, c := range hugeAllocations(t) {
+		_, err := run(c.Code)
 		ee, ok := err.(*Error)
-		if !ok || ee.Name != c.name || !strings.Contains(ee.Value, c.inValue) {
-			t.Errorf("%s: %q: got %v, want %s containing %q", c.route, c.code, err, c.name, c.inValue)
+		if !ok || ee.Name != c.Name || !strings.Contains(ee.Value, c.InValue) {
+			t.Errorf("%s: %q: got %v, want %s containing %q", c.Route, c.Code, err, c.Name, c.InValue)
 		}
 		res, err := run("kept + 1")
 		if err != nil {
-			t.Fatalf("after %s: %v", c.route, err)
+			t.Fatalf("after %s: %v", c.Route, err)
 		}
 		if got := res.Data.Data[display.MIMETypeText]; got != "42" {
-			t.Fatalf("after %s: kept + 1 = %v", c.route, got)
+			t.Fatalf("after %s: kept + 1 = %v", c.Route, got)
 		}
 	}
 }
