@@ -240,8 +240,8 @@ type insertion struct {
 //	x.Grow(n)          x.Grow(_weft_alloc.Grow((n)<<0))
 //
 // `(n)<<0` keeps Go's check that a size is an integer (or an untyped
-// constant representable as one). Only text is inserted, on the lines it
-// belongs to, so positions of errors stay on their lines. declared tells
+// constant representable as one). Only text is inserted, without line
+// breaks, so positions of errors stay on their lines. declared tells
 // whether make or append is a name the session or the cell declared.
 // Sources that do not parse are returned unchanged (the interpreter
 // reports their errors).
@@ -259,7 +259,9 @@ func guardAllocs(src string, decl bool, declared func(string) bool) string {
 		return src
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
-	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
+	// On one line (struct types lose their comments), so that the
+	// inserted text moves no line of the source.
+	text := types.ExprString
 	var ins []insertion
 	seq := 0
 	wrap := func(x ast.Expr, open string) {

@@ -119,6 +119,8 @@ func TestGuardAllocs(t *testing.T) {
 		{"x := make([]int, n)", false, func(n string) bool { return n == "make" }, "x := make([]int, n)"},
 		{"x := make([]int, ", false, none, "x := make([]int, "},
 		{"x := []int{1}", false, none, "x := []int{1}"},
+		{"ps := make([]struct {\n\tx int // a comment\n\ty float64\n}, n)\nlen(ps)", false, none,
+			"ps := make([]struct {\n\tx int // a comment\n\ty float64\n}, _weft_alloc.Make((*[]struct{x int; y float64})(nil), (n)<<0))\nlen(ps)"},
 	} {
 		if got := guardAllocs(c.src, c.decl, c.declared); got != c.want {
 			t.Errorf("guardAllocs(%q) =\n%s\nwant\n%s", c.src, got, c.want)
