@@ -67,13 +67,15 @@ type allocCheck struct {
 	setting string
 }
 
-// bytes refuses count elements of size bytes each when they pass the limit.
-func (c allocCheck) bytes(what string, count, size uint64) {
+// bytes refuses count elements of size bytes each when they pass the
+// limit; what describes the allocation (called only then: a check costs
+// a multiplication).
+func (c allocCheck) bytes(what func() string, count, size uint64) {
 	hi, lo := bits.Mul64(count, size)
 	if hi == 0 && lo <= c.limit {
 		return
 	}
-	panic(&allocError{what: what, need: lo, over: hi != 0, limit: c.limit, setting: c.setting})
+	panic(&allocError{what: what(), need: lo, over: hi != 0, limit: c.limit, setting: c.setting})
 }
 
 // count converts a size argument (any integer, or an integral float from
@@ -113,7 +115,7 @@ func (c allocCheck) makeSize(typ, n any) int {
 		return i
 	}
 	t := reflect.TypeOf(typ).Elem()
-	c.bytes(fmt.Sprintf("make(%v, %d)", t, u), u, elemSize(t))
+	c.bytes(func() string { return fmt.Sprintf("make(%v, %d)", t, u) }, u, elemSize(t))
 	return i
 }
 
@@ -125,7 +127,8 @@ func (c allocCheck) appendSize(s, xs any) int {
 	}
 	n := uint64(xv.Len())
 	if sv.IsValid() && sv.Kind() == reflect.Slice {
-		c.bytes(fmt.Sprintf("append to a %v of length %d of %d more", sv.Type(), sv.Len(), n), uint64(sv.Len())+n, uint64(sv.Type().Elem().Size()))
+		what := func() string { return fmt.Sprintf("append to a %v of length %d of %d more", sv.Type(), sv.Len(), n) }
+		c.bytes(what, uint64(sv.Len())+n, uint64(sv.Type().Elem().Size()))
 	}
 	return xv.Len()
 }
@@ -135,7 +138,7 @@ func (c allocCheck) appendSize(s, xs any) int {
 func (c allocCheck) growSize(n any) int {
 	i, u, ok := count(n)
 	if ok {
-		c.bytes(fmt.Sprintf("Grow(%d)", u), u, 1)
+		c.bytes(func() string { return fmt.Sprintf("Grow(%d)", u) }, u, 1)
 	}
 	return i
 }
@@ -144,7 +147,7 @@ func (c allocCheck) growSize(n any) int {
 // functions that allocate by a count.
 func (e *Engine) allocExports() interp.Exports {
 	c := allocCheck{limit: e.heapLimit, setting: e.heapSetting}
-	repeat := func(what string, n, count int) {
+	repeat := func(what func() string, n, count int) {
 		if n > 0 && count > 0 {
 			c.bytes(what, uint64(n), uint64(count))
 		}
@@ -155,42 +158,42 @@ func (e *Engine) allocExports() interp.Exports {
 			"Make": v(c.makeSize), "Append": v(c.appendSize), "Grow": v(c.growSize),
 		},
 		"strings/strings": {"Repeat": v(func(s string, n int) string {
-			repeat(fmt.Sprintf("strings.Repeat(%d bytes, %d)", len(s), n), len(s), n)
+			repeat(func() string { return fmt.Sprintf("strings.Repeat(%d bytes, %d)", len(s), n) }, len(s), n)
 			return strings.Repeat(s, n)
 		})},
 		"bytes/bytes": {"Repeat": v(func(b []byte, n int) []byte {
-			repeat(fmt.Sprintf("bytes.Repeat(%d bytes, %d)", len(b), n), len(b), n)
+			repeat(func() string { return fmt.Sprintf("bytes.Repeat(%d bytes, %d)", len(b), n) }, len(b), n)
 			return bytes.Repeat(b, n)
 		})},
 		"bufio/bufio": {
 			"NewReaderSize": v(func(r io.Reader, n int) *bufio.Reader {
-				repeat(fmt.Sprintf("bufio.NewReaderSize(r, %d)", n), n, 1)
+				repeat(func() string { return fmt.Sprintf("bufio.NewReaderSize(r, %d)", n) }, n, 1)
 				return bufio.NewReaderSize(r, n)
 			}),
 			"NewWriterSize": v(func(w io.Writer, n int) *bufio.Writer {
-				repeat(fmt.Sprintf("bufio.NewWriterSize(w, %d)", n), n, 1)
+				repeat(func() string { return fmt.Sprintf("bufio.NewWriterSize(w, %d)", n) }, n, 1)
 				return bufio.NewWriterSize(w, n)
 			}),
 		},
 		"reflect/reflect": {
 			"MakeSlice": v(func(t reflect.Type, n, m int) reflect.Value {
-				repeat(fmt.Sprintf("reflect.MakeSlice(%v, %d, %d)", t, n, m), max(n, m), int(elemSize(t)))
+				repeat(func() string { return fmt.Sprintf("reflect.MakeSlice(%v, %d, %d)", t, n, m) }, max(n, m), int(elemSize(t)))
 				return reflect.MakeSlice(t, n, m)
 			}),
 			"MakeMapWithSize": v(func(t reflect.Type, n int) reflect.Value {
-				repeat(fmt.Sprintf("reflect.MakeMapWithSize(%v, %d)", t, n), n, int(elemSize(t)))
+				repeat(func() string { return fmt.Sprintf("reflect.MakeMapWithSize(%v, %d)", t, n) }, n, int(elemSize(t)))
 				return reflect.MakeMapWithSize(t, n)
 			}),
 			"MakeChan": v(func(t reflect.Type, n int) reflect.Value {
-				repeat(fmt.Sprintf("reflect.MakeChan(%v, %d)", t, n), n, int(elemSize(t)))
+				repeat(func() string { return fmt.Sprintf("reflect.MakeChan(%v, %d)", t, n) }, n, int(elemSize(t)))
 				return reflect.MakeChan(t, n)
 			}),
 			"New": v(func(t reflect.Type) reflect.Value {
-				repeat(fmt.Sprintf("reflect.New(%v)", t), int(t.Size()), 1)
+				repeat(func() string { return fmt.Sprintf("reflect.New(%v)", t) }, int(t.Size()), 1)
 				return reflect.New(t)
 			}),
 			"Zero": v(func(t reflect.Type) reflect.Value {
-				repeat(fmt.Sprintf("reflect.Zero(%v)", t), int(t.Size()), 1)
+				repeat(func() string { return fmt.Sprintf("reflect.Zero(%v)", t) }, int(t.Size()), 1)
 				return reflect.Zero(t)
 			}),
 		},
