@@ -50,25 +50,7 @@ func TestIsolation(t *testing.T) {
 		{}, {},
 		{"Unsupported", "compiler crashed on it in a probe process"}, {}, {},
 	}
-	spec, _ := json.Marshal(cells)
-	path := filepath.Join(t.TempDir(), "cells.json")
-	if err := os.WriteFile(path, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, "testdata/cells.py", "weft-isolation", path)
-	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1", "WEFT_CELL_MEMORY=2G")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cells.py: %v\n%s", err, stderr.String())
-	}
-	var got []struct {
-		Status, Ename, Evalue, Stdout string
-		Alive                         bool
-	}
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != len(cells) {
-		t.Fatalf("cells.py output: %v\n%s", err, out.String())
-	}
+	got := runCells(t, "weft-isolation", jupyterPath, cells)
 	for i, g := range got {
 		w := want[i]
 		switch {
@@ -87,5 +69,93 @@ func TestIsolation(t *testing.T) {
 		case cells[i] == "fmt.Println(kept + 1)" && g.Stdout != "42\n":
 			t.Errorf("cell %d %q printed %q, want 42", i, cells[i], g.Stdout)
 		}
+	}
+}
+
+// cellResult is what testdata/cells.py reports of one cell.
+type cellResult struct {
+	Status, Ename, Evalue, Stdout string
+	Alive                         bool
+}
+
+// runCells sends cells, in order, to one kernel kernelName (installed
+// under jupyterPath) through jupyter_client, with WEFT_CELL_MEMORY=2G.
+func runCells(t *testing.T, kernelName, jupyterPath string, cells []string) []cellResult {
+	t.Helper()
+	spec, _ := json.Marshal(cells)
+	path := filepath.Join(t.TempDir(), "cells.json")
+	if err := os.WriteFile(path, spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, "testdata/cells.py", kernelName, path)
+	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_PLATFORM_DIRS=1", "WEFT_CELL_MEMORY=2G")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cells.py: %v\n%s", err, stderr.String())
+	}
+	var got []cellResult
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != len(cells) {
+		t.Fatalf("cells.py output: %v\n%s", err, out.String())
+	}
+	return got
+}
+
+// TestIsolationHugeAllocations drives the installed kernel with
+// jupyter_client: each cell of testdata/huge_allocations.json asks for
+// one allocation the OS would refuse (make of slices, maps and channels,
+// arrays, append, strings.Repeat, Builder.Grow…, also inside functions,
+// closures, methods and goroutines); each gets its error reply, the
+// kernel process stays alive, and the next cell reads a variable defined
+// before them all. Then a route no check covers (image.NewRGBA of 4 TB
+// allocates inside compiled code) kills the executor process: the reply
+// is SessionLost naming every name of the session (kept among them), the
+// kernel process Jupyter started stays, kept is undefined, and a new
+// cell runs.
+func TestIsolationHugeAllocations(t *testing.T) {
+	requireJupyter(t)
+	_, jupyterPath := buildAndInstall(t, "weft-huge")
+	b, err := os.ReadFile("testdata/huge_allocations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []struct {
+		Route, Code, Name string
+		InValue           string `json:"in_value"`
+	}
+	if err := json.Unmarshal(b, &routes); err != nil {
+		t.Fatal(err)
+	}
+	cells := []string{"import \"fmt\"\nkept := 41"}
+	for _, r := range routes {
+		cells = append(cells, r.Code, "fmt.Println(kept + 1)")
+	}
+	cells = append(cells, "import \"image\"\nimg := image.NewRGBA(image.Rect(0, 0, 1<<20, 1<<20))",
+		"fmt.Println(kept + 1)", "import \"fmt\"\nagain := 41\nfmt.Println(again + 1)")
+	got := runCells(t, "weft-huge", jupyterPath, cells)
+	if got[0].Status != "ok" {
+		t.Fatalf("cell 0: %s: %s", got[0].Ename, got[0].Evalue)
+	}
+	for i, r := range routes {
+		g, next := got[1+2*i], got[2+2*i]
+		switch {
+		case !g.Alive || !next.Alive:
+			t.Errorf("%s: the kernel died", r.Route)
+		case g.Ename != r.Name || !strings.Contains(g.Evalue, r.InValue):
+			t.Errorf("%s: %q: got %s: %s, want %s containing %q", r.Route, r.Code, g.Ename, g.Evalue, r.Name, r.InValue)
+		case next.Status != "ok" || next.Stdout != "42\n":
+			t.Errorf("after %s: kept + 1: %s %s: %s, printed %q", r.Route, next.Status, next.Ename, next.Evalue, next.Stdout)
+		}
+	}
+	lost, undefined, again := got[len(got)-3], got[len(got)-2], got[len(got)-1]
+	switch {
+	case !lost.Alive || !undefined.Alive || !again.Alive:
+		t.Errorf("uncovered route: the kernel process died")
+	case lost.Ename != "SessionLost" || !strings.Contains(lost.Evalue, "out of memory") || !strings.Contains(lost.Evalue, "kept"):
+		t.Errorf("uncovered route: got %s: %s, want SessionLost naming out of memory and kept", lost.Ename, lost.Evalue)
+	case undefined.Status != "error" || !strings.Contains(undefined.Evalue, "undefined: kept"):
+		t.Errorf("after the lost session: kept + 1: %s %s: %s, want undefined: kept", undefined.Status, undefined.Ename, undefined.Evalue)
+	case again.Status != "ok" || again.Stdout != "42\n":
+		t.Errorf("after the lost session: %s %s: %s, printed %q", again.Status, again.Ename, again.Evalue, again.Stdout)
 	}
 }

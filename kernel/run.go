@@ -25,11 +25,30 @@ const parentPoll = time.Second
 // Before it returns, the running cell is stopped and every process the
 // kernel's cells started (node processes of runs, `!` commands, compilers)
 // is killed. Diagnostics go to log.
+//
+// The process Run starts in binds the sockets and runs the cells in an
+// executor, a child process it starts again if a cell kills it (see
+// executor.go); opts apply to the executor.
 func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer) error {
 	ci, err := wire.ReadConnectionFile(connectionFile)
 	if err != nil {
 		return err
 	}
+	if os.Getenv(executorEnv) != "1" {
+		return supervise(ctx, ci, log)
+	}
+	os.Unsetenv(executorEnv)
+	return runExecutor(ctx, ci, opts, log)
+}
+
+// runExecutor serves as the executor of a kernel whose parent process
+// owns the sockets (supervise.go): messages come and go on file
+// descriptors 3 and 4.
+func runExecutor(ctx context.Context, ci wire.ConnectionInfo, opts Options, log io.Writer) error {
+	// The pipes are the executor's own: the processes it starts must not
+	// hold them, or the parent would not see its end.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
 	if err := becomeReaper(); err != nil {
 		fmt.Fprintf(log, "weft kernel: cannot become a subreaper (orphans of cells may outlive the kernel): %v\n", err)
 	}
@@ -45,12 +64,14 @@ func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer
 	if err != nil {
 		return err
 	}
-	socks, err := wire.Listen(ctx, ci, log)
+	signer, err := ci.Signer()
 	if err != nil {
 		return err
 	}
-	defer socks.Close()
-	k := New(socks, eng, log)
+	pipe := executorPipes()
+	t := &pipeTransport{p: pipe, signer: signer}
+	k := New(t, eng, log)
+	t.session = func() sessionRecord { return sessionRecord{Names: eng.SessionNames(), Count: k.currentCount()} }
 	k.ownsProcess = true
 	if opts.CaptureStdout {
 		restore, err := k.captureStdout()
@@ -64,7 +85,7 @@ func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer
 	defer k.stopAll(interruptGrace)
 	k.Starting()
 	errc := make(chan error, 1)
-	go func() { errc <- socks.Serve(ctx, k.Handle) }()
+	go func() { errc <- serveExecutor(pipe, signer, k.Handle, log) }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -72,7 +93,8 @@ func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer
 		case <-k.Done():
 			return nil
 		case err := <-errc:
-			return err
+			fmt.Fprintf(log, "weft kernel executor: %v: shutting down\n", err)
+			return nil
 		case why := <-orphaned:
 			fmt.Fprintf(log, "weft kernel: %s: shutting down\n", why)
 			return nil

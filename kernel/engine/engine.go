@@ -84,10 +84,11 @@ type Engine struct {
 	heapLimit   uint64            // the guard stops a cell whose heap passes it
 	heapSetting string            // where heapLimit comes from, for its message
 	ctxMu       sync.Mutex
-	cellCtx     context.Context // the running cell's context (display.Context)
-	mods        *modSession     // the work module of compiled packages, made at first use
-	fetched     map[string]bool // packages fetched by %go get: used by compiled cells only
-	src         sessionSource   // what compiled cells are built from (cellbuild.go)
+	cellCtx     context.Context         // the running cell's context (display.Context)
+	stopCell    context.CancelCauseFunc // cancels the running cell (alloc.go)
+	mods        *modSession             // the work module of compiled packages, made at first use
+	fetched     map[string]bool         // packages fetched by %go get: used by compiled cells only
+	src         sessionSource           // what compiled cells are built from (cellbuild.go)
 	probeCmd    func() *exec.Cmd
 	probe       *probeProc // the running compiler probe, if any (probe.go)
 	probeLog    []string   // the sources given to the probe, in order
@@ -161,7 +162,7 @@ func New(opts Options) (*Engine, error) {
 		SourcecodeFilesystem: newSourceFS(),
 		Stdout:               e.io.stdout, Stderr: stderr.w, Stdin: e.io.stdin,
 	})
-	tables := append(append([]interp.Exports{stdlib.Symbols, exitExports(), unsafe.Symbols}, opts.Symbols...), e.displayExports())
+	tables := append(append([]interp.Exports{stdlib.Symbols, exitExports(), e.allocExports(), unsafe.Symbols}, opts.Symbols...), e.displayExports())
 	for _, t := range tables {
 		if err := e.in.Use(t); err != nil {
 			return nil, fmt.Errorf("engine: bind symbols: %w", err)
@@ -188,6 +189,7 @@ const prelude = `import (
 	_weft_os "os"
 	_weft_display "github.com/weft-mc/weft/kernel/display"
 	_weft_hook "weft.internal/hook"
+	_weft_alloc "weft.internal/alloc"
 )
 
 // Display shows d now, as gophernotes's top-level Display does.
@@ -309,6 +311,9 @@ func (e *Engine) displayExports() interp.Exports {
 	hook := map[string]reflect.Value{
 		"GoroutinePanic": reflect.ValueOf(func(r any) {
 			fmt.Fprintf(e.io.stderr, "panic in goroutine (recovered by the kernel): %v\n", r)
+			if a, ok := r.(*allocError); ok {
+				e.stopRunningCell(a)
+			}
 		}),
 	}
 	return interp.Exports{full: syms, "display/display": syms, "weft.internal/hook/hook": hook}
@@ -342,7 +347,7 @@ func (e *Engine) Execute(ctx context.Context, code string, pub Publisher) (Resul
 	defer stopCell(nil)
 	defer guard(stopCell, e.heapLimit, e.heapSetting)()
 	e.ctxMu.Lock()
-	e.cellCtx = workOf(ctx)
+	e.cellCtx, e.stopCell = workOf(ctx), stopCell
 	e.ctxMu.Unlock()
 	code, page, timeCell, err := e.cellMagics(ctx, code)
 	if err != nil {
@@ -421,6 +426,9 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if why := e.compileReason(items); why != "" {
 		return e.runCompiled(ctx, items, why, nil)
 	}
+	if why := e.hugeArray(items); why != "" {
+		return e.runCompiled(ctx, items, why, nil)
+	}
 	if why := unproven(items, e.declaredBy(items)); why != "" {
 		return e.runCompiled(ctx, items, why, nil)
 	}
@@ -472,9 +480,10 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	}
 	gs := groups(items)
 	e.line1Decl = len(gs) > 0 && gs[0].line == 1 && gs[0].decl
+	declared := e.declaredBy(items)
 	for _, g := range gs {
 		orig := g.text
-		g.text = guardGoroutines(g.text, g.decl)
+		g.text = guardAllocs(guardGoroutines(g.text, g.decl), g.decl, declared)
 		if err := e.forgetRedeclared(g); err != nil {
 			return Result{}, ran, err
 		}
@@ -493,15 +502,15 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	if last == nil {
 		return Result{}, ran, nil
 	}
-	res, err = e.evalLast(ctx, *last)
+	res, err = e.evalLast(ctx, *last, declared)
 	return res, true, err
 }
 
 // evalLast evaluates the cell's final expression and renders its value.
 // If the expression has no single value (a call of a function returning
 // nothing or several values), it runs for its effects only.
-func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
-	alone := group{text: it.text, line: it.line}
+func (e *Engine) evalLast(ctx context.Context, it item, declared func(string) bool) (Result, error) {
+	alone := group{text: guardAllocs(it.text, false, declared), line: it.line}
 	if isNil(it.text) || e.arity(it.text) != 1 {
 		if err := e.probeCompile(ctx, alone.source()); err != nil {
 			return Result{}, err
@@ -512,7 +521,7 @@ func (e *Engine) evalLast(ctx context.Context, it item) (Result, error) {
 	// The value is bound to a typed variable first: formatted through an
 	// interface{} parameter, interpreted values print as yaegi's wrappers.
 	const bind = "_weft_v := "
-	g := group{text: bind + guardGoroutines(it.text, false) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
+	g := group{text: bind + guardAllocs(guardGoroutines(it.text, false), false, declared) + "; _weft_render(_weft_v, _weft_fmt.Sprint(_weft_v))", line: it.line}
 	if err := e.probeCompile(ctx, g.source()); err != nil {
 		return Result{}, err
 	}
@@ -788,7 +797,10 @@ func (e *Engine) cellError(ctx context.Context, err error) error {
 	var p interp.Panic
 	var sl scanner.ErrorList
 	var limit *limitError
-	switch {
+	switch a := allocRefused(ctx, err); {
+	case a != nil:
+		debug.FreeOSMemory()
+		return &Error{Name: "MemoryError", Value: a.Error(), Traceback: []string{"MemoryError: " + a.Error()}}
 	case errors.As(context.Cause(ctx), &limit):
 		debug.FreeOSMemory()
 		return &Error{Name: limit.name, Value: limit.Error(), Traceback: []string{limit.name + ": " + limit.Error()}}
