@@ -426,14 +426,11 @@ func (p *page) runBrowser(r *Report) {
 		p.f("<option>%s</option>", esc(v.Variant))
 	}
 	p.f("</select> <span id=\"run-count\">%d runs</span></p>\n", len(r.Runs))
-	p.f("<table class=\"runs\" id=\"run-table\">\n<thead><tr><th>variant</th><th>seed</th><th>run</th><th>verdict</th><th>invariants</th><th>first violation</th><th>fault schedule</th><th>steps</th><th>delivered</th><th>trace</th></tr></thead>\n<tbody>\n")
+	p.f("<table class=\"runs\" id=\"run-table\">\n<thead><tr><th>variant</th><th>seed</th><th>run</th><th>verdict</th><th>invariants</th><th>violation</th><th>fault schedule</th><th>steps</th><th>delivered</th><th>trace</th></tr></thead>\n<tbody>\n")
 	for i := range r.Runs {
 		e := &r.Runs[i]
 		row := e.Row
-		first := "—"
-		if row.FirstViolationStep != nil && row.FirstViolationTime != nil {
-			first = fmt.Sprintf("step %d, %s", *row.FirstViolationStep, ms(*row.FirstViolationTime))
-		}
+		first := violationCell(row)
 		delivered := "—"
 		if row.MessagesDelivered != nil {
 			delivered = fmt.Sprint(*row.MessagesDelivered)
