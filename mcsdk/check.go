@@ -73,6 +73,11 @@ type CheckOptions struct {
 	Context context.Context
 	// Progress, if set, is called now and then with the counts so far.
 	Progress func(states, executions int)
+	// Researching, if set, is called before each search below a
+	// violation's length for a shorter one, with that search's bound (the
+	// violation's length less one): the search that proves a path a
+	// shortest one can be the longest of a check.
+	Researching func(bound int)
 	// Visit, if set, is called at every state the search judges, with
 	// its verdict state (the model's [state] values and ghost logs,
 	// model.State.Summary) and whether a run ends there (nothing is left
@@ -167,7 +172,9 @@ type CheckResult struct {
 	Checkpoints sched.CheckpointStats
 	// Interrupted: Stop ended the search; Verdict is then Violated if a
 	// violation was found, else Error-free and empty: nothing is claimed
-	// beyond what was explored.
+	// beyond what was explored. With a violation, it was the search for a
+	// shorter one that was stopped: the path is not known to be a
+	// shortest one (Shortest is false).
 	Interrupted bool
 	// StoppedBy says what ended an interrupted search: "time" (the
 	// Context's deadline: a time budget) or "interrupt".
@@ -339,14 +346,21 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && strategy == sched.DFS && len(out.Path) > 1 {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
+		if opts.Researching != nil {
+			opts.Researching(x.Depth)
+		}
 		prev := found
 		shorter, e := run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
 			found = prev
 			// No shorter one: the path is a shortest one, unless the
 			// search for one was stopped (interrupt, --time) before it
-			// covered the bound.
+			// covered the bound: the check was then interrupted, with
+			// the violation it found.
 			res.Shortest = e == nil && !shorter.Stopped
+			if shorter.Stopped {
+				res.Interrupted, res.StoppedBy = true, stoppedBy(opts.Context)
+			}
 			break
 		}
 		out, ranAt = shorter, x.Depth
@@ -355,7 +369,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	// depend on the bound the search ran with nor on the workers'
 	// timing: it is the first one in the sequential depth-first order
 	// with the bound at that length.
-	if err == nil && out.Violated && !out.Stopped && !opts.FirstFound && strategy == sched.DFS && (opts.Workers > 1 || ranAt != len(out.Path)) {
+	if err == nil && out.Violated && !out.Stopped && !res.Interrupted && !opts.FirstFound && strategy == sched.DFS && (opts.Workers > 1 || ranAt != len(out.Path)) {
 		x.Workers, x.Depth = 1, len(out.Path)
 		prev := found
 		if canon, e := run(); e == nil && canon.Violated && !canon.Stopped {
@@ -383,16 +397,22 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return res, err
 	case out.Stopped:
 		res.Interrupted = true // no verdict: the bound was not covered
-		res.StoppedBy = "interrupt"
-		if opts.Context != nil && errors.Is(opts.Context.Err(), context.DeadlineExceeded) {
-			res.StoppedBy = "time"
-		}
+		res.StoppedBy = stoppedBy(opts.Context)
 	case strategy == sched.PCT || strategy == sched.Guided:
 		res.Interrupted, res.StoppedBy = true, "runs" // no verdict: random executions claim no coverage
 	default:
 		res.Verdict = Holds
 	}
 	return res, nil
+}
+
+// stoppedBy names what stopped a search (CheckResult.StoppedBy): "time"
+// once ctx's deadline passed, else "interrupt".
+func stoppedBy(ctx context.Context) string {
+	if ctx != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "time"
+	}
+	return "interrupt"
 }
 
 // runEnds reports whether a run ends in w's state: no node, message,

@@ -39,6 +39,7 @@ tr.fault td { background: #fff8c5; }
 .seqdiag { margin: 1em 0; overflow-x: auto; break-inside: avoid; page-break-inside: avoid; }
 .seqdiag svg { max-width: 100%; height: auto; }
 .seqdiag .zoom[style] svg { width: 100%; max-width: none; }
+details.seqwhole > summary { cursor: pointer; color: #0969da; }
 pre.model { max-height: 24em; overflow: auto; }
 @media print {
   body { max-width: none; margin: 0; font-size: 11pt; }
@@ -365,9 +366,7 @@ func (p *page) trace(t *Trace) {
 		p.f("<p>Violated <strong>%s</strong>, first at step %d. Recording <code>%s</code>.</p>\n", esc(strings.Join(t.Violated, ", ")), t.FirstViolationStep, esc(t.Recording))
 	}
 	p.chart(t.Timeline)
-	if len(t.Sequence) > 0 {
-		p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"seq-%s-%d\">\n%s</div>\n", esc(t.Variant), t.Seed, t.Sequence)
-	}
+	p.sequences(t)
 	if len(t.Linearizability) > 0 {
 		// Porcupine's page is self-contained; a frame keeps its script and
 		// styles apart from the report's.
@@ -389,6 +388,22 @@ func (p *page) trace(t *Trace) {
 		p.f("%s\n", esc(c))
 	}
 	p.f("</pre>\n</section>\n")
+}
+
+// sequences writes a traced failure's sequence diagram: its last steps
+// up to the violation and, for a longer run, the whole run behind a
+// control (a closed details element: the browser draws it only once
+// opened, so a long run does not make the page many screens tall).
+func (p *page) sequences(t *Trace) {
+	if len(t.Sequence) == 0 {
+		return
+	}
+	id := fmt.Sprintf("seq-%s-%d", esc(t.Variant), t.Seed)
+	p.f("<h4>Message sequence</h4>\n<div class=\"seqdiag\" data-weft-chart=\"sequence\" id=\"%s\">\n%s</div>\n", id, t.Sequence)
+	if len(t.WholeSequence) > 0 {
+		p.f("<details class=\"seqwhole\"><summary>%s: steps 0–%d (the diagram above shows steps %d–%d)</summary>\n<div class=\"seqdiag\" id=\"%s-whole\">\n%s</div>\n</details>\n",
+			wholeRunControl, t.SequenceTo, t.SequenceFrom, t.SequenceTo, id, t.WholeSequence)
+	}
 }
 
 // withoutFirstTable drops the summary's first table, the violation rates,
@@ -426,14 +441,11 @@ func (p *page) runBrowser(r *Report) {
 		p.f("<option>%s</option>", esc(v.Variant))
 	}
 	p.f("</select> <span id=\"run-count\">%d runs</span></p>\n", len(r.Runs))
-	p.f("<table class=\"runs\" id=\"run-table\">\n<thead><tr><th>variant</th><th>seed</th><th>run</th><th>verdict</th><th>invariants</th><th>first violation</th><th>fault schedule</th><th>steps</th><th>delivered</th><th>trace</th></tr></thead>\n<tbody>\n")
+	p.f("<table class=\"runs\" id=\"run-table\">\n<thead><tr><th>variant</th><th>seed</th><th>run</th><th>verdict</th><th>invariants</th><th>violation</th><th>fault schedule</th><th>steps</th><th>delivered</th><th>trace</th></tr></thead>\n<tbody>\n")
 	for i := range r.Runs {
 		e := &r.Runs[i]
 		row := e.Row
-		first := "—"
-		if row.FirstViolationStep != nil && row.FirstViolationTime != nil {
-			first = fmt.Sprintf("step %d, %s", *row.FirstViolationStep, ms(*row.FirstViolationTime))
-		}
+		first := violationCell(row)
 		delivered := "—"
 		if row.MessagesDelivered != nil {
 			delivered = fmt.Sprint(*row.MessagesDelivered)

@@ -5,15 +5,18 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"image/png"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/analysis"
 	"github.com/weft-mc/weft/analysis/charts"
@@ -60,6 +63,9 @@ type reportCase struct {
 	dirs   []string
 	claims []string // extra claims
 	drift  bool     // a variant has several runs
+	// long: a traced run is longer than TraceSequenceSteps, so its
+	// whole diagram is behind a control
+	long bool
 }
 
 // TestReportFromCampaigns runs small real campaigns (election: fixed and
@@ -76,7 +82,7 @@ func TestReportFromCampaigns(t *testing.T) {
 	cases := []reportCase{
 		{name: "election", dirs: []string{el1}, claims: []string{"rate(bug) > rate(fixed)", "rate(fixed) <= 5%"}},
 		{name: "election-two-runs", dirs: []string{el1, el2}, drift: true},
-		{name: "chord", dirs: []string{ch}, claims: []string{"rate(fix2) <= 50%"}},
+		{name: "chord", dirs: []string{ch}, claims: []string{"rate(fix2) <= 50%"}, long: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,7 +102,7 @@ func TestReportFromCampaigns(t *testing.T) {
 			rows := readRows(t, tc.dirs)
 			t.Run("table", func(t *testing.T) { checkVariantTable(t, page, rows, manifestOrder(t, tc.dirs)) })
 			t.Run("claims", func(t *testing.T) { checkClaims(t, page, rows, manifestOrder(t, tc.dirs), opt.Claims) })
-			t.Run("traces", func(t *testing.T) { checkTraces(t, page, rows) })
+			t.Run("traces", func(t *testing.T) { checkTraces(t, page, rows, tc.long) })
 			t.Run("invariant sets", func(t *testing.T) { checkInvariantSets(t, r, page, rows) })
 			t.Run("facts", func(t *testing.T) { checkFacts(t, page, tc.dirs) })
 			t.Run("drift", func(t *testing.T) { checkDrift(t, page, tc.drift) })
@@ -237,7 +243,7 @@ func checkClaims(t *testing.T, page []byte, rows []sourcedRow, order []string, e
 // checkTraces expects, for every variant with violations, its lowest
 // violating seed with a recording: a section with the timeline, the state
 // change at the first violation and the replay command.
-func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
+func checkTraces(t *testing.T, page []byte, rows []sourcedRow, long bool) {
 	first := map[string]sourcedRow{}
 	for _, r := range rows {
 		if r.Verdict != dataset.Violated || r.RecordingPath == "" {
@@ -250,6 +256,12 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 	if len(first) == 0 {
 		t.Fatal("no violating run with a recording: the campaigns are too small to test traces")
 	}
+	longs := 0
+	defer func() {
+		if long && longs == 0 {
+			t.Errorf("no traced run is longer than %d steps: the whole-run control is not tested", TraceSequenceSteps)
+		}
+	}()
 	for v, r := range first {
 		start := bytes.Index(page, []byte(fmt.Sprintf(`<section class="trace" data-variant="%s" data-seed="%d">`, html.EscapeString(v), r.Seed)))
 		if start < 0 {
@@ -287,6 +299,7 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 		if n := strings.Count(sec, `data-weft-chart="sequence"`); n != 1 {
 			t.Errorf("traced failure of %s has %d sequence diagrams, want 1", v, n)
 		}
+		longs += checkWholeRun(t, sec, rec)
 		faults := 0
 		for _, e := range rec.Events {
 			if (e.Kind == "crash" || e.Kind == "restart") && e.Step <= rec.Verdict.FirstViolationStep {
@@ -300,6 +313,40 @@ func checkTraces(t *testing.T, page []byte, rows []sourcedRow) {
 			t.Errorf("traced failure of %s lists %d rows, want 1..%d", v, n-1, DefaultTraceRows+faults)
 		}
 	}
+}
+
+// checkWholeRun checks a traced failure's diagrams: a run longer than
+// TraceSequenceSteps up to the judged step shows only its last steps,
+// saying which, and the whole run's diagram (exactly weft trace --svg's)
+// behind the "The whole run" control; a shorter one is drawn whole, with
+// no control. It returns 1 for a long run.
+func checkWholeRun(t *testing.T, sec string, rec *weftlog.Recording) int {
+	t.Helper()
+	whole, err := SequenceSVG(rec, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, last := sequenceWindow(rec, TraceSequenceSteps)
+	controls := strings.Count(sec, `<details class="seqwhole">`)
+	if from == 0 {
+		if controls != 0 || !strings.Contains(sec, string(whole)) {
+			t.Errorf("a run of %d steps: %d whole-run controls, whole diagram drawn %v; want it drawn, no control", last, controls, strings.Contains(sec, string(whole)))
+		}
+		return 0
+	}
+	for _, w := range []string{
+		fmt.Sprintf("steps %d–%d of the recording, the last %d up to the ", from, last, TraceSequenceSteps),
+		fmt.Sprintf("<summary>The whole run: steps 0–%d (the diagram above shows steps %d–%d)</summary>", last, from, last),
+		`<details class="seqwhole"><summary>`, string(whole),
+	} {
+		if !strings.Contains(sec, w) {
+			t.Errorf("a run of %d steps: its traced failure lacks %.200q", last, w)
+		}
+	}
+	if i, j := strings.Index(sec, `data-weft-chart="sequence"`), strings.Index(sec, string(whole)); controls != 1 || j < strings.Index(sec, "<details") || i > j {
+		t.Errorf("a run of %d steps: %d whole-run controls; want its last steps drawn, then the whole run in the control", last, controls)
+	}
+	return 1
 }
 
 // checkInvariantSets: each violated run is counted once, so the counts
@@ -405,7 +452,7 @@ func launchBrowser(t *testing.T) *browsertest.Browser {
 	if err != nil {
 		return nil
 	}
-	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, Screenshot: true})
+	b, err := browsertest.Launch(context.Background(), browsertest.Options{Chromium: chromium, Screenshot: true, Timeout: browserTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,10 +460,35 @@ func launchBrowser(t *testing.T) *browsertest.Browser {
 	return b
 }
 
+// browserTimeout bounds a report's visit in headless Chromium (loading,
+// painting every chart, the whole-page screenshot). The chord report
+// opens in about 10 s on an idle machine and took 47-82 s with its
+// screenshot at load 40 (2 cores); CI shares its cores with other jobs:
+// the bound is far above need, so that reaching it means the page hangs,
+// not that the machine is busy.
+const browserTimeout = 10 * time.Minute
+
+// wholeRunJS opens each traced failure's "The whole run" control, measures
+// the diagram it holds (closed, then open), counts its shapes and closes
+// it again, before the screenshot; closed is the control's own height.
+const wholeRunJS = `(function () {
+  var out = [];
+  document.querySelectorAll("details.seqwhole").forEach(function (d) {
+    var svg = d.querySelector("svg");
+    var closed = d.getBoundingClientRect().height;
+    d.open = true;
+    var box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+    out.push({closed: closed, width: box.width, height: box.height, shapes: svg ? svg.querySelectorAll("line,path,text").length : 0});
+    d.open = false;
+  });
+  return out;
+})()`
+
 // checkBrowser opens the page in headless Chromium: every chart must paint,
-// with no console error and no network request. Without Chromium it fails
-// when CI=true and skips otherwise. WEFT_SCREENSHOT_DIR, if set, keeps a
-// PNG of the page there.
+// with no console error and no network request, and each whole-run
+// control must show its diagram once opened (not drawn while closed).
+// Without Chromium it fails when CI=true and skips otherwise.
+// WEFT_SCREENSHOT_DIR, if set, keeps a PNG of the page there.
 func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte) {
 	if b == nil {
 		browsertest.Require(t)
@@ -427,10 +499,13 @@ func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte
 		t.Fatal(err)
 	}
 	shots := os.Getenv("WEFT_SCREENSHOT_DIR")
-	res, err := b.Open(context.Background(), path)
+	start := time.Now()
+	res, err := b.OpenURL(context.Background(), (&url.URL{Scheme: "file", Path: path}).String(), wholeRunJS)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("headless Chromium did not render the %d-byte report within %v (after %v): %v", len(page), browserTimeout, time.Since(start).Round(time.Second), err)
 	}
+	t.Logf("rendered %d bytes in %v", len(page), time.Since(start).Round(time.Millisecond))
+	checkWholeRunControls(t, res.Value, bytes.Count(page, []byte(`<details class="seqwhole">`)))
 	if shots != "" {
 		if err := os.WriteFile(filepath.Join(shots, "report-"+name+".png"), res.Screenshot, 0o644); err != nil {
 			t.Fatal(err)
@@ -447,6 +522,27 @@ func checkBrowser(t *testing.T, b *browsertest.Browser, name string, page []byte
 	for _, c := range res.Containers {
 		if !c.Painted || c.Canvases+c.SVGs == 0 {
 			t.Errorf("chart %s (%s) did not draw: %+v", c.ID, c.Kind, c)
+		}
+	}
+}
+
+// checkWholeRunControls checks what wholeRunJS found: want controls,
+// each hiding its diagram while closed and drawing it once opened.
+func checkWholeRunControls(t *testing.T, value []byte, want int) {
+	t.Helper()
+	var got []struct {
+		Closed, Width, Height float64
+		Shapes                int
+	}
+	if err := json.Unmarshal(value, &got); err != nil {
+		t.Fatalf("whole-run controls: %v in %s", err, value)
+	}
+	if len(got) != want {
+		t.Errorf("%d whole-run controls in the browser, the page has %d", len(got), want)
+	}
+	for i, c := range got {
+		if c.Closed <= 0 || c.Closed > 100 || c.Width < 100 || c.Height < 100 || c.Shapes < 10 {
+			t.Errorf("whole-run control %d: %+v; want one line while closed, and its diagram drawn once opened", i, c)
 		}
 	}
 }

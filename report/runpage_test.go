@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
@@ -84,5 +85,36 @@ func TestRunPageHidesThreadSwitches(t *testing.T) {
 	}
 	if !strings.Contains(page, "2 thread switches are not listed (<code>weft trace r.weftlog --threads</code>") {
 		t.Errorf("the page does not say what it left out:\n%s", page)
+	}
+}
+
+// TestViolationCell: the runs table's violation column names where the
+// verdict was judged: the first violation's step and time, or, for a run
+// judged in its end state (check = "final": it went on past a transient
+// failure), the end state's step and time, as the traced failure does.
+func TestViolationCell(t *testing.T) {
+	step := func(n int64) *int64 { return &n }
+	at := func(us int64) *time.Duration { d := time.Duration(us) * time.Microsecond; return &d }
+	tests := []struct {
+		name string
+		row  dataset.Row
+		want string
+		end  bool
+	}{
+		{"held", dataset.Row{Verdict: dataset.Holds, Steps: 9}, "—", false},
+		{"first violation", dataset.Row{Verdict: dataset.Violated, FirstViolationStep: step(7), FirstViolationTime: at(1500), Steps: 7}, "step 7, 1.500ms", false},
+		{"no time", dataset.Row{Verdict: dataset.Violated, FirstViolationStep: step(7), Steps: 7}, "step 7", false},
+		{"end state", dataset.Row{Verdict: dataset.Violated, FirstViolationStep: step(0), FirstViolationTime: at(0), Steps: 4, VirtualDuration: 50464 * time.Microsecond},
+			"end state: step 4, 50.464ms (check = final; failed transiently at step 0)", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := violationCell(tc.row); got != tc.want {
+				t.Errorf("cell %q, want %q", got, tc.want)
+			}
+			if got := RowEndJudged(tc.row); got != tc.end {
+				t.Errorf("end judged %v, want %v", got, tc.end)
+			}
+		})
 	}
 }

@@ -166,6 +166,30 @@ func (e *RunEntry) Load() error {
 	return nil
 }
 
+// RowEndJudged reports whether the violated row was judged in its run's
+// end state ([campaign] check = "final"), as EndJudged says of a
+// recording's verdict: a run judged at every step ends at its first
+// violation, so one that went on past it failed there only transiently.
+func RowEndJudged(row dataset.Row) bool {
+	return row.Verdict == dataset.Violated && row.FirstViolationStep != nil && *row.FirstViolationStep < row.Steps
+}
+
+// violationCell is the runs table's violation column: the first
+// violation's step and virtual time or, for a run judged in its end state
+// (RowEndJudged), that state's, as the traced failure and the diagram
+// say, with the transient failure's step after it; "—" without one.
+func violationCell(row dataset.Row) string {
+	switch {
+	case row.FirstViolationStep == nil:
+		return "—"
+	case RowEndJudged(row):
+		return fmt.Sprintf("end state: step %d, %s (check = final; failed transiently at step %d)", row.Steps, ms(row.VirtualDuration), *row.FirstViolationStep)
+	case row.FirstViolationTime != nil:
+		return fmt.Sprintf("step %d, %s", *row.FirstViolationStep, ms(*row.FirstViolationTime))
+	}
+	return fmt.Sprintf("step %d", *row.FirstViolationStep)
+}
+
 // sidesText writes a partition's sides, each node by name, each side in
 // braces, the sides joined by sep: "{n0,n1} | {n2}".
 func sidesText(sides [][]int32, name func(int) string, sep string) string {

@@ -32,16 +32,7 @@ const clientLifeline = "client"
 // arrows at the delivery.
 func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	stop := JudgedStep(rec.Verdict)
-	last := 0
-	for _, e := range rec.Events {
-		if stop < 0 || e.Step <= stop {
-			last = max(last, e.Step)
-		}
-	}
-	from := 0
-	if steps > 0 && last-steps+1 > 0 {
-		from = last - steps + 1
-	}
+	from, last := sequenceWindow(rec, steps)
 	h := rec.Header
 	name := rolesNamer(h.Roles)
 	s := charts.Sequence{Title: fmt.Sprintf("%s · %s · seed %d: %s", h.Model, h.Variant, h.Seed, verdictText(rec.Verdict))}
@@ -140,6 +131,22 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			Label: ViolationText(rec.Verdict)})
 	}
 	return s
+}
+
+// sequenceWindow is the steps SequenceOf(rec, steps) draws, from and last
+// included: the last steps steps up to the judged one (JudgedStep; the
+// run's last when it was not violated), every one when steps <= 0.
+func sequenceWindow(rec *weftlog.Recording, steps int) (from, last int) {
+	stop := JudgedStep(rec.Verdict)
+	for _, e := range rec.Events {
+		if stop < 0 || e.Step <= stop {
+			last = max(last, e.Step)
+		}
+	}
+	if steps > 0 && last-steps+1 > 0 {
+		from = last - steps + 1
+	}
+	return from, last
 }
 
 // hasClients reports whether the run has client requests or a workload.

@@ -13,6 +13,13 @@ import (
 	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
+// TraceSequenceSteps is how many steps up to the violation (or the end
+// state where the verdict was judged) a traced failure's sequence
+// diagram shows at first; a longer run's whole diagram is one click
+// away (Trace.WholeSequence). A long run drawn whole is many screens
+// tall: the steps that led to the violation would be at its bottom.
+const TraceSequenceSteps = 80
+
 // DefaultTraceRows is how many state changes (and faults) before and at the
 // first violation a traced failure lists when Options.TraceRows is zero.
 const DefaultTraceRows = 40
@@ -41,9 +48,16 @@ type Trace struct {
 	// Timeline is the recording's timeline up to FirstViolationStep; nil
 	// when the recording holds no event to draw.
 	Timeline *charts.Chart
-	// Sequence is the run's message sequence diagram (SVG) up to the first
-	// violation, drawn from the recording alone.
-	Sequence []byte
+	// Sequence is the run's message sequence diagram (SVG), drawn from the
+	// recording alone, of its last TraceSequenceSteps steps up to the
+	// violation (the judged step, JudgedStep): steps SequenceFrom to
+	// SequenceTo.
+	Sequence                 []byte
+	SequenceFrom, SequenceTo int
+	// WholeSequence is the diagram of the whole run when Sequence shows
+	// only its last steps, else nil; the report puts it behind a control
+	// that draws it only once opened.
+	WholeSequence []byte
 	// Linearizability is Porcupine's visualisation of the run's history
 	// (the campaign writes it beside the recording when a porcupine:
 	// invariant fails), or nil.
@@ -127,16 +141,44 @@ func newTrace(rec *weftlog.Recording, row dataset.Row, path string, s Source, ru
 		}
 		t.Timeline = c
 	}
-	svg, err := SequenceSVG(rec, DefaultSequenceSteps)
-	if err != nil {
+	if err := t.sequences(rec, TraceSequenceSteps); err != nil {
 		return nil, err
 	}
-	t.Sequence = svg
 	if b, err := os.ReadFile(path + ".porcupine.html"); err == nil {
 		t.Linearizability = b
 	}
 	t.Commands = reproduceCommands(t)
 	return t, nil
+}
+
+// sequences draws t's diagrams of rec: its last steps steps up to the
+// judged step and, when the run is longer, the whole run.
+func (t *Trace) sequences(rec *weftlog.Recording, steps int) error {
+	from, last := sequenceWindow(rec, steps)
+	s := SequenceOf(rec, steps)
+	if from > 0 {
+		whole, err := SequenceSVG(rec, 0)
+		if err != nil {
+			return err
+		}
+		t.WholeSequence = whole
+		s.Note = fmt.Sprintf("steps %d–%d of the recording, the last %d up to the %s; the whole run is under “%s” below", from, last, last-from+1, judgedWhere(rec.Verdict), wholeRunControl)
+	}
+	svg, err := charts.SequenceSVG(s)
+	t.Sequence, t.SequenceFrom, t.SequenceTo = svg, from, last
+	return err
+}
+
+// wholeRunControl labels the control that shows a traced failure's whole
+// diagram.
+const wholeRunControl = "The whole run"
+
+// judgedWhere names the judged step of a violated verdict v.
+func judgedWhere(v weftlog.Verdict) string {
+	if EndJudged(v) {
+		return "end state, where the verdict was judged"
+	}
+	return "first violation"
 }
 
 // shown reports whether an event belongs in the table of recent changes.

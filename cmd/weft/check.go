@@ -83,7 +83,7 @@ func init() {
 			ctx, done := stopOnInterrupt(budget.d)
 			defer done()
 			opts := mcsdk.CheckOptions{Variant: variant, Depth: depth, Abstraction: mcsdk.Abstraction(abstraction),
-				Context: ctx, Progress: checkProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host(),
+				Context: ctx, Progress: checkProgress(os.Stderr), Researching: researchProgress(os.Stderr), Reduction: reduction, Workers: jobs, Threads: threads, Host: host(),
 				Strategy: strategy, Seed: seedOr1(seed), PCTDepth: pctDepth, Runs: runs}
 			if checkpoints {
 				opts.Checkpoints, opts.CheckpointMem = maxCP, cpMem.n
@@ -209,9 +209,12 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		if v.Summary != "" {
 			fmt.Printf("  state: %s\n", v.Summary)
 		}
-		if res.Shortest && len(v.Path) > 1 {
+		switch {
+		case res.Shortest && len(v.Path) > 1:
 			fmt.Printf("  path (%d actions; shortest: no violation within %d):\n", len(v.Path), len(v.Path)-1)
-		} else {
+		case res.Interrupted:
+			fmt.Printf("  path (%d actions; not known to be a shortest: the search for a shorter one was %s):\n", len(v.Path), stoppedHow(res))
+		default:
 			fmt.Printf("  path (%d actions):\n", len(v.Path))
 		}
 		for i, s := range v.Steps {
@@ -447,6 +450,24 @@ func deepenProgress(w io.Writer) func(covered, states, executions int) {
 	start := time.Now()
 	return func(covered, states, executions int) {
 		fmt.Fprintf(w, "weft check: depth %d fully covered: %d distinct states, %d executions (%.1fs)\n", covered, states, executions, time.Since(start).Seconds())
+	}
+}
+
+// stoppedHow says what stopped an interrupted search, as the end of a
+// sentence ("... was interrupted").
+func stoppedHow(res *mcsdk.CheckResult) string {
+	if res.StoppedBy == "time" {
+		return "stopped by the time budget"
+	}
+	return "interrupted"
+}
+
+// researchProgress says on w when a check searches below the violation
+// it found for a shorter one: that search proves the path a shortest one,
+// and can take longer than finding it.
+func researchProgress(w io.Writer) func(bound int) {
+	return func(bound int) {
+		fmt.Fprintf(w, "weft check: violation found after %d actions; searching within %d for a shorter one (interrupt to keep this one, not known to be a shortest)\n", bound+1, bound)
 	}
 }
 

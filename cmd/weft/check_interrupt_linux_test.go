@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,4 +180,47 @@ func decodeCheck(t *testing.T, out string) *mcsdk.CheckResult {
 		t.Fatalf("%v in\n%s", err, out)
 	}
 	return &res
+}
+
+// TestCheckInterruptedShortestSearch: SIGINT while weft check searches
+// below the violation it found for a shorter one (after the stderr line
+// that says so; quorum4's search within 8 actions takes minutes) keeps
+// the violation (exit 1, the path saved) but no longer calls the path a
+// shortest one: the text says the search for a shorter one was
+// interrupted, the JSON has Shortest false, Interrupted true and StoppedBy
+// "interrupt". The same check of quorum, whose search below completes,
+// says shortest in both.
+func TestCheckInterruptedShortestSearch(t *testing.T) {
+	const line = "searching within 8 for a shorter one"
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"check", "targets/quorum/quorum4.model", "--variant", "bug", "--save", filepath.Join(t.TempDir(), "p.weftpath")}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		r := startUntil(t, args, line)
+		code, rest := r.interrupt(t)
+		out := r.stdout.String()
+		if code != exitViolated {
+			t.Fatalf("exit %d, want %d\n%s\n%s", code, exitViolated, out, rest)
+		}
+		if !asJSON {
+			want := "path (9 actions; not known to be a shortest: the search for a shorter one was interrupted)"
+			if !strings.Contains(out, want) || strings.Contains(out, "shortest: no violation") {
+				t.Errorf("no %q in\n%s", want, out)
+			}
+			continue
+		}
+		res := decodeCheck(t, out)
+		if res.Verdict != mcsdk.Violated || res.Shortest || !res.Interrupted || res.StoppedBy != "interrupt" || len(res.Violation.Path) != 9 {
+			t.Errorf("verdict %s, shortest %v, interrupted %v (%q), path %v", res.Verdict, res.Shortest, res.Interrupted, res.StoppedBy, res.Violation)
+		}
+	}
+	out, stderr, code := weft(t, "check", "targets/quorum/quorum.model", "--variant", "bug", "--save", os.DevNull)
+	if code != exitViolated || !strings.Contains(out, "path (6 actions; shortest: no violation within 5)") || !strings.Contains(stderr, "searching within 5 for a shorter one") {
+		t.Errorf("exit %d:\n%s\n%s", code, out, stderr)
+	}
+	out, _, _ = weft(t, "check", "targets/quorum/quorum.model", "--variant", "bug", "--save", os.DevNull, "--json")
+	if res := decodeCheck(t, out); !res.Shortest || res.Interrupted || res.StoppedBy != "" {
+		t.Errorf("shortest %v, interrupted %v (%q)", res.Shortest, res.Interrupted, res.StoppedBy)
+	}
 }

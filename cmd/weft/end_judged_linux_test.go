@@ -17,8 +17,9 @@ import (
 // (nothing stored yet), and still false at the end (node 1 stored 5).
 // Before the fix weft run said "first violation at step 0", weft trace's
 // header "(first at step 0)", and the sequence diagram and the report's
-// traced failure stopped at step 0, before any message. The campaign's
-// summary names the invariants it checked.
+// traced failure stopped at step 0, before any message; the report's
+// runs table (--all) said "step 0" where the traced failure said "end
+// state". The campaign's summary names the invariants it checked.
 func TestViolatedInTheEndState(t *testing.T) {
 	dir := t.TempDir()
 	copyTarget(t, dir, "repl", "repl.model", "repl.c")
@@ -46,7 +47,7 @@ func TestViolatedInTheEndState(t *testing.T) {
 	trace, _, _ := weft(t, "trace", rec)
 	svg, _, _ := weft(t, "trace", rec, "--svg", "-")
 	html := filepath.Join(dir, "r.html")
-	if out, errOut, code := weft(t, "report", ds, "-o", html); code != 0 {
+	if out, errOut, code := weft(t, "report", ds, "--all", "-o", html); code != 0 {
 		t.Fatalf("weft report: exit %d\n%s%s", code, out, errOut)
 	}
 	page, err := os.ReadFile(html)
@@ -70,7 +71,8 @@ func TestViolatedInTheEndState(t *testing.T) {
 		{"report", string(page), []string{
 			"Violated <strong>replicated</strong> in the end state (step 4; check = final",
 			"declared state up to the end state (step 4)",
-		}, []string{"first at step 0"}},
+			"<td>end state: step 4, 50.464ms (check = final; failed transiently at step 0)</td>", // the runs table (--all)
+		}, []string{"first at step 0", "<td>step 0, "}},
 	}
 	for _, v := range views {
 		for _, w := range v.want {
