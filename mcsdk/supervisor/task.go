@@ -422,6 +422,7 @@ func (w *World) pollThreads(n *node) (bool, error) {
 			t.exited = true
 			if t.p != nil && t.tid == t.p.pid {
 				w.procEnded(t, ws)
+				w.memBoundHit(n)
 				continue
 			}
 			if t.k == 0 {

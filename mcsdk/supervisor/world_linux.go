@@ -114,6 +114,9 @@ func (w *World) launch(n *node) error {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener, n.vdso, n.tmpl = res.pid, res.pidfd, res.listener, res.vdso, res.tmpl
+	if err := w.applyBounds(n, res.pid); err != nil {
+		return err
+	}
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.trapTSC = !w.cfg.NativeTSC && !res.patched
@@ -138,6 +141,7 @@ func (w *World) useTemplates() bool {
 func (w *World) Close() {
 	for _, n := range w.nodes {
 		w.kill(n)
+		n.releaseBounds()
 	}
 	w.closeStopFD()
 	if w.dataRoot != "" {
@@ -428,6 +432,7 @@ func (w *World) reap(n *node) {
 	n.killTree() // the main process's end ends the node's tree
 	n.collectAll()
 	n.reapOrphans()
+	w.memBoundHit(n)
 	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)
 	n.release()
@@ -454,7 +459,11 @@ func (w *World) dispatch(c *call) outcome {
 	case passthrough:
 		r = cont() // unreachable: the filter allows these itself
 	default:
-		r = c.fileHandler(e.handler)(c)
+		if f, over := c.overFDBound(); over {
+			r = f
+		} else {
+			r = c.fileHandler(e.handler)(c)
+		}
 	}
 	w.survey.record(c, r)
 	switch r.kind {
