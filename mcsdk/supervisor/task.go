@@ -50,6 +50,9 @@ type task struct {
 	// idlePolls counts the thread's consecutive non-blocking polls with
 	// nothing ready (spin.go).
 	idlePolls int
+	// execDirFD, if not 0, is 1 + a descriptor a failed foreign exec left
+	// the thread's process (sys_execview.go), closed at its next call.
+	execDirFD int
 }
 
 // vtid is the thread's virtual id.

@@ -133,6 +133,7 @@ type call struct {
 	// kernel resolves (execForeign); "" otherwise.
 	execShown string
 	execAt    uint64
+	execDirFD int // the descriptor of the program's directory execForeign gave the node
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler

@@ -292,6 +292,13 @@ func (w *World) runNode(n *node) {
 			w.fail(n, "", fmt.Sprintf("notification from thread %d, which is not the running one", c.req.Pid))
 			return
 		}
+		if again, err := c.closeExecDir(); err != nil || again {
+			if err != nil {
+				w.fail(n, "", err.Error())
+				return
+			}
+			continue // the call comes again (sys_execview.go)
+		}
 		// Preemption at syscalls: while another thread of the node is
 		// ready, which one goes on is the scheduler's choice; with
 		// ThreadsVisible not at a private call (reduce.go).

@@ -7,10 +7,13 @@
  *   ignored;
  * ownlimit: lowers its own RLIMIT_NOFILE to 64 and opens until EMFILE;
  * membomb: allocates and touches 1 MiB after 1 MiB forever;
- * membomb-child: a child process does, while its parent waits for it. */
+ * membomb-child: a child process does, while its parent waits for it;
+ * execfail PATH: lists its descriptors, execs PATH (which fails), lists
+ *   them again. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,7 +68,31 @@ static int ownlimit(void) {
 	return 0;
 }
 
+static void listfds(const char *when) {
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	printf("fds %s:", when);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			printf(" %s", e->d_name);
+	printf("\n");
+	if (d)
+		closedir(d);
+}
+
+static int execfail(char *path) {
+	char *argv[] = {path, NULL};
+	listfds("before");
+	execv(path, argv);
+	int e = errno;
+	listfds("after");
+	printf("exec %s: %s\n", path, strerrorname_np(e));
+	return 0;
+}
+
 int main(int argc, char **argv) {
+	if (!strcmp(argv[1], "execfail"))
+		return execfail(argv[2]);
 	if (!strncmp(argv[1], "fdbomb-", 7))
 		return fdbomb(argv[1]);
 	if (!strcmp(argv[1], "ownlimit"))
