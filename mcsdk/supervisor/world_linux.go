@@ -334,6 +334,16 @@ const (
 
 // maxDiskPeriods is how many watchdog periods in a row a node may be found
 // in uninterruptible sleep before the watchdog reports it.
+//
+// Why wall-clock time (issue 36 §5): a thread in state D waits for the
+// host (a page-in, disk I/O), in no call weft sees, so no count of the
+// scheduler's (steps, calls) can tell a slow disk from a hang; only time
+// can. The allowance never changes the verdict of a healthy run: it only
+// makes weft wait longer before reporting a thread that never leaves D,
+// and what the node does once it leaves D does not depend on how long
+// weft waited (its clock is virtual). A healthy run ends with the
+// watchdog's error only if the host stalls one node's I/O for
+// maxDiskPeriods whole watchdog periods.
 const maxDiskPeriods = 6
 
 // waitEvent waits for node n's next notification or its death. The
