@@ -389,6 +389,9 @@ func (cp *Checkpoint) start(nw *World) error {
 				return fmt.Errorf("node %d: %v", i, err)
 			}
 			n.setPid(pid)
+			if err := nw.rebindBounds(n, pid); err != nil {
+				return err
+			}
 		}
 	}
 	if err := nw.own(cp.w); err != nil {

@@ -42,8 +42,11 @@ import (
 //     memory cgroup can be made (no v1 memory controller, not root), the
 //     run says so in its refusals (rule ruleMemory); it is never silently
 //     unbounded. A checkpoint's processes are forks of the node's and stay
-//     in its cgroup, so a node restored from one shares it with the
-//     checkpoint: pages a checkpoint holds count once, against the node.
+//     in its cgroup until the world closes; they then move to weft's own
+//     cgroup (held, stopped, and counted by the explorer's checkpoint
+//     budget), and a node restored from one gets a cgroup of its own
+//     (rebindBounds). Pages a checkpoint shares with the node stay charged
+//     where they were first written.
 
 // DefaultMaxFDs is Config.MaxFDs's default: the open descriptors of one
 // process of a node.
@@ -100,10 +103,17 @@ func (w *World) applyBounds(n *node, pid int) error {
 	return nil
 }
 
+// rebindBounds puts a node restored from a checkpoint, whose process pid
+// is a fork of the checkpoint's, under bounds of its own: a memory cgroup
+// of its own, not the checkpointed world's.
+func (w *World) rebindBounds(n *node, pid int) error {
+	n.memcg, n.memUnbounded = nil, false
+	return w.applyBounds(n, pid)
+}
+
 // releaseBounds removes the node's memory cgroup once none of its
-// processes is left. A checkpoint's processes may still be in it (a
-// checkpoint outlives the world it was taken from): the last world or
-// checkpoint of the node to close removes it.
+// processes is left; a checkpoint's processes still in it (a checkpoint
+// outlives the world it was taken from) move to weft's own cgroup first.
 func (n *node) releaseBounds() {
 	if n.memcg != nil {
 		n.memcg.remove()
@@ -297,5 +307,15 @@ func (g *memCgroup) oomKills() int {
 	return 0
 }
 
-// remove removes the cgroup if no process is left in it.
-func (g *memCgroup) remove() { _ = unix.Rmdir(g.dir) }
+// remove removes the cgroup, first moving the processes left in it
+// (a checkpoint's) to its parent.
+func (g *memCgroup) remove() {
+	if unix.Rmdir(g.dir) != unix.EBUSY {
+		return
+	}
+	b, _ := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
+	for _, pid := range strings.Fields(string(b)) {
+		_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(pid), 0)
+	}
+	_ = unix.Rmdir(g.dir)
+}
