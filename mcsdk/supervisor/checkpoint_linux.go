@@ -383,6 +383,7 @@ func (cp *Checkpoint) Restore() (*World, error) {
 // runs each process to its parked call.
 func (cp *Checkpoint) start(nw *World) error {
 	for i, n := range nw.nodes {
+		n.memcg, n.memUnbounded = nil, false // the checkpointed world's (nodebounds_linux.go)
 		if fp := cp.frozen[i]; fp != nil {
 			pid, err := fp.fork(cp.w.nodes[i].listener)
 			if err != nil {

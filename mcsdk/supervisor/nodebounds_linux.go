@@ -105,11 +105,10 @@ func (w *World) applyBounds(n *node, pid int) error {
 
 // rebindBounds puts a node restored from a checkpoint, whose process pid
 // is a fork of the checkpoint's, under bounds of its own: a memory cgroup
-// of its own, not the checkpointed world's.
-func (w *World) rebindBounds(n *node, pid int) error {
-	n.memcg, n.memUnbounded = nil, false
-	return w.applyBounds(n, pid)
-}
+// of its own, not the checkpointed world's (Checkpoint.start forgets that
+// one for every node, so a node not running at the checkpoint makes its
+// own when it starts).
+func (w *World) rebindBounds(n *node, pid int) error { return w.applyBounds(n, pid) }
 
 // releaseBounds removes the node's memory cgroup once none of its
 // processes is left; a checkpoint's processes still in it (a checkpoint
