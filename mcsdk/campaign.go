@@ -416,6 +416,13 @@ const (
 // be seen: outcomes a cancellation typically causes wait outsideGrace for
 // it, other crashes (SIGSEGV, an exit status) interruptGrace, and the
 // common outcomes not at all.
+//
+// Why wall-clock time (issue 36 §5): the interruption comes from outside
+// the model (a batch system's signal), so no count of the scheduler's can
+// say whether it is coming. The grace never changes a run's verdict or
+// recording: it decides only whether a row is kept, and drops one only
+// when the campaign was in fact cancelled (ctx done); a campaign that is
+// not interrupted keeps every row, whatever the machine's load.
 func cutShort(ctx context.Context, res *RunResult, err error) bool {
 	if ctx.Err() != nil {
 		return true

@@ -68,7 +68,8 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	// Every node has its private run directory, its working directory,
 	// whether or not the model names {rundir}: a program may write
 	// relative to where it starts.
-	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog, DataDirs: true}
+	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog, DataDirs: true,
+		MaxTasks: m.Bounds.Tasks, MaxFDs: m.Bounds.Descriptors, MaxMemory: m.Bounds.Memory}
 	for i := 0; i < m.Nodes; i++ {
 		args := m.NodeArgs(i)
 		if !m.HasArgs(i) {

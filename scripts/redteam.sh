@@ -126,8 +126,8 @@ run_node() {
 		q+="${q:+, }\"${a//\"/\\\"}\""
 	done
 	local m=$T/m/$PN.model
-	printf '[target]\nnodes = %d\nbinary = "%s"\nargs = [%s]\n\n[invariants]\nok = "true"\n' \
-		"${NODES:-1}" "$bin" "$q" >"$m"
+	printf '[target]\nnodes = %d\nbinary = "%s"\nargs = [%s]\n\n[invariants]\nok = "true"\n%b' \
+		"${NODES:-1}" "$bin" "$q" "${BOUNDS:+[bounds]\\n$BOUNDS\\n}" >"$m"
 	if [[ ${INHERIT:-} ]]; then
 		# shellcheck disable=SC2086
 		${PRE:-} "$WEFT" run --seed 1 "$m" >"$OUT" 2>&1 7>>"$D/victim" 8<"$D" &
@@ -420,6 +420,36 @@ judge_bounded() {
 	fi
 }
 
+# bound: a bomb of descriptors or memory ends with a verdict naming the
+# bound, within the time, leaving no process behind, and the probe's
+# processes never held more host memory than the model's memory bound
+# (256 MiB, so that a loaded machine pages it in within the time) and a
+# margin: the host's view of their resident memory.
+PEAKRSS=0
+poll_rss() {
+	poll_tasks
+	local kb
+	kb=$(find /proc -mindepth 2 -maxdepth 2 -name exe \( -lname "$PROBE" -o -lname "$GOPROBE" \) -printf '%h/status\n' 2>/dev/null |
+		xargs -r awk '/^VmRSS:/ { s += $2 } END { print s + 0 }' 2>/dev/null)
+	((${kb:-0} > PEAKRSS)) && PEAKRSS=${kb:-0}
+	((PEAKRSS > 3 * 1024 * 1024)) && reap # a shared machine's safety net
+}
+judge_bound() {
+	PEAK=0 PEAKRSS=0
+	POLL=poll_rss run_node "$1" "${ARGS[@]}"
+	local left
+	left=$(tasks)
+	if ((RC == 124)); then
+		SEEN="no verdict within ${TMO}s (peak $((PEAKRSS / 1024)) MiB resident)"
+	elif ((PEAKRSS > (256 + 64) * 1024)); then
+		SEEN="the node held $((PEAKRSS / 1024)) MiB of host memory, past the bound"
+	elif ((left > 0)); then
+		SEEN="$left host tasks outlived the run"
+	elif ! grep -q 'reached its bound of' "$OUT"; then
+		SEEN="the verdict names no bound (exit $RC: $(grep -v '^n[0-9]*|' "$OUT" | tail -n 1 | cut -c1-120))"
+	fi
+}
+
 # lock: while the node runs, it holds no host kernel lock on the host
 # file, and a host writer is not kept waiting.
 LOCKSEEN=""
@@ -600,6 +630,7 @@ probe env host-environ c host environ
 
 # Bounds: fork bombs, userfaultfd, a host FIFO.
 for how in fork tree threads exec; do probe bounded "bomb-$how" c bomb "$how"; done
+for how in fd-open fd-dup fd-pipe mem mem-child; do BOUNDS='memory = "256MiB"' probe bound "bomb-$how" c bomb "$how"; done
 for use in write open nanosleep connect iov; do probe bounded "uffd-dev-$use" c uffd dev "$use"; done
 probe bounded uffd-sys-write c uffd sys write
 probe bounded fifo-host-open c fifo @D/fifo

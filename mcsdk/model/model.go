@@ -119,6 +119,8 @@ type Model struct {
 	Workload      *workload.Spec
 	WorkloadStart Start
 	Invariants    []*Invariant
+	// Bounds are [bounds]: the most one node may hold (zero: defaults).
+	Bounds Bounds
 
 	src   []byte
 	loc   *locator

@@ -161,12 +161,17 @@ func TestBadModels(t *testing.T) {
 		{"no_source", []string{"1:1: missing source: set target.source or target.binary (default testdata/bad/no_source.c does not exist)"}, []string{"[target]"}},
 		{"missing_file", []string{"3:10: source file testdata/bad/nope.c does not exist"}, []string{`"nope.c"`}},
 		{"source_and_binary", []string{"4:1: target.source and target.binary are exclusive"}, []string{"binary"}},
-		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, node, variants, state, environment, client, workload, invariants, campaign, faults, network)"}, []string{"[invariant]"}},
+		{"unknown_section", []string{"4:1: unknown section [invariant] (known: target, node, variants, state, environment, client, workload, invariants, bounds, campaign, faults, network)"}, []string{"[invariant]"}},
 		{"placeholder", []string{"8:16: unknown placeholder {valu} (known: environment names, id, nodes, base_port, port, port.NAME)"}, []string{"valu}"}},
 		{"bad_regexp", []string{"5:9: client.reply: error parsing regexp: missing closing ): `ACK (?P<val>\\d+`"}, []string{`"ACK`}},
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
 		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port, port.NAME, rundir, modeldir, role and environment names)"}, []string{`["{id}"`}},
 		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
+		{"bounds_size", []string{`6:10: bounds.memory: "2 gigs" is not a size (a count of bytes, or N with a unit: KiB, MiB, GiB, TiB)`}, []string{`"2 gigs"`}},
+		{"bounds_range", []string{"5:15: bounds.descriptors must be between 16 and 1048576, not 8"}, []string{"8"}},
+		{"bounds_key", []string{"5:1: unknown key files in [bounds] (allowed: tasks, descriptors, memory)"}, []string{"files"}},
+		{"bounds_type", []string{"5:9: bounds.tasks must be an integer, not a string"}, []string{`"many"`}},
+		{"bounds_memtype", []string{`5:10: bounds.memory must be an integer or a size such as "2GiB", not a float`}, []string{"1.5"}},
 		{"workload_kind", []string{`5:8: unknown workload.kind "queue" (register, kv, set)`}, []string{`"queue"`}},
 		{"workload_bad", []string{
 			"6:11: workload.clients must be in 1..1000, not 0",
@@ -515,5 +520,30 @@ func TestWorkload(t *testing.T) {
 	}
 	if lo, hi := tab.Slot(1, 2); hi-lo != 12 || hi != len(tab.Calls) {
 		t.Errorf("client 1 last slot: [%d, %d) of %d", lo, hi, len(tab.Calls))
+	}
+}
+
+// TestBounds: [bounds] is decoded once at load, a memory size with or
+// without a unit; a model without it leaves every bound at weft's default.
+func TestBounds(t *testing.T) {
+	tests := []struct {
+		table string
+		want  Bounds
+	}{
+		{"", Bounds{}},
+		{"[bounds]\ntasks = 64\n", Bounds{Tasks: 64}},
+		{"[bounds]\ntasks = 512\ndescriptors = 4096\nmemory = \"2GiB\"\n", Bounds{Tasks: 512, Descriptors: 4096, Memory: 2 << 30}},
+		{"[bounds]\nmemory = \"64 MiB\"\n", Bounds{Memory: 64 << 20}},
+		{"[bounds]\nmemory = 33554432\n", Bounds{Memory: 32 << 20}},
+	}
+	for _, tt := range tests {
+		src := "[target]\nnodes = 2\nsource = \"repl.c\"\n" + tt.table
+		m, err := Parse("testdata/bounds.model", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.table, err)
+		}
+		if m.Bounds != tt.want {
+			t.Errorf("%q: bounds %+v, want %+v", tt.table, m.Bounds, tt.want)
+		}
 	}
 }

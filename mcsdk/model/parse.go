@@ -63,13 +63,13 @@ func (p *parser) parse() {
 		switch name {
 		case "node":
 			// an array of tables, read by nodes()
-		case "target", "variants", "state", "environment", "client", "workload", "invariants":
+		case "target", "variants", "state", "environment", "client", "workload", "invariants", "bounds":
 			if _, ok := p.m.top[name].(map[string]any); !ok {
 				p.errAt(p.loc.keyPos(name), "%s must be a table, not %s", name, tomlType(p.m.top[name]))
 			}
 		default:
 			if !isRawSection(name) {
-				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, node, variants, state, environment, client, workload, invariants, %s)",
+				p.errAt(p.loc.keyPos(name), "unknown section [%s] (known: target, node, variants, state, environment, client, workload, invariants, bounds, %s)",
 					name, strings.Join(RawSections(), ", "))
 			}
 		}
@@ -82,6 +82,7 @@ func (p *parser) parse() {
 	p.client()
 	p.workload()
 	p.invariants()
+	p.bounds()
 }
 
 // table returns the section's table (nil if absent or not a table).

@@ -80,6 +80,13 @@ type Config struct {
 	// DefaultMaxTasks); a node that reaches it ends the run with a
 	// failure naming the node and the bound.
 	MaxTasks int
+	// MaxFDs bounds the open descriptors of each process of a node (0:
+	// DefaultMaxFDs), and MaxMemory the bytes of memory of all of a node's
+	// processes (0: DefaultMaxMemory); a node that reaches one ends the
+	// run with a failure naming the node and the bound
+	// (nodebounds_linux.go).
+	MaxFDs    int
+	MaxMemory int64
 	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
 	OutputLimit int
 	// DataDirs gives every node a private working directory that survives

@@ -383,12 +383,16 @@ func (cp *Checkpoint) Restore() (*World, error) {
 // runs each process to its parked call.
 func (cp *Checkpoint) start(nw *World) error {
 	for i, n := range nw.nodes {
+		n.memcg, n.memUnbounded = nil, false // the checkpointed world's (nodebounds_linux.go)
 		if fp := cp.frozen[i]; fp != nil {
 			pid, err := fp.fork(cp.w.nodes[i].listener)
 			if err != nil {
 				return fmt.Errorf("node %d: %v", i, err)
 			}
 			n.setPid(pid)
+			if err := nw.rebindBounds(n, pid); err != nil {
+				return err
+			}
 		}
 	}
 	if err := nw.own(cp.w); err != nil {

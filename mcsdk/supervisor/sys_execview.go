@@ -27,8 +27,12 @@ func isExec(nr int32) bool { return nr == unix.SYS_EXECVE || nr == unix.SYS_EXEC
 // of it runs until the call ends. After the exec, AT_EXECFN's copy of
 // that name is overwritten with the view's path (showExecPath), so the
 // new image sees what an exec by the view's path shows; if the exec
-// fails, the path is written back (restoreExecPath), and the descriptor
-// stays open, close-on-exec (a failure that the checks here leave rare).
+// fails, the path is written back (restoreExecPath: weft learns of the
+// failure from the thread's next call, so the code the thread runs before
+// that call still reads weft's name there), and the descriptor,
+// which the node never opened, is closed at the thread's next call
+// (closeExecDir), before that call is served: the node's descriptors are
+// those it had before the exec.
 // Only an ELF program whose path is absolute and long enough for the
 // name: a "#!" script's interpreter would be given the descriptor's name,
 // which the exec closes; anything else is refused, as before.
@@ -60,7 +64,7 @@ func (c *call) execForeign(a fsArg, r vkernel.Result, next handler) result {
 	if err := forceWrite(c.t.tid, uintptr(addr), []byte(name)); err != nil {
 		return failf("exec of %s: writing the host's name for it: %v", r.Path, err)
 	}
-	c.execShown, c.execAt = orig, addr
+	c.execShown, c.execAt, c.execDirFD = orig, addr, fd
 	return next(c)
 }
 
@@ -124,7 +128,51 @@ func (c *call) restoreExecPath() error {
 	if err := forceWrite(c.t.tid, uintptr(c.execAt), []byte(c.execShown)); err != nil {
 		return fmt.Errorf("exec of %s failed, and its path could not be written back: %v", c.execShown, err)
 	}
+	c.t.execDirFD = c.execDirFD + 1
 	return nil
+}
+
+// closeExecDir closes the descriptor a failed foreign exec left the
+// caller's process (restoreExecPath), at the caller's first call after
+// it: weft takes the thread out of its notification (PTRACE_INTERRUPT,
+// then an answer, as injectCalls does), has it run close on the
+// descriptor, and points it back at its syscall instruction, so that it
+// issues its call again, which the world receives under a new
+// notification and serves as if nothing had happened. It reports whether
+// it did so (the call c is then dropped).
+func (c *call) closeExecDir() (bool, error) {
+	t := c.t
+	if t.execDirFD == 0 {
+		return false, nil
+	}
+	fd := uint64(t.execDirFD - 1)
+	t.execDirFD = 0
+	n := c.n
+	sysIP := c.req.Data.InstructionPointer - 2
+	err := onLauncher(n.tracer, func() error {
+		if err := ptraceInterrupt(t.tid); err != nil {
+			return fmt.Errorf("interrupt: %v", err)
+		}
+		if err := sendResp(n.listener, &notifResp{ID: c.req.ID}); err != nil {
+			return fmt.Errorf("answering the call: %v", err)
+		}
+		if _, err := awaitStop(t.tid, nil); err != nil {
+			return err
+		}
+		var saved unix.PtraceRegs
+		if err := unix.PtraceGetRegs(t.tid, &saved); err != nil {
+			return err
+		}
+		if _, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_CLOSE, args: [6]uint64{fd}}); err != nil {
+			return fmt.Errorf("injected close: %v", err)
+		}
+		saved.Rax = uint64(c.req.Data.Nr)
+		return reissue(t.tid, saved, sysIP)
+	})
+	if err != nil {
+		return true, fmt.Errorf("closing the descriptor a failed exec left (%d): %v", fd, err)
+	}
+	return true, nil
 }
 
 // isELF reports whether the host file at p starts with the ELF magic.

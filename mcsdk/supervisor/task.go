@@ -48,6 +48,9 @@ type task struct {
 	// idlePolls counts the thread's consecutive non-blocking polls with
 	// nothing ready (spin.go).
 	idlePolls int
+	// execDirFD, if not 0, is 1 + a descriptor a failed foreign exec left
+	// the thread's process (sys_execview.go), closed at its next call.
+	execDirFD int
 }
 
 // vtid is the thread's virtual id.
@@ -420,6 +423,7 @@ func (w *World) pollThreads(n *node) (bool, error) {
 			t.exited = true
 			if t.p != nil && t.tid == t.p.pid {
 				w.procEnded(t, ws)
+				w.memBoundHit(n)
 				continue
 			}
 			if t.k == 0 {
@@ -438,6 +442,11 @@ func (w *World) pollThreads(n *node) (bool, error) {
 // teardownBound bounds how long collecting a killed node's processes may
 // take (collectAll): every one was sent SIGKILL, which no process can
 // ignore, so only a kernel stuck in uninterruptible sleep comes near it.
+// Why wall-clock time: the processes are dead or dying and make no calls,
+// so the scheduler has nothing to count; the bound only ends weft's wait
+// for the kernel to finish them (teardown of a world whose verdict is
+// already set, or a crash's restart, which sees the same tree either
+// way), and never changes a verdict.
 const teardownBound = 10 * time.Second
 
 // collectAll collects the end of every thread and process of a node whose

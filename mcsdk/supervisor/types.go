@@ -73,24 +73,27 @@ type node struct {
 	procs    []*proc          // its process tree, from its first fork on; procs[0] is the main process
 	self     *proc            // the child process whose call is being served, nil otherwise (enterProc)
 	fds      map[int]*vfd
-	limits   *vkernel.Limits      // its virtual resource limits (sys_rlimit.go), made at first use
-	sysv     *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
-	sess     *vkernel.Sessions    // its process groups and sessions (sys_sessions.go), made at first use
-	sigScan  bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
-	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
-	base     uintptr
-	opts     map[optKey][]byte
-	ran      bool
-	restarts int
-	started  int64 // virtual time of its launch
-	waiting  bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
-	startDue int64 // while waiting: the virtual time it starts at, -1 until its ports listen
-	output   bytes.Buffer
-	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
-	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
-	vdso     uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
-	vclock   vclock      // what that image holds (vdso_linux.go)
-	trapTSC  bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
+	limits   *vkernel.Limits // its virtual resource limits (sys_rlimit.go), made at first use
+	memcg    *memCgroup      // its memory cgroup (nodebounds_linux.go), made at its first start
+	// memUnbounded: no memory cgroup could be made for it (a refusal says so).
+	memUnbounded bool
+	sysv         *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
+	sess         *vkernel.Sessions    // its process groups and sessions (sys_sessions.go), made at first use
+	sigScan      bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
+	unixNs       map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
+	base         uintptr
+	opts         map[optKey][]byte
+	ran          bool
+	restarts     int
+	started      int64 // virtual time of its launch
+	waiting      bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
+	startDue     int64 // while waiting: the virtual time it starts at, -1 until its ports listen
+	output       bytes.Buffer
+	sig          nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
+	tsc          uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
+	vdso         uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
+	vclock       vclock      // what that image holds (vdso_linux.go)
+	trapTSC      bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
 }
 
 // vfd is a target descriptor weft serves: a virtual socket. ours is the
@@ -120,6 +123,7 @@ type call struct {
 	// kernel resolves (execForeign); "" otherwise.
 	execShown string
 	execAt    uint64
+	execDirFD int // the descriptor of the program's directory execForeign gave the node
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this
 	// call, cannot change its memory meanwhile; a write by the handler

@@ -114,6 +114,9 @@ func (w *World) launch(n *node) error {
 		return fmt.Errorf("node %d: %w", n.id, res.err)
 	}
 	n.pid, n.pidfd, n.listener, n.vdso, n.tmpl = res.pid, res.pidfd, res.listener, res.vdso, res.tmpl
+	if err := w.applyBounds(n, res.pid); err != nil {
+		return err
+	}
 	n.tracer = getLauncher()
 	n.traced = !w.cfg.NativeTSC // seized from its exec on, for the TSC (tsc_linux.go)
 	n.trapTSC = !w.cfg.NativeTSC && !res.patched
@@ -138,6 +141,7 @@ func (w *World) useTemplates() bool {
 func (w *World) Close() {
 	for _, n := range w.nodes {
 		w.kill(n)
+		n.releaseBounds()
 	}
 	w.closeStopFD()
 	if w.dataRoot != "" {
@@ -288,6 +292,13 @@ func (w *World) runNode(n *node) {
 			w.fail(n, "", fmt.Sprintf("notification from thread %d, which is not the running one", c.req.Pid))
 			return
 		}
+		if again, err := c.closeExecDir(); err != nil || again {
+			if err != nil {
+				w.fail(n, "", err.Error())
+				return
+			}
+			continue // the call comes again (sys_execview.go)
+		}
 		// Preemption at syscalls: while another thread of the node is
 		// ready, which one goes on is the scheduler's choice; with
 		// ThreadsVisible not at a private call (reduce.go).
@@ -323,6 +334,16 @@ const (
 
 // maxDiskPeriods is how many watchdog periods in a row a node may be found
 // in uninterruptible sleep before the watchdog reports it.
+//
+// Why wall-clock time (issue 36 §5): a thread in state D waits for the
+// host (a page-in, disk I/O), in no call weft sees, so no count of the
+// scheduler's (steps, calls) can tell a slow disk from a hang; only time
+// can. The allowance never changes the verdict of a healthy run: it only
+// makes weft wait longer before reporting a thread that never leaves D,
+// and what the node does once it leaves D does not depend on how long
+// weft waited (its clock is virtual). A healthy run ends with the
+// watchdog's error only if the host stalls one node's I/O for
+// maxDiskPeriods whole watchdog periods.
 const maxDiskPeriods = 6
 
 // waitEvent waits for node n's next notification or its death. The
@@ -428,6 +449,7 @@ func (w *World) reap(n *node) {
 	n.killTree() // the main process's end ends the node's tree
 	n.collectAll()
 	n.reapOrphans()
+	w.memBoundHit(n)
 	n.exited, n.reaped = true, true
 	w.net.CloseNode(n.id, false)
 	n.release()
@@ -454,7 +476,11 @@ func (w *World) dispatch(c *call) outcome {
 	case passthrough:
 		r = cont() // unreachable: the filter allows these itself
 	default:
-		r = c.fileHandler(e.handler)(c)
+		if f, over := c.overFDBound(); over {
+			r = f
+		} else {
+			r = c.fileHandler(e.handler)(c)
+		}
 	}
 	w.survey.record(c, r)
 	switch r.kind {

@@ -2,14 +2,25 @@
  * forkbomb: every process forks forever (children too);
  * threadbomb: threads that each start another, forever;
  * uffd: userfaultfd(2) and /dev/userfaultfd's USERFAULTFD_IOC_NEW;
- * fds: which descriptors above 2 the node started with. */
+ * fds: which descriptors above 2 the node started with;
+ * fdbomb-open, fdbomb-dup, fdbomb-pipe: descriptors made forever, errors
+ *   ignored;
+ * ownlimit: lowers its own RLIMIT_NOFILE to 64 and opens until EMFILE;
+ * membomb: allocates and touches 1 MiB after 1 MiB forever;
+ * membomb-child: a child process does, while its parent waits for it;
+ * execfail PATH: lists its descriptors, execs PATH (which fails), lists
+ *   them again. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,7 +33,80 @@ static void *spawn(void *arg) {
 	return NULL;
 }
 
+static void membomb(void) {
+	for (;;) {
+		char *p = malloc(1 << 20);
+		if (p)
+			memset(p, 1, 1 << 20);
+	}
+}
+
+static int fdbomb(const char *how) {
+	int p[2];
+	for (;;) {
+		if (!strcmp(how, "fdbomb-open"))
+			open("/dev/null", O_RDONLY);
+		else if (!strcmp(how, "fdbomb-dup"))
+			dup(0);
+		else if (!strcmp(how, "fdbomb-pipe"))
+			pipe(p);
+		else
+			return 1;
+	}
+}
+
+static int ownlimit(void) {
+	struct rlimit rl = {64, 64};
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		printf("setrlimit: %s\n", strerrorname_np(errno));
+		return 1;
+	}
+	int k = 0;
+	while (open("/dev/null", O_RDONLY) >= 0)
+		k++;
+	printf("opened %d, then %s\n", k, strerrorname_np(errno));
+	return 0;
+}
+
+static void listfds(const char *when) {
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	printf("fds %s:", when);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			printf(" %s", e->d_name);
+	printf("\n");
+	if (d)
+		closedir(d);
+}
+
+static int execfail(char *path) {
+	char *argv[] = {path, NULL};
+	listfds("before");
+	execv(path, argv);
+	int e = errno;
+	listfds("after");
+	printf("exec %s: %s\n", path, strerrorname_np(e));
+	return 0;
+}
+
 int main(int argc, char **argv) {
+	if (!strcmp(argv[1], "execfail"))
+		return execfail(argv[2]);
+	if (!strncmp(argv[1], "fdbomb-", 7))
+		return fdbomb(argv[1]);
+	if (!strcmp(argv[1], "ownlimit"))
+		return ownlimit();
+	if (!strcmp(argv[1], "membomb"))
+		membomb();
+	if (!strcmp(argv[1], "membomb-child")) {
+		if (fork() == 0)
+			membomb();
+		int st;
+		wait(&st);
+		printf("child ended: %s\n", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exited");
+		return 0;
+	}
 	if (!strcmp(argv[1], "forkbomb"))
 		for (;;)
 			fork();

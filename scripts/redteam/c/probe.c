@@ -956,12 +956,55 @@ static void *idle(void *x) {
 	return 0;
 }
 
-// bomb HOW: make processes (or threads) without end, up to a cap that
-// keeps a shared machine alive.
+// memhog allocates and touches memory 1 MiB at a time, up to 8 GiB (a
+// cap that keeps a shared machine alive), and returns the MiB it made.
+static int memhog(void) {
+	int made = 0;
+	for (; made < 8192; made++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			break;
+		memset(p, 1, 1 << 20);
+	}
+	return made;
+}
+
+// fdhog makes descriptors by HOW (open, dup, pipe), errors ignored, a
+// million times, and returns how many it made.
+static int fdhog(const char *how) {
+	int made = 0, p[2];
+	for (int i = 0; i < 1000000; i++) {
+		if (!strcmp(how, "fd-open"))
+			made += open("/dev/null", O_RDONLY) >= 0;
+		else if (!strcmp(how, "fd-dup"))
+			made += dup(0) >= 0;
+		else if (!strcmp(how, "fd-pipe"))
+			made += 2 * (pipe(p) == 0);
+	}
+	return made;
+}
+
+// bomb HOW: make processes (or threads, descriptors, memory) without end,
+// up to a cap that keeps a shared machine alive.
 static int p_bomb(char **a) {
 	int made = 0;
 	if (!strcmp(a[0], "idle"))
 		return pause();
+	if (!strncmp(a[0], "fd-", 3))
+		made = fdhog(a[0]);
+	else if (!strcmp(a[0], "mem"))
+		made = memhog();
+	else if (!strcmp(a[0], "mem-child")) {
+		pid_t p = fork();
+		if (p == 0) {
+			out("child made %d MiB\n", memhog());
+			pause();
+			_exit(0);
+		}
+		int st;
+		waitpid(p, &st, 0);
+		out("child ended (%s)\n", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit");
+	}
 	if (!strcmp(a[0], "fork")) {
 		for (; made < 2000; made++) {
 			pid_t p = fork();

@@ -1,0 +1,96 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// runBounded runs the bounds probe in mode under cfg (its one node's spec
+// filled in) to its end or failure, and returns the world, closed, and
+// every host process of the node seen during the run.
+func runBounded(t *testing.T, cfg Config, mode string) (*World, []int) {
+	t.Helper()
+	cfg.Nodes = []NodeSpec{{Path: buildBounds(t), Args: []string{mode}}}
+	var pids []int
+	w, _ := runThreadsChecking(t, cfg, first, func(w *World, _ []Action, _ int) {
+		pids = appendNew(pids, w.LiveProcs(0))
+	})
+	if pid := w.nodes[0].pid; pid > 0 { // a bomb may end the run before its first choice
+		pids = appendNew(pids, []int{pid})
+	}
+	return w, pids
+}
+
+// checkReaped fails the test if a process of pids outlived its world.
+func checkReaped(t *testing.T, pids []int) {
+	t.Helper()
+	for _, pid := range pids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			t.Errorf("process %d outlived its world", pid)
+		}
+	}
+}
+
+// TestDescriptorBound: a node that makes descriptors forever, by open, dup
+// or pipe, ignoring every error, ends the run with a failure naming the
+// node and the bound (Config.MaxFDs) instead of meeting the host's limit,
+// and no process of it outlives the world.
+func TestDescriptorBound(t *testing.T) {
+	for _, mode := range []string{"fdbomb-open", "fdbomb-dup", "fdbomb-pipe"} {
+		t.Run(mode, func(t *testing.T) {
+			w, pids := runBounded(t, Config{MaxFDs: 100}, mode)
+			f := w.Failure()
+			if f == nil || f.Node != 0 || !strings.Contains(f.Msg, "bound: node 0 reached its bound of 100 open descriptors in one process") {
+				t.Fatalf("failure %v, want the descriptor bound's\n%s", f, w.Output(0))
+			}
+			if len(pids) == 0 {
+				t.Fatal("the node's process was never seen")
+			}
+			checkReaped(t, pids)
+		})
+	}
+}
+
+// TestOwnDescriptorLimit: a node that lowers its own RLIMIT_NOFILE below
+// weft's bound meets EMFILE there, as on Linux, and the run goes on.
+func TestOwnDescriptorLimit(t *testing.T) {
+	w, _ := runBounded(t, Config{MaxFDs: 100}, "ownlimit")
+	if f := w.Failure(); f != nil {
+		t.Fatalf("failure: %v", f)
+	}
+	if out := string(w.Output(0)); out != "opened 61, then EMFILE\n" {
+		t.Errorf("output %q, want 61 opens (fds 3 to 63) and EMFILE", out)
+	}
+}
+
+// TestMemoryBound: a node that allocates and touches memory forever, or
+// whose child process does, ends the run with a failure naming the node
+// and its memory bound (Config.MaxMemory): its memory cgroup, not the
+// host, killed it. No process of it outlives the world, nor does its
+// cgroup.
+func TestMemoryBound(t *testing.T) {
+	if _, err := ownMemCgroup(); err != nil {
+		t.Fatalf("no memory cgroup here, so no memory bound: %v", err)
+	}
+	for _, mode := range []string{"membomb", "membomb-child"} {
+		t.Run(mode, func(t *testing.T) {
+			w, pids := runBounded(t, Config{MaxMemory: 64 << 20}, mode)
+			f := w.Failure()
+			if f == nil || f.Node != 0 || !strings.Contains(f.Msg, "bound: node 0 reached its bound of 64 MiB of memory") {
+				t.Fatalf("failure %v, want the memory bound's\n%s", f, w.Output(0))
+			}
+			checkReaped(t, pids)
+			g := w.nodes[0].memcg
+			if g == nil {
+				t.Fatal("the node had no memory cgroup")
+			}
+			if _, err := os.Stat(g.dir); err == nil {
+				t.Errorf("its memory cgroup %s outlived the world", g.dir)
+			}
+		})
+	}
+}
