@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -244,6 +245,7 @@ func newMemCgroup(id int, limit int64) (*memCgroup, error) {
 		return nil, err
 	}
 	sweepMemCgroups(parent)
+	lingering.retry()
 	dir, err := os.MkdirTemp(parent, fmt.Sprintf("weft-%d-n%d-", os.Getpid(), id))
 	if err != nil {
 		return nil, fmt.Errorf("cannot make a memory cgroup: %v", err)
@@ -316,5 +318,40 @@ func (g *memCgroup) remove() {
 	for _, pid := range strings.Fields(string(b)) {
 		_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(pid), 0)
 	}
-	_ = unix.Rmdir(g.dir)
+	if unix.Rmdir(g.dir) == unix.EBUSY {
+		lingering.add(g.dir)
+	}
+}
+
+// lingering holds this process's node cgroups that could not be removed
+// when their world closed: a killed process still dying is still charged
+// to it. Each new node cgroup first retries them, so that a long search
+// in one weft process (worlds restored from checkpoints by the thousand)
+// does not pile up empty cgroups; sweepMemCgroups removes those of weft
+// processes that have ended. It is process-wide because cgroups are: a
+// host resource the process owns, whichever world made it.
+var lingering lingeringCgroups
+
+type lingeringCgroups struct {
+	mu   sync.Mutex
+	dirs []string
+}
+
+func (l *lingeringCgroups) add(dir string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dirs = append(l.dirs, dir)
+}
+
+// retry removes the lingering cgroups that have emptied since.
+func (l *lingeringCgroups) retry() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kept := l.dirs[:0]
+	for _, dir := range l.dirs {
+		if err := unix.Rmdir(dir); err == unix.EBUSY {
+			kept = append(kept, dir)
+		}
+	}
+	l.dirs = kept
 }
