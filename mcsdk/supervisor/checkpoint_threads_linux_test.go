@@ -147,6 +147,7 @@ func TestCheckpointThreads(t *testing.T) {
 type branch struct {
 	threads       int
 	atClone, held bool
+	procs         int // node 0's live processes
 }
 
 // checkpointBranch walks a random path of depth steps, then on to the
@@ -199,7 +200,7 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) branc
 	if got := mustHash(t, w); got != want {
 		t.Errorf("after %d steps: taking the checkpoint changed the world's hash", len(path))
 	}
-	b := branch{threads: w.nodes[0].live()}
+	b := branch{threads: w.nodes[0].live(), procs: len(w.LiveProcs(0))}
 	if fp := cp.frozen[0]; fp != nil {
 		for _, s := range fp.threads {
 			b.atClone = b.atClone || s.cloned
@@ -235,7 +236,11 @@ func nodeThreads(t *testing.T, n *node) []string {
 		if tk.exited {
 			continue
 		}
-		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", n.pid, tk.tid))
+		pid := n.pid
+		if tk.p != nil {
+			pid = tk.p.pid // a child process's thread
+		}
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tk.tid))
 		if err != nil {
 			t.Fatal(err)
 		}
