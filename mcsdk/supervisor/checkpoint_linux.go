@@ -68,11 +68,11 @@ import (
 // Checkpoint is a copy of a world at a quiescent point, from which new
 // worlds in that state are started (Restore). Close releases it.
 type Checkpoint struct {
-	w      *World // the Go state; its nodes' pids are the frozen processes
-	frozen []*frozenProc                  // per node: its main process's
-	kids   map[int][]*frozenProc          // per node, by index in its procs: its child processes' (nil: ended)
+	w      *World                        // the Go state; its nodes' pids are the frozen processes
+	frozen []*frozenProc                 // per node: its main process's
+	kids   map[int][]*frozenProc         // per node, by index in its procs: its child processes' (nil: ended)
 	flags  map[procKey]map[int]descState // per process, per target fd: the shared description's state
-	files  map[int][]hostFile             // per node: the host files its processes have open, reopened in each copy
+	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)

@@ -24,8 +24,8 @@ func preforkConfig(tb testing.TB) Config {
 // socketpair and over the network, sharing a log file's description)
 // at random branch points of random runs where node 0 has live workers,
 // and continues each restored world, twice, along a random path next to
-// a world that replayed the prefix (checkpointBranch, as
-// TestCheckpointThreads): the same hash (every process's memory and
+// a world that replayed the prefix, to the end of the run
+// (checkpointBranchFor, as TestCheckpointThreads): the same hash (every process's memory and
 // registers, the virtual tree) and actions at every step, and
 // byte-identical outputs at the end, which print the workers' reports,
 // their virtual parent pids, their exit statuses as the master's wait
@@ -37,7 +37,7 @@ func TestCheckpointProcTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(38, 1))
 	done, most := 0, 0
 	for try := 0; done < points && try < 8*points; try++ {
-		b := checkpointBranch(t, cfg, rng, rng.IntN(40))
+		b := checkpointBranchFor(t, cfg, rng, rng.IntN(200), 400) // each continued to the run's end
 		if b.procs > 1 {
 			done++
 			most = max(most, b.procs)
