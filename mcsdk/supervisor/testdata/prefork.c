@@ -10,7 +10,8 @@
  * (answering each line), collects the reports, counts SIGCHLDs, waits
  * for both workers, and prints what happened and the log.
  *
- * usage: prefork ID NODES BASE_PORT     (node i listens on BASE_PORT+i)
+ * usage: prefork ID NODES BASE_PORT [DIR]   (node i listens on BASE_PORT+i;
+ *        the log lies in DIR, else in the working directory)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -99,7 +100,7 @@ static void worker(int id, int k, int peer, int jobs, int report, int log)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4)
+	if (argc != 4 && !(argc == 5 && chdir(argv[4]) == 0))
 		return 2;
 	int id = atoi(argv[1]), nodes = atoi(argv[2]), base = atoi(argv[3]);
 	signal(SIGCHLD, on_chld);
