@@ -81,7 +81,9 @@ type procKey struct{ node, idx int }
 
 // hostFile is a file or directory a node opened natively: a copy gets a
 // description of its own (a fork would share the offset), opened again at
-// the same offset — in the copy's own data directory if it lies in one.
+// the same offset — in the copy's own data directory if it lies in one —
+// and shared again between the descriptors and processes that shared the
+// original's (desc).
 type hostFile struct {
 	fd    int
 	path  string // absolute, at the checkpoint

@@ -205,7 +205,8 @@ func adoptFork(tid, listener int, sysIP uint64) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("forking: %v", err)
 	}
-	pid, ferr := injectFork(first, listener, sysIP)
+	// Not injectFork: CLONE_PARENT would make it the child's child again.
+	pid, ferr := injectClone(first, listener, sysIP, uint64(unix.SIGCHLD), 0, unix.PTRACE_EVENT_FORK)
 	unix.Kill(first, unix.SIGKILL)
 	if err := awaitEnd(first); err != nil {
 		return -1, err
