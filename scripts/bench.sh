@@ -107,7 +107,8 @@ targets/election/election.model bug 0
 targets/quorum/quorum4.model bug 0
 targets/paxos/paxos.model correct 1
 targets/gothreads/gothreads.model default 6
-targets/raft/kv/raft-correct.model default 2"}
+targets/raft/kv/raft-correct.model default 2
+mcsdk/supervisor/testdata/prefork.model main 8"}
 # The threaded Go targets (checkpoints recreate each node's threads).
 go build -o targets/gothreads/gothreads ./targets/gothreads
 (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
@@ -137,7 +138,8 @@ echo "search states/s without and with checkpoints (weft check --time, dpor, -j 
 printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' model variant depth time off-st/s on-st/s on/off restores
 searches=${WEFT_BENCH_SEARCH:-"targets/raft/kv/raft-correct.model default 6 300s
 targets/raft/kv/raft-correct.model default 10 300s
-targets/redis/redis.model default 6 300s"}
+targets/redis/redis.model default 6 300s
+mcsdk/supervisor/testdata/prefork.model main 10 300s"}
 while read -r model variant depth budget; do
   rates=()
   restores=0

@@ -108,21 +108,30 @@ func fdInfo(pid, fd int) (flags int, pos int64, err error) {
 	return flags, pos, nil
 }
 
-// reopen gives n's restored process descriptions of its own for the host
-// files the checkpoint recorded, in place (SECCOMP_ADDFD_FLAG_SETFD, for
-// a parked call's notification, or, if no thread is parked, for a call
-// injected in held thread tid at sysIP: heldNotif): files in the
-// checkpoint's data directories are opened in the world's, others where
-// they are.
-func (w *World) reopen(n *node, files []hostFile, cpRoot string, tid int, sysIP uint64) error {
-	if len(files) == 0 {
+// reopen gives n's restored process idx (n's process fields describe
+// it: asMember), whose threads are tasks, descriptions of its own for
+// the host files the checkpoint recorded for it, in place
+// (SECCOMP_ADDFD_FLAG_SETFD, for a parked call's notification, or, if no
+// thread is parked, for a call injected in held thread tid at sysIP:
+// heldNotif): files in the checkpoint's data directories are opened in
+// the world's, others where they are. A description the checkpoint's
+// processes shared (hostFile.desc) is opened once, in opened, and
+// shared again.
+func (w *World) reopen(n *node, idx int, tasks []*task, files []hostFile, cpRoot string, tid int, sysIP uint64, opened map[int]int) error {
+	var mine []hostFile
+	for _, f := range files {
+		if f.proc == idx {
+			mine = append(mine, f)
+		}
+	}
+	if len(mine) == 0 {
 		return nil
 	}
-	if c := n.parkedCall(); c != nil {
-		return w.install(n, files, cpRoot, c.req.ID)
+	if c := parkedCall(tasks); c != nil {
+		return w.install(n, mine, cpRoot, c.req.ID, opened)
 	}
 	return onLauncher(n.tracer, func() error {
-		return heldNotif(tid, n.listener, sysIP, func(id uint64) error { return w.install(n, files, cpRoot, id) })
+		return heldNotif(tid, n.listener, sysIP, func(id uint64) error { return w.install(n, mine, cpRoot, id, opened) })
 	})
 }
 
@@ -170,33 +179,47 @@ func heldNotif(tid, listener int, sysIP uint64, f func(id uint64) error) error {
 	return ferr
 }
 
-// install puts the host files in n's process through notification id.
-func (w *World) install(n *node, files []hostFile, cpRoot string, id uint64) error {
+// install puts the host files in n's process through notification id;
+// each description is opened once (opened, by hostFile.desc; the caller
+// closes them).
+func (w *World) install(n *node, files []hostFile, cpRoot string, id uint64, opened map[int]int) error {
 	for _, f := range files {
-		path := f.path
-		if cpRoot != "" && strings.HasPrefix(path, cpRoot+"/") {
-			path = w.dataRoot + strings.TrimPrefix(path, cpRoot)
-		}
-		fl := f.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_TRUNC|unix.O_NOCTTY|unix.O_CLOEXEC) | unix.O_CLOEXEC
-		ours, err := unix.Open(path, fl, 0)
-		if err != nil {
-			return fmt.Errorf("reopening %s: %v", path, err)
-		}
-		if _, err := unix.Seek(ours, f.pos, 0); err != nil && f.pos != 0 {
-			unix.Close(ours)
-			return fmt.Errorf("seeking %s: %v", path, err)
+		ours, ok := opened[f.desc]
+		if !ok {
+			var err error
+			if ours, err = w.openHostFile(f, cpRoot); err != nil {
+				return err
+			}
+			opened[f.desc] = ours
 		}
 		a := notifAddfd{ID: id, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, SrcFD: uint32(ours), NewFD: uint32(f.fd)}
 		if f.flags&unix.O_CLOEXEC != 0 {
 			a.NewFDFlags = unix.O_CLOEXEC
 		}
-		_, err = addFD(n.listener, &a)
-		unix.Close(ours)
-		if err != nil {
-			return fmt.Errorf("installing %s as %d: %v", path, f.fd, err)
+		if _, err := addFD(n.listener, &a); err != nil {
+			return fmt.Errorf("installing %s as %d: %v", f.path, f.fd, err)
 		}
 	}
 	return nil
+}
+
+// openHostFile opens host file f again at its offset, in the world's
+// data directories if it lies in the checkpoint's (cpRoot).
+func (w *World) openHostFile(f hostFile, cpRoot string) (int, error) {
+	path := f.path
+	if cpRoot != "" && strings.HasPrefix(path, cpRoot+"/") {
+		path = w.dataRoot + strings.TrimPrefix(path, cpRoot)
+	}
+	fl := f.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_TRUNC|unix.O_NOCTTY|unix.O_CLOEXEC) | unix.O_CLOEXEC
+	ours, err := unix.Open(path, fl, 0)
+	if err != nil {
+		return -1, fmt.Errorf("reopening %s: %v", path, err)
+	}
+	if _, err := unix.Seek(ours, f.pos, 0); err != nil && f.pos != 0 {
+		unix.Close(ours)
+		return -1, fmt.Errorf("seeking %s: %v", path, err)
+	}
+	return ours, nil
 }
 
 // inherited reports whether descriptor fd, with status st, is one weft

@@ -55,31 +55,43 @@ import (
 // SECCOMP_ADDFD_FLAG_SETFD: a fork would share the offset.
 //
 // A node's other threads are recreated in each copy by injected clones
-// (checkpoint_threads_linux.go).
+// (checkpoint_threads_linux.go), and its other processes by forks of
+// their own frozen copies (checkpoint_tree_linux.go).
 //
 // What cannot be copied this way is refused with a reason, and the
-// explorer replays instead: a node with no thread parked or held outside
-// a call, process trees,
-// host pipes or sockets, deleted open files, shared writable memory,
-// native TSC, a survey, calls interrupted by signals, open state queries.
+// explorer replays instead: a node with a process with no thread parked
+// or held outside a call, host pipes or sockets, deleted open files,
+// shared writable memory, native TSC, a survey, calls interrupted by
+// signals, open state queries, and the parts of process trees that
+// depend on host parentage (checkpoint_tree_linux.go).
 
 // Checkpoint is a copy of a world at a quiescent point, from which new
 // worlds in that state are started (Restore). Close releases it.
 type Checkpoint struct {
-	w      *World // the Go state; its nodes' pids are the frozen processes
-	frozen []*frozenProc
-	flags  map[int]map[int]descState // per node, per target fd: the shared description's state
-	files  map[int][]hostFile        // per node: the host files it has open, reopened in each copy
+	w      *World                        // the Go state; its nodes' pids are the frozen processes
+	frozen []*frozenProc                 // per node: its main process's
+	kids   map[int][]*frozenProc         // per node, by index in its procs: its child processes' (nil: ended)
+	flags  map[procKey]map[int]descState // per process, per target fd: the shared description's state
+	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
 }
+
+// procKey names process idx (its index in the tree; 0 the main process)
+// of node node.
+type procKey struct{ node, idx int }
 
 // hostFile is a file or directory a node opened natively: a copy gets a
 // description of its own (a fork would share the offset), opened again at
-// the same offset — in the copy's own data directory if it lies in one.
+// the same offset — in the copy's own data directory if it lies in one —
+// and shared again between the descriptors and processes that shared the
+// original's (desc).
 type hostFile struct {
 	fd    int
 	path  string // absolute, at the checkpoint
 	flags int    // open(2) flags, O_CLOEXEC included
 	pos   int64
+	proc  int // the process's index in the node's tree
+	pid   int // its host pid at the checkpoint
+	desc  int // the file description: files with one desc share it (memberFiles)
 }
 
 // frozenProc is one node's process kept stopped as a checkpoint.
@@ -123,7 +135,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), flags: map[int]map[int]descState{}, files: files}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
@@ -136,6 +148,11 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	for i, n := range cw.nodes {
 		if fp := cp.frozen[i]; fp != nil {
 			n.setPid(fp.pid)
+		}
+		for j, fp := range cp.kids[i] {
+			if fp != nil {
+				n.setProcPid(j, fp.pid)
+			}
 		}
 	}
 	cp.w = cw
@@ -151,23 +168,43 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	return cp, nil
 }
 
-// freeze records each live node's descriptions and forks it into a
-// frozen process.
+// freeze records the descriptions of each live process of each live
+// node and forks it into a frozen process.
 func (cp *Checkpoint) freeze(w *World) error {
 	for i, n := range w.nodes {
 		if n.exited {
 			continue
 		}
-		var err error
-		if cp.flags[i], err = recordDescs(n); err != nil {
-			return noCheckpoint("node %d: %v", i, err)
+		if len(n.procs) > 0 {
+			cp.kids[i] = make([]*frozenProc, len(n.procs))
 		}
-		if cp.frozen[i], err = freeze(n); err != nil {
-			w.fail(n, "", "checkpoint: "+err.Error())
-			return err
+		for _, m := range n.members() {
+			fp, err := cp.freezeMember(n, m)
+			if err != nil {
+				if !errors.Is(err, ErrNoCheckpoint) {
+					w.fail(n, "", "checkpoint: "+err.Error())
+				}
+				return err
+			}
+			if m.idx == 0 {
+				cp.frozen[i] = fp
+			} else {
+				cp.kids[i][m.idx] = fp
+			}
 		}
 	}
 	return nil
+}
+
+// freezeMember records the descriptions of n's process m and forks it
+// into a frozen process.
+func (cp *Checkpoint) freezeMember(n *node, m member) (*frozenProc, error) {
+	defer n.asMember(m.idx)()
+	var err error
+	if cp.flags[procKey{n.id, m.idx}], err = recordDescs(n); err != nil {
+		return nil, noCheckpoint("node %d: %v", n.id, err)
+	}
+	return freeze(n, m.tasks, m.idx > 0)
 }
 
 // checkpointable says why the world cannot be checkpointed, or lists
@@ -191,7 +228,7 @@ func (w *World) checkpointable() (map[int][]hostFile, error) {
 		if err := n.checkpointable(); err != nil {
 			return nil, noCheckpoint("node %d %v", n.id, err)
 		}
-		fs, err := n.hostFiles()
+		fs, err := n.memberFiles()
 		if err != nil {
 			return nil, noCheckpoint("node %d %v", n.id, err)
 		}
@@ -207,10 +244,6 @@ func (n *node) checkpointable() error {
 	switch {
 	case !n.traced:
 		return errors.New("is not traced")
-	case n.sess != nil && !n.sess.Default():
-		return errors.New("has process groups or sessions of its own")
-	case len(n.procs) > 0:
-		return errors.New("has child processes")
 	case n.cur != nil:
 		return errors.New("is running")
 	case n.sigScan:
@@ -218,10 +251,15 @@ func (n *node) checkpointable() error {
 	case n.hasSegments():
 		return errors.New("has SysV shared memory segments")
 	}
-	if err := n.threadsCheckpointable(); err != nil {
+	if err := n.treeCheckpointable(); err != nil {
 		return err
 	}
-	return n.sharedMemory()
+	for _, m := range n.members() {
+		if err := n.memberCheckpointable(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordDescs reads the state of the node's served descriptors' shared
@@ -320,11 +358,23 @@ func (w *World) copyState() (*World, error) {
 		// The original's descriptors reach its processes, not the copy's,
 		// and what the copies' images hold is the copy's business: unknown.
 		n.vclock = vclock{}
-		for _, p := range n.procs {
-			p.vclock = vclock{}
-		}
 		for _, v := range n.fds {
 			v.ours = -1
+		}
+		for j, p := range n.procs {
+			p.vclock, p.pidfd = vclock{}, -1
+			if j == 0 {
+				continue
+			}
+			// A copy's child is weft's on the host (checkpoint_tree_linux.go);
+			// one that ended has no process there.
+			p.adopted = true
+			if p.ended() {
+				p.pid = 0
+			}
+			for _, v := range p.fds {
+				v.ours = -1
+			}
 		}
 	}
 	return cw, nil
@@ -347,13 +397,38 @@ func (cw *World) own(src *World) error {
 		if n.pidfd, err = unix.PidfdOpen(n.pid, 0); err != nil {
 			return err
 		}
-		for fd, v := range n.fds {
-			if o := s.fds[fd]; o != nil && o.ours >= 0 {
-				if v.ours, err = unix.Dup(o.ours); err != nil {
-					return err
-				}
-				unix.CloseOnExec(v.ours)
+		if err := dupServed(n.fds, s.fds); err != nil {
+			return err
+		}
+		for j, p := range n.procs {
+			if j == 0 {
+				p.pid, p.pidfd = n.pid, n.pidfd // the node's own
+				continue
 			}
+			if p.ended() {
+				continue
+			}
+			if p.pidfd, err = unix.PidfdOpen(p.pid, 0); err != nil {
+				return err
+			}
+			if err := dupServed(p.fds, s.procs[j].fds); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dupServed gives the copy's descriptor table fds weft's own duplicates
+// of the served descriptions of the original's table src.
+func dupServed(fds, src map[int]*vfd) error {
+	for fd, v := range fds {
+		if o := src[fd]; o != nil && o.ours >= 0 {
+			var err error
+			if v.ours, err = unix.Dup(o.ours); err != nil {
+				return err
+			}
+			unix.CloseOnExec(v.ours)
 		}
 	}
 	return nil
@@ -370,6 +445,9 @@ func (cp *Checkpoint) Restore() (*World, error) {
 		if !n.exited {
 			n.pid = -1 // not the frozen process: Close must not end it
 		}
+		for _, p := range n.procs[min(1, len(n.procs)):] {
+			p.pid = 0 // not a frozen process either (and ended ones have none)
+		}
 	}
 	if err := cp.start(nw); err != nil {
 		nw.Close()
@@ -384,15 +462,11 @@ func (cp *Checkpoint) Restore() (*World, error) {
 func (cp *Checkpoint) start(nw *World) error {
 	for i, n := range nw.nodes {
 		n.memcg, n.memUnbounded = nil, false // the checkpointed world's (nodebounds_linux.go)
-		if fp := cp.frozen[i]; fp != nil {
-			pid, err := fp.fork(cp.w.nodes[i].listener)
-			if err != nil {
-				return fmt.Errorf("node %d: %v", i, err)
-			}
-			n.setPid(pid)
-			if err := nw.rebindBounds(n, pid); err != nil {
-				return err
-			}
+		if err := cp.forkNode(n); err != nil {
+			return fmt.Errorf("node %d: %v", i, err)
+		}
+		if err := nw.rebindTree(n, cp.frozen[i] != nil); err != nil {
+			return err
 		}
 	}
 	if err := nw.own(cp.w); err != nil {
@@ -402,31 +476,109 @@ func (cp *Checkpoint) start(nw *World) error {
 		return err
 	}
 	for i, n := range nw.nodes {
-		if fp := cp.frozen[i]; fp != nil {
-			if err := cp.resume(nw, n, fp); err != nil {
+		if cp.frozen[i] == nil {
+			continue
+		}
+		opened := map[int]int{}
+		for _, m := range n.members() {
+			fp := cp.frozen[i]
+			if m.idx > 0 {
+				fp = cp.kids[i][m.idx]
+			}
+			if err := cp.resume(nw, n, m, fp, opened); err != nil {
+				closeAll(opened)
 				return fmt.Errorf("node %d: %v", i, err)
 			}
+		}
+		closeAll(opened)
+	}
+	return nil
+}
+
+// forkNode forks each frozen process of node n, the copy's, and gives n
+// their pids, all or none (a node left with pid -1 is not ended by
+// Close: nothing of it is the copy's).
+func (cp *Checkpoint) forkNode(n *node) error {
+	fp := cp.frozen[n.id]
+	if fp == nil {
+		return nil
+	}
+	pids := map[int]int{}
+	var err error
+	for j, k := range cp.kids[n.id] {
+		if k != nil {
+			if pids[j], err = k.fork(cp.w.nodes[n.id].listener); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		pids[0], err = fp.fork(cp.w.nodes[n.id].listener)
+	}
+	if err != nil {
+		for _, pid := range pids {
+			if pid > 0 {
+				unix.Kill(pid, unix.SIGKILL)
+				wait4(pid, 0)
+			}
+		}
+		return err
+	}
+	n.setPid(pids[0])
+	for j, pid := range pids {
+		if j > 0 {
+			n.setProcPid(j, pid)
 		}
 	}
 	return nil
 }
 
-// resume prepares node n's process, forked from fp and stopped at birth,
-// and lets its threads issue their parked calls again (makeThreads, in
-// its data directory), with the shared descriptions' state and its host
-// files.
-func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
+// rebindTree puts every live process of node n, forked from a
+// checkpoint (forked: whether it has any), under bounds of its own
+// (rebindBounds).
+func (w *World) rebindTree(n *node, forked bool) error {
+	if !forked {
+		return nil
+	}
+	if len(n.procs) == 0 {
+		return w.rebindBounds(n, n.pid)
+	}
+	for j, p := range n.procs {
+		if j > 0 && p.ended() {
+			continue
+		}
+		if err := w.rebindBounds(n, p.pid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeAll closes the descriptors of a map's values.
+func closeAll(fds map[int]int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// resume prepares process m of node n, forked from fp and stopped at
+// birth, and lets its threads issue their parked calls again
+// (makeThreads, in its data directory), with the shared descriptions'
+// state and its host files (opened: the node's descriptions opened so
+// far, shared between its processes).
+func (cp *Checkpoint) resume(nw *World, n *node, m member, fp *frozenProc, opened map[int]int) error {
+	defer n.asMember(m.idx)()
 	dir := ""
 	if nw.dataRoot != "" {
 		dir = nw.DataDir(n.id)
 	}
-	if err := writeDescs(n, cp.flags[n.id]); err != nil {
+	if err := writeDescs(n, cp.flags[procKey{n.id, m.idx}]); err != nil {
 		return err
 	}
 	if err := onLauncher(n.tracer, func() error { return makeThreads(n, fp.threads, fp.sysIP, dir) }); err != nil {
 		return err
 	}
-	return nw.reopen(n, cp.files[n.id], cp.w.dataRoot, n.tasks[fp.threads[fp.fk].k].tid, fp.sysIP)
+	return nw.reopen(n, m.idx, m.tasks, cp.files[n.id], cp.w.dataRoot, n.tasks[fp.threads[fp.fk].k].tid, fp.sysIP, opened)
 }
 
 // setPid makes pid the host id of n's process and, until the threads
@@ -434,8 +586,11 @@ func (cp *Checkpoint) resume(nw *World, n *node, fp *frozenProc) error {
 // of another process stays in the tasks.
 func (n *node) setPid(pid int) {
 	n.pid = pid
+	if len(n.procs) > 0 {
+		n.procs[0].pid = pid
+	}
 	for _, t := range n.tasks {
-		if !t.exited {
+		if !t.exited && t.p == nil {
 			t.tid = pid
 		}
 	}
@@ -449,12 +604,26 @@ func (n *node) setPid(pid int) {
 // read counts 0.
 func (cp *Checkpoint) Memory() int64 {
 	var total int64
-	for _, fp := range cp.frozen {
-		if fp != nil {
-			total += privateDirty(fp.pid)
-		}
+	for _, fp := range cp.frozenAll() {
+		total += privateDirty(fp.pid)
 	}
 	return total
+}
+
+// frozenAll lists every frozen process of the checkpoint.
+func (cp *Checkpoint) frozenAll() []*frozenProc {
+	var out []*frozenProc
+	for i, fp := range cp.frozen {
+		if fp != nil {
+			out = append(out, fp)
+		}
+		for _, k := range cp.kids[i] {
+			if k != nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // privateDirty reads process pid's Private_Dirty, in bytes; 0 if it
@@ -477,16 +646,15 @@ func privateDirty(pid int) int64 {
 // Close kills the frozen processes and reaps them. Safe to call more
 // than once.
 func (cp *Checkpoint) Close() {
-	for i, fp := range cp.frozen {
-		if fp == nil {
-			continue
-		}
+	for _, fp := range cp.frozenAll() {
 		unix.Kill(fp.pid, unix.SIGKILL)
 		wait4(fp.pid, 0)
-		cp.frozen[i] = nil
 	}
+	clear(cp.frozen)
+	clear(cp.kids)
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {
+			n.releaseKids()
 			n.release()
 		}
 		cp.w.closeStopFD()

@@ -17,12 +17,14 @@ import (
 // outside a call (pickForker), whose registers are put back after the
 // fork so that it stays in its stop as it was. The process work runs on
 // the tracer thread in one go (every ptrace request must come from it;
-// one hop, not one per request).
-func freeze(n *node) (*frozenProc, error) {
+// one hop, not one per request). tasks are the threads of the process
+// (n's process fields describe it: asMember); a child process's frozen
+// copy is made weft's child (adoptFork).
+func freeze(n *node, tasks []*task, child bool) (*frozenProc, error) {
 	fp := &frozenProc{tracer: n.tracer}
 	err := onLauncher(n.tracer, func() error {
 		var err error
-		if fp.threads, err = stopThreads(n); err != nil {
+		if fp.threads, err = stopThreads(n, tasks); err != nil {
 			return err
 		}
 		k, err := pickForker(n, fp.threads)
@@ -37,11 +39,16 @@ func freeze(n *node) (*frozenProc, error) {
 			}
 		}
 		tid := n.tasks[f.k].tid
-		if fp.pid, err = injectFork(tid, n.listener, fp.sysIP); err != nil {
+		if child {
+			fp.pid, err = adoptFork(tid, n.listener, fp.sysIP)
+		} else {
+			fp.pid, err = injectFork(tid, n.listener, fp.sysIP)
+		}
+		if err != nil {
 			return err
 		}
 		if f.sysIP == 0 {
-			// Held: back in its stop (now the fork's exit) as it was.
+			// Held: back in its stop (now an injected call's exit) as it was.
 			if err := unix.PtraceSetRegs(tid, &f.regs); err != nil {
 				return fmt.Errorf("%s: putting its registers back: %v", n.tasks[f.k].name(), err)
 			}

@@ -98,24 +98,27 @@ const (
 	xstateMax        = 1 << 14 // larger than any x86-64 XSAVE area without AMX tiles
 )
 
-// threadsCheckpointable says why n's threads cannot be copied: each
+// threadsCheckpointable says why the threads of one of n's processes,
+// tasks (its leader first, ended ones included), cannot be copied: each
 // live thread must be parked in a call or held in a ptrace stop (at its
-// birth, or at its clone with the thread it made alive), and one at
-// least parked or held outside a call (it forks: pickForker); the main
-// thread must be alive (the copy's process is its thread group).
-func (n *node) threadsCheckpointable() error {
+// birth, or at a thread clone with the thread it made alive), and one at
+// least parked or held outside a call (it forks: pickForker); the
+// leader must be alive (the copy's process is its thread group).
+func threadsCheckpointable(n *node, tasks []*task) error {
 	forker := false
-	for _, t := range n.tasks {
+	for i, t := range tasks {
 		switch {
-		case t.exited && t.k == 0:
+		case t.exited && i == 0:
 			return errors.New("has ended its main thread")
 		case t.exited:
 			continue
-		case t.p != nil:
-			return errors.New("has child processes")
 		case t.cloned:
-			if c := n.taskByVtid(t.childVtid); c == nil {
+			c := n.taskByVtid(t.childVtid)
+			if c == nil {
 				return fmt.Errorf("has thread %d held at its clone, the new thread gone", t.k)
+			}
+			if c.p != t.p {
+				return fmt.Errorf("has thread %d held at its fork", t.k)
 			}
 		case t.held:
 			forker = true
@@ -139,12 +142,12 @@ func (n *node) threadsCheckpointable() error {
 // a ptrace stop).
 func (t *task) parked() bool { return !t.exited && !t.held && t.call != nil }
 
-// parkedCall is the call of n's first parked thread (a notification
-// through which descriptors are installed in the process), nil if none
-// is (a node with none gets its host files through an injected call:
-// heldNotif).
-func (n *node) parkedCall() *call {
-	for _, t := range n.tasks {
+// parkedCall is the call of the first parked thread of tasks (a
+// notification through which descriptors are installed in their
+// process), nil if none is (a process with none gets its host files
+// through an injected call: heldNotif).
+func parkedCall(tasks []*task) *call {
+	for _, t := range tasks {
 		if t.parked() {
 			return t.call
 		}
@@ -152,10 +155,11 @@ func (n *node) parkedCall() *call {
 	return nil
 }
 
-// stopThreads takes every live thread of n out of its notification and
-// records each thread's state, main thread first. On the tracer thread.
-func stopThreads(n *node) ([]threadState, error) {
-	for _, t := range n.tasks {
+// stopThreads takes every live thread of tasks, one process of n, out of
+// its notification and records each thread's state, the leader first. On
+// the tracer thread.
+func stopThreads(n *node, tasks []*task) ([]threadState, error) {
+	for _, t := range tasks {
 		if t.parked() {
 			if err := ptraceInterrupt(t.tid); err != nil {
 				return nil, fmt.Errorf("interrupting %s: %v", t.name(), err)
@@ -163,7 +167,7 @@ func stopThreads(n *node) ([]threadState, error) {
 		}
 	}
 	var out []threadState
-	for _, t := range n.tasks {
+	for _, t := range tasks {
 		if t.exited {
 			continue
 		}

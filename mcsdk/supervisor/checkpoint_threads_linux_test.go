@@ -147,12 +147,20 @@ func TestCheckpointThreads(t *testing.T) {
 type branch struct {
 	threads       int
 	atClone, held bool
+	procs         int // node 0's live processes
 }
 
 // checkpointBranch walks a random path of depth steps, then on to the
 // first state that can be checkpointed, checkpoints it and compares two
 // restored continuations with replayed ones (TestCheckpointThreads).
 func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) branch {
+	t.Helper()
+	return checkpointBranchFor(t, cfg, rng, depth, 25)
+}
+
+// checkpointBranchFor is checkpointBranch with continuations of up to
+// steps steps.
+func checkpointBranchFor(t *testing.T, cfg Config, rng *rand.Rand, depth, steps int) branch {
 	t.Helper()
 	w, err := Start(cfg)
 	if err != nil {
@@ -194,12 +202,12 @@ func checkpointBranch(t *testing.T, cfg Config, rng *rand.Rand, depth int) branc
 		if got, orig := kernelThreads(t, r), kernelThreads(t, w); !slices.Equal(got, orig) {
 			t.Errorf("after %d steps: restore %d's threads are %q, the original's %q", len(path), k, got, orig)
 		}
-		continueBoth(t, r, replayWorld(t, cfg, path), rng, len(path))
+		continueFor(t, r, replayWorld(t, cfg, path), rng, len(path), steps)
 	}
 	if got := mustHash(t, w); got != want {
 		t.Errorf("after %d steps: taking the checkpoint changed the world's hash", len(path))
 	}
-	b := branch{threads: w.nodes[0].live()}
+	b := branch{threads: w.nodes[0].live(), procs: len(w.LiveProcs(0))}
 	if fp := cp.frozen[0]; fp != nil {
 		for _, s := range fp.threads {
 			b.atClone = b.atClone || s.cloned
@@ -235,7 +243,11 @@ func nodeThreads(t *testing.T, n *node) []string {
 		if tk.exited {
 			continue
 		}
-		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", n.pid, tk.tid))
+		pid := n.pid
+		if tk.p != nil {
+			pid = tk.p.pid // a child process's thread
+		}
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tk.tid))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,14 +266,14 @@ func nodeThreads(t *testing.T, n *node) []string {
 	return out
 }
 
-// continueBoth runs restored world r and replayed world p along one
-// random path of up to 25 steps and compares them at each step and at
-// the end; it closes both.
-func continueBoth(t *testing.T, r, p *World, rng *rand.Rand, at int) {
+// continueFor runs restored world r and replayed world p along one
+// random path of up to steps steps and compares them at each step and
+// at the end; it closes both.
+func continueFor(t *testing.T, r, p *World, rng *rand.Rand, at, steps int) {
 	t.Helper()
 	defer r.Close()
 	defer p.Close()
-	for step := 0; step < 25; step++ {
+	for step := 0; step < steps; step++ {
 		acts, racts := p.Enabled(), r.Enabled()
 		if !slices.Equal(acts, racts) {
 			t.Fatalf("branch at %d, step %d: restored world offers %v, replayed %v", at, step, racts, acts)

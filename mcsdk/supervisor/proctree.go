@@ -42,6 +42,7 @@ type proc struct {
 	vdso     uintptr // its image's clock readings (vdso_linux.go); 0 none
 	vclock   vclock  // what they hold
 	trapTSC  bool    // it traps the TSC rather than having its reads patched (tscpatch_linux.go)
+	adopted  bool    // a checkpoint's copy: its host parent is weft, not its parent's process (checkpoint_tree_linux.go)
 }
 
 // ended reports whether the process has ended (zombie or gone).
@@ -202,6 +203,12 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 	switch {
 	case p.parent == nil || p.parent.ended():
 		p.gone = true
+	case p.adopted && ignoresSIGCHLD(p.parent):
+		p.gone = true // as the kernel auto-reaps for a parent that ignores SIGCHLD
+	case p.adopted:
+		// weft, the host parent, reaped it: the zombie is virtual only.
+		p.zombie = true
+		w.childSignalled(n, p.parent)
 	case pidfdSignal(p.pidfd) == unix.ESRCH:
 		p.gone = true // auto-reaped: the parent ignores SIGCHLD
 	default:
@@ -212,6 +219,14 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 	if p.gone {
 		p.closePidfd()
 	}
+}
+
+// ignoresSIGCHLD reports whether process p ignores SIGCHLD (SIG_IGN;
+// SA_NOCLDWAIT is refused by checkpoints, the only source of adopted
+// children): the kernel would auto-reap its ended child.
+func ignoresSIGCHLD(p *proc) bool {
+	s, err := procSigSets(p.pid)
+	return err == nil && s.ignored&sigMask(int(unix.SIGCHLD)) != 0
 }
 
 // pidfdSignal sends signal 0 through pidfd: nil while the process exists
@@ -247,7 +262,7 @@ func (w *World) releaseVfork(p *proc) {
 // crash ends the whole tree and nothing of it outlives the node.
 func (n *node) killTree() {
 	for _, p := range n.procs[min(1, len(n.procs)):] {
-		if !p.ended() {
+		if !p.ended() && p.pid > 0 {
 			unix.Kill(p.pid, unix.SIGKILL)
 		}
 	}
@@ -259,7 +274,9 @@ func (n *node) killTree() {
 func (n *node) reapOrphans() {
 	for _, p := range n.procs[min(1, len(n.procs)):] {
 		var ws unix.WaitStatus
-		unix.Wait4(p.pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		if p.pid > 0 && !(p.adopted && p.ended()) { // an adopted one's end was reaped already
+			unix.Wait4(p.pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		}
 		p.closePidfd()
 		if !p.ended() {
 			p.gone = true

@@ -30,6 +30,7 @@ type nodeSignals struct {
 	real      sigTimer          // ITIMER_REAL, shared by alarm and setitimer
 	timers    []*sigTimer       // POSIX timers by id; nil once deleted
 	actions   map[int]sigAction // the actions rt_sigaction installed, by signal
+	pdeath    bool              // a process set a parent-death signal (PR_SET_PDEATHSIG): checkpoints refuse it
 }
 
 // sigTimer is one signal timer in virtual time.

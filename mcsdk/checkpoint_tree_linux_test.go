@@ -1,0 +1,31 @@
+//go:build linux
+
+package mcsdk_test
+
+import (
+	"testing"
+
+	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+)
+
+// TestCheckpointsProcTree checks a pre-forking server (each node a master
+// and two forked workers: supervisor/testdata/prefork.c) with and without
+// checkpoints: the same verdict, distinct states, executions, expansions
+// and states by depth (checkBothWays), and with checkpoints process trees
+// are copied (taken, restored) and fewer steps replayed.
+func TestCheckpointsProcTree(t *testing.T) {
+	m, err := model.Load("supervisor/testdata/prefork.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := checkBothWays(t, m, "main", 0, mcsdk.DefaultCheckpoints)
+	c := on.Checkpoints
+	if c.Failed > 0 {
+		t.Errorf("%d restores failed (%s)", c.Failed, c.FailedWhy)
+	}
+	if c.Taken == 0 || c.Restores == 0 || on.ReplayedSteps >= off.ReplayedSteps {
+		t.Errorf("checkpoints saved nothing: %d taken, %d restores, %d replayed steps against %d (refused %d: %s)",
+			c.Taken, c.Restores, on.ReplayedSteps, off.ReplayedSteps, c.Refused, c.Why)
+	}
+}
