@@ -3,6 +3,7 @@
 package mcsdk_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -13,13 +14,20 @@ import (
 // and two forked workers: supervisor/testdata/prefork.c) with and without
 // checkpoints: the same verdict, distinct states, executions, expansions
 // and states by depth (checkBothWays), and with checkpoints process trees
-// are copied (taken, restored) and fewer steps replayed.
+// are copied (taken, restored) and fewer steps replayed. CI checks depth 8
+// (the workers are forked before the first choice, so every checkpoint
+// copies a tree); WEFT_FULL=1 the model's depth, 10 (1116 states, 1189
+// executions; 516 s at load 40).
 func TestCheckpointsProcTree(t *testing.T) {
 	m, err := model.Load("supervisor/testdata/prefork.model")
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, off := checkBothWays(t, m, "main", 0, mcsdk.DefaultCheckpoints)
+	depth := 8
+	if os.Getenv("WEFT_FULL") == "1" {
+		depth = 0
+	}
+	on, off := checkBothWays(t, m, "main", depth, mcsdk.DefaultCheckpoints)
 	c := on.Checkpoints
 	if c.Failed > 0 {
 		t.Errorf("%d restores failed (%s)", c.Failed, c.FailedWhy)

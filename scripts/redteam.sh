@@ -629,7 +629,11 @@ probe ppid host-ppid c host ppid
 probe env host-environ c host environ
 
 # Bounds: fork bombs, userfaultfd, a host FIFO.
-for how in fork tree threads exec; do probe bounded "bomb-$how" c bomb "$how"; done
+for how in fork tree threads; do probe bounded "bomb-$how" c bomb "$how"; done
+# An exec bomb reaches the default bound of 512 slowly (each exec is a
+# launch weft follows): on a loaded machine it took over 60 s, so it is
+# judged at a model's bound of 128 (the mechanism is the same).
+BOUNDS='tasks = 128' probe bounded bomb-exec c bomb exec
 for how in fd-open fd-dup fd-pipe mem mem-child; do BOUNDS='memory = "256MiB"' probe bound "bomb-$how" c bomb "$how"; done
 for use in write open nanosleep connect iov; do probe bounded "uffd-dev-$use" c uffd dev "$use"; done
 probe bounded uffd-sys-write c uffd sys write
