@@ -41,6 +41,22 @@ func Run(ctx context.Context, connectionFile string, opts Options, log io.Writer
 	return runExecutor(ctx, ci, opts, log)
 }
 
+// watchProcess does what both of the kernel's processes do first: it
+// makes this process a subreaper, takes its signals (SIGINT, SIGTERM,
+// SIGHUP) and watches its parent, until stop.
+func watchProcess(ctx context.Context, log io.Writer) (_ context.Context, sigs <-chan os.Signal, orphaned <-chan string, stop func()) {
+	if err := becomeReaper(); err != nil {
+		fmt.Fprintf(log, "weft kernel: cannot become a subreaper (orphans of cells may outlive the kernel): %v\n", err)
+	}
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(ctx)
+	return ctx, ch, watchParent(ctx, parentPoll, log), func() {
+		cancel()
+		signal.Stop(ch)
+	}
+}
+
 // runExecutor serves as the executor of a kernel whose parent process
 // owns the sockets (supervise.go): messages come and go on file
 // descriptors 3 and 4.
@@ -49,17 +65,10 @@ func runExecutor(ctx context.Context, ci wire.ConnectionInfo, opts Options, log 
 	// hold them, or the parent would not see its end.
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
-	if err := becomeReaper(); err != nil {
-		fmt.Fprintf(log, "weft kernel: cannot become a subreaper (orphans of cells may outlive the kernel): %v\n", err)
-	}
 	// Signals are taken before anything slow, so that an early SIGTERM
 	// still ends the kernel cleanly.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	ctx, stop := context.WithCancel(ctx)
+	ctx, sigs, orphaned, stop := watchProcess(ctx, log)
 	defer stop()
-	orphaned := watchParent(ctx, parentPoll, log)
 	eng, err := engine.New(opts.Engine)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
-	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,15 +46,8 @@ type executor struct {
 // supervise serves the kernel described by ci as Run documents, with the
 // cells in an executor process it restarts if a cell kills it.
 func supervise(ctx context.Context, ci wire.ConnectionInfo, log io.Writer) error {
-	if err := becomeReaper(); err != nil {
-		fmt.Fprintf(log, "weft kernel: cannot become a subreaper (orphans of cells may outlive the kernel): %v\n", err)
-	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	ctx, stop := context.WithCancel(ctx)
+	ctx, sigs, orphaned, stop := watchProcess(ctx, log)
 	defer stop()
-	orphaned := watchParent(ctx, parentPoll, log)
 	signer, err := ci.Signer()
 	if err != nil {
 		return err

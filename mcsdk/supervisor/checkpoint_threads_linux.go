@@ -442,14 +442,12 @@ func setRobustList(tid int, ts *threadState, sysIP uint64) error {
 	return nil
 }
 
-// injectCall makes thread tid, in a ptrace stop, run system call nr with
-// args at the syscall instruction sysIP, a call the seccomp filter lets
-// through, and returns its result; the registers are left at the call's
-// exit (the caller sets its own). On the tracer thread.
-func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error) {
+// setCallRegs points thread tid, in a ptrace stop, at the syscall
+// instruction sysIP with call nr and its arguments (the others zero).
+func setCallRegs(tid int, sysIP, nr uint64, args []uint64) error {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
-		return 0, err
+		return err
 	}
 	regs.Rip, regs.Rax, regs.Orig_rax = sysIP, nr, ^uint64(0)
 	for i, r := range []*uint64{&regs.Rdi, &regs.Rsi, &regs.Rdx, &regs.R10, &regs.R8, &regs.R9} {
@@ -458,7 +456,15 @@ func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error
 			*r = args[i]
 		}
 	}
-	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+	return unix.PtraceSetRegs(tid, &regs)
+}
+
+// injectCall makes thread tid, in a ptrace stop, run system call nr with
+// args at the syscall instruction sysIP, a call the seccomp filter lets
+// through, and returns its result; the registers are left at the call's
+// exit (the caller sets its own). On the tracer thread.
+func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error) {
+	if err := setCallRegs(tid, sysIP, nr, args); err != nil {
 		return 0, err
 	}
 	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
@@ -469,6 +475,7 @@ func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error
 			return 0, err
 		}
 	}
+	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
 		return 0, err
 	}

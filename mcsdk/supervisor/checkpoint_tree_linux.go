@@ -246,18 +246,7 @@ func awaitEnd(pid int) error {
 // answered here, so the node cannot use it); it returns the call's
 // result, the registers left at its exit. On the tracer thread.
 func injectPassed(tid, listener int, sysIP uint64, nr uint64, args ...uint64) (uint64, error) {
-	var regs unix.PtraceRegs
-	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
-		return 0, err
-	}
-	regs.Rip, regs.Rax, regs.Orig_rax = sysIP, nr, ^uint64(0)
-	for i, r := range []*uint64{&regs.Rdi, &regs.Rsi, &regs.Rdx, &regs.R10, &regs.R8, &regs.R9} {
-		*r = 0
-		if i < len(args) {
-			*r = args[i]
-		}
-	}
-	if err := unix.PtraceSetRegs(tid, &regs); err != nil {
+	if err := setCallRegs(tid, sysIP, nr, args); err != nil {
 		return 0, err
 	}
 	if err := unix.PtraceSyscall(tid, 0); err != nil { // to the call's entry
@@ -282,6 +271,7 @@ func injectPassed(tid, listener int, sysIP uint64, nr uint64, args ...uint64) (u
 	if _, err := awaitStop(tid, syscallStop); err != nil { // the call's exit
 		return 0, err
 	}
+	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
 		return 0, err
 	}
