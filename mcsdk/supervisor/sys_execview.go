@@ -150,17 +150,8 @@ func (c *call) closeExecDir() (bool, error) {
 	n := c.n
 	sysIP := c.req.Data.InstructionPointer - 2
 	err := onLauncher(n.tracer, func() error {
-		if err := ptraceInterrupt(t.tid); err != nil {
-			return fmt.Errorf("interrupt: %v", err)
-		}
-		if err := sendResp(n.listener, &notifResp{ID: c.req.ID}); err != nil {
-			return fmt.Errorf("answering the call: %v", err)
-		}
-		if _, err := awaitStop(t.tid, nil); err != nil {
-			return err
-		}
-		var saved unix.PtraceRegs
-		if err := unix.PtraceGetRegs(t.tid, &saved); err != nil {
+		saved, err := c.holdOutOfCall(t)
+		if err != nil {
 			return err
 		}
 		if _, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_CLOSE, args: [6]uint64{fd}}); err != nil {

@@ -274,18 +274,8 @@ func (c *call) injectCalls(calls []injected) ([]uint64, result, bool) {
 	sysIP := c.req.Data.InstructionPointer - 2
 	out := make([]uint64, len(calls))
 	err := onLauncher(n.tracer, func() error {
-		if err := ptraceInterrupt(t.tid); err != nil {
-			return fmt.Errorf("interrupt: %v", err)
-		}
-		r := notifResp{ID: c.req.ID}
-		if err := sendResp(n.listener, &r); err != nil {
-			return fmt.Errorf("answering the call: %v", err)
-		}
-		if _, err := awaitStop(t.tid, nil); err != nil {
-			return err
-		}
-		var saved unix.PtraceRegs
-		if err := unix.PtraceGetRegs(t.tid, &saved); err != nil {
+		saved, err := c.holdOutOfCall(t)
+		if err != nil {
 			return err
 		}
 		for i, k := range calls {
@@ -362,4 +352,23 @@ func (c *call) heldAnswer(v int64) result {
 	t.held, t.ready = true, true
 	c.n.cur = nil
 	return done()
+}
+
+// holdOutOfCall takes thread t out of the notification of c, its call
+// (an interrupt, then an empty answer: the notification wait is
+// killable only, so the interrupt alone does not end it), and holds it in
+// a ptrace stop, returning its registers there. On the tracer thread.
+func (c *call) holdOutOfCall(t *task) (unix.PtraceRegs, error) {
+	var saved unix.PtraceRegs
+	if err := ptraceInterrupt(t.tid); err != nil {
+		return saved, fmt.Errorf("interrupt: %v", err)
+	}
+	if err := sendResp(c.n.listener, &notifResp{ID: c.req.ID}); err != nil {
+		return saved, fmt.Errorf("answering the call: %v", err)
+	}
+	if _, err := awaitStop(t.tid, nil); err != nil {
+		return saved, err
+	}
+	err := unix.PtraceGetRegs(t.tid, &saved)
+	return saved, err
 }
