@@ -79,8 +79,11 @@ start_sleeper() {
 		env -i REDTEAM_SECRET="$SECRET" bash -c "exec -a rt-$SECRET-sleeper sleep 600" 3<>"$HELD") &
 	SPID=$!
 	local i
-	for i in $(seq 50); do
-		[[ $(cat /proc/$SPID/comm 2>/dev/null) == sleep ]] && break
+	# Until it sleeps: just after its exec it may still be runnable (R),
+	# and a judge that read R before a probe and S after would blame the
+	# probe (seen on a loaded machine).
+	for i in $(seq 100); do
+		[[ $(cat /proc/$SPID/comm 2>/dev/null) == sleep && $(awk '{ print $3 }' /proc/$SPID/stat 2>/dev/null) == S ]] && break
 		sleep 0.1
 	done
 	ADDR=0x$(awk '/\[stack\]/ { split($1, r, "-"); print r[1]; exit }' /proc/$SPID/maps)

@@ -36,7 +36,7 @@ verify=$!
 # longest first, so that none starts last and runs alone; ./... adds the
 # rest once each.
 set +e
-go test -count=1 -timeout 40m ./mcsdk/ ./cmd/weft/ ./kernel/ ./notebooks/ ./scripts/redteam/ ./targets/real/ ./docs/ ./... 2>&1 | tee build/test.log
+go test -count=1 -timeout 60m ./mcsdk/ ./cmd/weft/ ./kernel/ ./notebooks/ ./scripts/redteam/ ./targets/real/ ./docs/ ./... 2>&1 | tee build/test.log
 status=${PIPESTATUS[0]}
 wait "$verify"
 vstatus=$?
