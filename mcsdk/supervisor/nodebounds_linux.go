@@ -249,11 +249,10 @@ func ownMemCgroup() (string, error) {
 // killed by the cgroup's OOM killer beyond it. It first removes the empty
 // cgroups that weft processes no longer alive left behind.
 func newMemCgroup(id int, limit int64) (*memCgroup, error) {
-	parent, err := ownMemCgroup()
+	parent, err := memCgroupParent()
 	if err != nil {
 		return nil, err
 	}
-	sweepMemCgroups(parent)
 	lingering.retry()
 	dir, err := os.MkdirTemp(parent, fmt.Sprintf("weft-%d-n%d-", os.Getpid(), id))
 	if err != nil {
@@ -273,6 +272,17 @@ func newMemCgroup(id int, limit int64) (*memCgroup, error) {
 	}
 	return g, nil
 }
+
+// memCgroupParent is weft's own memory cgroup, found once per process
+// (it does not move), when the cgroups that ended weft processes left
+// below it are also swept, once: a search starts thousands of worlds.
+var memCgroupParent = sync.OnceValues(func() (string, error) {
+	parent, err := ownMemCgroup()
+	if err == nil {
+		sweepMemCgroups(parent)
+	}
+	return parent, err
+})
 
 // sweepMemCgroups removes the node cgroups below parent whose weft
 // process has ended (a weft killed before its teardown).
