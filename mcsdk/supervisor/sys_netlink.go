@@ -126,7 +126,7 @@ func (s *netlinkSock) hash(h *fileHasher) {
 	}
 	put(uint64(len(s.route.Queue)))
 	for _, d := range s.route.Queue {
-		putBytesTo(put, d)
+		vkernel.PutBytes(put, d)
 	}
 	put(s.genIn)
 	put(s.genOut)

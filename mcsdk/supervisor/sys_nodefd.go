@@ -342,10 +342,6 @@ func (h *fileHasher) desc(v *vfd) {
 	put(boolBits(v.nonblocking()))
 }
 
-// putBytesTo writes a length-prefixed byte string with put
-// (vkernel.PutBytes).
-func putBytesTo(put func(uint64), b []byte) { vkernel.PutBytes(put, b) }
-
 // sigpipe answers a write to a pipe or stream socket whose reader is gone:
 // EPIPE, and SIGPIPE unless the caller asked for none (MSG_NOSIGNAL).
 func (c *call) sigpipe(noSignal bool) result {

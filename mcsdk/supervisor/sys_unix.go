@@ -203,15 +203,15 @@ func (s *unixSock) writable() bool {
 func (s *unixSock) hash(h *fileHasher) {
 	put := h.put
 	put(uint64(s.typ))
-	putBytesTo(put, s.name)
+	vkernel.PutBytes(put, s.name)
 	put(boolBits(s.listening, s.connected, s.closed, s.creds) | uint64(s.shut)<<8 | uint64(s.err)<<16)
 	put(uint64(s.maxQueue))
 	put(s.genIn)
 	put(s.genOut)
 	put(uint64(len(s.queue)))
 	for _, m := range s.queue {
-		putBytesTo(put, m.data)
-		putBytesTo(put, m.from)
+		vkernel.PutBytes(put, m.data)
+		vkernel.PutBytes(put, m.from)
 		m.cred.hash(put)
 		put(uint64(len(m.fds)))
 		for _, pf := range m.fds {
