@@ -69,7 +69,7 @@ func newTargetFor(m *model.Model, bin Binary, syms *symbolTable, seed uint64, wa
 	// whether or not the model names {rundir}: a program may write
 	// relative to where it starts.
 	cfg := supervisor.Config{BasePort: m.BasePort, Seed: seed, Watchdog: watchdog, DataDirs: true,
-		MaxTasks: m.Bounds.Tasks, MaxFDs: m.Bounds.Descriptors, MaxMemory: m.Bounds.Memory}
+		MaxTasks: m.Bounds.Tasks, MaxFDs: m.Bounds.Descriptors, MaxMemory: m.Bounds.Memory, CPUs: m.CPUs}
 	for i := 0; i < m.Nodes; i++ {
 		args := m.NodeArgs(i)
 		if !m.HasArgs(i) {

@@ -100,6 +100,9 @@ type Model struct {
 	// invariants and preconditions, loaded by package mcsdk/gocheck.
 	Checks   []string
 	BasePort int // node i listens on BasePort+i
+	// CPUs is target.cpus: how many CPUs each node's virtual machine has
+	// (0: the supervisor's DefaultCPUs, one).
+	CPUs int
 	// Ports are target.ports: named ports' base numbers (node i's port
 	// NAME is Ports[NAME]+i, unless its [[node]] ports give it another).
 	Ports map[string]int

@@ -142,7 +142,7 @@ func TestBadModels(t *testing.T) {
 		at   []string // the text each error's position must point at
 	}{
 		{"syntax", []string{"4:13: expected '.' or ']' to end table name, but got '\\n' instead"}, []string{"\n"}},
-		{"unknown_key", []string{"4:1: unknown key node in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports)"}, []string{"node ="}},
+		{"unknown_key", []string{"4:1: unknown key node in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports, cpus)"}, []string{"node ="}},
 		{"wrong_type", []string{"2:9: target.nodes must be an integer, not a string"}, []string{`"2"`}},
 		{"bad_syntax", []string{`5:27: expected ":" after the domain of all, found "r"`}, []string{"r.val"}},
 		{"bad_token", []string{"5:10: unexpected '=' (use == to compare)"}, []string{"= 1\""}},
@@ -153,7 +153,7 @@ func TestBadModels(t *testing.T) {
 		{"literal_string", []string{`7:38: unknown name "bogus" (no environment names, logs or bound variables in scope)`}, []string{"bogus"}},
 		{"multiline", []string{`9:19: unknown name "bogus" (in scope: client_val, r, replies)`}, []string{"bogus"}},
 		{"unknown_record_field", []string{`10:28: unknown field "vall" of r (fields: src, val)`}, []string{"vall"}},
-		{"dotted_key", []string{"6:1: unknown key limits in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports)"}, []string{"[target.limits]"}},
+		{"dotted_key", []string{"6:1: unknown key limits in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports, cpus)"}, []string{"[target.limits]"}},
 		{"node_range", []string{"7:13: node index 2 out of range 0..1"}, []string{"2]"}},
 		{"bad_state", []string{`5:10: state.stored: unknown type "int33" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`}, []string{`"int33"`}},
 		{"state_int", []string{"8:5: state.s must be a string, not an integer"}, []string{"3"}},
@@ -171,6 +171,7 @@ func TestBadModels(t *testing.T) {
 		{"bounds_range", []string{"5:15: bounds.descriptors must be between 16 and 1048576, not 8"}, []string{"8"}},
 		{"bounds_key", []string{"5:1: unknown key files in [bounds] (allowed: tasks, descriptors, memory)"}, []string{"files"}},
 		{"bounds_type", []string{"5:9: bounds.tasks must be an integer, not a string"}, []string{`"many"`}},
+		{"cpus_range", []string{"4:8: target.cpus must be between 1 and 64, not 0"}, []string{"0"}},
 		{"bounds_memtype", []string{`5:10: bounds.memory must be an integer or a size such as "2GiB", not a float`}, []string{"1.5"}},
 		{"workload_kind", []string{`5:8: unknown workload.kind "queue" (register, kv, set)`}, []string{`"queue"`}},
 		{"workload_bad", []string{
@@ -192,7 +193,7 @@ func TestBadModels(t *testing.T) {
 		}, []string{"[[client.request]]\nnode = 1", "sned"}},
 		{"several", []string{
 			"2:9: target.nodes must be between 1 and 1024, not 0",
-			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports)",
+			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports, cpus)",
 			`6:5: state.x: unknown type "float" (want int8, int16, int32, int64, uint8, uint16, uint32, uint64, optionally with [N])`,
 			"8:9: expected an operand, found end of expression",
 			`9:9: invalid Go invariant name ""`,

@@ -220,7 +220,7 @@ func (p *parser) target() {
 		p.errAt(Pos{File: m.Path, Line: 1, Col: 1}, "missing [target] section")
 		return
 	}
-	p.checkKeys("target", t, "nodes", "source", "binary", "args", "env", "cflags", "base_port", "checks", "ports")
+	p.checkKeys("target", t, "nodes", "source", "binary", "args", "env", "cflags", "base_port", "checks", "ports", "cpus")
 	m.Ports = p.portTable(t, "target")
 	n, ok := p.getInt(t, "target", "nodes")
 	switch {
@@ -238,6 +238,13 @@ func (p *parser) target() {
 			p.errAt(p.loc.valPos("target.base_port"), "target.base_port %d out of range: ports base_port..base_port+nodes-1 must lie in 1..65535", bp)
 		} else {
 			m.BasePort = int(bp)
+		}
+	}
+	if n, ok := p.getInt(t, "target", "cpus"); ok {
+		if n < 1 || n > 64 {
+			p.errAt(p.loc.valPos("target.cpus"), "target.cpus must be between 1 and 64, not %d", n)
+		} else {
+			m.CPUs = int(n)
 		}
 	}
 	m.CFlags, _ = p.getString(t, "target", "cflags")

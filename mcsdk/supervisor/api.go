@@ -87,6 +87,10 @@ type Config struct {
 	// (nodebounds_linux.go).
 	MaxFDs    int
 	MaxMemory int64
+	// CPUs is how many CPUs every node's virtual machine has (0:
+	// DefaultCPUs): what sched_getaffinity, /proc/cpuinfo, /proc/stat and
+	// /sys/devices/system/cpu report (sys_host.go).
+	CPUs int
 	// OutputLimit caps the bytes of node output kept per node (0 = 1 MiB).
 	OutputLimit int
 	// DataDirs gives every node a private working directory that survives

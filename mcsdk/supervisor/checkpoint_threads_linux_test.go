@@ -67,7 +67,7 @@ func buildRaftKV(tb testing.TB) string {
 // raft-correct.model does (without its clients and faults).
 func raftConfig(tb testing.TB) Config {
 	kv := buildRaftKV(tb)
-	cfg := Config{BasePort: 7800, DataDirs: true}
+	cfg := Config{BasePort: 7800, DataDirs: true, CPUs: 2} // as targets/raft/kv/raft-correct.model
 	for i := 0; i < 3; i++ {
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: kv, Env: []string{"PATH=/usr/bin:/bin", "LANG=C"},
 			Args: []string{"-snap-count=3", "-snap-keep=1", strconv.Itoa(i), "3", "7800", "correct"}})
@@ -101,7 +101,8 @@ func TestCheckpointThreads(t *testing.T) {
 	}{
 		{"pthreads join", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"join"}}}}, 30, 10, true, false},
 		{"pthreads pingpong", Config{Nodes: []NodeSpec{{Path: threads, Args: []string{"pingpong", "6"}}}}, 40, 10, true, false},
-		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}}, 60, 4, false, false},
+		// GOMAXPROCS 2, as gothreads.model says.
+		{"gothreads", Config{Nodes: []NodeSpec{{Path: buildGoThreads(t), Env: []string{"PATH=/usr/bin:/bin"}}}, CPUs: 2}, 60, 4, false, false},
 		{"go raft kv", raftConfig(t), 40, 3, false, true}, // each replay starts three Go runtimes
 	}
 	for _, tc := range targets {

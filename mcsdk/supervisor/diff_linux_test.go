@@ -44,10 +44,16 @@ func buildProbe(tb testing.TB, name string, flags ...string) string {
 // The caller closes the world.
 func runAlone(t *testing.T, bin string, seed uint64, args ...string) ([]byte, *World) {
 	t.Helper()
-	w, err := Start(Config{
+	return runAloneWith(t, Config{
 		Nodes:    []NodeSpec{{Path: bin, Args: args, Env: []string{"PATH=/usr/bin:/bin"}}},
 		BasePort: 7000, Seed: seed, DataDirs: true,
 	})
+}
+
+// runAloneWith is runAlone with the world's whole configuration.
+func runAloneWith(t *testing.T, cfg Config) ([]byte, *World) {
+	t.Helper()
+	w, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +106,11 @@ var diffProbes = []struct {
 	}},
 	{name: "sysinfo", weft: []string{
 		"~ nodename node0 release 6.1.0-weft", "~ sysinfo uptime 1000 totalram 4294967296 procs 1",
-		"~ rusage utime 0 maxrss 0 minflt 0", "~ affinity CPUs 2", "~ getcpu cpu 0 node 0",
-		"~ get_nprocs 2 sysconf online 2", "~ /proc/uptime: 1000.00 0.00", "~ /proc/loadavg: 0.00 0.00 0.00 1/1 100",
-		"~ /proc/meminfo: MemTotal:        4194304 kB", "~ /sys/devices/system/cpu/online: 0-1",
-		"~ /proc/cpuinfo processors 2", "~ /proc/stat cpu lines 3",
-		"~ status VmRSS:\t       0 kB", "~ status Cpus_allowed_list:\t0-1", "~ status PPid 1",
+		"~ rusage utime 0 maxrss 0 minflt 0", "~ affinity CPUs 1", "~ getcpu cpu 0 node 0",
+		"~ get_nprocs 1 sysconf online 1", "~ /proc/uptime: 1000.00 0.00", "~ /proc/loadavg: 0.00 0.00 0.00 1/1 100",
+		"~ /proc/meminfo: MemTotal:        4194304 kB", "~ /sys/devices/system/cpu/online: 0\n",
+		"~ /proc/cpuinfo processors 1", "~ /proc/stat cpu lines 2",
+		"~ status VmRSS:\t       0 kB", "~ status Cpus_allowed:\t1\n", "~ status Cpus_allowed_list:\t0\n", "~ status PPid 1",
 	}},
 	{name: "signal", weft: []string{"~ si_code -1", "~ kill(1, 0) -> -1 EPERM", "~ kill(-1, 0) -> -1 ESRCH", "~ ptrace(TRACEME) -> -1 EPERM"}},
 	{name: "random", weft: []string{"~ uuid "}},
@@ -170,4 +176,35 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(probeDir)
 	os.Exit(code)
+}
+
+// TestVirtualCPUs runs the sysinfo probe on virtual machines of one CPU
+// (the default) and of five (Config.CPUs, the model's target.cpus): every
+// route to the CPU count (sched_getaffinity, get_nprocs, sysconf,
+// /sys/devices/system/cpu/online, /proc/cpuinfo, /proc/stat, the status
+// file's mask and list) says the same count.
+func TestVirtualCPUs(t *testing.T) {
+	bin := buildC(t, "testdata/diff/sysinfo.c")
+	for _, tc := range []struct {
+		cpus int
+		want []string
+	}{
+		{0, []string{"~ affinity CPUs 1\n", "~ get_nprocs 1 sysconf online 1\n", "~ /sys/devices/system/cpu/online: 0\n",
+			"~ /proc/cpuinfo processors 1\n", "~ /proc/stat cpu lines 2\n", "~ status Cpus_allowed:\t1\n", "~ status Cpus_allowed_list:\t0\n"}},
+		{5, []string{"~ affinity CPUs 5\n", "~ get_nprocs 5 sysconf online 5\n", "~ /sys/devices/system/cpu/online: 0-4\n",
+			"~ /proc/cpuinfo processors 5\n", "~ /proc/stat cpu lines 6\n", "~ status Cpus_allowed:\t1f\n", "~ status Cpus_allowed_list:\t0-4\n"}},
+	} {
+		t.Run(fmt.Sprint(tc.cpus), func(t *testing.T) {
+			out, w := runAloneWith(t, Config{
+				Nodes:    []NodeSpec{{Path: bin, Dir: t.TempDir(), Env: []string{"PATH=/usr/bin:/bin"}}},
+				BasePort: 7000, Seed: 1, DataDirs: true, CPUs: tc.cpus,
+			})
+			w.Close()
+			for _, want := range tc.want {
+				if !bytes.Contains(out, []byte(want)) {
+					t.Errorf("CPUs %d: output lacks %q:\n%s", tc.cpus, want, out)
+				}
+			}
+		})
+	}
 }

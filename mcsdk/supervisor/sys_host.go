@@ -13,7 +13,6 @@ import (
 // host (its name, kernel build, CPU count, memory, load, uptime) reaches a
 // node through these calls.
 const (
-	virtualCPUs    = 2
 	virtualRelease = "6.1.0-weft"
 	virtualVersion = "#1 SMP PREEMPT_DYNAMIC weft"
 	virtualMemory  = 4 << 30 // bytes of RAM
@@ -23,6 +22,37 @@ const (
 
 // uptime is node n's time since boot in ns: its own CLOCK_BOOTTIME, which
 // its clock's rate moves and its offset and jumps do not.
+// DefaultCPUs is Config.CPUs's default: one CPU, because only one task
+// of the world runs at any moment (runNode). A node shown more CPUs
+// takes its runtime's multiprocessor paths, which may wait in user space,
+// without a call, for another thread to move: a spinning lock (glibc's
+// adaptive mutexes, the JVM's), or Go's runtime.GC waiting for another
+// thread's sweep (Go sizes GOMAXPROCS from the CPU count). Weft preempts
+// only at calls, so such a wait never ends; on one CPU those runtimes do
+// not spin, as on a uniprocessor. Debian's etcd ran into that wait at
+// start-up on two CPUs (targets/etcd/README.md).
+const DefaultCPUs = 1
+
+// maxCPUs is the most CPUs a virtual machine may have: the affinity mask
+// is one unsigned long (sysSchedGetaffinity).
+const maxCPUs = 64
+
+// cpus is how many CPUs the nodes' virtual machine has.
+func (w *World) cpus() int {
+	if w.cfg.CPUs <= 0 {
+		return DefaultCPUs
+	}
+	return min(w.cfg.CPUs, maxCPUs)
+}
+
+// cpuMask is the affinity mask of every CPU of the virtual machine.
+func (w *World) cpuMask() uint64 {
+	if w.cpus() == 64 {
+		return ^uint64(0)
+	}
+	return 1<<w.cpus() - 1
+}
+
 func (w *World) uptime(n *node) int64 {
 	up, _ := w.nodeNow(n, unix.CLOCK_BOOTTIME)
 	return up
@@ -89,7 +119,7 @@ func sysGetcpu(c *call) result {
 }
 
 // SchedGetaffinity implements sched_getaffinity(2): the node may run on
-// the virtual CPUs 0..virtualCPUs-1. Like the kernel, it writes one
+// the virtual CPUs 0..cpus()-1. Like the kernel, it writes one
 // unsigned long and returns its size (the kernel's cpumask size on a
 // machine with at most 64 CPUs).
 func sysSchedGetaffinity(c *call) result {
@@ -100,7 +130,7 @@ func sysSchedGetaffinity(c *call) result {
 	if size < 8 || size%8 != 0 {
 		return errno(unix.EINVAL)
 	}
-	mask := binary.LittleEndian.AppendUint64(nil, 1<<virtualCPUs-1)
+	mask := binary.LittleEndian.AppendUint64(nil, c.w.cpuMask())
 	if err := c.write(c.arg(2), mask); err != nil {
 		return errno(unix.EFAULT)
 	}
@@ -121,7 +151,7 @@ func sysSchedSetaffinity(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if binary.LittleEndian.Uint64(b)&(1<<virtualCPUs-1) == 0 {
+	if binary.LittleEndian.Uint64(b)&c.w.cpuMask() == 0 {
 		return errno(unix.EINVAL)
 	}
 	return ret(0)

@@ -93,7 +93,7 @@ var procFiles = []procFile{
 	{"/proc/uptime", procVirtual, procUptime, "the virtual clock's uptime, idle 0"},
 	{"/proc/loadavg", procVirtual, procLoadavg, "loads 0.00, one running of the world's nodes, last pid the node's"},
 	{"/proc/meminfo", procVirtual, procMeminfo, "4 GiB of RAM, 2 GiB free, no swap"},
-	{"/proc/cpuinfo", procVirtual, procCpuinfo, "2 weft virtual CPUs at 1000 MHz"},
+	{"/proc/cpuinfo", procVirtual, procCpuinfo, "Config.CPUs weft virtual CPUs (one by default) at 1000 MHz"},
 	{"/proc/stat", procVirtual, procStatFile, "no CPU time, boot time from the virtual clock"},
 	{"/proc/sys/kernel/hostname", procVirtual, func(c *call) []byte { return fmt.Appendf(nil, "node%d\n", c.n.id) }, "node<i>"},
 	{"/proc/sys/kernel/osrelease", procVirtual, constFile(virtualRelease + "\n"), virtualRelease},
@@ -101,9 +101,9 @@ var procFiles = []procFile{
 	{"/proc/sys/kernel/random/uuid", procVirtual, func(c *call) []byte { return []byte(seededUUID(c.w)) }, "a version-4 UUID from the seeded stream, fresh per open"},
 	{"/proc/sys/net/core/somaxconn", procVirtual, constFile("4096\n"), "Linux's default since 5.4"},
 	{"/proc/sys/vm/overcommit_memory", procVirtual, constFile("0\n"), "Linux's default (heuristic)"},
-	{"/sys/devices/system/cpu/online", procVirtual, cpuRange, "0-1"},
-	{"/sys/devices/system/cpu/possible", procVirtual, cpuRange, "0-1"},
-	{"/sys/devices/system/cpu/present", procVirtual, cpuRange, "0-1"},
+	{"/sys/devices/system/cpu/online", procVirtual, cpuRange, "0, or 0-N for Config.CPUs N+1"},
+	{"/sys/devices/system/cpu/possible", procVirtual, cpuRange, "0, or 0-N for Config.CPUs N+1"},
+	{"/sys/devices/system/cpu/present", procVirtual, cpuRange, "0, or 0-N for Config.CPUs N+1"},
 	{"/sys/devices/system/clocksource/clocksource0/current_clocksource", procVirtual, constFile("tsc\n"), "tsc"},
 	{"/sys/kernel/mm/transparent_hugepage/enabled", procVirtual, constFile("always [madvise] never\n"), "madvise, Debian's default"},
 	{"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", procVirtual, constFile("2097152\n"), "2 MiB, x86-64's"},
@@ -268,11 +268,11 @@ func procMeminfo(*call) []byte {
 		virtualMemory>>10, virtualFree>>10, virtualFree>>10)
 }
 
-func procCpuinfo(*call) []byte {
+func procCpuinfo(c *call) []byte {
 	var b bytes.Buffer
-	for i := range virtualCPUs {
+	for i := range c.w.cpus() {
 		fmt.Fprintf(&b, "processor\t: %d\nvendor_id\t: weft\nmodel name\t: weft virtual CPU\ncpu MHz\t\t: 1000.000\n"+
-			"physical id\t: 0\ncore id\t\t: %d\ncpu cores\t: %d\nflags\t\t: fpu tsc\n\n", i, i, virtualCPUs)
+			"physical id\t: 0\ncore id\t\t: %d\ncpu cores\t: %d\nflags\t\t: fpu tsc\n\n", i, i, c.w.cpus())
 	}
 	return b.Bytes()
 }
@@ -280,7 +280,7 @@ func procCpuinfo(*call) []byte {
 func procStatFile(c *call) []byte {
 	var b bytes.Buffer
 	b.WriteString("cpu  0 0 0 0 0 0 0 0 0 0\n")
-	for i := range virtualCPUs {
+	for i := range c.w.cpus() {
 		fmt.Fprintf(&b, "cpu%d 0 0 0 0 0 0 0 0 0 0\n", i)
 	}
 	fmt.Fprintf(&b, "intr 0\nctxt 0\nbtime %d\nprocesses %d\nprocs_running 1\nprocs_blocked 0\n",
@@ -295,7 +295,14 @@ func bootTime(c *call) int64 {
 	return (real - c.w.uptime(c.n)) / 1e9
 }
 
-func cpuRange(*call) []byte { return fmt.Appendf(nil, "0-%d\n", virtualCPUs-1) }
+// cpuRange is a CPU list as /sys/devices/system/cpu/online prints it:
+// "0" for one CPU, "0-N" for more.
+func cpuRange(c *call) []byte {
+	if c.w.cpus() == 1 {
+		return []byte("0\n")
+	}
+	return fmt.Appendf(nil, "0-%d\n", c.w.cpus()-1)
+}
 
 // seededUUID is a version-4 UUID from the run's seeded stream, as the
 // kernel makes a fresh random one for every read of .../random/uuid.
@@ -352,7 +359,7 @@ var statusFields = []struct{ key, value string }{
 	{"HugetlbPages", kB0}, {"Threads", ""},
 	{"SigQ", ""}, {"SigPnd", ""}, {"ShdPnd", ""}, {"SigBlk", ""}, {"SigIgn", ""}, {"SigCgt", ""},
 	{"NoNewPrivs", ""}, {"Seccomp", ""},
-	{"Cpus_allowed", fmt.Sprintf("%x", 1<<virtualCPUs-1)}, {"Cpus_allowed_list", fmt.Sprintf("0-%d", virtualCPUs-1)},
+	{"Cpus_allowed", "$cpumask"}, {"Cpus_allowed_list", "$cpulist"},
 	{"Mems_allowed", "1"}, {"Mems_allowed_list", "0"},
 	{"voluntary_ctxt_switches", "0"}, {"nonvoluntary_ctxt_switches", "0"},
 }
@@ -387,7 +394,8 @@ func (c *call) procStatus() []byte {
 		}
 	}
 	vars := strings.NewReplacer("$pid", strconv.FormatInt(c.n.vpid(), 10),
-		"$ppid", strconv.FormatInt(c.vppid(), 10), "$pgrp", strconv.FormatInt(c.n.group(), 10))
+		"$ppid", strconv.FormatInt(c.vppid(), 10), "$pgrp", strconv.FormatInt(c.n.group(), 10),
+		"$cpumask", strconv.FormatUint(c.w.cpuMask(), 16), "$cpulist", strings.TrimSuffix(string(cpuRange(c)), "\n"))
 	var out bytes.Buffer
 	for _, f := range statusFields {
 		v := vars.Replace(f.value)

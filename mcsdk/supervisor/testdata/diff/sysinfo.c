@@ -101,7 +101,8 @@ int main(void)
 			pidline = atoi(line + 4) == getpid();
 		if (strncmp(line, "PPid:", 5) == 0)
 			ppid = atoi(line + 5);
-		if (strncmp(line, "VmRSS:", 6) == 0 || strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+		if (strncmp(line, "VmRSS:", 6) == 0 || strncmp(line, "Cpus_allowed:", 13) == 0 ||
+		    strncmp(line, "Cpus_allowed_list:", 18) == 0) {
 			line[strcspn(line, "\n")] = 0;
 			VIRT("status %s", line);
 		}
