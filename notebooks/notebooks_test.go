@@ -152,6 +152,21 @@ func TestNotebooksExecute(t *testing.T) {
 			t.Errorf("executed notebook 08-raft lacks %q", want)
 		}
 	}
+	// The etcd notebook (issue 37): Debian's etcd, one seed's faults and
+	// Porcupine's verdict, the shipped 100-seed campaign counted, the rates'
+	// bound, one seed run twice with identical recordings, and Porcupine's
+	// visualisation.
+	etcd, err := os.ReadFile(filepath.Join(tmp, "09-etcd.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"porcupine  linearizable: linearizable (", "etcd, seed 1: holds after ", "datasets/shipped/etcd-100: the shipped dataset, seeds 0–99",
+		"100 runs: ", "Porcupine linearizable:", "exact one-sided 95% upper bound", "seed 1 twice: recordings of ", "identical: true",
+		"&lt;title&gt;Porcupine&lt;/title&gt;"} {
+		if !strings.Contains(string(etcd), want) {
+			t.Errorf("executed notebook 09-etcd lacks %q", want)
+		}
+	}
 }
 
 // defaultEnv is the test's environment without the notebooks' settings,

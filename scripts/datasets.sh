@@ -16,7 +16,9 @@
 # README.md lists them); the full sizes of the write-ups (chord's
 # attribution and perfect-detection campaigns 500 seeds, zab and humming
 # 2 × 500, raft 500 of each of its three models) are the notebooks'
-# WEFT_NOTEBOOK_SEEDS away.
+# WEFT_NOTEBOOK_SEEDS away. etcd-100 runs every seed twice and compares
+# the recordings (--check-determinism); it is scripts/campaigns.sh's etcd
+# campaign, which may be compacted instead of run again.
 set -euo pipefail
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -35,6 +37,7 @@ specs=(
   "raft-correct-40 targets/raft/kv/raft-correct.model 40 1 -"
   "raft-persist-late-60 targets/raft/kv/raft-persist-late.model 60 1 -"
   "raft-lease-unsafe-25 targets/raft/kv/raft-lease-unsafe.model 25 1 -"
+  "etcd-100 targets/etcd/etcd.model 100 0 - --check-determinism"
 )
 want=" $* "
 go build -o bin/weft ./cmd/weft
@@ -53,11 +56,12 @@ if [[ ${#selected[@]} -eq 0 ]]; then
 fi
 i=0
 for spec in "${selected[@]}"; do
-  read -r name model seeds first variants <<<"$spec"
+  read -r name model seeds first variants flags <<<"$spec"
   i=$((i + 1))
   echo "[$i/${#selected[@]}] $name: $model, seeds $first..$((first + seeds - 1))" >&2
   args=(campaign "$model" --seeds "$seeds" --first-seed "$first" --out "$work/$name")
   [[ $variants == - ]] || args+=(--variants "$variants")
+  [[ -z ${flags:-} ]] || args+=($flags)
   start=$(date +%s)
   bin/weft "${args[@]}"
   echo "[$i/${#selected[@]}] $name: $(($(date +%s) - start)) s" >&2
