@@ -13,6 +13,7 @@
 #   scripts/bench.sh -count 3   extra flags go to go test
 #   WEFT_BENCH_CHORD_SEEDS=50   the Chord campaign's seeds per variant (500)
 #   scripts/bench.sh search-ttv time to first violation per strategy (scripts/bench-ttv.sh)
+#   scripts/bench.sh accel      time acceleration on Debian's etcd (idle and busy)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -21,6 +22,25 @@ mkdir -p build
 if [ "${1:-}" = search-ttv ]; then
   shift
   exec scripts/bench-ttv.sh "$@"
+fi
+# scripts/bench.sh accel: time acceleration (issue 37), virtual seconds
+# per wall second of Debian's etcd as a 3-member cluster: idle for 60 s
+# after its election (targets/etcd/etcd-idle.model; goal: at least 5) and
+# under etcd.model's clients and faults (6.5 s), seeds 1-3 each, from
+# weft run --json's VirtualTime and Wall.
+if [ "${1:-}" = accel ]; then
+  go build -o bin/weft ./cmd/weft
+  echo "time acceleration (virtual s / wall s), Debian etcd 3.4, 3 members:"
+  for m in targets/etcd/etcd-idle.model targets/etcd/etcd.model; do
+    for seed in 1 2 3; do
+      bin/weft run --json --seed "$seed" "$m" 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v, w = d["VirtualTime"] / 1e9, d["Wall"] / 1e9
+print("  %-30s seed %d  %-6s %6d steps  virtual %6.1f s  wall %6.1f s  %5.2fx" % (d["Model"], d["Seed"], d["Verdict"], d["Steps"], v, w, v / w))'
+    done
+  done
+  exit 0
 fi
 go test -run '^$' -bench . -benchtime 5x "$@" \
   ./mcsdk/supervisor/ ./mcsdk/ ./mcsdk/dataset/ ./mcsdk/history/ ./mcsdk/gocheck/ ./kernel/ ./kernel/engine/ 2>&1 | tee build/bench.txt
