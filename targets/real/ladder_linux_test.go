@@ -64,7 +64,7 @@ var ladder = []rung{
 		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}},
 	{name: "rabbitmq", model: "rabbitmq/rabbitmq.model", needs: []string{"/usr/lib/rabbitmq/lib/rabbitmq_server-3.10.8/sbin/rabbitmq-server", "/usr/bin/amqp-consume"},
 		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative},
-		pending: "it serves (publish/consume), but two runs of a seed sometimes differ: 2 of 13 runs (seeds 1 and 2) differed from the others, where the order of node 0's threads 11, 13 and 14 differs for a while during the broker's boot (from choice 31,573 of 538,699), then the runs agree again; the cause is not found (targets/real/README.md)"},
+		pending: "it serves (publish/consume), but two runs of a seed sometimes differ: 2 of 13 runs (seeds 1 and 2) differed from the others, where the order of node 0's threads 11, 13 and 14 differs for a while during the broker's boot (from choice 31,573 of 538,699), then the runs agree again; on one virtual CPU too (seed 1's two runs: from choice 8,291, run 0.13 against run 0.14); the cause is not found (targets/real/README.md)"},
 	{name: "tarantool", model: "tarantool/tarantool.model", needs: []string{"/usr/bin/tarantool"}, refusals: []string{cpuNative}},
 }
 
