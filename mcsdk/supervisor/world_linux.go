@@ -1037,6 +1037,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	}
 	h.Write(extra)
 	w.inodes.Digest(put) // the next virtual inode numbers
+	if w.leases != nil { // an empty table hashes as none
+		w.leases.Hash(put)
+	}
 	w.hashClocks(h)
 	if err := w.hashDataDirs(h); err != nil {
 		return [32]byte{}, err

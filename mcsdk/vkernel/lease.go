@@ -145,6 +145,12 @@ func (t *Leases) On(file HostFile) []Desc {
 	return out
 }
 
+// File returns the file d holds a lease on, if it holds one.
+func (t *Leases) File(d Desc) (HostFile, bool) {
+	l, ok := t.held[d]
+	return l.file, ok
+}
+
 // Drop forgets what d holds: its description was closed.
 func (t *Leases) Drop(d Desc) {
 	delete(t.held, d)
