@@ -101,7 +101,7 @@ func (w *World) launch(n *node) error {
 		}
 	}
 	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User})
+		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
 			msg := ee.Error()
