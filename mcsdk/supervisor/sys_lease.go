@@ -36,6 +36,7 @@ func (w *World) leaseTable() *vkernel.Leases {
 // worldProc is one live process of the world.
 type worldProc struct {
 	node int
+	life int // the node's restarts so far
 	vpid int64
 	pid  int // host pid
 }
@@ -47,11 +48,11 @@ func (w *World) worldProcs() []worldProc {
 		switch {
 		case n.exited:
 		case len(n.procs) == 0:
-			out = append(out, worldProc{n.id, virtualPidBase + int64(n.id), n.pid})
+			out = append(out, worldProc{n.id, n.restarts, virtualPidBase + int64(n.id), n.pid})
 		default:
 			for _, p := range n.procs {
 				if !p.ended() {
-					out = append(out, worldProc{n.id, p.vpid, p.pid})
+					out = append(out, worldProc{n.id, n.restarts, p.vpid, p.pid})
 				}
 			}
 		}
@@ -62,7 +63,7 @@ func (w *World) worldProcs() []worldProc {
 // hostPidOf returns the host pid of d's process, if it is live.
 func hostPidOf(procs []worldProc, d vkernel.Desc) (int, bool) {
 	for _, p := range procs {
-		if p.node == d.Node && p.vpid == d.Proc {
+		if p.node == d.Node && p.life == d.Life && p.vpid == d.Proc {
 			return p.pid, true
 		}
 	}
@@ -116,7 +117,11 @@ func fdWrites(pid, fd int) bool {
 func (c *call) knownDesc(fd int) vkernel.Desc {
 	t := c.w.leaseTable()
 	procs := c.w.worldProcs()
-	self, pid := vkernel.Desc{Node: c.n.id, Proc: c.n.procOf(c.t).vpid, FD: fd}, c.n.memPid()
+	vpid := virtualPidBase + int64(c.n.id) // the main process, before any fork
+	if c.t != nil && c.t.p != nil {
+		vpid = c.t.p.vpid
+	}
+	self, pid := vkernel.Desc{Node: c.n.id, Life: c.n.restarts, Proc: vpid, FD: fd}, c.n.memPid()
 	var found *vkernel.Desc
 	for _, d := range t.Descs() {
 		hp, ok := hostPidOf(procs, d)

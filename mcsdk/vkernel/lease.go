@@ -57,11 +57,13 @@ const (
 )
 
 // Desc names an open file description of the world by one descriptor
-// that refers to it: its node, its process's virtual pid, and the
-// descriptor's number. Virtual, so a checkpoint's copy names its own
-// copies of the descriptions the same way.
+// that refers to it: its node and the node's life (its restarts so far:
+// a restarted node's descriptions are new ones), its process's virtual
+// pid, and the descriptor's number. Virtual, so a checkpoint's copy
+// names its own copies of the descriptions the same way.
 type Desc struct {
 	Node int
+	Life int
 	Proc int64
 	FD   int
 }
@@ -248,6 +250,7 @@ func (t *Leases) Hash(put func(uint64)) {
 			typ = uint64(l.typ)
 		}
 		put(uint64(d.Node))
+		put(uint64(d.Life))
 		put(uint64(d.Proc))
 		put(uint64(d.FD))
 		put(typ)
@@ -256,5 +259,5 @@ func (t *Leases) Hash(put func(uint64)) {
 }
 
 func compareDesc(a, b Desc) int {
-	return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Proc, b.Proc), cmp.Compare(a.FD, b.FD))
+	return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Life, b.Life), cmp.Compare(a.Proc, b.Proc), cmp.Compare(a.FD, b.FD))
 }
