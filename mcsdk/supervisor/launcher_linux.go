@@ -131,6 +131,10 @@ type launchRequest struct {
 	template bool
 	// user is the user the node runs as (sys_user.go); nil: weft's.
 	user *User
+	// maxFDs is the node's descriptor bound (Config.MaxFDs), which the
+	// native launcher sets as its RLIMIT_NOFILE, soft and hard, while it
+	// is still root, before it becomes user (launchHead); 0 none.
+	maxFDs int
 }
 
 type launchResult struct {
@@ -253,7 +257,7 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	}
 	defer null.Close()
 	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if exe, extra, err = asUser(r, exe, extra, sys); err != nil {
+	if exe, extra, err = asUser(r, exe, extra); err != nil {
 		pw.Close()
 		for _, f := range extra {
 			f.Close()
@@ -296,6 +300,9 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 	var b [1]byte
 	if n, _ := pr.Read(b[:]); n != 1 {
 		return fail(res, "launcher for %s died before loading its filter", r.path), randomAt
+	}
+	if why := launcherFailure(r, b[0]); why != "" {
+		return fail(res, "%s", why), randomAt
 	}
 	if res.pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
 		return fail(res, "pidfd_open: %v", err), randomAt
@@ -604,7 +611,7 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 		if err != nil {
 			return "", nil, nil, err
 		}
-		_, err = fw.Write(prog) // a few KiB: fits in the pipe buffer
+		_, err = fw.Write(append(launchHead(r), prog...)) // a few KiB: fits in the pipe buffer
 		fw.Close()
 		if err != nil {
 			fr.Close()
@@ -628,6 +635,42 @@ func launcherCommand(r launchRequest) (exe string, argv []string, extra []*os.Fi
 		arg = launchArgNativeTSC
 	}
 	return self, append([]string{self, arg, r.path, r.shownPath()}, r.args...), nil, nil
+}
+
+// launchHead is what the native launcher reads on fd 4 before the
+// seccomp program (launch.c's struct head, little-endian uint32s): the
+// descriptor bound it sets as its RLIMIT_NOFILE (0: none), and whether
+// it then becomes another user, with that user's uid, gid and groups.
+// The launcher does both as root, before the filter: a limit set there
+// needs no prlimit(2) on another user's process, which takes
+// CAP_SYS_RESOURCE (a container may withhold it from root), and the
+// credentials are dropped after it.
+func launchHead(r launchRequest) []byte {
+	var u User
+	become := uint32(0)
+	if r.user != nil {
+		u, become = *r.user, 1
+	}
+	h := binary.LittleEndian.AppendUint32(nil, uint32(r.maxFDs))
+	for _, v := range []uint32{become, u.UID, u.GID, uint32(len(u.Groups))} {
+		h = binary.LittleEndian.AppendUint32(h, v)
+	}
+	for _, g := range u.Groups {
+		h = binary.LittleEndian.AppendUint32(h, g)
+	}
+	return h
+}
+
+// launcherFailure is why a native launcher that wrote a byte other than
+// readiness on fd 3 stopped (launch.c), "" for readiness.
+func launcherFailure(r launchRequest, b byte) string {
+	switch b {
+	case 'L':
+		return fmt.Sprintf("the launcher of %s could not set its descriptor limit to the node's bound, %d (Config.MaxFDs)", r.path, r.maxFDs)
+	case 'U':
+		return fmt.Sprintf("the launcher of %s could not become user %s", r.path, r.user.Name)
+	}
+	return ""
 }
 
 // execByFD says whether the launcher executes the binary through fd, a

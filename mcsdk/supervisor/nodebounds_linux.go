@@ -30,7 +30,10 @@ import (
 // hard ceiling above that, which no program of a healthy run reaches.
 //
 //   - Descriptors: each process of the node starts with its host
-//     RLIMIT_NOFILE at the bound (applyBounds), so the host kernel never
+//     RLIMIT_NOFILE at the bound (its native launcher sets it as root,
+//     before it becomes the node's user, launchHead; applyBounds sets it
+//     again for a node of weft's own user and checks it for another
+//     user's, whose limits weft may not set), so the host kernel never
 //     lets it hold more, whatever it calls; before weft serves a call that
 //     makes descriptors with the caller's virtual soft limit at or above
 //     the bound, it checks that the caller's process has room for them
@@ -83,14 +86,15 @@ func (w *World) maxMemory() int64 {
 // both.
 func (w *World) applyBounds(n *node, pid int) error {
 	lim := unix.Rlimit{Cur: uint64(w.maxFDs()), Max: uint64(w.maxFDs())}
-	err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil)
-	// A node running as another user (NodeSpec.User) is another user's
-	// process: setting its limits takes CAP_SYS_RESOURCE, which a
-	// container may withhold from root (CI's does). Its descriptors are
-	// then bounded by overFDBound's count at each call that makes them
-	// and by the host limit it inherited, not by a host limit at the bound.
-	if err == unix.EPERM && w.cfg.Nodes[n.id].User != nil {
-		err = nil
+	var err error
+	if w.cfg.Nodes[n.id].User != nil {
+		// Another user's process: setting its limits would take
+		// CAP_SYS_RESOURCE, which a container may withhold from root
+		// (CI's does). Its launcher set the bound as root, before it
+		// became the user (launchHead); weft checks it from the host.
+		err = checkFDLimit(pid, lim)
+	} else {
+		err = unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("node %d: cannot bound its descriptors at %d (Config.MaxFDs): %v", n.id, lim.Max, err)
@@ -111,6 +115,25 @@ func (w *World) applyBounds(n *node, pid int) error {
 		return fmt.Errorf("node %d: cannot bound its memory: %v", n.id, err)
 	}
 	return nil
+}
+
+// checkFDLimit checks that process pid's RLIMIT_NOFILE is lim, from
+// /proc/PID/limits, which anyone may read (prlimit(2), even to read,
+// takes CAP_SYS_RESOURCE for another user's process).
+func checkFDLimit(pid int, lim unix.Rlimit) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
+			if f := strings.Fields(rest); len(f) >= 2 && f[0] == strconv.FormatUint(lim.Cur, 10) && f[1] == strconv.FormatUint(lim.Max, 10) {
+				return nil
+			}
+			return fmt.Errorf("its launcher left the limit at %q", strings.Join(strings.Fields(rest), " "))
+		}
+	}
+	return fmt.Errorf("no descriptor limit in /proc/%d/limits", pid)
 }
 
 // rebindBounds puts a node restored from a checkpoint, whose process pid

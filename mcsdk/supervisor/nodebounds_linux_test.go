@@ -55,6 +55,62 @@ func TestDescriptorBound(t *testing.T) {
 	}
 }
 
+// TestNodeUserDescriptorLimit: a node of weft's own user and one that
+// runs as nobody (NodeSpec.User) both start with their host
+// RLIMIT_NOFILE at the bound, soft and hard, as the host sees it in
+// /proc/PID/limits: the native launcher sets it as root before it becomes
+// nobody, so no prlimit on another user's process is needed (none is
+// allowed without CAP_SYS_RESOURCE, which CI's container withholds: run
+// this test under `capsh --drop=cap_sys_resource --` to see it hold
+// there). The nobody node then makes descriptors forever and meets the
+// bound as weft's own would.
+func TestNodeUserDescriptorLimit(t *testing.T) {
+	bin := exposed(t, buildBounds(t))
+	nobody := &User{Name: "nobody", UID: 65534, GID: 65534, Groups: []uint32{65534}}
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"fdbomb-open"}}, {Path: bin, Args: []string{"fdbomb-open"}, User: nobody}},
+		MaxFDs: 100, DataDirs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i, n := range w.nodes {
+		limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", n.pid))
+		status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.pid))
+		if err != nil || err2 != nil {
+			t.Fatalf("node %d: %v %v", i, err, err2)
+		}
+		if got := strings.Fields(lineOf(string(limits), "Max open files")); len(got) < 5 || got[3] != "100" || got[4] != "100" {
+			t.Errorf("node %d: /proc/PID/limits says %q, want the bound, 100 soft and hard", i, got)
+		}
+		uid := map[int]string{0: "0", 1: "65534"}[i]
+		if got := strings.Fields(lineOf(string(status), "Uid:")); len(got) != 5 || got[1] != uid || got[4] != uid {
+			t.Errorf("node %d: uids %q, want %s", i, got, uid)
+		}
+	}
+	for step := 0; step < 5000 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := w.Failure(); f == nil || !strings.Contains(f.Msg, "reached its bound of 100 open descriptors in one process") {
+		t.Fatalf("failure %v, want the descriptor bound's", f)
+	}
+}
+
+// lineOf returns the line of text that begins with prefix ("" none).
+func lineOf(text, prefix string) string {
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}
+
 // TestOwnDescriptorLimit: a node that lowers its own RLIMIT_NOFILE below
 // weft's bound meets EMFILE there, as on Linux, and the run goes on.
 func TestOwnDescriptorLimit(t *testing.T) {

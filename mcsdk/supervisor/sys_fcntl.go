@@ -19,7 +19,8 @@ import (
 // a note. Owners are virtual (F_SETOWN names only the node's own
 // processes, through the id table); locks on files outside the node's run
 // directory are served virtually, so no host process ever waits on a
-// node's lock; leases and directory notifications are refused.
+// node's lock; leases and directory notifications are weft state
+// (sys_lease.go), never the host kernel's.
 
 // fcntl commands x/sys/unix lacks (linux/fcntl.h, asm-generic/fcntl.h).
 const (
@@ -62,6 +63,7 @@ func fcntlDenied(name string, e uintptrErrno, why string) fcntlRule {
 const (
 	lockWhy  = "a lock on a file in the run directory is the kernel's; elsewhere weft serves it virtually (granted, never held on the host), so no host process waits on it"
 	ownerWhy = "the owner is a virtual pid, tid or process group of the node, translated by the id table (sys_ids.go)"
+	leaseWhy = "a lease is weft state (vkernel.Leases), never the host kernel's, so no host process that opens the file is blocked; granted only where no open of the world could break it"
 )
 
 // fcntlTable is fcntl(2)'s allow-list, by command.
@@ -85,9 +87,9 @@ var fcntlTable = map[uint64]fcntlRule{
 	fSetsig:              fcntlNative("F_SETSIG", anyFD, "the signal sent to the owner, which F_SETOWN confines to the node"),
 	fGetsig:              fcntlNative("F_GETSIG", anyFD, "the signal sent to the owner"),
 	fGetownerUIDs:        fcntlDenied("F_GETOWNER_UIDS", unix.EINVAL, "host credentials of the owner"),
-	fSetlease:            fcntlDenied("F_SETLEASE", unix.EINVAL, "a lease would block host processes that open the file; refused as on a kernel with leases disabled"),
-	fGetlease:            fcntlServed("F_GETLEASE", fileFD, fcntlNoLease, "no node holds a lease (F_SETLEASE is refused): F_UNLCK"),
-	fNotify:              fcntlDenied("F_NOTIFY", unix.EINVAL, "directory notifications would report host activity; refused as on a kernel without dnotify"),
+	fSetlease:            fcntlServed("F_SETLEASE", anyFD, fcntlSetLease, leaseWhy),
+	fGetlease:            fcntlServed("F_GETLEASE", fileFD, fcntlGetLease, leaseWhy),
+	fNotify:              fcntlServed("F_NOTIFY", anyFD, fcntlNotify, "the mask is weft state (vkernel.Leases); nothing is delivered, so a node learns nothing of the host's activity"),
 	fDupfdQuery:          fcntlNative("F_DUPFD_QUERY", anyFD, "compares two of the node's own descriptors"),
 	fCreatedQuery:        fcntlNative("F_CREATED_QUERY", anyFD, "whether the node's own open created the file"),
 	fCancellk:            fcntlDenied("F_CANCELLK", unix.EINVAL, "used only inside the kernel"),
@@ -158,9 +160,6 @@ func fcntlLock(c *call, fd int) result {
 	}
 	return ret(0)
 }
-
-// fcntlNoLease serves F_GETLEASE: no lease is ever held.
-func fcntlNoLease(c *call, fd int) result { return ret(unix.F_UNLCK) }
 
 // nodeDup is weft's duplicate of the caller's descriptor fd, to act on
 // its open file description (owners are per description).

@@ -13,15 +13,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Nodes that run as a named user (NodeSpec.User). The launcher is
-// started with the user's uid, gid and groups (the kernel's setgroups,
-// setgid and setuid, made by Go's fork before the launcher's exec), so
-// the node and everything it starts hold that user's credentials, and a
-// setuid, setgid or capset inside it acts on its own processes only. The
-// launcher binary lies in weft's cache, which the user may not be able to
-// reach; it is executed through a descriptor weft opened
-// (/proc/self/fd/N: exec checks the file's own permission, not the
-// directories above it). The node's run directory, and the files weft
+// Nodes that run as a named user (NodeSpec.User). The native launcher
+// starts as root, sets its descriptor limit to the node's bound, then
+// takes the user's groups, gid and uid (setgroups, setgid, setuid; the
+// credentials launchHead passes it) before its filter and the target's
+// exec, so the node and everything it starts hold that user's
+// credentials, and a setuid, setgid or capset inside it acts on its own
+// processes only. The launcher binary lies in weft's cache; it is
+// executed through a descriptor weft opened (/proc/self/fd/N). The node's run directory, and the files weft
 // put in it, are the user's; its parents are made traversable (0711),
 // listing nothing.
 
@@ -29,9 +28,10 @@ import (
 // (fds 3 and 4 are the ready pipe and the filter).
 const launcherFD = 5
 
-// asUser makes the launch of r run as r.user: the credentials, and the
-// launcher executed from a descriptor in extra (its index launcherFD-3).
-func asUser(r launchRequest, exe string, extra []*os.File, sys *syscall.SysProcAttr) (string, []*os.File, error) {
+// asUser makes the launch of r run as r.user: the user may execute the
+// binary, and the launcher is executed from a descriptor in extra (its
+// index launcherFD-3); the launcher takes the credentials itself.
+func asUser(r launchRequest, exe string, extra []*os.File) (string, []*os.File, error) {
 	if r.user == nil {
 		return exe, extra, nil
 	}
@@ -48,7 +48,6 @@ func asUser(r launchRequest, exe string, extra []*os.File, sys *syscall.SysProcA
 	if err != nil {
 		return "", extra, err
 	}
-	sys.Credential = &syscall.Credential{Uid: r.user.UID, Gid: r.user.GID, Groups: r.user.Groups}
 	return fmt.Sprintf("/proc/self/fd/%d", launcherFD), append(extra, f), nil
 }
 

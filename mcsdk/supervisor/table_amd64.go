@@ -59,7 +59,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_DUP:             served("dup", sysDup),
 	unix.SYS_DUP2:            served("dup2", sysDup2),
 	unix.SYS_DUP3:            served("dup3", sysDup3),
-	unix.SYS_FCNTL:           servedPartly("fcntl", sysFcntl, "by command from fcntlTable (sys_fcntl.go): owners virtual, locks outside the run directory virtual, leases and F_NOTIFY refused; anything else EINVAL with a note"),
+	unix.SYS_FCNTL:           servedPartly("fcntl", sysFcntl, "by command from fcntlTable (sys_fcntl.go): owners virtual, locks outside the run directory virtual, leases and F_NOTIFY virtual (sys_lease.go); anything else EINVAL with a note"),
 	unix.SYS_IOCTL:           servedPartly("ioctl", sysIoctl, "by request and kind of descriptor from ioctlTable (sys_ioctl.go); anything else ENOTTY with a note"),
 	unix.SYS_FSYNC:           servedPartly("fsync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),
 	unix.SYS_FDATASYNC:       servedPartly("fdatasync", sysFsync, "runs natively; with LoseUnsynced the file's content is remembered as durable"),

@@ -35,6 +35,7 @@ type World struct {
 	views      []nodeView             // per node: its file-system view (sys_view.go), made lazily
 	fileClocks map[fileKey]*fileClock // virtual times of files in run directories
 	inodes     *vkernel.Inodes        // virtual inode numbers (sys_inodes.go), made at first use
+	leases     *vkernel.Leases        // leases and dnotify masks (sys_lease.go), made at first use
 	survey     *survey                // per node and syscall, the calls seen (Config.Survey), or nil
 	notes      []Note                 // refused requests, once per node, syscall and request (notes.go)
 	// refusals counts each kind of refused call, refusalOrder lists the

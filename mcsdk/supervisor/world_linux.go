@@ -101,7 +101,7 @@ func (w *World) launch(n *node) error {
 		}
 	}
 	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User})
+		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
 			msg := ee.Error()
@@ -1042,6 +1042,9 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	}
 	h.Write(extra)
 	w.inodes.Digest(put) // the next virtual inode numbers
+	if w.leases != nil { // an empty table hashes as none
+		w.leases.Hash(put)
+	}
 	w.hashClocks(h)
 	if err := w.hashDataDirs(h); err != nil {
 		return [32]byte{}, err

@@ -19,7 +19,9 @@
 // processes' virtual process groups and sessions (Sessions),
 // virtual resource limits (Limits), virtual inode and device numbers
 // (Inodes), and each node's SysV IPC namespace (IPC: semaphore sets,
-// message queues, shared memory segments' identities and counts).
+// message queues, shared memory segments' identities and counts),
+// and the world's leases and dnotify masks (Leases: granted by Linux's
+// rules within the world, never held on the host).
 //
 // In-node file objects and futexes (issue 36 §1): an eventfd's counter
 // (Eventfd), a pipe's buffer (Pipe), a timerfd's count of expirations

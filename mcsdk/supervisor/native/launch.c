@@ -1,7 +1,10 @@
 /*
  * weft-launch: the small native launcher weft execs for every node.
  *
- * It reads the seccomp program weft built (fd 4), turns off ASLR, sets
+ * It reads its head and the seccomp program weft built (fd 4), sets its
+ * RLIMIT_NOFILE to the node's descriptor bound while it is still root and
+ * then, for a node that runs as another user, takes that user's groups,
+ * gid and uid (launchHead, launcher_linux.go), turns off ASLR, sets
  * no_new_privs, tells weft it is about to load the filter (a byte on fd 3),
  * makes rdtsc fault (PR_SET_TSC; weft emulates it) unless weft patches
  * the TSC reads of the target's code instead,
@@ -21,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <grp.h>
+#include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,13 +37,54 @@
 
 extern char **environ;
 
+/* head is what weft writes on fd 4 before the program (launchHead). */
+struct head {
+	uint32_t nofile; /* RLIMIT_NOFILE, soft and hard; 0 none */
+	uint32_t become; /* 1: become uid, gid and groups */
+	uint32_t uid, gid, ngroups;
+};
+
+/* readn reads exactly n bytes of fd into p; 0 on success. */
+static int readn(int fd, void *p, size_t n)
+{
+	size_t have = 0;
+	while (have < n) {
+		ssize_t r = read(fd, (char *)p + have, n - have);
+		if (r <= 0)
+			return -1;
+		have += (size_t)r;
+	}
+	return 0;
+}
+
+/* setup sets the descriptor limit, then the credentials, as the head
+ * says; on failure it tells weft which (a byte on fd 3, launcherFailure)
+ * and exits. */
+static void setup(const struct head *h, const gid_t *groups)
+{
+	struct rlimit rl = { h->nofile, h->nofile };
+	if (h->nofile != 0 && setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		(void)!write(3, "L", 1);
+		_exit(125);
+	}
+	if (h->become && (setgroups(h->ngroups, groups) < 0 || setgid(h->gid) < 0 || setuid(h->uid) < 0)) {
+		(void)!write(3, "U", 1);
+		_exit(125);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct sock_filter prog[4096];
+	static gid_t groups[65536];
+	struct head h;
 	size_t have = 0;
 	ssize_t r;
 
 	if (argc < 3)
+		return 125;
+	if (readn(4, &h, sizeof h) < 0 || h.ngroups > sizeof groups / sizeof groups[0] ||
+	    readn(4, groups, h.ngroups * sizeof groups[0]) < 0)
 		return 125;
 	while ((r = read(4, (char *)prog + have, sizeof prog - have)) > 0)
 		have += (size_t)r;
@@ -45,6 +92,7 @@ int main(int argc, char **argv)
 	if (have == 0 || have % sizeof prog[0] != 0)
 		return 125;
 	struct sock_fprog fprog = { .len = (unsigned short)(have / sizeof prog[0]), .filter = prog };
+	setup(&h, groups);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || personality(ADDR_NO_RANDOMIZE) < 0)
 		return 125;
 	if (write(3, "", 1) != 1)
