@@ -87,7 +87,7 @@ func TestVirtualIDs(t *testing.T) {
 		t.Errorf("the node never held its locks:\n%s", out)
 	}
 	for _, want := range []string{
-		"thread affinity own tid: 2 \n", "thread pthread_getattr_np: 0 \n", "thread prlimit own tid: 0 \n",
+		"thread affinity own tid: 1 \n", "thread pthread_getattr_np: 0 \n", "thread prlimit own tid: 0 \n",
 		"thread getpriority own tid: 0 \n", "thread sched_getscheduler own tid: 0 \n", "thread sched_getparam own tid: 0 \n",
 		"thread capget own tid: 1 \n", "thread capset own tid: 0 \n",
 		"affinity host: -1 ESRCH\n", "setaffinity host: -1 ESRCH\n", "prlimit host: -1 ESRCH\n",
