@@ -257,7 +257,7 @@ func fileState() *node {
 	l.backlog = []*unixSock{srv}
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
-	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
+	n.fds[10] = &vfd{obj: &sigFD{*vkernel.NewSignalfd(1 << 9)}, ours: -1}
 	n.fds[11] = &vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
 	ep := vkernel.NewEpoll()
 	for _, a := range []struct {
@@ -367,7 +367,7 @@ func TestFileStateHash(t *testing.T) {
 			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: newEventFD(9, false), ours: -1}}}
 		}},
 		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
-		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
+		{"signalfd mask", func(n *node) { s := n.fds[10].obj.(*sigFD); s.SetMask(s.Mask() | 1) }},
 		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
 		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},
 		{"timer expirations (one counted)", func(n *node) { n.fds[11].timer.Expire(1) }},

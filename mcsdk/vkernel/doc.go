@@ -39,8 +39,13 @@
 // with setitimer and the POSIX timers), and tells an epoll instance
 // what each watched file reports now (EpollProbe: its poll mask and
 // wake key), a kernel descriptor's by a host poll of weft's duplicate,
-// and whether the host's epoll accepts one (EPERM). Still in the
-// supervisor: AF_UNIX sockets and signalfds.
+// and whether the host's epoll accepts one (EPERM). A signalfd's mask
+// (SIGKILL and SIGSTOP dropped), its poll mask and whether a read may run
+// are Signalfd's, from the pending set the supervisor reads in /proc; the
+// signals stay pending in the host kernel and a read the supervisor lets
+// run dequeues them there, so which signals a read takes, in what order,
+// and the siginfo records are still the kernel's (sys_signalfd.go). Still
+// in the supervisor: AF_UNIX sockets.
 //
 // A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
