@@ -257,21 +257,41 @@ func fileState() *node {
 	l.backlog = []*unixSock{srv}
 	n.unixNs[l.key] = l
 	n.fds[8], n.fds[9] = &vfd{obj: l, ours: -1}, &vfd{obj: cl, ours: -1}
-	n.fds[10] = &vfd{obj: &sigFD{mask: 1 << 9}, ours: -1}
+	n.fds[10] = &vfd{obj: &sigFD{*vkernel.NewSignalfd(1 << 9)}, ours: -1}
 	n.fds[11] = &vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
-	ep := &vepoll{interest: map[int]*epollEntry{}}
-	for _, e := range []*epollEntry{
-		{fd: 3, v: n.fds[3], events: unix.EPOLLIN, data: 1},
-		{fd: 5, v: n.fds[5], events: unix.EPOLLIN | unix.EPOLLET, data: 2, seen: [2]uint64{1, 0}},
-		{fd: 6, v: n.fds[6], events: unix.EPOLLIN | unix.EPOLLONESHOT, data: 3},
-		{fd: 0, events: unix.EPOLLIN, data: 4},
-	} {
-		ep.interest[e.fd] = e
-		ep.order = append(ep.order, e)
+	ep := vkernel.NewEpoll()
+	for _, a := range []struct {
+		fd     int
+		events uint32
+		data   uint64
+	}{{3, unix.EPOLLIN, 1}, {5, unix.EPOLLIN | unix.EPOLLET, 2}, {6, unix.EPOLLIN | unix.EPOLLONESHOT, 3}, {0, unix.EPOLLIN, 4}} {
+		if err := ep.Ctl(unix.EPOLL_CTL_ADD, a.fd, watched(n.fds[a.fd]), vkernel.EpollEvent{Events: a.events, Data: a.data}); err != nil {
+			panic(err)
+		}
 	}
+	ep.Collect(4, true, quietProbe{}) // the edge-triggered entry evaluated: seen {1, 0}
 	n.fds[12] = &vfd{epoll: ep, ours: -1}
 	return n
 }
+
+// quietProbe reports every watched file idle, with wake key {1, 0}.
+type quietProbe struct{}
+
+func (quietProbe) Events(*vkernel.EpollEntry) uint32  { return 0 }
+func (quietProbe) Wake(*vkernel.EpollEntry) [2]uint64 { return [2]uint64{1, 0} }
+
+// readyProbe reports the file at fd readable (every other idle), with
+// wake key {wake, 0}.
+type readyProbe struct{ fd, wake int }
+
+func (p readyProbe) Events(e *vkernel.EpollEntry) uint32 {
+	if e.Fd() == p.fd {
+		return unix.EPOLLIN
+	}
+	return 0
+}
+
+func (p readyProbe) Wake(*vkernel.EpollEntry) [2]uint64 { return [2]uint64{uint64(p.wake), 0} }
 
 // pipeHolding is a new pipe with data written to it.
 func pipeHolding(data string) *vkernel.Pipe {
@@ -299,6 +319,11 @@ func TestFileStateHash(t *testing.T) {
 	sock := func(n *node, fd int) *unixSock { return n.fds[fd].obj.(*unixSock) }
 	backlog := func(n *node) *unixSock { return sock(n, 8).backlog[0] }
 	epoll := func(n *node) *vepoll { return n.fds[12].epoll }
+	epollCtl := func(n *node, op, fd int, events uint32, data uint64) {
+		if err := epoll(n).Ctl(op, fd, watched(n.fds[fd]), vkernel.EpollEvent{Events: events, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mutations := []struct {
 		name string
 		f    func(*node)
@@ -342,7 +367,7 @@ func TestFileStateHash(t *testing.T) {
 			sock(n, 6).queue[0].fds = []*passedFD{{v: &vfd{obj: newEventFD(9, false), ours: -1}}}
 		}},
 		{"unix kernel descriptor in flight", func(n *node) { sock(n, 6).queue[0].fds = []*passedFD{{kernel: -1}} }},
-		{"signalfd mask", func(n *node) { n.fds[10].obj.(*sigFD).mask |= 1 }},
+		{"signalfd mask", func(n *node) { s := n.fds[10].obj.(*sigFD); s.SetMask(s.Mask() | 1) }},
 		{"timer deadline", func(n *node) { n.fds[11].timer.deadline++ }},
 		{"timer interval", func(n *node) { n.fds[11].timer.interval++ }},
 		{"timer expirations (one counted)", func(n *node) { n.fds[11].timer.Expire(1) }},
@@ -351,16 +376,21 @@ func TestFileStateHash(t *testing.T) {
 			n.fds[11].timer.Read(8, 0, true)
 		}},
 		{"timer clock", func(n *node) { n.fds[11].timer.Timerfd = *vkernel.NewTimerfd(0) }},
-		{"epoll events", func(n *node) { epoll(n).order[0].events |= unix.EPOLLOUT }},
-		{"epoll data", func(n *node) { epoll(n).order[0].data++ }},
-		{"epoll oneshot disarmed", func(n *node) { epoll(n).order[2].disarmed = true }},
-		{"epoll edge seen", func(n *node) { epoll(n).order[1].seen[0]++ }},
-		{"epoll edge seen (out)", func(n *node) { epoll(n).order[1].seen[1]++ }},
-		{"epoll fresh", func(n *node) { epoll(n).order[1].fresh = true }},
-		{"epoll closed entry", func(n *node) { epoll(n).order[0].closed = true }},
-		{"epoll watched description", func(n *node) { epoll(n).order[0].v = n.fds[4] }},
-		{"epoll ready order", func(n *node) { o := epoll(n).order; o[0], o[1] = o[1], o[0] }},
-		{"epoll entry removed", func(n *node) { epoll(n).order = epoll(n).order[:3] }},
+		{"epoll events", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 3, unix.EPOLLIN|unix.EPOLLOUT, 1) }},
+		{"epoll data", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 3, unix.EPOLLIN, 2) }},
+		{"epoll oneshot disarmed", func(n *node) { epoll(n).Collect(4, true, readyProbe{6, 1}) }},
+		{"epoll edge seen", func(n *node) { epoll(n).Collect(4, true, readyProbe{-1, 2}) }},
+		{"epoll edge re-armed (MOD)", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 5, unix.EPOLLIN|unix.EPOLLET, 2) }},
+		{"epoll closed entry", func(n *node) { epoll(n).Forget(3, watched(n.fds[3]), false) }},
+		{"epoll watched description (entry 3 re-added watching fd 4's file: the ready order's state but one)", func(n *node) {
+			epollCtl(n, unix.EPOLL_CTL_DEL, 3, 0, 0)
+			if err := epoll(n).Ctl(unix.EPOLL_CTL_ADD, 3, watched(n.fds[4]), vkernel.EpollEvent{Events: unix.EPOLLIN, Data: 1}); err != nil {
+				t.Fatal(err)
+			}
+			epoll(n).Collect(4, true, quietProbe{})
+		}},
+		{"epoll ready order", func(n *node) { epoll(n).Collect(1, true, readyProbe{3, 1}) }},
+		{"epoll entry removed", func(n *node) { epollCtl(n, unix.EPOLL_CTL_DEL, 0, 0, 0) }},
 		{"descriptor number", func(n *node) { n.fds[13] = n.fds[5]; delete(n.fds, 5) }},
 		{"dup", func(n *node) { d := *n.fds[5]; n.fds[14] = &d }},
 	}

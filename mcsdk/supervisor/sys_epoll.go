@@ -3,10 +3,9 @@
 package supervisor
 
 import (
-	"encoding/binary"
-	"slices"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // A virtual epoll (epoll(7)). The interest list lives in weft; readiness
@@ -19,45 +18,17 @@ import (
 // (pidfd_getfd); a descriptor the kernel's epoll refuses (a regular file,
 // a directory, /dev/null) is refused with EPERM, as the kernel does.
 //
-// Level-triggered entries are reported while ready. EPOLLET entries are
-// reported once per wake-up of the watched file, as Linux does: new data
-// re-arms a descriptor that is still readable, draining does not.
-// EPOLLONESHOT disarms an entry after one report until EPOLL_CTL_MOD.
+// The interest list, its EPOLL_CTL rules, the level, edge and one-shot
+// rules and the ready order are vkernel.Epoll's (plain Go, tested without
+// a node); this file decodes the calls, refuses the kernel descriptors
+// the host's epoll refuses, tells the instance what each watched file
+// reports (epollProbe), writes the events and parks an empty wait.
 // EPOLLEXCLUSIVE is accepted (one waiter per node thread runs at a time
-// anyway). Reports come in the entries' ready order: the order they were
-// added, each reported entry moving to the back (as the kernel re-queues
-// level-triggered ones), so that a short events array does not starve the
-// later ones; it is deterministic.
+// anyway).
 
-// vepoll is an epoll instance. An entry is the pair (file, fd number), as
-// in Linux: after a fork, one process may close the file at a number the
-// other still has it at (the entry stays, reachable from the other) and
-// then put another file at that number (a second entry at the number).
-type vepoll struct {
-	interest map[int]*epollEntry // by fd, the newest live entry at each number
-	order    []*epollEntry       // every live entry, in ready order
-}
-
-// epollEntry is one watched file.
-type epollEntry struct {
-	fd       int
-	v        *vfd // the watched description; nil for a kernel descriptor
-	events   uint32
-	data     uint64
-	disarmed bool // EPOLLONESHOT, after its report
-	fresh    bool // edge-triggered: not yet evaluated since ADD or MOD
-	seen     [2]uint64
-	closed   bool // its fd was closed while another descriptor of the file stays open
-}
-
-// epollEventSize is sizeof(struct epoll_event) on x86-64 (packed).
-const epollEventSize = 12
-
-// epollAlways are the conditions reported whether asked for or not.
-const epollAlways = unix.EPOLLERR | unix.EPOLLHUP
-
-// epollCtlFlags are the input flags of epoll_ctl beyond the event bits.
-const epollCtlFlags = unix.EPOLLET | unix.EPOLLONESHOT | unix.EPOLLWAKEUP | unix.EPOLLEXCLUSIVE
+// vepoll is an epoll instance: its interest list and readiness rules are
+// vkernel.Epoll's.
+type vepoll = vkernel.Epoll
 
 // EpollCreate implements epoll_create(2) and epoll_create1(2).
 func sysEpollCreate(c *call) result {
@@ -73,7 +44,7 @@ func sysEpollCreate(c *call) result {
 			flags |= unix.SOCK_CLOEXEC
 		}
 	}
-	return c.install(&vfd{epoll: &vepoll{interest: map[int]*epollEntry{}}}, flags)
+	return c.install(&vfd{epoll: vkernel.NewEpoll()}, flags)
 }
 
 // EpollCtl implements epoll_ctl(2): ADD, MOD, DEL.
@@ -96,125 +67,33 @@ func sysEpollCtl(c *call) result {
 			return errno(e)
 		}
 	}
-	e := ep.find(fd, v)
-	switch op {
-	case unix.EPOLL_CTL_ADD, unix.EPOLL_CTL_MOD:
-		b, err := c.read(c.arg(3), epollEventSize)
+	var event vkernel.EpollEvent
+	if op == unix.EPOLL_CTL_ADD || op == unix.EPOLL_CTL_MOD {
+		b, err := c.read(c.arg(3), vkernel.EpollEventSize)
 		if err != nil {
 			return errno(unix.EFAULT)
 		}
-		events := binary.LittleEndian.Uint32(b)
-		data := binary.LittleEndian.Uint64(b[4:])
-		if op == unix.EPOLL_CTL_ADD {
-			return ep.add(c, fd, v, events, data)
-		}
-		if e == nil {
-			return errno(unix.ENOENT)
-		}
-		if events&unix.EPOLLEXCLUSIVE != 0 || e.events&unix.EPOLLEXCLUSIVE != 0 {
-			return errno(unix.EINVAL)
-		}
-		e.events, e.data, e.disarmed, e.fresh = events, data, false, true
-	case unix.EPOLL_CTL_DEL:
-		if e == nil {
-			return errno(unix.ENOENT)
-		}
-		ep.remove(e)
-	default:
-		return errno(unix.EINVAL)
+		event = vkernel.DecodeEpollEvent(b)
+	}
+	if err := ep.Ctl(op, fd, watched(v), event); err != nil {
+		return vkAnswer(err)
 	}
 	return ret(0)
 }
 
-// add is EPOLL_CTL_ADD.
-func (ep *vepoll) add(c *call, fd int, v *vfd, events uint32, data uint64) result {
-	if ep.find(fd, v) != nil {
-		return errno(unix.EEXIST)
+// watched is v as an epoll entry's file: nil for a kernel descriptor.
+func watched(v *vfd) vkernel.EpollFile {
+	if v == nil {
+		return nil
 	}
-	if events&unix.EPOLLEXCLUSIVE != 0 &&
-		(events&^(epollCtlFlags|unix.EPOLLIN|unix.EPOLLOUT|epollAlways) != 0 ||
-			events&unix.EPOLLONESHOT != 0 || v != nil && v.epoll != nil) {
-		return errno(unix.EINVAL)
-	}
-	if v != nil && v.epoll != nil && (v.epoll == ep || v.epoll.reaches(ep)) {
-		return errno(unix.ELOOP)
-	}
-	e := &epollEntry{fd: fd, v: v, events: events, data: data, fresh: true}
-	ep.interest[fd] = e
-	ep.order = append(ep.order, e)
-	return ret(0)
+	return v
 }
 
-// find is the live entry of the file v at number fd (v nil: a kernel
-// descriptor, the entry at fd), or nil.
-func (ep *vepoll) find(fd int, v *vfd) *epollEntry {
-	match := func(e *epollEntry) bool {
-		return e != nil && e.fd == fd && !e.closed && (v == nil || e.v == nil || e.v.description() == v.description())
-	}
-	if e := ep.interest[fd]; match(e) {
-		return e
-	}
-	for _, e := range ep.order { // an older entry at the number (another file, after a fork)
-		if match(e) {
-			return e
-		}
-	}
-	return nil
-}
+// Description is the open file description behind v (description).
+func (v *vfd) Description() any { return v.description() }
 
-// unindex drops e from the index by number, pointing it at another live
-// entry at e's number if there is one.
-func (ep *vepoll) unindex(e *epollEntry) {
-	if ep.interest[e.fd] != e {
-		return
-	}
-	delete(ep.interest, e.fd)
-	for _, o := range ep.order {
-		if o != e && o.fd == e.fd && !o.closed {
-			ep.interest[e.fd] = o
-		}
-	}
-}
-
-// remove drops an entry.
-func (ep *vepoll) remove(e *epollEntry) {
-	ep.unindex(e)
-	ep.order = slices.DeleteFunc(ep.order, func(o *epollEntry) bool { return o == e })
-}
-
-// forget runs as the node closes fd (v nil for a kernel descriptor): its
-// entry goes if that was the file's last descriptor, and so do entries
-// left by its earlier closed descriptors; otherwise the entry stays (still
-// reported, no longer reachable through epoll_ctl), as in Linux.
-func (ep *vepoll) forget(fd int, v *vfd, last bool) {
-	if e := ep.find(fd, v); e != nil {
-		ep.unindex(e)
-		e.closed = true
-	}
-	if !last {
-		return
-	}
-	ep.order = slices.DeleteFunc(ep.order, func(e *epollEntry) bool {
-		if !e.closed {
-			return false
-		}
-		if v == nil || e.v == nil {
-			return e.fd == fd && e.v == v
-		}
-		return e.v.description() == v.description()
-	})
-}
-
-// reaches reports whether target is watched by ep, directly or through
-// nested instances.
-func (ep *vepoll) reaches(target *vepoll) bool {
-	for _, e := range ep.order {
-		if e.v != nil && e.v.epoll != nil && (e.v.epoll == target || e.v.epoll.reaches(target)) {
-			return true
-		}
-	}
-	return false
-}
+// EpollInstance is v's epoll instance, nil if v is another kind.
+func (v *vfd) EpollInstance() *vkernel.Epoll { return v.epoll }
 
 // epollable asks the kernel whether kernel descriptor fd can be watched:
 // weft adds its duplicate to a scratch epoll instance.
@@ -274,126 +153,55 @@ func (c *call) epollWait(timeout int64) result {
 		return errno(unix.EINVAL)
 	}
 	max := int(int32(c.arg(2)))
-	if max <= 0 || max > (1<<31-1)/epollEventSize {
+	if max <= 0 || max > (1<<31-1)/vkernel.EpollEventSize {
 		return errno(unix.EINVAL)
 	}
-	out := v.epoll.collect(c, max, true)
-	if len(out) == 0 {
+	evs := v.epoll.Collect(max, true, epollProbe{c})
+	if len(evs) == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), c.nextTimerOf(v)); wait {
 			return r
 		}
 		return ret(0)
 	}
 	c.pollReady()
-	if err := c.write(c.arg(1), out); err != nil {
+	if err := c.write(c.arg(1), vkernel.EncodeEpollEvents(evs)); err != nil {
 		return errno(unix.EFAULT)
 	}
-	return ret(int64(len(out) / epollEventSize))
+	return ret(int64(len(evs)))
 }
 
-// collect returns up to max ready events as struct epoll_event records.
-// consume applies the reports (edge-triggered and one-shot bookkeeping,
-// the ready order); without it collect only looks (a nested instance's or
-// poll's readiness).
-func (ep *vepoll) collect(c *call, max int, consume bool) []byte {
-	var out []byte
-	var reported []*epollEntry
-	for _, e := range slices.Clone(ep.order) {
-		if len(reported) == max {
-			break
-		}
-		rev := e.ready(c, consume)
-		if rev == 0 {
-			continue
-		}
-		out = binary.LittleEndian.AppendUint32(out, rev)
-		out = binary.LittleEndian.AppendUint64(out, e.data)
-		reported = append(reported, e)
-		if consume && e.events&unix.EPOLLONESHOT != 0 {
-			e.disarmed = true
-		}
+// epollProbe answers, during call c, what the files of an epoll
+// instance's entries report now.
+type epollProbe struct{ c *call }
+
+// Events is the watched file's poll mask.
+func (p epollProbe) Events(e *vkernel.EpollEntry) uint32 {
+	if v := e.File(); v != nil {
+		return p.c.vfdEvents(v.(*vfd))
 	}
-	if consume {
-		for _, e := range reported {
-			ep.order = append(slices.DeleteFunc(ep.order, func(o *epollEntry) bool { return o == e }), e)
-		}
-	}
-	return out
+	return p.c.kernelEvents(e.Fd())
 }
 
-// ready is the events an entry reports now (0 none). An edge-triggered
-// entry reports only after a wake-up of its file since it was last
-// evaluated; consume records the evaluation.
-func (e *epollEntry) ready(c *call, consume bool) uint32 {
-	if e.disarmed {
-		return 0
-	}
-	rev := c.entryEvents(e) & (e.events | epollAlways)
-	if e.events&unix.EPOLLET == 0 {
-		return rev
-	}
-	key := e.wakeKey(c)
-	woken := e.fresh || key != e.seen
-	if consume {
-		e.fresh, e.seen = false, key
-	}
-	if !woken {
-		return 0
-	}
-	return rev
-}
-
-// wakeKey counts the wake-ups an edge-triggered entry can see: an in-node
+// Wake counts the wake-ups an edge-triggered entry can see: an in-node
 // file's own counters; for the other kinds, which keep none, the state a
-// wake-up changes (bytes pending and readiness, a timer's expirations).
-func (e *epollEntry) wakeKey(c *call) [2]uint64 {
-	v := e.v
-	switch {
-	case v == nil:
-		return [2]uint64{uint64(c.kernelEvents(e.fd)), 0}
+// wake-up changes (bytes pending and readiness, a timer's expirations,
+// a nested instance's ready records' bytes).
+func (p epollProbe) Wake(e *vkernel.EpollEntry) [2]uint64 {
+	c := p.c
+	if e.File() == nil {
+		return [2]uint64{uint64(c.kernelEvents(e.Fd())), 0}
+	}
+	switch v := e.File().(*vfd); {
 	case v.obj != nil:
-		in, out := v.obj.gens()
-		if e.events&(unix.EPOLLIN|unix.EPOLLRDNORM|unix.EPOLLRDHUP|unix.EPOLLPRI) == 0 {
-			in = 0
-		}
-		if e.events&(unix.EPOLLOUT|unix.EPOLLWRNORM) == 0 {
-			out = 0
-		}
-		return [2]uint64{in, out}
+		return e.WakeOf(v.obj.gens())
 	case v.timer != nil:
 		return [2]uint64{v.timer.Fires(), v.timer.stepGen(c.w.now)}
 	case v.sock != nil:
 		return [2]uint64{uint64(v.sock.Pending())<<32 | uint64(c.vfdEvents(v)), 0}
 	case v.epoll != nil:
-		return [2]uint64{uint64(len(v.epoll.collect(c, 1<<20, false))), 0}
+		return [2]uint64{uint64(len(v.epoll.Collect(1<<20, false, p)) * vkernel.EpollEventSize), 0}
 	}
 	return [2]uint64{}
-}
-
-// entryEvents is the watched file's poll mask.
-func (c *call) entryEvents(e *epollEntry) uint32 {
-	if e.v == nil {
-		return c.kernelEvents(e.fd)
-	}
-	return c.vfdEvents(e.v)
-}
-
-// hash writes the interest list in ready order, each entry's watched
-// description by its canonical number.
-func (ep *vepoll) hash(h *fileHasher) {
-	put := h.put
-	put(uint64(len(ep.order)))
-	for _, e := range ep.order {
-		put(uint64(e.fd))
-		if e.v != nil {
-			put(h.ref(e.v.description()))
-		}
-		put(uint64(e.events))
-		put(e.data)
-		put(boolBits(e.disarmed, e.fresh, e.closed, e.v == nil))
-		put(e.seen[0])
-		put(e.seen[1])
-	}
 }
 
 // kernelFD reports whether the node has fd open (a descriptor weft does

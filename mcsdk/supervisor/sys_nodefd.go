@@ -248,7 +248,7 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 	if last || !n.heldElsewhere(fd, v) {
 		for _, o := range n.fds {
 			if o.epoll != nil {
-				o.epoll.forget(fd, v, last)
+				o.epoll.Forget(fd, watched(v), last)
 			}
 		}
 	}
@@ -332,7 +332,7 @@ func (h *fileHasher) desc(v *vfd) {
 		t.hashLocal(put)
 	case v.epoll != nil:
 		put(3)
-		v.epoll.hash(h)
+		v.epoll.Hash(h.put, h.ref)
 	case v.random:
 		put(4)
 	default:

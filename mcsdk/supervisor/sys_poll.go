@@ -95,9 +95,9 @@ func (c *call) nextTimerOf(v *vfd) int64 {
 		return v.timer.wake(c.w.now)
 	case v.epoll != nil:
 		var next int64
-		for _, e := range v.epoll.order {
-			if e.v != nil && !e.disarmed && e.v != v {
-				next = earlier(next, c.nextTimerOf(e.v))
+		for e := range v.epoll.Entries() {
+			if w, ok := e.File().(*vfd); ok && e.Armed() && w != v {
+				next = earlier(next, c.nextTimerOf(w))
 			}
 		}
 		return next
@@ -144,7 +144,7 @@ func (c *call) vfdEvents(v *vfd) uint32 {
 	case v.obj != nil:
 		return v.obj.events(c)
 	case v.epoll != nil:
-		if len(v.epoll.collect(c, 1, false)) > 0 {
+		if len(v.epoll.Collect(1, false, epollProbe{c})) > 0 {
 			return unix.POLLIN | pollRdnorm
 		}
 		return 0

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Signal descriptors (signalfd(2)), kept minimal: the kernel creates the
@@ -23,10 +25,8 @@ import (
 // pending sets itself: they are the kernel's, changed only by the node's
 // own calls (a signal it sends itself, through weft, is pending at once).
 
-// sigFD is a signalfd's mask.
-type sigFD struct {
-	mask uint64
-}
+// sigFD is a signalfd: its mask and rules are vkernel.Signalfd's.
+type sigFD struct{ vkernel.Signalfd }
 
 // Signalfd implements signalfd(2) and signalfd4(2): the kernel creates or
 // updates the descriptor; weft records the mask, and adopts a new
@@ -51,7 +51,7 @@ func sysSignalfd(c *call) result {
 			return errno(unix.EINVAL)
 		}
 		b, _ := c.read(c.arg(1), 8)
-		s.mask = binary.LittleEndian.Uint64(b) &^ uint64(unblockable)
+		s.SetMask(binary.LittleEndian.Uint64(b))
 		return cont()
 	}
 	c.n.sigScan = true
@@ -84,7 +84,7 @@ func (n *node) adoptSignalfds() {
 		if err != nil {
 			continue
 		}
-		n.fds[fd] = &vfd{obj: &sigFD{mask: mask}, ours: dup}
+		n.fds[fd] = &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
 	}
 }
 
@@ -97,24 +97,19 @@ func (s *sigFD) ops() map[int]fileOp { return signalfdOps }
 
 func (s *sigFD) gens() (uint64, uint64) { return 0, 0 }
 
-func (s *sigFD) events(c *call) uint32 {
-	if c.pendingSignals()&s.mask != 0 {
-		return unix.EPOLLIN | unix.EPOLLRDNORM
-	}
-	return 0
-}
+func (s *sigFD) events(c *call) uint32 { return s.Events(c.pendingSignals()) }
 
-func (s *sigFD) hash(h *fileHasher) { h.put(s.mask) }
+func (s *sigFD) hash(h *fileHasher) { s.Hash(h.put) }
 
 func (s *sigFD) release(*World, *node) {}
 
-// readSignalfd lets a read run natively when it will not block.
+// readSignalfd lets a read run natively when it will not block
+// (vkernel.Signalfd.Read), and parks it otherwise.
 func readSignalfd(c *call, v *vfd, size uint64) result {
-	s := v.obj.(*sigFD)
-	if size < 128 || c.pendingSignals()&s.mask != 0 || v.nonblocking() {
-		return cont()
+	if err := v.obj.(*sigFD).Read(size, c.pendingSignals(), v.nonblocking()); err != nil {
+		return vkAnswer(err)
 	}
-	return park()
+	return cont()
 }
 
 // pendingSignals is the calling thread's pending set: its own and its

@@ -25,19 +25,29 @@
 //
 // In-node file objects and futexes (issue 36 §1): an eventfd's counter
 // (Eventfd), a pipe's buffer (Pipe), a timerfd's count of expirations
-// and TFD_TIMER_CANCEL_ON_SET (Timerfd), and a node's futex wait queues
-// with FUTEX_WAKE_OP's arithmetic (Futexes, FutexOp). Each answers with
-// a value, an Errno, or ErrBlock when a blocking caller must wait (the
-// supervisor parks the call and retries it when the world changes), and
-// writes its state for the world hash (Hash: the same words, in the same
-// order, as the supervisor wrote before the move). The supervisor
-// (sys_eventfd.go, sys_pipe.go, sys_timerfd.go, sys_futex.go) keeps the
-// edge: it decodes arguments, moves bytes to and from the node's memory,
-// makes the placeholder descriptors, parks calls, raises SIGPIPE, and
-// arms a timerfd's timer on the node's clock (clock.go's nodeTimer,
-// shared with setitimer and the POSIX timers). Still in the supervisor:
-// epoll's interest list and readiness (sys_epoll.go), AF_UNIX sockets
-// and signalfds.
+// and TFD_TIMER_CANCEL_ON_SET (Timerfd), a node's futex wait queues
+// with FUTEX_WAKE_OP's arithmetic (Futexes, FutexOp), and an epoll
+// instance (Epoll): its interest list keyed by (file, fd number),
+// EPOLL_CTL's errno rules, the level, edge and one-shot rules and the
+// ready order. Each answers with a value, an Errno, or ErrBlock when a
+// blocking caller must wait (the supervisor parks the call and retries
+// it when the world changes), and writes its state for the world hash
+// (Hash: the same words, in the same order, as the supervisor wrote
+// before the move). The supervisor (sys_eventfd.go, sys_pipe.go,
+// sys_timerfd.go, sys_futex.go, sys_epoll.go) keeps the edge: it
+// decodes arguments, moves bytes to and from the node's memory, makes
+// the placeholder descriptors, parks calls, raises SIGPIPE, arms a
+// timerfd's timer on the node's clock (clock.go's nodeTimer, shared
+// with setitimer and the POSIX timers), and tells an epoll instance
+// what each watched file reports now (EpollProbe: its poll mask and
+// wake key), a kernel descriptor's by a host poll of weft's duplicate,
+// and whether the host's epoll accepts one (EPERM). A signalfd's mask
+// (SIGKILL and SIGSTOP dropped), its poll mask and whether a read may run
+// are Signalfd's, from the pending set the supervisor reads in /proc; the
+// signals stay pending in the host kernel and a read the supervisor lets
+// run dequeues them there, so which signals a read takes, in what order,
+// and the siginfo records are still the kernel's (sys_signalfd.go). Still
+// in the supervisor: AF_UNIX sockets.
 //
 // A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
