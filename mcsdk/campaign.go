@@ -150,7 +150,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 	}
 	prep := &prepared{sp: sp, syms: map[string]*symbolTable{}}
 	for _, name := range opts.Variants {
-		b, err := Build(m, name)
+		b, err := BuildWith(m, name, opts.Host.Toolchain)
 		if err != nil {
 			return nil, err
 		}

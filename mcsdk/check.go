@@ -271,7 +271,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := newTarget(m, v.Name, 0, opts.Watchdog)
+	t, err := newTarget(m, v.Name, 0, opts.Watchdog, opts.Host)
 	if err != nil {
 		return nil, err
 	}

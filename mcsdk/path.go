@@ -104,7 +104,7 @@ func ReplayPathOn(m *model.Model, p *SavedPath, reg model.Registry, host Host) (
 	if err != nil {
 		return nil, err
 	}
-	t, err := newTarget(m, p.Variant, 0, 0)
+	t, err := newTarget(m, p.Variant, 0, 0, host)
 	if err != nil {
 		return nil, err
 	}

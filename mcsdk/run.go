@@ -156,7 +156,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	if opts.Build != nil {
 		t, err = newTargetFor(m, *opts.Build, syms, opts.Seed, opts.Watchdog)
 	} else {
-		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog)
+		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog, opts.Host)
 	}
 	if err != nil {
 		return nil, err
