@@ -103,10 +103,7 @@ func defaultJobs(cores int) int { return cores + cores/2 }
 // interrupted campaign keeps only true outcomes, resumes where it stopped
 // and leaves no node process behind.
 func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*CampaignSummary, error) {
-	sp, err := readSpecs(m)
-	if err != nil {
-		return nil, err
-	}
+	sp := specsOf(m)
 	if opts.Seeds == 0 {
 		opts.Seeds = sp.campaign.Seeds
 	}
