@@ -22,18 +22,26 @@ type Binary struct {
 	Hash    string // sha256 of the executable's bytes
 }
 
-// CacheDir is where weft keeps built targets: $WEFT_CACHE, else
-// $XDG_CACHE_HOME/weft, else ~/.cache/weft.
 // buildSeq numbers builds, for their temporary files.
 var buildSeq atomic.Int64
 
+// CacheDir is where weft keeps built targets by default:
+// $XDG_CACHE_HOME/weft, else ~/.cache/weft (supervisor.CacheDir; a
+// Host's Toolchain.CacheDir, which weft's CLI sets from $WEFT_CACHE,
+// overrides it).
 func CacheDir() string { return supervisor.CacheDir() }
 
-// Build returns the executable for variant of m: the model's prebuilt
-// binary, or its C source compiled with cc and the variant's flags. Builds
-// are cached by the hash of source, flags and compiler, one binary per
-// variant, so a rebuilt binary always reflects the current source.
+// Build is BuildWith the default toolchain (cc, CacheDir()).
 func Build(m *model.Model, variant string) (Binary, error) {
+	return BuildWith(m, variant, supervisor.Toolchain{})
+}
+
+// BuildWith returns the executable for variant of m: the model's prebuilt
+// binary, or its C source compiled with tc's compiler and the variant's
+// flags. Builds are cached in tc's cache directory by the hash of source,
+// flags and compiler, one binary per variant, so a rebuilt binary always
+// reflects the current source.
+func BuildWith(m *model.Model, variant string, tc supervisor.Toolchain) (Binary, error) {
 	v, err := m.Variant(variant)
 	if err != nil {
 		return Binary{}, err
@@ -52,10 +60,7 @@ func Build(m *model.Model, variant string) (Binary, error) {
 	if err != nil {
 		return Binary{}, err
 	}
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
+	cc := tc.Compiler()
 	flags := append(strings.Fields(m.CFlags), strings.Fields(v.CFlags)...)
 	key := sha256.New()
 	fmt.Fprintf(key, "weft-build-v1\x00%s\x00%s\x00%s\x00", cc, strings.Join(flags, "\x00"), filepath.Base(m.Source))
@@ -68,7 +73,7 @@ func Build(m *model.Model, variant string) (Binary, error) {
 			key.Write(b)
 		}
 	}
-	dir := filepath.Join(CacheDir(), "bin")
+	dir := filepath.Join(tc.Cache(), "bin")
 	out := filepath.Join(dir, hex.EncodeToString(key.Sum(nil))[:24]+"-"+v.Name)
 	if _, err := os.Stat(out); err != nil {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

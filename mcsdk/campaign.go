@@ -103,10 +103,7 @@ func defaultJobs(cores int) int { return cores + cores/2 }
 // interrupted campaign keeps only true outcomes, resumes where it stopped
 // and leaves no node process behind.
 func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*CampaignSummary, error) {
-	sp, err := readSpecs(m)
-	if err != nil {
-		return nil, err
-	}
+	sp := specsOf(m)
 	if opts.Seeds == 0 {
 		opts.Seeds = sp.campaign.Seeds
 	}
@@ -150,7 +147,7 @@ func Campaign(ctx context.Context, m *model.Model, opts CampaignOptions) (*Campa
 	}
 	prep := &prepared{sp: sp, syms: map[string]*symbolTable{}}
 	for _, name := range opts.Variants {
-		b, err := Build(m, name)
+		b, err := BuildWith(m, name, opts.Host.Toolchain)
 		if err != nil {
 			return nil, err
 		}

@@ -267,11 +267,8 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := readSpecs(m)
-	if err != nil {
-		return nil, err
-	}
-	t, err := newTarget(m, v.Name, 0, opts.Watchdog)
+	sp := specsOf(m)
+	t, err := newTarget(m, v.Name, 0, opts.Watchdog, opts.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +279,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.Threads = threads
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,
 		Threads: threadsName(threads)}
-	res.PerfectClocks = sp.clock.any()
+	res.PerfectClocks = sp.clock.Any()
 	for _, inv := range m.Invariants {
 		res.Invariants = append(res.Invariants, inv.Name)
 	}

@@ -19,6 +19,16 @@ import (
 // directory and loads it.
 func probeModel(t *testing.T, mode, extra string) *model.Model {
 	t.Helper()
+	m, err := loadProbeModel(t, mode, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// loadProbeModel is probeModel with the error of loading it.
+func loadProbeModel(t *testing.T, mode, extra string) (*model.Model, error) {
+	t.Helper()
 	src, err := filepath.Abs("testdata/probe.c")
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +53,7 @@ depth = 8
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return model.Load(path)
 }
 
 func intVar(t *testing.T, st model.State, node int, name string) int64 {

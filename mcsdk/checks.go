@@ -9,12 +9,13 @@ import (
 // target.checks files define (package gocheck interprets them), for
 // "go:NAME" references. A model without checks gives empty tables.
 func LoadChecks(m *model.Model) (model.Registry, map[string]FaultPrecondition, error) {
-	return loadChecks(m, gocheck.Auto)
+	return loadChecks(m, gocheck.Auto, "")
 }
 
-// loadChecks is LoadChecks with the checks run as mode says.
-func loadChecks(m *model.Model, mode gocheck.Mode) (model.Registry, map[string]FaultPrecondition, error) {
-	c, err := gocheck.Load(m.Checks, mode)
+// loadChecks is LoadChecks with the checks run as mode says, compiled
+// ones cached in cacheDir ("": the default).
+func loadChecks(m *model.Model, mode gocheck.Mode, cacheDir string) (model.Registry, map[string]FaultPrecondition, error) {
+	c, err := gocheck.LoadCached(m.Checks, mode, cacheDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -27,12 +28,13 @@ func loadChecks(m *model.Model, mode gocheck.Mode) (model.Registry, map[string]F
 
 // withChecks fills a nil registry and preconditions from the model's own
 // checks, so that a model that names its Go checks needs nothing else;
-// host says how they run (Host.Checks).
+// host says how they run (Host.Checks) and where compiled ones are cached
+// (Host.Toolchain).
 func withChecks(m *model.Model, host Host, reg *model.Registry, pre *map[string]FaultPrecondition) error {
 	if len(m.Checks) == 0 || (*reg != nil && *pre != nil) {
 		return nil
 	}
-	r, p, err := loadChecks(m, gocheck.Mode(host.Checks))
+	r, p, err := loadChecks(m, gocheck.Mode(host.Checks), host.Toolchain.CacheDir)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,6 @@ package mcsdk
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"strconv"
-	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
@@ -16,121 +13,15 @@ import (
 // at times drawn in the fault window. Their draws come from a stream of
 // their own, so a model without them keeps every seed's run unchanged.
 
-// Bounds on clock faults: a rate error of at most 10% and offsets and
-// jumps of at most a day.
-const (
-	maxDriftPPM   = 100_000
-	maxClockUS    = 86_400_000_000
-	maxClockJumps = 10_000
-)
-
-// signedRange is "constant:X" or "uniform:A-B" over signed integers.
-type signedRange struct {
-	lo, hi int64
-	text   string
-}
-
-// parseSignedRange parses a signed distribution whose values must lie in
-// [-bound, bound]; "" is constant 0.
-func parseSignedRange(s string, bound int64) (signedRange, error) {
-	if s == "" {
-		return signedRange{text: "constant:0"}, nil
-	}
-	kind, arg, ok := strings.Cut(s, ":")
-	num := func(x string) (int64, error) {
-		v, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-		if err != nil || v < -bound || v > bound {
-			return 0, fmt.Errorf("%q: %q is not an integer between %d and %d", s, x, -bound, bound)
-		}
-		return v, nil
-	}
-	r := signedRange{text: s}
-	var err error
-	switch {
-	case !ok:
-		err = fmt.Errorf("%q: want constant:X or uniform:A-B (signed integers)", s)
-	case kind == "constant":
-		r.lo, err = num(arg)
-		r.hi = r.lo
-	case kind == "uniform":
-		// The separator is the first '-' after the lower bound's own sign.
-		i := strings.Index(strings.TrimSpace(arg)[1:], "-")
-		if i < 0 {
-			return r, fmt.Errorf("%q: want uniform:A-B", s)
-		}
-		a := strings.TrimSpace(arg)
-		if r.lo, err = num(a[:i+1]); err == nil {
-			r.hi, err = num(a[i+2:])
-		}
-		if err == nil && r.hi < r.lo {
-			err = fmt.Errorf("%q: upper bound below lower bound", s)
-		}
-	default:
-		err = fmt.Errorf("%q: unknown distribution %q (want constant:X or uniform:A-B)", s, kind)
-	}
-	return r, err
-}
-
-// draw draws a value uniformly in [lo, hi]; a constant draws nothing.
-func (d signedRange) draw(r *rand.Rand) int64 {
-	if d.hi == d.lo {
-		return d.lo
-	}
-	return d.lo + r.Int64N(d.hi-d.lo+1)
-}
-
-// clockSpec is the model's clock faults, parsed.
-type clockSpec struct {
-	offset, drift, jump signedRange
-	jumps               int
-}
-
-// any reports whether the model asks for any clock fault.
-func (c *clockSpec) any() bool {
-	return c != nil && (c.offset.lo != 0 || c.offset.hi != 0 || c.drift.lo != 0 || c.drift.hi != 0 || c.jumps > 0)
-}
-
-// clocks checks the [faults] clock keys and records the parsed spec.
-func (v *specCheck) clocks() {
-	f := v.s.faults
-	cs := &clockSpec{jumps: f.ClockJumps}
-	for _, k := range []struct {
-		key, text string
-		bound     int64
-		into      *signedRange
-	}{
-		{"clock_offset", f.ClockOffset, maxClockUS, &cs.offset},
-		{"clock_drift_ppm", f.ClockDriftPPM, maxDriftPPM, &cs.drift},
-		{"clock_jump", orDefault(f.ClockJump, defaultClockJump), maxClockUS, &cs.jump},
-	} {
-		r, err := parseSignedRange(k.text, k.bound)
-		if err != nil {
-			v.at("faults."+k.key, nil, "faults.%s: %v", k.key, err)
-		}
-		*k.into = r
-	}
-	if f.ClockJumps < 0 || f.ClockJumps > maxClockJumps {
-		v.at("faults.clock_jumps", nil, "faults.clock_jumps = %d: want between 0 and %d", f.ClockJumps, maxClockJumps)
-	}
-	if f.ClockJump != "" && f.ClockJumps == 0 {
-		v.at("faults.clock_jump", nil, "faults.clock_jump needs clock_jumps (how many steps to draw)")
-	}
-	v.s.clock = cs
-}
-
-// defaultClockJump is the size (µs) of a clock step when the model sets
-// clock_jumps without clock_jump: up to a second either way.
-const defaultClockJump = "uniform:-1000000-1000000"
-
 // clockPlan is the scheduler's plan for the model's clock faults, nil
 // without any (so nothing is drawn).
 func (r *runner) clockPlan(until int64) *sched.ClockPlan {
 	cs := r.sp.clock
-	if !cs.any() {
+	if !cs.Any() {
 		return nil
 	}
-	return &sched.ClockPlan{Nodes: r.t.m.Nodes, Offset: cs.offset.draw, DriftPPM: cs.drift.draw,
-		Jumps: cs.jumps, Jump: cs.jump.draw, From: r.sp.faults.From, Until: until}
+	return &sched.ClockPlan{Nodes: r.t.m.Nodes, Offset: cs.Offset.Draw, DriftPPM: cs.DriftPPM.Draw,
+		Jumps: cs.Jumps, Jump: cs.Jump.Draw, From: r.sp.faults.From, Until: until}
 }
 
 // clockParams records each node's clock at the start, and every jump, in

@@ -166,7 +166,8 @@ notice = "DEAD {node}\n"
 }
 
 // TestNoticeLatencyErrors: a bad [faults] notice_latency is reported at its
-// file:line:col, and one without a notice line is refused.
+// file:line:col when the model is loaded, and one without a notice line is
+// refused.
 func TestNoticeLatencyErrors(t *testing.T) {
 	for _, tc := range []struct {
 		faults string
@@ -177,8 +178,7 @@ func TestNoticeLatencyErrors(t *testing.T) {
 		{"notice = \"DEAD {node}\\n\"\nnotice_latency = \"uniform:9-1\"\n", "upper bound below lower bound"},
 		{"notice_latency = \"constant:0\"\n", "notice_latency needs notice"},
 	} {
-		m := probeModel(t, "notice", "[faults]\ncrashes = 1\n"+tc.faults)
-		_, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		_, err := loadProbeModel(t, "notice", "[faults]\ncrashes = 1\n"+tc.faults)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.faults, err, tc.want)
 		}
@@ -205,9 +205,8 @@ func TestExpressionPrecondition(t *testing.T) {
 			t.Errorf("precondition %q: verdict %s (%s), want %s", tc.pre, r.Verdict, r.Detail, tc.verdict)
 		}
 	}
-	// A bad expression is a model error with its position.
-	m := probeModel(t, "notice", "[faults]\ncrashes = 1\nprecondition = \"node[f].nosuch == 1\"\n")
-	if _, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1}); err == nil || !strings.Contains(err.Error(), ".model:") {
+	// A bad expression is a model error with its position, at load.
+	if _, err := loadProbeModel(t, "notice", "[faults]\ncrashes = 1\nprecondition = \"node[f].nosuch == 1\"\n"); err == nil || !strings.Contains(err.Error(), ".model:") {
 		t.Errorf("bad precondition: error %v, want one naming file:line:col", err)
 	}
 }

@@ -100,11 +100,8 @@ func ReplayPathOn(m *model.Model, p *SavedPath, reg model.Registry, host Host) (
 	if err != nil {
 		return nil, err
 	}
-	sp, err := readSpecs(m)
-	if err != nil {
-		return nil, err
-	}
-	t, err := newTarget(m, p.Variant, 0, 0)
+	sp := specsOf(m)
+	t, err := newTarget(m, p.Variant, 0, 0, host)
 	if err != nil {
 		return nil, err
 	}

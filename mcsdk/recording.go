@@ -79,13 +79,10 @@ func ValidateRecording(m *model.Model, rec *weftlog.Recording) error {
 	if !slices.Equal(state, h.State) {
 		return fmt.Errorf("the recording declares the globals %v, model %s declares %v", h.State, m.Path, state)
 	}
-	if h.EndUS < 0 || h.EndUS > maxTimeUS {
-		return fmt.Errorf("the recording ends at %dµs, outside 0..%d", h.EndUS, int64(maxTimeUS))
+	if h.EndUS < 0 || h.EndUS > model.MaxTimeUS {
+		return fmt.Errorf("the recording ends at %dµs, outside 0..%d", h.EndUS, int64(model.MaxTimeUS))
 	}
-	sp, err := readSpecs(m)
-	if err != nil {
-		return err
-	}
+	sp := specsOf(m)
 	for i, c := range rec.Choices {
 		if err := checkChoice(m, sp, c); err != nil {
 			return fmt.Errorf("the recording's choice %d (%q at %dns): %v", i+1, c.Action, c.T, err)

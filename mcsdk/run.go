@@ -135,8 +135,8 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	var err error
 	if opts.prep != nil {
 		sp, syms = opts.prep.sp, opts.prep.syms[opts.Variant]
-	} else if sp, err = readSpecs(m); err != nil {
-		return nil, err
+	} else {
+		sp = specsOf(m)
 	}
 	if opts.prep == nil { // a campaign has bound the model once
 		if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
@@ -156,7 +156,7 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	if opts.Build != nil {
 		t, err = newTargetFor(m, *opts.Build, syms, opts.Seed, opts.Watchdog)
 	} else {
-		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog)
+		t, err = newTarget(m, v.Name, opts.Seed, opts.Watchdog, opts.Host)
 	}
 	if err != nil {
 		return nil, err
@@ -264,13 +264,13 @@ func (r *runner) plan() sched.Plan {
 		Epoch: supervisor.Epoch,
 		FIFO:  sp.net.Order != "bag",
 		Drop:  sp.net.Drop, Duplicate: sp.net.Duplicate, Reorder: sp.net.Reorder,
-		Latency:      sp.latency.draw,
+		Latency:      sp.latency.Draw,
 		Nodes:        f.Nodes,
 		Crashes:      f.Crashes,
 		From:         f.From,
 		Until:        until,
 		Restart:      f.Restart,
-		RestartDelay: sp.restart.draw,
+		RestartDelay: sp.restart.Draw,
 		Notices:      f.Notice != "" && r.opts.Replay == nil,
 	}
 	p.Clocks = r.clockPlan(until)
@@ -279,7 +279,7 @@ func (r *runner) plan() sched.Plan {
 		// [faults] notice_latency; a constant draws nothing from the seed,
 		// and faults win ties, so "constant:0" tells every live node of a
 		// death before anything else happens (perfect failure detection).
-		p.NoticeDelay = sp.notice.draw
+		p.NoticeDelay = sp.notice.Draw
 	}
 	if r.opts.Faults != nil {
 		p.Given = make([]sched.FaultEvent, 0, len(r.opts.Faults))
@@ -291,8 +291,7 @@ func (r *runner) plan() sched.Plan {
 		if ps.Until == 0 && ps.Duration == "" {
 			continue // exhaustive checks only
 		}
-		d, _ := parseDistribution(ps.Duration)
-		p.Partitions = append(p.Partitions, sched.PartitionPlan{From: ps.From, Until: ps.Until, Duration: d.draw, Cut: newSides(ps).apart})
+		p.Partitions = append(p.Partitions, sched.PartitionPlan{From: ps.From, Until: ps.Until, Duration: ps.Length.Draw, Cut: newSides(ps).apart})
 	}
 	if c := r.t.m.Client; c != nil {
 		window := sp.campaign.ClientWindow

@@ -110,17 +110,14 @@ func ShrinkWithProgress(m *model.Model, variant string, seed uint64, opts RunOpt
 // draws them, drops when it drops or duplicates datagrams, and each
 // workload client's operations.
 func shrinkParts(m *model.Model, orig *RunResult) (sched.Parts, error) {
-	sp, err := readSpecs(m)
-	if err != nil {
-		return sched.Parts{}, err
-	}
+	sp := specsOf(m)
 	var p sched.Parts
 	for _, ps := range sp.faults.Partition {
 		if ps.Until != 0 || ps.Duration != "" { // as plan: seeded partitions only
 			p.Partitions++
 		}
 	}
-	if sp.clock.any() {
+	if sp.clock.Any() {
 		for i := 0; i < m.Nodes; i++ {
 			p.ClockNodes = append(p.ClockNodes, i)
 		}

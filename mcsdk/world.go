@@ -25,10 +25,10 @@ type target struct {
 
 // Host is how this host runs nodes, decided by the program that uses
 // mcsdk (weft's CLI decodes it from its environment: WEFT_TSC=trap,
-// WEFT_NO_VDSO=1, WEFT_TEMPLATES=0, WEFT_GO_LAUNCHER=1, WEFT_CHECKS;
-// mcsdk reads no environment variable of its own). Each field but Checks
-// sets supervisor.Config's of the same name; the zero value is the
-// default.
+// WEFT_NO_VDSO=1, WEFT_TEMPLATES=0, WEFT_GO_LAUNCHER=1, WEFT_CHECKS,
+// WEFT_CACHE and CC; mcsdk reads no environment variable of its own).
+// Each field but Checks sets supervisor.Config's of the same name; the
+// zero value is the default.
 type Host struct {
 	TrapTSC     bool // trap the TSC from each node's start instead of patching its reads
 	NoVDSO      bool // hide the vDSO: every clock read an intercepted call
@@ -38,6 +38,9 @@ type Host struct {
 	// when they can be, "interp" always interpreted, "native" compiled
 	// or an error.
 	Checks string
+	// Toolchain is the C compiler targets and weft's helpers are built
+	// with and where they (and compiled checks) are cached.
+	Toolchain supervisor.Toolchain
 }
 
 // apply sets h's choices in cfg.
@@ -46,10 +49,13 @@ func (h Host) apply(cfg *supervisor.Config) {
 	cfg.NoVDSO = cfg.NoVDSO || h.NoVDSO
 	cfg.NoTemplates = cfg.NoTemplates || h.NoTemplates
 	cfg.GoLauncher = cfg.GoLauncher || h.GoLauncher
+	if cfg.Toolchain == (supervisor.Toolchain{}) {
+		cfg.Toolchain = h.Toolchain
+	}
 }
 
-func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration) (*target, error) {
-	bin, err := Build(m, variant)
+func newTarget(m *model.Model, variant string, seed uint64, watchdog time.Duration, host Host) (*target, error) {
+	bin, err := BuildWith(m, variant, host.Toolchain)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // tscCheck asks whether prctl(PR_SET_TSC) makes rdtsc fault here
-// (supervisor.TSCTraps): weft traps the TSC where it cannot patch a read.
-func tscCheck() finding { return tscFinding(supervisor.TSCTraps()) }
+// (supervisor.TSCTraps, its probe built with weft's toolchain): weft traps
+// the TSC where it cannot patch a read.
+func tscCheck() finding { return tscFinding(supervisor.TSCTraps(host().Toolchain)) }
 
 // tscFinding judges supervisor.TSCTraps's answer.
 func tscFinding(traps bool, err error) finding {

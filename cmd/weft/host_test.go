@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // TestHostFromEnv: each variable sets its field for the value the scripts
@@ -23,6 +24,8 @@ func TestHostFromEnv(t *testing.T) {
 		{map[string]string{"WEFT_GO_LAUNCHER": "1"}, mcsdk.Host{GoLauncher: true}},
 		{map[string]string{"WEFT_CHECKS": "interp"}, mcsdk.Host{Checks: "interp"}},
 		{map[string]string{"WEFT_CHECKS": "native"}, mcsdk.Host{Checks: "native"}},
+		{map[string]string{"WEFT_CACHE": "/tmp/c"}, mcsdk.Host{Toolchain: supervisor.Toolchain{CacheDir: "/tmp/c"}}},
+		{map[string]string{"CC": "clang"}, mcsdk.Host{Toolchain: supervisor.Toolchain{CC: "clang"}}},
 		{map[string]string{"WEFT_TSC": "trap", "WEFT_NO_VDSO": "1", "WEFT_TEMPLATES": "0", "WEFT_GO_LAUNCHER": "1"},
 			mcsdk.Host{TrapTSC: true, NoVDSO: true, NoTemplates: true, GoLauncher: true}},
 	} {

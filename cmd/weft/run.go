@@ -213,8 +213,7 @@ func printRun(m *model.Model, res *mcsdk.RunResult, rerun string) {
 	fmt.Printf("  invariants checked: %s\n", checkedNames(m))
 	if v := res.FirstViolation; v != nil {
 		why := strings.ReplaceAll(v.Why, "\n", "\n    ")
-		var c mcsdk.CampaignSpec
-		final := m.Decode("campaign", &c) == nil && c.Check == "final"
+		final := m.Campaign.Check == "final"
 		atEnd := res.Verdict == mcsdk.Violated && res.FirstViolationStep < res.Steps
 		if atEnd {
 			printEndState(m, res)
@@ -294,12 +293,11 @@ func printRefusals(w io.Writer, rs []supervisor.Refusal, name func(int) string) 
 // checkedNames lists the model's invariants, those that decide the
 // verdict first ([campaign] required; all by default).
 func checkedNames(m *model.Model) string {
-	var c mcsdk.CampaignSpec
-	_ = m.Decode("campaign", &c) // a model that ran has decoded before
+	req := m.Campaign.Required
 	var names []string
 	for _, inv := range m.Invariants {
 		n := inv.Name
-		if len(c.Required) > 0 && !slices.Contains(c.Required, n) {
+		if len(req) > 0 && !slices.Contains(req, n) {
 			n += " (not required)"
 		}
 		names = append(names, n)

@@ -65,14 +65,20 @@ const (
 	Native      Mode = "native" // compiled; failing to compile is an error
 )
 
-// Load loads files (paths; one package) and returns what they export,
-// compiled when it can, interpreted otherwise (see the package comment),
-// as mode says.
+// Load is LoadCached with the default cache directory.
 func Load(files []string, mode Mode) (*Checks, error) {
+	return LoadCached(files, mode, "")
+}
+
+// LoadCached loads files (paths; one package) and returns what they
+// export, compiled when it can, interpreted otherwise (see the package
+// comment), as mode says. Compiled checks are cached under cacheDir ("":
+// supervisor.CacheDir()).
+func LoadCached(files []string, mode Mode, cacheDir string) (*Checks, error) {
 	if len(files) == 0 || mode == Interpreted {
 		return LoadInterpreted(files)
 	}
-	c, err := loadCompiled(files)
+	c, err := loadCompiled(files, cacheDir)
 	if err == nil {
 		return c, nil
 	}

@@ -45,8 +45,9 @@ var wireSource string
 // errNoCompiler is the cause when compiling is not possible here.
 var errNoCompiler = errors.New("no Go toolchain on PATH")
 
-// loadCompiled builds (if stale) and starts the helper for files.
-func loadCompiled(files []string) (*Checks, error) {
+// loadCompiled builds (if stale, in cacheDir; "": supervisor.CacheDir())
+// and starts the helper for files.
+func loadCompiled(files []string, cacheDir string) (*Checks, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, errNoCompiler
@@ -74,7 +75,7 @@ func loadCompiled(files []string) (*Checks, error) {
 	sum := sha256.Sum256([]byte(root + "\x00" + strings.Join(abs, "\x00")))
 	key := hex.EncodeToString(sum[:8])
 	pkgDir := "weftchecks_" + key
-	cache := filepath.Join(supervisor.CacheDir(), "checks", key)
+	cache := filepath.Join(supervisor.Toolchain{CacheDir: cacheDir}.Cache(), "checks", key)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, err
 	}

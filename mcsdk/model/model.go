@@ -124,6 +124,11 @@ type Model struct {
 	Invariants    []*Invariant
 	// Bounds are [bounds]: the most one node may hold (zero: defaults).
 	Bounds Bounds
+	// Network, Faults and Campaign are [network], [faults] and
+	// [campaign], decoded and checked once, at load (sections.go).
+	Network  Network
+	Faults   Faults
+	Campaign Campaign
 
 	src   []byte
 	loc   *locator
@@ -179,8 +184,9 @@ const (
 	DefaultSend     = "WRITE {client_val}\n"
 )
 
-// RawSections lists the top-level sections that Parse accepts without
-// interpreting them; read them with Model.Raw or Model.Decode.
+// RawSections lists the top-level sections that Parse decodes into typed
+// values of their own (Model.Network, Model.Faults, Model.Campaign); their
+// text stays readable with Model.Raw and Model.Decode.
 func RawSections() []string { return []string{"campaign", "faults", "network"} }
 
 // Load reads and parses the model file at path.

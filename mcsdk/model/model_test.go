@@ -191,6 +191,20 @@ func TestBadModels(t *testing.T) {
 			"7:1: client.request[1].send is required",
 			"9:1: unknown key sned in [client.request] (allowed: node, send, at, port)",
 		}, []string{"[[client.request]]\nnode = 1", "sned"}},
+		{"campaign_bad", []string{
+			`8:9: campaign.check "eventually": want always or final`,
+			`9:19: campaign.required: no invariant "safe" (the model's invariants: ok)`,
+			"10:13: campaign.max_steps = -5: want 1 or more (0: the default, 1000000)",
+		}, []string{`"eventually"`, `"safe"`, "-5"}},
+		{"campaign_type", []string{"5:9: campaign.seeds: incompatible types: TOML value has type string; destination has type integer"}, []string{`"many"`}},
+		{"campaign_key", []string{"6:1: unknown key tics in [campaign]"}, []string{"tics"}},
+		{"faults_bad", []string{
+			`5:11: network.latency: "uniform:20-10": upper bound below lower bound`,
+			"6:8: network.drop = 1.5: a probability is between 0 and 1",
+			"9:13: faults.nodes: no node 2 (the model has nodes 0..1)",
+			`10:17: faults.restart_after: "gauss:5": unknown distribution "gauss"`,
+		}, []string{`"uniform:20-10"`, "1.5", "2]", `"gauss:5"`}},
+		{"faults_precondition", []string{`8:25: unknown state field "rol" (declared: role)`}, []string{"rol "}},
 		{"several", []string{
 			"2:9: target.nodes must be between 1 and 1024, not 0",
 			"4:1: unknown key extra in [target] (allowed: nodes, source, binary, args, env, cflags, base_port, checks, ports, cpus)",
@@ -261,13 +275,13 @@ func TestRawAndDecode(t *testing.T) {
 	if _, ok := m.Raw("workload"); ok {
 		t.Error("Raw(workload) reports a section the file does not have")
 	}
-	var camp struct{ Seeds, Ticks int }
-	if err := m.Decode("campaign", &camp); err != nil || camp.Seeds != 100 || camp.Ticks != 5000 {
+	var camp struct{ Seeds, Tail int }
+	if err := m.Decode("campaign", &camp); err != nil || camp.Seeds != 100 || camp.Tail != 5000 {
 		t.Errorf("Decode(campaign) = %+v, %v", camp, err)
 	}
 	var partial struct{ Seeds int }
 	err := m.Decode("campaign", &partial)
-	if got, want := errString(err), "testdata/full.model:51:1: unknown key ticks in [campaign]"; got != want {
+	if got, want := errString(err), "testdata/full.model:51:1: unknown key tail in [campaign]"; got != want {
 		t.Errorf("Decode with a missing field: %s, want %s", got, want)
 	}
 	var wrong struct{ Order int }
@@ -399,12 +413,15 @@ source = "repl.c"
 [faults]
 crashes = 2
 nodes = [0,2, 1]
-partition = [{groups = [[0], [1, 2]], from = 5}, {until = 9}]
+partition = [{groups = [[0], [1, 2]], from = 5}, {groups = [[0], [2]], until = 9}]
 [campaign]
 required = [
   "a", # first
   'b',
 ]
+[invariants]
+a = "true"
+b = "true"
 `)
 	m, err := Parse("testdata/pos.model", src)
 	if err != nil {

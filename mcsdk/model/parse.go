@@ -83,6 +83,7 @@ func (p *parser) parse() {
 	p.workload()
 	p.invariants()
 	p.bounds()
+	p.sections()
 }
 
 // table returns the section's table (nil if absent or not a table).

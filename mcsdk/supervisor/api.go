@@ -154,6 +154,9 @@ type Config struct {
 	// needs a C compiler once; weft's CLI sets it for WEFT_GO_LAUNCHER=1.
 	// The Go launcher traps the TSC (no patching).
 	GoLauncher bool
+	// Toolchain is how weft builds its own helpers (the native launcher,
+	// its vDSO, the TSC probe) and where it caches them; zero: defaults.
+	Toolchain Toolchain
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at
@@ -294,12 +297,34 @@ const (
 	HashGlobals
 )
 
-// CacheDir is where weft keeps built executables: $WEFT_CACHE, else
-// $XDG_CACHE_HOME/weft, else ~/.cache/weft.
-func CacheDir() string {
-	if d := os.Getenv("WEFT_CACHE"); d != "" {
-		return d
+// Toolchain is the C compiler weft builds with and the directory it keeps
+// what it builds in. weft's CLI decodes it from $CC and $WEFT_CACHE; the
+// zero Toolchain is the defaults (cc, CacheDir()).
+type Toolchain struct {
+	CacheDir string // "": CacheDir()
+	CC       string // "": cc
+}
+
+// Cache is t's cache directory: t.CacheDir, else CacheDir().
+func (t Toolchain) Cache() string {
+	if t.CacheDir != "" {
+		return t.CacheDir
 	}
+	return CacheDir()
+}
+
+// Compiler is t's C compiler: t.CC, else cc.
+func (t Toolchain) Compiler() string {
+	if t.CC != "" {
+		return t.CC
+	}
+	return "cc"
+}
+
+// CacheDir is where weft keeps built executables by default:
+// $XDG_CACHE_HOME/weft, else ~/.cache/weft (Toolchain.CacheDir, which
+// weft's CLI sets from $WEFT_CACHE, overrides it).
+func CacheDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "weft")
 	}

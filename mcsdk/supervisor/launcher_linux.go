@@ -120,6 +120,8 @@ type launchRequest struct {
 	notifyAll bool
 	// goLauncher starts the node with the Go launcher (Config.GoLauncher).
 	goLauncher bool
+	// toolchain builds the native launcher and the vDSO (Config.Toolchain).
+	toolchain Toolchain
 	// noVDSO hides the vDSO instead of installing weft's (Config.NoVDSO).
 	noVDSO bool
 	// patchTSC leaves rdtsc native but patches the TSC reads of the
@@ -363,7 +365,7 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		unix.PtraceCont(pid, sig)
 	}
 	var execfnAt uintptr
-	if res.vdso, randomAt, execfnAt, err = patchAuxv(pid, r.random, !r.noVDSO); err != nil {
+	if res.vdso, randomAt, execfnAt, err = patchAuxv(pid, r.random, !r.noVDSO, r.toolchain); err != nil {
 		return fail(res, "patching auxv: %v", err), randomAt
 	}
 	if _, ok := r.execByFD(0); ok {
@@ -525,13 +527,13 @@ const (
 
 // patchAuxv rewrites the new image's auxiliary vector at the exec stop:
 // with useVDSO the kernel's vDSO is replaced by weft's (vdso_linux.go),
-// whose clock readings it returns the address of; otherwise, or if weft's
+// built with tc, whose clock readings it returns the address of; otherwise, or if weft's
 // does not fit, AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO
 // and makes real (intercepted) syscalls for time. The 16 AT_RANDOM bytes
 // (stack protector, pointer guard) are replaced by the scheduler's, so
 // memory is a function of the run's choices. It also returns where those
 // bytes are.
-func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt, execfnAt uintptr, err error) {
+func patchAuxv(pid int, random [16]byte, useVDSO bool, tc Toolchain) (vdsoClock, randomAt, execfnAt uintptr, err error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
 		return 0, 0, 0, err
@@ -567,7 +569,7 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool) (vdsoClock, randomAt, exe
 			execfnAt = uintptr(word(i + 1))
 		case atSysinfoEhdr:
 			if useVDSO {
-				if clock, err := installVDSO(pid, uintptr(word(i+1))); err == nil && clock != 0 {
+				if clock, err := installVDSO(pid, uintptr(word(i+1)), tc); err == nil && clock != 0 {
 					vdsoClock = clock
 					continue
 				}

@@ -20,22 +20,40 @@ import (
 var launcherSource []byte
 
 var native struct {
-	once sync.Once
-	path string
-	err  error
-	prog [2][]byte // the filter, without and with TSC patching's traced calls
-	perr [2]error
-	pon  [2]sync.Once
+	launchers byToolchain[string] // the native launcher's path
+	prog      [2][]byte           // the filter, without and with TSC patching's traced calls
+	perr      [2]error
+	pon       [2]sync.Once
 }
 
-// nativeLauncher builds (once per source version, cached) and returns the
-// native launcher.
-func nativeLauncher() (string, error) {
-	native.once.Do(func() {
-		native.path, native.err = ccCached("the native launcher", "weft-launch-", "", [][]byte{launcherSource}, []string{".c"},
+// byToolchain holds what is built once per process and Toolchain.
+type byToolchain[T any] struct {
+	mu   sync.Mutex
+	done map[Toolchain]func() (T, error)
+}
+
+// get returns what build makes for tc, building it once.
+func (b *byToolchain[T]) get(tc Toolchain, build func(Toolchain) (T, error)) (T, error) {
+	b.mu.Lock()
+	f, ok := b.done[tc]
+	if !ok {
+		if b.done == nil {
+			b.done = map[Toolchain]func() (T, error){}
+		}
+		f = sync.OnceValues(func() (T, error) { return build(tc) })
+		b.done[tc] = f
+	}
+	b.mu.Unlock()
+	return f()
+}
+
+// nativeLauncher builds with tc (once per source version, cached) and
+// returns the native launcher.
+func nativeLauncher(tc Toolchain) (string, error) {
+	return native.launchers.get(tc, func(tc Toolchain) (string, error) {
+		return ccCached(tc, "the native launcher", "weft-launch-", "", [][]byte{launcherSource}, []string{".c"},
 			func(srcs []string, out string) []string { return []string{"-O2", "-static", "-o", out, srcs[0]} })
 	})
-	return native.path, native.err
 }
 
 // native is the native launcher for r, or an error with Config.GoLauncher
@@ -44,19 +62,20 @@ func (r launchRequest) native() (string, error) {
 	if r.goLauncher {
 		return "", fmt.Errorf("native launcher disabled")
 	}
-	return nativeLauncher()
+	return nativeLauncher(r.toolchain)
 }
 
-// ccCached builds, with cc ($CC), a file of weft's own once per content of
-// its sources and caches it: CacheDir()/bin/PREFIX + a hash of the sources
-// + ext. Each source is written beside it with its extension; args gets
-// their paths and the path to build to, which is renamed into place.
-func ccCached(what, prefix, ext string, sources [][]byte, exts []string, args func(srcs []string, out string) []string) (string, error) {
+// ccCached builds, with tc's compiler, a file of weft's own once per
+// content of its sources and caches it: tc.Cache()/bin/PREFIX + a hash of
+// the sources + ext. Each source is written beside it with its extension;
+// args gets their paths and the path to build to, which is renamed into
+// place.
+func ccCached(tc Toolchain, what, prefix, ext string, sources [][]byte, exts []string, args func(srcs []string, out string) []string) (string, error) {
 	h := sha256.New()
 	for _, src := range sources {
 		h.Write(src)
 	}
-	dir := filepath.Join(CacheDir(), "bin")
+	dir := filepath.Join(tc.Cache(), "bin")
 	out := filepath.Join(dir, prefix+hex.EncodeToString(h.Sum(nil)[:8])+ext)
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
@@ -74,11 +93,7 @@ func ccCached(what, prefix, ext string, sources [][]byte, exts []string, args fu
 		}
 		srcs = append(srcs, path)
 	}
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
-	if msg, err := exec.Command(cc, args(srcs, tmp)...).CombinedOutput(); err != nil {
+	if msg, err := exec.Command(tc.Compiler(), args(srcs, tmp)...).CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("building %s: %v: %s", what, err, msg)
 	}

@@ -150,7 +150,7 @@ func sysExecve(c *call) result {
 	var random [16]byte
 	c.w.rand.Read(random[:])
 	var vdso, execfnAt uintptr
-	n.onTracer(func() { vdso, _, execfnAt, err = patchAuxv(t.tid, random, c.w.useVDSO()) })
+	n.onTracer(func() { vdso, _, execfnAt, err = patchAuxv(t.tid, random, c.w.useVDSO(), c.w.cfg.Toolchain) })
 	if err != nil {
 		return failf("patching the auxiliary vector after exec: %v", err)
 	}

@@ -32,7 +32,7 @@ func TestTSCPatch(t *testing.T) {
 		{"exec", false, "", false},
 		{"thread", false, "WEFT_TSC=trap", false},
 	}
-	traps, err := TSCTraps()
+	traps, err := TSCTraps(Toolchain{})
 	if err != nil {
 		t.Fatal(err)
 	}

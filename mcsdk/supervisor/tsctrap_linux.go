@@ -7,47 +7,43 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 	"syscall"
 )
 
 //go:embed native/tscprobe.c
 var tscProbeSource []byte
 
-// tscTrap is what this machine's kernel and CPU do with PR_SET_TSC, found
-// once per process by TSCTraps.
-var tscTrap struct {
-	once  sync.Once
-	traps bool
-	err   error
-}
+// tscTraps is what this machine's kernel and CPU do with PR_SET_TSC,
+// found once per process (and Toolchain the probe is built with) by
+// TSCTraps.
+var tscTraps byToolchain[bool]
 
 // TSCTraps reports whether prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc
 // fault on this machine. It can fail to without an error: a hypervisor
 // that does not let the guest set CR4.TSD leaves rdtsc running natively
 // (seen on this project's AMD EPYC guests, 2026-12-04), and a node whose
 // TSC weft meant to trap would read the host's counter. weft asks a probe
-// process: killed by SIGSEGV means it traps.
-func TSCTraps() (bool, error) {
-	tscTrap.once.Do(func() {
-		bin, err := ccCached("the TSC probe", "weft-tscprobe-", "", [][]byte{tscProbeSource}, []string{".c"},
-			func(srcs []string, out string) []string { return []string{"-O1", "-static", "-o", out, srcs[0]} })
-		if err != nil {
-			tscTrap.err = err
-			return
-		}
-		err = exec.Command(bin).Run()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			tscTrap.traps = false
-		case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGSEGV:
-			tscTrap.traps = true
-		default:
-			tscTrap.err = fmt.Errorf("the TSC probe: %v", err)
-		}
-	})
-	return tscTrap.traps, tscTrap.err
+// process, built with tc: killed by SIGSEGV means it traps.
+func TSCTraps(tc Toolchain) (bool, error) {
+	return tscTraps.get(tc, probeTSC)
+}
+
+// probeTSC builds the TSC probe with tc and runs it.
+func probeTSC(tc Toolchain) (bool, error) {
+	bin, err := ccCached(tc, "the TSC probe", "weft-tscprobe-", "", [][]byte{tscProbeSource}, []string{".c"},
+		func(srcs []string, out string) []string { return []string{"-O1", "-static", "-o", out, srcs[0]} })
+	if err != nil {
+		return false, err
+	}
+	err = exec.Command(bin).Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGSEGV:
+		return true, nil
+	}
+	return false, fmt.Errorf("the TSC probe: %v", err)
 }
 
 // ruleTSCTrap is the rule a warnTSCTrap refusal names.
@@ -61,7 +57,7 @@ const ruleTSCTrap = "weft traps the TSC where it cannot patch it; this machine c
 // program that links it would leave nothing checkable on such machines.
 // The summary says where determinism then rests on that.
 func (w *World) warnTSCTrap(node int, why string) {
-	traps, err := TSCTraps()
+	traps, err := TSCTraps(w.cfg.Toolchain)
 	switch {
 	case err != nil:
 		w.refuse(node, "rdtsc", why, "unknown", "the TSC probe failed: "+err.Error())

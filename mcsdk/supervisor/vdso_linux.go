@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,25 +52,28 @@ const (
 	vdsoOnOffset = 8
 )
 
-var vdso struct {
-	once  sync.Once
+// vdsoBuilt is weft's vDSO, built once per Toolchain.
+type vdsoBuilt struct {
 	path  string // the linked shared object
 	image []byte // its loadable segment, loaded at offset 0
 	clock int    // offset of weft_clock in it
-	err   error
 }
 
-// vdsoImage builds (once per source version, cached beside the native
-// launcher) and returns weft's vDSO and the offset of its readings.
-func vdsoImage() ([]byte, int, error) {
-	vdso.once.Do(func() {
-		vdso.path, vdso.image, vdso.clock, vdso.err = buildVDSO()
+var vdsos byToolchain[vdsoBuilt]
+
+// vdsoImage builds with tc (once per source version, cached beside the
+// native launcher) and returns weft's vDSO and the offset of its readings.
+func vdsoImage(tc Toolchain) (vdsoBuilt, error) {
+	return vdsos.get(tc, func(tc Toolchain) (vdsoBuilt, error) {
+		var v vdsoBuilt
+		var err error
+		v.path, v.image, v.clock, err = buildVDSO(tc)
+		return v, err
 	})
-	return vdso.image, vdso.clock, vdso.err
 }
 
-func buildVDSO() (string, []byte, int, error) {
-	out, err := ccCached("weft's vDSO", "weft-vdso-", ".so", [][]byte{vdsoSource, vdsoScript}, []string{".c", ".lds"},
+func buildVDSO(tc Toolchain) (string, []byte, int, error) {
+	out, err := ccCached(tc, "weft's vDSO", "weft-vdso-", ".so", [][]byte{vdsoSource, vdsoScript}, []string{".c", ".lds"},
 		func(srcs []string, out string) []string {
 			return []string{"-O2", "-fPIC", "-shared", "-nostdlib", "-fno-stack-protector",
 				"-fno-asynchronous-unwind-tables", "-fno-builtin", "-fcf-protection=none",
@@ -163,11 +165,12 @@ func forceWrite(pid int, addr uintptr, b []byte) error {
 // returns the address of the readings, or 0 if this kernel's [vdso] is too
 // small for the image (the auxiliary vector then hides the vDSO, and
 // every clock read is a syscall).
-func installVDSO(pid int, ehdr uintptr) (uintptr, error) {
-	image, clock, err := vdsoImage()
+func installVDSO(pid int, ehdr uintptr, tc Toolchain) (uintptr, error) {
+	v, err := vdsoImage(tc)
 	if err != nil {
 		return 0, err
 	}
+	image, clock := v.image, v.clock
 	lo, size, err := vdsoMapping(pid)
 	if err != nil {
 		return 0, err

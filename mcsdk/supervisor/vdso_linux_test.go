@@ -107,10 +107,11 @@ func TestVDSO(t *testing.T) {
 // kernel's [vdso] of this process, readings off, the three entries
 // exported under LINUX_2.6 as glibc and Go's runtime look them up.
 func TestVDSOImage(t *testing.T) {
-	image, clock, err := vdsoImage()
+	v, err := vdsoImage(Toolchain{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	image, clock := v.image, v.clock
 	_, size, err := vdsoMapping(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestVDSOImage(t *testing.T) {
 	if on := image[clock+vdsoOnOffset]; on != 0 {
 		t.Errorf("the image's readings are on (%d)", on)
 	}
-	f, err := elf.Open(vdso.path)
+	f, err := elf.Open(v.path)
 	if err != nil {
 		t.Fatal(err)
 	}

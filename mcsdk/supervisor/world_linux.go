@@ -100,7 +100,7 @@ func (w *World) launch(n *node) error {
 			return fmt.Errorf("node %d: %w", n.id, err)
 		}
 	}
-	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
+	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, toolchain: w.cfg.Toolchain, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
 		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/model"
 )
@@ -206,11 +205,7 @@ func (o *Options) plan(modelPath string) (*Campaign, error) {
 	}
 	c := &Campaign{Model: modelPath, ModelHash: m.Hash, Name: "weft-" + strings.TrimSuffix(baseName(modelPath), ".model")}
 	if c.Seeds, err = strconv.Atoi(o.flag("seeds")); err != nil || c.Seeds == 0 {
-		var spec mcsdk.CampaignSpec
-		if err := m.Decode("campaign", &spec); err != nil {
-			return nil, err
-		}
-		c.Seeds = spec.Seeds
+		c.Seeds = m.Campaign.Seeds
 	}
 	if c.Seeds <= 0 {
 		return nil, errors.New("no seeds: give --seeds or [campaign] seeds")

@@ -1,14 +1,12 @@
-package mcsdk
+package model
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 func TestParseDistribution(t *testing.T) {
@@ -30,7 +28,7 @@ func TestParseDistribution(t *testing.T) {
 		{"1000", false, 0, 0, 0},
 	}
 	for _, tc := range tests {
-		d, err := parseDistribution(tc.in)
+		d, err := ParseDistribution(tc.in)
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: err %v, want ok=%v", tc.in, err, tc.ok)
 			continue
@@ -40,17 +38,17 @@ func TestParseDistribution(t *testing.T) {
 		}
 		r := rand.New(rand.NewPCG(1, 2))
 		for range 1000 {
-			if v := d.draw(r); v < tc.lo || v > tc.hi {
+			if v := d.Draw(r); v < tc.lo || v > tc.hi {
 				t.Fatalf("%q drew %d outside [%d, %d]", tc.in, v, tc.lo, tc.hi)
 			}
 		}
 	}
 	// uniform:1000-60000 has mean 30500; 10,000 draws land within 1 %.
-	d, _ := parseDistribution("uniform:1000-60000")
+	d, _ := ParseDistribution("uniform:1000-60000")
 	r := rand.New(rand.NewPCG(7, 7))
 	var sum int64
 	for range 10000 {
-		sum += d.draw(r)
+		sum += d.Draw(r)
 	}
 	if mean := float64(sum) / 10000; mean < 30500*0.99 || mean > 30500*1.01 {
 		t.Errorf("uniform mean %.0f, want about 30500", mean)
@@ -90,7 +88,7 @@ func TestParseSignedRange(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		seen := map[int64]bool{}
 		for range 2000 {
-			v := d.draw(r)
+			v := d.Draw(r)
 			if v < tc.lo || v > tc.hi {
 				t.Fatalf("%q drew %d outside [%d, %d]", tc.in, v, tc.lo, tc.hi)
 			}
@@ -102,11 +100,11 @@ func TestParseSignedRange(t *testing.T) {
 	}
 }
 
-// specBase is the part of every readSpecs case that is not under test
+// specBase is the part of every section case that is not under test
 // (lines 1-8); a case's sections start on line 9.
 const specBase = `[target]
 nodes = 3
-source = "probe.c"
+source = "repl.c"
 [state]
 ticks = "int32"
 [invariants]
@@ -176,10 +174,7 @@ func TestSpecErrorsArePositioned(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := model.Parse("testdata/spec.model", []byte(specBase+tt.src))
-			if err == nil { // huge numbers fail in the TOML parser already
-				_, err = readSpecs(m)
-			}
+			_, err := Parse("testdata/spec.model", []byte(specBase+tt.src))
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("rejected: %v", err)
@@ -198,9 +193,9 @@ func TestSpecErrorsArePositioned(t *testing.T) {
 				t.Errorf("errors:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
 			}
 			for _, e := range splitJoined(err) {
-				var pe *model.Error
+				var pe *Error
 				if !errors.As(e, &pe) {
-					t.Errorf("error %T is not a *model.Error: %v", e, e)
+					t.Errorf("error %T is not a *Error: %v", e, e)
 				}
 			}
 		})
@@ -219,27 +214,9 @@ func splitJoined(err error) []error {
 	return []error{err}
 }
 
-// TestTargetModelsHaveGoodSpecs: every model shipped in targets/ passes
-// the fault sections' validation.
-func TestTargetModelsHaveGoodSpecs(t *testing.T) {
-	paths, _ := filepath.Glob("../targets/*/*.model")
-	if len(paths) == 0 {
-		t.Fatal("no models under ../targets")
-	}
-	for _, p := range paths {
-		m, err := model.Load(p)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if _, err := readSpecs(m); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
-}
-
 // FuzzSpecs: arbitrary fault sections (truncated TOML, wrong types, huge
-// numbers) never panic the parser or readSpecs, and every error is a
-// *model.Error with a position inside the file.
+// numbers) never panic the parser, and every error is a
+// *Error with a position inside the file.
 func FuzzSpecs(f *testing.F) {
 	for _, s := range []string{
 		"[network]\nlatency = \"uniform:10-20\"\ndrop = 0.5\n[faults]\ncrashes = 1\nnodes = [0, 2]\n",
@@ -254,22 +231,86 @@ func FuzzSpecs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sections string) {
 		src := specBase + sections
-		m, err := model.Parse("testdata/spec.model", []byte(src))
-		if err == nil {
-			_, err = readSpecs(m)
-		}
+		_, err := Parse("testdata/spec.model", []byte(src))
 		if err == nil {
 			return
 		}
 		lines := strings.Count(src, "\n") + 1
 		for _, e := range splitJoined(err) {
-			var pe *model.Error
+			var pe *Error
 			if !errors.As(e, &pe) {
-				t.Fatalf("error %T is not a *model.Error: %v", e, e)
+				t.Fatalf("error %T is not a *Error: %v", e, e)
 			}
 			if pe.Pos.Line < 1 || pe.Pos.Line > lines || pe.Pos.Col < 1 {
 				t.Fatalf("position %s outside the file: %v", pe.Pos, e)
 			}
 		}
 	})
+}
+
+// TestSectionsDecodedAtLoad: [network], [faults] and [campaign] are typed
+// values of the loaded model, their distributions and precondition parsed
+// and their defaults filled in, with nothing left to decode per run.
+func TestSectionsDecodedAtLoad(t *testing.T) {
+	tests := []struct {
+		name, src string
+		check     func(m *Model) string // "" when m is as wanted
+	}{
+		{"defaults", "", func(m *Model) string {
+			switch {
+			case m.Network.Delay.String() != "constant:0" || m.Faults.RestartDelay.String() != "constant:0":
+				return "distributions not defaulted to constant:0"
+			case !slices.Equal(m.Faults.Nodes, []int{0, 1, 2}):
+				return fmt.Sprintf("faults.nodes %v, want every node", m.Faults.Nodes)
+			case m.Campaign.MaxSteps != DefaultMaxSteps:
+				return fmt.Sprintf("max_steps %d, want %d", m.Campaign.MaxSteps, DefaultMaxSteps)
+			case m.Faults.NoticeDelay != nil || m.Faults.PreconditionExpr != nil || m.Faults.Clock.Any():
+				return "a fault the model does not ask for"
+			}
+			return ""
+		}},
+		{"set", `[network]
+order = "bag"
+latency = "uniform:10-20"
+[faults]
+crashes = 1
+nodes = [2]
+notice = "DEAD {node}"
+notice_latency = "constant:7"
+precondition = "node[f].ticks >= 0"
+clock_jumps = 2
+[[faults.partition]]
+groups = [[0], [1, 2]]
+duration = "constant:30"
+[campaign]
+seeds = 12
+check = "final"
+required = ["trivial"]
+max_steps = 99
+`, func(m *Model) string {
+			r := rand.New(rand.NewPCG(1, 2))
+			switch {
+			case m.Network.Order != "bag" || m.Network.Delay.String() != "uniform:10-20":
+				return fmt.Sprintf("network %+v", m.Network)
+			case !slices.Equal(m.Faults.Nodes, []int{2}) || m.Faults.NoticeDelay == nil || m.Faults.NoticeDelay.Draw(r) != 7:
+				return fmt.Sprintf("faults %+v", m.Faults)
+			case m.Faults.PreconditionExpr == nil || !m.Faults.Clock.Any() || m.Faults.Clock.Jumps != 2:
+				return "precondition or clock faults not parsed"
+			case len(m.Faults.Partition) != 1 || m.Faults.Partition[0].Length.Draw(r) != 30:
+				return fmt.Sprintf("partitions %+v", m.Faults.Partition)
+			case m.Campaign.Seeds != 12 || m.Campaign.Check != "final" || !slices.Equal(m.Campaign.Required, []string{"trivial"}) || m.Campaign.MaxSteps != 99:
+				return fmt.Sprintf("campaign %+v", m.Campaign)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		m, err := Parse("testdata/spec.model", []byte(specBase+tt.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if why := tt.check(m); why != "" {
+			t.Errorf("%s: %s", tt.name, why)
+		}
+	}
 }
