@@ -33,24 +33,7 @@ func TestLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	checked := false
-	for step := 0; step < 1000 && w.Failure() == nil; step++ {
-		if !checked && strings.Contains(string(w.Output(0)), "leased\n") {
-			checkNoHostLease(t, file, dir)
-			checked = true
-		}
-		acts := w.Enabled()
-		if len(acts) == 0 {
-			break
-		}
-		if err := w.Apply(acts[0]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := string(w.Output(0))
-	if f := w.Failure(); f != nil {
-		t.Fatalf("failure: %v\n%s", f, out)
-	}
+	out, checked := judgeWhenSaid(t, w, "leased\n", func() { checkNoHostLease(t, file, dir) })
 	if !checked {
 		t.Fatalf("the node never said it held its lease:\n%s", out)
 	}

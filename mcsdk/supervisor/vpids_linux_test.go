@@ -65,24 +65,7 @@ func TestVirtualIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	checked := false
-	for step := 0; step < 1000 && w.Failure() == nil; step++ {
-		if !checked && strings.Contains(string(w.Output(0)), "locked\n") {
-			checkHostLocks(t, file)
-			checked = true
-		}
-		acts := w.Enabled()
-		if len(acts) == 0 {
-			break
-		}
-		if err := w.Apply(acts[0]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := string(w.Output(0))
-	if f := w.Failure(); f != nil {
-		t.Fatalf("failure: %v\n%s", f, out)
-	}
+	out, checked := judgeWhenSaid(t, w, "locked\n", func() { checkHostLocks(t, file) })
 	if !checked {
 		t.Errorf("the node never held its locks:\n%s", out)
 	}
@@ -147,4 +130,32 @@ func checkHostLocks(t *testing.T, file string) {
 	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &lk); err != nil {
 		t.Errorf("a host write lock on a file the node locked: %v", err)
 	}
+}
+
+// judgeWhenSaid runs w's one node, applying each step's first action,
+// for at most 1000 steps or until nothing is enabled, and calls judge
+// once, from the host side, as soon as the node's output says said; it
+// returns the node's output and whether judge ran. A failure of the run
+// fails the test.
+func judgeWhenSaid(t *testing.T, w *World, said string, judge func()) (string, bool) {
+	t.Helper()
+	judged := false
+	for step := 0; step < 1000 && w.Failure() == nil; step++ {
+		if !judged && strings.Contains(string(w.Output(0)), said) {
+			judge()
+			judged = true
+		}
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := string(w.Output(0))
+	if f := w.Failure(); f != nil {
+		t.Fatalf("failure: %v\n%s", f, out)
+	}
+	return out, judged
 }
