@@ -484,6 +484,25 @@ judge_lock() {
 	[[ -n $LOCKSEEN ]] && SEEN="host lock held on a host file: $LOCKSEEN"
 }
 
+# dnotify: a node that watches a host directory (F_NOTIFY) learns nothing
+# of what the host does there: once the node says it is holding, the host
+# makes a file in the directory, waits two seconds and ends the run; a
+# notification would have reached the node's handler ("notified").
+poll_dnotify() {
+	if [[ -z $DNMADE ]] && node_lines | grep '^holding' >/dev/null; then
+		printf 'host\n' >"$D/vdir/host-made"
+		DNMADE=$SECONDS
+	elif [[ $DNMADE ]] && ((SECONDS - DNMADE >= 2)); then
+		kill -TERM "$WPID" 2>/dev/null
+	fi
+}
+judge_dnotify() {
+	DNMADE=""
+	POLL=poll_dnotify run_node "$1" "${ARGS[@]}"
+	[[ $DNMADE ]] || SEEN="not judged: the node never said it was holding"
+	node_lines | grep '^notified' >/dev/null && SEEN="the node was notified of a file the host made in a host directory (F_NOTIFY)"
+}
+
 # tty: weft runs on a terminal of its own (probe --host pty); the node
 # pushes no input into it, changes neither its size nor its mode, and
 # writes nothing to it but through weft.
@@ -592,6 +611,7 @@ for how in tiocsti write winsz tcsets; do probe tty "tty-$how" c tty "$how" @M; 
 # Leases and locks on a host file.
 for how in lease flock posix ofd; do probe lock "lock-$how" c lock "$how" @V; done
 probe lock go-lock-flock go flock @V
+probe dnotify lock-dnotify c dnotify @VD
 
 # Descriptors inherited from weft's parent (7: the victim, 8: its directory).
 for how in write openat fchdir; do probe inherit "inherit-$how" c inherit "$how"; done

@@ -713,6 +713,26 @@ static int p_lock(char **a) {
 	return 0;
 }
 
+// on_notify is the dnotify probe's handler: the host told the node of an
+// event in a host directory.
+static void on_notify(int sig) {
+	(void)sig;
+	(void)!write(1, "notified\n", 9);
+}
+
+// dnotify DIR: watch a host directory (F_NOTIFY, DN_MULTISHOT) with a
+// signal of its own, then spin while the script makes a file in it: a
+// notification would reach the handler and say so.
+static int p_dnotify(char **a) {
+	struct sigaction sa = {.sa_handler = on_notify};
+	sigaction(SIGUSR1, &sa, NULL);
+	int fd = rc("open(dir, O_DIRECTORY)", open(a[0], O_RDONLY | O_DIRECTORY));
+	rc("fcntl(F_SETSIG, SIGUSR1)", fcntl(fd, F_SETSIG, SIGUSR1));
+	rc("fcntl(F_NOTIFY)", fcntl(fd, F_NOTIFY, DN_CREATE | DN_MODIFY | DN_DELETE | DN_MULTISHOT));
+	spin();
+	return 0;
+}
+
 // inherit HOW: use descriptors the node did not open (3..255): inherited
 // from whoever started weft.
 static int p_inherit(char **a) {
@@ -1362,7 +1382,7 @@ int main(int argc, char **argv) {
 	    {"getfd", p_getfd},     {"signal", p_signal},     {"prio", p_prio},     {"tty", p_tty},
 	    {"lock", p_lock},       {"inherit", p_inherit},   {"cpu", p_cpu},       {"vvar", p_vvar},
 	    {"clock", p_clock},     {"host", p_host},         {"bomb", p_bomb},     {"uffd", p_uffd},
-	    {"fifo", p_fifo},       {"sysv", p_sysv},
+	    {"fifo", p_fifo},       {"sysv", p_sysv},         {"dnotify", p_dnotify},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
