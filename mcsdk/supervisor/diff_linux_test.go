@@ -4,12 +4,17 @@ package supervisor
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildC compiles one C file of testdata into the test's temporary
@@ -126,6 +131,65 @@ var diffProbes = []struct {
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
 }
 
+// nativeLimit bounds a probe's native run: a probe whose peer never
+// comes (a port another process took) fails rather than hangs the suite.
+const nativeLimit = 2 * time.Minute
+
+// nativeArgs are a probe's arguments for its native run: a port it is
+// given (a number, its first argument) becomes one the host has free,
+// with the three after it, so that two runs of the suite at once (the
+// main and the weftverify pass) or any other host process never meet on
+// a port. Under weft the ports are virtual and stay as written.
+func nativeArgs(t *testing.T, args []string) []string {
+	t.Helper()
+	if len(args) == 0 {
+		return args
+	}
+	if _, err := strconv.Atoi(args[0]); err != nil {
+		return args
+	}
+	for range 100 {
+		if p, ok := freePorts(4); ok {
+			return append([]string{strconv.Itoa(p)}, args[1:]...)
+		}
+	}
+	t.Fatal("found no four free consecutive ports on 127.0.0.1")
+	return nil
+}
+
+// freePorts finds n consecutive ports free on 127.0.0.1 for TCP and UDP,
+// starting at one the kernel picked, and returns the first.
+func freePorts(n int) (int, bool) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, false
+	}
+	first := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var held []io.Closer
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for p := first; p < first+n; p++ {
+		if p > 65535 {
+			return 0, false
+		}
+		tl, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			return 0, false
+		}
+		held = append(held, tl)
+		ul, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			return 0, false
+		}
+		held = append(held, ul)
+	}
+	return first, true
+}
+
 // TestDifferential runs each probe of testdata/diff natively and twice
 // under weft with one seed: the "= " lines (return codes, errnos,
 // semantics) must match the native run, the two weft runs must be
@@ -134,9 +198,15 @@ func TestDifferential(t *testing.T) {
 	for _, p := range diffProbes {
 		t.Run(p.name, func(t *testing.T) {
 			bin := buildC(t, fmt.Sprintf("testdata/diff/%s.c", p.name))
-			cmd := exec.Command(bin, p.args...)
+			ctx, cancel := context.WithTimeout(context.Background(), nativeLimit)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, nativeArgs(t, p.args)...)
 			cmd.Dir = t.TempDir()
+			cmd.WaitDelay = 5 * time.Second
 			native, err := cmd.Output()
+			if ctx.Err() != nil {
+				t.Fatalf("native run did not end within %v:\n%s", nativeLimit, native)
+			}
 			if err != nil {
 				t.Fatalf("native run: %v\n%s", err, native)
 			}
