@@ -3,6 +3,7 @@ package mcsdk
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -41,6 +42,9 @@ type Host struct {
 	// Toolchain is the C compiler targets and weft's helpers are built
 	// with and where they (and compiled checks) are cached.
 	Toolchain supervisor.Toolchain
+	// Trace, if set, receives the supervisor's scheduling trace, to
+	// compare two runs of one seed line by line.
+	Trace io.Writer
 }
 
 // apply sets h's choices in cfg.
@@ -51,6 +55,9 @@ func (h Host) apply(cfg *supervisor.Config) {
 	cfg.GoLauncher = cfg.GoLauncher || h.GoLauncher
 	if cfg.Toolchain == (supervisor.Toolchain{}) {
 		cfg.Toolchain = h.Toolchain
+	}
+	if cfg.Trace == nil {
+		cfg.Trace = h.Trace
 	}
 }
 

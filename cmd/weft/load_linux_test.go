@@ -3,11 +3,14 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -23,6 +26,9 @@ func TestDeterministicBesideHogs(t *testing.T) {
 	stop := startHogs(t, runtime.NumCPU())
 	loaded := deterministicRun(t, filepath.Join(t.TempDir(), "loaded"))
 	stop()
+	if quiet.trace != loaded.trace {
+		t.Errorf("weft run --sched-trace: the traces differ beside the hogs (%s)", firstDiff(quiet.trace, loaded.trace))
+	}
 	if quiet.counts != loaded.counts {
 		t.Errorf("weft check: %v as the machine was, %v beside the hogs", quiet.counts, loaded.counts)
 	}
@@ -43,6 +49,7 @@ func TestDeterministicBesideHogs(t *testing.T) {
 
 // detRun is what TestDeterministicBesideHogs compares.
 type detRun struct {
+	trace    string    // weft run's scheduling trace of a Go target
 	counts   [2]string // weft check's distinct states and executions
 	verdicts []map[string]string
 	recs     []map[string][]byte
@@ -57,6 +64,7 @@ func deterministicRun(t *testing.T, dir string) detRun {
 		t.Fatalf("weft check: exit %d, no counts in:\n%s", code, out)
 	}
 	r.counts = [2]string{m[1], m[2]}
+	r.trace = schedTrace(t, filepath.Join(t.TempDir(), "trace"))
 	for i, c := range []struct{ model, seeds string }{
 		{"targets/election/election.model", "20"},
 		{"targets/gothreads/gothreads.model", "4"},
@@ -97,4 +105,36 @@ func startHogs(t *testing.T, n int) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// schedTrace runs the Go threads target once with --sched-trace and
+// returns the trace: every action, notification, stop and signal that
+// decides which tasks may run, so two runs compare line by line.
+func schedTrace(t *testing.T, file string) string {
+	t.Helper()
+	if out, stderr, code := weft(t, "run", "targets/gothreads/gothreads.model", "--seed", "3", "--quiet", "--sched-trace", file); code != 0 {
+		t.Fatalf("weft run --sched-trace: exit %d\n%s\n%s", code, out, stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := string(b)
+	for _, kind := range []string{"\nA 1 ", "\nQ ", "\nN n0/t1 "} {
+		if !strings.Contains("\n"+tr, kind) {
+			t.Fatalf("the trace has no %q line:\n%.2000s", strings.TrimSpace(kind), tr)
+		}
+	}
+	return tr
+}
+
+// firstDiff names the first line where two traces differ.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d: %q, then %q", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, then %d", len(la), len(lb))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -30,6 +31,7 @@ func init() {
 		asJSON  bool
 		sysc    syscallsFlag
 		prog    programFlags
+		trace   string
 	)
 	register(&command{
 		name:    "run",
@@ -41,6 +43,7 @@ func init() {
 			fs.BoolVar(&quiet, "quiet", false, "do not show node output")
 			fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 			fs.Var(&sysc, "syscalls", "show, per node, every syscall made and how weft served it (--syscalls=all also notifies and counts the passthrough calls)")
+			fs.StringVar(&trace, "sched-trace", "", "write the scheduling trace to `FILE`: every action, notification, stop and signal that decides which tasks may run, to compare two runs of one seed (diff)")
 			prog.register(fs)
 		},
 		run: func(args []string) (int, error) {
@@ -77,6 +80,15 @@ func init() {
 			}
 			p := newLinePrinter(os.Stdout, m.Nodes)
 			opts := mcsdk.RunOptions{Variant: variant, Seed: seed.v, Syscalls: sysc.on, SyscallsAll: sysc.all, Host: host()}
+			if trace != "" {
+				f, err := os.Create(trace)
+				if err != nil {
+					return exitUsage, err
+				}
+				tw := bufio.NewWriterSize(f, 1<<20)
+				defer func() { tw.Flush(); f.Close() }()
+				opts.Host.Trace = tw
+			}
 			if !quiet && !asJSON {
 				opts.OnOutput = p.write
 			}

@@ -6,6 +6,7 @@ package supervisor
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -157,6 +158,11 @@ type Config struct {
 	// Toolchain is how weft builds its own helpers (the native launcher,
 	// its vDSO, the TSC probe) and where it caches them; zero: defaults.
 	Toolchain Toolchain
+	// Trace, if set, receives the scheduling trace (trace_linux.go): every
+	// action, notification, stop and signal that decides which tasks the
+	// scheduler may choose from, in virtual names, to compare two runs
+	// of one seed.
+	Trace io.Writer
 	// Threads is how a node's threads are scheduled: ThreadsExplore (the
 	// default) makes every preemption point with two or more ready
 	// threads a Run choice; ThreadsFixed runs them round-robin at

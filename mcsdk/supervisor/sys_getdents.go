@@ -44,12 +44,19 @@ func (c *call) getdents(nr int, nameOff int) result {
 	if len(buf) == 0 {
 		return errno(unix.EINVAL)
 	}
-	n, _, e := unix.Syscall(uintptr(nr), uintptr(dup), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	var n uintptr
+	var e unix.Errno
+	withoutSignals(func() { // a pending signal would end the listing early
+		n, _, e = unix.Syscall(uintptr(nr), uintptr(dup), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	})
 	if e != 0 {
 		return errno(e)
 	}
 	buf = buf[:n]
 	dir := c.statName(statPlace{host: c.fdHost(int32(fd)), fd: true, follow: true})
+	if c.w.tracing() {
+		c.w.tracef("D %s %q %d bytes", c.t.name(), dir, n)
+	}
 	for off := 0; off+nameOff < len(buf); {
 		reclen := int(binary.LittleEndian.Uint16(buf[off+16:]))
 		if reclen == 0 || off+reclen > len(buf) {

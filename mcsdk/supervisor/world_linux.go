@@ -292,6 +292,7 @@ func (w *World) runNode(n *node) {
 			w.fail(n, "", fmt.Sprintf("notification from thread %d, which is not the running one", c.req.Pid))
 			return
 		}
+		w.traceCall(c)
 		if again, err := c.closeExecDir(); err != nil || again {
 			if err != nil {
 				w.fail(n, "", err.Error())
@@ -624,6 +625,7 @@ func (w *World) Apply(a Action) error {
 		return w.failure
 	}
 	w.steps++
+	w.tracef("A %d %v", w.steps, a)
 	sent := w.queryInputs(a)
 	switch a.Kind {
 	case Deliver:
@@ -718,6 +720,7 @@ func (w *World) Apply(a Action) error {
 		return fmt.Errorf("supervisor: unknown action %v", a)
 	}
 	w.settle()
+	w.traceTasks()
 	w.queryOutputs(sent)
 	w.runQueries()
 	if w.failure != nil {
