@@ -30,6 +30,9 @@ type rung struct {
 	// other refusal fails the row.
 	refusals []string
 	env      []string // added to weft's environment
+	// oneSeed runs only seed 1 (twice) unless WEFT_FULL=1: for a row whose
+	// runs take minutes each.
+	oneSeed bool
 }
 
 // rdtscNative is the refusal weft reports where it cannot patch a TSC
@@ -63,8 +66,7 @@ var ladder = []rung{
 	{name: "zookeeper", model: "zookeeper/zookeeper.model", needs: []string{"/usr/bin/java", "/usr/share/java/zookeeper.jar"},
 		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}},
 	{name: "rabbitmq", model: "rabbitmq/rabbitmq.model", needs: []string{"/usr/lib/rabbitmq/lib/rabbitmq_server-3.10.8/sbin/rabbitmq-server", "/usr/bin/amqp-consume"},
-		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative},
-		pending: "it serves (publish/consume), but two runs of a seed sometimes differ: 2 of 13 runs (seeds 1 and 2) differed from the others, where the order of node 0's threads 11, 13 and 14 differs for a while during the broker's boot (from choice 31,573 of 538,699), then the runs agree again; on one virtual CPU too (seed 1's two runs: from choice 8,291, run 0.13 against run 0.14); the cause is not found (targets/real/README.md)"},
+		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}, oneSeed: true},
 	{name: "tarantool", model: "tarantool/tarantool.model", needs: []string{"/usr/bin/tarantool"}, refusals: []string{cpuNative}},
 }
 
@@ -88,8 +90,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestLadder runs every program of the ladder under weft on seeds 1 and
-// 2, twice each: each run must hold (the model's invariants demand the
-// correct reply to the client's request, checked after quiescence) with
+// 2 (a oneSeed row seed 1 only, unless WEFT_FULL=1), twice each: each
+// run must hold (the model's invariants demand the correct reply to the client's request, checked after quiescence) with
 // no refusal beyond the row's, and both runs of a seed must print the
 // same result (weft run --json: verdict, steps, virtual time, choices,
 // messages, final state, syscalls and refusals; the wall time aside).
@@ -103,7 +105,11 @@ func TestLadder(t *testing.T) {
 				t.Skip("pending: " + r.pending)
 			}
 			requirePrograms(t, r.needs)
-			for _, seed := range []int{1, 2} {
+			seeds := []int{1, 2}
+			if r.oneSeed && os.Getenv("WEFT_FULL") != "1" {
+				seeds = seeds[:1]
+			}
+			for _, seed := range seeds {
 				first := runSeed(t, r, seed)
 				second := runSeed(t, r, seed)
 				if !bytes.Equal(first, second) {
