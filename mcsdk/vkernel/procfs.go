@@ -205,8 +205,8 @@ func OwnProcPath(path string, who ProcCaller) (own ProcOwn, ok bool) {
 	case "thread-self":
 		tid = who.Tid
 	default:
-		v, err := strconv.ParseInt(first, 10, 64)
-		if err != nil {
+		v, ok := procPid(first)
+		if !ok {
 			return ProcOwn{}, false
 		}
 		if !who.lives(v) {
@@ -216,13 +216,32 @@ func OwnProcPath(path string, who ProcCaller) (own ProcOwn, ok bool) {
 	}
 	if tail, ok := strings.CutPrefix(sub, "task/"); ok && first != "thread-self" {
 		vtid, after, _ := strings.Cut(tail, "/")
-		v, err := strconv.ParseInt(vtid, 10, 64)
-		if err != nil || !who.lives(v) {
+		v, ok := procPid(vtid)
+		if !ok || !who.lives(v) {
 			return ProcOwn{Absent: true}, true
 		}
 		tid, sub = v, after
 	}
 	return ProcOwn{Key: strings.TrimSuffix("/proc/self/"+sub, "/"), Sub: sub, Tid: tid}, true
+}
+
+// procPid is the pid a /proc directory's name spells, as Linux reads it
+// (fs/proc/base.c's name_to_int): decimal digits only, no sign, no
+// leading zero, below 2^32-10; ok is false for any other name, which
+// names no process (/proc/+100 and /proc/0100 are ENOENT on Linux).
+func procPid(name string) (pid int64, ok bool) {
+	if name == "" || len(name) > 1 && name[0] == '0' {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(name); i++ {
+		c := name[i] - '0'
+		if c > 9 || n >= (1<<32-1-9)/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c)
+	}
+	return int64(n), true
 }
 
 // lives reports whether tid is one of the caller's process's live threads.

@@ -176,7 +176,12 @@ func TestOwnProcPath(t *testing.T) {
 		{"/proc/1/mem", ProcOwn{Absent: true}, true},
 		{"/proc/101/status", ProcOwn{Absent: true}, true},
 		{"/proc/1002/status", ProcOwn{Absent: true}, true},
-		{"/proc/-100/status", ProcOwn{Absent: true}, true},
+		{"/proc/-100/status", ProcOwn{}, false}, // no pid: the table's /proc/ row (absent)
+		{"/proc/+100/status", ProcOwn{}, false}, // Linux reads no sign
+		{"/proc/0100/status", ProcOwn{}, false}, // nor a leading zero
+		{"/proc/4294967296/status", ProcOwn{}, false},
+		{"/proc/self/task/+1001/comm", ProcOwn{Absent: true}, true},
+		{"/proc/self/task/01001/comm", ProcOwn{Absent: true}, true},
 		{"/proc/self/task/1/comm", ProcOwn{Absent: true}, true},
 		{"/proc/self/task/x/comm", ProcOwn{Absent: true}, true},
 		{"/proc/100/task/1002/stat", ProcOwn{Absent: true}, true},
