@@ -48,7 +48,11 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		return procOwn{absent: o.Absent}, ok
 	}
 	hostPid, hostTid := c.n.memPid(), c.n.memPid()
-	if o.Tid != 0 {
+	switch {
+	case o.Tid == 0: // the process's directory
+	case o.Tid == c.t.vtid(): // the caller's own thread (thread-self)
+		hostTid = c.t.tid
+	default:
 		t := c.ownTask(o.Tid)
 		if t == nil {
 			return procOwn{absent: true}, true
