@@ -36,6 +36,8 @@ func (c *call) procCaller() vkernel.ProcCaller {
 // node may not see.
 type procOwn struct {
 	key, host string
+	dir       string // the host's process or thread directory host is in
+	tid       int64  // the thread whose directory it names (vkernel.ProcOwn.Tid)
 	absent    bool
 }
 
@@ -59,11 +61,11 @@ func (c *call) ownProcPath(path string) (procOwn, bool) {
 		}
 		hostTid = t.tid
 	}
-	host := fmt.Sprintf("/proc/%d/task/%d/%s", hostPid, hostTid, o.Sub)
+	dir := fmt.Sprintf("/proc/%d/task/%d", hostPid, hostTid)
 	if hostTid == hostPid {
-		host = fmt.Sprintf("/proc/%d/%s", hostPid, o.Sub)
+		dir = fmt.Sprintf("/proc/%d", hostPid)
 	}
-	return procOwn{key: o.Key, host: strings.TrimSuffix(host, "/")}, true
+	return procOwn{key: o.Key, host: strings.TrimSuffix(dir+"/"+o.Sub, "/"), dir: dir, tid: o.Tid}, true
 }
 
 // ownTask is the live thread of the caller's process with virtual id v
@@ -103,7 +105,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case vkernel.ProcRandom:
 		return c.installFile(nil, oflags), true
 	case vkernel.ProcVirtual:
-		return c.installFile(f.Render(c.procSnapshot(f.Needs)), oflags), true
+		return c.installFile(f.Render(c.procSnapshot(f.Needs, own)), oflags), true
 	}
 	if openWrites(oflags) && key != "/proc/self/comm" && !c.mayWrite(own.host, true, true) {
 		// A descriptor reopened for writing: only one of the run
@@ -130,28 +132,33 @@ func (c *call) openHostProc(host string, oflags uint64) result {
 }
 
 // procSnapshot is what the table's renderers read of the caller and its
-// world (vkernel.ProcSnapshot). The parts needs names are read from the
-// host's files of the caller's own process, or drawn from the run's
-// stream, only for the rows that need them.
-func (c *call) procSnapshot(needs vkernel.ProcNeeds) *vkernel.ProcSnapshot {
+// world (vkernel.ProcSnapshot) for an open of own's file (the zero
+// procOwn for a file of the machine). The parts needs names are read
+// from the host's files of the caller's own process (of the thread own
+// names, in a thread's directory), or drawn from the run's stream, only
+// for the rows that need them.
+func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcSnapshot {
 	real, _ := c.w.nodeNow(c.n, unix.CLOCK_REALTIME)
 	s := &vkernel.ProcSnapshot{
 		Node: c.n.id, Nodes: len(c.w.nodes), CPUs: c.w.cpus(),
-		Pid: c.n.vpid(), PPid: c.vppid(), Pgrp: c.n.group(),
+		Pid: c.n.vpid(), PPid: c.vppid(), Pgrp: c.n.group(), Tid: own.tid,
 		Threads:  len(c.n.procTasks(c.n.procOf(c.t))),
 		Start:    c.n.started - Epoch + monotonicOffset,
 		Uptime:   c.w.uptime(c.n),
 		Realtime: real,
 	}
-	pid := c.n.memPid()
+	dir := own.dir
+	if dir == "" {
+		dir = fmt.Sprintf("/proc/%d", c.n.memPid())
+	}
 	if needs&vkernel.NeedComm != 0 {
 		s.Comm = "node"
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil {
+		if b, err := os.ReadFile(dir + "/comm"); err == nil {
 			s.Comm = strings.TrimSpace(string(b))
 		}
 	}
 	if needs&vkernel.NeedStatus != 0 {
-		s.KernelStatus, _ = os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		s.KernelStatus, _ = os.ReadFile(dir + "/status")
 	}
 	if needs&vkernel.NeedMaps != 0 {
 		s.Maps = c.ownMaps()

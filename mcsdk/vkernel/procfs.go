@@ -78,13 +78,14 @@ type ProcSnapshot struct {
 	CPUs  int // the virtual machine's CPUs, 1 to 64
 
 	Pid, PPid, Pgrp int64 // the caller's process's virtual pid, parent's pid and process group
+	Tid             int64 // the thread whose directory the path names (ProcOwn.Tid); 0 for the process's
 	Threads         int   // its live threads (at least 1 is shown)
 	Start           int64 // when the node was launched, by its monotonic clock (ns)
 	Uptime          int64 // the node's CLOCK_BOOTTIME now (ns)
 	Realtime        int64 // the node's CLOCK_REALTIME now (ns since the Unix epoch)
 
-	Comm         string    // NeedComm: the process's name, as /proc/PID/comm holds it (without the newline)
-	KernelStatus []byte    // NeedStatus: the kernel's /proc/PID/status of the process; only statusFields's own-state lines are read
+	Comm         string    // NeedComm: the name of the process (or of thread Tid), as its comm file holds it (without the newline)
+	KernelStatus []byte    // NeedStatus: the kernel's status file of the process (or of thread Tid); only statusFields's own-state lines are read
 	Maps         []Mapping // NeedMaps: the process's mappings, named as its view names them
 	Limits       *Limits   // NeedLimits: the process's virtual resource limits
 	Random       [16]byte  // NeedRandom: 16 fresh bytes of the run's seeded stream
@@ -347,7 +348,9 @@ func procUUID(s *ProcSnapshot) []byte {
 
 // procStat is /proc/self/stat (proc(5)) for the node as the virtual
 // machine sees it: virtual pids, its thread count, no CPU time, no
-// memory, started when the node was launched.
+// memory, started when the node was launched. A thread's directory
+// (/proc/PID/task/TID, /proc/thread-self) gives the thread's id first,
+// as Linux does.
 func procStat(s *ProcSnapshot) []byte {
 	start := s.Start / (1e9 / UserHZ)
 	// pid comm state ppid pgrp session tty tpgid flags minflt cminflt majflt
@@ -355,20 +358,31 @@ func procStat(s *ProcSnapshot) []byte {
 	// starttime vsize rss rsslim, then 28 fields of addresses, signal masks
 	// and scheduling, all zero but exit_signal (SIGCHLD).
 	b := fmt.Appendf(nil, "%d (%s) R %d %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 %d 0 0 18446744073709551615",
-		s.Pid, s.Comm, s.PPid, s.Pgrp, max(s.Threads, 1), start)
+		s.shownTid(), s.Comm, s.PPid, s.Pgrp, max(s.Threads, 1), start)
 	b = append(b, strings.Repeat(" 0", 12)+" 17"+strings.Repeat(" 0", 14)+"\n"...)
 	return b
+}
+
+// shownTid is the id a stat or status file shows as its task's: the
+// thread's whose directory was named, else the process's.
+func (s *ProcSnapshot) shownTid() int64 {
+	if s.Tid != 0 {
+		return s.Tid
+	}
+	return s.Pid
 }
 
 // statusFields are the fields of /proc/self/status (proc(5)) a node sees,
 // in the kernel's order; any other line of the kernel's file is left
 // out. An empty value keeps the kernel's line: the process's own state
 // (its name, umask, credentials, signal sets), none of it the host's.
+// In a thread's directory Pid and NSpid are the thread's id, Tgid and
+// NStgid its process's, as on Linux.
 var statusFields = []struct{ key, value string }{
 	{"Name", ""}, {"Umask", ""}, {"State", "R (running)"},
-	{"Tgid", "$pid"}, {"Ngid", "0"}, {"Pid", "$pid"}, {"PPid", "$ppid"}, {"TracerPid", "0"},
+	{"Tgid", "$pid"}, {"Ngid", "0"}, {"Pid", "$tid"}, {"PPid", "$ppid"}, {"TracerPid", "0"},
 	{"Uid", ""}, {"Gid", ""}, {"FDSize", ""}, {"Groups", ""},
-	{"NStgid", "$pid"}, {"NSpid", "$pid"}, {"NSpgid", "$pgrp"}, {"NSsid", "1"},
+	{"NStgid", "$pid"}, {"NSpid", "$tid"}, {"NSpgid", "$pgrp"}, {"NSsid", "1"},
 	{"VmPeak", kB0}, {"VmSize", kB0}, {"VmLck", kB0}, {"VmPin", kB0}, {"VmHWM", kB0},
 	{"VmRSS", kB0}, {"RssAnon", kB0}, {"RssFile", kB0}, {"RssShmem", kB0}, {"VmData", kB0},
 	{"VmStk", kB0}, {"VmExe", kB0}, {"VmLib", kB0}, {"VmPTE", kB0}, {"VmSwap", kB0},
@@ -405,7 +419,7 @@ func procStatus(s *ProcSnapshot) []byte {
 			kernel[k] = strings.TrimSpace(v)
 		}
 	}
-	vars := strings.NewReplacer("$pid", strconv.FormatInt(s.Pid, 10),
+	vars := strings.NewReplacer("$pid", strconv.FormatInt(s.Pid, 10), "$tid", strconv.FormatInt(s.shownTid(), 10),
 		"$ppid", strconv.FormatInt(s.PPid, 10), "$pgrp", strconv.FormatInt(s.Pgrp, 10),
 		"$cpumask", strconv.FormatUint(CPUMask(s.CPUs), 16), "$cpulist", CPUList(s.CPUs))
 	var out bytes.Buffer

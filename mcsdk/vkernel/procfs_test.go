@@ -394,7 +394,7 @@ nonvoluntary_ctxt_switches:	34
 
 // TestProcfsScripts runs testdata/procfs/*.txt:
 //
-//	snapshot [node=N] [nodes=N] [cpus=N] [pid=N] [ppid=N] [pgrp=N] [threads=N]
+//	snapshot [node=N] [nodes=N] [cpus=N] [pid=N] [tid=N] [ppid=N] [pgrp=N] [threads=N]
 //	         [start=NS] [uptime=NS] [realtime=NS] [comm=NAME] [nproc=N] [random=HEX]
 //	    a fresh snapshot (unset parts zero; nproc: NewLimits(nproc))
 //	maps           the snapshot's mappings, "START-END PERMS OFFSET [NAME]" a line
@@ -518,6 +518,8 @@ func setSnapshot(s *ProcSnapshot, args []datadriven.CmdArg) error {
 			s.CPUs = int(n)
 		case "pid":
 			s.Pid = n
+		case "tid":
+			s.Tid = n
 		case "ppid":
 			s.PPid = n
 		case "pgrp":
