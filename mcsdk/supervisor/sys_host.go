@@ -7,17 +7,19 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Every node runs on the same fixed virtual machine, so nothing of the
 // host (its name, kernel build, CPU count, memory, load, uptime) reaches a
-// node through these calls.
+// node through these calls. Its constants are vkernel's (machine.go).
 const (
-	virtualRelease = "6.1.0-weft"
+	virtualRelease = vkernel.Release
 	virtualVersion = "#1 SMP PREEMPT_DYNAMIC weft"
-	virtualMemory  = 4 << 30 // bytes of RAM
-	virtualFree    = 2 << 30
-	userHZ         = 100 // clock ticks per second for times(2) and /proc
+	virtualMemory  = vkernel.MemTotal // bytes of RAM
+	virtualFree    = vkernel.MemFree
+	userHZ         = vkernel.UserHZ // clock ticks per second for times(2) and /proc
 )
 
 // uptime is node n's time since boot in ns: its own CLOCK_BOOTTIME, which
@@ -46,12 +48,7 @@ func (w *World) cpus() int {
 }
 
 // cpuMask is the affinity mask of every CPU of the virtual machine.
-func (w *World) cpuMask() uint64 {
-	if w.cpus() == 64 {
-		return ^uint64(0)
-	}
-	return 1<<w.cpus() - 1
-}
+func (w *World) cpuMask() uint64 { return vkernel.CPUMask(w.cpus()) }
 
 func (w *World) uptime(n *node) int64 {
 	up, _ := w.nodeNow(n, unix.CLOCK_BOOTTIME)

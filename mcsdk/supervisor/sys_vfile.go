@@ -16,7 +16,7 @@ import (
 // opened by weft beneath the root with openat2 and handed over
 // (SECCOMP_IOCTL_NOTIF_ADDFD); the random devices are virtual (reads
 // draw from the seeded stream), identity files virtual, /proc and /sys
-// served by the table in sys_procfs.go; an open that could write outside
+// served by vkernel's table (sys_procfs.go); an open that could write outside
 // the run directory is refused with EACCES (sys_fs.go). No open runs
 // natively.
 

@@ -17,8 +17,8 @@ import (
 // A node's paths are resolved by weft in the node's own view
 // (vkernel.View): the system's directories and the node's working and
 // binary directories read-only, its run directory writable, /proc and
-// /sys by the table of sys_procfs.go, /dev an allow-list, and virtual
-// host-identity files. The view's paths of a host directory are the
+// /sys by vkernel's table (procfs.go, served by sys_procfs.go), /dev an
+// allow-list, and virtual host-identity files. The view's paths of a host directory are the
 // host's own, so a path a model hands a node means the same to both.
 // Resolution is vkernel's; hostFS reads the host for it, and every call
 // then acts on the canonical host path it returns (opened with openat2's

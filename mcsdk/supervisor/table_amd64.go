@@ -22,7 +22,7 @@ const (
 	fsRead         = "reads the file system, which nodes may read (only writes are confined to the run directory)"
 	checkedPath    = "resolved in the node's view (a path outside it is its errno; writes only in the run directory), then run natively: the host kernel resolves the path as weft did"
 	confinedFDMeta = "acts on a descriptor's file, which must be in the run directory"
-	openRow        = "resolved in the node's view and opened by weft (openat2 beneath the root, the descriptor handed over); random devices and identity files virtual; /proc and /sys by the procFiles table; /dev an allow-list; writes outside the run directory refused; FIFOs and sockets of the file system ENXIO"
+	openRow        = "resolved in the node's view and opened by weft (openat2 beneath the root, the descriptor handed over); random devices and identity files virtual; /proc and /sys by vkernel's /proc table; /dev an allow-list; writes outside the run directory refused; FIFOs and sockets of the file system ENXIO"
 	futex2         = "the futex2 calls are not modelled (futex(2) is)"
 	hostAdmin      = "administers the host"
 	hostIPC        = "host-wide IPC objects would be shared with other processes and runs"

@@ -6,9 +6,8 @@
 //
 // It begins with the node's view of the file system (View): a composed
 // namespace of the node's run directory (writable), the system's
-// read-only directories, virtual /proc and /sys (served by the
-// supervisor's table), /dev as an allow-list, and virtual host-identity
-// files. View.Resolve walks a path in that view component by component
+// read-only directories, virtual /proc and /sys (served by the /proc
+// table), /dev as an allow-list, and virtual host-identity files. View.Resolve walks a path in that view component by component
 // with Linux's semantics (path_resolution(7)): symlinks followed inside
 // the view (at most MaxSymlinks), PATH_MAX and NAME_MAX, ".." clamped at
 // the view's root, magic links of /proc refused. Its answer is a host
@@ -22,6 +21,15 @@
 // message queues, shared memory segments' identities and counts),
 // and the world's leases and dnotify masks (Leases: granted by Linux's
 // rules within the world, never held on the host).
+//
+// /proc and /sys (procfs.go): the table of every file a node may open
+// there (ProcFiles: absent, virtual, random or native, and what each
+// holds), its lookup, the mapping of every spelling of the caller's own
+// process directory to /proc/self (OwnProcPath), and each virtual file's
+// content as a pure function of a ProcSnapshot the supervisor fills
+// (sys_procfs.go: it reads the host's files of the caller's own process
+// for the rows whose Needs name them, and opens native rows). The
+// machine's constants (machine.go) are shared with uname and sysinfo.
 //
 // In-node file objects and futexes (issue 36 §1): an eventfd's counter
 // (Eventfd), a pipe's buffer (Pipe), a timerfd's count of expirations

@@ -7,8 +7,8 @@ import (
 
 // Identity returns the host-identifying files of node i of a world whose
 // nodes are named names, as virtual files: every value is the model's,
-// none the host's. The /proc/self files are served by the supervisor's
-// /proc table from here.
+// none the host's. The /proc/self files are served by the /proc table
+// (procfs.go) from here.
 func Identity(i int, names []string) map[string][]byte {
 	var hosts strings.Builder
 	hosts.WriteString("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")

@@ -47,7 +47,7 @@ const (
 	Host    Kind = iota + 1 // a host file at Path (at HostPath on the host), of type Type
 	Missing                 // nothing at Path; its directory exists in the view, and may gain it if Writable
 	File                    // a virtual file: Content
-	Proc                    // below /proc or /sys: the supervisor's table serves Path
+	Proc                    // below /proc or /sys: the /proc table (procfs.go) serves Path
 	Device                  // an allowed device (Devices)
 	Dir                     // a virtual directory of the view: it lists nothing
 )
@@ -85,7 +85,7 @@ type Result struct {
 // the view); a final symlink is followed when follow (or when name ends
 // in "/"). Symlinks resolve inside the view, ".." stops at its root, and
 // a magic link of /proc is refused (ELOOP, as RESOLVE_NO_MAGICLINKS) but
-// as the last component, where the supervisor's table decides.
+// as the last component, where the /proc table decides.
 func (v *View) Resolve(fs HostFS, start, name string, follow bool) (Result, error) {
 	switch {
 	case len(name) >= PathMax:

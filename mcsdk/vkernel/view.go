@@ -43,7 +43,7 @@ var devLinks = map[string]string{
 
 // View is one node's file system: host mounts, virtual files (which hide
 // the host file of the same path), /proc and /sys (virtual: the
-// supervisor's table serves them), /dev (Devices), and the virtual
+// /proc table serves them, procfs.go), /dev (Devices), and the virtual
 // directories that lead to all of them. Nothing else exists.
 type View struct {
 	mounts []Mount           // longest path first
@@ -115,7 +115,7 @@ const (
 func (v *View) classify(p string) (place, Mount) {
 	for _, root := range [...]string{"/proc", "/sys"} {
 		if under(p, root) {
-			return placeProc, Mount{} // virtual files there are the supervisor's table's
+			return placeProc, Mount{} // virtual files there are the /proc table's
 		}
 	}
 	if _, ok := v.files[p]; ok {
