@@ -12,57 +12,6 @@ import (
 	"testing"
 )
 
-// TestProcFileTable checks the table of /proc and /sys files: every row
-// is found by its own path (a prefix row by a path below it), virtual
-// rows have content and the others none, native rows are the caller's
-// own process's, and paths the table does not name under /proc and /sys
-// are absent.
-func TestProcFileTable(t *testing.T) {
-	seen := map[string]bool{}
-	for _, f := range procFiles {
-		if seen[f.path] {
-			t.Errorf("%s: two rows", f.path)
-		}
-		seen[f.path] = true
-		path := f.path
-		if strings.HasSuffix(path, "/") {
-			path += "x"
-		}
-		got, ok := lookupProcFile(path)
-		if !ok || got.path != f.path {
-			t.Errorf("%s: lookup gives %q (%v)", path, got.path, ok)
-		}
-		if (f.content != nil) != (f.serve == procVirtual) {
-			t.Errorf("%s: %v with content %v", f.path, f.serve, f.content != nil)
-		}
-		if f.serve == procNative && !strings.HasPrefix(f.path, "/proc/self") {
-			t.Errorf("%s: native but not the node's own", f.path)
-		}
-		if f.holds == "" {
-			t.Errorf("%s: says nothing of what it holds", f.path)
-		}
-	}
-	for _, tc := range []struct {
-		path  string
-		serve procServe
-	}{
-		{"/proc/self/smaps", procVirtual}, {"/proc/self/smaps_rollup", procVirtual}, {"/proc/self/statm", procVirtual},
-		{"/proc/self/status", procVirtual}, {"/proc/self/stat", procVirtual}, {"/proc/uptime", procVirtual},
-		{"/proc/loadavg", procVirtual}, {"/proc/meminfo", procVirtual}, {"/proc/sys/kernel/random/boot_id", procVirtual},
-		{"/proc/self/fd/3", procNative}, {"/proc/self/io", procAbsent}, {"/proc/self/task", procAbsent},
-		{"/proc/version", procAbsent}, {"/proc/sys/kernel/pid_max", procAbsent}, {"/sys/class/net/lo/address", procAbsent},
-		{"/proc", procAbsent}, {"/sys", procAbsent}, {"/dev/urandom", procRandom},
-	} {
-		got, ok := lookupProcFile(tc.path)
-		if !ok || got.serve != tc.serve {
-			t.Errorf("%s: %v (%v), want %v", tc.path, got.serve, ok, tc.serve)
-		}
-	}
-	if _, ok := lookupProcFile("/etc/hostname"); ok {
-		t.Errorf("/etc/hostname is in the table")
-	}
-}
-
 // TestProcfsProbe reads the /proc and /sys files real programs open, from
 // a node and its forked child, in two runs: byte-identical, with the
 // virtual values the table documents, and none of the host's pids,
