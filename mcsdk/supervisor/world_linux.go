@@ -139,6 +139,15 @@ func (w *World) useTemplates() bool {
 // Close kills every node and releases every descriptor. It is safe to call
 // more than once.
 func (w *World) Close() {
+	// Every node is sent its SIGKILL first, so that their exits (a Go
+	// node's threads, its address space torn down) overlap rather than
+	// follow one another; kill then collects each.
+	for _, n := range w.nodes {
+		if n.pid > 0 && !n.exited {
+			n.killTree()
+			unix.Kill(n.pid, unix.SIGKILL)
+		}
+	}
 	for _, n := range w.nodes {
 		w.kill(n)
 		n.releaseBounds()
