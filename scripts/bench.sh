@@ -156,16 +156,23 @@ done <<<"$cpchecks"
 # list of "MODEL VARIANT DEPTH TIME [THREADS]" (THREADS: weft check
 # --threads, explore by default).
 # Measured 2026-12-05, 2 cores at load 12-24 (other work), 300 s each,
-# st/s off/on (covered depth), before and after the sparse memory digest
+# st/s off/on (covered depth; CPU ms of weft and its nodes per
+# execution), before and after the sparse memory digest
 # (mcsdk/supervisor/memhash_linux.go):
-#   raft-correct 6 visible    before 0.81 (1) / 0.17 (1)   after 2.95 (1) / 6.74 (2)
-#   raft-correct 10 visible   before    -     / 0.29 (1)   after    -     / 12.70 (2)
-#   redis 6                   before error    / 2.26 (5)   after error    / 2.38 (5)
-# (redis off: "nondeterministic run" on both: the loader's data differs
-# between two starts of a node.) Depth 10 of the raft target cannot
-# complete in 5 minutes at any such rate: its distinct states grow about
-# 30-fold a depth (1, 48, 1439 at depths 0-2; 40 client calls are
-# enabled at the start), the same on one virtual CPU as on two.
+#   raft-correct 6 visible   before 0.81 (1; 495) / 0.17 (1; 314)  after 2.95 (1; 75) / 6.74 (2; 19)
+#   raft-correct 10 visible  before       -       / 0.29 (1; 355)  after 4.96 (2; 63) / 12.70 (2; 18)
+#   redis 6                  before error         / 2.26 (5; 80)   after error        / 2.38 (5; 37)
+# Before, hashing a Go node read its whole 70 MiB writable memory, which
+# also made the kernel give it those pages: checkpoints held 216 MB
+# (PeakMem) and each restore and teardown took seconds; after, 1.7 MB.
+# redis off fails with "nondeterministic run" before and after: its
+# libcrypto makes it trap the TSC, which this machine cannot, and the
+# dynamic loader's start-up timing (rdtsc) differs between two starts.
+# The load makes st/s vary 2-4x between runs; the CPU per execution does
+# not. Depth 10 of the raft target cannot complete in 5 minutes at any
+# such rate: its distinct states grow about 30-fold a depth (1, 48, 1439
+# at depths 0-2; 40 client calls are enabled at the start), the same on
+# one virtual CPU as on two (and with --threads explore as visible).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
