@@ -151,29 +151,53 @@ while read -r model variant depth; do
 done <<<"$cpchecks"
 
 # Search throughput under a time budget (issue 38): states per second
-# with and without checkpoints, back to back, and their ratio (on/off).
-# WEFT_BENCH_SEARCH overrides the list of "MODEL VARIANT DEPTH TIME".
+# with and without checkpoints, back to back, their ratio (on/off), and
+# the depth each fully covered (off/on). WEFT_BENCH_SEARCH overrides the
+# list of "MODEL VARIANT DEPTH TIME [THREADS]" (THREADS: weft check
+# --threads, explore by default).
+# Measured 2026-12-05, 2 cores at load 12-24 (other work), 300 s each,
+# st/s off/on (covered depth; CPU ms of weft and its nodes per
+# execution), before and after the sparse memory digest
+# (mcsdk/supervisor/memhash_linux.go):
+#   raft-correct 6 visible   before 0.81 (1; 495) / 0.17 (1; 314)  after 2.95 (1; 75) / 6.74 (2; 19)
+#   raft-correct 10 visible  before       -       / 0.29 (1; 355)  after 4.96 (2; 63) / 12.70 (2; 18)
+#   redis 6                  before error         / 2.26 (5; 80)   after error        / 2.38 (5; 37)
+# Before, hashing a Go node read its whole 70 MiB writable memory, which
+# also made the kernel give it those pages: checkpoints held 216 MB
+# (PeakMem) and each restore and teardown took seconds; after, 1.7 MB.
+# redis off fails with "nondeterministic run" before and after: its
+# libcrypto makes it trap the TSC, which this machine cannot, and the
+# dynamic loader's start-up timing (rdtsc) differs between two starts.
+# The load makes st/s vary 2-4x between runs; the CPU per execution does
+# not. Depth 10 of the raft target cannot complete in 5 minutes at any
+# such rate: its distinct states grow about 30-fold a depth (1, 48, 1439
+# at depths 0-2; 40 client calls are enabled at the start), the same on
+# one virtual CPU as on two (and with --threads explore as visible).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
-printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' model variant depth time off-st/s on-st/s on/off restores
+printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
 searches=${WEFT_BENCH_SEARCH:-"targets/raft/kv/raft-correct.model default 6 300s
-targets/raft/kv/raft-correct.model default 10 300s
+targets/raft/kv/raft-correct.model default 6 300s visible
+targets/raft/kv/raft-correct.model default 10 300s visible
 targets/redis/redis.model default 6 300s
 mcsdk/supervisor/testdata/prefork.model main 10 300s"}
-while read -r model variant depth budget; do
+while read -r model variant depth budget threads; do
+  threads=${threads:-explore}
   rates=()
   restores=0
+  covered=()
   for cp in off on; do
-    flags=(--depth "$depth" --time "$budget")
+    flags=(--depth "$depth" --time "$budget" --threads "$threads")
     [ "$cp" = on ] && flags+=(--checkpoints)
     bin/weft check "$model" --variant "$variant" "${flags[@]}" --json --save /dev/null 2>/dev/null |
-      python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f" % (r["States"]/max(r["Duration"]/1e9, 1e-9)), r["Checkpoints"]["Restores"])' >build/bench-search.txt || echo "- 0" >build/bench-search.txt
-    read -r rate rest <build/bench-search.txt
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f" % (r["States"]/max(r["Duration"]/1e9, 1e-9)), r["Checkpoints"]["Restores"], r["Covered"])' 2>/dev/null >build/bench-search.txt || echo "- 0 -" >build/bench-search.txt
+    read -r rate rest cov <build/bench-search.txt
     rates+=("$rate")
+    covered+=("$cov")
     [ "$cp" = on ] && restores=$rest
   done
   ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(b)/float(a)) if a not in ("-", "0.000") and b != "-" else "-")' "${rates[0]}" "${rates[1]}")
-  printf '  %-32s %-8s %-5s %-5s %9s %9s %9s %7s\n' "$model" "$variant" "$depth" "$budget" "${rates[0]}" "${rates[1]}" "$ratio" "$restores"
+  printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' "$model" "$variant" "$depth" "$budget" "$threads" "${rates[0]}" "${rates[1]}" "$ratio" "$restores" "${covered[0]}/${covered[1]}"
 done <<<"$searches"
 
 # The thread reduction (--threads visible, issue 38 §2) against every

@@ -139,6 +139,15 @@ func (w *World) useTemplates() bool {
 // Close kills every node and releases every descriptor. It is safe to call
 // more than once.
 func (w *World) Close() {
+	// Every node is sent its SIGKILL first, so that their exits (a Go
+	// node's threads, its address space torn down) overlap rather than
+	// follow one another; kill then collects each.
+	for _, n := range w.nodes {
+		if n.pid > 0 && !n.exited {
+			n.killTree()
+			unix.Kill(n.pid, unix.SIGKILL)
+		}
+	}
 	for _, n := range w.nodes {
 		w.kill(n)
 		n.releaseBounds()
@@ -968,47 +977,6 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 		}
 	}
 	return 0, fmt.Errorf("node %d: executable %s not found in its memory map", i, exe)
-}
-
-// HashMemory writes a hash of node i's writable memory to h: every
-// private writable mapping, byte for byte. With ASLR off and AT_RANDOM
-// seeded, equal histories give equal bytes.
-func (w *World) hashMemory(n *node, h interface{ Write([]byte) (int, error) }) error {
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
-	if err != nil {
-		return err
-	}
-	buf := make([]byte, 64<<10)
-	sps, err := n.stackPointers()
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(maps), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
-			continue
-		}
-		// With a native TSC the dynamic loader's own data holds start-up
-		// statistics timed with rdtsc: loader state, not program state.
-		if w.cfg.NativeTSC && len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
-			continue
-		}
-		var lo, hi uint64
-		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
-			continue
-		}
-		lo = liveFrom(lo, hi, sps) // skip dead stack (deadstack_linux.go)
-		for a := lo; a < hi; {
-			k := min(uint64(len(buf)), hi-a)
-			got, _ := readMem(n.memPid(), uintptr(a), buf[:k])
-			if got <= 0 {
-				break
-			}
-			h.Write(buf[:got])
-			a += uint64(got)
-		}
-	}
-	return nil
 }
 
 // Hash returns a canonical hash of the world at a quiescent point: each
