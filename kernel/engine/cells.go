@@ -74,7 +74,24 @@ func splitCell(src string) []item {
 }
 
 func newItem(text string, first token.Token, line int) item {
-	return item{kind: kindOf(first), text: strings.TrimRight(text, " \t\r\n;"), line: line}
+	text = strings.TrimRight(text, " \t\r\n;")
+	k := kindOf(first)
+	if first == token.FUNC && funcLitStmt(text) {
+		k = stmtItem
+	}
+	return item{kind: k, text: text, line: line}
+}
+
+// funcLitStmt reports whether text, which starts with func, is a
+// statement (a function literal called, `func() { … }()`), not a
+// function or method declaration. Taken for a declaration, the literal
+// ran more than once.
+func funcLitStmt(text string) bool {
+	if _, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, parser.SkipObjectResolution); err == nil {
+		return false
+	}
+	_, err := parser.ParseFile(token.NewFileSet(), "", "package p\nfunc _() {\n"+text+"\n}", parser.SkipObjectResolution)
+	return err == nil
 }
 
 func kindOf(t token.Token) kind {
@@ -115,6 +132,9 @@ type group struct {
 	imports bool // the run holds only imports so far
 	text    string
 	line    int // line of the run's first item
+	// shifts are the texts the engine inserted on the run's lines
+	// (scopeBlocks), lines counted from the run's first.
+	shifts []colShift
 }
 
 // groups joins consecutive items into runs of declarations and runs of
@@ -134,6 +154,23 @@ func groups(items []item) []group {
 			continue
 		}
 		out = append(out, group{decl: decl, imports: it.kind == importItem, text: it.text, line: it.line})
+	}
+	return out
+}
+
+// unshift maps a column of the cell's line, in the text the interpreter
+// was given, to the column in the cell's own text.
+func (g group) unshift(line, col int) int {
+	out := col
+	for _, s := range g.shifts {
+		if g.line+s.line-1 != line || s.col > col {
+			continue
+		}
+		if col < s.col+s.n {
+			out -= col - s.col // inside the inserted text: its start
+		} else {
+			out -= s.n
+		}
 	}
 	return out
 }

@@ -469,7 +469,7 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 		if err := e.probeCompile(ctx, g.text); err != nil {
 			return Result{}, false, err
 		}
-		if _, err := e.in.EvalWithContext(ctx, g.text); err != nil {
+		if _, err := e.evalSource(ctx, g.text); err != nil {
 			return Result{}, false, e.cellError(ctx, err)
 		}
 		e.noteGroup(g)
@@ -484,13 +484,16 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	for _, g := range gs {
 		orig := g.text
 		g.text = guardAllocs(guardGoroutines(g.text, g.decl), g.decl, declared)
+		if !g.decl {
+			g.text, g.shifts = scopeBlocks(g.text)
+		}
 		if err := e.forgetRedeclared(g); err != nil {
 			return Result{}, ran, err
 		}
 		if err := e.probeCompile(ctx, g.source()); err != nil {
 			return Result{}, ran, err
 		}
-		if _, err := e.in.EvalWithContext(ctx, g.source()); err != nil {
+		if _, err := e.evalSource(ctx, g.source()); err != nil {
 			return Result{}, ran, e.errorIn(ctx, err, g, 0)
 		}
 		e.noteGroup(g)
@@ -511,11 +514,12 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 // nothing or several values), it runs for its effects only.
 func (e *Engine) evalLast(ctx context.Context, it item, declared func(string) bool) (Result, error) {
 	alone := group{text: guardAllocs(it.text, false, declared), line: it.line}
+	alone.text, alone.shifts = scopeBlocks(alone.text)
 	if isNil(it.text) || e.arity(it.text) != 1 {
 		if err := e.probeCompile(ctx, alone.source()); err != nil {
 			return Result{}, err
 		}
-		_, err := e.in.EvalWithContext(ctx, alone.source())
+		_, err := e.evalSource(ctx, alone.source())
 		return Result{}, e.errorIn(ctx, err, alone, 0)
 	}
 	// The value is bound to a typed variable first: formatted through an
@@ -539,7 +543,7 @@ func (e *Engine) evalLast(ctx context.Context, it item, declared func(string) bo
 		if _, err := e.compile(alone.source()); err != nil {
 			return Result{}, e.errorIn(ctx, err, alone, 0)
 		}
-		v, err := e.in.EvalWithContext(ctx, alone.source())
+		v, err := e.evalSource(ctx, alone.source())
 		if err != nil {
 			return Result{}, e.errorIn(ctx, err, alone, 0)
 		}
@@ -579,15 +583,48 @@ func (e *Engine) globals() (g map[string]reflect.Value, ok bool) {
 	return e.in.Globals(), true
 }
 
-// compile compiles src, turning yaegi's panics into errors.
+// compile compiles src, turning yaegi's panics into errors. If src does
+// not compile, the names its compilation declared are undone.
 func (e *Engine) compile(src string) (prog *interp.Program, err error) {
+	snap, serr := snapshotGlobals(e.in)
 	defer func() {
 		if r := recover(); r != nil {
 			v := fmt.Sprint(r)
 			err = &Error{Name: "CompileError", Value: v, Traceback: lines("CompileError", v)}
 		}
+		if err != nil && serr == nil {
+			snap.restore()
+		}
 	}()
 	return e.in.Compile(src)
+}
+
+// evalSource compiles and runs src in the interpreter. If src does not
+// compile (nothing of it ran), the names its compilation declared are
+// undone: a cell that failed to compile leaves nothing in the session,
+// as in Go, where such a program never runs.
+func (e *Engine) evalSource(ctx context.Context, src string) (reflect.Value, error) {
+	snap, serr := snapshotGlobals(e.in)
+	v, err := e.in.EvalWithContext(ctx, src)
+	if err != nil && serr == nil && notCompiled(err) {
+		snap.restore()
+	}
+	return v, err
+}
+
+// notCompiled reports whether err is yaegi's failure to compile a source
+// (a syntax error, a compile error, a panic of its compiler), before
+// anything of it ran.
+func notCompiled(err error) bool {
+	var p interp.Panic
+	var sl scanner.ErrorList
+	switch {
+	case errors.As(err, &sl):
+		return true
+	case errors.As(err, &p):
+		return strings.Contains(fmt.Sprint(p.Value), "CFG post-order panic")
+	}
+	return fmt.Sprintf("%T", err) == "*interp.cfgError"
 }
 
 // hostResult renders a value returned by the interpreter on the host side.
@@ -613,6 +650,9 @@ func (e *Engine) arity(text string) int {
 	call, ok := x.(*ast.CallExpr)
 	if !ok {
 		return 1
+	}
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+		return lit.Type.Results.NumFields()
 	}
 	if id, ok := call.Fun.(*ast.Ident); ok && voidBuiltins[id.Name] && !e.names[id.Name] {
 		return 0
@@ -774,9 +814,11 @@ func (e *Engine) errorIn(ctx context.Context, err error, g group, extra int) err
 			line, _ := strconv.Atoi(m[1])
 			col, _ := strconv.Atoi(m[2])
 			if d := shift(line); d > 0 && col > d {
-				return fmt.Sprintf("%d:%d", line, col-d)
+				col -= d
+			} else if d > 0 {
+				return p
 			}
-			return p
+			return fmt.Sprintf("%d:%d", line, g.unshift(line, col))
 		})
 	}
 	out := &Error{Name: ee.Name, Value: fix(ee.Value)}

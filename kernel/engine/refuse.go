@@ -342,8 +342,8 @@ var hiddenMethods = map[string]bool{"String": true, "GoString": true, "Format": 
 
 // divergent returns the first construct of f that the interpreter computes
 // differently from Go, or "": a method in hiddenMethods, a func literal in
-// a three-clause for loop that uses the loop's variable (Go 1.22 gives
-// each iteration its own; yaegi shares one), a defer in a loop whose call
+// a for loop (three-clause or range) that uses the loop's variable (Go
+// 1.22 gives each iteration its own; yaegi shares one), a defer in a loop whose call
 // has arguments (yaegi evaluates them when the deferred call runs, Go at
 // the defer statement), and, in library code (lib), a type switch with a
 // case of a predeclared type (it matches values of named types).
@@ -354,7 +354,7 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 			msg = short(fset.Position(n.Pos())) + ": " + fmt.Sprintf(format, a...)
 		}
 	}
-	var loops []*ast.ForStmt
+	var loops []map[string]bool // the variables each enclosing loop declares
 	var visit func(n ast.Node) bool
 	walk := func(ns ...ast.Node) {
 		for _, n := range ns {
@@ -373,12 +373,12 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 				at(n, "method %s: compiled code (fmt, encoding/json, errors) does not see this method of an interpreted type, or loses the value's identity", n.Name.Name)
 			}
 		case *ast.ForStmt:
-			loops = append(loops, n)
+			loops = append(loops, loopVars(n))
 			walk(n.Init, n.Cond, n.Post, n.Body)
 			loops = loops[:len(loops)-1]
 			return false
 		case *ast.RangeStmt:
-			loops = append(loops, nil)
+			loops = append(loops, loopVars(n))
 			walk(n.X, n.Body)
 			loops = loops[:len(loops)-1]
 			return false
@@ -414,21 +414,35 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 	return msg
 }
 
-// loopVarUse returns a variable declared by the for loop's init statement
-// that body uses, or "".
-func loopVarUse(l *ast.ForStmt, body ast.Node) string {
-	if l == nil {
-		return ""
-	}
-	as, ok := l.Init.(*ast.AssignStmt)
-	if !ok || as.Tok != token.DEFINE {
-		return ""
+// loopVars returns the variables a for loop declares: those of a
+// three-clause loop's init statement, or a range loop's key and value
+// (yaegi v0.16.1 shares both kinds between iterations: a func literal
+// made in `for _, r := range rs` saw the last r).
+func loopVars(l ast.Stmt) map[string]bool {
+	var lhs []ast.Expr
+	switch l := l.(type) {
+	case *ast.ForStmt:
+		if as, ok := l.Init.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+			lhs = as.Lhs
+		}
+	case *ast.RangeStmt:
+		if l.Tok == token.DEFINE {
+			lhs = []ast.Expr{l.Key, l.Value}
+		}
 	}
 	vars := map[string]bool{}
-	for _, x := range as.Lhs {
-		if id, ok := x.(*ast.Ident); ok {
+	for _, x := range lhs {
+		if id, ok := x.(*ast.Ident); ok && id.Name != "_" {
 			vars[id.Name] = true
 		}
+	}
+	return vars
+}
+
+// loopVarUse returns a variable of vars that body uses, or "".
+func loopVarUse(vars map[string]bool, body ast.Node) string {
+	if len(vars) == 0 {
+		return ""
 	}
 	found := ""
 	ast.Inspect(body, func(n ast.Node) bool {

@@ -18,6 +18,10 @@ func TestDivergentConstructs(t *testing.T) {
 		{"type shape interface{ Area() float64 }\nfunc isShape(v any) bool {\n\tswitch v.(type) {\n\tcase shape, error:\n\t\treturn true\n\t}\n\treturn false\n}", ""},
 		{"type E struct{}\nfunc (E) Error() string { return \"e\" }", "method Error"},
 		{"for i := 0; i < 3; i++ {\n\tdefer println(i)\n}", "defer in a loop with arguments"},
+		{"var fs []func() int\nfor i := 0; i < 3; i++ {\n\tfs = append(fs, func() int { return i })\n}", "loop variable i"},
+		{"var fs []func() string\nfor _, r := range []string{\"a\"} {\n\tfs = append(fs, func() string { return r })\n}", "loop variable r"},
+		{"var fs []func() string\nfor k := range map[string]int{} {\n\tfs = append(fs, func() string { return k })\n}", "loop variable k"},
+		{"var fs []func() string\nfor _, r := range []string{\"a\"} {\n\tv := r\n\tfs = append(fs, func() string { return v })\n}", ""},
 	} {
 		err := e.checkCell(splitCell(c.code))
 		if c.inErr == "" && err != nil || c.inErr != "" && (err == nil || !strings.Contains(err.Error(), c.inErr)) {

@@ -19,17 +19,9 @@ import (
 // unexported fields (Interpreter.scopes["main"].sym), checked by
 // TestRedefinedType so a yaegi upgrade that moves them fails loudly.
 func forgetGlobals(in *interp.Interpreter, names []string) error {
-	scopes := field(reflect.ValueOf(in).Elem(), "scopes")
-	if !scopes.IsValid() || scopes.Kind() != reflect.Map {
-		return fmt.Errorf("engine: yaegi Interpreter.scopes not found")
-	}
-	main := scopes.MapIndex(reflect.ValueOf("main"))
-	if !main.IsValid() || main.IsNil() {
-		return nil // nothing declared yet
-	}
-	sym := field(main.Elem(), "sym")
-	if !sym.IsValid() || sym.Kind() != reflect.Map {
-		return fmt.Errorf("engine: yaegi scope.sym not found")
+	sym, err := mainSyms(in)
+	if err != nil || !sym.IsValid() {
+		return err // nothing declared yet, or yaegi's fields moved
 	}
 	for _, n := range names {
 		sym.SetMapIndex(reflect.ValueOf(n), reflect.Value{})
@@ -44,4 +36,72 @@ func field(v reflect.Value, name string) reflect.Value {
 		return f
 	}
 	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+}
+
+// globalsSnapshot is the interpreter's main package scope as it was
+// before a compilation: each symbol and a copy of what it held.
+type globalsSnapshot struct {
+	in   *interp.Interpreter
+	syms map[string][2]reflect.Value // name -> the *symbol, a copy of *symbol
+}
+
+// snapshotGlobals records the main package scope of in, so that what a
+// compilation that fails leaves there can be undone (restore). yaegi
+// v0.16.1 declares a run's names before it has compiled all of it, and
+// keeps them when it fails: a later cell saw the variables, functions and
+// types of a cell that never ran (`x := 7` of a cell that did not
+// compile made x 7; a function that did not compile could be called).
+func snapshotGlobals(in *interp.Interpreter) (*globalsSnapshot, error) {
+	sym, err := mainSyms(in)
+	if err != nil || !sym.IsValid() {
+		return &globalsSnapshot{in: in}, err
+	}
+	s := &globalsSnapshot{in: in, syms: make(map[string][2]reflect.Value, sym.Len())}
+	for it := sym.MapRange(); it.Next(); {
+		p := it.Value()
+		if p.IsNil() {
+			continue
+		}
+		c := reflect.New(p.Type().Elem())
+		c.Elem().Set(p.Elem())
+		s.syms[it.Key().String()] = [2]reflect.Value{p, c}
+	}
+	return s, nil
+}
+
+// restore gives the main package scope back the symbols it had at the
+// snapshot, with what they held then, and drops the others.
+func (s *globalsSnapshot) restore() error {
+	sym, err := mainSyms(s.in)
+	if err != nil || !sym.IsValid() {
+		return err
+	}
+	for _, k := range sym.MapKeys() {
+		if _, ok := s.syms[k.String()]; !ok {
+			sym.SetMapIndex(k, reflect.Value{})
+		}
+	}
+	for name, pc := range s.syms {
+		pc[0].Elem().Set(pc[1].Elem())
+		sym.SetMapIndex(reflect.ValueOf(name), pc[0])
+	}
+	return nil
+}
+
+// mainSyms returns a settable view of the main package scope's symbol
+// map (Interpreter.scopes["main"].sym), invalid if there is none yet.
+func mainSyms(in *interp.Interpreter) (reflect.Value, error) {
+	scopes := field(reflect.ValueOf(in).Elem(), "scopes")
+	if !scopes.IsValid() || scopes.Kind() != reflect.Map {
+		return reflect.Value{}, fmt.Errorf("engine: yaegi Interpreter.scopes not found")
+	}
+	main := scopes.MapIndex(reflect.ValueOf("main"))
+	if !main.IsValid() || main.IsNil() {
+		return reflect.Value{}, nil
+	}
+	sym := field(main.Elem(), "sym")
+	if !sym.IsValid() || sym.Kind() != reflect.Map {
+		return reflect.Value{}, fmt.Errorf("engine: yaegi scope.sym not found")
+	}
+	return sym, nil
 }
