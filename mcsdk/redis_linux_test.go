@@ -53,7 +53,7 @@ func checkRedisSeed(t *testing.T, m *model.Model, seed uint64) *mcsdk.RunResult 
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		res.Wall = 0
+		res.Wall, res.FirstReplyWall = 0, 0
 		runs[k] = res
 	}
 	res := runs[0]

@@ -78,12 +78,17 @@ type RunResult struct {
 	DistinctStates     int // distinct observed states (declared globals and liveness)
 	VirtualTime        time.Duration
 	Wall               time.Duration
-	Detail             string // why the run is invalid or an error
-	Params             []Param
-	Faults             []FaultEvent // the fault schedule the run used
-	Choices            []Choice     // every action applied, for replay
-	Events             []Event      // the timeline, for recordings and traces
-	Final              model.State
+	// FirstReplyWall is the wall time from the run's start to the first
+	// bytes a node sent the environment's client (0: none): a server's
+	// start-up and first request under weft (scripts/bench.sh startup).
+	// Like Wall, it is the host's, not part of what the run decides.
+	FirstReplyWall time.Duration
+	Detail         string // why the run is invalid or an error
+	Params         []Param
+	Faults         []FaultEvent // the fault schedule the run used
+	Choices        []Choice     // every action applied, for replay
+	Events         []Event      // the timeline, for recordings and traces
+	Final          model.State
 	// Messages is what the network did, when the scheduler drew the run
 	// (nil for a replayed run).
 	Messages *sched.Counts
@@ -172,9 +177,9 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	for _, name := range sp.campaign.Required {
 		r.required[name] = true
 	}
-	start := time.Now()
+	r.start = time.Now()
 	err = r.run()
-	r.res.Wall = time.Since(start)
+	r.res.Wall = time.Since(r.start)
 	var f *supervisor.Failure
 	if errors.As(err, &f) {
 		r.res.Verdict, r.res.Detail = Error, f.Error()
@@ -206,6 +211,7 @@ type runner struct {
 	replay   []Choice
 	replayer *sched.Replayer
 	distinct map[uint64]bool
+	start    time.Time   // the run's start, for FirstReplyWall
 	msgs     [][]int     // per channel, the sizes of the messages in flight (see sends)
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
@@ -596,6 +602,9 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	}
 	r.res.Events = append(r.res.Events, st.ev)
 	r.res.Events = append(r.res.Events, st.returns...)
+	if r.res.FirstReplyWall == 0 && len(r.w.Received()) > 0 {
+		r.res.FirstReplyWall = time.Since(r.start)
+	}
 	if r.opts.Replay == nil {
 		for _, c := range st.done {
 			r.s.Completed(c, r.w.Now())

@@ -14,6 +14,7 @@
 #   WEFT_BENCH_CHORD_SEEDS=50   the Chord campaign's seeds per variant (500)
 #   scripts/bench.sh search-ttv time to first violation per strategy (scripts/bench-ttv.sh)
 #   scripts/bench.sh accel      time acceleration on Debian's etcd (idle and busy)
+#   scripts/bench.sh startup    start-up per ladder program (targets/real)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -40,6 +41,36 @@ v, w = d["VirtualTime"] / 1e9, d["Wall"] / 1e9
 print("  %-30s seed %d  %-6s %6d steps  virtual %6.1f s  wall %6.1f s  %5.2fx" % (d["Model"], d["Seed"], d["Verdict"], d["Steps"], v, w, v / w))'
     done
   done
+  exit 0
+fi
+# scripts/bench.sh startup: start-up per ladder program (issue 37), one
+# run of seed 1 each (weft run --json): wall time from the run's start to
+# the first bytes the program sent the model's client (FirstReplyWall:
+# its start-up and first request under weft), the whole run's wall time,
+# steps and virtual time.
+if [ "${1:-}" = startup ]; then
+  go build -o bin/weft ./cmd/weft
+  echo "start-up under weft, seed 1 (first reply: wall s from weft run's start to the first bytes served):"
+  printf '  %-16s %-7s %9s %9s %9s %10s\n' program verdict first-s wall-s steps virtual-ms
+  while read -r name model env; do
+    env $env bin/weft run --json --seed 1 "targets/real/$model" 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("  %-16s %-7s %9.1f %9.1f %9d %10.1f" % (sys.argv[1], d["Verdict"], d.get("FirstReplyWall", 0) / 1e9, d["Wall"] / 1e9, d["Steps"], d["VirtualTime"] / 1e6))' "$name" ||
+      printf '  %-16s (no result)\n' "$name"
+  done <<'LADDER'
+memcached memcached/memcached.model
+redis-sentinel redis-sentinel/sentinel.model
+python3 python3/http.model
+node node/http.model
+etcd etcd/etcd.model
+nats nats/nats.model
+nginx nginx/nginx.model
+postgres postgres/postgres.model
+zookeeper zookeeper/zookeeper.model WEFT_TSC=trap
+rabbitmq rabbitmq/rabbitmq.model WEFT_TSC=trap
+tarantool tarantool/tarantool.model
+LADDER
   exit 0
 fi
 go test -run '^$' -bench . -benchtime 5x "$@" \

@@ -175,6 +175,7 @@ func runSeed(t *testing.T, r rung, seed int) []byte {
 		t.Fatal(err)
 	}
 	delete(generic, "Wall")
+	delete(generic, "FirstReplyWall") // the host's too
 	b, err := json.MarshalIndent(generic, "", " ")
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestPostgresSelectOne(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
-			res.Wall = 0
+			res.Wall, res.FirstReplyWall = 0, 0
 			runs[k] = res
 		}
 		r := runs[0]
