@@ -56,7 +56,8 @@ if [ "${1:-}" = startup ]; then
     env $env bin/weft run --json --seed 1 "targets/real/$model" 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print("  %-16s %-7s %9.1f %9.1f %9d %10.1f" % (sys.argv[1], d["Verdict"], d.get("FirstReplyWall", 0) / 1e9, d["Wall"] / 1e9, d["Steps"], d["VirtualTime"] / 1e6))' "$name" ||
+first = "%.1f" % (d["FirstReplyWall"] / 1e9) if d.get("FirstReplyWall") else "-"  # a model with no client request (postgres: its client node)
+print("  %-16s %-7s %9s %9.1f %9d %10.1f" % (sys.argv[1], d["Verdict"], first, d["Wall"] / 1e9, d["Steps"], d["VirtualTime"] / 1e6))' "$name" ||
       printf '  %-16s (no result)\n' "$name"
   done <<'LADDER'
 memcached memcached/memcached.model
