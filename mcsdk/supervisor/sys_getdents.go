@@ -54,9 +54,7 @@ func (c *call) getdents(nr int, nameOff int) result {
 	}
 	buf = buf[:n]
 	dir := c.statName(statPlace{host: c.fdHost(int32(fd)), fd: true, follow: true})
-	if c.w.tracing() {
-		c.w.tracef("D %s %q %d bytes", c.t.name(), dir, n)
-	}
+	c.w.traceDir(c.t, dir, n)
 	for off := 0; off+nameOff < len(buf); {
 		reclen := int(binary.LittleEndian.Uint16(buf[off+16:]))
 		if reclen == 0 || off+reclen > len(buf) {

@@ -199,7 +199,7 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if err := n.queueSignal(t, sig, info); err != nil {
 		return err
 	}
-	w.tracef("G %s %s", taskName(t), unix.SignalName(unix.Signal(sig)))
+	w.traceSignal("G", t, sig)
 	n.sig.unsettle(t)
 	if t != nil && d != dispIgnore && t.parkedCall() != nil {
 		k, err := readKernelSig(n.pid, t.tid)
@@ -288,7 +288,7 @@ func (w *World) pendingInterrupt(t *task) {
 // decided now (restartRule) and t becomes ready; the answer is sent when
 // the scheduler runs t.
 func (w *World) interrupt(t *task, sig int) {
-	w.tracef("I %s %s", t.name(), unix.SignalName(unix.Signal(sig)))
+	w.traceSignal("I", t, sig)
 	c := t.call
 	r := c.interruptAnswer(sig)
 	c.intr = &r

@@ -127,7 +127,7 @@ func (w *World) awaitEvent(p *task, events ...int) (msg uint, ok bool, err error
 				p.n.onTracer(func() { msg, err = unix.PtraceGetEventMsg(p.tid) })
 				return msg, err == nil, err
 			}
-			w.tracef("S %s %s", p.name(), traceStatus(ws))
+			w.traceStop(p, ws)
 			if err := w.passStop(p, ws); err != nil {
 				return 0, false, err
 			}

@@ -418,11 +418,7 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		if err != nil || got == 0 {
 			continue
 		}
-		if ws.Stopped() {
-			// Ends are not traced: a group exit's threads end in the
-			// order the host reaps them, and only the set matters.
-			w.tracef("S %s %s", t.name(), traceStatus(ws))
-		}
+		w.traceStop(t, ws)
 		switch {
 		case ws.Exited() || ws.Signaled():
 			t.exited = true

@@ -81,25 +81,44 @@ func (t *task) traceState() string {
 	return s
 }
 
-// traceStatus names a wait status as the S line prints it.
-func traceStatus(ws unix.WaitStatus) string {
-	switch {
-	case ws.Exited():
-		return fmt.Sprintf("exit %d", ws.ExitStatus())
-	case ws.Signaled():
-		return "killed " + unix.SignalName(ws.Signal())
-	case ws.Stopped():
-		return fmt.Sprintf("stop %s %d", unix.SignalName(ws.StopSignal()), ws.TrapCause())
+// The writers below check first that a trace is being written, so that
+// a run without one formats nothing on its hot paths (every stop, signal
+// and step).
+
+// traceAction writes an A line: the action applied at this step.
+func (w *World) traceAction(a Action) {
+	if w.tracing() {
+		w.tracef("A %d %v", w.steps, a)
 	}
-	return fmt.Sprintf("%#x", uint32(ws))
 }
 
-// taskName names t for a trace line, "-" for none.
-func taskName(t *task) string {
-	if t == nil {
-		return "-"
+// traceStop writes an S line for a stop collected from thread t. Ends are
+// not traced: a group exit's threads end in the order the host reaps
+// them, and only the set matters.
+func (w *World) traceStop(t *task, ws unix.WaitStatus) {
+	if w.tracing() && ws.Stopped() {
+		w.tracef("S %s stop %s %d", t.name(), unix.SignalName(ws.StopSignal()), ws.TrapCause())
 	}
-	return t.name()
+}
+
+// traceSignal writes a G line (kind "G": sig queued for t, nil the
+// process) or an I line ("I": t's parked call interrupted by sig).
+func (w *World) traceSignal(kind string, t *task, sig int) {
+	if !w.tracing() {
+		return
+	}
+	who := "-"
+	if t != nil {
+		who = t.name()
+	}
+	w.tracef("%s %s %s", kind, who, unix.SignalName(unix.Signal(sig)))
+}
+
+// traceDir writes a D line: a directory weft read for t, n bytes.
+func (w *World) traceDir(t *task, dir string, n uintptr) {
+	if w.tracing() {
+		w.tracef("D %s %q %d bytes", t.name(), dir, n)
+	}
 }
 
 // traceCall writes an N line: the call a notification carries, and the

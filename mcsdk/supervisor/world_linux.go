@@ -634,7 +634,7 @@ func (w *World) Apply(a Action) error {
 		return w.failure
 	}
 	w.steps++
-	w.tracef("A %d %v", w.steps, a)
+	w.traceAction(a)
 	sent := w.queryInputs(a)
 	switch a.Kind {
 	case Deliver:
