@@ -274,6 +274,10 @@ func nesting(n ast.Node) int {
 func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fallback error) (Result, error) {
 	m, err := e.modules(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted, timed out or stopped by the guard: say which.
+			return Result{}, e.cellError(ctx, ctx.Err())
+		}
 		return Result{}, e.notCompiled(why, fallback, err)
 	}
 	dir := filepath.Join(m.dir, "weftcell")

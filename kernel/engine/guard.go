@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -123,6 +124,8 @@ func guard(cancel context.CancelCauseFunc, heap uint64, heapSetting string) (sto
 			case stacks > base+stackLimit:
 				cancel(&limitError{name: "StackOverflow", what: "goroutine stacks (deep or endless recursion?)", used: stacks - base, limit: stackLimit})
 				return
+			case objects > heap && !liveAbove(samples, heap):
+				// Garbage, of this cell or of a stopped one: not a reason.
 			case objects > heap:
 				cancel(&limitError{name: "MemoryError", what: "the heap", used: objects, limit: heap, limitSetting: heapSetting})
 				return
@@ -130,6 +133,17 @@ func guard(cancel context.CancelCauseFunc, heap uint64, heapSetting string) (sto
 		}
 	}()
 	return func() { close(done) }
+}
+
+// liveAbove collects garbage and reports whether the heap's objects
+// still pass limit. The metric counts objects the last cycle has not
+// swept, and after a cell stopped at the limit its garbage stays until
+// the next cycle, which Go starts only when the heap doubles: without a
+// collection every later cell that runs past one poll would be stopped.
+func liveAbove(samples []metrics.Sample, limit uint64) bool {
+	runtime.GC()
+	metrics.Read(samples)
+	return samples[1].Value.Uint64() > limit
 }
 
 // exitExports rebinds os.Exit for cells: it panics with an exitRequest,

@@ -39,5 +39,10 @@ func TestCellCannotKillTheSession(t *testing.T) {
 		if got := res.Data.Data[display.MIMETypeText]; got != "42" {
 			t.Fatalf("after %s: kept + 1 = %v", c.name, got)
 		}
+		// A cell that runs past the guard's first poll: the stopped
+		// cell's garbage is no heap of this one.
+		if _, err := run("time.Sleep(100 * time.Millisecond)"); err != nil {
+			t.Fatalf("after %s: a cell that sleeps: %v", c.name, err)
+		}
 	}
 }
