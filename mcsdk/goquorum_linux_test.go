@@ -12,7 +12,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // goQuorumModels builds targets/goquorum into a temporary directory and
@@ -127,7 +127,7 @@ func TestGoQuorumCheck(t *testing.T) {
 			t.Fatalf("violation %s along %v (shortest %v), want acked_on_majority along 6 actions", v.Invariant, v.Path, res.Shortest)
 		}
 		for _, a := range v.Path {
-			if a.Kind == supervisor.Run {
+			if a.Kind == sched.Run {
 				t.Errorf("path has %s: a fixed schedule has no thread choices", a)
 			}
 		}

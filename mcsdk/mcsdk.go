@@ -11,7 +11,7 @@
 package mcsdk
 
 import (
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // Verdict is the outcome of a check or run.
@@ -40,7 +40,7 @@ func (v Verdict) ExitCode() int {
 
 // Action is one scheduler choice (deliver a message, send a client
 // request, fire a timer, crash a node).
-type Action = supervisor.Action
+type Action = sched.Action
 
 // ParseAction parses an action's text form ("deliver 2.0", "client 0").
-func ParseAction(s string) (Action, error) { return supervisor.ParseAction(s) }
+func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestDebianPrograms runs unmodified programs from Debian's archive as
@@ -149,7 +149,7 @@ func TestCheckForkRace(t *testing.T) {
 		paths[k] = fmt.Sprint(r.Violation.Path)
 		runs := 0
 		for _, a := range r.Violation.Path {
-			if a.Kind == supervisor.Run && a.Task == 1 {
+			if a.Kind == sched.Run && a.Task == 1 {
 				runs++
 			}
 		}

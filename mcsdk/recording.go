@@ -97,7 +97,7 @@ const maxChoiceNS = math.MaxInt64 - supervisor.Epoch
 
 // checkChoice checks one recorded choice against the model.
 func checkChoice(m *model.Model, sp *specs, c Choice) error {
-	a, err := supervisor.ParseAction(c.Action)
+	a, err := sched.ParseAction(c.Action)
 	if err != nil {
 		return err
 	}
@@ -114,11 +114,11 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 		return fmt.Errorf("time %dns is outside the virtual clock", c.T)
 	}
 	switch a.Kind {
-	case supervisor.Deliver, sched.Drop, sched.Dup:
+	case sched.Deliver, sched.Drop, sched.Dup:
 		if a.Chan < 0 || a.Index < 0 {
 			return fmt.Errorf("negative channel or message index")
 		}
-	case supervisor.Client:
+	case sched.Client:
 		n := 0
 		if m.Client != nil {
 			n = len(m.Client.Requests)
@@ -133,19 +133,19 @@ func checkChoice(m *model.Model, sp *specs, c Choice) error {
 			n = m.Workload.Clients
 		}
 		return inRange("workload client", a.Req, n)
-	case supervisor.Timer, supervisor.Run:
-		if a.Task < 0 && a.Kind == supervisor.Run { // a negative timer is a signal timer
+	case sched.Timer, sched.Run:
+		if a.Task < 0 && a.Kind == sched.Run { // a negative timer is a signal timer
 			return fmt.Errorf("negative thread index")
 		}
 		return inRange("node", a.Node, m.Nodes)
-	case supervisor.Crash, supervisor.Restart:
+	case sched.Crash, sched.Restart:
 		return inRange("node", a.Node, m.Nodes)
-	case supervisor.Notice:
+	case sched.Notice:
 		if err := inRange("node", a.Node, m.Nodes); err != nil {
 			return err
 		}
 		return inRange("node", a.Req, m.Nodes)
-	case supervisor.Partition, supervisor.Heal:
+	case sched.Partition, sched.Heal:
 		return inRange("partition", a.Req, len(sp.faults.Partition))
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestRedisReplication runs targets/redis (an unmodified redis-server
@@ -33,7 +33,7 @@ func TestRedisReplicationTenSeeds(t *testing.T) {
 	restarts := 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		for _, f := range checkRedisSeed(t, m, seed).Faults {
-			if f.Kind == supervisor.Restart && f.Node == 1 {
+			if f.Kind == sched.Restart && f.Node == 1 {
 				restarts++
 			}
 		}

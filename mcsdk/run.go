@@ -123,7 +123,7 @@ type Choice = weftlog.Choice
 // FaultEvent is one scheduled fault of a seeded run.
 type FaultEvent struct {
 	AtUS  int64 // virtual µs since the start
-	Kind  supervisor.ActionKind
+	Kind  sched.Kind
 	Node  int
 	About int // Notice: the crashed node
 }
@@ -382,7 +382,7 @@ func (r *runner) run() error {
 		if r.res.Steps >= r.sp.campaign.MaxSteps {
 			return fmt.Errorf("run exceeded %d steps (max_steps)", r.sp.campaign.MaxSteps)
 		}
-		var a supervisor.Action
+		var a sched.Action
 		var at int64
 		var ok bool
 		if r.opts.Replay != nil {
@@ -551,11 +551,11 @@ func (e eventWorld) Duplicate(c, i int) { e.w.Network().Duplicate(netsim.Deliver
 // nextReplayed takes the next recorded choice from the scheduler's
 // replayer, which applies the network's recorded drops and duplicates on
 // the way and reports a choice the world cannot take as a divergence.
-func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
+func (r *runner) nextReplayed() (sched.Action, int64, bool, error) {
 	if r.replayer == nil {
 		timed := make([]sched.Timed, 0, len(r.replay))
 		for _, c := range r.replay {
-			a, err := supervisor.ParseAction(c.Action)
+			a, err := sched.ParseAction(c.Action)
 			if err != nil {
 				return a, 0, false, err
 			}
@@ -574,7 +574,7 @@ func (r *runner) nextReplayed() (supervisor.Action, int64, bool, error) {
 // apply performs one event at virtual time at through the one action
 // path (stepper.apply) and records it: the choice, the timeline and the
 // seeded scheduler's bookkeeping.
-func (r *runner) apply(a supervisor.Action, at int64) error {
+func (r *runner) apply(a sched.Action, at int64) error {
 	if r.opts.Replay == nil {
 		r.s.Applied(r.ew, a, at)
 	}
@@ -591,13 +591,13 @@ func (r *runner) apply(a supervisor.Action, at int64) error {
 	}
 	r.res.Steps++
 	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
-	if a.Kind == supervisor.Deliver {
+	if a.Kind == sched.Deliver {
 		r.network(a)
 	}
 	if err != nil {
 		return err
 	}
-	if a.Kind == supervisor.Crash && r.opts.Replay == nil {
+	if a.Kind == sched.Crash && r.opts.Replay == nil {
 		r.s.Crashed(r.ew, a.Node, r.t.m.Nodes, at)
 	}
 	r.res.Events = append(r.res.Events, st.ev)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestBankCheck checks targets/bank exhaustively: the lost update of the
@@ -57,7 +57,7 @@ func TestBankCheck(t *testing.T) {
 			}
 			threads := map[int]bool{}
 			for _, a := range r.Violation.Path {
-				if a.Kind != supervisor.Run {
+				if a.Kind != sched.Run {
 					t.Errorf("path has %s, want only thread switches", a)
 				}
 				threads[a.Task] = true

@@ -8,7 +8,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestThreadsVisibleSound is the soundness test of the thread reduction
@@ -100,7 +100,7 @@ func TestThreadsVisiblePath(t *testing.T) {
 		t.Fatalf("verdict %s, want violated", res.Verdict)
 	}
 	for _, a := range res.Violation.Path {
-		if a.Kind != supervisor.Run {
+		if a.Kind != sched.Run {
 			t.Errorf("path has %s, want only thread switches", a)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk/dataset"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // fillStructured sets the structured columns of row from res: the fault
@@ -70,7 +70,7 @@ func faultSchedule(res *RunResult) []dataset.Fault {
 	}
 	var out []dataset.Fault
 	for _, f := range res.Faults {
-		if f.Kind != supervisor.Crash && f.Kind != supervisor.Restart {
+		if f.Kind != sched.Crash && f.Kind != sched.Restart {
 			continue
 		}
 		out = append(out, dataset.Fault{Kind: f.Kind.String(), Node: f.Node, Peer: -1, At: us(f.AtUS),

@@ -235,29 +235,6 @@ type Received struct {
 	Step   int
 }
 
-// ActionKind is the kind of a scheduler choice; the vocabulary belongs to
-// the scheduler (package sched).
-type ActionKind = sched.Kind
-
-// Action kinds.
-const (
-	Deliver   = sched.Deliver
-	Client    = sched.Client
-	Timer     = sched.Timer
-	Crash     = sched.Crash
-	Restart   = sched.Restart
-	Notice    = sched.Notice
-	Partition = sched.Partition
-	Heal      = sched.Heal
-	Run       = sched.Run
-)
-
-// Action is one choice of the scheduler at a quiescent point.
-type Action = sched.Action
-
-// ParseAction parses the text form written by Action.String.
-func ParseAction(s string) (Action, error) { return sched.ParseAction(s) }
-
 // TimerInfo is a parked call's pending timeout.
 type TimerInfo struct {
 	Node     int

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -74,7 +75,7 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, i
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var path []Action
+	var path []sched.Action
 	compared, files := 0, 0
 	for len(path) < depth {
 		acts := walkActions(w, cfg)
@@ -128,15 +129,15 @@ func checkpointWalk(t *testing.T, cfg Config, rng *rand.Rand, depth int) (int, i
 // walkActions is what a random walk may do next in w: its enabled
 // actions and, with data directories, a crash of each live node and a
 // restart of each killed one.
-func walkActions(w *World, cfg Config) []Action {
+func walkActions(w *World, cfg Config) []sched.Action {
 	acts := w.Enabled()
 	if cfg.DataDirs {
 		for i := range cfg.Nodes {
 			switch st := w.Status(i); {
 			case st.Alive:
-				acts = append(acts, Action{Kind: Crash, Node: i})
+				acts = append(acts, sched.Action{Kind: sched.Crash, Node: i})
 			case st.Killed:
-				acts = append(acts, Action{Kind: Restart, Node: i})
+				acts = append(acts, sched.Action{Kind: sched.Restart, Node: i})
 			}
 		}
 	}
@@ -155,7 +156,7 @@ func mustHash(t *testing.T, w *World) [32]byte {
 	return h
 }
 
-func replayWorld(t *testing.T, cfg Config, path []Action) *World {
+func replayWorld(t *testing.T, cfg Config, path []sched.Action) *World {
 	t.Helper()
 	w, err := Start(cfg)
 	if err != nil {
@@ -223,7 +224,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 	for i := 0; i < 3; i++ {
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), "3", "7400"}, Env: []string{"PATH=/usr/bin:/bin"}})
 	}
-	step := Action{Kind: Client, Req: 0}
+	step := sched.Action{Kind: sched.Client, Req: 0}
 	w, err := Start(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -363,7 +364,7 @@ func TestCheckpointInterruptProbe(t *testing.T) {
 	if err := w.Apply(a); err != nil {
 		t.Fatal(err)
 	}
-	r := replayWorld(t, cfg, []Action{a})
+	r := replayWorld(t, cfg, []sched.Action{a})
 	defer r.Close()
 	if mustHash(t, w) != mustHash(t, r) {
 		t.Errorf("after %v the probed world and a replayed one differ", a)

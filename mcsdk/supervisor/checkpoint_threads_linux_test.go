@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -168,7 +169,7 @@ func checkpointBranchFor(t *testing.T, cfg Config, rng *rand.Rand, depth, steps 
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var path []Action
+	var path []sched.Action
 	var cp *Checkpoint
 	for cp == nil {
 		acts := w.Enabled()

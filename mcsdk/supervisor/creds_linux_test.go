@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestUnixCredentials runs testdata/creds.c under real seccomp: a unix
@@ -34,7 +36,7 @@ func TestUnixCredentials(t *testing.T) {
 		`no passcred: 4 bytes "abcd" controllen 0` + "\n",
 		`dgram: 5 bytes "dgram" controllen 32 creds pid self ` + ids + "\n",
 	}
-	for _, pick := range []func([]Action, int) Action{first, last} {
+	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		out := runTwice(t, "creds", Config{Nodes: []NodeSpec{{Path: bin}}}, pick)
 		for _, s := range want {
 			if !strings.Contains(out, s) {

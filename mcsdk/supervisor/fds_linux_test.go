@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
@@ -42,7 +43,7 @@ func TestConsumerParks(t *testing.T) {
 	for _, tc := range cases {
 		for _, pick := range []struct {
 			name string
-			f    func([]Action, int) Action
+			f    func([]sched.Action, int) sched.Action
 		}{{"first", first}, {"last", last}} {
 			t.Run(tc.mode+"/"+pick.name, func(t *testing.T) {
 				var outs [2]string

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
@@ -42,7 +43,7 @@ dump: 3 messages, done 1
 send newaddr 24
 newaddr answered: error -1 seq 6
 `
-	for _, pick := range []func([]Action, int) Action{first, last} {
+	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		out := runTwiceHashed(t, "netlink", Config{Nodes: []NodeSpec{{Path: bin}}}, HashMemory, pick, func(w *World) {
 			notes := fmt.Sprint(w.Notes())
 			if !strings.Contains(notes, "sendto request RTM_NEWADDR (0x14) refused (EPERM)") {
@@ -97,7 +98,7 @@ all: [127.0.0.1/8 127.0.0.1/32 ::1/128]
 eth0 by name: 2 <nil>
 index 7: route ip+net: no such network interface
 `
-	for _, pick := range []func([]Action, int) Action{first, last} {
+	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		out := runTwiceHashed(t, "gonetlink", Config{Nodes: []NodeSpec{{Path: bin}}}, HashGlobals, pick, nil)
 		if out != want {
 			t.Errorf("output\n%s\nwant\n%s", out, want)

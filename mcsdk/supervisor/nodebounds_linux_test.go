@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // runBounded runs the bounds probe in mode under cfg (its one node's spec
@@ -16,7 +18,7 @@ func runBounded(t *testing.T, cfg Config, mode string) (*World, []int) {
 	t.Helper()
 	cfg.Nodes = []NodeSpec{{Path: buildBounds(t), Args: []string{mode}}}
 	var pids []int
-	w, _ := runThreadsChecking(t, cfg, first, func(w *World, _ []Action, _ int) {
+	w, _ := runThreadsChecking(t, cfg, first, func(w *World, _ []sched.Action, _ int) {
 		pids = appendNew(pids, w.LiveProcs(0))
 	})
 	if pid := w.nodes[0].pid; pid > 0 { // a bomb may end the run before its first choice

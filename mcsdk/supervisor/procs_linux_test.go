@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +30,7 @@ func TestProcs(t *testing.T) {
 	bin := buildProcs(t)
 	cases := []struct {
 		mode  string
-		pick  func([]Action, int) Action
+		pick  func([]sched.Action, int) sched.Action
 		out   []string
 		procs int
 		exit  int
@@ -139,7 +140,7 @@ func TestProcsForkServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"fserver", "7301", file}}, {Path: bin, Args: []string{"fclient", "7301"}}}}
-	for _, pick := range []func([]Action, int) Action{first, last} {
+	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		w, _ := runThreads(t, cfg, pick)
 		if f := w.Failure(); f != nil {
 			t.Fatalf("failure: %v\n%s\n%s", f, w.Output(0), w.Output(1))
@@ -337,7 +338,7 @@ func TestProcsCrashKillsTree(t *testing.T) {
 	if len(pids) != 4 {
 		t.Fatalf("live processes %v, want 4 (main, two children, a grandchild); output:\n%s", pids, w.Output(0))
 	}
-	if err := w.Apply(Action{Kind: Crash, Node: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Crash, Node: 0}); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range pids {
@@ -346,7 +347,7 @@ func TestProcsCrashKillsTree(t *testing.T) {
 			t.Errorf("process %d outlived the crash: %s", pid, b)
 		}
 	}
-	if err := w.Apply(Action{Kind: Restart, Node: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Restart, Node: 0}); err != nil {
 		t.Fatal(err)
 	}
 	// The restarted node forks again from scratch: a new tree, pids
@@ -404,7 +405,7 @@ func TestProcsMainExitEndsTree(t *testing.T) {
 func TestProcsChildKillsMain(t *testing.T) {
 	bin := buildProcs(t)
 	for _, tc := range []struct {
-		pick func([]Action, int) Action
+		pick func([]sched.Action, int) sched.Action
 		out  string
 	}{{first, ""}, {last, "child still here\n"}} {
 		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"killparent", bin}}}}, tc.pick)
@@ -539,7 +540,7 @@ func TestGoExec(t *testing.T) {
 		"output: \"captured through a pipe\\n\" <nil>\nmissing: fork/exec /nonexistent/weft: no such file or directory\n"
 	for seed := uint64(1); seed <= 3; seed++ {
 		name := fmt.Sprintf("seed %d", seed)
-		pick := func(acts []Action, step int) Action { return acts[(int(seed)*7919+step*31)%len(acts)] }
+		pick := func(acts []sched.Action, step int) sched.Action { return acts[(int(seed)*7919+step*31)%len(acts)] }
 		out := runTwiceHashed(t, name, Config{Nodes: []NodeSpec{{Path: bin}}, Seed: seed}, HashGlobals, pick, func(w *World) {
 			if w.Procs(0) != 6 {
 				t.Errorf("%s: %d processes, want 6 (the program and five children)", name, w.Procs(0))

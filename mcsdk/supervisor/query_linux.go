@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // queryRun is one state query's connection while it is open.
@@ -95,13 +96,13 @@ func (w *World) sentBy() []int {
 // queryInputs makes due the node that action a reaches, and returns the
 // messages in flight per node once a is applied if nothing new is sent
 // (for queryOutputs).
-func (w *World) queryInputs(a Action) []int {
+func (w *World) queryInputs(a sched.Action) []int {
 	if len(w.cfg.Queries) == 0 {
 		return nil
 	}
 	before := w.sentBy()
 	switch a.Kind {
-	case Deliver:
+	case sched.Deliver:
 		if a.Chan >= 0 && a.Chan < len(w.net.Channels) {
 			c := w.net.Channels[a.Chan]
 			w.markQueryDue(w.net.ReceiverNode(c))
@@ -109,14 +110,14 @@ func (w *World) queryInputs(a Action) []int {
 				before[c.FromNode]-- // the delivered message leaves its channel
 			}
 		}
-	case Client:
+	case sched.Client:
 		if a.Req >= 0 && a.Req < len(w.cfg.Client) {
 			w.markQueryDue(w.cfg.Client[a.Req].Node)
 		}
-	case Notice, Restart, Timer, Crash:
+	case sched.Notice, sched.Restart, sched.Timer, sched.Crash:
 		// A timer makes its node due only if the node sends something
 		// (queryOutputs); a start timer starts the node (startWaiting).
-		if a.Kind != Timer && a.Kind != Crash {
+		if a.Kind != sched.Timer && a.Kind != sched.Crash {
 			w.markQueryDue(a.Node)
 		}
 	}

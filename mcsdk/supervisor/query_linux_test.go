@@ -4,6 +4,8 @@ package supervisor
 
 import (
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestStateQuery runs testdata/kv.c with a state query: the reply is read
@@ -38,7 +40,7 @@ func TestStateQuery(t *testing.T) {
 	if got := reply(w); got != "VAL 0\n" {
 		t.Errorf("first reply %q, want %q", got, "VAL 0\n")
 	}
-	if err := w.Apply(Action{Kind: Client, Req: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Client, Req: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if got := reply(w); got != "VAL 5\n" {
@@ -56,13 +58,13 @@ func TestStateQuery(t *testing.T) {
 	}
 	w2 := start()
 	defer w2.Close()
-	if err := w2.Apply(Action{Kind: Client, Req: 0}); err != nil {
+	if err := w2.Apply(sched.Action{Kind: sched.Client, Req: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if h2, err := w2.Hash(HashMemory, nil); err != nil || h1 != h2 {
 		t.Errorf("the same actions with queries hash differently: %x vs %x (%v)", h1, h2, err)
 	}
-	if err := w.Apply(Action{Kind: Crash, Node: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Crash, Node: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if got := reply(w); got != "VAL 5\n" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -144,7 +145,7 @@ func TestThreadsVisible(t *testing.T) {
 	} {
 		for _, pick := range []struct {
 			name string
-			f    func([]Action, int) Action
+			f    func([]sched.Action, int) sched.Action
 		}{{"first", first}, {"last", last}} {
 			t.Run(tc.mode+"/"+pick.name, func(t *testing.T) {
 				runs := map[ThreadSchedule]int{}
@@ -158,7 +159,7 @@ func TestThreadsVisible(t *testing.T) {
 						t.Errorf("%q: output lacks %q:\n%s", th, tc.out, w.Output(0))
 					}
 					for _, a := range path {
-						if a.Kind == Run {
+						if a.Kind == sched.Run {
 							runs[th]++
 						}
 					}
@@ -175,11 +176,11 @@ func TestThreadsVisible(t *testing.T) {
 // runChecked is runThreads that also checks, before each step, that
 // every Run choice offered names a ready thread stopped in a visible call
 // when the schedule is ThreadsVisible.
-func runChecked(tb testing.TB, cfg Config, pick func([]Action, int) Action) (*World, []Action) {
+func runChecked(tb testing.TB, cfg Config, pick func([]sched.Action, int) sched.Action) (*World, []sched.Action) {
 	tb.Helper()
-	return runThreadsChecking(tb, cfg, pick, func(w *World, acts []Action, step int) {
+	return runThreadsChecking(tb, cfg, pick, func(w *World, acts []sched.Action, step int) {
 		for _, a := range acts {
-			if tk := w.task(a.Node, a.Task); a.Kind == Run && cfg.Threads == ThreadsVisible && (tk == nil || tk.privateStep()) {
+			if tk := w.task(a.Node, a.Task); a.Kind == sched.Run && cfg.Threads == ThreadsVisible && (tk == nil || tk.privateStep()) {
 				tb.Errorf("step %d: Run choice %v names a thread whose step is private", step, a)
 			}
 		}

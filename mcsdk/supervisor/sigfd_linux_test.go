@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestChildSignalInfo runs testdata/sigfd.c under real seccomp and
@@ -38,7 +40,7 @@ func TestChildSignalInfo(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		for i, pick := range []func([]Action, int) Action{first, last} {
+		for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 			t.Run(fmt.Sprintf("%s/%d", tc.mode, i), func(t *testing.T) {
 				out := runTwice(t, tc.mode, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
 				for _, s := range tc.want {

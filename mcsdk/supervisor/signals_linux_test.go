@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // buildSignals compiles testdata/signals.c once per test binary.
@@ -46,7 +48,7 @@ func TestSignals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "-"), func(t *testing.T) {
 			var outs []string
-			var paths [][]Action
+			var paths [][]sched.Action
 			for run := 0; run < 2; run++ {
 				start := time.Now()
 				w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args}}}, first)
@@ -115,9 +117,9 @@ func TestSignalTimerEvents(t *testing.T) {
 				break
 			}
 			a := acts[0]
-			if a.Kind == Timer && a.Task == realTimerTask {
+			if a.Kind == sched.Timer && a.Task == realTimerTask {
 				fired++
-				back, err := ParseAction(a.String())
+				back, err := sched.ParseAction(a.String())
 				if err != nil || back != a {
 					t.Fatalf("%v reads back as %v (%v)", a, back, err)
 				}
@@ -208,7 +210,7 @@ func TestThreadProbesTwice(t *testing.T) {
 	bin := buildThreads(t)
 	for _, mode := range []string{"condwait", "abort"} {
 		var outs []string
-		var paths [][]Action
+		var paths [][]sched.Action
 		for run := 0; run < 2; run++ {
 			start := time.Now()
 			w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{mode}}}}, first)

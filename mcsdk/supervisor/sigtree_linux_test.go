@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestSigchldInterruptsParent runs testdata/sigtree.c under real seccomp
@@ -56,7 +58,7 @@ func TestSignalsWithinTree(t *testing.T) {
 
 // runSigtree runs each mode of the probe with each of picks choosing at
 // every step, twice (runTwice), and checks its output holds want.
-func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func([]Action, int) Action) {
+func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func([]sched.Action, int) sched.Action) {
 	bin := buildProbe(t, "sigtree", "-O1", "-Wall")
 	outs := map[string]string{}
 	for _, tc := range cases {
@@ -77,14 +79,14 @@ func runSigtree(t *testing.T, cases []struct{ mode, want string }, picks ...func
 // runTwice runs cfg twice with pick choosing, checks that the node ended
 // well and that both runs had the same output and the same state hashes
 // (memory included) at every step, and returns the output.
-func runTwice(t *testing.T, name string, cfg Config, pick func([]Action, int) Action) string {
+func runTwice(t *testing.T, name string, cfg Config, pick func([]sched.Action, int) sched.Action) string {
 	t.Helper()
 	return runTwiceHashed(t, name, cfg, HashMemory, pick, nil)
 }
 
 // runTwiceHashed is runTwice with the hashes taken in mode, and check (if
 // non-nil) called on each ended world before it closes.
-func runTwiceHashed(t *testing.T, name string, cfg Config, mode HashMode, pick func([]Action, int) Action, check func(*World)) string {
+func runTwiceHashed(t *testing.T, name string, cfg Config, mode HashMode, pick func([]sched.Action, int) sched.Action, check func(*World)) string {
 	t.Helper()
 	var outs [2]string
 	var hashes [2][][32]byte

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // Deferred starts: a node whose NodeSpec names AfterPorts or a StartDelay
@@ -80,7 +82,7 @@ func (w *World) startTimers() []TimerInfo {
 // fireStart applies the timer event of a waiting node's start delay: the
 // clock moves to its end and the node starts. It reports whether a was
 // such an event.
-func (w *World) fireStart(a Action) bool {
+func (w *World) fireStart(a sched.Action) bool {
 	if a.Node < 0 || a.Node >= len(w.nodes) || !w.nodes[a.Node].waiting || w.nodes[a.Node].startDue < 0 {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -83,7 +84,7 @@ func (n *node) sigTimer(task int) *sigTimer {
 // fireSigTimer applies a signal timer's event: the clock moves to its
 // deadline and it raises its signal, unless the last one is still pending
 // (then it counts an overrun, as Linux queues a timer's signal once).
-func (w *World) fireSigTimer(a Action) error {
+func (w *World) fireSigTimer(a sched.Action) error {
 	if a.Node < 0 || a.Node >= len(w.nodes) || w.nodes[a.Node].exited {
 		return fmt.Errorf("supervisor: node %d has no signal timers", a.Node)
 	}
@@ -137,7 +138,7 @@ func (n *node) sigPending(t *task, sig int) bool {
 }
 
 // describeSigTimer renders a signal timer's event.
-func (w *World) describeSigTimer(a Action) string {
+func (w *World) describeSigTimer(a sched.Action) string {
 	return fmt.Sprintf("%s fires on n%d", SignalTimerName(a.Task), a.Node)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,7 +31,7 @@ func TestSysvIPC(t *testing.T) {
 		"child got type 2 second\n", "parent got type 1 first\n", "parent got type 3 done\n",
 		"too long: -1 E2BIG\n", "truncated sec\n", "empty: -1 ENOMSG\n", "qnum 0 qbytes 16384\n", "msg rmid: 0\n",
 	}
-	for _, pick := range []func([]Action, int) Action{first, last} {
+	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		out := runTwice(t, "sysv", Config{Nodes: []NodeSpec{{Path: bin}}}, pick)
 		for _, s := range want {
 			if !strings.Contains(out, s) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -182,7 +183,7 @@ func TestTemplateWalks(t *testing.T) {
 
 func walkBoth(t *testing.T, a, b *World, cfg Config, rng *rand.Rand, depth int) int {
 	t.Helper()
-	var path []Action
+	var path []sched.Action
 	for len(path) < depth {
 		if ha, hb := mustHash(t, a), mustHash(t, b); ha != hb {
 			t.Fatalf("after %v: the fresh world hashes %x, the templated one %x", path, ha[:6], hb[:6])

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // buildThreads compiles testdata/threads.c once per test binary.
@@ -15,21 +17,21 @@ func buildThreads(tb testing.TB) string { return buildProbe(tb, "threads", "-O1"
 
 // runThreads runs one threads workload to its end, taking the k-th
 // enabled action at each step (pick), and returns the world, closed.
-func runThreads(tb testing.TB, cfg Config, pick func(acts []Action, step int) Action) (*World, []Action) {
+func runThreads(tb testing.TB, cfg Config, pick func(acts []sched.Action, step int) sched.Action) (*World, []sched.Action) {
 	tb.Helper()
 	return runThreadsChecking(tb, cfg, pick, nil)
 }
 
 // runThreadsChecking is runThreads that first hands check (if not nil)
 // the choices each step offers.
-func runThreadsChecking(tb testing.TB, cfg Config, pick func(acts []Action, step int) Action, check func(w *World, acts []Action, step int)) (*World, []Action) {
+func runThreadsChecking(tb testing.TB, cfg Config, pick func(acts []sched.Action, step int) sched.Action, check func(w *World, acts []sched.Action, step int)) (*World, []sched.Action) {
 	tb.Helper()
 	w, err := Start(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer w.Close()
-	var path []Action
+	var path []sched.Action
 	for step := 0; step < 10000 && w.Failure() == nil; step++ {
 		acts := w.Enabled()
 		if len(acts) == 0 {
@@ -47,8 +49,8 @@ func runThreadsChecking(tb testing.TB, cfg Config, pick func(acts []Action, step
 	return w, path
 }
 
-func first(acts []Action, _ int) Action { return acts[0] }
-func last(acts []Action, _ int) Action  { return acts[len(acts)-1] }
+func first(acts []sched.Action, _ int) sched.Action { return acts[0] }
+func last(acts []sched.Action, _ int) sched.Action  { return acts[len(acts)-1] }
 
 // TestThreads runs real pthread programs under the one scheduler: every
 // thread a task, futex waits virtual, thread ids virtual.
@@ -56,7 +58,7 @@ func TestThreads(t *testing.T) {
 	bin := buildThreads(t)
 	cases := []struct {
 		mode     string
-		pick     func([]Action, int) Action
+		pick     func([]sched.Action, int) sched.Action
 		out      []string // substrings of the node's output
 		fail     string   // substring of the failure, "" none
 		signal   string   // the node's ending signal
@@ -102,7 +104,7 @@ func TestThreads(t *testing.T) {
 			}
 			runs := 0
 			for _, a := range path {
-				if a.Kind == Run {
+				if a.Kind == sched.Run {
 					runs++
 				}
 			}
@@ -175,7 +177,7 @@ func TestFutexOpsMatchNative(t *testing.T) {
 	if err != nil {
 		t.Fatalf("native: %v\n%s", err, native)
 	}
-	for name, pick := range map[string]func([]Action, int) Action{"first": first, "last": last} {
+	for name, pick := range map[string]func([]sched.Action, int) sched.Action{"first": first, "last": last} {
 		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"futexops"}}}}, pick)
 		if f := w.Failure(); f != nil {
 			t.Fatalf("%s: %v\n%s", name, f, w.Output(0))
@@ -205,13 +207,13 @@ func TestThreadedCrashRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Apply(Action{Kind: Crash, Node: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Crash, Node: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if st := w.Status(0); !st.Killed || st.Alive {
 		t.Fatalf("after the crash: %+v", st)
 	}
-	if err := w.Apply(Action{Kind: Restart, Node: 0}); err != nil {
+	if err := w.Apply(sched.Action{Kind: sched.Restart, Node: 0}); err != nil {
 		t.Fatal(err)
 	}
 	for step := 0; step < 100 && w.Failure() == nil; step++ {
@@ -250,14 +252,14 @@ func TestThreadsFixed(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode, "20"}}}, Threads: ThreadsFixed}
 			var outs [2]string
-			var paths [2][]Action
+			var paths [2][]sched.Action
 			for k := range outs {
 				w, path := runThreads(t, cfg, first)
 				if f := w.Failure(); f != nil {
 					t.Fatalf("failure: %v\noutput:\n%s", f, w.Output(0))
 				}
 				for _, a := range path {
-					if a.Kind == Run {
+					if a.Kind == sched.Run {
 						t.Fatalf("a Run choice under ThreadsFixed: %v", path)
 					}
 				}

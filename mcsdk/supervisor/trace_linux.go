@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,7 +87,7 @@ func (t *task) traceState() string {
 // and step).
 
 // traceAction writes an A line: the action applied at this step.
-func (w *World) traceAction(a Action) {
+func (w *World) traceAction(a sched.Action) {
 	if w.tracing() {
 		w.tracef("A %d %v", w.steps, a)
 	}

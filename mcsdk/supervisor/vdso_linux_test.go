@@ -48,7 +48,7 @@ func TestVDSO(t *testing.T) {
 	// task.
 	tests := []struct {
 		mode   string
-		pick   func([]Action, int) Action
+		pick   func([]sched.Action, int) sched.Action
 		name   string
 		rounds int // rounds of reads printed
 		ready  int // of them, made while another task was ready
@@ -63,7 +63,7 @@ func TestVDSO(t *testing.T) {
 		t.Run(tc.mode+"/"+tc.name, func(t *testing.T) {
 			var outs [2]string
 			var calls [2]map[string]int
-			var acts [2][]Action
+			var acts [2][]sched.Action
 			for k, noVDSO := range []bool{true, false} {
 				cfg := Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}, Clocks: []NodeClock{clock}, Survey: true, NoVDSO: noVDSO}
 				w, applied := runThreads(t, cfg, tc.pick)
@@ -85,7 +85,7 @@ func TestVDSO(t *testing.T) {
 			if !slices.Equal(acts[0], acts[1]) {
 				t.Errorf("the choices differ with weft's vDSO:\n%v\n--- without:\n%v", acts[1], acts[0])
 			}
-			if tc.ready > 0 && !slices.ContainsFunc(acts[0], func(a Action) bool { return a.Kind == Run }) {
+			if tc.ready > 0 && !slices.ContainsFunc(acts[0], func(a sched.Action) bool { return a.Kind == sched.Run }) {
 				t.Errorf("no thread choice in %v: the reads beside a ready task were no scheduling point", acts[0])
 			}
 			want := [2]map[string]int{
@@ -153,7 +153,7 @@ func TestVDSOImage(t *testing.T) {
 func TestVDSOGo(t *testing.T) {
 	bin := buildGoEcho(t)
 	for _, seed := range []uint64{1, 2, 3} {
-		var acts [2][]Action
+		var acts [2][]sched.Action
 		var outs [2]string
 		var calls [2]map[string]int
 		for k, noVDSO := range []bool{true, false} {
@@ -162,7 +162,7 @@ func TestVDSOGo(t *testing.T) {
 				specs = append(specs, NodeSpec{Path: bin, Args: []string{fmt.Sprint(i), "7460", "pingpong", "3"}})
 			}
 			rng := rand.New(rand.NewPCG(seed, 7))
-			pick := func(a []Action, _ int) Action { return a[rng.IntN(len(a))] }
+			pick := func(a []sched.Action, _ int) sched.Action { return a[rng.IntN(len(a))] }
 			w, applied := runThreads(t, Config{Nodes: specs, BasePort: 7460, Survey: true, NoVDSO: noVDSO}, pick)
 			if f := w.Failure(); f != nil {
 				t.Fatalf("seed %d, NoVDSO %v: %v", seed, noVDSO, f)

@@ -5,6 +5,8 @@ package supervisor
 import (
 	"strconv"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // TestSettleSkipsUnwokenRetries runs the bench ping-pong with a third node
@@ -31,7 +33,7 @@ func TestSettleSkipsUnwokenRetries(t *testing.T) {
 		if len(acts) == 0 {
 			break
 		}
-		if acts[0].Kind == Deliver {
+		if acts[0].Kind == sched.Deliver {
 			delivered++
 		}
 		if err := w.Apply(acts[0]); err != nil {

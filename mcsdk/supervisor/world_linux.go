@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
@@ -629,7 +630,7 @@ func (w *World) envClose(env *netsim.Socket) {
 func (w *World) Received() []Received { return w.received }
 
 // Apply performs one action and runs the world to its next quiescent point.
-func (w *World) Apply(a Action) error {
+func (w *World) Apply(a sched.Action) error {
 	if w.failure != nil {
 		return w.failure
 	}
@@ -637,13 +638,13 @@ func (w *World) Apply(a Action) error {
 	w.traceAction(a)
 	sent := w.queryInputs(a)
 	switch a.Kind {
-	case Deliver:
+	case sched.Deliver:
 		// A seeded run has advanced the clock to the arrival time already
 		// (the scheduler owns it); an exhaustive check has no latency.
 		if _, _, err := w.net.Deliver(netsim.Delivery{Chan: a.Chan, Index: a.Index}); err != nil {
 			return err
 		}
-	case Client:
+	case sched.Client:
 		if a.Req < 0 || a.Req >= len(w.cfg.Client) || w.clientSent[a.Req] {
 			return fmt.Errorf("supervisor: client request %d is not enabled", a.Req)
 		}
@@ -661,10 +662,10 @@ func (w *World) Apply(a Action) error {
 		w.envNode[env.ID] = r.Node
 		w.envReq[env.ID] = a.Req + 1
 		w.net.InjectEnv(env, r.Data)
-	case Partition, Heal:
+	case sched.Partition, sched.Heal:
 		// The network's reachability is the scheduler's business: it stops
 		// choosing deliveries across the cut. Nothing changes in the world.
-	case Notice:
+	case sched.Notice:
 		if w.cfg.Notice == "" || a.Node < 0 || a.Node >= len(w.nodes) {
 			return fmt.Errorf("supervisor: no death notices configured for %v", a)
 		}
@@ -678,7 +679,7 @@ func (w *World) Apply(a Action) error {
 		w.envNode[env.ID] = a.Node
 		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
 		w.net.CloseEnv(env)
-	case Timer:
+	case sched.Timer:
 		if w.fireStart(a) { // a deferred start (start_linux.go)
 			break
 		}
@@ -696,13 +697,13 @@ func (w *World) Apply(a Action) error {
 			w.setNow(c.deadline)
 		}
 		c.timedOut = true
-	case Run:
+	case sched.Run:
 		t := w.task(a.Node, a.Task)
 		if t == nil || !t.ready || w.nodes[a.Node].cur != nil {
 			return fmt.Errorf("supervisor: thread n%d/t%d is not ready to run", a.Node, a.Task)
 		}
 		w.resume(t)
-	case Crash:
+	case sched.Crash:
 		n := w.nodes[a.Node]
 		if n.exited {
 			return fmt.Errorf("supervisor: node %d is not running", a.Node)
@@ -712,7 +713,7 @@ func (w *World) Apply(a Action) error {
 		if w.cfg.LoseUnsynced && w.dataRoot != "" {
 			w.loseUnsynced(n.id)
 		}
-	case Restart:
+	case sched.Restart:
 		old := w.nodes[a.Node]
 		if old.waiting {
 			break // not started yet: it starts when its condition holds
@@ -741,18 +742,18 @@ func (w *World) Apply(a Action) error {
 // Enabled lists the actions possible at this quiescent point, in canonical
 // order: client requests, deliveries (by channel), then the earliest
 // timers.
-func (w *World) Enabled() []Action {
+func (w *World) Enabled() []sched.Action {
 	if w.failure != nil {
 		return nil
 	}
-	var acts []Action
+	var acts []sched.Action
 	for i := range w.cfg.Client {
 		if !w.clientSent[i] {
-			acts = append(acts, Action{Kind: Client, Req: i})
+			acts = append(acts, sched.Action{Kind: sched.Client, Req: i})
 		}
 	}
 	for _, d := range w.net.Deliverable(!w.cfg.Bag) {
-		acts = append(acts, Action{Kind: Deliver, Chan: d.Chan, Index: d.Index})
+		acts = append(acts, sched.Action{Kind: sched.Deliver, Chan: d.Chan, Index: d.Index})
 	}
 	acts = append(acts, w.Ready()...)
 	earliest := int64(-1)
@@ -764,7 +765,7 @@ func (w *World) Enabled() []Action {
 	}
 	for _, t := range ts {
 		if t.Deadline == earliest {
-			acts = append(acts, Action{Kind: Timer, Node: t.Node, Task: t.Task})
+			acts = append(acts, sched.Action{Kind: sched.Timer, Node: t.Node, Task: t.Task})
 		}
 	}
 	return acts
@@ -775,8 +776,8 @@ func (w *World) Enabled() []Action {
 // ThreadsFixed there are none; with ThreadsVisible only where each of the
 // node's ready threads is stopped in a visible call (settle runs a
 // private step first: nextReady).
-func (w *World) Ready() []Action {
-	var acts []Action
+func (w *World) Ready() []sched.Action {
+	var acts []sched.Action
 	if w.cfg.Threads == ThreadsFixed {
 		return nil
 	}
@@ -786,7 +787,7 @@ func (w *World) Ready() []Action {
 		}
 		if r := n.readyTasks(); len(r) > 1 && w.nextReady(n) == nil {
 			for _, t := range r {
-				acts = append(acts, Action{Kind: Run, Node: n.id, Task: t.k})
+				acts = append(acts, sched.Action{Kind: sched.Run, Node: n.id, Task: t.k})
 			}
 		}
 	}
@@ -813,9 +814,9 @@ func (w *World) pendingCall(i, k int) *call {
 }
 
 // Describe renders an action for people: which node sends what to whom.
-func (w *World) Describe(a Action) string {
+func (w *World) Describe(a sched.Action) string {
 	switch a.Kind {
-	case Deliver:
+	case sched.Deliver:
 		if a.Chan < len(w.net.Channels) {
 			c := w.net.Channels[a.Chan]
 			if a.Index < len(c.Msgs) {
@@ -831,10 +832,10 @@ func (w *World) Describe(a Action) string {
 				return fmt.Sprintf("deliver n%d→n%d %s (chan %d)", c.FromNode, w.net.ReceiverNode(c), what, a.Chan)
 			}
 		}
-	case Client:
+	case sched.Client:
 		r := w.cfg.Client[a.Req]
 		return fmt.Sprintf("client → n%d %q", r.Node, truncate(r.Data, 40))
-	case Timer:
+	case sched.Timer:
 		if a.Task < 0 {
 			return w.describeSigTimer(a)
 		}
@@ -842,7 +843,7 @@ func (w *World) Describe(a Action) string {
 			return fmt.Sprintf("timer fires on n%d/t%d", a.Node, a.Task)
 		}
 		return fmt.Sprintf("timer fires on n%d", a.Node)
-	case Run:
+	case sched.Run:
 		what := ""
 		if t := w.task(a.Node, a.Task); t != nil {
 			switch {
@@ -857,15 +858,15 @@ func (w *World) Describe(a Action) string {
 			}
 		}
 		return fmt.Sprintf("n%d/t%d runs%s", a.Node, a.Task, what)
-	case Crash:
+	case sched.Crash:
 		return fmt.Sprintf("crash n%d", a.Node)
-	case Restart:
+	case sched.Restart:
 		return fmt.Sprintf("restart n%d", a.Node)
-	case Notice:
+	case sched.Notice:
 		return fmt.Sprintf("notice to n%d: n%d crashed", a.Node, a.Req)
-	case Partition:
+	case sched.Partition:
 		return fmt.Sprintf("partition %d begins", a.Req)
-	case Heal:
+	case sched.Heal:
 		return fmt.Sprintf("partition %d heals", a.Req)
 	}
 	return a.String()

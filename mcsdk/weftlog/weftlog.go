@@ -77,7 +77,7 @@ type Param struct {
 // Choice is one action of the scheduler at a virtual time.
 type Choice struct {
 	T      int64  // ns since the run began
-	Action string // supervisor.Action text form
+	Action string // sched.Action text form
 }
 
 // Event is one observation.
