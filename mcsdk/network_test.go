@@ -4,13 +4,13 @@ package mcsdk_test
 
 import (
 	"fmt"
-	"github.com/weft-mc/weft/mcsdk/model"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // TestDatagramFaults runs the UDP probe (node 0 sends "abc" then "defgh"

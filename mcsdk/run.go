@@ -212,7 +212,7 @@ type runner struct {
 	replayer *sched.Replayer
 	distinct map[uint64]bool
 	start    time.Time   // the run's start, for FirstReplyWall
-	msgs     [][]int     // per channel, the sizes of the messages in flight (see sends)
+	seen     uint64      // the network's LastID at the last look (see sends)
 	partSeen map[int]int // per seeded partition: 1 once its beginning is recorded, 2 once its heal is
 	passed   []byte      // the evalKey of the last state whose evaluation found no required failure
 	keyBuf   []byte      // evalKey's buffer (its result is valid until the next call)
@@ -361,7 +361,7 @@ func (r *runner) run() error {
 	if err != nil {
 		return err
 	}
-	r.w, r.ew = w, eventWorld{w}
+	r.w, r.ew = w, eventWorld{w: w, onDrop: r.dropped}
 	defer w.Close()
 	defer func() { r.res.Syscalls, r.res.Refusals = w.Syscalls(), w.Refusals() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
@@ -395,7 +395,6 @@ func (r *runner) run() error {
 			pre, a, at, ok = r.s.Next(r.ew)
 			for _, p := range pre {
 				r.res.Choices = append(r.res.Choices, Choice{T: w.Now() - supervisor.Epoch, Action: p.String()})
-				r.network(p)
 			}
 		}
 		if !ok || (bounded && at > end) {
@@ -508,7 +507,12 @@ func orDefault(s, d string) string {
 }
 
 // eventWorld is a supervised world as the seeded scheduler reads it.
-type eventWorld struct{ w *supervisor.World }
+// eventWorld is the world as the seeded scheduler and the replayer read
+// it. onDrop, if set, is told of a message before the network loses it.
+type eventWorld struct {
+	w      *supervisor.World
+	onDrop func(c, i int)
+}
 
 func (e eventWorld) Status(i int) sched.NodeStatus {
 	st := e.w.Status(i)
@@ -544,7 +548,12 @@ func (e eventWorld) Ready() []sched.Action { return e.w.Ready() }
 // Now is the world's virtual time.
 func (e eventWorld) Now() int64 { return e.w.Now() }
 
-func (e eventWorld) Drop(c, i int) { e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i}) }
+func (e eventWorld) Drop(c, i int) {
+	if e.onDrop != nil {
+		e.onDrop(c, i)
+	}
+	e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i})
+}
 
 func (e eventWorld) Duplicate(c, i int) { e.w.Network().Duplicate(netsim.Delivery{Chan: c, Index: i}) }
 
@@ -566,7 +575,6 @@ func (r *runner) nextReplayed() (sched.Action, int64, bool, error) {
 	pre, a, at, ok, err := r.replayer.Next(r.ew)
 	for _, p := range pre {
 		r.res.Choices = append(r.res.Choices, Choice{T: r.w.Now() - supervisor.Epoch, Action: p.String()})
-		r.network(p)
 	}
 	return a, at, ok, err
 }
@@ -591,9 +599,6 @@ func (r *runner) apply(a sched.Action, at int64) error {
 	}
 	r.res.Steps++
 	r.res.Choices = append(r.res.Choices, Choice{T: at - supervisor.Epoch, Action: a.String()})
-	if a.Kind == sched.Deliver {
-		r.network(a)
-	}
 	if err != nil {
 		return err
 	}
@@ -677,43 +682,37 @@ func trimGo(s string) string {
 
 // observe reads the state (only nodes that ran can have changed), records
 // changes of declared globals, and tracks the first violation.
-// sends records a "send" event for every message that appeared on a
-// channel since the last look (Node the sender, Peer the receiver, T the
-// send time), so that traces and sequence diagrams draw each message from
-// its send to its delivery. r.msgs mirrors every channel's messages (their
-// sizes), kept in step with deliveries, drops and duplicates; the same in
-// seeded runs and replays, so replays see the same events.
+// sends records a "send" event for every message sent since the last look
+// (Node the sender, Peer the receiver, T the send time), so that traces
+// and sequence diagrams draw each message from its send to its delivery.
+// netsim is the one store of messages: a message is new when its ID is
+// past the last look's, and a duplicate the network made is no send.
 func (r *runner) sends() {
 	net := r.w.Network()
-	for len(r.msgs) < len(net.Channels) {
-		r.msgs = append(r.msgs, nil)
-	}
-	for c, ch := range net.Channels {
-		for i := len(r.msgs[c]); i < len(ch.Msgs); i++ {
-			m := ch.Msgs[i]
-			r.msgs[c] = append(r.msgs[c], len(m.Data))
-			r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (m.Sent - supervisor.Epoch) / 1000, Kind: "send", Node: ch.FromNode, Peer: net.ReceiverNode(ch), Bytes: len(m.Data)})
-		}
-	}
-}
-
-// network keeps r.msgs in step with a delivery, drop or duplicate already
-// applied to the world, and records a drop as a "drop" event.
-func (r *runner) network(a sched.Action) {
-	if a.Chan >= len(r.msgs) || a.Index >= len(r.msgs[a.Chan]) {
+	if net.LastID() == r.seen {
 		return
 	}
-	q := r.msgs[a.Chan]
-	switch a.Kind {
-	case sched.Deliver:
-		r.msgs[a.Chan] = slices.Delete(q, a.Index, a.Index+1)
-	case sched.Drop:
-		ch := r.w.Network().Channels[a.Chan]
-		r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "drop", Node: ch.FromNode, Peer: r.w.Network().ReceiverNode(ch), Bytes: q[a.Index]})
-		r.msgs[a.Chan] = slices.Delete(q, a.Index, a.Index+1)
-	case sched.Dup:
-		r.msgs[a.Chan] = slices.Insert(q, a.Index+1, q[a.Index])
+	for _, ch := range net.Channels {
+		// New sends are appended: they are the channel's tail.
+		k := len(ch.Msgs)
+		for k > 0 && ch.Msgs[k-1].ID > r.seen {
+			k--
+		}
+		for _, m := range ch.Msgs[k:] {
+			if !m.Copy {
+				r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (m.Sent - supervisor.Epoch) / 1000, Kind: "send", Node: ch.FromNode, Peer: net.ReceiverNode(ch), Bytes: len(m.Data)})
+			}
+		}
 	}
+	r.seen = net.LastID()
+}
+
+// dropped records a "drop" event for message i of channel c, which the
+// network is about to lose (a Drop choice of the scheduler or replayer).
+func (r *runner) dropped(c, i int) {
+	net := r.w.Network()
+	ch := net.Channels[c]
+	r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "drop", Node: ch.FromNode, Peer: net.ReceiverNode(ch), Bytes: len(ch.Msgs[i].Data)})
 }
 
 func (r *runner) observe() error {

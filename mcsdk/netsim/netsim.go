@@ -99,6 +99,13 @@ type Message struct {
 	// Copy marks a duplicate made by the network. When a message arrives
 	// is the scheduler's business (package sched), not the network's.
 	Copy bool
+	// ID names the message for those who watch the network (the seeded
+	// scheduler keeps each message's arrival time by it, a run's timeline
+	// its send): unique in its network, given in send order from 1, a
+	// duplicate getting its own. It is not state: nothing the network or
+	// a node does depends on it, so Hash leaves it out, and two states
+	// reached by different histories stay equal.
+	ID uint64
 }
 
 // Channel holds the messages in flight from one socket toward a
@@ -171,7 +178,19 @@ type Network struct {
 	second    map[uint16]*Socket
 	dgramPort map[uint16]*Socket
 	ephemeral uint16
+	lastID    uint64 // the last Message.ID given (not state: see Message.ID)
 }
+
+// stamp gives m the network's next message identity.
+func (n *Network) stamp(m Message) Message {
+	n.lastID++
+	m.ID = n.lastID
+	return m
+}
+
+// LastID is the identity of the last message sent or duplicated (0 none):
+// a message with a greater ID is newer than a look that saw LastID.
+func (n *Network) LastID() uint64 { return n.lastID }
 
 // New returns an empty network with Linux's default buffer sizes.
 func New() *Network {
@@ -346,7 +365,7 @@ func (n *Network) Connect(s *Socket, dst Addr) Errno {
 	}
 	s.out = &Channel{ID: len(n.Channels), From: s, Stream: true, DstPort: dst.Port, FromNode: s.Node, ToNode: toNode}
 	n.Channels = append(n.Channels, s.out)
-	s.out.Msgs = append(s.out.Msgs, Message{SYN: true, From: s.Local, To: dst, Sent: n.Now})
+	s.out.Msgs = append(s.out.Msgs, n.stamp(Message{SYN: true, From: s.Local, To: dst, Sent: n.Now}))
 	return EINPROGRESS
 }
 
@@ -514,7 +533,7 @@ func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	if k == 0 {
 		return 0, EAGAIN
 	}
-	s.out.Msgs = append(s.out.Msgs, Message{Data: append([]byte(nil), data[:k]...), Sent: n.Now})
+	s.out.Msgs = append(s.out.Msgs, n.stamp(Message{Data: append([]byte(nil), data[:k]...), Sent: n.Now}))
 	return k, OK
 }
 
@@ -553,7 +572,7 @@ func (n *Network) sendDgram(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	} else if from.IP == [4]byte{} {
 		from.IP = Loopback
 	}
-	c.Msgs = append(c.Msgs, Message{Data: append([]byte(nil), data...), From: from, To: to, Sent: n.Now})
+	c.Msgs = append(c.Msgs, n.stamp(Message{Data: append([]byte(nil), data...), From: from, To: to, Sent: n.Now}))
 	return len(data), OK
 }
 
@@ -645,7 +664,7 @@ func (n *Network) sendFIN(s *Socket, rst bool) {
 		}
 		return
 	}
-	s.out.Msgs = append(s.out.Msgs, Message{FIN: !rst, RST: rst, Sent: n.Now})
+	s.out.Msgs = append(s.out.Msgs, n.stamp(Message{FIN: !rst, RST: rst, Sent: n.Now}))
 }
 
 // Close closes s, as close(2) of its last descriptor. A connected stream
@@ -820,14 +839,17 @@ func (n *Network) Drop(d Delivery) {
 }
 
 // Duplicate inserts a copy of a datagram right after it, as a network
-// that duplicates packets does; the copy is marked Copy.
-func (n *Network) Duplicate(d Delivery) {
+// that duplicates packets does; the copy is marked Copy and has an ID of
+// its own, which Duplicate returns.
+func (n *Network) Duplicate(d Delivery) uint64 {
 	c := n.Channels[d.Chan]
 	m := c.Msgs[d.Index]
 	m.Copy = true
+	m = n.stamp(m)
 	c.Msgs = append(c.Msgs, Message{})
 	copy(c.Msgs[d.Index+2:], c.Msgs[d.Index+1:])
 	c.Msgs[d.Index+1] = m
+	return m.ID
 }
 
 // InFlight is the number of messages in flight.

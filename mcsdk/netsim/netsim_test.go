@@ -180,3 +180,57 @@ func TestHashCanonical(t *testing.T) {
 		t.Fatal("delivery did not change the hash")
 	}
 }
+
+// TestMessageIDs: every message sent (SYN, data, FIN, datagram) and every
+// duplicate gets a new identity in send order, delivery and drop keep the
+// others', and the identities do not enter the hash.
+func TestMessageIDs(t *testing.T) {
+	n := New()
+	srv, cli := n.NewSocket(0, Stream), n.NewSocket(1, Stream)
+	n.Bind(srv, 80)
+	n.Listen(srv)
+	n.Connect(cli, Addr{IP: Loopback, Port: 80})
+	syn := n.Channels[0].Msgs[0]
+	if syn.ID != 1 || n.LastID() != 1 {
+		t.Fatalf("SYN ID %d, LastID %d, want 1, 1", syn.ID, n.LastID())
+	}
+	if _, _, err := n.Deliver(Delivery{Chan: 0, Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	d1, d2 := n.NewSocket(2, Dgram), n.NewSocket(3, Dgram)
+	n.Bind(d2, 99)
+	for _, b := range []string{"a", "b", "c"} {
+		if _, e := n.Send(d1, []byte(b), &Addr{IP: Loopback, Port: 99}); e != OK {
+			t.Fatal(e)
+		}
+	}
+	c := n.Channels[len(n.Channels)-1]
+	ids := func() (out []uint64) {
+		for _, m := range c.Msgs {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	before := n.LastID()
+	dup := n.Duplicate(Delivery{Chan: c.ID, Index: 1})
+	if dup != before+1 || n.LastID() != dup || !c.Msgs[2].Copy || c.Msgs[2].ID != dup {
+		t.Fatalf("duplicate ID %d (LastID %d), messages %v", dup, n.LastID(), ids())
+	}
+	n.Drop(Delivery{Chan: c.ID, Index: 0})
+	if got := ids(); len(got) != 3 || got[0] != before-1 || got[1] != dup || got[2] != before {
+		t.Fatalf("after the drop: IDs %v", got)
+	}
+	// A network in the same state with other identities hashes equally.
+	m := New()
+	a, b := m.NewSocket(0, Dgram), m.NewSocket(1, Dgram)
+	m.Bind(b, 99)
+	m.Send(a, []byte("x"), &Addr{IP: Loopback, Port: 99})
+	h2, h3 := sha256.New(), sha256.New()
+	m.Hash(h2)
+	m.Channels[0].Msgs[0].ID += 100
+	m.lastID += 100
+	m.Hash(h3)
+	if string(h2.Sum(nil)) != string(h3.Sum(nil)) {
+		t.Fatal("the hash depends on message identities")
+	}
+}
