@@ -37,6 +37,24 @@ func TestDatagramFaults(t *testing.T) {
 		case network == "duplicate = 1.0" && c.Duplicated != c.Sent:
 			t.Fatalf("%s: %d of %d duplicated", network, c.Duplicated, c.Sent)
 		}
+		// The timeline has one send per message a node sent (a copy the
+		// network made is none) and one drop per message lost, each with
+		// its size.
+		sends, drops := map[int]int{}, 0
+		for _, e := range r.Events {
+			switch e.Kind {
+			case "send":
+				sends[e.Bytes]++
+			case "drop":
+				drops++
+				if e.Bytes != 3 && e.Bytes != 5 {
+					t.Fatalf("%s seed %d: a drop of %d bytes", network, seed, e.Bytes)
+				}
+			}
+		}
+		if int64(sends[3]+sends[5]) != c.Sent || sends[3] == 0 || sends[5] == 0 || int64(drops) != c.Dropped {
+			t.Fatalf("%s seed %d: send events by size %v, %d drop events; the network counted %+v", network, seed, sends, drops, c)
+		}
 		if _, div, err := mcsdk.Replay(m, r.Recording(m), mcsdk.RunOptions{}); err != nil || div != nil {
 			t.Fatalf("%s seed %d: replay: %v %v", network, seed, err, div)
 		}
