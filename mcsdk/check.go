@@ -516,7 +516,7 @@ func (w checkWorld) Origin(a sched.Action) int {
 	if w.tr == nil {
 		return 0
 	}
-	return w.tr.origin(a)
+	return w.tr.origin(w.World, a)
 }
 
 // Touched is what the last Apply reached.

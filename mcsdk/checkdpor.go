@@ -3,6 +3,7 @@ package mcsdk
 import (
 	"encoding/binary"
 
+	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
@@ -12,21 +13,21 @@ import (
 // delivery's origin), and what the last step reached (the nodes that ran
 // or whose sockets changed, new network names, random draws, the clock).
 type tracker struct {
-	origins [][]int  // per channel, per message in flight: the step that sent it
-	ports   []uint16 // each socket's local port after the last step
-	drawn   uint64
-	now     int64
-	nodes   int
-	touched sched.Touched
+	origins  map[uint64]int // per message in flight, by its netsim ID: the step that sent it
+	seen     uint64         // the network's LastID at the last look
+	channels int            // the network's channels after the last step
+	ports    []uint16       // each socket's local port after the last step
+	drawn    uint64
+	now      int64
+	nodes    int
+	touched  sched.Touched
 }
 
 // before notes the world's state before a is applied: a delivered
 // message leaves its channel.
 func (tr *tracker) before(w *supervisor.World, a sched.Action) {
-	if a.Kind == sched.Deliver && a.Chan >= 0 && a.Chan < len(tr.origins) {
-		if o := tr.origins[a.Chan]; a.Index >= 0 && a.Index < len(o) {
-			tr.origins[a.Chan] = append(o[:a.Index:a.Index], o[a.Index+1:]...)
-		}
+	if m, ok := message(w, a); ok {
+		delete(tr.origins, m.ID)
 	}
 	w.ClearRan()
 	tr.drawn, tr.now = w.RandomDrawn(), w.Now()
@@ -37,19 +38,24 @@ func (tr *tracker) after(w *supervisor.World) {
 	net := w.Network()
 	step := w.Steps()
 	t := sched.Touched{Random: w.RandomDrawn() != tr.drawn, Clock: w.Now() != tr.now}
-	for len(tr.origins) < len(net.Channels) {
-		tr.origins = append(tr.origins, nil)
+	if len(net.Channels) > tr.channels {
+		tr.channels = len(net.Channels)
 		t.Alloc = true
 	}
-	for c, ch := range net.Channels {
-		o := tr.origins[c]
-		if len(o) > len(ch.Msgs) {
-			o = make([]int, len(ch.Msgs)) // lost track: 0 is always safe
+	if net.LastID() != tr.seen {
+		if tr.origins == nil {
+			tr.origins = map[uint64]int{}
 		}
-		for len(o) < len(ch.Msgs) {
-			o = append(o, step)
+		for _, ch := range net.Channels {
+			// The step's sends are the channel's tail; a duplicate the
+			// step made is inside it, and was sent by the step too.
+			for _, m := range ch.Msgs {
+				if m.ID > tr.seen {
+					tr.origins[m.ID] = step
+				}
+			}
 		}
-		tr.origins[c] = o
+		tr.seen = net.LastID()
 	}
 	touch := func(n int) {
 		for _, m := range t.Nodes {
@@ -79,12 +85,26 @@ func (tr *tracker) after(w *supervisor.World) {
 	tr.touched = t
 }
 
-// origin is the step that sent the message a delivers (0 if unknown).
-func (tr *tracker) origin(a sched.Action) int {
-	if a.Kind == sched.Deliver && a.Chan >= 0 && a.Chan < len(tr.origins) && a.Index >= 0 && a.Index < len(tr.origins[a.Chan]) {
-		return tr.origins[a.Chan][a.Index]
+// origin is the step that sent the message a delivers (0 if unknown,
+// which is always safe).
+func (tr *tracker) origin(w *supervisor.World, a sched.Action) int {
+	if m, ok := message(w, a); ok {
+		return tr.origins[m.ID]
 	}
 	return 0
+}
+
+// message is the message in flight a delivers, if a is a delivery of one.
+func message(w *supervisor.World, a sched.Action) (netsim.Message, bool) {
+	net := w.Network()
+	if a.Kind != sched.Deliver || a.Chan < 0 || a.Chan >= len(net.Channels) {
+		return netsim.Message{}, false
+	}
+	msgs := net.Channels[a.Chan].Msgs
+	if a.Index < 0 || a.Index >= len(msgs) {
+		return netsim.Message{}, false
+	}
+	return msgs[a.Index], true
 }
 
 // visible encodes what the invariants and the crash preconditions read

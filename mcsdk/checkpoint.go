@@ -2,6 +2,7 @@ package mcsdk
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -72,10 +73,7 @@ func (tr *tracker) cloned() *tracker {
 		return nil
 	}
 	out := *tr
-	out.origins = make([][]int, len(tr.origins))
-	for i, o := range tr.origins {
-		out.origins[i] = slices.Clone(o)
-	}
+	out.origins = maps.Clone(tr.origins)
 	out.ports = slices.Clone(tr.ports)
 	out.touched.Nodes = slices.Clone(tr.touched.Nodes)
 	return &out

@@ -526,9 +526,9 @@ func (e eventWorld) Pending(c int) int { return len(e.w.Network().Channels[c].Ms
 func (e eventWorld) Channel(c int) sched.ChannelInfo {
 	net := e.w.Network()
 	ch := net.Channels[c]
-	info := sched.ChannelInfo{From: ch.FromNode, To: net.ReceiverNode(ch), Datagram: ch.Datagram(), Sent: make([]int64, len(ch.Msgs))}
+	info := sched.ChannelInfo{From: ch.FromNode, To: net.ReceiverNode(ch), Datagram: ch.Datagram(), Sent: make([]int64, len(ch.Msgs)), IDs: make([]uint64, len(ch.Msgs))}
 	for i, m := range ch.Msgs {
-		info.Sent[i] = m.Sent
+		info.Sent[i], info.IDs[i] = m.Sent, m.ID
 	}
 	return info
 }
@@ -555,7 +555,9 @@ func (e eventWorld) Drop(c, i int) {
 	e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i})
 }
 
-func (e eventWorld) Duplicate(c, i int) { e.w.Network().Duplicate(netsim.Delivery{Chan: c, Index: i}) }
+func (e eventWorld) Duplicate(c, i int) uint64 {
+	return e.w.Network().Duplicate(netsim.Delivery{Chan: c, Index: i})
+}
 
 // nextReplayed takes the next recorded choice from the scheduler's
 // replayer, which applies the network's recorded drops and duplicates on

@@ -24,6 +24,7 @@ type eventFake struct {
 	// uncounted makes Pending answer -1, so that the scheduler describes
 	// every channel at every step (the path before Pending).
 	uncounted bool
+	lastUID   uint64 // the last message identity given (see uid)
 }
 
 // Ready lists the Run choices: every ready thread, when a node has two or
@@ -43,13 +44,24 @@ type fakeChan struct {
 	from, to int
 	dgram    bool
 	sent     []int64
-	ids      []int // message identities, to show which arrived
+	ids      []int    // message names, to show which arrived (a copy shares its original's)
+	uids     []uint64 // message identities, unique (ChannelInfo.IDs), given by uid
+}
+
+// uid gives identities to the messages appended to channel c since its
+// last look (tests and echoes append to sent and ids only).
+func (f *eventFake) uid(c int) {
+	ch := &f.chans[c]
+	for len(ch.uids) < len(ch.sent) {
+		f.lastUID++
+		ch.uids = append(ch.uids, f.lastUID)
+	}
 }
 
 func (f *eventFake) clone() *eventFake {
-	g := &eventFake{echo: f.echo, dead: map[int]bool{}, timers: slices.Clone(f.timers), ready: slices.Clone(f.ready)}
+	g := &eventFake{echo: f.echo, dead: map[int]bool{}, timers: slices.Clone(f.timers), ready: slices.Clone(f.ready), lastUID: f.lastUID}
 	for _, c := range f.chans {
-		g.chans = append(g.chans, fakeChan{c.from, c.to, c.dgram, slices.Clone(c.sent), slices.Clone(c.ids)})
+		g.chans = append(g.chans, fakeChan{c.from, c.to, c.dgram, slices.Clone(c.sent), slices.Clone(c.ids), slices.Clone(c.uids)})
 	}
 	return g
 }
@@ -72,18 +84,25 @@ func (f *eventFake) Channel(c int) ChannelInfo {
 	if f.dead[to] {
 		to = -1
 	}
-	return ChannelInfo{From: f.chans[c].from, To: to, Datagram: f.chans[c].dgram, Sent: slices.Clone(f.chans[c].sent)}
+	f.uid(c)
+	return ChannelInfo{From: f.chans[c].from, To: to, Datagram: f.chans[c].dgram, Sent: slices.Clone(f.chans[c].sent), IDs: slices.Clone(f.chans[c].uids)}
 }
 func (f *eventFake) Timers() []TimerInfo { return slices.Clone(f.timers) }
 func (f *eventFake) Drop(c, i int) {
 	f.log = append(f.log, fmt.Sprintf("drop m%d", f.chans[c].ids[i]))
+	f.uid(c)
+	f.chans[c].uids = slices.Delete(f.chans[c].uids, i, i+1)
 	f.chans[c].sent = slices.Delete(f.chans[c].sent, i, i+1)
 	f.chans[c].ids = slices.Delete(f.chans[c].ids, i, i+1)
 }
-func (f *eventFake) Duplicate(c, i int) {
+func (f *eventFake) Duplicate(c, i int) uint64 {
 	f.log = append(f.log, fmt.Sprintf("dup m%d", f.chans[c].ids[i]))
+	f.uid(c)
+	f.lastUID++
+	f.chans[c].uids = slices.Insert(f.chans[c].uids, i+1, f.lastUID)
 	f.chans[c].sent = slices.Insert(f.chans[c].sent, i+1, f.chans[c].sent[i])
 	f.chans[c].ids = slices.Insert(f.chans[c].ids, i+1, f.chans[c].ids[i])
+	return f.lastUID
 }
 
 // apply performs a at at, as a world would.
@@ -95,6 +114,8 @@ func (f *eventFake) apply(a Action, at int64) error {
 			return fmt.Errorf("%s is not possible", a)
 		}
 		id := f.chans[a.Chan].ids[a.Index]
+		f.uid(a.Chan)
+		f.chans[a.Chan].uids = slices.Delete(f.chans[a.Chan].uids, a.Index, a.Index+1)
 		f.chans[a.Chan].sent = slices.Delete(f.chans[a.Chan].sent, a.Index, a.Index+1)
 		f.chans[a.Chan].ids = slices.Delete(f.chans[a.Chan].ids, a.Index, a.Index+1)
 		f.log = append(f.log, fmt.Sprintf("%d deliver m%d", f.now, id))

@@ -20,9 +20,10 @@ type EventWorld interface {
 	Pending(c int) int
 	// Timers lists every parked call's pending timeout, in node order.
 	Timers() []TimerInfo
-	// Drop and Duplicate change the network as a Drop or Dup choice says.
+	// Drop and Duplicate change the network as a Drop or Dup choice says;
+	// Duplicate returns the copy's identity.
 	Drop(c, i int)
-	Duplicate(c, i int)
+	Duplicate(c, i int) uint64
 }
 
 // ChannelInfo describes one channel of the network.
@@ -30,6 +31,9 @@ type ChannelInfo struct {
 	From, To int     // sending node; the node that would receive now (-1 none)
 	Datagram bool    // datagrams may be lost, duplicated and reordered
 	Sent     []int64 // each message's send time, in channel order
+	// IDs are the messages' identities, in channel order: unique in the
+	// world, a duplicate having its own (netsim's Message.ID).
+	IDs []uint64
 }
 
 // TimerInfo is one pending timeout.
@@ -153,7 +157,11 @@ type Seeded struct {
 	held    []pendingClient // requests waiting for Release, by request
 	// released is set by Release.
 	released bool
-	meta     [][]msgMeta // per channel, aligned with its messages
+	// meta is what the scheduler decided of each message in flight, by
+	// its identity: the world (netsim) is the one store of the messages
+	// and their order, read at every step.
+	meta     map[uint64]msgMeta
+	view     []chanView // the step's channels with messages (schedule)
 	drawn    []FaultEvent
 	counts   Counts
 	cr       *rand.Rand // the client stream
@@ -188,6 +196,12 @@ type pendingClient struct {
 	held bool
 }
 
+// chanView is one channel with messages, as schedule read it this step.
+type chanView struct {
+	c    int
+	info ChannelInfo
+}
+
 type msgMeta struct {
 	scheduled bool
 	due       int64
@@ -197,7 +211,7 @@ type msgMeta struct {
 
 // NewSeeded draws the run's fault, partition and client schedules.
 func NewSeeded(p Plan) *Seeded {
-	s := &Seeded{p: p}
+	s := &Seeded{p: p, meta: map[uint64]msgMeta{}}
 	fr := rand.New(rand.NewPCG(p.Seed, 0x6661756c7473))     // "faults"
 	s.lat = rand.New(rand.NewPCG(p.Seed, 0x6e6574776f726b)) // "network"
 	s.thr = rand.New(rand.NewPCG(p.Seed, 0x74687265616473)) // "threads"
@@ -373,39 +387,34 @@ func (s *Seeded) partitioned(a, b int, t int64) (int64, bool) {
 // scheduled, in canonical order (by channel, then position), applies the
 // drops and duplicates it draws to w and returns them as choices. FIFO
 // channels never let a message overtake an earlier one; datagrams may be
-// lost (also when a partition cuts them), duplicated or reordered.
+// lost (also when a partition cuts them), duplicated or reordered. It
+// leaves in s.view every channel that has messages, as they are now.
 func (s *Seeded) schedule(w EventWorld) []Action {
 	var made []Action
+	s.view = s.view[:0]
 	for c := 0; c < w.Channels(); c++ {
-		if c < len(s.meta) && len(s.meta[c]) == w.Pending(c) {
-			continue // every message was scheduled when it was sent
+		if w.Pending(c) == 0 {
+			continue
 		}
 		info := w.Channel(c)
-		for len(s.meta) <= c {
-			s.meta = append(s.meta, nil)
-		}
-		for len(s.meta[c]) < len(info.Sent) {
-			s.meta[c] = append(s.meta[c], msgMeta{})
-			s.counts.Sent++
-		}
-		meta := s.meta[c]
 		var prev int64
-		for i := 0; i < len(meta); i++ {
-			m := &meta[i]
+		for i := 0; i < len(info.IDs); i++ {
+			m, known := s.meta[info.IDs[i]]
+			if !known {
+				s.counts.Sent++
+			}
 			if !m.scheduled {
 				dgram := info.Datagram
 				if dgram && s.p.Drop > 0 && s.lat.Float64() < s.p.Drop && !s.p.Omit.NoDrops {
 					made = append(made, s.drop(w, c, i, &info))
-					meta = s.meta[c]
 					i--
 					continue
 				}
 				if dgram && !m.copy && s.p.Duplicate > 0 && s.lat.Float64() < s.p.Duplicate && !s.p.Omit.NoDrops {
-					w.Duplicate(c, i)
+					id := w.Duplicate(c, i)
 					info.Sent = slices.Insert(info.Sent, i+1, info.Sent[i])
-					s.meta[c] = slices.Insert(s.meta[c], i+1, msgMeta{copy: true})
-					meta = s.meta[c]
-					m = &meta[i]
+					info.IDs = slices.Insert(info.IDs, i+1, id)
+					s.meta[id] = msgMeta{copy: true}
 					made = append(made, Action{Kind: Dup, Chan: c, Index: i})
 					s.counts.Duplicated++
 				}
@@ -416,7 +425,6 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 				if heal, cut := s.partitioned(info.From, info.To, m.due); cut {
 					if dgram {
 						made = append(made, s.drop(w, c, i, &info))
-						meta = s.meta[c]
 						i--
 						continue
 					}
@@ -426,10 +434,14 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 				if s.p.FIFO && !m.free && m.due < prev {
 					m.due = prev
 				}
+				s.meta[info.IDs[i]] = m
 			}
 			if !m.free {
 				prev = max(prev, m.due)
 			}
+		}
+		if len(info.IDs) > 0 {
+			s.view = append(s.view, chanView{c, info})
 		}
 	}
 	return made
@@ -438,8 +450,9 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
 	w.Drop(c, i)
 	s.counts.Dropped++
+	delete(s.meta, info.IDs[i])
 	info.Sent = slices.Delete(info.Sent, i, i+1)
-	s.meta[c] = slices.Delete(s.meta[c], i, i+1)
+	info.IDs = slices.Delete(info.IDs, i, i+1)
 	return Action{Kind: Drop, Chan: c, Index: i}
 }
 
@@ -479,14 +492,15 @@ func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) 
 			consider(Action{Kind: Expire, Req: c}, cl.at)
 		}
 	}
-	for c, meta := range s.meta {
+	for _, v := range s.view {
 		head := true
-		for i, m := range meta {
+		for i, id := range v.info.IDs {
+			m := s.meta[id]
 			// On a FIFO channel only the first message in order may arrive,
 			// and reordered datagrams, which may overtake it (a reordered
 			// datagram at the head does not hold back the ones behind it).
 			if !s.p.FIFO || m.free || head {
-				consider(Action{Kind: Deliver, Chan: c, Index: i}, m.due)
+				consider(Action{Kind: Deliver, Chan: v.c, Index: i}, m.due)
 			}
 			head = head && m.free
 		}
@@ -504,7 +518,10 @@ func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) 
 func (s *Seeded) Applied(w EventWorld, a Action, at int64) {
 	switch a.Kind {
 	case Deliver:
-		s.meta[a.Chan] = slices.Delete(s.meta[a.Chan], a.Index, a.Index+1)
+		// Applied comes before the world delivers: the message is there.
+		if ids := w.Channel(a.Chan).IDs; a.Index < len(ids) {
+			delete(s.meta, ids[a.Index])
+		}
 	case Client:
 		if len(s.clients) > 0 && s.clients[0].req == a.Req {
 			s.clients = s.clients[1:]
