@@ -160,14 +160,14 @@ type Seeded struct {
 	// meta is what the scheduler decided of each message in flight, by
 	// its identity: the world (netsim) is the one store of the messages
 	// and their order, read at every step.
-	meta     map[uint64]msgMeta
-	view     []chanView // the step's channels with messages (schedule)
-	drawn    []FaultEvent
-	counts   Counts
-	cr       *rand.Rand // the client stream
-	wl       []wlClient
-	thr      *rand.Rand // interleavings: which ready thread runs next
-	clocks   []Clock    // per node, drawn from the "clocks" stream
+	meta   map[uint64]msgMeta
+	view   []chanView // the step's channels with messages (schedule)
+	drawn  []FaultEvent
+	counts Counts
+	cr     *rand.Rand // the client stream
+	wl     []wlClient
+	thr    *rand.Rand // interleavings: which ready thread runs next
+	clocks []Clock    // per node, drawn from the "clocks" stream
 }
 
 // wlClient is one workload client's next event: an invocation of Req at
