@@ -34,7 +34,9 @@ verify=$!
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
 # WEFT_FULL=1 runs the exhaustive versions of tests CI runs smaller (every
-# bit flip of TestEveryBitFlipIsAnError, two seeds in targets/real's TestCampaigns).
+# bit flip of TestEveryBitFlipIsAnError, two seeds in targets/real's
+# TestCampaigns, the deeper searches and more seeds each test's comment
+# names: grep -r WEFT_FULL --include='*_test.go').
 # go test starts packages' runs in the order named (two at a time): the
 # longest first, so that none starts last and runs alone; ./... adds the
 # rest once each.
