@@ -14,16 +14,19 @@ import (
 // and two forked workers: supervisor/testdata/prefork.c) with and without
 // checkpoints: the same verdict, distinct states, executions, expansions
 // and states by depth (checkBothWays), and with checkpoints process trees
-// are copied (taken, restored) and fewer steps replayed. CI checks depth 8
-// (the workers are forked before the first choice, so every checkpoint
-// copies a tree); WEFT_FULL=1 the model's depth, 10 (1116 states, 1189
-// executions; 516 s at load 40).
+// are copied (taken, restored) and fewer steps replayed. CI checks depth 4
+// (70 states, 56 executions; with checkpoints 5 trees taken and 5
+// restored, 110 steps replayed against 124): the workers are forked
+// before the first choice, so every checkpoint already copies a tree, and
+// a deeper search repeats the same take and restore paths (depth 8: 507
+// states, 126 taken, 74 s at load 7); WEFT_FULL=1 the model's depth, 10
+// (1116 states, 1189 executions; 516 s at load 40).
 func TestCheckpointsProcTree(t *testing.T) {
 	m, err := model.Load("supervisor/testdata/prefork.model")
 	if err != nil {
 		t.Fatal(err)
 	}
-	depth := 8
+	depth := 4
 	if os.Getenv("WEFT_FULL") == "1" {
 		depth = 0
 	}

@@ -13,6 +13,9 @@ GOOS=darwin go build ./...
 GOARCH=arm64 go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 mkdir -p build
+# Reads go test -json: writes go test's usual output, and at the end the
+# slowest tests (scripts/testtimes).
+go build -o build/testtimes ./scripts/testtimes
 go build -o targets/gothreads/gothreads ./targets/gothreads # named by its model
 go build -o targets/goquorum/goquorum ./targets/goquorum   # named by its models
 (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv) # own module (etcd raft); static, path-free: recordings replay anywhere
@@ -26,21 +29,27 @@ bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCa
 # shipped build, whose skip-without-dispatch path the normal pass tests.
 # It runs beside the main pass (which leaves a core idle in its tail);
 # its output follows the main pass's.
-go test -count=1 -tags weftverify ./mcsdk/supervisor/ >build/test-weftverify.log 2>&1 &
+go test -json -count=1 -tags weftverify ./mcsdk/supervisor/ >build/test-weftverify.json 2>&1 &
 verify=$!
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
 # WEFT_FULL=1 runs the exhaustive versions of tests CI runs smaller (every
-# bit flip of TestEveryBitFlipIsAnError, two seeds in targets/real's TestCampaigns).
+# bit flip of TestEveryBitFlipIsAnError, two seeds in targets/real's
+# TestCampaigns, the deeper searches and more seeds each test's comment
+# names: grep -r WEFT_FULL --include='*_test.go').
 # go test starts packages' runs in the order named (two at a time): the
 # longest first, so that none starts last and runs alone; ./... adds the
 # rest once each.
+# Every run's events stay in build/test.json and build/test-weftverify.json.
 set +e
-go test -count=1 -timeout 60m ./mcsdk/ ./cmd/weft/ ./kernel/ ./notebooks/ ./scripts/redteam/ ./targets/real/ ./docs/ ./... 2>&1 | tee build/test.log
+go test -json -count=1 -timeout 60m ./mcsdk/ ./cmd/weft/ ./kernel/ ./notebooks/ ./scripts/redteam/ ./targets/real/ ./docs/ ./... 2>&1 |
+  tee build/test.json | build/testtimes | tee build/test.log
 status=${PIPESTATUS[0]}
 wait "$verify"
 vstatus=$?
 echo "weftverify pass (go test -tags weftverify ./mcsdk/supervisor/):"
-cat build/test-weftverify.log
+build/testtimes <build/test-weftverify.json | tee build/test-weftverify.log
+echo
+build/testtimes -slowest 15 build/test.json build/test-weftverify.json
 [ "$status" = 0 ] && status=$vstatus
 exit "$status"
