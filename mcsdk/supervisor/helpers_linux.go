@@ -67,22 +67,6 @@ func (c *call) writeU32(addr uint64, v uint32) error {
 	return c.write(addr, b[:])
 }
 
-// vsock returns the virtual socket behind the target's fd, or nil.
-func (c *call) vsock(fd uint64) *vfd {
-	if v := c.n.fds[int(int32(fd))]; v != nil && v.sock != nil {
-		return v
-	}
-	return nil
-}
-
-// vtimer returns the timerfd behind the target's fd, or nil.
-func (c *call) vtimer(fd uint64) *vtimer {
-	if v := c.n.fds[int(int32(fd))]; v != nil {
-		return v.timer
-	}
-	return nil
-}
-
 // nonblocking reports O_NONBLOCK on the shared file description.
 func (v *vfd) nonblocking() bool {
 	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
@@ -96,7 +80,7 @@ func (v *vfd) nonblocking() bool {
 // the placeholder used to be one end; unconnected, it has no peer whose
 // credentials, weft's, SO_PEERCRED could report.)
 func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
-	return c.install(&vfd{sock: sock}, flags)
+	return c.install(&vfd{obj: &inetSock{sock}}, flags)
 }
 
 // install injects a new descriptor for v (see installSocket).

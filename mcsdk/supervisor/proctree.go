@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/weft-mc/weft/mcsdk/netsim"
 )
 
 // Process trees: a node is a tree of processes. The one weft launched is
@@ -108,26 +106,6 @@ func (n *node) procTasks(p *proc) []*task {
 		}
 	}
 	return r
-}
-
-// sockShared reports whether any descriptor of any process of the node
-// still refers to sock (a socket is closed with its last descriptor, and
-// fork shares descriptions between processes).
-func (n *node) sockShared(sock *netsim.Socket) bool {
-	tables := []map[int]*vfd{n.fds}
-	for _, p := range n.procs {
-		if !p.ended() {
-			tables = append(tables, p.fds)
-		}
-	}
-	for _, fds := range tables {
-		for _, o := range fds {
-			if o.sock == sock {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // copyFDs gives a new child its copy of the parent's descriptor table:

@@ -28,7 +28,7 @@ import (
 
 // vepoll is an epoll instance: its interest list and readiness rules are
 // vkernel.Epoll's.
-type vepoll = vkernel.Epoll
+type vepoll struct{ *vkernel.Epoll }
 
 // EpollCreate implements epoll_create(2) and epoll_create1(2).
 func sysEpollCreate(c *call) result {
@@ -44,24 +44,37 @@ func sysEpollCreate(c *call) result {
 			flags |= unix.SOCK_CLOEXEC
 		}
 	}
-	return c.install(&vfd{epoll: vkernel.NewEpoll()}, flags)
+	return c.install(&vfd{obj: &vepoll{vkernel.NewEpoll()}}, flags)
 }
 
-// EpollCtl implements epoll_ctl(2): ADD, MOD, DEL.
+// EpollCtl implements epoll_ctl(2) on a descriptor that is no epoll
+// instance (an instance's own operations, epollOps, serve it on one):
+// EBADF for a bad descriptor, EINVAL for any other.
 func sysEpollCtl(c *call) result {
+	epfd, fd := int(int32(c.arg(0))), int(int32(c.arg(2)))
+	if c.n.fds[epfd] == nil && !c.kernelFD(epfd) || fd < 0 {
+		return errno(unix.EBADF)
+	}
+	if c.n.fds[fd] == nil && !c.kernelFD(fd) {
+		return errno(unix.EBADF)
+	}
+	return errno(unix.EINVAL)
+}
+
+// epollCtl is epoll_ctl(2) on the instance ev: ADD, MOD, DEL.
+func epollCtl(c *call, ev *vfd) result {
 	epfd, op, fd := int(int32(c.arg(0))), int(c.arg(1)), int(int32(c.arg(2)))
-	ev := c.n.fds[epfd]
-	if ev == nil && !c.kernelFD(epfd) || fd < 0 {
+	if fd < 0 {
 		return errno(unix.EBADF)
 	}
 	v := c.n.fds[fd]
 	if v == nil && !c.kernelFD(fd) {
 		return errno(unix.EBADF)
 	}
-	if ev == nil || ev.epoll == nil || fd == epfd {
+	if fd == epfd {
 		return errno(unix.EINVAL)
 	}
-	ep := ev.epoll
+	ep := ev.obj.(*vepoll)
 	if v == nil {
 		if e := c.epollable(fd); e != 0 {
 			return errno(e)
@@ -93,7 +106,12 @@ func watched(v *vfd) vkernel.EpollFile {
 func (v *vfd) Description() any { return v.description() }
 
 // EpollInstance is v's epoll instance, nil if v is another kind.
-func (v *vfd) EpollInstance() *vkernel.Epoll { return v.epoll }
+func (v *vfd) EpollInstance() *vkernel.Epoll {
+	if ep, ok := v.obj.(*vepoll); ok {
+		return ep.Epoll
+	}
+	return nil
+}
 
 // epollable asks the kernel whether kernel descriptor fd can be watched:
 // weft adds its duplicate to a scratch epoll instance.
@@ -111,54 +129,69 @@ func (c *call) epollable(fd int) unix.Errno {
 	return errnoOf(unix.EpollCtl(scratch, unix.EPOLL_CTL_ADD, dup, &unix.EpollEvent{Events: unix.EPOLLIN}))
 }
 
-// EpollWait implements epoll_wait(2) and epoll_pwait(2). The signal mask
-// of epoll_pwait is checked, not applied: weft delivers signals only from
-// the node's own calls, never to a parked one.
-func sysEpollWait(c *call) result {
+// EpollWait implements epoll_wait(2) and epoll_pwait(2) on a descriptor
+// that is no epoll instance (epollOps serve them on one): the arguments
+// are checked, then EBADF for a bad descriptor, EINVAL for any other.
+func sysEpollWait(c *call) result { return epollWaitOn(c, nil, epollTimeout) }
+
+// EpollPwait2 implements epoll_pwait2(2) on a descriptor that is no
+// epoll instance, as sysEpollWait.
+func sysEpollPwait2(c *call) result { return epollWaitOn(c, nil, epollTimeout2) }
+
+// epollTimeout decodes epoll_wait's and epoll_pwait's timeout (ns, -1
+// none). The signal mask of epoll_pwait is checked, not applied: weft
+// delivers signals only from the node's own calls, never to a parked one.
+func epollTimeout(c *call) (int64, unix.Errno) {
 	if c.req.Data.Nr == unix.SYS_EPOLL_PWAIT && c.arg(4) != 0 && c.arg(5) != 8 {
-		return errno(unix.EINVAL)
+		return 0, unix.EINVAL
 	}
 	timeout := int64(int32(c.arg(3)))
 	if timeout >= 0 {
 		timeout *= 1e6
 	}
-	return c.epollWait(timeout)
+	return timeout, 0
 }
 
-// EpollPwait2 implements epoll_pwait2(2): a timespec timeout.
-func sysEpollPwait2(c *call) result {
+// epollTimeout2 decodes epoll_pwait2's timespec timeout.
+func epollTimeout2(c *call) (int64, unix.Errno) {
 	if c.arg(4) != 0 && c.arg(5) != 8 {
-		return errno(unix.EINVAL)
+		return 0, unix.EINVAL
 	}
 	timeout := int64(-1)
 	if c.arg(3) != 0 {
 		ns, err := c.readTimespec(c.arg(3))
 		if err != nil {
-			return errno(unix.EFAULT)
+			return 0, unix.EFAULT
 		}
 		if ns < 0 {
-			return errno(unix.EINVAL)
+			return 0, unix.EINVAL
 		}
 		timeout = ns
 	}
-	return c.epollWait(timeout)
+	return timeout, 0
 }
 
-func (c *call) epollWait(timeout int64) result {
-	v := c.n.fds[int(int32(c.arg(0)))]
-	if v == nil && !c.kernelFD(int(int32(c.arg(0)))) {
-		return errno(unix.EBADF)
+// epollWaitOn serves a wait on v (nil: the descriptor is no epoll
+// instance), its timeout decoded by timeoutOf.
+func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) result {
+	timeout, e := timeoutOf(c)
+	if e != 0 {
+		return errno(e)
 	}
-	if v == nil || v.epoll == nil {
+	if v == nil {
+		if c.n.fds[int(int32(c.arg(0)))] == nil && !c.kernelFD(int(int32(c.arg(0)))) {
+			return errno(unix.EBADF)
+		}
 		return errno(unix.EINVAL)
 	}
+	ep := v.obj.(*vepoll)
 	max := int(int32(c.arg(2)))
 	if max <= 0 || max > (1<<31-1)/vkernel.EpollEventSize {
 		return errno(unix.EINVAL)
 	}
-	evs := v.epoll.Collect(max, true, epollProbe{c})
+	evs := ep.Collect(max, true, epollProbe{c})
 	if len(evs) == 0 {
-		if r, wait := c.waitUntil(c.pollTimeout(timeout), c.nextTimerOf(v)); wait {
+		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.nextTimer(c)); wait {
 			return r
 		}
 		return ret(0)
@@ -191,18 +224,51 @@ func (p epollProbe) Wake(e *vkernel.EpollEntry) [2]uint64 {
 	if e.File() == nil {
 		return [2]uint64{uint64(c.kernelEvents(e.Fd())), 0}
 	}
-	switch v := e.File().(*vfd); {
-	case v.obj != nil:
-		return e.WakeOf(v.obj.gens())
-	case v.timer != nil:
-		return [2]uint64{v.timer.Fires(), v.timer.stepGen(c.w.now)}
-	case v.sock != nil:
-		return [2]uint64{uint64(v.sock.Pending())<<32 | uint64(c.vfdEvents(v)), 0}
-	case v.epoll != nil:
-		return [2]uint64{uint64(len(v.epoll.Collect(1<<20, false, p)) * vkernel.EpollEventSize), 0}
-	}
-	return [2]uint64{}
+	return e.File().(*vfd).obj.wake(c, e)
 }
+
+var epollOps = map[int]fileOp{
+	unix.SYS_EPOLL_CTL:    epollCtl,
+	unix.SYS_EPOLL_WAIT:   func(c *call, v *vfd) result { return epollWaitOn(c, v, epollTimeout) },
+	unix.SYS_EPOLL_PWAIT:  func(c *call, v *vfd) result { return epollWaitOn(c, v, epollTimeout) },
+	unix.SYS_EPOLL_PWAIT2: func(c *call, v *vfd) result { return epollWaitOn(c, v, epollTimeout2) },
+}
+
+func (ep *vepoll) ops() map[int]fileOp { return epollOps }
+
+// events: readable while a wait would report an event.
+func (ep *vepoll) events(c *call) uint32 {
+	if len(ep.Collect(1, false, epollProbe{c})) > 0 {
+		return unix.POLLIN | pollRdnorm
+	}
+	return 0
+}
+
+// wake: the bytes of the records a wait would report now.
+func (ep *vepoll) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{uint64(len(ep.Collect(1<<20, false, epollProbe{c})) * vkernel.EpollEventSize), 0}
+}
+
+// nextTimer is the next expiry of the timerfds (or nested instances'
+// timerfds) it watches, 0 none.
+func (ep *vepoll) nextTimer(c *call) int64 {
+	var next int64
+	for e := range ep.Entries() {
+		if w, ok := e.File().(*vfd); ok && e.Armed() && w.EpollInstance() != ep.Epoll {
+			if t, ok := w.obj.(timedFile); ok {
+				next = earlier(next, t.nextTimer(c))
+			}
+		}
+	}
+	return next
+}
+
+func (ep *vepoll) hash(h *fileHasher) {
+	h.put(fileTagEpoll)
+	ep.Hash(h.put, h.ref)
+}
+
+func (ep *vepoll) release(*World, *node) {}
 
 // kernelFD reports whether the node has fd open (a descriptor weft does
 // not serve).

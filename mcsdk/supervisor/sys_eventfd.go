@@ -56,11 +56,14 @@ var eventfdOps = map[int]fileOp{
 
 func (e *eventFD) ops() map[int]fileOp { return eventfdOps }
 
-func (e *eventFD) gens() (uint64, uint64) { return e.Gens() }
+func (e *eventFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.Gens()) }
 
 func (e *eventFD) events(*call) uint32 { return e.Events() }
 
-func (e *eventFD) hash(h *fileHasher) { e.Hash(h.put) }
+func (e *eventFD) hash(h *fileHasher) {
+	h.put(fileTagInNode)
+	e.Hash(h.put)
+}
 
 func (e *eventFD) release(*World, *node) {}
 

@@ -6,92 +6,93 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Read implements read(2): a receive on virtual sockets, the expiration
-// count of a timerfd, seeded bytes from a random device; the kernel runs it
-// for every other descriptor.
-func sysRead(c *call) result {
-	return readInto(c, c.arg(0), []iovec{{c.arg(1), c.arg(2)}})
+// Read implements read(2) on a descriptor whose kind leaves it to the
+// kernel: the kernel runs it. A served kind's operations serve it on
+// theirs (a receive on an inet socket, inetOps; a timerfd's expiration
+// count, timerfdOps; seeded bytes from a random device, randomOps; the
+// in-node kinds' own).
+func sysRead(c *call) result { return cont() }
+
+// Readv implements readv(2) as sysRead.
+func sysReadv(c *call) result { return cont() }
+
+// inetRead is a read of an inet socket into iov.
+func inetRead(c *call, v *vfd, iov []iovec) result {
+	data, _, r, ok := receive(c, v, iovLen(iov), 0)
+	if !ok {
+		return r
+	}
+	if err := c.scatter(iov, data); err != nil {
+		return errno(unix.EFAULT)
+	}
+	return ret(int64(len(data)))
 }
 
-// Readv implements readv(2).
-func sysReadv(c *call) result {
-	if c.n.fds[int(int32(c.arg(0)))] == nil {
-		return cont()
-	}
+// inetReadv is readv(2) of an inet socket.
+func inetReadv(c *call, v *vfd) result {
 	iov, err := c.readIovecs(c.arg(1), c.arg(2))
 	if err != nil {
 		return errno(unix.EINVAL)
 	}
-	return readInto(c, c.arg(0), iov)
+	return inetRead(c, v, iov)
 }
 
-// readInto is the read path shared by read and readv.
-func readInto(c *call, fd uint64, iov []iovec) result {
-	switch v := c.n.fds[int(int32(fd))]; {
-	case v == nil:
-		return cont()
-	case v.timer != nil:
-		if len(iov) != 1 {
-			return errno(unix.EINVAL)
-		}
-		return readTimer(c, v.timer, iov[0])
-	case v.random:
-		return readRandom(c, iov)
-	default:
-		data, _, r, ok := receive(c, v, iovLen(iov), 0)
-		if !ok {
-			return r
-		}
-		if err := c.scatter(iov, data); err != nil {
-			return errno(unix.EFAULT)
-		}
-		return ret(int64(len(data)))
-	}
-}
-
-// Write implements write(2): a send on virtual sockets. Writes to stdout
-// and stderr are captured by weft, so node output interleaves in the
+// Write implements write(2) on a descriptor whose kind leaves it to the
+// kernel (a send on an inet socket is inetOps'). Writes to stdout and
+// stderr are captured by weft, so node output interleaves in the
 // scheduler's order rather than the host's.
 func sysWrite(c *call) result {
-	return writeFrom(c, c.arg(0), func() ([]byte, error) { return c.read(c.arg(1), int(c.arg(2))) })
+	return nodeOutput(c, func() ([]byte, error) { return c.read(c.arg(1), int(c.arg(2))) })
 }
 
-// Writev implements writev(2).
+// Writev implements writev(2) as sysWrite.
 func sysWritev(c *call) result {
-	return writeFrom(c, c.arg(0), func() ([]byte, error) {
-		iov, err := c.readIovecs(c.arg(1), c.arg(2))
-		if err != nil {
-			return nil, err
-		}
-		return c.gather(iov)
-	})
+	return nodeOutput(c, func() ([]byte, error) { return c.gatherAt(c.arg(1), c.arg(2)) })
 }
 
-// writeFrom is the write path shared by write and writev; data reads the
-// caller's buffers only when weft serves the call.
-func writeFrom(c *call, fd uint64, data func() ([]byte, error)) result {
-	v := c.vsock(fd)
-	if v == nil && (fd != 1 && fd != 2 || !c.isNodeOutput(fd)) {
+// gatherAt reads the buffers of the iovec array at addr (cnt entries).
+func (c *call) gatherAt(addr, cnt uint64) ([]byte, error) {
+	iov, err := c.readIovecs(addr, cnt)
+	if err != nil {
+		return nil, err
+	}
+	return c.gather(iov)
+}
+
+// nodeOutput captures a write to the node's stdout or stderr; data reads
+// the caller's buffers only then. The kernel runs any other write.
+func nodeOutput(c *call, data func() ([]byte, error)) result {
+	if fd := c.arg(0); fd != 1 && fd != 2 || !c.isNodeOutput(fd) {
 		return cont()
 	}
 	b, err := data()
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if v == nil {
-		c.w.nodeOutput(c.n, b)
-		return ret(int64(len(b)))
+	c.w.nodeOutput(c.n, b)
+	return ret(int64(len(b)))
+}
+
+// inetWrite is write(2) (writev(2) if vector) of the buffer (iovec array)
+// at addr, of n bytes (entries), to an inet socket.
+func inetWrite(c *call, v *vfd, addr, n uint64, vector bool) result {
+	var b []byte
+	var err error
+	if vector {
+		b, err = c.gatherAt(addr, n)
+	} else {
+		b, err = c.read(addr, int(n))
+	}
+	if err != nil {
+		return errno(unix.EFAULT)
 	}
 	return c.send(v, b, 0, 0)
 }
 
-// Pread implements pread64(2) and pwrite64(2): sockets are not seekable.
-func sysPread(c *call) result {
-	if c.vsock(c.arg(0)) != nil {
-		return errno(unix.ESPIPE)
-	}
-	return cont()
-}
+// Pread implements pread64(2) and pwrite64(2) on a descriptor whose kind
+// leaves them to the kernel (sockets and pipes are not seekable: their
+// operations answer ESPIPE).
+func sysPread(c *call) result { return cont() }
 
 // Close implements close(2). The kernel closes the target's descriptor;
 // weft closes the virtual socket when its last descriptor goes.
@@ -110,13 +111,6 @@ func (n *node) dropFD(fd int, w *World) {
 	}
 	delete(n.fds, fd)
 	unix.Close(v.ours)
-	if v.sock == nil {
-		return
-	}
-	if n.sockShared(v.sock) { // another descriptor, maybe of another process of the tree
-		return
-	}
-	w.net.Close(v.sock, false)
 }
 
 // Dup implements dup(2) on virtual sockets by injecting the same file
@@ -208,7 +202,12 @@ func sysCloseRange(c *call) result {
 // modelled.
 func sysPreadv2(c *call) result {
 	if c.n.fds[int(int32(c.arg(0)))] != nil {
-		return failf("positional vector I/O on a virtual descriptor is not modelled")
+		return positionalVector(c, nil)
 	}
 	return cont()
+}
+
+// positionalVector is preadv2 and pwritev2 on a served descriptor.
+func positionalVector(*call, *vfd) result {
+	return failf("positional vector I/O on a virtual descriptor is not modelled")
 }

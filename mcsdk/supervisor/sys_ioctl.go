@@ -71,7 +71,7 @@ var (
 // fdKind classifies the caller's descriptor fd.
 func (c *call) fdKind(fd int) fdKind {
 	if v := c.n.fds[fd]; v != nil {
-		if v.sock != nil && v.obj == nil {
+		if v.sock() != nil {
 			return kindVSocket
 		}
 		return kindInNode
@@ -201,7 +201,7 @@ func sysIoctl(c *call) result {
 func vsockIoctl(c *call, v *vfd, req uint64) result {
 	switch req {
 	case unix.TIOCINQ:
-		return errno(errnoOf(c.writeU32(c.arg(2), uint32(v.sock.Pending()))))
+		return errno(errnoOf(c.writeU32(c.arg(2), uint32(v.sock().Pending()))))
 	case unix.TIOCOUTQ:
 		return errno(errnoOf(c.writeU32(c.arg(2), 0)))
 	case fionbio:

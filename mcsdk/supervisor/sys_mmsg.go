@@ -18,15 +18,11 @@ const msgWaitforone = 0x10000
 // uioMaxiov is UIO_MAXIOV, the most messages one batched call handles.
 const uioMaxiov = 1024
 
-// Sendmmsg implements sendmmsg(2): each message goes as one sendmsg
+// inetSendmmsg implements sendmmsg(2): each message goes as one sendmsg
 // would; the count sent is returned, and an error only if none was.
 // A blocking socket parks only in its first message (Linux returns the
 // messages sent so far).
-func sysSendmmsg(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetSendmmsg(c *call, v *vfd) result {
 	vec, vlen, flags := c.arg(1), min(c.arg(2), uioMaxiov), c.arg(3)
 	sent := 0
 	for i := uint64(0); i < vlen; i++ {
@@ -73,17 +69,13 @@ func mmsgResult(done int, e unix.Errno) result {
 	return errno(e)
 }
 
-// Recvmmsg implements recvmmsg(2): up to vlen messages, each as recvmsg
+// inetRecvmmsg implements recvmmsg(2): up to vlen messages, each as recvmsg
 // would receive it. A blocking call waits for the first message and, with
 // MSG_WAITFORONE or once the socket is empty after at least one, returns
 // what it has; without MSG_WAITFORONE it parks until vlen have arrived,
 // as Linux does. The timeout argument is accepted and not modelled (Linux
 // checks it only between messages).
-func sysRecvmmsg(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetRecvmmsg(c *call, v *vfd) result {
 	vec, vlen, flags := c.arg(1), min(c.arg(2), uioMaxiov), c.arg(3)
 	nonblock := flags&msgDontwait != 0 || v.nonblocking()
 	for uint64(c.progress) < vlen {
@@ -108,7 +100,7 @@ func sysRecvmmsg(c *call) result {
 		if err := c.scatter(h.iov, data); err != nil {
 			return mmsgResult(c.progress, unix.EFAULT)
 		}
-		if h.name != 0 && v.sock.Kind == netsim.Dgram {
+		if h.name != 0 && v.sock().Kind == netsim.Dgram {
 			if e := c.writeSockaddr(h.name, at+8, from); e != 0 {
 				return mmsgResult(c.progress, e)
 			}
@@ -118,7 +110,7 @@ func sysRecvmmsg(c *call) result {
 		c.write(at+48, tail[:4])
 		c.writeU32(at+56, uint32(len(data)))
 		c.progress++
-		if v.sock.Kind == netsim.Stream && len(data) == 0 {
+		if v.sock().Kind == netsim.Stream && len(data) == 0 {
 			break // EOF
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Linux msg flags (socket.h) that change weft's behaviour.
@@ -44,68 +45,62 @@ func sysSocket(c *call) result {
 	return c.installSocket(c.w.net.NewSocketIn(c.n.id, kind, domain == unix.AF_INET6), typ)
 }
 
-// Bind implements bind(2).
-func sysBind(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+// inetBind implements bind(2).
+func inetBind(c *call, v *vfd) result {
 	a, e := c.readSockaddr(c.arg(1), c.arg(2))
 	if e != 0 {
 		return errno(e)
 	}
-	return netResult(c.w.net.BindAddr(v.sock, a), 0)
+	return netResult(c.w.net.BindAddr(v.sock(), a), 0)
 }
 
-// Listen implements listen(2).
-func sysListen(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
-	return netResult(c.w.net.Listen(v.sock), 0)
+// inetListen implements listen(2).
+func inetListen(c *call, v *vfd) result {
+	return netResult(c.w.net.Listen(v.sock()), 0)
 }
 
-// Accept implements accept(2).
-func sysAccept(c *call) result { return accept(c, 0) }
+// inetAccept implements accept(2).
+func inetAccept(c *call, v *vfd) result { return accept(c, v, 0) }
 
-// Accept4 implements accept4(2).
+// Accept4 implements accept4(2) on a descriptor that is no socket weft
+// serves: its flags are checked first, as on a socket.
 func sysAccept4(c *call) result {
 	if c.arg(3)&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
 		return errno(unix.EINVAL)
 	}
-	return accept(c, c.arg(3))
+	return notSocket(c, c.arg(0))
 }
 
-func accept(c *call, flags uint64) result {
-	v := c.vsock(c.arg(0))
-	switch {
-	case v == nil:
-		return notSocket(c, c.arg(0))
-	case !v.sock.Listening():
+// inetAccept4 implements accept4(2).
+func inetAccept4(c *call, v *vfd) result {
+	if c.arg(3)&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
 		return errno(unix.EINVAL)
-	case !v.sock.Readable():
+	}
+	return accept(c, v, c.arg(3))
+}
+
+func accept(c *call, v *vfd, flags uint64) result {
+	switch {
+	case !v.sock().Listening():
+		return errno(unix.EINVAL)
+	case !v.sock().Readable():
 		if v.nonblocking() {
 			return errno(unix.EAGAIN)
 		}
 		return park()
 	}
-	s, _ := c.w.net.Accept(v.sock)
+	s, _ := c.w.net.Accept(v.sock())
 	if e := c.writeSockaddr(c.arg(1), c.arg(2), s.Peer); e != 0 {
 		return errno(e)
 	}
 	return c.installSocket(s, flags)
 }
 
-// Connect implements connect(2). A stream connect sends a SYN, which the
+// inetConnect implements connect(2). A stream connect sends a SYN, which the
 // scheduler delivers like any message: a non-blocking connect returns
 // EINPROGRESS (the socket polls writable when the SYN has arrived, and
 // SO_ERROR tells whether it was refused); a blocking one parks until then.
-func sysConnect(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetConnect(c *call, v *vfd) result {
 	if c.started { // a parked blocking connect, retried
 		return connected(c, v)
 	}
@@ -113,7 +108,7 @@ func sysConnect(c *call) result {
 	if e != 0 {
 		return errno(e)
 	}
-	if r := c.w.net.Connect(v.sock, a); r != netsim.EINPROGRESS {
+	if r := c.w.net.Connect(v.sock(), a); r != netsim.EINPROGRESS {
 		return netResult(r, 0)
 	}
 	if v.nonblocking() {
@@ -126,7 +121,7 @@ func sysConnect(c *call) result {
 // one that SO_SNDTIMEO ends first returns EINPROGRESS, as Linux's does
 // (the connect goes on).
 func connected(c *call, v *vfd) result {
-	e, done := v.sock.ConnectResult()
+	e, done := v.sock().ConnectResult()
 	switch {
 	case done:
 		return netResult(e, 0)
@@ -146,12 +141,8 @@ func (c *call) parkSending(v *vfd) result {
 	return park()
 }
 
-// Sendto implements sendto(2) and send(2).
-func sysSendto(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+// inetSendto implements sendto(2) and send(2).
+func inetSendto(c *call, v *vfd) result {
 	data, err := c.read(c.arg(1), int(c.arg(2)))
 	if err != nil {
 		return errno(unix.EFAULT)
@@ -174,20 +165,20 @@ func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 // delivers no signals (MSG_NOSIGNAL is therefore always in effect).
 func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) result {
 	var dst *netsim.Addr
-	if addr != 0 && v.sock.Kind == netsim.Dgram {
+	if addr != 0 && v.sock().Kind == netsim.Dgram {
 		a, e := c.readSockaddr(addr, addrlen)
 		if e != 0 {
 			return errno(e)
 		}
 		dst = &a
 	}
-	if v.sock.Kind == netsim.Dgram {
-		n, e := c.w.net.Send(v.sock, data, dst)
+	if v.sock().Kind == netsim.Dgram {
+		n, e := c.w.net.Send(v.sock(), data, dst)
 		return netResult(e, int64(n))
 	}
 	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut
 	done := c.progress
-	n, e := c.w.net.Send(v.sock, data[min(done, len(data)):], nil)
+	n, e := c.w.net.Send(v.sock(), data[min(done, len(data)):], nil)
 	c.progress += n
 	switch {
 	case e == netsim.EAGAIN && nonblock && c.progress == 0:
@@ -201,12 +192,8 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 	return ret(int64(c.progress))
 }
 
-// Recvfrom implements recvfrom(2) and recv(2).
-func sysRecvfrom(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+// inetRecvfrom implements recvfrom(2) and recv(2).
+func inetRecvfrom(c *call, v *vfd) result {
 	data, from, r, ok := receive(c, v, int(c.arg(2)), c.arg(3))
 	if !ok {
 		return r
@@ -214,7 +201,7 @@ func sysRecvfrom(c *call) result {
 	if err := c.write(c.arg(1), data); err != nil {
 		return errno(unix.EFAULT)
 	}
-	if v.sock.Kind == netsim.Dgram {
+	if v.sock().Kind == netsim.Dgram {
 		if e := c.writeSockaddr(c.arg(4), c.arg(5), from); e != 0 {
 			return errno(e)
 		}
@@ -225,16 +212,16 @@ func sysRecvfrom(c *call) result {
 // receive is the one receive path (recv, recvfrom, recvmsg, read, readv):
 // ok=false means r is the answer (park, EAGAIN, an error).
 func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.Addr, r result, ok bool) {
-	if max == 0 && v.sock.Kind == netsim.Stream {
+	if max == 0 && v.sock().Kind == netsim.Stream {
 		return nil, netsim.Addr{}, ret(0), false
 	}
-	if flags&msgWaitall != 0 && flags&msgPeek == 0 && v.sock.Kind == netsim.Stream &&
-		v.sock.Pending() < max && !v.sock.Hup() && v.sock.Connected() && !c.timedOut {
-		if probe, _, _, _ := c.w.net.Recv(v.sock, max, true); probe != nil || !v.sock.Readable() {
+	if flags&msgWaitall != 0 && flags&msgPeek == 0 && v.sock().Kind == netsim.Stream &&
+		v.sock().Pending() < max && !v.sock().Hup() && v.sock().Connected() && !c.timedOut {
+		if probe, _, _, _ := c.w.net.Recv(v.sock(), max, true); probe != nil || !v.sock().Readable() {
 			return nil, netsim.Addr{}, c.block(v, flags), false
 		}
 	}
-	data, from, e, ok := c.w.net.Recv(v.sock, max, flags&msgPeek != 0)
+	data, from, e, ok := c.w.net.Recv(v.sock(), max, flags&msgPeek != 0)
 	if !ok {
 		return nil, netsim.Addr{}, c.block(v, flags), false
 	}
@@ -260,12 +247,8 @@ func (c *call) block(v *vfd, flags uint64) result {
 	return park()
 }
 
-// Sendmsg implements sendmsg(2) without ancillary data.
-func sysSendmsg(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+// inetSendmsg implements sendmsg(2) without ancillary data.
+func inetSendmsg(c *call, v *vfd) result {
 	h, err := c.readMsghdr(c.arg(1))
 	if err != nil {
 		return errno(unix.EFAULT)
@@ -280,12 +263,8 @@ func sysSendmsg(c *call) result {
 	return c.sendFlags(v, data, h.name, uint64(h.namelen), c.arg(2))
 }
 
-// Recvmsg implements recvmsg(2); no ancillary data is ever returned.
-func sysRecvmsg(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+// inetRecvmsg implements recvmsg(2); no ancillary data is ever returned.
+func inetRecvmsg(c *call, v *vfd) result {
 	h, err := c.readMsghdr(c.arg(1))
 	if err != nil {
 		return errno(unix.EFAULT)
@@ -297,7 +276,7 @@ func sysRecvmsg(c *call) result {
 	if err := c.scatter(h.iov, data); err != nil {
 		return errno(unix.EFAULT)
 	}
-	if h.name != 0 && v.sock.Kind == netsim.Dgram {
+	if h.name != 0 && v.sock().Kind == netsim.Dgram {
 		if e := c.writeSockaddr(h.name, c.arg(1)+8, from); e != 0 {
 			return errno(e)
 		}
@@ -331,40 +310,28 @@ func (c *call) readMsghdr(addr uint64) (msghdr, error) {
 	return h, err
 }
 
-// Shutdown implements shutdown(2): SHUT_WR sends a FIN after the data in
+// inetShutdown implements shutdown(2): SHUT_WR sends a FIN after the data in
 // flight (the peer reads it, then EOF); SHUT_RD makes receives return EOF
 // once the buffer is read, as Linux does.
-func sysShutdown(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetShutdown(c *call, v *vfd) result {
 	how := c.arg(1)
 	if how > unix.SHUT_RDWR {
 		return errno(unix.EINVAL)
 	}
-	return netResult(c.w.net.Shutdown(v.sock, how != unix.SHUT_WR, how != unix.SHUT_RD), 0)
+	return netResult(c.w.net.Shutdown(v.sock(), how != unix.SHUT_WR, how != unix.SHUT_RD), 0)
 }
 
-// Getsockname implements getsockname(2).
-func sysGetsockname(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
-	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock.Local))
+// inetGetsockname implements getsockname(2).
+func inetGetsockname(c *call, v *vfd) result {
+	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock().Local))
 }
 
-// Getpeername implements getpeername(2).
-func sysGetpeername(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
-	if !v.sock.Connected() {
+// inetGetpeername implements getpeername(2).
+func inetGetpeername(c *call, v *vfd) result {
+	if !v.sock().Connected() {
 		return errno(unix.ENOTCONN)
 	}
-	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock.Peer))
+	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock().Peer))
 }
 
 func netResult(e netsim.Errno, v int64) result {
@@ -384,3 +351,78 @@ func notSocket(c *call, fd uint64) result {
 	}
 	return errno(unix.ENOTSOCK)
 }
+
+// inetSock is a socket of the virtual network (netsim): AF_INET or
+// AF_INET6, stream or datagram.
+type inetSock struct{ *netsim.Socket }
+
+// sock is the virtual network's socket behind v, nil for another kind.
+func (v *vfd) sock() *netsim.Socket {
+	if s, ok := v.obj.(*inetSock); ok {
+		return s.Socket
+	}
+	return nil
+}
+
+// inetOps are the calls an inet socket serves. The rows of the socket
+// calls (sysNotSocket, sysAccept4) answer them on any other descriptor;
+// ioctl goes by kind through ioctlTable (vsockIoctl), fcntl to the
+// kernel's placeholder.
+var inetOps = map[int]fileOp{
+	unix.SYS_READ:        func(c *call, v *vfd) result { return inetRead(c, v, []iovec{{c.arg(1), c.arg(2)}}) },
+	unix.SYS_READV:       inetReadv,
+	unix.SYS_WRITE:       func(c *call, v *vfd) result { return inetWrite(c, v, c.arg(1), c.arg(2), false) },
+	unix.SYS_WRITEV:      func(c *call, v *vfd) result { return inetWrite(c, v, c.arg(1), c.arg(2), true) },
+	unix.SYS_PREAD64:     espipe,
+	unix.SYS_PWRITE64:    espipe,
+	unix.SYS_PREADV2:     positionalVector,
+	unix.SYS_PWRITEV2:    positionalVector,
+	unix.SYS_BIND:        inetBind,
+	unix.SYS_LISTEN:      inetListen,
+	unix.SYS_ACCEPT:      inetAccept,
+	unix.SYS_ACCEPT4:     inetAccept4,
+	unix.SYS_CONNECT:     inetConnect,
+	unix.SYS_SENDTO:      inetSendto,
+	unix.SYS_RECVFROM:    inetRecvfrom,
+	unix.SYS_SENDMSG:     inetSendmsg,
+	unix.SYS_RECVMSG:     inetRecvmsg,
+	unix.SYS_SHUTDOWN:    inetShutdown,
+	unix.SYS_GETSOCKNAME: inetGetsockname,
+	unix.SYS_GETPEERNAME: inetGetpeername,
+	unix.SYS_SETSOCKOPT:  inetSetsockopt,
+	unix.SYS_GETSOCKOPT:  inetGetsockopt,
+	unix.SYS_SENDMMSG:    inetSendmmsg,
+	unix.SYS_RECVMMSG:    inetRecvmmsg,
+	unix.SYS_SENDFILE:    inetSendfile,
+}
+
+// NotSocket implements the socket calls (bind, listen, accept, connect,
+// sendto, recvfrom, sendmsg, recvmsg, shutdown, getsockname,
+// getpeername, setsockopt, getsockopt, sendmmsg, recvmmsg) on a
+// descriptor that is no socket weft serves: EBADF or ENOTSOCK, as the
+// kernel answers (a served socket's own operations serve them on it).
+func sysNotSocket(c *call) result { return notSocket(c, c.arg(0)) }
+
+func (s *inetSock) ops() map[int]fileOp { return inetOps }
+
+// events follows the socket's state in the virtual network
+// (vkernel.InetReadiness).
+func (s *inetSock) events(*call) uint32 {
+	return vkernel.InetReadiness{Readable: s.Readable(), Writable: s.Writable(), Hup: s.Hup(), Err: s.Err(), RdHup: s.RdHup()}.Events()
+}
+
+// wake: the socket keeps no wake-up counts; the bytes pending and its
+// readiness change with every one.
+func (s *inetSock) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{uint64(s.Pending())<<32 | uint64(s.events(c)), 0}
+}
+
+// hash writes the socket's number: its state is the network's, hashed
+// with the network.
+func (s *inetSock) hash(h *fileHasher) {
+	h.put(fileTagInet)
+	h.put(uint64(s.ID))
+}
+
+// release closes the socket in the virtual network.
+func (s *inetSock) release(w *World, _ *node) { w.net.Close(s.Socket, false) }

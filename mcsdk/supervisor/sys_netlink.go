@@ -103,7 +103,9 @@ var netlinkOps = map[int]fileOp{
 
 func (s *netlinkSock) ops() map[int]fileOp { return netlinkOps }
 
-func (s *netlinkSock) gens() (uint64, uint64) { return s.genIn, s.genOut }
+func (s *netlinkSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 {
+	return x.WakeOf(s.genIn, s.genOut)
+}
 
 // events: readable while a reply is queued; always writable (a request
 // is answered at once).
@@ -116,6 +118,7 @@ func (s *netlinkSock) events(*call) uint32 {
 }
 
 func (s *netlinkSock) hash(h *fileHasher) {
+	h.put(fileTagInNode)
 	put := h.put
 	put(6) // the kind, apart from the other in-node kinds
 	put(uint64(s.typ))

@@ -12,9 +12,13 @@ import (
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
-// In-node descriptors: pipes, eventfds, AF_UNIX sockets and signalfds.
+// Served descriptors: one file model for every kind weft serves (inet
+// sockets of the virtual network, /dev/random and /dev/urandom, timerfds,
+// epoll instances, and the in-node pipes, eventfds, AF_UNIX and netlink
+// sockets and signalfds). Each is a nodeFile; vfd holds one.
 //
-// Their state lives in weft, in Go, like the virtual network's: a read
+// The in-node kinds' state lives in weft, in Go, like the virtual
+// network's: a read
 // that would block parks in weft and is retried whenever something in the
 // world can have changed it, and the state is part of the world hash. The
 // node's descriptor is a placeholder of the same kind that weft creates
@@ -24,25 +28,53 @@ import (
 // (vfd.ours), through which it sees O_NONBLOCK. No data ever goes through
 // the placeholder: every data call on it is served from the object.
 //
-// Syscalls whose first argument is such a descriptor go to the object's
-// own table of operations first (fileHandler, called by dispatch); calls
-// it does not name fall back to the syscall's ordinary row.
+// The other kinds' placeholder is an unconnected unix socket (install).
+//
+// Syscalls whose first argument is a served descriptor go to the object's
+// own table of operations (fileHandler, called by dispatch): that is the
+// one place a call on a served descriptor is dispatched by kind. Calls it
+// does not name fall back to the syscall's ordinary row, which answers
+// for descriptors weft does not serve (the kernel runs most of them;
+// socket calls get ENOTSOCK, sysNotSocket).
 
-// nodeFile is the state behind one open file description of an in-node
-// descriptor.
+// nodeFile is the state behind one open file description of a
+// descriptor weft serves: every kind (inet sockets, random devices,
+// timerfds, epoll instances, pipe ends, eventfds, unix and netlink
+// sockets, signalfds) implements it, and vfd holds one.
 type nodeFile interface {
 	// ops are the syscalls the kind serves itself, by number.
 	ops() map[int]fileOp
 	// events is the description's poll(2) mask now.
 	events(c *call) uint32
-	// gens count the wake-ups of readers and of writers (edge-triggered
-	// epoll reports a ready descriptor again after a new wake-up).
-	gens() (in, out uint64)
-	// hash writes the state (shared objects through h, once each).
+	// wake counts the wake-ups an edge-triggered epoll entry e watching
+	// the description can see (it reports a ready descriptor again after
+	// a new one): readers' and writers' wake-ups for the kinds that count
+	// them, the state a wake-up changes for the others.
+	wake(c *call, e *vkernel.EpollEntry) [2]uint64
+	// hash writes the kind's tag (fileTag) and its state (shared objects
+	// through h, once each).
 	hash(h *fileHasher)
 	// release runs when the description's last descriptor closes.
 	release(w *World, n *node)
 }
+
+// timedFile is a kind whose readiness changes at a time of the virtual
+// clock without any call (a timerfd; an epoll instance watching one): a
+// poll on it must wake then.
+type timedFile interface {
+	// nextTimer is the next such world time, 0 none.
+	nextTimer(c *call) int64
+}
+
+// Kind tags written first by each kind's hash. Their values are part of
+// the world hash: keep them.
+const (
+	fileTagInNode = 1 // pipe end, eventfd, unix socket, netlink socket, signalfd
+	fileTagTimer  = 2
+	fileTagEpoll  = 3
+	fileTagRandom = 4
+	fileTagInet   = 5
+)
 
 // Table notes (table_amd64.go) for the in-node kinds.
 const (
@@ -55,7 +87,7 @@ const (
 // fileOp serves one syscall on an in-node descriptor.
 type fileOp func(c *call, v *vfd) result
 
-// fileHandler returns the handler for c: the operation of the in-node
+// fileHandler returns the handler for c: the operation of the served
 // descriptor its first argument names, if that kind serves the call, a
 // creator of in-node descriptors (socket(AF_UNIX), socket(AF_NETLINK)), or h.
 func (c *call) fileHandler(h handler) handler {
@@ -83,8 +115,8 @@ func (c *call) fileHandler(h handler) handler {
 	return h
 }
 
-// fdFirst lists the syscalls whose first argument is a descriptor that an
-// in-node kind may serve.
+// fdFirst lists the syscalls whose first argument is a descriptor that a
+// served kind may serve.
 var fdFirst = map[int]bool{
 	unix.SYS_READ: true, unix.SYS_WRITE: true, unix.SYS_READV: true, unix.SYS_WRITEV: true,
 	unix.SYS_PREAD64: true, unix.SYS_PWRITE64: true, unix.SYS_PREADV2: true, unix.SYS_PWRITEV2: true,
@@ -93,6 +125,9 @@ var fdFirst = map[int]bool{
 	unix.SYS_CONNECT: true, unix.SYS_SENDTO: true, unix.SYS_RECVFROM: true, unix.SYS_SENDMSG: true,
 	unix.SYS_RECVMSG: true, unix.SYS_SHUTDOWN: true, unix.SYS_GETSOCKNAME: true, unix.SYS_GETPEERNAME: true,
 	unix.SYS_SETSOCKOPT: true, unix.SYS_GETSOCKOPT: true, unix.SYS_SIGNALFD4: true, unix.SYS_SIGNALFD: true,
+	unix.SYS_TIMERFD_SETTIME: true, unix.SYS_TIMERFD_GETTIME: true,
+	unix.SYS_EPOLL_CTL: true, unix.SYS_EPOLL_WAIT: true, unix.SYS_EPOLL_PWAIT: true, unix.SYS_EPOLL_PWAIT2: true,
+	unix.SYS_SENDMMSG: true, unix.SYS_RECVMMSG: true, unix.SYS_SENDFILE: true,
 }
 
 // injectAt installs weft's descriptor ph in the node (not as the call's
@@ -171,17 +206,13 @@ func putU32(b []byte, v uint32) {
 // description identifies the open file description behind v: descriptors
 // made by dup share it.
 func (v *vfd) description() any {
-	switch {
-	case v.obj != nil:
-		return v.obj
-	case v.sock != nil:
-		return v.sock
-	case v.timer != nil:
-		return v.timer
-	case v.epoll != nil:
-		return v.epoll
+	if _, ok := v.obj.(*randomDev); ok {
+		// Each copy of a random device's descriptor (dup, fork) has
+		// always counted as its own description; kept so that the world
+		// hash is unchanged (a random device has no state to share).
+		return v
 	}
-	return v // a random device: each open is its own
+	return v.obj
 }
 
 // heldElsewhere reports whether another live process of the node has v's
@@ -247,12 +278,12 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 	last := v == nil || n.lastRef(fd, v)
 	if last || !n.heldElsewhere(fd, v) {
 		for _, o := range n.fds {
-			if o.epoll != nil {
-				o.epoll.Forget(fd, watched(v), last)
+			if ep, ok := o.obj.(*vepoll); ok {
+				ep.Forget(fd, watched(v), last)
 			}
 		}
 	}
-	if v != nil && last && v.obj != nil {
+	if v != nil && last {
 		v.obj.release(w, n)
 	}
 }
@@ -318,27 +349,7 @@ func (h *fileHasher) desc(v *vfd) {
 	if old {
 		return
 	}
-	switch {
-	case v.obj != nil:
-		put(1)
-		v.obj.hash(h)
-	case v.timer != nil:
-		put(2)
-		t := v.timer
-		put(t.Clock())
-		put(uint64(t.deadline))
-		put(uint64(t.interval))
-		t.HashCounts(put)
-		t.hashLocal(put)
-	case v.epoll != nil:
-		put(3)
-		v.epoll.Hash(h.put, h.ref)
-	case v.random:
-		put(4)
-	default:
-		put(5)
-		put(uint64(v.sock.ID))
-	}
+	v.obj.hash(h)
 	put(boolBits(v.nonblocking()))
 }
 

@@ -66,13 +66,14 @@ func espipe(*call, *vfd) result { return errno(unix.ESPIPE) }
 
 func (e *pipeEnd) ops() map[int]fileOp { return pipeOps }
 
-func (e *pipeEnd) gens() (uint64, uint64) { return e.p.Gens() }
+func (e *pipeEnd) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.p.Gens()) }
 
 func (e *pipeEnd) events(*call) uint32 { return e.p.Events(e.write) }
 
 // hash writes the end, then the buffer's number and, the first time, its
 // state.
 func (e *pipeEnd) hash(h *fileHasher) {
+	h.put(fileTagInNode)
 	h.put(boolBits(e.write))
 	id, old := h.ids(e.p)
 	h.put(id)

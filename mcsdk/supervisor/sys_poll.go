@@ -90,17 +90,8 @@ func earlier(a, b int64) int64 {
 // nextTimerOf is the next expiry of the timerfd v, or of the timerfds an
 // epoll instance watches (0 none): a wait on them must wake then.
 func (c *call) nextTimerOf(v *vfd) int64 {
-	switch {
-	case v.timer != nil && v.timer.wake(c.w.now) > 0:
-		return v.timer.wake(c.w.now)
-	case v.epoll != nil:
-		var next int64
-		for e := range v.epoll.Entries() {
-			if w, ok := e.File().(*vfd); ok && e.Armed() && w != v {
-				next = earlier(next, c.nextTimerOf(w))
-			}
-		}
-		return next
+	if t, ok := v.obj.(timedFile); ok {
+		return t.nextTimer(c)
 	}
 	return 0
 }
@@ -139,50 +130,7 @@ func pollDup(fd int) uint32 {
 }
 
 // vfdEvents is the poll(2) mask of a descriptor weft serves.
-func (c *call) vfdEvents(v *vfd) uint32 {
-	switch {
-	case v.obj != nil:
-		return v.obj.events(c)
-	case v.epoll != nil:
-		if len(v.epoll.Collect(1, false, epollProbe{c})) > 0 {
-			return unix.POLLIN | pollRdnorm
-		}
-		return 0
-	}
-	return uint32(readiness(v, c.w.now))
-}
-
-// readiness is the poll(2) event mask of a virtual socket, timerfd or
-// random device.
-func readiness(v *vfd, now int64) uint16 {
-	if v.timer != nil {
-		if v.timer.fire(now) > 0 || v.timer.canceled(now) {
-			return unix.POLLIN | pollRdnorm
-		}
-		return 0
-	}
-	if v.random {
-		return unix.POLLIN | pollRdnorm | unix.POLLOUT | pollWrnorm
-	}
-	var ev uint16
-	s := v.sock
-	if s.Readable() {
-		ev |= unix.POLLIN | pollRdnorm
-	}
-	if s.Writable() {
-		ev |= unix.POLLOUT | pollWrnorm
-	}
-	if s.Hup() {
-		ev |= unix.POLLHUP | unix.POLLRDHUP
-	}
-	if s.Err() {
-		ev |= unix.POLLERR
-	}
-	if s.RdHup() {
-		ev |= unix.POLLRDHUP
-	}
-	return ev
-}
+func (c *call) vfdEvents(v *vfd) uint32 { return v.obj.events(c) }
 
 // waitUntil is wait, woken no later than timer (a world time, 0 none),
 // when a polled timerfd expires first.

@@ -4,6 +4,8 @@ package supervisor
 
 import (
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Getrandom implements getrandom(2) from the run's seeded stream.
@@ -26,3 +28,30 @@ func readRandom(c *call, iov []iovec) result {
 	}
 	return ret(int64(len(buf)))
 }
+
+// randomDev is an open /dev/random or /dev/urandom: reads come from the
+// run's seeded stream; the kernel answers the calls it does not name (on
+// weft's placeholder).
+type randomDev struct{}
+
+var randomOps = map[int]fileOp{
+	unix.SYS_READ: func(c *call, _ *vfd) result { return readRandom(c, []iovec{{c.arg(1), c.arg(2)}}) },
+	unix.SYS_READV: func(c *call, _ *vfd) result {
+		iov, err := c.readIovecs(c.arg(1), c.arg(2))
+		if err != nil {
+			return errno(unix.EINVAL)
+		}
+		return readRandom(c, iov)
+	},
+}
+
+func (*randomDev) ops() map[int]fileOp { return randomOps }
+
+func (*randomDev) events(*call) uint32 { return vkernel.RandomEvents }
+
+// wake: a random device keeps no wake-ups.
+func (*randomDev) wake(*call, *vkernel.EpollEntry) [2]uint64 { return [2]uint64{} }
+
+func (*randomDev) hash(h *fileHasher) { h.put(fileTagRandom) }
+
+func (*randomDev) release(*World, *node) {}

@@ -12,21 +12,24 @@ import (
 // 0x7ffff000 bytes; a node's file rarely comes near this).
 const sendfileChunk = 1 << 20
 
-// Sendfile implements sendfile(2). Between two kernel descriptors the
-// kernel runs it. Into a virtual socket weft reads the file itself,
-// through a duplicate of the node's descriptor (pidfd_getfd: the same file
+// Sendfile implements sendfile(2) into a descriptor that is no inet
+// socket: between two kernel descriptors the kernel runs it; from a
+// served descriptor it is not modelled. Into an inet socket
+// (inetSendfile, one of inetOps) weft reads the file itself, through a
+// duplicate of the node's descriptor (pidfd_getfd: the same file
 // description, so the same offset), and sends what it read: from *offset
 // when given (then advanced), else from the file's position (then moved),
 // by as many bytes as the socket took.
 func sysSendfile(c *call) result {
-	out, in, offp, count := c.arg(0), int(int32(c.arg(1))), c.arg(2), c.arg(3)
-	v := c.vsock(out)
-	if v == nil {
-		if c.n.fds[in] != nil {
-			return failf("sendfile from a virtual descriptor is not modelled")
-		}
-		return cont()
+	if c.n.fds[int(int32(c.arg(1)))] != nil {
+		return failf("sendfile from a virtual descriptor is not modelled")
 	}
+	return cont()
+}
+
+// inetSendfile is sendfile(2) into the inet socket v.
+func inetSendfile(c *call, v *vfd) result {
+	in, offp, count := int(int32(c.arg(1))), c.arg(2), c.arg(3)
 	if c.n.fds[in] != nil {
 		return failf("sendfile between virtual descriptors is not modelled")
 	}

@@ -95,11 +95,14 @@ var signalfdOps = map[int]fileOp{
 
 func (s *sigFD) ops() map[int]fileOp { return signalfdOps }
 
-func (s *sigFD) gens() (uint64, uint64) { return 0, 0 }
+func (s *sigFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(0, 0) }
 
 func (s *sigFD) events(c *call) uint32 { return s.Events(c.pendingSignals()) }
 
-func (s *sigFD) hash(h *fileHasher) { s.Hash(h.put) }
+func (s *sigFD) hash(h *fileHasher) {
+	h.put(fileTagInNode)
+	s.Hash(h.put)
+}
 
 func (s *sigFD) release(*World, *node) {}
 

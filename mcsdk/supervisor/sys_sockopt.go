@@ -102,13 +102,9 @@ var readOnlyOptions = map[sockopt]string{
 	{unix.SOL_SOCKET, unix.SO_INCOMING_NAPI_ID}: "SO_INCOMING_NAPI_ID",
 }
 
-// Setsockopt implements setsockopt(2) for socketOptions; any other option
+// inetSetsockopt implements setsockopt(2) for socketOptions; any other option
 // ends the run naming it.
-func sysSetsockopt(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetSetsockopt(c *call, v *vfd) result {
 	opt := sockopt{c.arg(1), c.arg(2)}
 	if _, ok := readOnlyOptions[opt]; ok {
 		return errno(unix.ENOPROTOOPT)
@@ -117,7 +113,7 @@ func sysSetsockopt(c *call) result {
 	if !ok {
 		return c.unmodelledOption("setsockopt", opt)
 	}
-	if e := spec.applies(v.sock); e != 0 {
+	if e := spec.applies(v.sock()); e != 0 {
 		return errno(e)
 	}
 	size := spec.size()
@@ -128,7 +124,7 @@ func sysSetsockopt(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return errno(c.setOption(v.sock, opt, spec, val))
+	return errno(c.setOption(v.sock(), opt, spec, val))
 }
 
 // applies refuses an option on the wrong kind or family of socket (an
@@ -218,7 +214,7 @@ func (c *call) sockDeadline(t int64) int64 {
 }
 
 func (n *node) timeout(v *vfd, name uint64) int64 {
-	b := n.opts[optKey{v.sock.ID, sockopt{unix.SOL_SOCKET, name}}]
+	b := n.opts[optKey{v.sock().ID, sockopt{unix.SOL_SOCKET, name}}]
 	if len(b) < 16 {
 		return 0
 	}
@@ -227,17 +223,13 @@ func (n *node) timeout(v *vfd, name uint64) int64 {
 	return sec*1e9 + usec*1e3
 }
 
-// Getsockopt implements getsockopt(2): SO_ERROR (a refused connect's
+// inetGetsockopt implements getsockopt(2): SO_ERROR (a refused connect's
 // ECONNREFUSED, once), SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ACCEPTCONN,
 // SO_INCOMING_NAPI_ID (0), and
 // the options of socketOptions (their Linux default until set).
-func sysGetsockopt(c *call) result {
-	v := c.vsock(c.arg(0))
-	if v == nil {
-		return notSocket(c, c.arg(0))
-	}
+func inetGetsockopt(c *call, v *vfd) result {
 	opt := sockopt{c.arg(1), c.arg(2)}
-	val, e := c.optionValue(v.sock, opt)
+	val, e := c.optionValue(v.sock(), opt)
 	if e != 0 {
 		return errno(e)
 	}

@@ -41,7 +41,7 @@ func sysTimerfdCreate(c *call) result {
 	if c.arg(1)&unix.TFD_CLOEXEC != 0 {
 		flags |= unix.SOCK_CLOEXEC
 	}
-	return c.install(&vfd{timer: &vtimer{Timerfd: *vkernel.NewTimerfd(clock)}}, flags)
+	return c.install(&vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(clock)}}, flags)
 }
 
 // itimerspec returns the (interval, value) of a struct itimerspec.
@@ -59,13 +59,19 @@ func (t *vtimer) remaining(now int64) []byte {
 	return append(timespecBytes(t.interval), timespecBytes(t.left(now))...)
 }
 
-// TimerfdSettime implements timerfd_settime(2), relative or
-// TFD_TIMER_ABSTIME, one-shot or periodic.
-func sysTimerfdSettime(c *call) result {
-	t := c.vtimer(c.arg(0))
-	if t == nil {
-		return errno(unix.EINVAL)
-	}
+// TimerfdSettime implements timerfd_settime(2) on a descriptor that is
+// no timerfd: EINVAL (a timerfd's own operations, timerfdOps, serve it
+// on one).
+func sysTimerfdSettime(c *call) result { return errno(unix.EINVAL) }
+
+// TimerfdGettime implements timerfd_gettime(2) on a descriptor that is
+// no timerfd: EINVAL (timerfdOps serve it on one).
+func sysTimerfdGettime(c *call) result { return errno(unix.EINVAL) }
+
+// timerfdSettime is timerfd_settime(2), relative or TFD_TIMER_ABSTIME,
+// one-shot or periodic.
+func timerfdSettime(c *call, v *vfd) result {
+	t := v.obj.(*vtimer)
 	interval, value, err := c.readItimerspec(c.arg(2))
 	if err != nil {
 		return errno(unix.EFAULT)
@@ -87,12 +93,9 @@ func sysTimerfdSettime(c *call) result {
 	return ret(0)
 }
 
-// TimerfdGettime implements timerfd_gettime(2).
-func sysTimerfdGettime(c *call) result {
-	t := c.vtimer(c.arg(0))
-	if t == nil {
-		return errno(unix.EINVAL)
-	}
+// timerfdGettime is timerfd_gettime(2).
+func timerfdGettime(c *call, v *vfd) result {
+	t := v.obj.(*vtimer)
 	t.fire(c.w.now)
 	return errno(errnoOf(c.write(c.arg(1), t.remaining(c.w.now))))
 }
@@ -100,12 +103,12 @@ func sysTimerfdGettime(c *call) result {
 // readTimer serves read(2) of a timerfd: the expiration count as a u64
 // (vkernel.Timerfd.Read), blocking (in virtual time) until the next
 // expiry.
-func readTimer(c *call, t *vtimer, buf iovec) result {
+func readTimer(c *call, v *vfd, buf iovec) result {
 	if buf.len < 8 {
 		return errno(unix.EINVAL)
 	}
+	t := v.obj.(*vtimer)
 	t.fire(c.w.now)
-	v := c.n.fds[int(int32(c.arg(0)))]
 	n, err := t.Read(buf.len, stepsBy(t.clk, c.w.now), v.nonblocking())
 	if err == nil {
 		if err := c.write(buf.base, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
@@ -116,7 +119,7 @@ func readTimer(c *call, t *vtimer, buf iovec) result {
 	if !errors.Is(err, vkernel.ErrBlock) {
 		return vkAnswer(err)
 	}
-	wake := t.wake(c.w.now)
+	wake := t.nextWake(c.w.now)
 	if wake == 0 && c.timedOut {
 		return errno(unix.EAGAIN)
 	}
@@ -127,17 +130,10 @@ func readTimer(c *call, t *vtimer, buf iovec) result {
 	return park()
 }
 
-// canceled reports whether a step of the node's realtime clock since t
-// was armed (or since its last ECANCELED) cancels t: a read fails with
-// ECANCELED and poll reports it readable (timerfd_create(2)).
-func (t *vtimer) canceled(now int64) bool {
-	return t.Canceled(stepsBy(t.clk, now))
-}
-
-// wake is the world time at which a reader of t looks again: t's next
+// nextWake is the world time at which a reader of t looks again: t's next
 // expiry or, if a step would cancel it, the node's next step first (0:
 // never).
-func (t *vtimer) wake(now int64) int64 {
+func (t *vtimer) nextWake(now int64) int64 {
 	w := t.deadline
 	if s := nextStep(t.clk, now); t.CancelOnSet() && s > 0 && (w == 0 || s < w) {
 		w = s
@@ -159,3 +155,44 @@ func (t *vtimer) hashLocal(put func(uint64)) {
 	t.nodeTimer.hashLocal(put)
 	t.HashCancel(put)
 }
+
+var timerfdOps = map[int]fileOp{
+	unix.SYS_READ: func(c *call, v *vfd) result { return readTimer(c, v, iovec{c.arg(1), c.arg(2)}) },
+	unix.SYS_READV: func(c *call, v *vfd) result {
+		iov, err := c.readIovecs(c.arg(1), c.arg(2))
+		if err != nil || len(iov) != 1 {
+			return errno(unix.EINVAL)
+		}
+		return readTimer(c, v, iov[0])
+	},
+	unix.SYS_TIMERFD_SETTIME: timerfdSettime,
+	unix.SYS_TIMERFD_GETTIME: timerfdGettime,
+}
+
+func (t *vtimer) ops() map[int]fileOp { return timerfdOps }
+
+// events counts the expirations up to now; then vkernel.Timerfd.Events.
+func (t *vtimer) events(c *call) uint32 {
+	t.fire(c.w.now)
+	return t.Events(stepsBy(t.clk, c.w.now))
+}
+
+// wake: its expirations and the steps that cancel it.
+func (t *vtimer) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{t.Fires(), t.stepGen(c.w.now)}
+}
+
+// nextTimer is its next expiry (or cancelling step), 0 none.
+func (t *vtimer) nextTimer(c *call) int64 { return t.nextWake(c.w.now) }
+
+func (t *vtimer) hash(h *fileHasher) {
+	put := h.put
+	put(fileTagTimer)
+	put(t.Clock())
+	put(uint64(t.deadline))
+	put(uint64(t.interval))
+	t.HashCounts(put)
+	t.hashLocal(put)
+}
+
+func (t *vtimer) release(*World, *node) {}

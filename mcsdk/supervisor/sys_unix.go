@@ -155,7 +155,7 @@ var unixOps = map[int]fileOp{
 
 func (s *unixSock) ops() map[int]fileOp { return unixOps }
 
-func (s *unixSock) gens() (uint64, uint64) { return s.genIn, s.genOut }
+func (s *unixSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(s.genIn, s.genOut) }
 
 // events follows unix_poll and unix_dgram_poll.
 func (s *unixSock) events(*call) uint32 {
@@ -201,6 +201,12 @@ func (s *unixSock) writable() bool {
 // waiting connections). The namespace key is not written: it holds the
 // host's inode number, and the name covers it.
 func (s *unixSock) hash(h *fileHasher) {
+	h.put(fileTagInNode)
+	s.hashState(h)
+}
+
+// hashState writes the socket's state (a peer's without the kind's tag).
+func (s *unixSock) hashState(h *fileHasher) {
 	put := h.put
 	put(uint64(s.typ))
 	vkernel.PutBytes(put, s.name)
@@ -239,7 +245,7 @@ func (s *unixSock) hashRef(h *fileHasher) {
 	id, old := h.ids(s)
 	h.put(id)
 	if !old {
-		s.hash(h)
+		s.hashState(h)
 	}
 }
 

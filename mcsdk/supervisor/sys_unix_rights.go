@@ -130,7 +130,7 @@ func (pf *passedFD) close(w *World, n *node) {
 	}
 	unix.Close(pf.v.ours)
 	pf.v.ours = -1
-	if pf.v.obj != nil && !n.referenced(pf.v.description(), pf) {
+	if !n.referenced(pf.v.description(), pf) {
 		pf.v.obj.release(w, n)
 	}
 }

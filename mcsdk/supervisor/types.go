@@ -97,16 +97,16 @@ type node struct {
 	trapTSC      bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
 }
 
-// vfd is a target descriptor weft serves: a virtual socket. ours is the
-// supervisor's copy of the injected file description (a socketpair end),
-// which shares O_NONBLOCK with the target's descriptor.
+// vfd is a target descriptor weft serves. ours is the supervisor's copy
+// of the injected file description (a placeholder: an unconnected unix
+// socket, or a pipe end, eventfd or socket pair end of the kind), which
+// shares O_NONBLOCK with the target's descriptor.
 type vfd struct {
-	sock   *netsim.Socket // nil for a random device or a timer
-	random bool           // /dev/urandom or /dev/random
-	timer  *vtimer        // a timerfd
-	epoll  *vepoll        // an epoll instance
-	obj    nodeFile       // a pipe end, eventfd, unix socket or signalfd (sys_nodefd.go)
-	ours   int
+	// obj is the open file description's state and operations: an inet
+	// socket, a random device, a timerfd, an epoll instance, a pipe end,
+	// an eventfd, a unix or netlink socket, a signalfd (sys_nodefd.go).
+	obj  nodeFile
+	ours int
 }
 
 // call is one intercepted syscall, possibly parked.
