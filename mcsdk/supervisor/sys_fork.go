@@ -75,7 +75,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		closeFDs(fds)
 		return failf("child %d did not stop before its first instruction (%v)", newtid, err)
 	}
-	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true}
+	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true, nice: c.t.nice}
 	pidfd, err := unix.PidfdOpen(newtid, 0)
 	if err != nil {
 		closeFDs(fds)

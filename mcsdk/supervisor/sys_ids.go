@@ -230,57 +230,83 @@ func prioWho(which int32) (vkernel.Who, bool) {
 	return 0, false
 }
 
-// Getpriority implements getpriority(2): the highest priority (20 - nice,
-// as the raw syscall returns it) among the threads named, all of the
-// node. A thread's own call with who 0 runs natively.
+// Getpriority implements getpriority(2) on virtual nice values (task.nice):
+// the highest priority (20 - nice, as the raw syscall returns it) among
+// the threads named, all of the node. The host's niceness never shows.
 func sysGetpriority(c *call) result {
-	which, ok := prioWho(int32(c.arg(0)))
-	if !ok {
-		return errno(unix.EINVAL)
-	}
-	who := int64(int32(c.arg(1)))
-	if which == vkernel.WhoThread && who == 0 {
-		return cont()
-	}
-	ts, r, ok := c.whoTargets(which, who)
+	ts, r, ok := c.prioTargets()
 	if !ok {
 		return r
 	}
 	best := int64(-1)
-	for _, th := range ts {
-		v, _, e := unix.Syscall(unix.SYS_GETPRIORITY, unix.PRIO_PROCESS, uintptr(th.Host), 0)
-		if e == 0 {
-			best = max(best, int64(v))
-		}
-	}
-	if best < 0 {
-		return errno(unix.ESRCH)
+	for _, t := range ts {
+		best = max(best, 20-int64(t.nice))
 	}
 	return ret(best)
 }
 
-// Setpriority implements setpriority(2) on the threads named, all of the
-// node: PRIO_USER and PRIO_PGRP never renice a host process.
+// Setpriority implements setpriority(2) on the virtual nice values of the
+// threads named, all of the node: no host thread is reniced. The value is
+// clamped to -20..19; lowering a thread's nice needs CAP_SYS_NICE or room
+// under RLIMIT_NICE, else EACCES (kernel/sys.c's set_one_prio).
 func sysSetpriority(c *call) result {
-	which, ok := prioWho(int32(c.arg(0)))
-	if !ok {
-		return errno(unix.EINVAL)
-	}
-	who := int64(int32(c.arg(1)))
-	if which == vkernel.WhoThread && who == 0 {
-		return cont()
-	}
-	ts, r, ok := c.whoTargets(which, who)
+	ts, r, ok := c.prioTargets()
 	if !ok {
 		return r
 	}
-	var last error
-	for _, th := range ts {
-		if err := unix.Setpriority(unix.PRIO_PROCESS, th.Host, int(int32(c.arg(2)))); err != nil {
-			last = err
+	nice := int8(min(max(int64(int32(c.arg(2))), -20), 19))
+	for _, t := range ts {
+		if nice < t.nice && !c.mayNice(nice) {
+			return errno(unix.EACCES)
 		}
 	}
-	return errno(errnoOf(last))
+	for _, t := range ts {
+		t.nice = nice
+	}
+	return ret(0)
+}
+
+// prioTargets are the live threads getpriority and setpriority name: the
+// caller for PRIO_PROCESS 0, else those vkernel's lookup finds.
+func (c *call) prioTargets() ([]*task, result, bool) {
+	which, ok := prioWho(int32(c.arg(0)))
+	if !ok {
+		return nil, errno(unix.EINVAL), false
+	}
+	who := int64(int32(c.arg(1)))
+	if which == vkernel.WhoThread && who == 0 {
+		return []*task{c.t}, result{}, true
+	}
+	ths, r, ok := c.whoTargets(which, who)
+	if !ok {
+		return nil, r, false
+	}
+	var ts []*task
+	for _, th := range ths {
+		for _, t := range c.n.tasks {
+			if t.tid == th.Host && !t.exited {
+				ts = append(ts, t)
+			}
+		}
+	}
+	if len(ts) == 0 {
+		return nil, errno(unix.ESRCH), false
+	}
+	return ts, result{}, true
+}
+
+// capSysNice is CAP_SYS_NICE's bit in a capability set.
+const capSysNice = 23
+
+// mayNice reports whether the caller may lower a nice value to nice:
+// RLIMIT_NICE's soft limit allows 20 - nice, or the thread has
+// CAP_SYS_NICE. A status weft cannot read grants nothing.
+func (c *call) mayNice(nice int8) bool {
+	if l, err := c.n.virtualLimits(c.w.cfg.MaxTasks).Get(vkernel.RlimitNICE); err == nil && 20-int64(nice) <= int64(l.Cur) {
+		return true
+	}
+	sets, err := hostCaps(c.n.memPid(), c.t.tid)
+	return err == nil && sets[0]&(1<<capSysNice) != 0
 }
 
 // ioprio_set(2)'s which values (linux/ioprio.h).

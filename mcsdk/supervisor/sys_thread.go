@@ -83,7 +83,7 @@ func (c *call) cloneThread(flags, ptid, ctid uint64) result {
 	if _, ws, err := wait4(newtid, 0); err != nil || !ws.Stopped() {
 		return failf("new thread %d did not stop before its first instruction (%v)", newtid, err)
 	}
-	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true, p: p.p} // a thread of the caller's process
+	child := &task{n: n, k: len(n.tasks), tid: newtid, ready: true, held: true, p: p.p, nice: c.t.nice} // a thread of the caller's process
 	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
 		child.clearTID = ctid
 	}

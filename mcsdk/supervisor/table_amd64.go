@@ -34,6 +34,7 @@ const (
 	zeroCopy       = "zero-copy transfers are not modelled"
 	otherProcess   = "acts on another process, which a node may not reach"
 	tidArg0        = "thread id 0 (the caller) runs natively; a virtual thread id of the node is served on its host thread (sys_ids.go); any other id is ESRCH"
+	prioArgs       = "virtual nice values, one per thread (task.nice, inherited at clone and fork; CAP_SYS_NICE or RLIMIT_NICE to lower one): no host thread is reniced and the host's niceness never shows; who is a thread (virtual id; 0 the caller), a virtual process group of the node (0 the caller's) or the node's user (0 or its uid), never a host process (sys_ids.go)"
 	whoArgs        = "a thread (virtual id; 0 the caller, natively), a virtual process group of the node (vkernel.Sessions; 0 the caller's), or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
 )
 
@@ -374,8 +375,8 @@ var syscallTable = map[int]entry{
 	unix.SYS_SCHED_RR_GET_INTERVAL:  servedPartly("sched_rr_get_interval", byHostTid(unix.SYS_SCHED_RR_GET_INTERVAL), tidArg0),
 	unix.SYS_SCHED_SETATTR:          servedPartly("sched_setattr", byHostTid(unix.SYS_SCHED_SETATTR), tidArg0),
 	unix.SYS_SCHED_GETATTR:          servedPartly("sched_getattr", byHostTid(unix.SYS_SCHED_GETATTR), tidArg0),
-	unix.SYS_GETPRIORITY:            servedPartly("getpriority", sysGetpriority, whoArgs),
-	unix.SYS_SETPRIORITY:            servedPartly("setpriority", sysSetpriority, whoArgs),
+	unix.SYS_GETPRIORITY:            servedPartly("getpriority", sysGetpriority, prioArgs),
+	unix.SYS_SETPRIORITY:            servedPartly("setpriority", sysSetpriority, prioArgs),
 	unix.SYS_IOPRIO_GET:             servedPartly("ioprio_get", sysIoprioGet, whoArgs),
 	unix.SYS_IOPRIO_SET:             servedPartly("ioprio_set", sysIoprioSet, whoArgs),
 	unix.SYS_PERF_EVENT_OPEN:        refused("perf_event_open", unix.EPERM, "hardware counters are host state"),

@@ -51,6 +51,11 @@ type task struct {
 	// execDirFD, if not 0, is 1 + a descriptor a failed foreign exec left
 	// the thread's process (sys_execview.go), closed at its next call.
 	execDirFD int
+	// nice is the thread's virtual nice value (setpriority(2)), -20..19,
+	// inherited at clone and fork: weft never renices a host thread, and
+	// a node never reads the host's niceness (weft's own, or a test
+	// runner's, inherited by the node's process).
+	nice int8
 }
 
 // vtid is the thread's virtual id.
@@ -569,6 +574,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 		put(t.clearTID)
 		if t.idlePolls != 0 {
 			put(uint64(t.idlePolls) << 32) // decides when a spinning poll waits (spin.go)
+		}
+		if t.nice != 0 {
+			put(uint64(uint8(t.nice)) << 48) // getpriority reads it
 		}
 		if c := t.call; c != nil {
 			put(uint64(c.req.Data.Nr))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +45,39 @@ func hostIoprio(t *testing.T, pid int) uintptr {
 // and a record lock on a file outside the run directory granted
 // virtually, so that the host takes the same locks while the node holds
 // them (TestLeases judges leases further).
+// reniceSelf sets every thread of the test's process to nice, and back to
+// the value it had at the end of the test (lowering it needs root, which
+// the supervisor's tests have in CI).
+func reniceSelf(t *testing.T, nice int) {
+	t.Helper()
+	tids, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(v int) error {
+		tids, _ := os.ReadDir("/proc/self/task")
+		for _, d := range tids {
+			tid, _ := strconv.Atoi(d.Name())
+			if err := unix.Setpriority(unix.PRIO_PROCESS, tid, v); err != nil && err != unix.ESRCH {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(tids) == 0 || set(nice) != nil {
+		t.Fatalf("renicing the test's threads to %d: %v", nice, set(nice))
+	}
+	t.Cleanup(func() {
+		if err := set(20 - was); err != nil { // the raw syscall's 20 - nice
+			t.Errorf("restoring the test's niceness %d: %v", 20-was, err)
+		}
+	})
+}
+
 func TestVirtualIDs(t *testing.T) {
 	bin := buildProbe(t, "vpids", "-O1", "-Wall", "-pthread")
 	victim := exec.Command("sleep", "1000")
@@ -52,6 +86,9 @@ func TestVirtualIDs(t *testing.T) {
 	}
 	defer func() { victim.Process.Kill(); victim.Wait() }()
 	vp := victim.Process.Pid
+	// weft runs reniced (as under nice(1), or a CI runner's niceness): its
+	// nodes' processes inherit the host value, and must never read it.
+	reniceSelf(t, 3)
 	var limit0 unix.Rlimit
 	unix.Prlimit(vp, unix.RLIMIT_NOFILE, nil, &limit0)
 	nice0, ioprio0, myNice0 := hostNice(t, vp), hostIoprio(t, vp), hostNice(t, os.Getpid())
