@@ -201,7 +201,18 @@ done <<<"$cpchecks"
 # libcrypto makes it trap the TSC, which this machine cannot, and the
 # dynamic loader's start-up timing (rdtsc) differs between two starts.
 # The load makes st/s vary 2-4x between runs; the CPU per execution does
-# not. Depth 10 of the raft target cannot complete in 5 minutes at any
+# not.
+# Kept memory digests (memMemo in memhash_linux.go: a node that did not
+# run is not read again), 2026-12-05, redis 6 on, back to back, 300 s:
+#   before 7.06 st/s (6; 101.4 s CPU of weft and nodes, 34 ms/execution)
+#   after  7.11 st/s (6;  87.6 s CPU,                   30 ms/execution)
+# at load 11-17 (both complete depth 6: 2966 executions, 2960 restores);
+# depth 5 alone: 25.4 -> 21.4 s CPU. Wall time follows the load, not the
+# CPU. Where the CPU goes after (perf, depth 5): the memory digest 25 %
+# (a restored world's first hash reads every node), restore 6.5 % plus
+# the forks' page copies, redis itself 23 %: redis alone is ~7 ms per
+# state, so 120 st/s (8.3 ms per state, sequential) is out of reach
+# while every branch forks and hashes every node afresh. Depth 10 of the raft target cannot complete in 5 minutes at any
 # such rate: its distinct states grow about 30-fold a depth (1, 48, 1439
 # at depths 0-2; 40 client calls are enabled at the start), the same on
 # one virtual CPU as on two (and with --threads explore as visible).

@@ -178,6 +178,11 @@ func (cp *Checkpoint) freeze(w *World) error {
 		if len(n.procs) > 0 {
 			cp.kids[i] = make([]*frozenProc, len(n.procs))
 		}
+		// Freezing runs no code of the node's (its threads stop in the
+		// kernel, the forker makes one clone there, each parked call is
+		// issued again) but costs its threads CPU time: a digest kept
+		// before is kept after (hashMemory).
+		kept := n.memo.ok && n.memo.ran == n.cpuTime()
 		for _, m := range n.members() {
 			fp, err := cp.freezeMember(n, m)
 			if err != nil {
@@ -191,6 +196,9 @@ func (cp *Checkpoint) freeze(w *World) error {
 			} else {
 				cp.kids[i][m.idx] = fp
 			}
+		}
+		if kept {
+			n.memo.ran = n.cpuTime()
 		}
 	}
 	return nil
@@ -348,6 +356,7 @@ func (w *World) copyState() (*World, error) {
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {
 		n.pidfd, n.listener = -1, -1
+		n.forgetMemory() // a copy's processes are hashed afresh
 		// The copy's processes are forks of the node's: they share its
 		// template's listener, so they hold the template too.
 		if n.tmpl != nil && !n.exited {

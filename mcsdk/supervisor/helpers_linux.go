@@ -46,6 +46,7 @@ func (c *call) write(addr uint64, b []byte) error {
 		return nil
 	}
 	c.reads = nil
+	c.n.forgetMemory()
 	k, err := writeMem(c.n.memPid(), uintptr(addr), b)
 	if err != nil || k != len(b) {
 		return unix.EFAULT

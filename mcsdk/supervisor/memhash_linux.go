@@ -4,11 +4,13 @@ package supervisor
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 )
 
 // Memory hashing (HashMemory) writes a node's writable memory to the
@@ -41,6 +43,10 @@ import (
 
 // memPage is the granule of the sparse digest: the page size.
 const memPage = 4096
+
+// digestBufs holds the buffers memoryDigest reads memory into (256 KiB
+// each), reused: one a digest was most of a check's garbage.
+var digestBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // zeroPage is a page of zeros to compare with.
 var zeroPage [memPage]byte
@@ -168,16 +174,86 @@ func anonymousMapping(f []string) bool {
 }
 
 // hashMemory writes the sparse digest (above) of node n's writable
-// memory to h. With ASLR off and AT_RANDOM seeded, equal histories give
-// equal bytes.
+// memory to h, as the SHA-256 of the digest. With ASLR off and AT_RANDOM
+// seeded, equal histories give equal bytes.
+//
+// The main process's sum is kept (memMemo) until the node may have
+// changed it, and written again from there: a node's memory changes only
+// while one of its threads runs or when weft writes into it, and both
+// forget the sum (forgetMemory). A node that did not run in a step, the
+// rule for every node but the one a step delivers to, is not read again.
 func (w *World) hashMemory(n *node, h io.Writer) error {
+	main := n.self == nil
+	pid := n.memPid()
+	var ran uint64
+	if main {
+		ran = n.cpuTime()
+		if n.memo.ok && n.memo.pid == pid && n.memo.ran == ran && ran != 0 {
+			h.Write(n.memo.sum[:])
+			return nil
+		}
+	}
 	sps, err := n.stackPointers()
 	if err != nil {
 		return err
 	}
-	_, err = memoryDigest(h, n.memPid(), sps, w.cfg.NativeTSC, true)
-	return err
+	d := sha256.New()
+	if _, err = memoryDigest(d, pid, sps, w.cfg.NativeTSC, true); err != nil {
+		return err
+	}
+	var sum [32]byte
+	d.Sum(sum[:0])
+	if main {
+		n.memo = memMemo{ok: true, pid: pid, ran: ran, sum: sum}
+	}
+	h.Write(sum[:])
+	return nil
 }
+
+// memMemo is a node's main process's memory digest (hashMemory), kept
+// while the process cannot have changed: ok says it is, pid which
+// process it is of, ran the CPU time its threads had used (cpuTime).
+// Besides the paths that forget it, a kept sum is used only if the
+// threads' CPU time is what it was: a thread that ran since, by any
+// path, has used some.
+type memMemo struct {
+	ok  bool
+	pid int
+	ran uint64
+	sum [32]byte
+}
+
+// cpuTime is the CPU time, in nanoseconds, that the live threads of n's
+// main process have used (each thread's /proc/PID/task/TID/schedstat),
+// plus their count; 0 if one cannot be read.
+func (n *node) cpuTime() uint64 {
+	var total uint64
+	buf := make([]byte, 64)
+	for _, t := range n.tasks {
+		if t.exited || t.p != nil {
+			continue
+		}
+		f, err := os.Open(fmt.Sprintf("/proc/%d/task/%d/schedstat", n.memPid(), t.tid))
+		if err != nil {
+			return 0
+		}
+		k, _ := f.Read(buf)
+		f.Close()
+		var ns uint64
+		if _, err := fmt.Sscan(string(buf[:k]), &ns); err != nil {
+			return 0
+		}
+		total += ns + 1
+	}
+	return total
+}
+
+// forgetMemory drops n's kept memory digest: one of its threads is about
+// to run, or weft writes into its memory, or it ended. Every path that
+// answers a node's call, resumes a held thread, writes its memory or
+// reaps it calls it; a copy of the world (copyState: checkpoints and
+// their restores) starts without one.
+func (n *node) forgetMemory() { n.memo = memMemo{} }
 
 // memoryDigest writes the sparse digest of process pid's writable memory
 // to h: the part of each thread's stack below its stack pointer in sps
@@ -189,7 +265,9 @@ func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool) 
 	if err != nil {
 		return 0, err
 	}
-	d := &memDigest{h: h, pid: pid, buf: make([]byte, 256<<10)}
+	buf := digestBufs.Get().(*[]byte)
+	defer digestBufs.Put(buf)
+	d := &memDigest{h: h, pid: pid, buf: *buf}
 	if pagemap {
 		if pm, err := os.Open(fmt.Sprintf("/proc/%d/pagemap", pid)); err == nil {
 			d.pm = pm

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"crypto/sha256"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -116,5 +117,62 @@ func TestMemoryDigestSparse(t *testing.T) {
 	}
 	if d, _ := digest(true); d == sparse {
 		t.Fatal("zeroing the only written byte of the mapping did not change the digest")
+	}
+}
+
+// TestMemoryDigestKept walks random paths through real targets, taking a
+// checkpoint at every other state, and at every state compares the
+// world's hash, which reuses the memory digest kept for each node that
+// cannot have changed (memMemo), with the hash computed afresh: a digest
+// kept past a change (a node that ran, a call weft answered or wrote
+// into, a freeze that disturbed it) would differ. It also checks that
+// kept digests were reused at all.
+func TestMemoryDigestKept(t *testing.T) {
+	for _, tc := range checkpointTargets[:2] {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client, tc.dataDirs)
+			rng := rand.New(rand.NewPCG(3, 4))
+			reused, states := 0, 0
+			for walk := 0; walk < 3; walk++ {
+				w, err := Start(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for step := 0; step < 10; step++ {
+					for _, n := range w.nodes {
+						if !n.exited && n.memo.ok && n.memo.ran == n.cpuTime() {
+							reused++
+						}
+					}
+					kept := mustHash(t, w)
+					for _, n := range w.nodes {
+						n.forgetMemory()
+					}
+					if fresh := mustHash(t, w); fresh != kept {
+						t.Fatalf("walk %d step %d: hash with kept digests %x, afresh %x", walk, step, kept[:6], fresh[:6])
+					}
+					states++
+					if step%2 == 1 {
+						cp, err := w.Checkpoint()
+						if err != nil {
+							t.Fatal(err)
+						}
+						cp.Close()
+					}
+					acts := w.Enabled()
+					if len(acts) == 0 {
+						break
+					}
+					if err := w.Apply(acts[rng.IntN(len(acts))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w.Close()
+			}
+			if reused == 0 {
+				t.Fatalf("no kept digest was reused in %d states", states)
+			}
+			t.Logf("%d states, %d kept digests reused", states, reused)
+		})
 	}
 }

@@ -258,6 +258,7 @@ func waitStop(tid int) (int, unix.WaitStatus, error) {
 // again). Other tasks' cached reads are stale once t runs.
 func (w *World) resume(t *task) {
 	n := t.n
+	n.forgetMemory()
 	t.ready = false
 	n.lastRun = t.k
 	for _, o := range n.tasks {

@@ -68,6 +68,7 @@ type node struct {
 	tasks    []*task          // its threads, by index; tasks[0] is the main thread
 	cur      *task            // the thread running now, nil if none
 	lastRun  int              // index of the thread resumed last (ThreadsFixed picks the next)
+	memo     memMemo          // its main process's memory digest, while it cannot have changed (memhash_linux.go)
 	traced   bool             // seized with ptrace (from its exec on; with NativeTSC from its first clone)
 	tracer   *launcher        // the thread that forked it, which makes its ptrace requests
 	futexQ   *vkernel.Futexes // virtual futex waiters by address, in arrival order; nil: none yet

@@ -211,6 +211,7 @@ func (w *World) Pid(i int) int { return w.nodes[i].pid }
 func (w *World) Restarts(i int) int { return w.nodes[i].restarts }
 
 func (w *World) kill(n *node) {
+	n.forgetMemory()
 	if n.pid > 0 && !n.exited {
 		n.killTree()
 		unix.Kill(n.pid, unix.SIGKILL)
@@ -267,6 +268,7 @@ const DefaultMaxCalls = 1 << 20
 // calls rather than time, so the verdict is the same on any machine.
 func (w *World) runNode(n *node) {
 	n.ran = true
+	n.forgetMemory()
 	w.changed()
 	limit := w.cfg.MaxCalls
 	if limit <= 0 {
@@ -470,6 +472,7 @@ func (w *World) reap(n *node) {
 	w.net.CloseNode(n.id, false)
 	n.release()
 	n.ran = true
+	n.forgetMemory()
 }
 
 // dispatch runs the table entry for c and answers the node unless the call
@@ -520,6 +523,7 @@ func (w *World) dispatch(c *call) outcome {
 }
 
 func (w *World) respond(c *call, r notifResp) {
+	c.n.forgetMemory()
 	w.vdsoSync(c.t)
 	if err := sendResp(c.n.listener, &r); err != nil {
 		w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering: %v", err))
