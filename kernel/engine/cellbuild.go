@@ -814,7 +814,7 @@ func definedVars(stmts []string) []string {
 		case *ast.AssignStmt:
 			if s.Tok == token.DEFINE {
 				for _, x := range s.Lhs {
-					if id, ok := x.(*ast.Ident); ok && id.Name != "_" {
+					if id, ok := x.(*ast.Ident); ok && id.Name != "_" && !strings.HasPrefix(id.Name, redefPrefix) {
 						out = append(out, id.Name)
 					}
 				}

@@ -417,6 +417,7 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if len(items) == 0 {
 		return Result{}, nil
 	}
+	items = assignRedeclared(items, e.stmtVar())
 	if err := e.fetchMissing(ctx, items); err != nil {
 		return Result{}, err
 	}
@@ -452,6 +453,28 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 		}
 	}
 	return res, err
+}
+
+// stmtVar returns a test of whether a name is a variable of the
+// interpreter that a statement defined (x := 1), not a package-level
+// declaration or an import. The interpreter's globals are listed once, at
+// the first name asked for.
+func (e *Engine) stmtVar() func(string) bool {
+	var g map[string]reflect.Value
+	return func(name string) bool {
+		if e.names[name] || e.src.only[name] || strings.HasPrefix(name, "_weft_") {
+			return false
+		}
+		if _, ok := e.imported[name]; ok {
+			return false
+		}
+		if g == nil {
+			if g, _ = e.globals(); g == nil {
+				g = map[string]reflect.Value{}
+			}
+		}
+		return g[name].IsValid()
+	}
 }
 
 // isCompileError reports whether err is the interpreter's compile error.
