@@ -504,32 +504,90 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	gs := groups(items)
 	e.line1Decl = len(gs) > 0 && gs[0].line == 1 && gs[0].decl
 	declared := e.declaredBy(items)
-	for _, g := range gs {
-		orig := g.text
+	origs := make([]string, len(gs))
+	for i := range gs {
+		g := &gs[i]
+		origs[i] = g.text
 		g.text = guardAllocs(guardGoroutines(g.text, g.decl), g.decl, declared)
 		if !g.decl {
 			g.text, g.shifts = scopeBlocks(g.text)
 		}
+	}
+	probed := false
+	if len(gs) > 1 || len(gs) == 1 && last != nil {
+		if err := e.compilesWhole(ctx, gs, last); err != nil {
+			return Result{}, false, err
+		}
+		probed = true
+	}
+	for i, g := range gs {
 		if err := e.forgetRedeclared(g); err != nil {
 			return Result{}, ran, err
 		}
-		if err := e.probeCompile(ctx, g.source()); err != nil {
-			return Result{}, ran, err
+		if !probed {
+			if err := e.probeCompile(ctx, g.source()); err != nil {
+				return Result{}, ran, err
+			}
 		}
 		if _, err := e.evalSource(ctx, g.source()); err != nil {
 			return Result{}, ran, e.errorIn(ctx, err, g, 0)
 		}
 		e.noteGroup(g)
 		if g.decl {
-			e.noteInterpreted(orig, g.line)
+			e.noteInterpreted(origs[i], g.line)
 		}
-		ran = ran || !g.decl || strings.Contains(orig, "var")
+		ran = ran || !g.decl || strings.Contains(origs[i], "var")
 	}
 	if last == nil {
 		return Result{}, ran, nil
 	}
 	res, err = e.evalLast(ctx, *last, declared)
 	return res, true, err
+}
+
+// lastCheck encloses a cell's final expression for compilesWhole: in a
+// function literal's body it is compiled as a statement, whatever number
+// of values it has, and nothing of it runs.
+const lastCheck = "_ = func() { "
+
+// compilesWhole compiles every run of the cell, and its final expression,
+// without running anything, and then gives the interpreter's scope back
+// as it was. A cell of several runs is evaluated run by run (yaegi takes
+// either declarations or statements), so without this check a run that
+// does not compile stopped the cell after the earlier runs had run: in Go
+// such a program never runs. Each source is given to the compiler probe
+// first, as the runs are when they are evaluated.
+func (e *Engine) compilesWhole(ctx context.Context, gs []group, last *item) error {
+	snap, err := snapshotGlobals(e.in)
+	if err != nil {
+		return nil // yaegi's fields moved (TestRedefinedType fails): run as before
+	}
+	defer snap.restore()
+	for _, g := range gs {
+		if err := e.forgetRedeclared(g); err != nil {
+			return err
+		}
+		if err := e.probeCompile(ctx, g.source()); err != nil {
+			return err
+		}
+		if _, err := e.compile(g.source()); err != nil {
+			return e.errorIn(ctx, err, g, 0)
+		}
+	}
+	if last == nil || isNil(last.text) {
+		return nil
+	}
+	g := group{text: lastCheck + last.text + " }", line: last.line}
+	if err := e.probeCompile(ctx, g.source()); err != nil {
+		return err
+	}
+	if _, err := e.compile(g.source()); err != nil {
+		if err := undefinedName(*last); err != nil {
+			return err
+		}
+		return e.errorIn(ctx, err, g, len(lastCheck))
+	}
+	return nil
 }
 
 // evalLast evaluates the cell's final expression and renders its value.
