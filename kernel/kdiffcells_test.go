@@ -50,6 +50,46 @@ var _ dataset.Row
 func kdiffCellCases(etcd string) []kdiffCase {
 	return []kdiffCase{
 		{
+			name: "a := beside a new name assigns the session's variable",
+			cells: []string{preludeCell,
+				"x := 1",
+				"f := func() int { return x }",
+				"x, y := 2, 3",
+				`rows := []dataset.Row{{Detail: "4"}}
+x, n := pr(rows[0].Detail)
+fmt.Println(f(), x, y, n)`},
+			program: preludeDecls + `
+func main() {
+	x := 1
+	f := func() int { return x }
+	x, y := 2, 3
+	rows := []dataset.Row{{Detail: "4"}}
+	x, n := pr(rows[0].Detail)
+	_ = x
+	fmt.Println(f(), x, y, n)
+}
+`,
+		},
+		{
+			name: "a builtin's value as a later result of a return",
+			cells: []string{preludeCell,
+				`func twice(d string) (string, int) { s := d + d; return s, len(d) }
+func sizes(r dataset.Row) (int, int) { return 1, len(r.Detail) }`,
+				`s, n := twice("ab")
+fmt.Println(s, n)
+fmt.Println(sizes(dataset.Row{Detail: "xyz"}))`},
+			program: preludeDecls + `
+func twice(d string) (string, int) { s := d + d; return s, len(d) }
+func sizes(r dataset.Row) (int, int) { return 1, len(r.Detail) }
+
+func main() {
+	s, n := twice("ab")
+	fmt.Println(s, n)
+	fmt.Println(sizes(dataset.Row{Detail: "xyz"}))
+}
+`,
+		},
+		{
 			name: "loop with a two-value define (brief a)",
 			cells: []string{preludeCell,
 				`rows := []dataset.Row{{Verdict: "holds", Detail: "3"}}

@@ -417,7 +417,7 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if len(items) == 0 {
 		return Result{}, nil
 	}
-	items = assignRedeclared(items, e.stmtVar())
+	items = parenBuiltinResults(assignRedeclared(items, e.stmtVar()))
 	if err := e.fetchMissing(ctx, items); err != nil {
 		return Result{}, err
 	}

@@ -397,6 +397,10 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 			if v := redeclared(n); v != "" {
 				at(n, ":= of %s, declared before in the same block, beside new variables: Go assigns %s, the interpreter declares a new %s (closures and pointers keep the old one, and it takes the operand's type)", v, v, v)
 			}
+		case *ast.ReturnStmt:
+			if x, name := builtinResult(n); x != nil {
+				at(x, "%s(…) as a later result of a return: the interpreter writes its value into the first result; put the call in parentheses", name)
+			}
 		case *ast.DeferStmt:
 			if len(loops) > 0 && len(n.Call.Args) > 0 && !allLiterals(n.Call.Args) {
 				at(n, "defer in a loop with arguments: Go evaluates them at the defer statement, the interpreter when the deferred call runs")
