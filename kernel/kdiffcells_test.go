@@ -56,17 +56,16 @@ func kdiffCellCases(etcd string) []kdiffCase {
 				"f := func() int { return x }",
 				"x, y := 2, 3",
 				`rows := []dataset.Row{{Detail: "4"}}
-x, n := pr(rows[0].Detail)
-fmt.Println(f(), x, y, n)`},
+x, err := strconv.Atoi(rows[0].Detail)
+fmt.Println(f(), x, y, err)`},
 			program: preludeDecls + `
 func main() {
 	x := 1
 	f := func() int { return x }
 	x, y := 2, 3
 	rows := []dataset.Row{{Detail: "4"}}
-	x, n := pr(rows[0].Detail)
-	_ = x
-	fmt.Println(f(), x, y, n)
+	x, err := strconv.Atoi(rows[0].Detail)
+	fmt.Println(f(), x, y, err)
 }
 `,
 		},
