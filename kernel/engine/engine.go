@@ -53,6 +53,14 @@ type Options struct {
 	Symbols []interp.Exports
 	// GoPath is where yaegi looks for source packages; "" disables that.
 	GoPath string
+	// CellMemory is the heap size at which the guard stops a running
+	// cell (MemoryError), and the address-space limit of a compiled
+	// cell's process; 0 means three quarters of the system's memory.
+	CellMemory uint64
+	// CellMemorySetting names where a user sets CellMemory (the kernel:
+	// "WEFT_CELL_MEMORY"), for the messages of cells stopped at it; ""
+	// names none.
+	CellMemorySetting string
 	// Probe makes the command of a compiler probe: a process that calls
 	// ServeProbe with these options and the pipes it gets as its file
 	// descriptors 3 (requests) and 4 (replies). Every source is compiled
@@ -141,7 +149,7 @@ func New(opts Options) (*Engine, error) {
 		gopath:   opts.GoPath,
 		probeCmd: opts.Probe,
 	}
-	e.heapLimit, e.heapSetting = heapLimit()
+	e.heapLimit, e.heapSetting = heapLimit(opts.CellMemory, opts.CellMemorySetting)
 	if opts.GoPath != "" {
 		if err := os.MkdirAll(filepath.Join(opts.GoPath, "src"), 0o755); err != nil {
 			return nil, fmt.Errorf("engine: GoPath: %w", err)
