@@ -11,6 +11,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/scanner"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -522,7 +523,7 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 		}
 	}
 	probed := false
-	if len(gs) > 1 || len(gs) == 1 && last != nil {
+	if (len(gs) > 1 || len(gs) == 1 && last != nil) && !declaresMethods(items) {
 		if err := e.compilesWhole(ctx, gs, last); err != nil {
 			return Result{}, false, err
 		}
@@ -596,6 +597,29 @@ func (e *Engine) compilesWhole(ctx context.Context, gs []group, last *item) erro
 		return e.errorIn(ctx, err, g, len(lastCheck))
 	}
 	return nil
+}
+
+// declaresMethods reports whether items declare a method. compilesWhole
+// cannot undo one: yaegi attaches it to its receiver's type, not to the
+// scope, and a method compiled twice on a type of an earlier cell was
+// called with the first compilation's frame (P{1, 2}.Sum() gave 0). A
+// cell that declares methods is evaluated run by run, as before.
+func declaresMethods(items []item) bool {
+	for _, it := range items {
+		if it.kind != declItem || !strings.HasPrefix(it.text, "func") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+it.text, parser.SkipObjectResolution)
+		if err != nil {
+			return true // unknown: as before
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // evalLast evaluates the cell's final expression and renders its value.
