@@ -43,8 +43,8 @@ var _ dataset.Row
 )
 
 // kdiffCellCases are sessions that use weft's own types (bound in the
-// kernel from its symbol tables; the compiled fallback cannot build
-// them). Top-level statements with blocks that declare names: yaegi runs
+// kernel from its symbol tables; interpreted, they must not need the
+// compiled fallback). Top-level statements with blocks that declare names: yaegi runs
 // a cell's statements in its global scope, where `res, n := f()` inside a
 // block was undefined and `x := …` inside one assigned the session's x.
 func kdiffCellCases(etcd string) []kdiffCase {

@@ -42,8 +42,10 @@ import (
 //   - the cell's last expression, if it has one value, is shown as text.
 //
 // A crash, os.Exit or stack overflow ends the child, not the kernel. A
-// cell that cannot be compiled (it uses weft's own packages, bound only in
-// the interpreter) is refused with the reason and the compiler's errors.
+// cell that cannot be compiled (it uses display, bound only in the
+// interpreter) is refused with the reason and the compiler's errors.
+// weft's own packages are built from the kernel's module source
+// (compiled.go: sourceModule).
 
 // declSrc is one declaration of a cell, kept for compiled cells.
 type declSrc struct {
@@ -299,7 +301,7 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 		if ctx.Err() != nil {
 			return Result{}, e.cellError(ctx, ctx.Err())
 		}
-		return Result{}, e.notCompiled(why, fallback, errors.New(strings.ReplaceAll(out, "weftcell/", "")))
+		return Result{}, e.notCompiled(why, fallback, errors.New(strings.ReplaceAll(out, "weftcell/", "")+m.unpublished(out)))
 	}
 	fmt.Fprintf(e.io.stderr, "(compiled: %s)\n", why)
 	var res Result
