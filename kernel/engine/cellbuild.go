@@ -318,6 +318,13 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 // notCompiled is the error of a cell that could not be compiled.
 func (e *Engine) notCompiled(why string, fallback, err error) error {
 	if fallback != nil {
+		// The interpreter's error, and why the go toolchain could not
+		// build weft's packages, if that is why it failed too.
+		ee, ok := fallback.(*Error)
+		if _, note, found := strings.Cut(err.Error(), "\nthe cell imports packages of "); ok && found {
+			note = "the go toolchain cannot build it either: the cell imports packages of " + note
+			return &Error{Name: ee.Name, Value: ee.Value + "\n" + note, Traceback: append(slices.Clip(ee.Traceback), note)}
+		}
 		return fallback
 	}
 	msg := strings.TrimSpace(err.Error())

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,12 @@ func TestUnpublishedSource(t *testing.T) {
 	}
 	if got := gone.unpublished("main.go:3:2: undefined: x"); got != "" {
 		t.Errorf("unpublished of an unrelated error = %q", got)
+	}
+	var e Engine
+	interp := &Error{Name: "CompileError", Value: "1:1: undefined: dataset", Traceback: []string{"CompileError: 1:1: undefined: dataset"}}
+	got := e.notCompiled("the interpreter cannot compile it", interp, errors.New(out+gone.unpublished(out)))
+	if ee, ok := got.(*Error); !ok || !strings.Contains(ee.Value, "undefined: dataset\nthe go toolchain cannot build it either: the cell imports packages of github.com/weft-mc/weft") {
+		t.Errorf("the interpreter's error with the build's reason = %v", got)
 	}
 	here := &modSession{kb: &kernelBuild{main: "github.com/weft-mc/weft", source: dir}}
 	if got := here.unpublished(out); got != "" {
