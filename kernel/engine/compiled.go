@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,8 +214,10 @@ func workGoMod(kb *kernelBuild) []byte {
 	b.WriteString(")\n")
 	if kb.source != "" && kb.main != "" {
 		// The kernel's own module is not published: its packages are
-		// built from the source the kernel was built from.
-		fmt.Fprintf(&b, "\nrequire %s v0.0.0\n\nreplace %s => %s\n", kb.main, kb.main, kb.source)
+		// built from the source the kernel was built from. The go
+		// command requires it (at a zero pseudo-version) when a cell
+		// first imports one of them.
+		fmt.Fprintf(&b, "\nreplace %s => %s\n", kb.main, kb.source)
 	}
 	return b.Bytes()
 }
@@ -246,6 +249,16 @@ func (m *modSession) get(ctx context.Context, e *Engine, spec string) error {
 			} else {
 				os.Remove(filepath.Join(m.dir, f))
 			}
+		}
+	}
+	if m.kb.source != "" && m.kb.main != "" {
+		// Unrequired, the kernel's module is left out of go get's
+		// version selection, which would look for other versions of it
+		// on the module proxy (a 403: it is not published) to move one
+		// of its dependencies; that move is refused below.
+		if err := e.goCmd(ctx, m.dir, io.Discard, "mod", "edit", "-droprequire="+m.kb.main); err != nil {
+			restore()
+			return err
 		}
 	}
 	if err := e.goCmd(ctx, m.dir, e.io.stderr, "get", spec); err != nil {
