@@ -43,12 +43,51 @@ var _ dataset.Row
 )
 
 // kdiffCellCases are sessions that use weft's own types (bound in the
-// kernel from its symbol tables; the compiled fallback cannot build
-// them). Top-level statements with blocks that declare names: yaegi runs
+// kernel from its symbol tables; interpreted, they must not need the
+// compiled fallback). Top-level statements with blocks that declare names: yaegi runs
 // a cell's statements in its global scope, where `res, n := f()` inside a
 // block was undefined and `x := …` inside one assigned the session's x.
 func kdiffCellCases(etcd string) []kdiffCase {
 	return []kdiffCase{
+		{
+			name: "a := beside a new name assigns the session's variable",
+			cells: []string{preludeCell,
+				"x := 1",
+				"f := func() int { return x }",
+				"x, y := 2, 3",
+				`rows := []dataset.Row{{Detail: "4"}}
+x, err := strconv.Atoi(rows[0].Detail)
+fmt.Println(f(), x, y, err)`},
+			program: preludeDecls + `
+func main() {
+	x := 1
+	f := func() int { return x }
+	x, y := 2, 3
+	rows := []dataset.Row{{Detail: "4"}}
+	x, err := strconv.Atoi(rows[0].Detail)
+	fmt.Println(f(), x, y, err)
+}
+`,
+		},
+		{
+			name: "a builtin's value as a later result of a return",
+			cells: []string{preludeCell,
+				`func twice(d string) (string, int) { s := d + d; return s, len(d) }
+func sizes(r dataset.Row) (int, int) { return 1, len(r.Detail) }`,
+				`s, n := twice("ab")
+fmt.Println(s, n)
+fmt.Println(sizes(dataset.Row{Detail: "xyz"}))`},
+			program: preludeDecls + `
+func twice(d string) (string, int) { s := d + d; return s, len(d) }
+func sizes(r dataset.Row) (int, int) { return 1, len(r.Detail) }
+
+func main() {
+	s, n := twice("ab")
+	fmt.Println(s, n)
+	fmt.Println(sizes(dataset.Row{Detail: "xyz"}))
+}
+`,
+		},
 		{
 			name: "loop with a two-value define (brief a)",
 			cells: []string{preludeCell,

@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/traefik/yaegi/interp"
 
@@ -19,23 +22,76 @@ type Options struct {
 	_             struct{}
 }
 
+// The kernel's settings in its environment. They are decoded once, where
+// the kernel's process starts (`weft kernel run`, and a compiler probe's
+// start), by OptionsFromEnv; the engine reads no environment.
+const (
+	// GoPathEnv is where the kernel links the sources of modules %go get
+	// fetches (Engine.GoPath).
+	GoPathEnv = "WEFT_GOPATH"
+	// CellMemoryEnv is the heap size at which a running cell is stopped
+	// (Engine.CellMemory): bytes, or a number with a K, M or G suffix.
+	CellMemoryEnv = "WEFT_CELL_MEMORY"
+)
+
 // DefaultOptions binds every package in kernel/symbols into the engine,
 // in addition to the standard library and display, captures standard
-// output, and links modules %go get fetches under GoPath().
+// output, and links modules %go get fetches under DefaultGoPath(). The
+// cell memory limit is the engine's default (3/4 of the system's memory).
 func DefaultOptions() Options {
 	return Options{
-		Engine:        engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: GoPath(), Probe: probeCommand},
+		Engine: engine.Options{Symbols: []interp.Exports{symbols.Exports()}, GoPath: DefaultGoPath(), Probe: probeCommand,
+			CellMemorySetting: CellMemoryEnv},
 		CaptureStdout: true,
 	}
 }
 
-// GoPath is where the kernel links the sources of modules fetched by
-// %go get: $WEFT_GOPATH, else weft/gopath in the user's cache directory
-// ("" if there is none).
-func GoPath() string {
-	if p := os.Getenv("WEFT_GOPATH"); p != "" {
-		return p
+// OptionsFromEnv returns DefaultOptions with the settings getenv gives
+// (GoPathEnv, CellMemoryEnv). A value that cannot be used is an error
+// naming the variable and its value, so the kernel does not start with it.
+func OptionsFromEnv(getenv func(string) string) (Options, error) {
+	o := DefaultOptions()
+	if p := getenv(GoPathEnv); p != "" {
+		o.Engine.GoPath = p
 	}
+	if s := getenv(CellMemoryEnv); s != "" {
+		n, err := parseSize(s)
+		if err != nil {
+			return Options{}, fmt.Errorf("%s=%q: %v", CellMemoryEnv, s, err)
+		}
+		o.Engine.CellMemory = n
+	}
+	return o, nil
+}
+
+// parseSize decodes a size in bytes: a positive number, with an optional
+// K, M or G suffix (binary units).
+func parseSize(s string) (uint64, error) {
+	num, shift := strings.TrimSpace(s), uint(0)
+	if num != "" {
+		switch strings.ToUpper(num[len(num)-1:]) {
+		case "K":
+			shift = 10
+		case "M":
+			shift = 20
+		case "G":
+			shift = 30
+		}
+	}
+	if shift > 0 {
+		num = num[:len(num)-1]
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("want a positive size in bytes, or with a K, M or G suffix (e.g. 2G)")
+	}
+	return n << shift, nil
+}
+
+// DefaultGoPath is where the kernel links the sources of modules fetched
+// by %go get unless WEFT_GOPATH says otherwise: weft/gopath in the user's
+// cache directory ("" if there is none).
+func DefaultGoPath() string {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return ""

@@ -19,8 +19,14 @@ func init() {
 	if os.Getenv(probeEnv) != "1" {
 		return
 	}
-	opts := DefaultOptions().Engine
-	if err := engine.ServeProbe(opts, os.NewFile(3, "requests"), os.NewFile(4, "replies")); err != nil {
+	// The probe's environment is its executor's: the settings decoded
+	// there, where a bad value stopped the kernel's start.
+	o, err := OptionsFromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "weft kernel probe:", err)
+		os.Exit(1)
+	}
+	if err := engine.ServeProbe(o.Engine, os.NewFile(3, "requests"), os.NewFile(4, "replies")); err != nil {
 		fmt.Fprintln(os.Stderr, "weft kernel probe:", err)
 		os.Exit(1)
 	}

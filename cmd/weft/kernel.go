@@ -29,7 +29,13 @@ and "display" (gophernotes-compatible) is imported for rich output.
             (--user, the default) or to P/share/jupyter/kernels/N (--prefix).
             Its argv runs this binary as: weft kernel run -f {connection_file}
   run       serves a kernel; Jupyter starts it with the connection file it
-            wrote (weft kernel CONNECTION_FILE works too).`,
+            wrote (weft kernel CONNECTION_FILE works too).
+
+Settings (environment, read when the kernel starts; a bad value stops it):
+  WEFT_CELL_MEMORY  heap size at which a running cell is stopped, e.g. 2G
+                    (default 3/4 of the system's memory)
+  WEFT_GOPATH       where %go get links module sources
+                    (default weft/gopath in the user's cache directory)`,
 		summary: "Jupyter kernel for Go with weft's packages: install the kernelspec; run (Jupyter starts it)",
 		flags:   o.declare,
 		run:     o.run,
@@ -98,7 +104,11 @@ func (o *kernelOptions) serve() (int, error) {
 	if o.connection == "" {
 		return exitUsage, errors.New("run needs -f CONNECTION_FILE")
 	}
-	if err := kernel.Run(context.Background(), o.connection, kernel.DefaultOptions(), os.Stderr); err != nil {
+	opts, err := kernel.OptionsFromEnv(os.Getenv)
+	if err != nil {
+		return exitUsage, fmt.Errorf("kernel run: %w", err)
+	}
+	if err := kernel.Run(context.Background(), o.connection, opts, os.Stderr); err != nil {
 		return exitUsage, err
 	}
 	return exitHolds, nil

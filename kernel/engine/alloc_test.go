@@ -38,8 +38,7 @@ func hugeAllocations(t *testing.T) []hugeAllocation {
 // TestOneHugeAllocation: each of hugeAllocations ends in its error, and
 // the next cell still sees the session's variables.
 func TestOneHugeAllocation(t *testing.T) {
-	t.Setenv("WEFT_CELL_MEMORY", "2G")
-	e := newEngine(t)
+	e := newEngineWith(t, Options{CellMemory: 2 << 30, CellMemorySetting: "WEFT_CELL_MEMORY"})
 	defer e.Close()
 	ctx := context.Background()
 	run := func(code string) (Result, error) { return e.Execute(ctx, code, newRecorder()) }
@@ -66,8 +65,7 @@ func TestOneHugeAllocation(t *testing.T) {
 // within the limit, negative sizes still fail as Go's, and append's
 // growth is checked on the sum of both lengths.
 func TestAllocationsWithinTheLimit(t *testing.T) {
-	t.Setenv("WEFT_CELL_MEMORY", "256M")
-	e := newEngine(t)
+	e := newEngineWith(t, Options{CellMemory: 256 << 20, CellMemorySetting: "WEFT_CELL_MEMORY"})
 	defer e.Close()
 	ctx := context.Background()
 	for _, c := range []struct{ code, plain, errName, inValue string }{

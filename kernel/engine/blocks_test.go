@@ -84,7 +84,9 @@ func TestNestedScopes(t *testing.T) {
 // TestFailedCellLeavesNothing checks that a cell which does not compile
 // leaves nothing in the session, as in Go, where it would never run:
 // yaegi declared its names before failing, so later cells saw variables
-// it replaced by zero values, and functions that did not compile.
+// it replaced by zero values, and functions that did not compile; and a
+// cell whose last line did not compile had run its earlier statements
+// (z = 5 and its output) before it failed.
 func TestFailedCellLeavesNothing(t *testing.T) {
 	imp := cellRun{code: "import \"fmt\""}
 	runSessions(t, map[string][]cellRun{
@@ -99,6 +101,19 @@ func TestFailedCellLeavesNothing(t *testing.T) {
 		"a variable defined by a failed cell": {imp,
 			{code: "y := 1\nif y > 0 { undefinedThing() }", inErr: "undefined: undefinedThing"},
 			{code: "fmt.Println(y)", inErr: "undefined: y"}},
+		"statements before a last expression that does not compile": {imp,
+			{code: "z := 1"},
+			{code: "z = 5\nfmt.Println(\"ran\")\nundefinedQ()", inErr: "3:1: undefined: undefinedQ"},
+			{code: "fmt.Println(z)", stdout: "1\n"}},
+		"statements before a last expression of a wrong type": {imp,
+			{code: "z := 1"},
+			{code: "z = 5\nfmt.Println(\"ran\")\nz + \"s\"", inErr: "3:1: invalid operation"},
+			{code: "fmt.Println(z)", stdout: "1\n"}},
+		"statements before a declaration that does not compile": {imp,
+			{code: "z := 1"},
+			{code: "z = 5\nfmt.Println(\"ran\")\nfunc k() int { return undefinedW }", inErr: "3:23: undefined: undefinedW"},
+			{code: "fmt.Println(z)", stdout: "1\n"},
+			{code: "k()", inErr: "undefined: k"}},
 		"a function that did not compile": {imp,
 			{code: "func count() int { return len(rowsX) }", inErr: "undefined: rowsX"},
 			{code: "rowsX := []int{1, 2}"},

@@ -42,8 +42,10 @@ import (
 //   - the cell's last expression, if it has one value, is shown as text.
 //
 // A crash, os.Exit or stack overflow ends the child, not the kernel. A
-// cell that cannot be compiled (it uses weft's own packages, bound only in
-// the interpreter) is refused with the reason and the compiler's errors.
+// cell that cannot be compiled (it uses display, bound only in the
+// interpreter) is refused with the reason and the compiler's errors.
+// weft's own packages are built from the kernel's module source
+// (compiled.go: sourceModule).
 
 // declSrc is one declaration of a cell, kept for compiled cells.
 type declSrc struct {
@@ -299,7 +301,7 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 		if ctx.Err() != nil {
 			return Result{}, e.cellError(ctx, ctx.Err())
 		}
-		return Result{}, e.notCompiled(why, fallback, errors.New(strings.ReplaceAll(out, "weftcell/", "")))
+		return Result{}, e.notCompiled(why, fallback, errors.New(strings.ReplaceAll(out, "weftcell/", "")+m.unpublished(out)))
 	}
 	fmt.Fprintf(e.io.stderr, "(compiled: %s)\n", why)
 	var res Result
@@ -316,6 +318,13 @@ func (e *Engine) runCompiled(ctx context.Context, items []item, why string, fall
 // notCompiled is the error of a cell that could not be compiled.
 func (e *Engine) notCompiled(why string, fallback, err error) error {
 	if fallback != nil {
+		// The interpreter's error, and why the go toolchain could not
+		// build weft's packages, if that is why it failed too.
+		ee, ok := fallback.(*Error)
+		if _, note, found := strings.Cut(err.Error(), "\nthe cell imports packages of "); ok && found {
+			note = "the go toolchain cannot build it either: the cell imports packages of " + note
+			return &Error{Name: ee.Name, Value: ee.Value + "\n" + note, Traceback: append(slices.Clip(ee.Traceback), note)}
+		}
 		return fallback
 	}
 	msg := strings.TrimSpace(err.Error())
@@ -814,7 +823,7 @@ func definedVars(stmts []string) []string {
 		case *ast.AssignStmt:
 			if s.Tok == token.DEFINE {
 				for _, x := range s.Lhs {
-					if id, ok := x.(*ast.Ident); ok && id.Name != "_" {
+					if id, ok := x.(*ast.Ident); ok && id.Name != "_" && !strings.HasPrefix(id.Name, redefPrefix) {
 						out = append(out, id.Name)
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,11 +33,17 @@ import (
 
 // kernelBuild is the running binary's toolchain and dependency versions.
 type kernelBuild struct {
-	goVersion string            // runtime.Version(), e.g. "go1.26.8"
-	deps      map[string]string // module path -> version linked into the kernel
-	flags     []string          // go build flags the kernel was built with
-	env       []string          // build environment (CGO_ENABLED, GOAMD64…)
-	key       string            // digest of all the above
+	goVersion string // runtime.Version(), e.g. "go1.26.8"
+	main      string // the kernel's own module path (github.com/weft-mc/weft)
+	// source is the directory of the kernel's own module on disk, ""
+	// if it is not there (why says so): compiled cells that import the
+	// kernel's packages (weft's) build them from it, the module being
+	// unpublished.
+	source, why string
+	deps        map[string]string // module path -> version linked into the kernel
+	flags       []string          // go build flags the kernel was built with
+	env         []string          // build environment (CGO_ENABLED, GOAMD64…)
+	key         string            // digest of all the above
 }
 
 // readKernelBuild reads the running binary's build information.
@@ -45,7 +52,8 @@ func readKernelBuild() (*kernelBuild, error) {
 	if !ok {
 		return nil, errors.New("the kernel binary has no build information (runtime/debug.ReadBuildInfo)")
 	}
-	k := &kernelBuild{goVersion: runtime.Version(), deps: map[string]string{}}
+	k := &kernelBuild{goVersion: runtime.Version(), main: bi.Main.Path, deps: map[string]string{}}
+	k.source, k.why = sourceModule(bi.Main.Path)
 	var id strings.Builder
 	fmt.Fprintf(&id, "%s %s/%s\n", k.goVersion, runtime.GOOS, runtime.GOARCH)
 	deps := bi.Deps
@@ -83,6 +91,39 @@ func readKernelBuild() (*kernelBuild, error) {
 	sum := sha256.Sum256([]byte(id.String()))
 	k.key = hex.EncodeToString(sum[:])
 	return k, nil
+}
+
+// sourceModule returns the directory of module main's source, as the
+// build recorded it: the path of this file, which the compiler writes into
+// the binary (unless -trimpath). It is "" with the reason if that
+// directory is gone or is not module main's.
+func sourceModule(main string) (dir, why string) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return "", "the kernel was built with -trimpath, so the directory of its module's source was not recorded"
+	}
+	for dir = filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			if modulePath(b) != main {
+				return "", fmt.Sprintf("%s, where the kernel was built, is no longer module %s", dir, main)
+			}
+			return dir, ""
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return "", fmt.Sprintf("the kernel's module source is no longer on disk (it was built from %s)", filepath.Dir(file))
+		}
+	}
+}
+
+// modulePath returns the module path a go.mod declares.
+func modulePath(gomod []byte) string {
+	for _, l := range strings.Split(string(gomod), "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
+			return strings.Trim(strings.TrimSpace(p), `"`)
+		}
+	}
+	return ""
 }
 
 // linkedModules returns the modules whose packages a test binary of the
@@ -140,6 +181,15 @@ func (e *Engine) modules(ctx context.Context) (*modSession, error) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), workGoMod(kb), 0o644); err != nil {
 		return nil, magicError("compiled modules: %v", err)
 	}
+	if kb.source != "" {
+		// The kernel's module's checksums: its dependencies are verified
+		// as when it was built.
+		if b, err := os.ReadFile(filepath.Join(kb.source, "go.sum")); err == nil {
+			if err := os.WriteFile(filepath.Join(dir, "go.sum"), b, 0o644); err != nil {
+				return nil, magicError("compiled modules: %v", err)
+			}
+		}
+	}
 	m := &modSession{dir: dir, kb: kb,
 		fixed: map[string]string{}, fixedBy: map[string]string{}}
 	for p, v := range kb.deps {
@@ -162,7 +212,23 @@ func workGoMod(kb *kernelBuild) []byte {
 		fmt.Fprintf(&b, "\t%s %s\n", p, kb.deps[p])
 	}
 	b.WriteString(")\n")
+	if kb.source != "" && kb.main != "" {
+		// The kernel's own module is not published: its packages are
+		// built from the source the kernel was built from. The go
+		// command requires it (at a zero pseudo-version) when a cell
+		// first imports one of them.
+		fmt.Fprintf(&b, "\nreplace %s => %s\n", kb.main, kb.source)
+	}
 	return b.Bytes()
+}
+
+// unpublished explains a failed build of a compiled cell that imports the
+// kernel's own packages when their source is not on disk; "" otherwise.
+func (m *modSession) unpublished(out string) string {
+	if m == nil || m.kb.source != "" || m.kb.main == "" || !strings.Contains(out, m.kb.main+"/") {
+		return ""
+	}
+	return fmt.Sprintf("\nthe cell imports packages of %s, which is not published: compiled cells build them from the kernel's module source, and %s", m.kb.main, m.kb.why)
 }
 
 // get runs `go get spec` in the work module and refuses (restoring the
@@ -183,6 +249,16 @@ func (m *modSession) get(ctx context.Context, e *Engine, spec string) error {
 			} else {
 				os.Remove(filepath.Join(m.dir, f))
 			}
+		}
+	}
+	if m.kb.source != "" && m.kb.main != "" {
+		// Unrequired, the kernel's module is left out of go get's
+		// version selection, which would look for other versions of it
+		// on the module proxy (a 403: it is not published) to move one
+		// of its dependencies; that move is refused below.
+		if err := e.goCmd(ctx, m.dir, io.Discard, "mod", "edit", "-droprequire="+m.kb.main); err != nil {
+			restore()
+			return err
 		}
 	}
 	if err := e.goCmd(ctx, m.dir, e.io.stderr, "get", spec); err != nil {

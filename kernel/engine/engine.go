@@ -11,6 +11,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/scanner"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,14 @@ type Options struct {
 	Symbols []interp.Exports
 	// GoPath is where yaegi looks for source packages; "" disables that.
 	GoPath string
+	// CellMemory is the heap size at which the guard stops a running
+	// cell (MemoryError), and the address-space limit of a compiled
+	// cell's process; 0 means three quarters of the system's memory.
+	CellMemory uint64
+	// CellMemorySetting names where a user sets CellMemory (the kernel:
+	// "WEFT_CELL_MEMORY"), for the messages of cells stopped at it; ""
+	// names none.
+	CellMemorySetting string
 	// Probe makes the command of a compiler probe: a process that calls
 	// ServeProbe with these options and the pipes it gets as its file
 	// descriptors 3 (requests) and 4 (replies). Every source is compiled
@@ -141,7 +150,7 @@ func New(opts Options) (*Engine, error) {
 		gopath:   opts.GoPath,
 		probeCmd: opts.Probe,
 	}
-	e.heapLimit, e.heapSetting = heapLimit()
+	e.heapLimit, e.heapSetting = heapLimit(opts.CellMemory, opts.CellMemorySetting)
 	if opts.GoPath != "" {
 		if err := os.MkdirAll(filepath.Join(opts.GoPath, "src"), 0o755); err != nil {
 			return nil, fmt.Errorf("engine: GoPath: %w", err)
@@ -417,6 +426,7 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	if len(items) == 0 {
 		return Result{}, nil
 	}
+	items = parenBuiltinResults(assignRedeclared(items, e.stmtVar()))
 	if err := e.fetchMissing(ctx, items); err != nil {
 		return Result{}, err
 	}
@@ -454,6 +464,28 @@ func (e *Engine) goItems(ctx context.Context, code string) (Result, error) {
 	return res, err
 }
 
+// stmtVar returns a test of whether a name is a variable of the
+// interpreter that a statement defined (x := 1), not a package-level
+// declaration or an import. The interpreter's globals are listed once, at
+// the first name asked for.
+func (e *Engine) stmtVar() func(string) bool {
+	var g map[string]reflect.Value
+	return func(name string) bool {
+		if e.names[name] || e.src.only[name] || strings.HasPrefix(name, "_weft_") {
+			return false
+		}
+		if _, ok := e.imported[name]; ok {
+			return false
+		}
+		if g == nil {
+			if g, _ = e.globals(); g == nil {
+				g = map[string]reflect.Value{}
+			}
+		}
+		return g[name].IsValid()
+	}
+}
+
 // isCompileError reports whether err is the interpreter's compile error.
 func isCompileError(err error) bool {
 	ee, ok := err.(*Error)
@@ -481,32 +513,113 @@ func (e *Engine) interpret(ctx context.Context, items []item) (res Result, ran b
 	gs := groups(items)
 	e.line1Decl = len(gs) > 0 && gs[0].line == 1 && gs[0].decl
 	declared := e.declaredBy(items)
-	for _, g := range gs {
-		orig := g.text
+	origs := make([]string, len(gs))
+	for i := range gs {
+		g := &gs[i]
+		origs[i] = g.text
 		g.text = guardAllocs(guardGoroutines(g.text, g.decl), g.decl, declared)
 		if !g.decl {
 			g.text, g.shifts = scopeBlocks(g.text)
 		}
+	}
+	probed := false
+	if (len(gs) > 1 || len(gs) == 1 && last != nil) && !declaresMethods(items) {
+		if err := e.compilesWhole(ctx, gs, last); err != nil {
+			return Result{}, false, err
+		}
+		probed = true
+	}
+	for i, g := range gs {
 		if err := e.forgetRedeclared(g); err != nil {
 			return Result{}, ran, err
 		}
-		if err := e.probeCompile(ctx, g.source()); err != nil {
-			return Result{}, ran, err
+		if !probed {
+			if err := e.probeCompile(ctx, g.source()); err != nil {
+				return Result{}, ran, err
+			}
 		}
 		if _, err := e.evalSource(ctx, g.source()); err != nil {
 			return Result{}, ran, e.errorIn(ctx, err, g, 0)
 		}
 		e.noteGroup(g)
 		if g.decl {
-			e.noteInterpreted(orig, g.line)
+			e.noteInterpreted(origs[i], g.line)
 		}
-		ran = ran || !g.decl || strings.Contains(orig, "var")
+		ran = ran || !g.decl || strings.Contains(origs[i], "var")
 	}
 	if last == nil {
 		return Result{}, ran, nil
 	}
 	res, err = e.evalLast(ctx, *last, declared)
 	return res, true, err
+}
+
+// lastCheck encloses a cell's final expression for compilesWhole: in a
+// function literal's body it is compiled as a statement, whatever number
+// of values it has, and nothing of it runs.
+const lastCheck = "_ = func() { "
+
+// compilesWhole compiles every run of the cell, and its final expression,
+// without running anything, and then gives the interpreter's scope back
+// as it was. A cell of several runs is evaluated run by run (yaegi takes
+// either declarations or statements), so without this check a run that
+// does not compile stopped the cell after the earlier runs had run: in Go
+// such a program never runs. Each source is given to the compiler probe
+// first, as the runs are when they are evaluated.
+func (e *Engine) compilesWhole(ctx context.Context, gs []group, last *item) error {
+	snap, err := snapshotGlobals(e.in)
+	if err != nil {
+		return nil // yaegi's fields moved (TestRedefinedType fails): run as before
+	}
+	defer snap.restore()
+	for _, g := range gs {
+		if err := e.forgetRedeclared(g); err != nil {
+			return err
+		}
+		if err := e.probeCompile(ctx, g.source()); err != nil {
+			return err
+		}
+		if _, err := e.compile(g.source()); err != nil {
+			return e.errorIn(ctx, err, g, 0)
+		}
+	}
+	if last == nil || isNil(last.text) {
+		return nil
+	}
+	g := group{text: lastCheck + last.text + " }", line: last.line}
+	if err := e.probeCompile(ctx, g.source()); err != nil {
+		return err
+	}
+	if _, err := e.compile(g.source()); err != nil {
+		if err := undefinedName(*last); err != nil {
+			return err
+		}
+		return e.errorIn(ctx, err, g, len(lastCheck))
+	}
+	return nil
+}
+
+// declaresMethods reports whether items declare a method. compilesWhole
+// cannot undo one: yaegi attaches it to its receiver's type, not to the
+// scope, and a method compiled twice on a type of an earlier cell was
+// called with the first compilation's frame (P{1, 2}.Sum() gave 0). A
+// cell that declares methods is evaluated run by run, as before.
+func declaresMethods(items []item) bool {
+	for _, it := range items {
+		if it.kind != declItem || !strings.HasPrefix(it.text, "func") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+it.text, parser.SkipObjectResolution)
+		if err != nil {
+			return true // unknown: as before
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // evalLast evaluates the cell's final expression and renders its value.

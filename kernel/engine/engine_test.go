@@ -63,7 +63,13 @@ func (r *recorder) Input(prompt string, password bool) (string, error) {
 
 func newEngine(t *testing.T) *Engine {
 	t.Helper()
-	e, err := New(Options{})
+	return newEngineWith(t, Options{})
+}
+
+// newEngineWith starts an engine with opts.
+func newEngineWith(t *testing.T, opts Options) *Engine {
+	t.Helper()
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,36 +52,25 @@ func mb(n uint64) string { return fmt.Sprintf("%d MB", n>>20) }
 // exitRequest is the panic value of os.Exit in a cell.
 type exitRequest struct{ code int }
 
-// heapLimit is the heap size at which a cell is stopped: $WEFT_CELL_MEMORY
-// (bytes, or with a K, M or G suffix), else three quarters of the memory
-// the system has.
-func heapLimit() (uint64, string) {
-	if s := os.Getenv("WEFT_CELL_MEMORY"); s != "" {
-		if n, ok := parseSize(s); ok {
-			return n, ", WEFT_CELL_MEMORY"
-		}
+// heapLimit is the heap size at which a cell is stopped, and the text
+// its messages give after the limit: set (Options.CellMemory), else three
+// quarters of the memory the system has. setting names where the user
+// sets it.
+func heapLimit(set uint64, setting string) (uint64, string) {
+	switch {
+	case set > 0 && setting != "":
+		return set, ", " + setting
+	case set > 0:
+		return set, ""
+	}
+	how := ""
+	if setting != "" {
+		how = "; set " + setting
 	}
 	if n := memTotal(); n > 0 {
-		return n / 4 * 3, ", 3/4 of MemTotal; set WEFT_CELL_MEMORY"
+		return n / 4 * 3, ", 3/4 of MemTotal" + how
 	}
-	return 4 << 30, ", set WEFT_CELL_MEMORY"
-}
-
-func parseSize(s string) (uint64, bool) {
-	mult := uint64(1)
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	return n * mult, err == nil && n > 0
+	return 4 << 30, how
 }
 
 // memTotal is /proc/meminfo's MemTotal in bytes, 0 if unknown.

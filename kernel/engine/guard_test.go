@@ -14,8 +14,7 @@ import (
 // variables. (The same through a real Jupyter client: TestIsolation in
 // package kernel.)
 func TestCellCannotKillTheSession(t *testing.T) {
-	t.Setenv("WEFT_CELL_MEMORY", "2G")
-	e := newEngine(t)
+	e := newEngineWith(t, Options{CellMemory: 2 << 30, CellMemorySetting: "WEFT_CELL_MEMORY"})
 	defer e.Close()
 	ctx := context.Background()
 	run := func(code string) (Result, error) { return e.Execute(ctx, code, newRecorder()) }

@@ -120,7 +120,7 @@ func (e *Engine) checkCell(items []item) error {
 			decls.WriteString(strings.Repeat("\n", max(0, it.line-1-strings.Count(decls.String(), "\n"))) + it.text + "\n")
 		}
 	}
-	if f, err := parser.ParseFile(fset, "", "package p\n//line cell:1:1\n"+decls.String(), parser.SkipObjectResolution); err == nil {
+	if f, err := parser.ParseFile(fset, "", "package p\n//line cell:1:1\n"+decls.String(), 0); err == nil {
 		if msg, bad := initOrder(fset, []*ast.File{f}); bad {
 			return refusal("%s; declare the later one first", msg)
 		}
@@ -133,7 +133,7 @@ func (e *Engine) checkCell(items []item) error {
 			continue
 		}
 		src := fmt.Sprintf("package p\nfunc _() {\n//line cell:%d:1\n%s\n}", it.line, it.text)
-		if f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution); err == nil {
+		if f, err := parser.ParseFile(fset, "", src, 0); err == nil {
 			if msg := divergent(fset, f, false); msg != "" {
 				return refusal("%s", msg)
 			}
@@ -295,7 +295,7 @@ func (e *Engine) checkSourceFiles(p string, seen map[string]bool) error {
 		if err != nil {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, 0)
 		if err != nil {
 			return nil // yaegi reports it
 		}
@@ -393,6 +393,14 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 			walk(n.Body)
 			loops = saved
 			return false
+		case *ast.AssignStmt:
+			if v := redeclared(n); v != "" {
+				at(n, ":= of %s, declared before in the same block, beside new variables: Go assigns %s, the interpreter declares a new %s (closures and pointers keep the old one, and it takes the operand's type)", v, v, v)
+			}
+		case *ast.ReturnStmt:
+			if x, name := builtinResult(n); x != nil {
+				at(x, "%s(…) as a later result of a return: the interpreter writes its value into the first result; put the call in parentheses", name)
+			}
 		case *ast.DeferStmt:
 			if len(loops) > 0 && len(n.Call.Args) > 0 && !allLiterals(n.Call.Args) {
 				at(n, "defer in a loop with arguments: Go evaluates them at the defer statement, the interpreter when the deferred call runs")
@@ -412,6 +420,24 @@ func divergent(fset *token.FileSet, f *ast.File, lib bool) string {
 	}
 	ast.Inspect(f, visit)
 	return msg
+}
+
+// redeclared returns a name that a `:=` of as many operands as names
+// (a, b := 1, 2) redeclares in its block, "" if none. It needs a file
+// parsed with object resolution: a redeclared name's object is the
+// earlier declaration's. yaegi v0.16.1 declares such a name afresh (a
+// closure of the earlier one keeps it, `a := 1.5; a, b := 2, 3` made a an
+// int); the form with one operand (a, err := f()) it assigns, as Go does.
+func redeclared(as *ast.AssignStmt) string {
+	if as.Tok != token.DEFINE || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
+		return ""
+	}
+	for _, x := range as.Lhs {
+		if id, ok := x.(*ast.Ident); ok && id.Name != "_" && id.Obj != nil && id.Obj.Decl != as {
+			return id.Name
+		}
+	}
+	return ""
 }
 
 // loopVars returns the variables a for loop declares: those of a

@@ -22,6 +22,12 @@ func TestDivergentConstructs(t *testing.T) {
 		{"var fs []func() string\nfor _, r := range []string{\"a\"} {\n\tfs = append(fs, func() string { return r })\n}", "loop variable r"},
 		{"var fs []func() string\nfor k := range map[string]int{} {\n\tfs = append(fs, func() string { return k })\n}", "loop variable k"},
 		{"var fs []func() string\nfor _, r := range []string{\"a\"} {\n\tv := r\n\tfs = append(fs, func() string { return v })\n}", ""},
+		{"func g() int { a := 1; a, b := 2, 3; return a + b }", "cell:1:24: := of a, declared before in the same block"},
+		{"func g() int { a := 1; if true { a, b := 2, 3; _ = b }; return a }", ""}, // a new a in the if's block
+		{"func g() (int, error) { a := 1; a, err := strconv.Atoi(\"2\"); return a, err }", ""},
+		{"func pr(d string) (string, int) { return d, len(d) }", "cell:1:45: len(…) as a later result of a return"},
+		{"func pr(d string) (string, int) { return d, (len(d)) }", ""},
+		{"func pr(d string) (int, string) { return len(d), d }", ""},
 	} {
 		err := e.checkCell(splitCell(c.code))
 		if c.inErr == "" && err != nil || c.inErr != "" && (err == nil || !strings.Contains(err.Error(), c.inErr)) {
