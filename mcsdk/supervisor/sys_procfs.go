@@ -96,7 +96,8 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	if !ok {
 		return result{}, false
 	}
-	if f.Serve != vkernel.ProcNative && f.Serve != vkernel.ProcAbsent && openWrites(oflags) {
+	// A random device takes writes, as Linux's does (randomDev).
+	if f.Serve != vkernel.ProcNative && f.Serve != vkernel.ProcAbsent && f.Serve != vkernel.ProcRandom && openWrites(oflags) {
 		return c.refuseWrite(path), true
 	}
 	switch f.Serve {

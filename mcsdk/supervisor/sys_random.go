@@ -30,19 +30,53 @@ func readRandom(c *call, iov []iovec) result {
 }
 
 // randomDev is an open /dev/random or /dev/urandom: reads come from the
-// run's seeded stream; the kernel answers the calls it does not name (on
-// weft's placeholder).
-type randomDev struct{}
+// run's seeded stream, writes are taken and change nothing (Linux mixes
+// them into its pool; the seeded stream is the run's only randomness);
+// the kernel answers the calls it does not name (on weft's placeholder).
+// accmode is the open's O_ACCMODE (0, O_RDONLY, for the zero value).
+type randomDev struct{ accmode uint8 }
 
-var randomOps = map[int]fileOp{
-	unix.SYS_READ: func(c *call, _ *vfd) result { return readRandom(c, []iovec{{c.arg(1), c.arg(2)}}) },
-	unix.SYS_READV: func(c *call, _ *vfd) result {
+// writeRandom takes a write of iov to a random device: every byte, as
+// Linux's write_pool copies it in (EFAULT if it cannot), up to 1 MiB.
+func writeRandom(c *call, iov []iovec) result {
+	var k uint64
+	for _, e := range iov {
+		n := min(e.len, 1<<20-k)
+		if _, err := c.read(e.base, int(n)); err != nil {
+			if k > 0 {
+				break
+			}
+			return errno(unix.EFAULT)
+		}
+		if k += n; k == 1<<20 {
+			break
+		}
+	}
+	return ret(int64(k))
+}
+
+// randomOp serves op on a random device opened for access, else EBADF.
+func randomOp(access uint8, op func(*call, []iovec) result, vector bool) fileOp {
+	return func(c *call, v *vfd) result {
+		if m := v.obj.(*randomDev).accmode; m != unix.O_RDWR && m != access {
+			return errno(unix.EBADF)
+		}
+		if !vector {
+			return op(c, []iovec{{c.arg(1), c.arg(2)}})
+		}
 		iov, err := c.readIovecs(c.arg(1), c.arg(2))
 		if err != nil {
 			return errno(unix.EINVAL)
 		}
-		return readRandom(c, iov)
-	},
+		return op(c, iov)
+	}
+}
+
+var randomOps = map[int]fileOp{
+	unix.SYS_READ:   randomOp(unix.O_RDONLY, readRandom, false),
+	unix.SYS_READV:  randomOp(unix.O_RDONLY, readRandom, true),
+	unix.SYS_WRITE:  randomOp(unix.O_WRONLY, writeRandom, false),
+	unix.SYS_WRITEV: randomOp(unix.O_WRONLY, writeRandom, true),
 }
 
 func (*randomDev) ops() map[int]fileOp { return randomOps }
@@ -52,6 +86,11 @@ func (*randomDev) events(*call) uint32 { return vkernel.RandomEvents }
 // wake: a random device keeps no wake-ups.
 func (*randomDev) wake(*call, *vkernel.EpollEntry) [2]uint64 { return [2]uint64{} }
 
-func (*randomDev) hash(h *fileHasher) { h.put(fileTagRandom) }
+func (r *randomDev) hash(h *fileHasher) {
+	h.put(fileTagRandom)
+	if r.accmode != unix.O_RDONLY {
+		h.put(uint64(r.accmode) << 32) // a read or write fails with EBADF by it
+	}
+}
 
 func (*randomDev) release(*World, *node) {}

@@ -151,7 +151,7 @@ func (c *call) installFile(content []byte, oflags uint64) result {
 		flags |= unix.SOCK_CLOEXEC
 	}
 	if content == nil {
-		return c.install(&vfd{obj: &randomDev{}}, flags)
+		return c.install(&vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE)}}, flags)
 	}
 	fd, err := unix.MemfdCreate("weft-virtual", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {

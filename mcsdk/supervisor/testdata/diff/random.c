@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static void hex(const char *what, const unsigned char *b, int n)
@@ -23,6 +24,17 @@ int main(void)
 	SAME("open(/dev/urandom) ok: %d", fd >= 0);
 	CHECK("read(/dev/urandom, 16)", read(fd, b, sizeof b));
 	hex("urandom", b, 16);
+	CHECK("write(read-only /dev/urandom)", write(fd, b, sizeof b));
+	close(fd);
+	fd = open("/dev/urandom", O_WRONLY);
+	SAME("open(/dev/urandom, O_WRONLY) ok: %d", fd >= 0);
+	SAME("write(/dev/urandom, 16) = %zd", write(fd, b, sizeof b));
+	CHECK("read(write-only /dev/urandom)", read(fd, b, sizeof b));
+	close(fd);
+	fd = open("/dev/urandom", O_RDWR);
+	struct iovec iov[2] = {{b, 4}, {b + 4, 12}};
+	SAME("writev(/dev/urandom, 4+12) = %zd", writev(fd, iov, 2));
+	CHECK("write(/dev/urandom, bad address)", write(fd, (void *)8, 16));
 	close(fd);
 	const unsigned char *at = (const unsigned char *)getauxval(AT_RANDOM);
 	SAME("AT_RANDOM present: %d", at != NULL);
