@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
+	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
 // ErrUnsupported is what Start returns where weft cannot run targets.
@@ -20,9 +21,9 @@ type World struct{ net *netsim.Network }
 func Start(Config) (*World, error) { return nil, ErrUnsupported }
 
 func (w *World) Close()                                           {}
-func (w *World) Apply(Action) error                               { return ErrUnsupported }
-func (w *World) Enabled() []Action                                { return nil }
-func (w *World) Describe(a Action) string                         { return a.String() }
+func (w *World) Apply(sched.Action) error                         { return ErrUnsupported }
+func (w *World) Enabled() []sched.Action                          { return nil }
+func (w *World) Describe(a sched.Action) string                   { return a.String() }
 func (w *World) Failure() *Failure                                { return nil }
 func (w *World) Hash(HashMode, []byte) ([32]byte, error)          { return [32]byte{}, ErrUnsupported }
 func (w *World) LoadBase(int) (uintptr, error)                    { return 0, ErrUnsupported }
@@ -40,6 +41,6 @@ func (w *World) Steps() int                                       { return 0 }
 func (w *World) RandomDrawn() uint64                              { return 0 }
 func (w *World) RefusedWrites(int) int                            { return 0 }
 func (w *World) Refusals() []Refusal                              { return nil }
-func (w *World) Ready() []Action                                  { return nil }
+func (w *World) Ready() []sched.Action                            { return nil }
 func (w *World) Threads(int) int                                  { return 0 }
 func (w *World) Procs(int) int                                    { return 0 }
