@@ -86,9 +86,12 @@ func TestProcfsProbe(t *testing.T) {
 	// The probe's own byte counts ("== /proc/self/status: 817 bytes") are
 	// not values the node read: a host pid of the same number (a fresh
 	// machine's pids are small) would be a false alarm.
+	// Nor are the sizes of its own mappings (smaps' "Size: 332 kB" once
+	// met a node's host pid 332); /proc/meminfo's kB stay judged.
 	counts := regexp.MustCompile(`(?m)^(\s*== [^:]+: )\d+ bytes$`)
+	sizes := regexp.MustCompile(`(?m)^((?:Size|KernelPageSize|MMUPageSize|Rss|Pss|Pss_Anon|Pss_File|Pss_Shmem|Pss_Dirty|Shared_Clean|Shared_Dirty|Private_Clean|Private_Dirty|Referenced|Anonymous|Swap|SwapPss|Locked):\s+)\d+ kB$`)
 	words := map[string]bool{}
-	for _, w := range regexp.MustCompile(`[0-9a-f-]+`).FindAllString(counts.ReplaceAllString(out, "${1}N bytes")+strings.Join(refused, "\n"), -1) {
+	for _, w := range regexp.MustCompile(`[0-9a-f-]+`).FindAllString(sizes.ReplaceAllString(counts.ReplaceAllString(out, "${1}N bytes"), "${1}N kB")+strings.Join(refused, "\n"), -1) {
 		words[w] = true
 	}
 	var host []string
