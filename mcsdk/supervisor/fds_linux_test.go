@@ -150,6 +150,31 @@ func TestPythonAsyncio(t *testing.T) {
 	}
 }
 
+// TestSendfileIntoServedPipe: sendfile from a file into an in-node pipe
+// is not modelled, and says so: the run fails naming sendfile, where the
+// kernel would have written the bytes into weft's placeholder and they
+// would have vanished.
+func TestSendfileIntoServedPipe(t *testing.T) {
+	w, err := Start(Config{Nodes: []NodeSpec{{Path: buildFds(t), Args: []string{"sendpipe"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for step := 0; step < 1000 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			break
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			break
+		}
+	}
+	f := w.Failure()
+	if f == nil || !strings.Contains(f.Error(), "sendfile into a weft-served descriptor") {
+		t.Fatalf("failure %v, output:\n%s", f, w.Output(0))
+	}
+}
+
 // runToEnd applies each quiescent point's first action until nothing is
 // enabled and returns the node's output.
 func runToEnd(t *testing.T, w *World) string {

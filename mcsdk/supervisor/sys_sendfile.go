@@ -13,8 +13,9 @@ import (
 const sendfileChunk = 1 << 20
 
 // Sendfile implements sendfile(2) into a descriptor that is no inet
-// socket: between two kernel descriptors the kernel runs it; from a
-// served descriptor it is not modelled. Into an inet socket
+// socket: between two kernel descriptors the kernel runs it; from or into
+// any other served descriptor it is not modelled (the run ends, verdict
+// error). Into an inet socket
 // (inetSendfile, one of inetOps) weft reads the file itself, through a
 // duplicate of the node's descriptor (pidfd_getfd: the same file
 // description, so the same offset), and sends what it read: from *offset
@@ -23,6 +24,11 @@ const sendfileChunk = 1 << 20
 func sysSendfile(c *call) result {
 	if c.n.fds[int(int32(c.arg(1)))] != nil {
 		return failf("sendfile from a virtual descriptor is not modelled")
+	}
+	if c.n.fds[int(int32(c.arg(0)))] != nil {
+		// Served, but not by inetOps: the kernel would write into weft's
+		// placeholder, and the bytes would vanish.
+		return failf("sendfile into a weft-served descriptor other than an inet socket (a pipe, unix socket, eventfd, timerfd, epoll instance or random device) is not modelled")
 	}
 	return cont()
 }

@@ -79,7 +79,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_EVENTFD2:        servedPartly("eventfd2", sysEventfd2, inNodeEventfd),
 	unix.SYS_MEMFD_CREATE:    passed("memfd_create", "an anonymous in-node file"),
 	unix.SYS_MEMFD_SECRET:    passed("memfd_secret", "an anonymous in-node file"),
-	unix.SYS_SENDFILE:        servedPartly("sendfile", sysSendfile, "between kernel descriptors natively; from a file into a virtual socket weft reads the file and sends"),
+	unix.SYS_SENDFILE:        servedPartly("sendfile", sysSendfile, "between kernel descriptors natively; from a file into a virtual socket weft reads the file and sends; from or into another served descriptor (pipe, unix socket, eventfd, …) not modelled: the run ends with verdict error"),
 	unix.SYS_SPLICE:          notModelled("splice", zeroCopy),
 	unix.SYS_TEE:             notModelled("tee", zeroCopy),
 	unix.SYS_VMSPLICE:        notModelled("vmsplice", zeroCopy),

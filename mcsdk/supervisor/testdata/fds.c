@@ -9,15 +9,18 @@
  *              bind the abstract name NAME, listen, report, and wait in accept
  *   connect NAME
  *              connect to the abstract name NAME
- *   sigpipe    write to a pipe whose reader is gone (SIGPIPE kills) */
+ *   sigpipe    write to a pipe whose reader is gone (SIGPIPE kills)
+ *   sendpipe   sendfile from its own binary into a pipe (not modelled) */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -130,6 +133,13 @@ int main(int argc, char **argv)
 		printf("survived SIGPIPE\n");
 		return 0;
 	}
-	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME|sigpipe\n");
+	if (!strcmp(mode, "sendpipe")) {
+		pipe(pfd);
+		int f = open(argv[0], O_RDONLY);
+		long r = sendfile(pfd[1], f, NULL, 16);
+		printf("sendfile into a pipe: %ld\n", r);
+		return 0;
+	}
+	fprintf(stderr, "usage: fds pipepc|eventpc|seal NAME PATH|listen NAME|connect NAME|sigpipe|sendpipe\n");
 	return 2;
 }
