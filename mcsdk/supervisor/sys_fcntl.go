@@ -72,7 +72,7 @@ var fcntlTable = map[uint64]fcntlRule{
 	unix.F_DUPFD_CLOEXEC: fcntlServed("F_DUPFD_CLOEXEC", anyFD, fcntlDup, "as F_DUPFD"),
 	unix.F_GETFD:         fcntlNative("F_GETFD", anyFD, "the descriptor's own flags"),
 	unix.F_SETFD:         fcntlNative("F_SETFD", anyFD, "the descriptor's own flags"),
-	unix.F_GETFL:         fcntlNative("F_GETFL", anyFD, "the description's own status flags"),
+	unix.F_GETFL:         fcntlServed("F_GETFL", anyFD, fcntlGetfl, "the description's own status flags; a random device's access mode is its open's, not weft's placeholder's"),
 	unix.F_SETFL:         fcntlNative("F_SETFL", anyFD, "the description's own status flags (O_NONBLOCK, O_APPEND, O_ASYNC…)"),
 	unix.F_GETLK:         fcntlServed("F_GETLK", anyFD, fcntlLock, lockWhy),
 	unix.F_SETLK:         fcntlServed("F_SETLK", anyFD, fcntlLock, lockWhy),
@@ -298,3 +298,26 @@ func sysFlock(c *call) result {
 	}
 	return ret(0)
 }
+
+// fcntlGetfl is F_GETFL: the kernel's answer, but for a random device
+// the access mode of its open (weft's placeholder is read-write) and
+// O_LARGEFILE, as Linux shows a 64-bit open of a device.
+func fcntlGetfl(c *call, fd int) result {
+	v := c.n.fds[fd]
+	r, ok := (*randomDev)(nil), false
+	if v != nil {
+		r, ok = v.obj.(*randomDev)
+	}
+	if !ok {
+		return cont()
+	}
+	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
+	if err != nil {
+		return errno(errnoOf(err))
+	}
+	return ret(int64(fl&^unix.O_ACCMODE | int(r.accmode) | oLargefile))
+}
+
+// oLargefile is the kernel's O_LARGEFILE, which every open on x86-64 has
+// and F_GETFL shows (x/sys/unix's O_LARGEFILE is 0 there).
+const oLargefile = 0x8000

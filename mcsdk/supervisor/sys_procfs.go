@@ -104,7 +104,7 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case vkernel.ProcAbsent:
 		return errno(unix.ENOENT), true
 	case vkernel.ProcRandom:
-		return c.installFile(nil, oflags), true
+		return c.installRandom(key, oflags), true
 	case vkernel.ProcVirtual:
 		return c.installFile(f.Render(c.procSnapshot(f.Needs, own)), oflags), true
 	}

@@ -33,8 +33,20 @@ func readRandom(c *call, iov []iovec) result {
 // run's seeded stream, writes are taken and change nothing (Linux mixes
 // them into its pool; the seeded stream is the run's only randomness);
 // the kernel answers the calls it does not name (on weft's placeholder).
-// accmode is the open's O_ACCMODE (0, O_RDONLY, for the zero value).
-type randomDev struct{ accmode uint8 }
+// accmode is the open's O_ACCMODE (0, O_RDONLY, for the zero value);
+// random says it is /dev/random (else /dev/urandom), which fstat shows.
+type randomDev struct {
+	accmode uint8
+	random  bool
+}
+
+// path is the device the descriptor is an open of.
+func (r *randomDev) path() string {
+	if r.random {
+		return "/dev/random"
+	}
+	return "/dev/urandom"
+}
 
 // writeRandom takes a write of iov to a random device: every byte, as
 // Linux's write_pool copies it in (EFAULT if it cannot), up to 1 MiB.
@@ -88,8 +100,8 @@ func (*randomDev) wake(*call, *vkernel.EpollEntry) [2]uint64 { return [2]uint64{
 
 func (r *randomDev) hash(h *fileHasher) {
 	h.put(fileTagRandom)
-	if r.accmode != unix.O_RDONLY {
-		h.put(uint64(r.accmode) << 32) // a read or write fails with EBADF by it
+	if r.accmode != unix.O_RDONLY || r.random {
+		h.put(uint64(r.accmode)<<32 | uint64(boolBits(r.random))<<40) // EBADF by the mode; fstat's device
 	}
 }
 

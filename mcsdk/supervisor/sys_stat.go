@@ -85,6 +85,11 @@ func (c *call) statTarget(a fsArg) (statPlace, error) {
 		return statPlace{}, err
 	}
 	if wh.fd {
+		if v := c.n.fds[int(wh.dirfd)]; v != nil {
+			if r, ok := v.obj.(*randomDev); ok { // not weft's placeholder
+				return statPlace{host: r.path(), name: r.path()}, nil
+			}
+		}
 		host := c.fdHost(wh.dirfd)
 		if wh.dirfd == unix.AT_FDCWD {
 			host = fmt.Sprintf("/proc/%d/cwd", c.n.memPid())

@@ -143,15 +143,22 @@ func (c *call) openHost(p string, oflags uint64, mode uint32, create bool) resul
 	return ret(int64(tfd))
 }
 
+// installRandom gives the node a new descriptor for the random device at
+// path (/dev/random or /dev/urandom), opened with oflags.
+func (c *call) installRandom(path string, oflags uint64) result {
+	flags := oflags & unix.O_NONBLOCK // SOCK_NONBLOCK: F_GETFL shows it
+	if oflags&unix.O_CLOEXEC != 0 {
+		flags |= unix.SOCK_CLOEXEC
+	}
+	return c.install(&vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE), random: path == "/dev/random"}}, flags)
+}
+
 // installFile gives the node a new descriptor for a read-only memfd
-// holding content, or the random device when content is nil.
+// holding content.
 func (c *call) installFile(content []byte, oflags uint64) result {
 	flags := uint64(0)
 	if oflags&unix.O_CLOEXEC != 0 {
 		flags |= unix.SOCK_CLOEXEC
-	}
-	if content == nil {
-		return c.install(&vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE)}}, flags)
 	}
 	fd, err := unix.MemfdCreate("weft-virtual", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,13 +27,20 @@ int main(void)
 	CHECK("read(/dev/urandom, 16)", read(fd, b, sizeof b));
 	hex("urandom", b, 16);
 	CHECK("write(read-only /dev/urandom)", write(fd, b, sizeof b));
+	struct stat st;
+	CHECK("fstat(/dev/urandom)", fstat(fd, &st));
+	SAME("/dev/urandom is a character device: %d", S_ISCHR(st.st_mode));
+	SAME("F_GETFL %#x", fcntl(fd, F_GETFL));
 	close(fd);
 	fd = open("/dev/urandom", O_WRONLY);
 	SAME("open(/dev/urandom, O_WRONLY) ok: %d", fd >= 0);
 	SAME("write(/dev/urandom, 16) = %zd", write(fd, b, sizeof b));
 	CHECK("read(write-only /dev/urandom)", read(fd, b, sizeof b));
 	close(fd);
-	fd = open("/dev/urandom", O_RDWR);
+	fd = open("/dev/random", O_RDWR | O_NONBLOCK);
+	SAME("F_GETFL %#x", fcntl(fd, F_GETFL));
+	CHECK("fstat(/dev/random)", fstat(fd, &st));
+	SAME("/dev/random: char %d, rdev %u:%u", S_ISCHR(st.st_mode), major(st.st_rdev), minor(st.st_rdev));
 	struct iovec iov[2] = {{b, 4}, {b + 4, 12}};
 	SAME("writev(/dev/urandom, 4+12) = %zd", writev(fd, iov, 2));
 	CHECK("write(/dev/urandom, bad address)", write(fd, (void *)8, 16));
