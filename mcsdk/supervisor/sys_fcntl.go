@@ -299,15 +299,16 @@ func sysFlock(c *call) result {
 	return ret(0)
 }
 
-// fcntlGetfl is F_GETFL: the kernel's answer, but for a random device
-// the access mode of its open (weft's placeholder is read-write) and
-// O_LARGEFILE, as Linux shows a 64-bit open of a device.
+// fcntlGetfl is F_GETFL: the kernel's answer, but for a served kind
+// whose access mode is not its read-write placeholder socket's (a random
+// device) that kind's (accessModer). A pipe's placeholders are a real
+// pipe's ends, which answer for themselves.
 func fcntlGetfl(c *call, fd int) result {
 	v := c.n.fds[fd]
-	r, ok := (*randomDev)(nil), false
-	if v != nil {
-		r, ok = v.obj.(*randomDev)
+	if v == nil {
+		return cont()
 	}
+	am, ok := v.obj.(accessModer)
 	if !ok {
 		return cont()
 	}
@@ -315,8 +316,14 @@ func fcntlGetfl(c *call, fd int) result {
 	if err != nil {
 		return errno(errnoOf(err))
 	}
-	return ret(int64(fl&^unix.O_ACCMODE | int(r.accmode) | oLargefile))
+	return ret(int64(fl&^unix.O_ACCMODE | am.accessMode()))
 }
+
+// accessModer is a served kind whose F_GETFL access mode (and O_LARGEFILE,
+// for a device) differs from its placeholder socket's O_RDWR.
+type accessModer interface{ accessMode() int }
+
+func (r *randomDev) accessMode() int { return int(r.accmode) | oLargefile }
 
 // oLargefile is the kernel's O_LARGEFILE, which every open on x86-64 has
 // and F_GETFL shows (x/sys/unix's O_LARGEFILE is 0 there).

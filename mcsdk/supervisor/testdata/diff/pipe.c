@@ -14,6 +14,7 @@ int main(void)
 	char buf[256] = "";
 	signal(SIGPIPE, SIG_IGN);
 	CHECK("pipe", pipe(p));
+	SAME("F_GETFL read end %#x, write end %#x", fcntl(p[0], F_GETFL), fcntl(p[1], F_GETFL));
 	struct stat st;
 	CHECK("fstat", fstat(p[0], &st));
 	SAME("is a FIFO: %d", S_ISFIFO(st.st_mode));
@@ -39,6 +40,7 @@ int main(void)
 	CHECK("readv", readv(p[0], rv, 2));
 	SAME("readv got %.2s|%.2s", x, y);
 	CHECK("pipe2(O_NONBLOCK|O_CLOEXEC)", pipe2(q, O_NONBLOCK | O_CLOEXEC));
+	SAME("F_GETFL read end %#x, write end %#x", fcntl(q[0], F_GETFL), fcntl(q[1], F_GETFL));
 	SAME("cloexec %d nonblock %d", (fcntl(q[0], F_GETFD) & FD_CLOEXEC) != 0, (fcntl(q[0], F_GETFL) & O_NONBLOCK) != 0);
 	CHECK("read(empty, nonblocking)", read(q[0], buf, 1));
 	CHECK("F_GETPIPE_SZ", fcntl(q[1], F_GETPIPE_SZ));
