@@ -4,7 +4,11 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -61,6 +65,9 @@ func (c *call) readlinkIn(r vkernel.Result) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if l, ok := c.fdLink(r.Path, link); ok {
+			return l, nil
+		}
 		if v, ok := c.viewName(link); ok {
 			return v, nil
 		}
@@ -69,4 +76,40 @@ func (c *call) readlinkIn(r vkernel.Result) (string, error) {
 		return hostFS{}.Readlink(r.HostPath)
 	}
 	return "", unix.EINVAL
+}
+
+// fdPath matches a descriptor's link in the caller's own /proc directory.
+var fdPath = regexp.MustCompile(`^/proc/(?:self|thread-self)(?:/task/[0-9]+)?/fd/([0-9]+)$`)
+
+// hostObject matches the link of a kernel object without a path: its
+// type and the host's inode number ("socket:[10925983]", "pipe:[77]").
+var hostObject = regexp.MustCompile(`^([a-z_]+):\[([0-9]+)\]$`)
+
+// fdLink is the link of a descriptor as Linux would show it in the
+// node's world, for a descriptor weft serves or a kernel object the host
+// numbers: a served kind names itself (its placeholder is a socket), and
+// a host inode number becomes a virtual one, stable across runs.
+func (c *call) fdLink(path, link string) (string, bool) {
+	if m := fdPath.FindStringSubmatch(path); m != nil {
+		fd, _ := strconv.Atoi(m[1])
+		if v := c.n.fds[fd]; v != nil {
+			switch o := v.obj.(type) {
+			case anonInode:
+				return o.anonName(), true
+			case *randomDev:
+				return o.path(), true
+			}
+		}
+	}
+	if m := hostObject.FindStringSubmatch(link); m != nil {
+		// Numbered as the table numbers every file without a path: in the
+		// order the world meets it, by its host identity (under a device
+		// no host file has, one per object type).
+		ino, _ := strconv.ParseUint(m[2], 10, 64)
+		h := fnv.New64a()
+		h.Write([]byte("link:" + m[1]))
+		f := vkernel.HostFile{HostIno: vkernel.HostIno{Dev: h.Sum64() | 1<<63, Ino: ino}}
+		return fmt.Sprintf("%s:[%d]", m[1], c.w.inodeTable().Ino(f, "")), true
+	}
+	return "", false
 }

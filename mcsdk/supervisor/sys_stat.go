@@ -76,6 +76,25 @@ type statPlace struct {
 	inside  bool
 	content []byte
 	name    string // the view's path ("" for a descriptor: see statName)
+	anon    bool   // a served kind Linux makes an anonymous inode of (anonInode)
+}
+
+// anonInode is a served kind whose descriptor Linux backs with an
+// anonymous inode ("anon_inode:[eventpoll]"): fstat shows mode 0600 and
+// no file type, where weft's placeholder is a socket.
+type anonInode interface{ anonName() string }
+
+func (*vepoll) anonName() string { return "anon_inode:[eventpoll]" }
+func (*vtimer) anonName() string { return "anon_inode:[timerfd]" }
+
+// stat is the stat of the place when it is not a host file (host ""):
+// a virtual file with content, or an anonymous inode.
+func (sp statPlace) stat() unix.Stat_t {
+	st := virtualStat(sp.content)
+	if sp.anon {
+		st.Mode, st.Size, st.Blocks = 0o600, 0, 0
+	}
+	return st
 }
 
 // statTarget resolves a for a call that reads a file's metadata.
@@ -88,6 +107,9 @@ func (c *call) statTarget(a fsArg) (statPlace, error) {
 		if v := c.n.fds[int(wh.dirfd)]; v != nil {
 			if r, ok := v.obj.(*randomDev); ok { // not weft's placeholder
 				return statPlace{host: r.path(), name: r.path()}, nil
+			}
+			if a, ok := v.obj.(anonInode); ok {
+				return statPlace{name: a.anonName(), anon: true}, nil
 			}
 		}
 		host := c.fdHost(wh.dirfd)
@@ -149,7 +171,7 @@ func statAt(c *call, a fsArg, buf uint64) result {
 	if err != nil {
 		return errno(pathErrno(err))
 	}
-	st := virtualStat(sp.content)
+	st := sp.stat()
 	if sp.host == "" { // a file of the view's own (a host file's numbers: virtualizeStat)
 		st.Dev, st.Ino = vkernel.Dev, c.w.inodeTable().Virtual(sp.name)
 	} else {
@@ -188,7 +210,7 @@ func sysStatx(c *call) result {
 	}
 	var stx unix.Statx_t
 	if sp.host == "" {
-		st := virtualStat(sp.content)
+		st := sp.stat()
 		stx = unix.Statx_t{Mask: unix.STATX_BASIC_STATS, Blksize: uint32(st.Blksize), Nlink: 1, Mode: uint16(st.Mode),
 			Size: uint64(st.Size), Blocks: uint64(st.Blocks)}
 		stx.Atime, stx.Mtime, stx.Ctime = nsStx(fileEpoch), nsStx(fileEpoch), nsStx(fileEpoch)

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,23 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	SAME("epoll_create1 ok %d", ep >= 0);
+	struct stat st;
+	CHECK("fstat(epoll)", fstat(ep, &st));
+	SAME("epoll mode %#o, F_GETFL %#x", st.st_mode, fcntl(ep, F_GETFL));
+	int tf0 = timerfd_create(CLOCK_MONOTONIC, 0);
+	CHECK("fstat(timerfd)", fstat(tf0, &st));
+	SAME("timerfd mode %#o, F_GETFL %#x", st.st_mode, fcntl(tf0, F_GETFL));
+	char lk[64], fdp[64];
+	ssize_t ln;
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", ep);
+	ln = readlink(fdp, lk, sizeof lk - 1);
+	lk[ln > 0 ? ln : 0] = 0;
+	SAME("epoll link %s", lk);
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", tf0);
+	ln = readlink(fdp, lk, sizeof lk - 1);
+	lk[ln > 0 ? ln : 0] = 0;
+	SAME("timerfd link %s", lk);
+	close(tf0);
 	CHECK("epoll_create(0)", epoll_create(0));
 	CHECK("epoll_create1(bad)", epoll_create1(1));
 	int p[2], sv[2];
@@ -155,5 +173,9 @@ int main(void)
 	CHECK("epoll_wait, blocking, on an epoll watching a timerfd", epoll_wait(outer4, ev, 4, -1));
 	SAME("data %llu events %#x", (unsigned long long)ev[0].data.u64, ev[0].events);
 	unlink("epoll-file");
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", sv[0]);
+	ln = readlink(fdp, lk, sizeof lk - 1);
+	lk[ln > 0 ? ln : 0] = 0;
+	VIRT("socket link %s", lk);
 	return 0;
 }

@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int main(void)
 {
 	uint64_t v = 0;
 	int e = eventfd(3, EFD_NONBLOCK | EFD_CLOEXEC);
+	struct stat st;
+	CHECK("fstat(eventfd)", fstat(e, &st));
+	SAME("eventfd mode %#o, F_GETFL %#x", st.st_mode, fcntl(e, F_GETFL));
 	SAME("eventfd ok: %d", e >= 0);
 	SAME("cloexec %d nonblock %d", (fcntl(e, F_GETFD) & FD_CLOEXEC) != 0, (fcntl(e, F_GETFL) & O_NONBLOCK) != 0);
 	CHECK("read", read(e, &v, 8));
