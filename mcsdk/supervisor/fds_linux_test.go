@@ -160,18 +160,24 @@ func TestSendfileIntoServedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for step := 0; step < 1000 && w.Failure() == nil; step++ {
-		acts := w.Enabled()
-		if len(acts) == 0 {
-			break
-		}
-		if err := w.Apply(acts[0]); err != nil {
-			break
-		}
-	}
+	applyFirst(w)
 	f := w.Failure()
 	if f == nil || !strings.Contains(f.Error(), "sendfile into a weft-served descriptor") {
 		t.Fatalf("failure %v, output:\n%s", f, w.Output(0))
+	}
+}
+
+// applyFirst applies each quiescent point's first action until nothing is
+// enabled or the run fails (1000 steps at most).
+func applyFirst(w *World) {
+	for step := 0; step < 1000 && w.Failure() == nil; step++ {
+		acts := w.Enabled()
+		if len(acts) == 0 {
+			return
+		}
+		if err := w.Apply(acts[0]); err != nil {
+			return
+		}
 	}
 }
 
@@ -179,15 +185,7 @@ func TestSendfileIntoServedPipe(t *testing.T) {
 // enabled and returns the node's output.
 func runToEnd(t *testing.T, w *World) string {
 	t.Helper()
-	for step := 0; step < 1000 && w.Failure() == nil; step++ {
-		acts := w.Enabled()
-		if len(acts) == 0 {
-			break
-		}
-		if err := w.Apply(acts[0]); err != nil {
-			break
-		}
-	}
+	applyFirst(w)
 	if f := w.Failure(); f != nil {
 		t.Fatalf("failure: %v\noutput:\n%s", f, w.Output(0))
 	}
