@@ -254,7 +254,7 @@ func (n *node) checkpointable() error {
 		return errors.New("is not traced")
 	case n.cur != nil:
 		return errors.New("is running")
-	case n.sigScan:
+	case len(n.sigScan) > 0:
 		return errors.New("has a native signalfd")
 	case n.hasSegments():
 		return errors.New("has SysV shared memory segments")

@@ -92,8 +92,8 @@ type fileOp func(c *call, v *vfd) result
 // creator of in-node descriptors (socket(AF_UNIX), socket(AF_NETLINK)), or h.
 func (c *call) fileHandler(h handler) handler {
 	nr := int(c.req.Data.Nr)
-	if c.n.sigScan {
-		c.n.sigScan = false
+	if pid := c.n.memPid(); c.n.sigScan[pid] {
+		delete(c.n.sigScan, pid)
 		c.n.adoptSignalfds()
 	}
 	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_UNIX {

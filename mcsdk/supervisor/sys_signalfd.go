@@ -54,7 +54,15 @@ func sysSignalfd(c *call) result {
 		s.SetMask(binary.LittleEndian.Uint64(b))
 		return cont()
 	}
-	c.n.sigScan = true
+	// The descriptor is the calling process's: adopted at that process's
+	// next served call. (A node-wide flag let another process's call
+	// scan its own table instead, and the new signalfd was then polled
+	// from weft's own thread, where it reports weft's pending signals,
+	// Go's SIGURG among them: runs of one seed parted under load.)
+	if c.n.sigScan == nil {
+		c.n.sigScan = map[int]bool{}
+	}
+	c.n.sigScan[c.n.memPid()] = true
 	return cont()
 }
 

@@ -79,23 +79,26 @@ type node struct {
 	memcg    *memCgroup      // its memory cgroup (nodebounds_linux.go), made at its first start
 	// memUnbounded: no memory cgroup could be made for it (a refusal says so).
 	memUnbounded bool
-	sysv         *sysvState           // its SysV IPC namespace and segments (sys_sysv.go), made at first use
-	sess         *vkernel.Sessions    // its process groups and sessions (sys_sessions.go), made at first use
-	sigScan      bool                 // a signalfd call ran natively: adopt its descriptor (sys_signalfd.go)
-	unixNs       map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
-	base         uintptr
-	opts         map[optKey][]byte
-	ran          bool
-	restarts     int
-	started      int64 // virtual time of its launch
-	waiting      bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
-	startDue     int64 // while waiting: the virtual time it starts at, -1 until its ports listen
-	output       bytes.Buffer
-	sig          nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
-	tsc          uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
-	vdso         uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
-	vclock       vclock      // what that image holds (vdso_linux.go)
-	trapTSC      bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
+	sysv         *sysvState        // its SysV IPC namespace and segments (sys_sysv.go), made at first use
+	sess         *vkernel.Sessions // its process groups and sessions (sys_sessions.go), made at first use
+	// sigScan holds the host pids of the node's processes whose signalfd
+	// call ran natively: each adopts its descriptor at its own next
+	// served call (sys_signalfd.go).
+	sigScan  map[int]bool
+	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
+	base     uintptr
+	opts     map[optKey][]byte
+	ran      bool
+	restarts int
+	started  int64 // virtual time of its launch
+	waiting  bool  // not started yet: it waits for NodeSpec.AfterPorts or StartDelay (start_linux.go)
+	startDue int64 // while waiting: the virtual time it starts at, -1 until its ports listen
+	output   bytes.Buffer
+	sig      nodeSignals // signal timers and handlers weft keeps (sys_itimer.go)
+	tsc      uint64      // the virtual time-stamp counter's last value (tsc_linux.go)
+	vdso     uintptr     // its main process's vDSO clock readings (vdso_linux.go); 0 none
+	vclock   vclock      // what that image holds (vdso_linux.go)
+	trapTSC  bool        // its main process traps the TSC (PR_SET_TSC) rather than having its reads patched (tscpatch_linux.go)
 }
 
 // vfd is a target descriptor weft serves. ours is the supervisor's copy
