@@ -102,6 +102,11 @@ func (c *call) fdEvents(fd int) (uint32, bool) {
 	if v := c.n.fds[fd]; v != nil {
 		return c.vfdEvents(v), true
 	}
+	// A signalfd polled from weft's thread would report weft's own
+	// pending signals: one weft has not adopted yet is adopted now.
+	if v, ok := c.n.adoptSignalfd(fd); ok {
+		return c.vfdEvents(v), true
+	}
 	dup, err := unix.PidfdGetfd(c.n.pidfd, fd, 0)
 	if err != nil {
 		return 0, false

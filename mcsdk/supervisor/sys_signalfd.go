@@ -75,25 +75,31 @@ func (n *node) adoptSignalfds() {
 		return
 	}
 	for _, e := range ents {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || n.fds[fd] != nil {
-			continue
+		if fd, err := strconv.Atoi(e.Name()); err == nil && n.fds[fd] == nil {
+			n.adoptSignalfd(fd)
 		}
-		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", n.memPid(), fd))
-		i := bytes.Index(info, []byte("sigmask:\t"))
-		if err != nil || i < 0 {
-			continue
-		}
-		mask, err := strconv.ParseUint(strings.Fields(string(info[i+9:]))[0], 16, 64)
-		if err != nil {
-			continue
-		}
-		dup, err := unix.PidfdGetfd(n.pidfd, fd, 0)
-		if err != nil {
-			continue
-		}
-		n.fds[fd] = &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
 	}
+}
+
+// adoptSignalfd records the calling process's descriptor fd if it is a
+// signalfd weft does not know yet, and returns it.
+func (n *node) adoptSignalfd(fd int) (*vfd, bool) {
+	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", n.memPid(), fd))
+	i := bytes.Index(info, []byte("sigmask:\t"))
+	if err != nil || i < 0 {
+		return nil, false
+	}
+	mask, err := strconv.ParseUint(strings.Fields(string(info[i+9:]))[0], 16, 64)
+	if err != nil {
+		return nil, false
+	}
+	dup, err := unix.PidfdGetfd(n.pidfd, fd, 0)
+	if err != nil {
+		return nil, false
+	}
+	v := &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
+	n.fds[fd] = v
+	return v, true
 }
 
 var signalfdOps = map[int]fileOp{
