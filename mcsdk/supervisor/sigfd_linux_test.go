@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -50,5 +51,45 @@ func TestChildSignalInfo(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestChildSignalfdAdopted: a signalfd made natively is weft's to serve
+// from its maker's next call on, whichever process of the node makes a
+// call first. A child makes a signalfd for SIGURG while its parent keeps
+// calling, then waits on it in epoll and in a blocking read, six rounds;
+// the parent sends SIGURG only once the child waits. Each wait must end
+// by the parent's signal and only then (the signal is pending when epoll
+// answers), under every order of the two processes' calls tried, while
+// weft's own threads are flooded with SIGURG. weft once scanned for new
+// signalfds in whichever process called next (the parent), then polled
+// the child's from its own thread, where a signalfd reports weft's own
+// pending signals: the child slept through the parent's signal, or woke
+// on one of weft's (postgres's runs parted under load so).
+func TestChildSignalfdAdopted(t *testing.T) {
+	bin := buildProbe(t, "sigfd", "-O1", "-Wall")
+	var want strings.Builder
+	for i := range 6 {
+		if i%2 == 1 {
+			fmt.Fprintf(&want, "round %d: epoll 1 data 9 pending 1\n", i)
+		}
+		fmt.Fprintf(&want, "round %d: read 128 signo 23 from parent\n", i)
+	}
+	want.WriteString("child exited 0\n")
+	picks := map[string]func([]sched.Action, int) sched.Action{"first": first, "last": last}
+	for seed := range uint64(8) {
+		picks[fmt.Sprintf("random%d", seed)] = func(acts []sched.Action, step int) sched.Action {
+			return acts[rand.New(rand.NewPCG(seed, uint64(step))).IntN(len(acts))]
+		}
+	}
+	stop := floodSignals(t)
+	defer stop()
+	for name, pick := range picks {
+		t.Run(name, func(t *testing.T) {
+			out := runTwice(t, "kidfd", Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"kidfd"}}}}, pick)
+			if out != want.String() {
+				t.Errorf("output:\n%s\nwant:\n%s", out, want.String())
+			}
+		})
 	}
 }

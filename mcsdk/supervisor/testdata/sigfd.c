@@ -1,5 +1,6 @@
 /* sigfd: what a child's SIGCHLD and a signalfd read carry. usage:
- * sigfd MODE, MODE one of chldinfo (an SA_SIGINFO handler), signalfd. */
+ * sigfd MODE, MODE one of chldinfo (an SA_SIGINFO handler), signalfd,
+ * kidfd (a child's signalfd for SIGURG while its parent keeps calling). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -115,11 +116,76 @@ static void sigfd(void)
 	waitpid(kid, NULL, 0);
 }
 
+/* kidfd: a child makes a signalfd for SIGURG (Go's preemption signal,
+ * postgres's latch signal) while its parent keeps making calls, then
+ * waits on it in epoll and in a blocking read; the parent sends SIGURG
+ * only after the child says it waits, ROUNDS times. Each wait must end
+ * with the parent's signal: none sooner (weft's own SIGURG is not the
+ * node's), none missed. */
+#define ROUNDS 6
+static void kidfd(void)
+{
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGURG);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	int up[2], down[2];
+	if (pipe(up) || pipe(down))
+		return;
+	pid_t kid = fork();
+	if (kid == 0) {
+		close(up[0]), close(down[1]);
+		int fd = signalfd(-1, &m, SFD_CLOEXEC);
+		int ep = epoll_create1(0);
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 9 }, out;
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+		for (int i = 0; i < ROUNDS; i++) {
+			char c;
+			if (write(up[1], "w", 1) != 1 || read(down[0], &c, 1) != 1)
+				_exit(2);
+			if (i % 2 == 1) {
+				int n = epoll_wait(ep, &out, 1, -1);
+				sigset_t p;
+				sigpending(&p);
+				printf("round %d: epoll %d data %u pending %d\n", i, n, n > 0 ? out.data.u32 : 0,
+				       sigismember(&p, SIGURG));
+			}
+			struct signalfd_siginfo si;
+			ssize_t k = read(fd, &si, sizeof si);
+			printf("round %d: read %zd signo %u from %s\n", i, k, k > 0 ? si.ssi_signo : 0,
+			       k > 0 && si.ssi_pid == (unsigned)getppid() ? "parent" : "other");
+		}
+		_exit(0);
+	}
+	close(up[1]), close(down[0]);
+	for (int i = 0; i < ROUNDS; i++) {
+		char c;
+		/* calls of the parent's own between the child's */
+		for (int j = 0; j < 3; j++)
+			nap(1);
+		if (read(up[0], &c, 1) != 1)
+			return;
+		for (int j = 0; j < 3; j++)
+			nap(1);
+		/* the child is told first, then signalled: its wait cannot end
+		 * before the signal is sent */
+		if (write(down[1], "s", 1) != 1)
+			return;
+		nap(5);
+		kill(kid, SIGURG);
+	}
+	int st;
+	waitpid(kid, &st, 0);
+	printf("child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "signalfd"))
 		sigfd();
+	else if (argc > 1 && !strcmp(argv[1], "kidfd"))
+		kidfd();
 	else
 		chldinfo();
 	return 0;
