@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/weft-mc/weft/kernel/engine"
 	"github.com/weft-mc/weft/kernel/symbols"
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // Options configure Run.
@@ -64,28 +63,14 @@ func OptionsFromEnv(getenv func(string) string) (Options, error) {
 	return o, nil
 }
 
-// parseSize decodes a size in bytes: a positive number, with an optional
-// K, M or G suffix (binary units).
+// parseSize decodes a positive size in bytes in model.ParseSize's syntax
+// (the one weft's CLI and models use): 2G, 512M, 1GiB, 1048576.
 func parseSize(s string) (uint64, error) {
-	num, shift := strings.TrimSpace(s), uint(0)
-	if num != "" {
-		switch strings.ToUpper(num[len(num)-1:]) {
-		case "K":
-			shift = 10
-		case "M":
-			shift = 20
-		case "G":
-			shift = 30
-		}
+	n, err := model.ParseSize(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a positive size in bytes, or with a unit such as K, M, G or GiB (e.g. 2G)")
 	}
-	if shift > 0 {
-		num = num[:len(num)-1]
-	}
-	n, err := strconv.ParseUint(num, 10, 64)
-	if err != nil || n == 0 || n > (1<<62)>>shift {
-		return 0, fmt.Errorf("want a positive size in bytes, or with a K, M or G suffix (e.g. 2G)")
-	}
-	return n << shift, nil
+	return uint64(n), nil
 }
 
 // DefaultGoPath is where the kernel links the sources of modules fetched

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/weft-mc/weft/mcsdk/model"
 )
 
 // byteSize is a flag holding a size in bytes, written as a number with
-// an optional binary unit: 512M, 2G, 64K, 1048576.
+// an optional binary unit in model.ParseSize's syntax: 512M, 2G, 64K,
+// 1GiB, 1048576.
 type byteSize struct{ n int64 }
 
 func (b *byteSize) String() string {
@@ -26,25 +28,10 @@ func (b *byteSize) String() string {
 }
 
 func (b *byteSize) Set(s string) error {
-	shift := uint(0)
-	num := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
-	if num != "" {
-		switch num[len(num)-1] {
-		case 'K':
-			shift = 10
-		case 'M':
-			shift = 20
-		case 'G':
-			shift = 30
-		}
-	}
-	if shift > 0 {
-		num = num[:len(num)-1]
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v <= 0 || v > (1<<62)>>shift {
+	n, err := model.ParseSize(s)
+	if err != nil || n <= 0 {
 		return fmt.Errorf("want a positive size, e.g. 512M or 2G")
 	}
-	b.n = v << shift
+	b.n = n
 	return nil
 }

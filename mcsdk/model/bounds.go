@@ -87,27 +87,33 @@ func (p *parser) boundValue(t map[string]any, key string) (int64, bool) {
 	return n, true
 }
 
-// sizeUnits are ParseSize's suffixes, longest first.
+// sizeUnits are ParseSize's suffixes, upper case, longest first. K, M, G
+// and T (with or without B) are binary too, as in 512M or 2GB.
 var sizeUnits = []struct {
 	suffix string
 	shift  uint
 }{
-	{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0},
+	{"TIB", 40}, {"GIB", 30}, {"MIB", 20}, {"KIB", 10},
+	{"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10},
+	{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}, {"B", 0},
 }
 
 // ParseSize reads a size in bytes: a count with an optional binary unit
-// (B, KiB, MiB, GiB, TiB), as "2GiB" or "512 MiB".
+// (B, KiB, MiB, GiB, TiB, or K, M, G, T with or without a B; any case),
+// as "2GiB", "512 MiB" or "512M". It is the one size syntax of weft: the
+// model's bounds, the CLI's size flags and the kernel's WEFT_CELL_MEMORY.
 func ParseSize(s string) (int64, error) {
 	num, shift := strings.TrimSpace(s), uint(0)
+	upper := strings.ToUpper(num)
 	for _, u := range sizeUnits {
-		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
-			num, shift = strings.TrimSpace(rest), u.shift
+		if strings.HasSuffix(upper, u.suffix) {
+			num, shift = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.shift
 			break
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 || n > (1<<62)>>shift {
-		return 0, fmt.Errorf("%q is not a size (a count of bytes, or N with a unit: KiB, MiB, GiB, TiB)", s)
+		return 0, fmt.Errorf("%q is not a size (a count of bytes, or N with a unit: KiB, MiB, GiB, TiB or K, M, G, T)", s)
 	}
 	return n << shift, nil
 }
