@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,13 +47,12 @@ type sigTimer struct {
 	lastOverrun int    // timer_getoverrun: the count at its last signal
 }
 
-// sigevent notifications and the siginfo code of a timer's signal.
+// sigevent notifications and the timer event of ITIMER_REAL.
 const (
 	sigevSignal   = 0
 	sigevNone     = 1
 	sigevThread   = 2 // glibc turns it into SIGEV_THREAD_ID; the kernel treats it as SIGEV_SIGNAL
 	sigevThreadID = 4
-	siTimer       = -2
 	realTimerTask = -1 // the Task of ITIMER_REAL's timer event
 )
 
@@ -98,8 +98,7 @@ func (w *World) fireSigTimer(a sched.Action) error {
 	}
 	k := int(t.expire(w.now))
 	sig, target := int(unix.SIGALRM), (*task)(nil)
-	info := make([]byte, siginfoSize)
-	putCode(info, siQueue) // ITIMER_REAL: Linux says SI_KERNEL, which no process may send
+	info := vkernel.NewSiginfo(sig, vkernel.SIQueue, 0, 0) // ITIMER_REAL: Linux says SI_KERNEL, which no process may send
 	if a.Task != realTimerTask {
 		sig = t.signo
 		if t.notify == sigevThreadID {
@@ -112,10 +111,7 @@ func (w *World) fireSigTimer(a sched.Action) error {
 			return nil
 		}
 		t.lastOverrun, t.overrun = t.overrun+k-1, 0
-		putCode(info, siTimer)
-		binary.LittleEndian.PutUint32(info[16:], uint32(-2-a.Task))     // si_timerid
-		binary.LittleEndian.PutUint32(info[20:], uint32(t.lastOverrun)) // si_overrun
-		binary.LittleEndian.PutUint64(info[24:], t.value)               // si_value
+		info = vkernel.TimerSiginfo(sig, -2-a.Task, t.lastOverrun, t.value)
 	}
 	if err := w.raise(n, target, sig, info); err != nil {
 		w.fail(n, "", fmt.Sprintf("timer signal: %v", err))
@@ -130,7 +126,7 @@ func (n *node) sigPending(t *task, sig int) bool {
 		if o.exited || t != nil && o != t {
 			continue
 		}
-		if k, err := readKernelSig(n.pid, o.tid); err == nil && (k.pnd|k.shd)&sigBit(sig) != 0 {
+		if k, err := readKernelSig(n.pid, o.tid); err == nil && k.AllPending().Has(sig) {
 			return true
 		}
 	}
@@ -274,7 +270,7 @@ func sysTimerCreate(c *call) result {
 		default:
 			return errno(unix.EINVAL)
 		}
-		if t.notify != sigevNone && (t.signo < 1 || t.signo > maxSignal) {
+		if t.notify != sigevNone && (t.signo < 1 || !vkernel.ValidSignal(t.signo)) {
 			return errno(unix.EINVAL)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"strconv"
 )
 
@@ -235,18 +236,22 @@ func EffectiveMask(blocked SigSet, w Wait, arg SigSet) SigSet {
 }
 
 // SignalTarget is the thread a process-directed sig goes to, given the
-// effective masks of the process's live threads, the main thread first:
-// the main thread if it does not block sig, else the first that does
-// not; -1 if every thread blocks it (it stays pending for the process).
+// effective masks of the process's live threads, the main thread first
+// (a sequence, so that a caller reading them from /proc stops at the
+// choice): the main thread if it does not block sig, else the first that
+// does not; -1 if every thread blocks it (it stays pending for the
+// process).
 // Linux's complete_signal prefers the thread it was sent to (the group
 // leader for kill(2)), then searches the others from the last one that
 // took a process signal; weft searches from the first, so the choice is
 // a function of the masks alone.
-func SignalTarget(sig int, masks []SigSet) int {
-	for i, m := range masks {
+func SignalTarget(sig int, masks iter.Seq[SigSet]) int {
+	i := 0
+	for m := range masks {
 		if !(m &^ Unblockable).Has(sig) {
 			return i
 		}
+		i++
 	}
 	return -1
 }

@@ -211,7 +211,7 @@ func TestSignalTarget(t *testing.T) {
 		{"other signals blocked do not matter", SIGTERM, []SigSet{^set(SIGTERM)}, 0},
 	}
 	for _, c := range cases {
-		if got := SignalTarget(c.sig, c.masks); got != c.want {
+		if got := SignalTarget(c.sig, slices.Values(c.masks)); got != c.want {
 			t.Errorf("%s: thread %d, want %d", c.name, got, c.want)
 		}
 	}
