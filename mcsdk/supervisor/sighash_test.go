@@ -46,9 +46,9 @@ func randSigState(r *rand.Rand) *sigState {
 		t := rt()
 		s.node.timers = append(s.node.timers, &t)
 	}
-	s.node.actions = map[int]sigAction{}
+	s.node.actions = vkernel.SigActions{}
 	for range r.IntN(3) + 1 {
-		s.node.actions[r.IntN(64)+1] = sigAction{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+		s.node.actions[r.IntN(64)+1] = vkernel.SigAction{Handler: r.Uint64(), Flags: r.Uint64(), Restorer: r.Uint64(), Mask: r.Uint64()}
 	}
 	for range r.IntN(3) + 1 {
 		s.alts = append(s.alts, vkernel.AltStack{SP: r.Uint64(), Size: r.Uint64(), Flags: uint32(r.Uint64N(2)) << 31})
@@ -64,7 +64,7 @@ func (s *sigState) clone() *sigState {
 		tc := *t
 		c.node.timers = append(c.node.timers, &tc)
 	}
-	c.node.actions = map[int]sigAction{}
+	c.node.actions = vkernel.SigActions{}
 	for k, v := range s.node.actions {
 		c.node.actions[k] = v
 	}
@@ -84,12 +84,12 @@ var sigMutations = []func(s *sigState, r *rand.Rand){
 	func(s *sigState, _ *rand.Rand) { t := sigTimer{}; s.node.timers = append(s.node.timers, &t) },
 	func(s *sigState, _ *rand.Rand) {
 		for k, a := range s.node.actions {
-			a.flags ^= 1
+			a.Flags ^= 1
 			s.node.actions[k] = a
 			return
 		}
 	},
-	func(s *sigState, _ *rand.Rand) { s.node.actions[65] = sigAction{} },
+	func(s *sigState, _ *rand.Rand) { s.node.actions[65] = vkernel.SigAction{} },
 	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].SP++ },
 	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].Flags ^= vkernel.SSAutodisarm },
 	func(s *sigState, r *rand.Rand) {

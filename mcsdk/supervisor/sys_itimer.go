@@ -5,7 +5,6 @@ package supervisor
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/vkernel"
@@ -29,10 +28,10 @@ type nodeSignals struct {
 	// their waits look for a pending signal (a cache, not state: it gates
 	// a look whose outcome the kernel's sets decide).
 	unsettled map[int]bool
-	real      sigTimer          // ITIMER_REAL, shared by alarm and setitimer
-	timers    []*sigTimer       // POSIX timers by id; nil once deleted
-	actions   map[int]sigAction // the actions rt_sigaction installed, by signal
-	pdeath    bool              // a process set a parent-death signal (PR_SET_PDEATHSIG): checkpoints refuse it
+	real      sigTimer           // ITIMER_REAL, shared by alarm and setitimer
+	timers    []*sigTimer        // POSIX timers by id; nil once deleted
+	actions   vkernel.SigActions // the actions rt_sigaction installed, by signal
+	pdeath    bool               // a process set a parent-death signal (PR_SET_PDEATHSIG): checkpoints refuse it
 }
 
 // sigTimer is one signal timer in virtual time.
@@ -377,19 +376,7 @@ func (s *nodeSignals) hash(put func(uint64)) {
 		put(1)
 		t.hash(put)
 	}
-	sigs := make([]int, 0, len(s.actions))
-	for sig := range s.actions {
-		sigs = append(sigs, sig)
-	}
-	slices.Sort(sigs)
-	for _, sig := range sigs {
-		a := s.actions[sig]
-		put(uint64(sig))
-		put(a.handler)
-		put(a.flags)
-		put(a.restorer)
-		put(a.mask)
-	}
+	s.actions.Hash(put)
 }
 
 func (t *sigTimer) hash(put func(uint64)) {

@@ -15,9 +15,6 @@ import (
 // masks and stacks live in the kernel, which runs the handlers; weft
 // records what it needs to hash them and to decide where a signal goes.
 
-// sigAction is one struct sigaction as rt_sigaction installed it.
-type sigAction struct{ handler, flags, restorer, mask uint64 }
-
 // RtSigaction implements rt_sigaction(2): the kernel installs the action
 // (handlers run natively); weft records it for the state hash.
 func sysRtSigaction(c *call) result {
@@ -25,15 +22,18 @@ func sysRtSigaction(c *call) result {
 	if c.arg(1) == 0 || c.arg(3) != 8 || sig < 1 || !vkernel.ValidSignal(sig) || vkernel.Unblockable.Has(sig) {
 		return cont() // a query, or a call the kernel refuses
 	}
-	b, err := c.read(c.arg(1), 32)
+	b, err := c.read(c.arg(1), vkernel.SigActionSize)
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
-	if c.n.sig.actions == nil {
-		c.n.sig.actions = map[int]sigAction{}
+	a, ok := vkernel.DecodeSigAction(b)
+	if !ok {
+		return errno(unix.EFAULT)
 	}
-	c.n.sig.actions[sig] = sigAction{handler: u(0), flags: u(1), restorer: u(2), mask: u(3)}
+	if c.n.sig.actions == nil {
+		c.n.sig.actions = vkernel.SigActions{}
+	}
+	c.n.sig.actions[sig] = a
 	return cont()
 }
 

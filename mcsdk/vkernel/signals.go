@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -469,6 +471,56 @@ func ChildSiginfoForHandler(info []byte, uid uint32) bool {
 	binary.LittleEndian.PutUint64(info[SiStimeOff:], 0)
 	binary.LittleEndian.PutUint32(info[SiUIDOff:], uid)
 	return true
+}
+
+// SigAction is one struct sigaction as rt_sigaction(2) takes it on
+// x86-64 (the kernel's layout, not glibc's: sa_handler, sa_flags,
+// sa_restorer, sa_mask, 8 bytes each). The kernel keeps the action and
+// runs the handler; weft records it for the world hash and checkpoints.
+type SigAction struct{ Handler, Flags, Restorer, Mask uint64 }
+
+// SigActionSize is the size of the kernel's struct sigaction.
+const SigActionSize = 32
+
+// sa_flags bits (asm-generic/signal.h, arch/x86/include/uapi/asm/signal.h).
+const (
+	SANoCldStop = 0x1
+	SANoCldWait = 0x2
+	SASiginfo   = 0x4
+	SAOnstack   = 0x08000000
+	SARestart   = 0x10000000
+	SANodefer   = 0x40000000
+	SAResethand = 0x80000000
+)
+
+// DecodeSigAction reads a struct sigaction; ok false when b is shorter
+// than SigActionSize.
+func DecodeSigAction(b []byte) (a SigAction, ok bool) {
+	if len(b) < SigActionSize {
+		return a, false
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	return SigAction{Handler: u(0), Flags: u(1), Restorer: u(2), Mask: u(3)}, true
+}
+
+// Restarts reports whether a call a handler of a interrupts is
+// restarted (SA_RESTART, RestartOutcome).
+func (a SigAction) Restarts() bool { return a.Flags&SARestart != 0 }
+
+// SigActions are the actions a node's calls installed, by signal.
+type SigActions map[int]SigAction
+
+// Hash writes the actions for the world hash in signal order: the
+// signal, then the handler, flags, restorer and mask.
+func (s SigActions) Hash(put func(uint64)) {
+	for _, sig := range slices.Sorted(maps.Keys(s)) {
+		a := s[sig]
+		put(uint64(sig))
+		put(a.Handler)
+		put(a.Flags)
+		put(a.Restorer)
+		put(a.Mask)
+	}
 }
 
 // sigaltstack(2) flags and the kernel's minimum stack size.

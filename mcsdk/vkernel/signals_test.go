@@ -421,3 +421,30 @@ func TestSignalHash(t *testing.T) {
 		t.Errorf("hash input %v, want %v", got, want)
 	}
 }
+
+// TestSigAction checks the kernel's struct sigaction layout (x86-64:
+// handler, flags, restorer, mask), SA_RESTART's reading, and the words
+// the recorded actions write to the world hash: in signal order, each
+// as the supervisor wrote them before the move.
+func TestSigAction(t *testing.T) {
+	b := make([]byte, SigActionSize)
+	for i, v := range []uint64{0x401000, SASiginfo | SARestart | SAOnstack, 0x401200, uint64(set(SIGUSR2))} {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	a, ok := DecodeSigAction(b)
+	want := SigAction{Handler: 0x401000, Flags: 0x4 | 0x10000000 | 0x08000000, Restorer: 0x401200, Mask: 1 << 11}
+	if !ok || a != want {
+		t.Errorf("decoded %+v %v, want %+v", a, ok, want)
+	}
+	if !a.Restarts() || (SigAction{Flags: SASiginfo}).Restarts() {
+		t.Error("SA_RESTART misread")
+	}
+	if _, ok := DecodeSigAction(b[:31]); ok {
+		t.Error("a short struct decoded")
+	}
+	var got []uint64
+	SigActions{SIGTERM: {1, 2, 3, 4}, SIGINT: {5, 6, 7, 8}}.Hash(func(v uint64) { got = append(got, v) })
+	if w := []uint64{SIGINT, 5, 6, 7, 8, SIGTERM, 1, 2, 3, 4}; !slices.Equal(got, w) {
+		t.Errorf("hash input %v, want %v", got, w)
+	}
+}
