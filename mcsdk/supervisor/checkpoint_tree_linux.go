@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Checkpoints of process trees. A node whose main process forked
@@ -117,7 +119,7 @@ func (n *node) treeCheckpointable() error {
 	if len(n.procs) == 0 {
 		return nil
 	}
-	if a, ok := n.sig.actions[int(unix.SIGCHLD)]; ok && a.flags&saNoCldWait != 0 {
+	if a, ok := n.sig.actions[int(unix.SIGCHLD)]; ok && a.Flags&vkernel.SANoCldWait != 0 {
 		return errors.New("set SA_NOCLDWAIT, which the kernel applies by host parentage")
 	}
 	for j, p := range n.procs[1:] {
@@ -133,9 +135,6 @@ func (n *node) treeCheckpointable() error {
 	}
 	return nil
 }
-
-// saNoCldWait is SA_NOCLDWAIT (asm-generic/signal.h).
-const saNoCldWait = 2
 
 // memberCheckpointable says why process m of n cannot be copied: its
 // threads, its shared memory.

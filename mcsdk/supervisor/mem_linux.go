@@ -28,9 +28,6 @@ func writeMem(pid int, addr uintptr, buf []byte) (int, error) {
 	return unix.ProcessVMWritev(pid, local, remote, 0)
 }
 
-// siginfoSize is sizeof(siginfo_t).
-const siginfoSize = 128
-
 // pidfdSendSiginfo is pidfd_send_signal(2) with a raw siginfo.
 func pidfdSendSiginfo(pidfd, sig int, info []byte) error {
 	_, _, e := unix.Syscall6(unix.SYS_PIDFD_SEND_SIGNAL, uintptr(pidfd), uintptr(sig), uintptr(unsafe.Pointer(&info[0])), 0, 0, 0)

@@ -203,8 +203,8 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 // SA_NOCLDWAIT is refused by checkpoints, the only source of adopted
 // children): the kernel would auto-reap its ended child.
 func ignoresSIGCHLD(p *proc) bool {
-	s, err := procSigSets(p.pid)
-	return err == nil && s.ignored&sigMask(int(unix.SIGCHLD)) != 0
+	k, err := readKernelSig(p.pid, p.pid)
+	return err == nil && k.Ignored.Has(int(unix.SIGCHLD))
 }
 
 // pidfdSignal sends signal 0 through pidfd: nil while the process exists

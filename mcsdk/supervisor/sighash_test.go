@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // sigState is the signal state one node contributes to the world hash
@@ -14,8 +16,8 @@ import (
 // stack and the kernel's sets.
 type sigState struct {
 	node    nodeSignals
-	alts    []altStack
-	kernels []kernelSig
+	alts    []vkernel.AltStack
+	kernels []vkernel.ThreadSig
 }
 
 func (s *sigState) digest() [32]byte {
@@ -23,8 +25,8 @@ func (s *sigState) digest() [32]byte {
 	put := func(v uint64) { h.Write(binary.LittleEndian.AppendUint64(nil, v)) }
 	s.node.hash(put)
 	for i := range s.alts {
-		s.alts[i].hash(put)
-		s.kernels[i].hash(put)
+		s.alts[i].Hash(put)
+		s.kernels[i].Hash(put)
 	}
 	var d [32]byte
 	copy(d[:], h.Sum(nil))
@@ -44,25 +46,25 @@ func randSigState(r *rand.Rand) *sigState {
 		t := rt()
 		s.node.timers = append(s.node.timers, &t)
 	}
-	s.node.actions = map[int]sigAction{}
+	s.node.actions = vkernel.SigActions{}
 	for range r.IntN(3) + 1 {
-		s.node.actions[r.IntN(64)+1] = sigAction{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+		s.node.actions[r.IntN(64)+1] = vkernel.SigAction{Handler: r.Uint64(), Flags: r.Uint64(), Restorer: r.Uint64(), Mask: r.Uint64()}
 	}
 	for range r.IntN(3) + 1 {
-		s.alts = append(s.alts, altStack{r.Uint64(), r.Uint64(), uint32(r.Uint64N(2)) << 31})
-		s.kernels = append(s.kernels, kernelSig{sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64()), sigSet(r.Uint64())})
+		s.alts = append(s.alts, vkernel.AltStack{SP: r.Uint64(), Size: r.Uint64(), Flags: uint32(r.Uint64N(2)) << 31})
+		s.kernels = append(s.kernels, vkernel.ThreadSig{Pending: vkernel.SigSet(r.Uint64()), Shared: vkernel.SigSet(r.Uint64()), Blocked: vkernel.SigSet(r.Uint64()), Ignored: vkernel.SigSet(r.Uint64()), Caught: vkernel.SigSet(r.Uint64())})
 	}
 	return s
 }
 
 func (s *sigState) clone() *sigState {
-	c := &sigState{node: s.node, alts: append([]altStack(nil), s.alts...), kernels: append([]kernelSig(nil), s.kernels...)}
+	c := &sigState{node: s.node, alts: append([]vkernel.AltStack(nil), s.alts...), kernels: append([]vkernel.ThreadSig(nil), s.kernels...)}
 	c.node.timers = nil
 	for _, t := range s.node.timers {
 		tc := *t
 		c.node.timers = append(c.node.timers, &tc)
 	}
-	c.node.actions = map[int]sigAction{}
+	c.node.actions = vkernel.SigActions{}
 	for k, v := range s.node.actions {
 		c.node.actions[k] = v
 	}
@@ -82,19 +84,29 @@ var sigMutations = []func(s *sigState, r *rand.Rand){
 	func(s *sigState, _ *rand.Rand) { t := sigTimer{}; s.node.timers = append(s.node.timers, &t) },
 	func(s *sigState, _ *rand.Rand) {
 		for k, a := range s.node.actions {
-			a.flags ^= 1
+			a.Flags ^= 1
 			s.node.actions[k] = a
 			return
 		}
 	},
-	func(s *sigState, _ *rand.Rand) { s.node.actions[65] = sigAction{} },
-	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].sp++ },
-	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].flags ^= ssAutodisarm },
-	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].pnd ^= sigBit(r.IntN(64) + 1) },
-	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].shd ^= sigBit(r.IntN(64) + 1) },
-	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].blk ^= sigBit(r.IntN(64) + 1) },
-	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].ign ^= sigBit(r.IntN(64) + 1) },
-	func(s *sigState, r *rand.Rand) { s.kernels[r.IntN(len(s.kernels))].cgt ^= sigBit(r.IntN(64) + 1) },
+	func(s *sigState, _ *rand.Rand) { s.node.actions[65] = vkernel.SigAction{} },
+	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].SP++ },
+	func(s *sigState, r *rand.Rand) { s.alts[r.IntN(len(s.alts))].Flags ^= vkernel.SSAutodisarm },
+	func(s *sigState, r *rand.Rand) {
+		s.kernels[r.IntN(len(s.kernels))].Pending ^= vkernel.SigBit(r.IntN(64) + 1)
+	},
+	func(s *sigState, r *rand.Rand) {
+		s.kernels[r.IntN(len(s.kernels))].Shared ^= vkernel.SigBit(r.IntN(64) + 1)
+	},
+	func(s *sigState, r *rand.Rand) {
+		s.kernels[r.IntN(len(s.kernels))].Blocked ^= vkernel.SigBit(r.IntN(64) + 1)
+	},
+	func(s *sigState, r *rand.Rand) {
+		s.kernels[r.IntN(len(s.kernels))].Ignored ^= vkernel.SigBit(r.IntN(64) + 1)
+	},
+	func(s *sigState, r *rand.Rand) {
+		s.kernels[r.IntN(len(s.kernels))].Caught ^= vkernel.SigBit(r.IntN(64) + 1)
+	},
 }
 
 // TestSignalHashProperty checks, over random signal states, that equal

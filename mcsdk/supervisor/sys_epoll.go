@@ -139,8 +139,9 @@ func sysEpollWait(c *call) result { return epollWaitOn(c, nil, epollTimeout) }
 func sysEpollPwait2(c *call) result { return epollWaitOn(c, nil, epollTimeout2) }
 
 // epollTimeout decodes epoll_wait's and epoll_pwait's timeout (ns, -1
-// none). The signal mask of epoll_pwait is checked, not applied: weft
-// delivers signals only from the node's own calls, never to a parked one.
+// none). The signal mask of epoll_pwait is checked, not applied: the
+// wait is interrupted by the signals the thread's own mask lets through
+// (effectiveMask, sys_sigdeliver.go).
 func epollTimeout(c *call) (int64, unix.Errno) {
 	if c.req.Data.Nr == unix.SYS_EPOLL_PWAIT && c.arg(4) != 0 && c.arg(5) != 8 {
 		return 0, unix.EINVAL

@@ -5,9 +5,9 @@ package supervisor
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,10 +28,10 @@ type nodeSignals struct {
 	// their waits look for a pending signal (a cache, not state: it gates
 	// a look whose outcome the kernel's sets decide).
 	unsettled map[int]bool
-	real      sigTimer          // ITIMER_REAL, shared by alarm and setitimer
-	timers    []*sigTimer       // POSIX timers by id; nil once deleted
-	actions   map[int]sigAction // the actions rt_sigaction installed, by signal
-	pdeath    bool              // a process set a parent-death signal (PR_SET_PDEATHSIG): checkpoints refuse it
+	real      sigTimer           // ITIMER_REAL, shared by alarm and setitimer
+	timers    []*sigTimer        // POSIX timers by id; nil once deleted
+	actions   vkernel.SigActions // the actions rt_sigaction installed, by signal
+	pdeath    bool               // a process set a parent-death signal (PR_SET_PDEATHSIG): checkpoints refuse it
 }
 
 // sigTimer is one signal timer in virtual time.
@@ -46,13 +46,12 @@ type sigTimer struct {
 	lastOverrun int    // timer_getoverrun: the count at its last signal
 }
 
-// sigevent notifications and the siginfo code of a timer's signal.
+// sigevent notifications and the timer event of ITIMER_REAL.
 const (
 	sigevSignal   = 0
 	sigevNone     = 1
 	sigevThread   = 2 // glibc turns it into SIGEV_THREAD_ID; the kernel treats it as SIGEV_SIGNAL
 	sigevThreadID = 4
-	siTimer       = -2
 	realTimerTask = -1 // the Task of ITIMER_REAL's timer event
 )
 
@@ -98,8 +97,7 @@ func (w *World) fireSigTimer(a sched.Action) error {
 	}
 	k := int(t.expire(w.now))
 	sig, target := int(unix.SIGALRM), (*task)(nil)
-	info := make([]byte, siginfoSize)
-	putCode(info, siQueue) // ITIMER_REAL: Linux says SI_KERNEL, which no process may send
+	info := vkernel.NewSiginfo(sig, vkernel.SIQueue, 0, 0) // ITIMER_REAL: Linux says SI_KERNEL, which no process may send
 	if a.Task != realTimerTask {
 		sig = t.signo
 		if t.notify == sigevThreadID {
@@ -112,10 +110,7 @@ func (w *World) fireSigTimer(a sched.Action) error {
 			return nil
 		}
 		t.lastOverrun, t.overrun = t.overrun+k-1, 0
-		putCode(info, siTimer)
-		binary.LittleEndian.PutUint32(info[16:], uint32(-2-a.Task))     // si_timerid
-		binary.LittleEndian.PutUint32(info[20:], uint32(t.lastOverrun)) // si_overrun
-		binary.LittleEndian.PutUint64(info[24:], t.value)               // si_value
+		info = vkernel.TimerSiginfo(sig, -2-a.Task, t.lastOverrun, t.value)
 	}
 	if err := w.raise(n, target, sig, info); err != nil {
 		w.fail(n, "", fmt.Sprintf("timer signal: %v", err))
@@ -130,7 +125,7 @@ func (n *node) sigPending(t *task, sig int) bool {
 		if o.exited || t != nil && o != t {
 			continue
 		}
-		if k, err := readKernelSig(n.pid, o.tid); err == nil && (k.pnd|k.shd)&sigBit(sig) != 0 {
+		if k, err := readKernelSig(n.pid, o.tid); err == nil && k.AllPending().Has(sig) {
 			return true
 		}
 	}
@@ -274,7 +269,7 @@ func sysTimerCreate(c *call) result {
 		default:
 			return errno(unix.EINVAL)
 		}
-		if t.notify != sigevNone && (t.signo < 1 || t.signo > maxSignal) {
+		if t.notify != sigevNone && (t.signo < 1 || !vkernel.ValidSignal(t.signo)) {
 			return errno(unix.EINVAL)
 		}
 	}
@@ -381,19 +376,7 @@ func (s *nodeSignals) hash(put func(uint64)) {
 		put(1)
 		t.hash(put)
 	}
-	sigs := make([]int, 0, len(s.actions))
-	for sig := range s.actions {
-		sigs = append(sigs, sig)
-	}
-	slices.Sort(sigs)
-	for _, sig := range sigs {
-		a := s.actions[sig]
-		put(uint64(sig))
-		put(a.handler)
-		put(a.flags)
-		put(a.restorer)
-		put(a.mask)
-	}
+	s.actions.Hash(put)
 }
 
 func (t *sigTimer) hash(put func(uint64)) {

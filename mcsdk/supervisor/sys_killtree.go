@@ -3,12 +3,9 @@
 package supervisor
 
 import (
-	"bytes"
-	"fmt"
-	"os"
-	"strconv"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Signals between the processes of a node's tree. kill(2) aimed at
@@ -27,7 +24,7 @@ func sysKillTree(c *call) result {
 	if len(n.procs) == 0 {
 		return sysKill(c)
 	}
-	if sig < 0 || sig > maxSignal {
+	if !vkernel.ValidSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	me := n.procOf(c.t)
@@ -137,70 +134,16 @@ func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
 	return ws, err
 }
 
-// sigSets are a process's signal sets from /proc (status: SigBlk, SigIgn,
-// SigCgt).
-type sigSets struct{ blocked, ignored, caught uint64 }
-
-func sigMask(sig int) uint64 { return 1 << uint(sig-1) }
-
-// procSigSets reads process pid's signal sets.
-func procSigSets(pid int) (sigSets, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return sigSets{}, err
-	}
-	var s sigSets
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		k, v, ok := bytes.Cut(line, []byte(":\t"))
-		if !ok {
-			continue
-		}
-		x, _ := strconv.ParseUint(string(v), 16, 64)
-		switch string(k) {
-		case "SigBlk":
-			s.blocked = x
-		case "SigIgn":
-			s.ignored = x
-		case "SigCgt":
-			s.caught = x
-		}
-	}
-	return s, nil
-}
-
-// signalKills reports whether sig ends process pid at once: SIGKILL, or a
-// signal whose default action terminates it (signal(7)) and that it does
-// not block, ignore or catch.
+// signalKills reports whether sig ends process pid at once
+// (vkernel.ThreadSig.Kills): SIGKILL, or a signal whose default action
+// terminates it (signal(7)) and that it does not block, ignore or catch.
 func signalKills(pid, sig int) (bool, error) {
 	if sig == int(unix.SIGKILL) {
 		return true, nil
 	}
-	s, err := procSigSets(pid)
+	k, err := readKernelSig(pid, pid)
 	if err != nil {
 		return false, err
 	}
-	m := sigMask(sig)
-	if (s.blocked|s.ignored|s.caught)&m != 0 || defaultStops(sig) || defaultIgnored(sig) {
-		return false, nil
-	}
-	return true, nil
-}
-
-// defaultStops reports whether sig's default action stops a process.
-func defaultStops(sig int) bool {
-	switch unix.Signal(sig) {
-	case unix.SIGSTOP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
-		return true
-	}
-	return false
-}
-
-// defaultIgnored reports whether sig's default action is to ignore it
-// (SIGCONT's is to continue, which for a running process is the same).
-func defaultIgnored(sig int) bool {
-	switch unix.Signal(sig) {
-	case unix.SIGCHLD, unix.SIGCONT, unix.SIGURG, unix.SIGWINCH:
-		return true
-	}
-	return false
+	return k.Kills(sig), nil
 }

@@ -18,8 +18,9 @@ func sysPoll(c *call) result {
 	return pollCommon(c, c.arg(0), c.arg(1), timeout)
 }
 
-// Ppoll implements ppoll(2); the signal mask is ignored (weft delivers no
-// signals to parked nodes).
+// Ppoll implements ppoll(2). Its signal mask is not applied: the wait is
+// interrupted by the signals the thread's own mask lets through, not by
+// those only the call's mask does (effectiveMask, sys_sigdeliver.go).
 func sysPpoll(c *call) result {
 	timeout := int64(-1)
 	if c.arg(2) != 0 {
@@ -183,7 +184,8 @@ func sysSelect(c *call) result {
 	return selectCommon(c, timeout)
 }
 
-// Pselect6 implements pselect6(2); the signal mask is ignored.
+// Pselect6 implements pselect6(2); its signal mask is not applied, as
+// ppoll's.
 func sysPselect6(c *call) result {
 	timeout := int64(-1)
 	if c.arg(4) != 0 {

@@ -88,7 +88,7 @@ func sysSetpgid(c *call) result {
 // a zombie takes it to no effect. A group outside the node has no
 // members: ESRCH.
 func (c *call) killGroup(pid int64, sig int) result {
-	if sig < 0 || sig > maxSignal {
+	if !vkernel.ValidSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	me := c.n.vpid()

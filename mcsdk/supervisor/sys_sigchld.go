@@ -4,13 +4,14 @@ package supervisor
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // The SIGCHLD of a child's end, with virtual values. The kernel notifies
@@ -22,28 +23,21 @@ import (
 // only send SI_QUEUE; its siginfo carries the child's virtual pid, the
 // user's uid, and the wait status where si_status lies (si_int), with
 // the kernel's code (CLD_EXITED, CLD_KILLED, CLD_DUMPED) marked in the
-// high half of si_ptr. At the parent's delivery stop weft rewrites it to
-// the kernel's form (sigchldDelivered): a handler sees si_code CLD_*,
-// si_pid virtual, si_status, si_utime and si_stime zero. A signalfd read
+// high half of si_ptr (vkernel.ChildSiginfo). At the parent's delivery
+// stop weft rewrites it to the kernel's form (sigchldDelivered,
+// vkernel.ChildSiginfoForHandler): a handler sees si_code CLD_*, si_pid
+// virtual, si_status, si_utime and si_stime zero. A signalfd read
 // dequeues it without a stop, so it reads ssi_code SI_QUEUE, ssi_pid
 // virtual, ssi_uid, and the status in ssi_int (ssi_status stays 0).
 
-// sigchldMark is added to the CLD_* code in the high half of si_ptr.
-const sigchldMark = 0x77656600 // "\x00few"
-
-// Offsets in a siginfo (asm-generic/siginfo.h, x86-64).
+// Offsets in a siginfo and the codes of a child's end (vkernel's).
 const (
-	siCodeOff   = 8
-	siPidOff    = 16
-	siUIDOff    = 20
-	siStatusOff = 24 // si_status of _sigchld; si_int of _rt
-	siMarkOff   = 28 // the high half of si_ptr; padding in _sigchld
-	siUtimeOff  = 32
-	siStimeOff  = 40
+	siCodeOff   = vkernel.SiCodeOff
+	siPidOff    = vkernel.SiPidOff
+	siStatusOff = vkernel.SiStatusOff
+	cldExited   = vkernel.CLDExited
+	cldDumped   = vkernel.CLDDumped
 )
-
-// CLD_EXITED, CLD_KILLED, CLD_DUMPED (asm-generic/siginfo.h).
-const cldExited, cldDumped = 1, 3
 
 // exitSiginfo peeks at the end of thread tid without reaping it
 // (waitid, WNOWAIT): its siginfo, ok false while it has not ended. A
@@ -79,10 +73,7 @@ func notifyParent(p *proc, hang bool) {
 		return
 	}
 	p.notified = true
-	info := make([]byte, siginfoSize)
-	putSiginfo(info, int(unix.SIGCHLD), siQueue, p.vpid)
-	binary.LittleEndian.PutUint32(info[siStatusOff:], le32(kinfo[siStatusOff:]))
-	binary.LittleEndian.PutUint32(info[siMarkOff:], sigchldMark+le32(kinfo[siCodeOff:]))
+	info := vkernel.ChildSiginfo(uint32(p.vpid), uint32(os.Getuid()), kinfo)
 	pidfdSendSiginfo(pp.pidfd, int(unix.SIGCHLD), info) // an ignored SIGCHLD is discarded: then so is the kernel's
 }
 
@@ -95,15 +86,9 @@ func (t *task) sigchldDelivered() {
 		if ptraceSiginfo(unix.PTRACE_GETSIGINFO, t.tid, info) != nil {
 			return
 		}
-		mark := le32(info[siMarkOff:])
-		if int32(le32(info[siCodeOff:])) != siQueue || mark < sigchldMark+cldExited || mark > sigchldMark+cldDumped {
+		if !vkernel.ChildSiginfoForHandler(info, uint32(os.Getuid())) {
 			return
 		}
-		putCode(info, int32(mark-sigchldMark))
-		binary.LittleEndian.PutUint32(info[siMarkOff:], 0)
-		binary.LittleEndian.PutUint64(info[siUtimeOff:], 0)
-		binary.LittleEndian.PutUint64(info[siStimeOff:], 0)
-		binary.LittleEndian.PutUint32(info[siUIDOff:], uint32(os.Getuid()))
 		ptraceSiginfo(unix.PTRACE_SETSIGINFO, t.tid, info)
 	})
 }

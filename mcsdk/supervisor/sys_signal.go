@@ -4,12 +4,13 @@ package supervisor
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // A node's world holds one process: itself, with virtual pid 100+index
@@ -20,13 +21,9 @@ import (
 // process, or a host one, and abort fell back to its last resort, a hlt
 // instruction, which the kernel reports as SIGSEGV.)
 
-// siQueue is SI_QUEUE (asm-generic/siginfo.h): the only kind of siginfo
-// one process may send another. weft's signals carry it, with the node's
-// virtual pid as sender, so no host pid reaches the node's handler.
-const siQueue = -1
-
-// maxSignal is the highest signal number (SIGRTMAX on Linux).
-const maxSignal = 64
+// weft's signals carry SI_QUEUE (vkernel.SIQueue), the only kind of
+// siginfo one process may send another, with the node's virtual pid as
+// sender, so no host pid reaches the node's handler.
 
 // Kill implements kill(2): the node itself (its virtual pid, 0 or its
 // process group, which it leads alone) gets the signal; any other target
@@ -102,7 +99,7 @@ func (c *call) isSelfPidfd(fd int) bool {
 // refuseSignal answers a signal to a process outside the node: an invalid
 // signal number is EINVAL, as Linux checks it first; anything else EPERM.
 func refuseSignal(c *call, sig int) result {
-	if sig < 0 || sig > maxSignal {
+	if !vkernel.ValidSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	return errno(unix.EPERM)
@@ -120,7 +117,7 @@ func (c *call) signalSelf(sig int, info []byte) result {
 // raise generates sig for thread t of the caller's node (nil: the
 // process) and answers the call.
 func (c *call) raise(t *task, sig int, info []byte) result {
-	if sig < 0 || sig > maxSignal {
+	if !vkernel.ValidSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	if sig == 0 {
@@ -144,14 +141,8 @@ func (c *call) queueSelf(sig int, addr uint64) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if code := int32(binary.LittleEndian.Uint32(info[8:])); code >= 0 || code == siTkill {
-		putCode(info, siQueue)
+	if vkernel.KernelCode(vkernel.Code(info)) {
+		vkernel.SetCode(info, vkernel.SIQueue)
 	}
 	return c.signalSelf(sig, info)
 }
-
-// siTkill is SI_TKILL (asm-generic/siginfo.h).
-const siTkill = -6
-
-// putCode stores si_code (a C int) in a siginfo.
-func putCode(info []byte, code int32) { binary.LittleEndian.PutUint32(info[8:], uint32(code)) }

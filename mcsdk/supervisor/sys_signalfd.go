@@ -132,16 +132,9 @@ func readSignalfd(c *call, v *vfd, size uint64) result {
 // pendingSignals is the calling thread's pending set: its own and its
 // process's (/proc/PID/task/TID/status, SigPnd and ShdPnd).
 func (c *call) pendingSignals() uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
+	k, err := readKernelSig(c.n.memPid(), c.t.tid)
 	if err != nil {
 		return 0
 	}
-	var set uint64
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, val, ok := strings.Cut(line, ":"); ok && (k == "SigPnd" || k == "ShdPnd") {
-			m, _ := strconv.ParseUint(strings.TrimSpace(val), 16, 64)
-			set |= m
-		}
-	}
-	return set
+	return uint64(k.AllPending())
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Signals from one process of a node's tree to another (kill, tkill,
@@ -42,7 +44,7 @@ func (w *World) raiseIn(n *node, p *proc, t *task, sig int, info []byte) error {
 // waited for (signalProc); any other is raised there, interrupting p's
 // parked call as it would the caller's own.
 func (c *call) signalOther(p *proc, t *task, sig int, info []byte) result {
-	if sig < 0 || sig > maxSignal {
+	if !vkernel.ValidSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	if sig == 0 {
@@ -71,9 +73,7 @@ func (c *call) signalOther(p *proc, t *task, sig int, info []byte) result {
 // senderInfo is the siginfo of a signal the caller sends: SI_QUEUE (the
 // only code one process may send another) from its virtual pid.
 func (c *call) senderInfo(sig int) []byte {
-	info := make([]byte, siginfoSize)
-	putSiginfo(info, sig, siQueue, c.n.vpid())
-	return info
+	return vkernel.NewSiginfo(sig, vkernel.SIQueue, uint32(c.n.vpid()), uint32(os.Getuid()))
 }
 
 // treeTask resolves a tkill/tgkill target by virtual tid: the live task
@@ -97,7 +97,7 @@ func sysTkillTree(c *call) result {
 // tkill and tgkill do once they have found it (found false: ESRCH).
 func (c *call) signalTreeThread(t *task, p *proc, found bool, sig int) result {
 	switch {
-	case sig < 0 || sig > maxSignal:
+	case !vkernel.ValidSignal(sig):
 		return errno(unix.EINVAL)
 	case !found:
 		return errno(unix.ESRCH)
@@ -132,7 +132,7 @@ func sysRtSigqueueinfoTree(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if code := int32(le32(info[8:])); code >= 0 || code == siTkill {
+	if vkernel.KernelCode(vkernel.Code(info)) {
 		return errno(unix.EPERM)
 	}
 	if p.zombie {
@@ -157,7 +157,7 @@ func sysRtTgsigqueueinfoTree(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	if code := int32(le32(info[8:])); code >= 0 || code == siTkill {
+	if vkernel.KernelCode(vkernel.Code(info)) {
 		return errno(unix.EPERM)
 	}
 	return c.signalOther(p, t, sig, info)
@@ -172,15 +172,6 @@ func (c *call) treeProc(pid int32) *proc {
 		}
 	}
 	return nil
-}
-
-// putSiginfo fills a siginfo's signal, code, sender pid and uid (the
-// user's: weft does not virtualise ids).
-func putSiginfo(info []byte, sig int, code int32, pid int64) {
-	binary.LittleEndian.PutUint32(info[0:], uint32(sig))
-	putCode(info, code)
-	binary.LittleEndian.PutUint32(info[16:], uint32(pid))
-	binary.LittleEndian.PutUint32(info[20:], uint32(os.Getuid()))
 }
 
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
@@ -199,7 +190,7 @@ func (w *World) childSignalled(n *node, parent *proc) {
 	}
 	defer n.asProc(parent)()
 	k, err := readKernelSig(n.pid, n.memPid())
-	if err != nil || k.disposition(int(unix.SIGCHLD)) != dispHandler {
+	if err != nil || k.Disposition(int(unix.SIGCHLD)) != vkernel.DispHandler {
 		return
 	}
 	t := w.sigTarget(n, int(unix.SIGCHLD))

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Waiting for signals (pause, rt_sigsuspend, rt_sigtimedwait), the
@@ -13,47 +15,32 @@ import (
 // masks and stacks live in the kernel, which runs the handlers; weft
 // records what it needs to hash them and to decide where a signal goes.
 
-// sigAction is one struct sigaction as rt_sigaction installed it.
-type sigAction struct{ handler, flags, restorer, mask uint64 }
-
-// altStack is a thread's sigaltstack: size 0 is none (SS_DISABLE).
-type altStack struct {
-	sp, size uint64
-	flags    uint32 // SS_AUTODISARM or 0
-}
-
-// sigaltstack(2) flags and the kernel's minimum stack (MINSIGSTKSZ).
-const (
-	ssOnstack    = 1
-	ssDisable    = 2
-	ssAutodisarm = 1 << 31
-	minSigStksz  = 2048
-)
-
 // RtSigaction implements rt_sigaction(2): the kernel installs the action
 // (handlers run natively); weft records it for the state hash.
 func sysRtSigaction(c *call) result {
 	sig := int(int32(c.arg(0)))
-	if c.arg(1) == 0 || c.arg(3) != 8 || sig < 1 || sig > maxSignal ||
-		sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+	if c.arg(1) == 0 || c.arg(3) != 8 || sig < 1 || !vkernel.ValidSignal(sig) || vkernel.Unblockable.Has(sig) {
 		return cont() // a query, or a call the kernel refuses
 	}
-	b, err := c.read(c.arg(1), 32)
+	b, err := c.read(c.arg(1), vkernel.SigActionSize)
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
-	if c.n.sig.actions == nil {
-		c.n.sig.actions = map[int]sigAction{}
+	a, ok := vkernel.DecodeSigAction(b)
+	if !ok {
+		return errno(unix.EFAULT)
 	}
-	c.n.sig.actions[sig] = sigAction{handler: u(0), flags: u(1), restorer: u(2), mask: u(3)}
+	if c.n.sig.actions == nil {
+		c.n.sig.actions = vkernel.SigActions{}
+	}
+	c.n.sig.actions[sig] = a
 	return cont()
 }
 
 // Sigaltstack implements sigaltstack(2): weft applies the kernel's rules
-// (EPERM while running on the stack, EINVAL for unknown flags, ENOMEM
-// below MINSIGSTKSZ), records the thread's stack and lets the kernel set
-// it, which also reports the old one.
+// (vkernel.AltStack.Set: EPERM while running on the stack, EINVAL for
+// unknown flags, ENOMEM below MINSIGSTKSZ), records the thread's stack
+// and lets the kernel set it, which also reports the old one.
 func sysSigaltstack(c *call) result {
 	if c.arg(0) == 0 {
 		return cont()
@@ -63,22 +50,11 @@ func sysSigaltstack(c *call) result {
 		return errno(unix.EFAULT)
 	}
 	sp, flags, size := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint64(b[16:])
-	t := c.t
-	if cur := t.alt; cur.size > 0 && cur.flags&ssAutodisarm == 0 {
-		if usp := t.stackPointer(); usp-cur.sp < cur.size {
-			return errno(unix.EPERM)
-		}
+	alt, err := c.t.alt.Set(sp, size, flags, c.t.stackPointer)
+	if err != nil {
+		return vkAnswer(err)
 	}
-	switch mode := flags &^ ssAutodisarm; {
-	case mode == ssDisable:
-		t.alt = altStack{}
-	case mode != 0 && mode != ssOnstack:
-		return errno(unix.EINVAL)
-	case size < minSigStksz:
-		return errno(unix.ENOMEM)
-	default:
-		t.alt = altStack{sp: sp, size: size, flags: flags & ssAutodisarm}
-	}
+	c.t.alt = alt
 	return cont()
 }
 
@@ -123,7 +99,7 @@ func sysRtSigtimedwait(c *call) result {
 		}
 		return errno(unix.EFAULT)
 	}
-	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && (k.pnd|k.shd)&set != 0 {
+	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && k.AllPending()&set != 0 {
 		return cont()
 	}
 	timeout := int64(-1)

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Tasks: every thread of a node is a task, and exactly one task in the
@@ -43,8 +45,8 @@ type task struct {
 	// A futex wait: whether a wake chose this waiter (its queue is the
 	// node's futexQ).
 	woken bool
-	p     *proc    // the child process it belongs to; nil: the node's main process
-	alt   altStack // sigaltstack (sys_sigwait.go)
+	p     *proc            // the child process it belongs to; nil: the node's main process
+	alt   vkernel.AltStack // sigaltstack (sys_sigwait.go)
 	// idlePolls counts the thread's consecutive non-blocking polls with
 	// nothing ready (spin.go).
 	idlePolls int

@@ -57,6 +57,21 @@
 // and the siginfo records are still the kernel's (sys_signalfd.go). Still
 // in the supervisor: AF_UNIX sockets.
 //
+// Signal semantics (signals.go): the kernel still keeps each thread's
+// pending sets, masks and actions and runs handlers natively, and the
+// supervisor reads them from /proc (ThreadSig, ParseThreadSig takes the
+// status text); what they mean is decided here: default actions and
+// dispositions (signal(7)), the thread a process-directed signal goes to
+// (SignalTarget), the mask a parked call waits under (EffectiveMask),
+// which pending signals interrupt it (Deliverable) and what it then
+// answers (Interrupt: a restart code, EINTR, or the kernel performs it;
+// RestartOutcome: what SA_RESTART makes of it), the siginfo layout weft
+// writes (NewSiginfo, TimerSiginfo, ChildSiginfo), sigaltstack(2)'s rules
+// (AltStack.Set) and the words each writes to the world hash. The
+// supervisor (sys_sigdeliver.go, sys_signal.go, sys_sigwait.go,
+// sys_sigtree.go, sys_sigchld.go) reads /proc and memory and queues the
+// signals.
+//
 // A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
 // paths a node is shown are still the host's (issue 36 §5: getcwd,
