@@ -16,7 +16,8 @@ import (
 
 // AF_UNIX sockets inside a node (unix(7)): stream, datagram and seqpacket,
 // from socket(2) and socketpair(2), served in Go. Queues, connections and
-// names are weft's; the node's descriptor is one end of a real, idle unix
+// names are weft's (vkernel.UnixSocket and vkernel.UnixNames hold them and
+// their rules; this file and sys_unix_*.go are the edge); the node's descriptor is one end of a real, idle unix
 // socket pair of the same type (so SO_TYPE, fstat and F_GETFL answer
 // natively). Names live in a namespace of the node's own (node.unixNs):
 // an abstract name never reaches the host's abstract namespace, so a node
