@@ -239,7 +239,7 @@ func (n *node) lastRef(fd int, v *vfd) bool {
 			}
 		}
 		for _, w := range t {
-			if s, ok := w.obj.(*unixSock); ok && s.carries(d, nil) {
+			if s, ok := w.obj.(unixSock); ok && s.carries(d, nil) {
 				return false // in flight (SCM_RIGHTS)
 			}
 		}

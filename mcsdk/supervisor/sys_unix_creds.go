@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Credentials over in-node unix sockets (SCM_CREDENTIALS, SO_PASSCRED,
@@ -22,12 +24,6 @@ import (
 // time of sending (a message sent before the receiver set it reads as
 // pid 0, the overflow ids); weft always attaches them.
 
-// ucred is struct ucred with a virtual pid.
-type ucred struct {
-	pid      int32
-	uid, gid uint32
-}
-
 // overflowID is the kernel's overflowuid and overflowgid, reported for a
 // message that carries no credentials.
 const overflowID = 65534
@@ -36,24 +32,24 @@ const overflowID = 65534
 const ucredLen = 12
 
 // senderCred is the calling process's credentials.
-func (c *call) senderCred() *ucred {
-	return &ucred{pid: int32(c.n.vpid()), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+func (c *call) senderCred() *vkernel.Ucred {
+	return &vkernel.Ucred{Pid: int32(c.n.vpid()), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
 }
 
 // statedCred checks the credentials of a sendmsg's SCM_CREDENTIALS
 // message (its data, b), as Linux's scm_check_creds: the pid must be the
 // caller's or, for root, any process of its tree (another pid names no
 // process: ESRCH); the ids its own unless it is root.
-func (c *call) statedCred(b []byte) (*ucred, unix.Errno) {
+func (c *call) statedCred(b []byte) (*vkernel.Ucred, unix.Errno) {
 	if len(b) != ucredLen {
 		return nil, unix.EINVAL
 	}
-	cr := &ucred{pid: int32(le32(b)), uid: le32(b[4:]), gid: le32(b[8:])}
+	cr := &vkernel.Ucred{Pid: int32(le32(b)), Uid: le32(b[4:]), Gid: le32(b[8:])}
 	root := os.Geteuid() == 0
 	switch {
-	case !root && (cr.pid != int32(c.n.vpid()) || cr.uid != uint32(os.Getuid()) || cr.gid != uint32(os.Getgid())):
+	case !root && (cr.Pid != int32(c.n.vpid()) || cr.Uid != uint32(os.Getuid()) || cr.Gid != uint32(os.Getgid())):
 		return nil, unix.EPERM
-	case cr.pid != int32(c.n.vpid()) && !c.inTree(cr.pid):
+	case cr.Pid != int32(c.n.vpid()) && !c.inTree(cr.Pid):
 		return nil, unix.ESRCH
 	}
 	return cr, 0
@@ -63,10 +59,10 @@ func (c *call) statedCred(b []byte) (*ucred, unix.Errno) {
 // SCM_CREDENTIALS stated others: rs carries them to deliver.
 func (c *call) attachCred(rs *rights) *rights {
 	if rs == nil {
-		rs = &rights{taken: true}
+		rs = &rights{vkernel.UnixAnc{Taken: true}}
 	}
-	if rs.cred == nil {
-		rs.cred = c.senderCred()
+	if rs.Cred == nil {
+		rs.Cred = c.senderCred()
 	}
 	return rs
 }
@@ -78,29 +74,17 @@ func passCred(v *vfd) bool {
 	return err == nil && on != 0
 }
 
-// sameCred reports whether two messages' credentials are the same.
-func sameCred(a, b *ucred) bool { return a == b || a != nil && b != nil && *a == *b }
-
 // credMsg is the SCM_CREDENTIALS control message for cr (nil: none
 // carried, pid 0 and the overflow ids), padded to its aligned length.
-func credMsg(cr *ucred) []byte {
+func credMsg(cr *vkernel.Ucred) []byte {
 	if cr == nil {
-		cr = &ucred{uid: overflowID, gid: overflowID}
+		cr = &vkernel.Ucred{Uid: overflowID, Gid: overflowID}
 	}
 	msg := binary.LittleEndian.AppendUint64(nil, cmsgHdrLen+ucredLen)
 	msg = binary.LittleEndian.AppendUint32(msg, unix.SOL_SOCKET)
 	msg = binary.LittleEndian.AppendUint32(msg, unix.SCM_CREDENTIALS)
-	msg = binary.LittleEndian.AppendUint32(msg, uint32(cr.pid))
-	msg = binary.LittleEndian.AppendUint32(msg, cr.uid)
-	msg = binary.LittleEndian.AppendUint32(msg, cr.gid)
+	msg = binary.LittleEndian.AppendUint32(msg, uint32(cr.Pid))
+	msg = binary.LittleEndian.AppendUint32(msg, cr.Uid)
+	msg = binary.LittleEndian.AppendUint32(msg, cr.Gid)
 	return append(msg, make([]byte, cmsgAlign(len(msg))-len(msg))...)
-}
-
-func (cr *ucred) hash(put func(uint64)) {
-	if cr == nil {
-		put(0)
-		return
-	}
-	put(1 | uint64(uint32(cr.pid))<<8)
-	put(uint64(cr.uid) | uint64(cr.gid)<<32)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // The data path of in-node AF_UNIX sockets (sys_unix.go): send, write,
@@ -75,20 +77,20 @@ func unixRecvmsg(c *call, v *vfd) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	data, full, from, fds, r, ok := unixTake(c, v, iovLen(h.iov), c.arg(2))
+	rd, r, ok := unixTake(c, v, iovLen(h.iov), c.arg(2))
 	if !ok {
 		return r
 	}
-	if err := c.scatter(h.iov, data); err != nil {
+	if err := c.scatter(h.iov, rd.Data); err != nil {
 		return errno(unix.EFAULT)
 	}
 	flags := uint32(c.arg(2) & unix.MSG_CMSG_CLOEXEC) // echoed in msg_flags, as Linux does
 	var pre []byte
 	if passCred(v) {
-		pre = credMsg(v.obj.(*unixSock).readCred)
+		pre = credMsg(rd.Cred)
 	}
-	if len(fds) > 0 || pre != nil {
-		f, r := c.installRights(c.arg(1), fds, c.arg(2)&unix.MSG_CMSG_CLOEXEC != 0, pre)
+	if len(rd.Rights) > 0 || pre != nil {
+		f, r := c.installRights(c.arg(1), rd.Rights, c.arg(2)&unix.MSG_CMSG_CLOEXEC != 0, pre)
 		if r.errno != 0 {
 			return r
 		}
@@ -97,130 +99,81 @@ func unixRecvmsg(c *call, v *vfd) result {
 		c.write(c.arg(1)+40, make([]byte, 8)) // msg_controllen
 	}
 	if h.name != 0 {
-		if r := c.putUnixName(h.name, c.arg(1)+8, from, 0); r.errno != 0 {
+		if r := c.putUnixName(h.name, c.arg(1)+8, rd.From, 0); r.errno != 0 {
 			return r
 		}
 	}
-	if full > len(data) {
+	if rd.Full > len(rd.Data) {
 		flags |= unix.MSG_TRUNC
 	}
 	c.write(c.arg(1)+48, binary.LittleEndian.AppendUint32(nil, flags))
-	if c.arg(2)&unix.MSG_TRUNC != 0 && !v.obj.(*unixSock).stream() {
-		return ret(int64(full))
+	return ret(int64(recvCount(v, rd, c.arg(2))))
+}
+
+// recvCount is what a receive returns: the bytes read or, MSG_TRUNC on a
+// seqpacket or datagram socket, the whole message's length.
+func recvCount(v *vfd, rd vkernel.UnixRead, flags uint64) int {
+	if flags&unix.MSG_TRUNC != 0 && !sockOf(v).Stream() {
+		return rd.Full
 	}
-	return ret(int64(len(data)))
+	return len(rd.Data)
 }
 
 // unixRecv serves the receive calls with a plain name buffer.
 func unixRecv(c *call, v *vfd, iov []iovec, flags, nameAddr, nameLen uint64) result {
-	data, full, from, fds, r, ok := unixTake(c, v, iovLen(iov), flags)
+	rd, r, ok := unixTake(c, v, iovLen(iov), flags)
 	if !ok {
 		return r
 	}
-	for _, pf := range fds {
-		pf.close(c.w, c.n) // no control buffer: the descriptors are lost, as in Linux
+	for _, pf := range rd.Rights {
+		pf.(*passedFD).close(c.w, c.n) // no control buffer: the descriptors are lost, as in Linux
 	}
-	if err := c.scatter(iov, data); err != nil {
+	if err := c.scatter(iov, rd.Data); err != nil {
 		return errno(unix.EFAULT)
 	}
-	if r := c.putUnixName(nameAddr, nameLen, from, 0); r.errno != 0 {
+	if r := c.putUnixName(nameAddr, nameLen, rd.From, 0); r.errno != 0 {
 		return r
 	}
-	if flags&unix.MSG_TRUNC != 0 && !v.obj.(*unixSock).stream() {
-		return ret(int64(full))
-	}
-	return ret(int64(len(data)))
+	return ret(int64(recvCount(v, rd, flags)))
 }
 
-// unixTake dequeues (or, MSG_PEEK, copies) up to max bytes: a stream's
-// bytes across messages, up to and including one that carries
-// descriptors; one whole message otherwise (full is its length, the rest
-// of it discarded). fds are the descriptors that came with what was read
-// (a peek takes none). ok=false means r is the answer.
-func unixTake(c *call, v *vfd, max int, flags uint64) (data []byte, full int, from []byte, fds []*passedFD, r result, ok bool) {
-	s := v.obj.(*unixSock)
+// unixTake dequeues (or, MSG_PEEK, copies) up to max bytes
+// (vkernel.UnixSocket.Recv); the descriptors that came with them are the
+// caller's to install or close. ok=false means r is the answer.
+func unixTake(c *call, v *vfd, max int, flags uint64) (vkernel.UnixRead, result, bool) {
+	if flags&unix.MSG_OOB != 0 {
+		return vkernel.UnixRead{}, errno(unix.EOPNOTSUPP), false
+	}
+	s := sockOf(v)
+	rd, err := s.Recv(vkernel.UnixRecv{
+		Max:      max,
+		Peek:     flags&unix.MSG_PEEK != 0,
+		WaitAll:  flags&unix.MSG_WAITALL != 0 && !c.timedOut,
+		Nonblock: c.unixNonblock(v, flags),
+		PassCred: s.Stream() && passCred(v), // a reader of credentials never gets two writers' bytes at once
+	})
 	switch {
-	case flags&unix.MSG_OOB != 0:
-		return nil, 0, nil, nil, errno(unix.EOPNOTSUPP), false
-	case s.typ == unix.SOCK_SEQPACKET && !s.connected:
-		return nil, 0, nil, nil, errno(unix.ENOTCONN), false
-	case s.listening || s.stream() && !s.connected:
-		return nil, 0, nil, nil, errno(unix.EINVAL), false
+	case err != nil:
+		return rd, c.unixErr(v, err, unix.SO_RCVTIMEO), false
+	case !rd.Took:
+		return rd, ret(0), false
 	}
-	if len(s.queue) == 0 {
-		switch {
-		case s.err != 0:
-			e := s.err
-			s.err = 0
-			return nil, 0, nil, nil, errno(e), false
-		case s.shut&shutRcv != 0:
-			return nil, 0, nil, nil, ret(0), false
-		}
-		return nil, 0, nil, nil, c.unixBlock(v, flags, unix.SO_RCVTIMEO), false
-	}
-	peek := flags&unix.MSG_PEEK != 0
-	s.readCred = s.queue[0].cred
-	if !s.stream() {
-		m := s.queue[0]
-		k := min(max, len(m.data))
-		if !peek {
-			s.queue = s.queue[1:]
-			s.consumed(len(m.data))
-		}
-		if !peek {
-			fds = m.fds
-		}
-		return m.data[:k], len(m.data), m.from, fds, result{}, true
-	}
-	if max == 0 {
-		return nil, 0, nil, nil, ret(0), false
-	}
-	if flags&unix.MSG_WAITALL != 0 && !peek && s.queued < max && s.shut&shutRcv == 0 && !c.timedOut {
-		return nil, 0, nil, nil, c.unixBlock(v, flags, unix.SO_RCVTIMEO), false
-	}
-	glue := !passCred(v) // a reader of credentials never gets two writers' bytes at once
-	for _, m := range s.queue {
-		if len(data) == max || !glue && len(data) > 0 && !sameCred(m.cred, s.readCred) {
-			break
-		}
-		data = append(data, m.data[:min(len(m.data), max-len(data))]...)
-		if len(m.fds) > 0 {
-			break
-		}
-	}
-	if !peek {
-		left := len(data)
-		for left > 0 {
-			m := &s.queue[0]
-			k := min(left, len(m.data))
-			m.data = m.data[k:]
-			left -= k
-			fds = append(fds, m.fds...)
-			m.fds = nil
-			if len(m.data) == 0 {
-				s.queue = s.queue[1:]
-			}
-		}
-		s.consumed(len(data))
-	}
-	return data, len(data), nil, fds, result{}, true
+	return rd, result{}, true
 }
 
-// consumed accounts a read of k bytes: the writers waiting for room wake.
-func (s *unixSock) consumed(k int) {
-	s.queued -= k
-	s.genOut++
-	if s.peer != nil {
-		s.peer.genOut++
-	}
+// unixNonblock reports whether a call that would block answers EAGAIN:
+// a non-blocking description, MSG_DONTWAIT, or its SO_RCVTIMEO or
+// SO_SNDTIMEO ran out.
+func (c *call) unixNonblock(v *vfd, flags uint64) bool {
+	return flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut
 }
 
-// unixBlock answers a call that would block: EAGAIN if non-blocking (or
-// its SO_RCVTIMEO/SO_SNDTIMEO, read from the placeholder, ran out), else
-// park.
-func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
-	if flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut {
-		return errno(unix.EAGAIN)
+// unixErr answers a socket's error: vkernel.ErrBlock parks the call
+// until the world changes or its timeout (option opt, read from the
+// placeholder) runs out.
+func (c *call) unixErr(v *vfd, err error, opt int) result {
+	if err != vkernel.ErrBlock {
+		return vkAnswer(err)
 	}
 	if !c.started {
 		c.started = true
@@ -233,110 +186,59 @@ func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
 }
 
 // unixSend queues data for the peer or, a datagram, for the socket named
-// at addr. A stream write moves what fits and, blocking, parks for the
-// rest (c.progress counts what it moved); a message is all or nothing.
+// at addr (vkernel.UnixSocket.Send and SendDgram). A stream write moves
+// what fits and, blocking, parks for the rest (c.progress counts what it
+// moved); a message is all or nothing.
 func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rights) result {
-	s := v.obj.(*unixSock)
+	s := sockOf(v)
 	if flags&unix.MSG_OOB != 0 {
 		return errno(unix.EOPNOTSUPP)
 	}
-	noSig := flags&unix.MSG_NOSIGNAL != 0
 	rs = c.attachCred(rs)
-	if s.dgram() {
-		return unixSendDgram(c, v, s, data, addr, addrlen, flags, rs)
-	}
-	if addr != 0 && addrlen != 0 && s.stream() {
-		if s.connected {
-			return errno(unix.EISCONN)
+	nonblock := c.unixNonblock(v, flags)
+	addressed := addr != 0 && addrlen != 0
+	if s.Dgram() {
+		var to func() (*vkernel.UnixSocket, error)
+		if addressed {
+			to = func() (*vkernel.UnixSocket, error) {
+				name, isPath, e := c.unixName(addr, addrlen)
+				if e != 0 {
+					return nil, vkernel.Errno(e)
+				}
+				return c.lookupName(name, isPath, s.Type())
+			}
 		}
-		return errno(unix.EOPNOTSUPP)
-	}
-	if s.shut&shutSend != 0 {
-		return c.sigpipe(noSig)
-	}
-	if !s.connected || s.listening {
-		return errno(unix.ENOTCONN)
-	}
-	p := s.peer
-	if p.closed || p.shut&shutRcv != 0 {
-		if c.progress > 0 {
-			n := c.progress
-			c.progress = 0
-			return ret(int64(n))
+		n, err := s.SendDgram(data, to, nonblock, &rs.UnixAnc)
+		if err != nil {
+			return c.unixErr(v, err, unix.SO_SNDTIMEO)
 		}
-		return c.sigpipe(noSig)
-	}
-	if !s.stream() {
-		switch {
-		case len(data) > unixCapacity:
-			return errno(unix.EMSGSIZE)
-		case p.queued+len(data) > unixCapacity:
-			return c.unixBlock(v, flags, unix.SO_SNDTIMEO)
-		}
-		p.deliver(data, nil, rs)
-		return ret(int64(len(data)))
-	}
-	if len(data) == 0 {
-		return ret(0)
-	}
-	rest := data[c.progress:]
-	if k := min(unixCapacity-p.queued, len(rest)); k > 0 {
-		p.deliver(rest[:k], nil, rs)
-		c.progress += k
-	}
-	if c.progress == len(data) || c.progress > 0 && (v.nonblocking() || flags&unix.MSG_DONTWAIT != 0 || c.timedOut) {
-		n := c.progress
-		c.progress = 0
 		return ret(int64(n))
 	}
-	return c.unixBlock(v, flags, unix.SO_SNDTIMEO)
-}
-
-// unixSendDgram sends one datagram.
-func unixSendDgram(c *call, v *vfd, s *unixSock, data []byte, addr, addrlen, flags uint64, rs *rights) result {
-	if s.shut&shutSend != 0 {
-		return errno(unix.EPIPE)
-	}
-	t := s.peer
-	if addr != 0 && addrlen != 0 {
-		name, isPath, e := c.unixName(addr, addrlen)
-		if e != 0 {
-			return errno(e)
+	if addressed {
+		if err := s.Addressed(); err != nil {
+			return vkAnswer(err)
 		}
-		if t, e = c.lookupName(name, isPath, s.typ); e != 0 {
-			return errno(e)
-		}
-	} else if t == nil {
-		return errno(unix.ENOTCONN)
-	} else if t.closed {
-		s.peer = nil
-		return errno(unix.ECONNREFUSED)
 	}
+	n, err := s.Send(data, c.progress, nonblock, &rs.UnixAnc)
 	switch {
-	case t.peer != nil && t.peer != s && !t.peer.closed:
-		return errno(unix.EPERM)
-	case t.shut&shutRcv != 0:
-		return errno(unix.EPIPE)
-	case len(data) > unixCapacity:
-		return errno(unix.EMSGSIZE)
-	case t.peer != s && len(t.queue) >= unixDgramQlen || t.queued+len(data) > unixCapacity:
-		return c.unixBlock(v, flags, unix.SO_SNDTIMEO)
+	case err == vkernel.ErrBlock:
+		c.progress = n
+		return c.unixErr(v, err, unix.SO_SNDTIMEO)
+	case err == vkernel.EPIPE:
+		return c.sigpipe(flags&unix.MSG_NOSIGNAL != 0)
+	case err != nil:
+		return vkAnswer(err)
 	}
-	t.deliver(data, s.name, rs)
-	return ret(int64(len(data)))
+	c.progress = 0
+	return ret(int64(n))
 }
 
-// deliver queues one message on s, with the descriptors of rs if they
-// travel yet.
-func (s *unixSock) deliver(data, from []byte, rs *rights) {
-	m := unixMsg{data: append([]byte(nil), data...), from: from}
-	if rs != nil {
-		m.cred = rs.cred
+// unixBlock answers a call that would block: EAGAIN if non-blocking (or
+// its SO_RCVTIMEO/SO_SNDTIMEO, read from the placeholder, ran out), else
+// park (netlink sockets share it).
+func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
+	if c.unixNonblock(v, flags) {
+		return errno(unix.EAGAIN)
 	}
-	if rs != nil && !rs.taken {
-		m.fds, rs.taken = rs.fds, true
-	}
-	s.queue = append(s.queue, m)
-	s.queued += len(data)
-	s.genIn++
+	return c.unixErr(v, vkernel.ErrBlock, opt)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Descriptor passing over in-node unix sockets (SCM_RIGHTS, unix(7)). A
@@ -22,13 +24,10 @@ type passedFD struct {
 	kernel int  // weft's duplicate of the kernel descriptor
 }
 
-// rights are the descriptors of one sendmsg; taken once a message carries
-// them.
-type rights struct {
-	fds   []*passedFD
-	taken bool
-	cred  *ucred // the credentials the message carries (nil: the sender's, attachCred)
-}
+// rights are what one sendmsg carries: its descriptors (*passedFD),
+// taken once a message carries them, and the credentials (nil: the
+// sender's, attachCred).
+type rights struct{ vkernel.UnixAnc }
 
 // scmMaxFD is SCM_MAX_FD, the most descriptors one message may carry.
 const scmMaxFD = 253
@@ -54,7 +53,7 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 		return nil, errno(unix.EFAULT), false
 	}
 	var fds []int32
-	var cred *ucred
+	var cred *vkernel.Ucred
 	for off := 0; off+cmsgHdrLen <= len(b); {
 		clen := int(binary.LittleEndian.Uint64(b[off:]))
 		level, typ := int32(binary.LittleEndian.Uint32(b[off+8:])), int32(binary.LittleEndian.Uint32(b[off+12:]))
@@ -79,14 +78,14 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 	if len(fds) > scmMaxFD {
 		return nil, errno(unix.EINVAL), false
 	}
-	rs := &rights{cred: cred}
+	rs := &rights{vkernel.UnixAnc{Cred: cred}}
 	for _, fd := range fds {
 		pf, e := c.n.capture(int(fd))
 		if e != 0 {
 			rs.release(c.w, c.n)
 			return nil, errno(e), false
 		}
-		rs.fds = append(rs.fds, pf)
+		rs.Rights = append(rs.Rights, pf)
 	}
 	return rs, result{}, true
 }
@@ -112,13 +111,13 @@ func (n *node) capture(fd int) (*passedFD, unix.Errno) {
 
 // release closes descriptors that will not arrive (the send failed).
 func (rs *rights) release(w *World, n *node) {
-	if rs == nil || rs.taken {
+	if rs == nil || rs.Taken {
 		return
 	}
-	for _, pf := range rs.fds {
-		pf.close(w, n)
+	for _, pf := range rs.Rights {
+		pf.(*passedFD).close(w, n)
 	}
-	rs.fds = nil
+	rs.Rights = nil
 }
 
 // close drops a descriptor in flight; an in-node description with no
@@ -144,7 +143,7 @@ func (n *node) referenced(d any, skip *passedFD) bool {
 		}
 	}
 	for _, v := range n.fds {
-		if s, ok := v.obj.(*unixSock); ok && s.carries(d, skip) {
+		if s, ok := v.obj.(unixSock); ok && s.carries(d, skip) {
 			return true
 		}
 	}
@@ -153,20 +152,11 @@ func (n *node) referenced(d any, skip *passedFD) bool {
 
 // carries reports whether a message queued on s (or on a connection
 // waiting in its backlog) holds description d in flight.
-func (s *unixSock) carries(d any, skip *passedFD) bool {
-	for _, m := range s.queue {
-		for _, pf := range m.fds {
-			if pf != skip && pf.v != nil && pf.v.description() == d {
-				return true
-			}
-		}
-	}
-	for _, b := range s.backlog {
-		if b.carries(d, skip) {
-			return true
-		}
-	}
-	return false
+func (s unixSock) carries(d any, skip *passedFD) bool {
+	return s.InFlight(func(r any) bool {
+		pf := r.(*passedFD)
+		return pf != skip && pf.v != nil && pf.v.description() == d
+	})
 }
 
 // installRights gives the receiver the descriptors of a message: it
@@ -174,7 +164,7 @@ func (s *unixSock) carries(d any, skip *passedFD) bool {
 // (MSG_CTRUNC), and writes the SCM_RIGHTS message and the lengths, after
 // the control message pre (SCM_CREDENTIALS, or nil) if it fits.
 // It returns the msg_flags to add.
-func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool, pre []byte) (uint32, result) {
+func (c *call) installRights(hdr uint64, fds []any, cloexec bool, pre []byte) (uint32, result) {
 	b, err := c.read(hdr+32, 16)
 	if err != nil {
 		return 0, errno(unix.EFAULT)
@@ -202,7 +192,8 @@ func (c *call) installRights(hdr uint64, fds []*passedFD, cloexec bool, pre []by
 		room = (clen - cmsgHdrLen) / 4
 	}
 	var nums []byte
-	for i, pf := range fds {
+	for i, r := range fds {
+		pf := r.(*passedFD)
 		if i >= room {
 			flags |= unix.MSG_CTRUNC
 			pf.close(c.w, c.n)

@@ -85,7 +85,7 @@ type node struct {
 	// call ran natively: each adopts its descriptor at its own next
 	// served call (sys_signalfd.go).
 	sigScan  map[int]bool
-	unixNs   map[string]*unixSock // bound AF_UNIX names, abstract and by path (sys_unix.go)
+	unixNs   vkernel.UnixNames // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr
 	opts     map[optKey][]byte
 	ran      bool

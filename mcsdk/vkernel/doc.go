@@ -54,8 +54,20 @@
 // are Signalfd's, from the pending set the supervisor reads in /proc; the
 // signals stay pending in the host kernel and a read the supervisor lets
 // run dequeues them there, so which signals a read takes, in what order,
-// and the siginfo records are still the kernel's (sys_signalfd.go). Still
-// in the supervisor: AF_UNIX sockets.
+// and the siginfo records are still the kernel's (sys_signalfd.go).
+//
+// AF_UNIX sockets (unix.go): a node's namespace of bound names
+// (UnixNames: abstract names, automatic names, and path names by the key
+// the supervisor makes of the socket file it created), and each socket
+// (UnixSocket): listen backlog, connect and accept, the stream's bytes or
+// the messages with their boundaries, each carrying its descriptors in
+// flight and its credentials as opaque values, shutdown, close, the poll
+// mask and the EOF, EPIPE, ECONNRESET, ECONNREFUSED and EAGAIN decisions.
+// The supervisor (sys_unix*.go) resolves path names in the node's view
+// and creates their files, moves bytes and addresses to and from the
+// node's memory, captures and installs descriptors (SCM_RIGHTS), states
+// and encodes credentials with virtual pids, raises SIGPIPE, and reads
+// SO_PASSCRED and the timeouts from its placeholder socket.
 //
 // Signal semantics (signals.go): the kernel still keeps each thread's
 // pending sets, masks and actions and runs handlers natively, and the
