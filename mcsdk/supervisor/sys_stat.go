@@ -232,16 +232,31 @@ func sysStatx(c *call) result {
 }
 
 // Statfs implements statfs(2): the file system's type and limits are the
-// host's, its size and free counts fixed (they change with the host's use).
+// host's, a disk file system's size and free counts fixed (they change
+// with the host's use); a pseudo file system (pipes, sockets, /proc) has
+// none, as on Linux.
 func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
 
 // Fstatfs implements fstatfs(2).
 func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
 
+// anonInodeStatfs is what fstatfs says of an anonymous inode's
+// descriptor (epoll, timerfd: fs/anon_inodes.c's pseudo file system,
+// simple_statfs): its magic, a page as block size, no blocks or files,
+// NAME_MAX, ST_VALID.
+var anonInodeStatfs = unix.Statfs_t{Type: 0x09041934, Bsize: 4096, Namelen: 255, Frsize: 4096, Flags: stValid}
+
+// stValid is statfs's ST_VALID flag: f_flags is filled in.
+const stValid = 0x20
+
 func statfsAt(c *call, a fsArg, buf uint64) result {
 	sp, err := c.statTarget(a)
 	if err != nil {
 		return errno(pathErrno(err))
+	}
+	if sp.anon {
+		st := anonInodeStatfs
+		return errno(errnoOf(c.write(buf, structBytes(&st))))
 	}
 	if sp.host == "" {
 		sp.host = "/etc" // a virtual file: the system's file system
@@ -250,8 +265,10 @@ func statfsAt(c *call, a fsArg, buf uint64) result {
 	if err := unix.Statfs(sp.host, &st); err != nil {
 		return errno(sp.errno(err))
 	}
-	st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
-	st.Files, st.Ffree = 1<<20, 1<<19
+	if st.Blocks != 0 {
+		st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
+		st.Files, st.Ffree = 1<<20, 1<<19
+	}
 	st.Fsid = unix.Fsid{}
 	return errno(errnoOf(c.write(buf, structBytes(&st))))
 }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,22 @@ static void wait_(int ep, const char *what)
 	for (int i = 0; i < n; i++)
 		snprintf(line + strlen(line), sizeof line - strlen(line), " %llu:%#x", (unsigned long long)ev[i].data.u64, ev[i].events);
 	SAME("%s: %d ready%s", what, n, line);
+}
+
+/* fs shows what fstatfs says of a descriptor's file system: a pseudo
+ * file system's magic and its zero counts (the fsid, a host device
+ * number, weft shows as 0). */
+static void fs(const char *what, int fd)
+{
+	struct statfs s;
+	if (fstatfs(fd, &s) != 0) {
+		SAME("fstatfs(%s) -> %s", what, strerrorname_np(errno));
+		return;
+	}
+	SAME("fstatfs(%s) type %#lx bsize %ld blocks %lu/%lu/%lu files %lu/%lu namelen %ld frsize %ld flags %#lx", what,
+	     (long)s.f_type, (long)s.f_bsize, s.f_blocks, s.f_bfree, s.f_bavail, s.f_files, s.f_ffree, (long)s.f_namelen,
+	     (long)s.f_frsize, (long)s.f_flags);
+	VIRT("fstatfs(%s) fsid %d,%d", what, s.f_fsid.__val[0], s.f_fsid.__val[1]);
 }
 
 static int add(int ep, int fd, uint32_t events, uint64_t data)
@@ -59,6 +76,8 @@ int main(void)
 	ln = readlink(fdp, lk, sizeof lk - 1);
 	lk[ln > 0 ? ln : 0] = 0;
 	SAME("timerfd link %s", lk);
+	fs("epoll", ep);
+	fs("timerfd", tf0);
 	close(tf0);
 	CHECK("epoll_create(0)", epoll_create(0));
 	CHECK("epoll_create1(bad)", epoll_create1(1));
@@ -66,6 +85,9 @@ int main(void)
 	pipe(p);
 	socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv);
 	int e = eventfd(0, EFD_NONBLOCK);
+	fs("pipe", p[0]);
+	fs("socketpair", sv[0]);
+	fs("eventfd", e);
 	struct epoll_event x = { .events = EPOLLIN };
 	CHECK("ADD pipe", add(ep, p[0], EPOLLIN, 1));
 	CHECK("ADD again", add(ep, p[0], EPOLLIN, 1));
