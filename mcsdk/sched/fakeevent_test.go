@@ -153,23 +153,33 @@ func (f *eventFake) apply(a Action, at int64) error {
 
 // runSeeded drives s over f until nothing is pending or end (ns) passes,
 // returning every choice made (drops and duplicates included).
+// Neither Next nor Applied may change f: f.apply is the one place
+// anything happens to it, drops and duplicates included.
 func runSeeded(s *Seeded, f *eventFake, end int64) ([]Timed, error) {
 	var out []Timed
 	for steps := 0; steps < 10000; steps++ {
+		before := f.String()
 		pre, a, at, ok := s.Next(f)
+		if now := f.String(); now != before {
+			return out, fmt.Errorf("Next changed the world:\n%s\nto\n%s", before, now)
+		}
 		for _, p := range pre {
 			// Drops and duplicates are applied as every action is; the
 			// scheduler learns a copy's identity once it is made.
 			if err := f.apply(p, f.now); err != nil {
 				return out, err
 			}
-			s.Applied(f, p, f.now)
+			if err := unchanged(f, func() { s.Applied(f, p, f.now) }); err != nil {
+				return out, err
+			}
 			out = append(out, Timed{At: f.now, A: p})
 		}
 		if !ok || at > end {
 			return out, nil
 		}
-		s.Applied(f, a, at)
+		if err := unchanged(f, func() { s.Applied(f, a, at) }); err != nil {
+			return out, err
+		}
 		if err := f.apply(a, at); err != nil {
 			return out, err
 		}
@@ -179,6 +189,27 @@ func runSeeded(s *Seeded, f *eventFake, end int64) ([]Timed, error) {
 		out = append(out, Timed{At: at, A: a})
 	}
 	return out, fmt.Errorf("no end after 10000 steps")
+}
+
+// unchanged runs tell and fails if it changed f.
+func unchanged(f *eventFake, tell func()) error {
+	before := f.String()
+	tell()
+	if now := f.String(); now != before {
+		return fmt.Errorf("Applied changed the world:\n%s\nto\n%s", before, now)
+	}
+	return nil
+}
+
+// String describes everything the fake's behaviour depends on: its
+// channels' messages, timers, ready threads, dead nodes, clock and log.
+func (f *eventFake) String() string {
+	var b strings.Builder
+	for c, ch := range f.chans {
+		fmt.Fprintf(&b, "chan %d: %v %v\n", c, ch.sent, ch.ids)
+	}
+	fmt.Fprintf(&b, "timers %v ready %v dead %v now %d\nlog %q", f.timers, f.ready, f.dead, f.now, f.log)
+	return b.String()
 }
 
 // replaySeeded re-applies recorded choices to f through a Replayer.
