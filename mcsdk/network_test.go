@@ -93,6 +93,67 @@ func TestDatagramFaults(t *testing.T) {
 	}
 }
 
+// TestNetworkFaultsAreActions: a seeded run's drops and duplicates are
+// actions applied by the one action path, in the order drawn: the
+// recording lists every one the network counted, each drop with the
+// timeline's "drop" event at its time (made where it is applied), and a
+// replay applies the same choices in the same order. Some seed must drop a
+// copy (a drop of message i+1 right after a dup of message i), which
+// works only if the copy the world made is the one the scheduler decided
+// of.
+func TestNetworkFaultsAreActions(t *testing.T) {
+	m := probeModel(t, "udp", "[network]\nlatency = \"uniform:1000-50000\"\ndrop = 0.4\nduplicate = 0.6\nreorder = 0.5\n")
+	copyDropped := false
+	for seed := uint64(1); seed <= 12; seed++ {
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != mcsdk.Holds {
+			t.Fatalf("seed %d: verdict %s %s", seed, r.Verdict, r.Detail)
+		}
+		var drops []int64 // the drop choices' times, µs
+		dups := 0
+		for i, c := range r.Choices {
+			switch {
+			case strings.HasPrefix(c.Action, "drop "):
+				drops = append(drops, c.T/1000)
+				var ch, k int
+				if _, err := fmt.Sscanf(c.Action, "drop %d.%d", &ch, &k); err != nil {
+					t.Fatalf("seed %d: choice %q: %v", seed, c.Action, err)
+				}
+				if i > 0 && k > 0 && r.Choices[i-1].Action == fmt.Sprintf("dup %d.%d", ch, k-1) {
+					copyDropped = true
+				}
+			case strings.HasPrefix(c.Action, "dup "):
+				dups++
+			}
+		}
+		var events []int64
+		for _, e := range r.Events {
+			if e.Kind == "drop" {
+				events = append(events, e.T)
+			}
+		}
+		if c := r.Messages; int64(len(drops)) != c.Dropped || int64(dups) != c.Duplicated {
+			t.Fatalf("seed %d: %d drop and %d dup choices; the network counted %+v", seed, len(drops), dups, c)
+		}
+		if fmt.Sprint(drops) != fmt.Sprint(events) {
+			t.Fatalf("seed %d: drop choices at %v µs, drop events at %v µs", seed, drops, events)
+		}
+		again, div, err := mcsdk.Replay(m, r.Recording(m), mcsdk.RunOptions{})
+		if err != nil || div != nil {
+			t.Fatalf("seed %d: replay: %v %v", seed, err, div)
+		}
+		if fmt.Sprint(again.Choices) != fmt.Sprint(r.Choices) {
+			t.Fatalf("seed %d: the replay applied\n%v\nthe run\n%v", seed, again.Choices, r.Choices)
+		}
+	}
+	if !copyDropped {
+		t.Error("no seed dropped a copy right after duplicating it")
+	}
+}
+
 // TestPartition: while node 0 and node 1 are partitioned, datagrams between
 // them are lost; a partition that heals before they arrive loses nothing.
 func TestPartition(t *testing.T) {

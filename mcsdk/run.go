@@ -12,7 +12,6 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk/history"
 	"github.com/weft-mc/weft/mcsdk/model"
-	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/weftlog"
@@ -361,7 +360,7 @@ func (r *runner) run() error {
 	if err != nil {
 		return err
 	}
-	r.w, r.ew = w, eventWorld{w: w, onDrop: r.dropped}
+	r.w, r.ew = w, eventWorld{w: w}
 	defer w.Close()
 	defer func() { r.res.Syscalls, r.res.Refusals = w.Syscalls(), w.Refusals() }() // before Close
 	endUS := r.sp.campaign.Duration + r.sp.campaign.Tail
@@ -394,7 +393,9 @@ func (r *runner) run() error {
 			var pre []sched.Action
 			pre, a, at, ok = r.s.Next(r.ew)
 			for _, p := range pre {
-				r.res.Choices = append(r.res.Choices, Choice{T: w.Now() - supervisor.Epoch, Action: p.String()})
+				if err := r.applyNetwork(p); err != nil {
+					return err
+				}
 			}
 		}
 		if !ok || (bounded && at > end) {
@@ -506,12 +507,10 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// eventWorld is a supervised world as the seeded scheduler reads it.
 // eventWorld is the world as the seeded scheduler and the replayer read
-// it. onDrop, if set, is told of a message before the network loses it.
+// it; it changes nothing (stepper.apply applies every action).
 type eventWorld struct {
-	w      *supervisor.World
-	onDrop func(c, i int)
+	w *supervisor.World
 }
 
 func (e eventWorld) Status(i int) sched.NodeStatus {
@@ -548,20 +547,10 @@ func (e eventWorld) Ready() []sched.Action { return e.w.Ready() }
 // Now is the world's virtual time.
 func (e eventWorld) Now() int64 { return e.w.Now() }
 
-func (e eventWorld) Drop(c, i int) {
-	if e.onDrop != nil {
-		e.onDrop(c, i)
-	}
-	e.w.Network().Drop(netsim.Delivery{Chan: c, Index: i})
-}
-
-func (e eventWorld) Duplicate(c, i int) uint64 {
-	return e.w.Network().Duplicate(netsim.Delivery{Chan: c, Index: i})
-}
-
-// nextReplayed takes the next recorded choice from the scheduler's
-// replayer, which applies the network's recorded drops and duplicates on
-// the way and reports a choice the world cannot take as a divergence.
+// nextReplayed takes the next recorded step from the scheduler's
+// replayer, which reports a choice the world cannot take as a divergence,
+// applying the network's recorded drops and duplicates before it on the
+// way.
 func (r *runner) nextReplayed() (sched.Action, int64, bool, error) {
 	if r.replayer == nil {
 		timed := make([]sched.Timed, 0, len(r.replay))
@@ -574,11 +563,36 @@ func (r *runner) nextReplayed() (sched.Action, int64, bool, error) {
 		}
 		r.replayer = sched.NewReplayer(timed)
 	}
-	pre, a, at, ok, err := r.replayer.Next(r.ew)
-	for _, p := range pre {
-		r.res.Choices = append(r.res.Choices, Choice{T: r.w.Now() - supervisor.Epoch, Action: p.String()})
+	for {
+		a, at, ok, err := r.replayer.Next(r.ew)
+		if err != nil || !ok || !a.Network() {
+			return a, at, ok, err
+		}
+		if err := r.applyNetwork(a); err != nil {
+			return a, at, false, err
+		}
 	}
-	return a, at, ok, err
+}
+
+// applyNetwork applies a drop or duplicate of the network, drawn by the
+// seeded scheduler or replayed, through the one action path
+// (stepper.apply), at the current time and between steps, and records
+// it: the choice, a drop's timeline event, and (seeded runs) the
+// scheduler's bookkeeping, which learns a copy's identity.
+func (r *runner) applyNetwork(a sched.Action) error {
+	now := r.w.Now()
+	st, err := r.stepper().apply(a, now, r.res.Steps)
+	if err != nil {
+		return err
+	}
+	r.res.Choices = append(r.res.Choices, Choice{T: now - supervisor.Epoch, Action: a.String()})
+	if a.Kind == sched.Drop {
+		r.res.Events = append(r.res.Events, st.ev)
+	}
+	if r.opts.Replay == nil {
+		r.s.Applied(r.ew, a, now)
+	}
+	return nil
 }
 
 // apply performs one event at virtual time at through the one action
@@ -707,14 +721,6 @@ func (r *runner) sends() {
 		}
 	}
 	r.seen = net.LastID()
-}
-
-// dropped records a "drop" event for message i of channel c, which the
-// network is about to lose (a Drop choice of the scheduler or replayer).
-func (r *runner) dropped(c, i int) {
-	net := r.w.Network()
-	ch := net.Channels[c]
-	r.res.Events = append(r.res.Events, Event{Step: r.res.Steps, T: (r.w.Now() - supervisor.Epoch) / 1000, Kind: "drop", Node: ch.FromNode, Peer: net.ReceiverNode(ch), Bytes: len(ch.Msgs[i].Data)})
 }
 
 func (r *runner) observe() error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
 	"github.com/weft-mc/weft/mcsdk/supervisor"
 	"github.com/weft-mc/weft/mcsdk/workload"
@@ -44,12 +45,16 @@ type stepped struct {
 // invocation, an expiry, the replies that arrive), reports a choice the
 // world cannot take as a divergence, and describes the step as a timeline
 // event. A crash of a dead node and a restart of a live one change nothing
-// (applied false).
+// (applied false). A drop or duplicate of the network is no step: it
+// changes the messages in flight at the current time, between steps (n is
+// then the last step applied), and applied stays false.
 func (s stepper) apply(a sched.Action, at int64, n int) (stepped, error) {
 	w := s.w
 	out := stepped{ev: Event{Step: n, Kind: a.Kind.String(), Node: a.Node, Peer: -1}}
 	ev := &out.ev
 	switch a.Kind {
+	case sched.Drop, sched.Dup:
+		return s.network(a, out)
 	case sched.Notice:
 		w.AdvanceTo(at)
 		ev.Peer = a.Req
@@ -150,6 +155,28 @@ func (s stepper) expire(a sched.Action, at int64, out stepped) (stepped, error) 
 	}
 	out.applied = true
 	ev.Kind, ev.Node, ev.Var, ev.Value, ev.T = "expire", call.Node, fmt.Sprintf("c%d", a.Req), call.String()+" → indeterminate", (at-supervisor.Epoch)/1000
+	return out, nil
+}
+
+// network applies a drop or duplicate to the messages in flight, checking
+// that the message is there (a choice the world cannot take is a
+// divergence). A drop is described as a "drop" timeline event (the lost
+// message's sender, receiver and size); a duplicate's copy, which netsim
+// puts right after its original, has an identity of its own.
+func (s stepper) network(a sched.Action, out stepped) (stepped, error) {
+	net := s.w.Network()
+	if a.Chan < 0 || a.Chan >= len(net.Channels) || a.Index < 0 || a.Index >= len(net.Channels[a.Chan].Msgs) {
+		return out, fmt.Errorf("step %d: %s is not possible: the run diverged", out.ev.Step+1, a)
+	}
+	d := netsim.Delivery{Chan: a.Chan, Index: a.Index}
+	if a.Kind == sched.Dup {
+		net.Duplicate(d)
+		return out, nil
+	}
+	c := net.Channels[a.Chan]
+	out.ev.Node, out.ev.Peer, out.ev.Bytes = c.FromNode, net.ReceiverNode(c), len(c.Msgs[a.Index].Data)
+	out.ev.T = (s.w.Now() - supervisor.Epoch) / 1000
+	net.Drop(d)
 	return out, nil
 }
 

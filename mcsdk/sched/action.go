@@ -40,6 +40,10 @@ type Action struct {
 	Task  int // Run, Timer: the thread's index within its node (0 is the main thread)
 }
 
+// Network reports whether a is a fault of the network (a drop or a
+// duplicate), which happens between steps and is no step of its own.
+func (a Action) Network() bool { return a.Kind == Drop || a.Kind == Dup }
+
 // String is the action's stable text form, used in recordings.
 func (a Action) String() string {
 	switch a.Kind {

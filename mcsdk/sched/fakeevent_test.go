@@ -88,27 +88,29 @@ func (f *eventFake) Channel(c int) ChannelInfo {
 	return ChannelInfo{From: f.chans[c].from, To: to, Datagram: f.chans[c].dgram, Sent: slices.Clone(f.chans[c].sent), IDs: slices.Clone(f.chans[c].uids)}
 }
 func (f *eventFake) Timers() []TimerInfo { return slices.Clone(f.timers) }
-func (f *eventFake) Drop(c, i int) {
-	f.log = append(f.log, fmt.Sprintf("drop m%d", f.chans[c].ids[i]))
-	f.uid(c)
-	f.chans[c].uids = slices.Delete(f.chans[c].uids, i, i+1)
-	f.chans[c].sent = slices.Delete(f.chans[c].sent, i, i+1)
-	f.chans[c].ids = slices.Delete(f.chans[c].ids, i, i+1)
-}
-func (f *eventFake) Duplicate(c, i int) uint64 {
-	f.log = append(f.log, fmt.Sprintf("dup m%d", f.chans[c].ids[i]))
-	f.uid(c)
-	f.lastUID++
-	f.chans[c].uids = slices.Insert(f.chans[c].uids, i+1, f.lastUID)
-	f.chans[c].sent = slices.Insert(f.chans[c].sent, i+1, f.chans[c].sent[i])
-	f.chans[c].ids = slices.Insert(f.chans[c].ids, i+1, f.chans[c].ids[i])
-	return f.lastUID
-}
 
-// apply performs a at at, as a world would.
+// apply performs a at at, as a world would: the one place the fake's
+// network loses, duplicates or delivers a message.
 func (f *eventFake) apply(a Action, at int64) error {
 	f.now = max(f.now, at)
 	switch a.Kind {
+	case Drop, Dup:
+		if !hasMessage(f, a) {
+			return fmt.Errorf("%s is not possible", a)
+		}
+		c, i := a.Chan, a.Index
+		f.log = append(f.log, fmt.Sprintf("%s m%d", a.Kind, f.chans[c].ids[i]))
+		f.uid(c)
+		if a.Kind == Drop {
+			f.chans[c].uids = slices.Delete(f.chans[c].uids, i, i+1)
+			f.chans[c].sent = slices.Delete(f.chans[c].sent, i, i+1)
+			f.chans[c].ids = slices.Delete(f.chans[c].ids, i, i+1)
+			break
+		}
+		f.lastUID++
+		f.chans[c].uids = slices.Insert(f.chans[c].uids, i+1, f.lastUID)
+		f.chans[c].sent = slices.Insert(f.chans[c].sent, i+1, f.chans[c].sent[i])
+		f.chans[c].ids = slices.Insert(f.chans[c].ids, i+1, f.chans[c].ids[i])
 	case Deliver:
 		if !hasMessage(f, a) {
 			return fmt.Errorf("%s is not possible", a)
@@ -151,17 +153,33 @@ func (f *eventFake) apply(a Action, at int64) error {
 
 // runSeeded drives s over f until nothing is pending or end (ns) passes,
 // returning every choice made (drops and duplicates included).
+// Neither Next nor Applied may change f: f.apply is the one place
+// anything happens to it, drops and duplicates included.
 func runSeeded(s *Seeded, f *eventFake, end int64) ([]Timed, error) {
 	var out []Timed
 	for steps := 0; steps < 10000; steps++ {
+		before := f.String()
 		pre, a, at, ok := s.Next(f)
+		if now := f.String(); now != before {
+			return out, fmt.Errorf("Next changed the world:\n%s\nto\n%s", before, now)
+		}
 		for _, p := range pre {
+			// Drops and duplicates are applied as every action is; the
+			// scheduler learns a copy's identity once it is made.
+			if err := f.apply(p, f.now); err != nil {
+				return out, err
+			}
+			if err := unchanged(f, func() { s.Applied(f, p, f.now) }); err != nil {
+				return out, err
+			}
 			out = append(out, Timed{At: f.now, A: p})
 		}
 		if !ok || at > end {
 			return out, nil
 		}
-		s.Applied(f, a, at)
+		if err := unchanged(f, func() { s.Applied(f, a, at) }); err != nil {
+			return out, err
+		}
 		if err := f.apply(a, at); err != nil {
 			return out, err
 		}
@@ -173,11 +191,32 @@ func runSeeded(s *Seeded, f *eventFake, end int64) ([]Timed, error) {
 	return out, fmt.Errorf("no end after 10000 steps")
 }
 
+// unchanged runs tell and fails if it changed f.
+func unchanged(f *eventFake, tell func()) error {
+	before := f.String()
+	tell()
+	if now := f.String(); now != before {
+		return fmt.Errorf("Applied changed the world:\n%s\nto\n%s", before, now)
+	}
+	return nil
+}
+
+// String describes everything the fake's behaviour depends on: its
+// channels' messages, timers, ready threads, dead nodes, clock and log.
+func (f *eventFake) String() string {
+	var b strings.Builder
+	for c, ch := range f.chans {
+		fmt.Fprintf(&b, "chan %d: %v %v\n", c, ch.sent, ch.ids)
+	}
+	fmt.Fprintf(&b, "timers %v ready %v dead %v now %d\nlog %q", f.timers, f.ready, f.dead, f.now, f.log)
+	return b.String()
+}
+
 // replaySeeded re-applies recorded choices to f through a Replayer.
 func replaySeeded(choices []Timed, f *eventFake) error {
 	r := NewReplayer(choices)
 	for {
-		_, a, at, ok, err := r.Next(f)
+		a, at, ok, err := r.Next(f)
 		if err != nil || !ok {
 			return err
 		}

@@ -6,9 +6,10 @@ import (
 	"sort"
 )
 
-// EventWorld is what the seeded scheduler reads of a world between steps,
-// beside applying actions: the messages in flight, the pending timers and
-// liveness. Times are virtual ns.
+// EventWorld is what the seeded scheduler reads of a world between steps:
+// the messages in flight, the pending timers and liveness. It only reads:
+// every action, the network's drops and duplicates too, is applied by the
+// world's one apply path. Times are virtual ns.
 type EventWorld interface {
 	Status(i int) NodeStatus
 	// Channels is the number of channels; Channel describes one; Pending
@@ -20,10 +21,6 @@ type EventWorld interface {
 	Pending(c int) int
 	// Timers lists every parked call's pending timeout, in node order.
 	Timers() []TimerInfo
-	// Drop and Duplicate change the network as a Drop or Dup choice says;
-	// Duplicate returns the copy's identity.
-	Drop(c, i int)
-	Duplicate(c, i int) uint64
 }
 
 // ChannelInfo describes one channel of the network.
@@ -160,14 +157,20 @@ type Seeded struct {
 	// meta is what the scheduler decided of each message in flight, by
 	// its identity: the world (netsim) is the one store of the messages
 	// and their order, read at every step.
-	meta   map[uint64]msgMeta
-	view   []chanView // the step's channels with messages (schedule)
-	drawn  []FaultEvent
-	counts Counts
-	cr     *rand.Rand // the client stream
-	wl     []wlClient
-	thr    *rand.Rand // interleavings: which ready thread runs next
-	clocks []Clock    // per node, drawn from the "clocks" stream
+	meta map[uint64]msgMeta
+	// copies are the stand-in identities of the copies drawn by Dup
+	// choices not yet applied, in order: the world gives a copy its
+	// identity when it applies the Dup (Applied), and the copy's decisions
+	// move to it then.
+	copies    []uint64
+	nextStand uint64     // the last stand-in identity given
+	view      []chanView // the step's channels with messages (schedule)
+	drawn     []FaultEvent
+	counts    Counts
+	cr        *rand.Rand // the client stream
+	wl        []wlClient
+	thr       *rand.Rand // interleavings: which ready thread runs next
+	clocks    []Clock    // per node, drawn from the "clocks" stream
 }
 
 // wlClient is one workload client's next event: an invocation of Req at
@@ -384,8 +387,9 @@ func (s *Seeded) partitioned(a, b int, t int64) (int64, bool) {
 }
 
 // schedule draws the fate and arrival time of every message not yet
-// scheduled, in canonical order (by channel, then position), applies the
-// drops and duplicates it draws to w and returns them as choices. FIFO
+// scheduled, in canonical order (by channel, then position), and returns
+// the drops and duplicates it draws as choices, for the caller to apply
+// in order (the channels it keeps in s.view show them applied). FIFO
 // channels never let a message overtake an earlier one; datagrams may be
 // lost (also when a partition cuts them), duplicated or reordered. It
 // leaves in s.view every channel that has messages, as they are now.
@@ -406,12 +410,12 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 			if !m.scheduled {
 				dgram := info.Datagram
 				if dgram && s.p.Drop > 0 && s.lat.Float64() < s.p.Drop && !s.p.Omit.NoDrops {
-					made = append(made, s.drop(w, c, i, &info))
+					made = append(made, s.drop(c, i, &info))
 					i--
 					continue
 				}
 				if dgram && !m.copy && s.p.Duplicate > 0 && s.lat.Float64() < s.p.Duplicate && !s.p.Omit.NoDrops {
-					id := w.Duplicate(c, i)
+					id := s.standIn()
 					info.Sent = slices.Insert(info.Sent, i+1, info.Sent[i])
 					info.IDs = slices.Insert(info.IDs, i+1, id)
 					s.meta[id] = msgMeta{copy: true}
@@ -424,7 +428,7 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 				m.scheduled = true
 				if heal, cut := s.partitioned(info.From, info.To, m.due); cut {
 					if dgram {
-						made = append(made, s.drop(w, c, i, &info))
+						made = append(made, s.drop(c, i, &info))
 						i--
 						continue
 					}
@@ -447,8 +451,17 @@ func (s *Seeded) schedule(w EventWorld) []Action {
 	return made
 }
 
-func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
-	w.Drop(c, i)
+// standIn is the identity a drawn copy has until the world makes it: the
+// top of the identity space, which the world's own (counted from 1) never
+// reach.
+func (s *Seeded) standIn() uint64 {
+	s.nextStand++
+	id := ^uint64(0) - s.nextStand
+	s.copies = append(s.copies, id)
+	return id
+}
+
+func (s *Seeded) drop(c, i int, info *ChannelInfo) Action {
 	s.counts.Dropped++
 	delete(s.meta, info.IDs[i])
 	info.Sent = slices.Delete(info.Sent, i, i+1)
@@ -457,8 +470,9 @@ func (s *Seeded) drop(w EventWorld, c, i int, info *ChannelInfo) Action {
 }
 
 // Next draws the fate of the messages sent since the last step (Drop and
-// Dup choices, already applied to w, in pre) and picks the earliest
-// pending event, at virtual time at. Ties go to faults, then client
+// Dup choices, in pre) and picks the earliest pending event, at virtual
+// time at. The caller applies pre to the world first, in order, telling
+// Applied of each, then a. Ties go to faults, then client
 // requests, then deliveries in channel order, then timers in node order.
 // ok is false when nothing is pending.
 //
@@ -511,12 +525,27 @@ func (s *Seeded) Next(w EventWorld) (pre []Action, a Action, at int64, ok bool) 
 	return pre, a, at, ok
 }
 
-// Applied tells the scheduler that a, chosen by Next, was applied at at:
+// Applied tells the scheduler that a, chosen by Next, is applied at at:
 // a delivered message leaves its channel, a fault or request leaves the
-// schedule, and a crash schedules death notices to every live node
-// (drawn from the network stream) when the plan asks for them.
+// schedule, and a duplicated message's copy gets its identity. The caller
+// tells it of a Dup after the world applied it (the copy, right after
+// its original, then has the identity the world gave it), of every other
+// action before.
 func (s *Seeded) Applied(w EventWorld, a Action, at int64) {
 	switch a.Kind {
+	case Dup:
+		if len(s.copies) == 0 {
+			break
+		}
+		stand := s.copies[0]
+		s.copies = s.copies[1:]
+		m, kept := s.meta[stand]
+		ids := w.Channel(a.Chan).IDs
+		if !kept || a.Index+1 >= len(ids) {
+			break // the copy was drawn lost in the same step
+		}
+		delete(s.meta, stand)
+		s.meta[ids[a.Index+1]] = m
 	case Deliver:
 		// Applied comes before the world delivers: the message is there.
 		if ids := w.Channel(a.Chan).IDs; a.Index < len(ids) {

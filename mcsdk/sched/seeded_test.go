@@ -223,3 +223,51 @@ func FuzzSeededReplay(f *testing.F) {
 		}
 	})
 }
+
+// TestReplayerOnlyChooses: the Replayer hands out a recording's drops and
+// duplicates as choices, one at a time, without applying them (a drop of
+// a copy is possible only once its duplicate was applied), and reports a
+// choice the world cannot take as a divergence naming the step it comes
+// before.
+func TestReplayerOnlyChooses(t *testing.T) {
+	tests := []struct {
+		name    string
+		choices []Timed
+		want    []string // each choice as handed out, then the error if any
+	}{
+		{"dup then drop of the copy", []Timed{{0, Action{Kind: Dup}}, {0, Action{Kind: Drop, Index: 1}}, {5, Action{Kind: Deliver}}},
+			[]string{"dup 0.0", "drop 0.1", "deliver 0.0"}},
+		{"drop of a message not there", []Timed{{0, Action{Kind: Deliver}}, {0, Action{Kind: Drop, Index: 1}}},
+			[]string{"deliver 0.0", "error: step 2: drop 0.1 is not possible: the run diverged"}},
+		{"dup of a message not there", []Timed{{0, Action{Kind: Dup, Chan: 1}}},
+			[]string{"error: step 1: dup 1.0 is not possible: the run diverged"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &eventFake{dead: map[int]bool{}, chans: []fakeChan{{from: 0, to: 1, dgram: true, sent: []int64{0}, ids: []int{0}}}}
+			r := NewReplayer(tc.choices)
+			var got []string
+			for {
+				before := f.String()
+				a, at, ok, err := r.Next(f)
+				if now := f.String(); now != before {
+					t.Fatalf("Next changed the world:\n%s\nto\n%s", before, now)
+				}
+				if err != nil {
+					got = append(got, "error: "+err.Error())
+					break
+				}
+				if !ok {
+					break
+				}
+				got = append(got, a.String())
+				if err := f.apply(a, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
