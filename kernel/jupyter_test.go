@@ -3,11 +3,13 @@ package kernel_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -28,16 +30,46 @@ func requireJupyter(t testing.TB) {
 	t.Skip(msg)
 }
 
-// buildAndInstall builds weft into a temporary directory and installs its
-// kernelspec there with `weft kernel install --prefix`; it returns the
-// weft binary and the JUPYTER_PATH that finds the spec.
+// weftBuild is the weft binary the package's tests share: built once per
+// test binary (buildAndInstall) instead of once per test (seven tests
+// linked the same 80 MB binary again), removed by TestMain.
+var weftBuild struct {
+	sync.Mutex
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if weftBuild.dir != "" {
+		os.RemoveAll(weftBuild.dir)
+	}
+	os.Exit(code)
+}
+
+// buildAndInstall builds weft (once per test binary) and installs its
+// kernelspec into a temporary directory with `weft kernel install
+// --prefix`; it returns the weft binary and the JUPYTER_PATH that finds
+// the spec.
 func buildAndInstall(t testing.TB, name string) (weft, jupyterPath string) {
 	t.Helper()
-	dir := t.TempDir()
-	weft = filepath.Join(dir, "weft")
-	if out, err := exec.Command("go", "build", "-o", weft, "github.com/weft-mc/weft/cmd/weft").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	weftBuild.Lock()
+	if weftBuild.bin == "" && weftBuild.err == nil {
+		var out []byte
+		if weftBuild.dir, weftBuild.err = os.MkdirTemp("", "weft-kernel-test"); weftBuild.err == nil {
+			weftBuild.bin = filepath.Join(weftBuild.dir, "weft")
+			if out, weftBuild.err = exec.Command("go", "build", "-o", weftBuild.bin, "github.com/weft-mc/weft/cmd/weft").CombinedOutput(); weftBuild.err != nil {
+				weftBuild.err = fmt.Errorf("go build: %v\n%s", weftBuild.err, out)
+				weftBuild.bin = ""
+			}
+		}
 	}
+	weft, err := weftBuild.bin, weftBuild.err
+	weftBuild.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
 	if out, err := exec.Command(weft, "kernel", "install", "--prefix", dir, "--name", name).CombinedOutput(); err != nil {
 		t.Fatalf("weft kernel install: %v\n%s", err, out)
 	}

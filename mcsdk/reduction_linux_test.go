@@ -61,20 +61,27 @@ never_bad = "node[0].bad == 0"
 // fixed variant at depth 12: 129 s replaying, 54 s with checkpoints, run
 // side by side). The reduced search is the default one the other tests
 // share (sharedCheck), without checkpoints.
+//
+// CI searches bank's fixed variant to bankFixedDepth, 8 (WEFT_FULL=1: the
+// model's depth, 12): the variant holds at either depth, so the comparison
+// is the same one over a smaller search (bank's reduction saves nothing at
+// either depth: its fewer is false). Quorum's fixed variant keeps the
+// model's depth: at 8 the reduction prunes nothing there.
 func TestReductionKeepsVerdicts(t *testing.T) {
 	tests := []struct {
 		model, variant string
 		fewer          bool // the reduction must save executions
+		depth          int  // 0: the model's
 	}{
-		{"repl/repl.model", "correct", false},
-		{"repl/repl.model", "bug", false},
-		{"quorum/quorum.model", "fixed", true},
-		{"quorum/quorum.model", "bug", true},
-		{"election/election.model", "fixed", true},
-		{"election/election.model", "bug", false},
-		{"bank/bank.model", "bug", false},
-		{"bank/bank.model", "fixed", false},
-		{"depth.c", "", false},
+		{"repl/repl.model", "correct", false, 0},
+		{"repl/repl.model", "bug", false, 0},
+		{"quorum/quorum.model", "fixed", true, 0},
+		{"quorum/quorum.model", "bug", true, 0},
+		{"election/election.model", "fixed", true, 0},
+		{"election/election.model", "bug", false, 0},
+		{"bank/bank.model", "bug", false, 0},
+		{"bank/bank.model", "fixed", false, bankFixedDepth()},
+		{"depth.c", "", false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.variant, func(t *testing.T) {
@@ -91,7 +98,7 @@ func TestReductionKeepsVerdicts(t *testing.T) {
 			}
 			var res [2]*mcsdk.CheckResult
 			for k, red := range []string{"none", "dpor"} {
-				opts := mcsdk.CheckOptions{Variant: tc.variant, Reduction: red}
+				opts := mcsdk.CheckOptions{Variant: tc.variant, Reduction: red, Depth: tc.depth}
 				if red == "none" {
 					opts.Checkpoints = mcsdk.DefaultCheckpoints
 				}
@@ -121,14 +128,15 @@ func TestReductionKeepsVerdicts(t *testing.T) {
 
 // TestParallelCheck checks with one worker and with two: the same
 // verdict and the same reported path, on repl and quorum. CI searches
-// quorum's fixed variant to depth 8 (431 states, 396 executions; one
-// worker's search is TestReplStateSpaceIsDeterministic's, two workers'
-// 42 s at load 14), WEFT_FULL=1 to the model's depth, 12 (749 states;
-// two workers 85 s at load 14): the same parallel search, smaller; the
-// variant holds at either depth, so the verdicts are what is compared.
+// quorum's fixed variant to quorumFixedSmallDepth, 6 (the one worker's
+// search is TestReplStateSpaceIsDeterministic's), WEFT_FULL=1 to the
+// model's depth, 12 (at depth 8, 431 states and 396 executions, one
+// worker took 107 s and two 97 s in CI's 2026-12-05 rehearsal): the same
+// parallel search, smaller; the variant holds at either depth, so the
+// verdicts are what is compared.
 func TestParallelCheck(t *testing.T) {
-	fixedDepth := 8
-	if os.Getenv("WEFT_FULL") == "1" {
+	fixedDepth := quorumFixedSmallDepth()
+	if fullRun() {
 		fixedDepth = 0
 	}
 	tests := []struct {

@@ -24,6 +24,38 @@ func loadTarget(t testing.TB, rel string) *model.Model {
 	return m
 }
 
+// fullRun reports whether WEFT_FULL=1 asks for the exhaustive versions of
+// the tests CI runs smaller.
+func fullRun() bool { return os.Getenv("WEFT_FULL") == "1" }
+
+// quorumFixedSmallDepth is the depth of the quorum fixed searches CI makes
+// twice in one test (TestParallelCheck's one and two workers,
+// TestReplStateSpaceIsDeterministic's two runs; the one-worker search is
+// shared with TestAbstractionGlobalsMergesMore): 6, WEFT_FULL=1 8. At 8
+// (431 states, 396 executions, 395 replays) the one-worker search took
+// 107 s and the two-worker one 97 s in CI's 2026-12-05 rehearsal. Quorum's
+// fixed variant at the model's depth, 12, stays the search TestTargets
+// and TestReductionKeepsVerdicts share: at 8 the reduction prunes nothing
+// there (396 executions both ways), so the reduction's claim needs 12.
+func quorumFixedSmallDepth() int {
+	if fullRun() {
+		return 8
+	}
+	return 6
+}
+
+// bankFixedDepth is the depth CI searches bank's fixed variant to
+// (TestBankCheck, TestReductionKeepsVerdicts), WEFT_FULL=1 the model's,
+// 12 (353 states, 471 executions; the replaying search 58 s, the one
+// without the reduction 13 s in CI's 2026-12-05 rehearsal). The variant
+// holds at either depth: the same search, smaller.
+func bankFixedDepth() int {
+	if fullRun() {
+		return 0
+	}
+	return 8
+}
+
 // sharedChecks holds the checks several tests make with the same options
 // (sharedCheck).
 var sharedChecks = struct {
@@ -103,17 +135,18 @@ func TestTargets(t *testing.T) {
 }
 
 // TestReplStateSpaceIsDeterministic runs the same check twice, or with
-// WEFT_FULL=1 three times (the first is TestAbstractionGlobalsMergesMore's
-// sound one when that ran first): the state count, the verdict and the
-// counterexample must not vary. Each run is a replaying search of 396
-// executions (71 s at load 14); a second run already compares every
-// count.
+// WEFT_FULL=1 three times (in CI the first is TestParallelCheck's
+// one-worker search when that ran first): the state count, the verdict and the
+// counterexample must not vary. CI searches quorum's fixed variant to
+// quorumFixedSmallDepth, 6 (WEFT_FULL=1: 8, a replaying search of 396
+// executions, 71 s at load 14): the same replaying search, whose counts a
+// second run compares all the same.
 func TestReplStateSpaceIsDeterministic(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
-	opts := mcsdk.CheckOptions{Variant: "fixed", Depth: 8}
+	opts := mcsdk.CheckOptions{Variant: "fixed", Depth: quorumFixedSmallDepth()}
 	first := sharedCheck(t, "quorum/quorum.model", opts)
 	runs := 2
-	if os.Getenv("WEFT_FULL") == "1" {
+	if fullRun() {
 		runs = 3
 	}
 	for i := 1; i < runs; i++ {
@@ -125,6 +158,7 @@ func TestReplStateSpaceIsDeterministic(t *testing.T) {
 			t.Fatalf("run %d: %d states %d executions %v, first run %d %d %v", i, r.States, r.Executions, r.ByDepth, first.States, first.Executions, first.ByDepth)
 		}
 	}
+	t.Logf("%d states, %d executions, twice", first.States, first.Executions)
 }
 
 // TestPIEAndNonPIE reads declared globals from both kinds of executable.
@@ -165,11 +199,14 @@ func mustAbs(t *testing.T, p string) string {
 // TestAbstractionGlobalsMergesMore: the coarse abstraction never finds
 // more states than the sound one. The coarse search continues siblings
 // from checkpoints: it meets the same states as replaying would
-// (checkBothWays), at less cost.
+// (checkBothWays), at less cost. Both search to quorumFixedSmallDepth (6,
+// WEFT_FULL=1 8): the sound search is TestParallelCheck's one worker
+// (sharedCheck).
 func TestAbstractionGlobalsMergesMore(t *testing.T) {
 	m := loadTarget(t, "quorum/quorum.model")
-	sound := sharedCheck(t, "quorum/quorum.model", mcsdk.CheckOptions{Variant: "fixed", Depth: 8}) // TestReplStateSpaceIsDeterministic's first
-	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: 8, Abstraction: mcsdk.Globals, Checkpoints: mcsdk.DefaultCheckpoints})
+	depth := quorumFixedSmallDepth()
+	sound := sharedCheck(t, "quorum/quorum.model", mcsdk.CheckOptions{Variant: "fixed", Depth: depth})
+	coarse, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "fixed", Depth: depth, Abstraction: mcsdk.Globals, Checkpoints: mcsdk.DefaultCheckpoints})
 	if err != nil {
 		t.Fatal(err)
 	}

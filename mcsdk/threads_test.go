@@ -22,19 +22,21 @@ import (
 // names the threads, the same path and state count every time; the fixed
 // variant holds. The first check of each variant is the default search
 // TestReductionKeepsVerdicts' dpor side makes (sharedCheck); the bug's
-// second check is a fresh search compared with it.
+// second check is a fresh search compared with it. CI searches the fixed
+// variant to bankFixedDepth (WEFT_FULL=1: the model's depth).
 func TestBankCheck(t *testing.T) {
 	m := loadTarget(t, "bank/bank.model")
 	tests := []struct {
 		variant string
 		verdict mcsdk.Verdict
+		depth   int // 0: the model's
 	}{
-		{"bug", mcsdk.Violated},
-		{"fixed", mcsdk.Holds},
+		{"bug", mcsdk.Violated, 0},
+		{"fixed", mcsdk.Holds, bankFixedDepth()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.variant, func(t *testing.T) {
-			r := sharedCheck(t, "bank/bank.model", mcsdk.CheckOptions{Variant: tc.variant})
+			r := sharedCheck(t, "bank/bank.model", mcsdk.CheckOptions{Variant: tc.variant, Depth: tc.depth})
 			if r.Verdict != tc.verdict {
 				t.Fatalf("verdict %s, want %s (%s)", r.Verdict, tc.verdict, r.Failure)
 			}

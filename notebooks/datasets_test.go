@@ -22,7 +22,8 @@ const shipped = "datasets/shipped"
 // TestShippedDatasets checks every dataset in datasets/shipped: its
 // verdict file and recordings hold their manifest's sha256, and three of
 // its runs (the first violated one, the first of another verdict, the
-// last seed; the first and middle rows when there are fewer), rerun now from the model its manifest names, give the same
+// last seed; the first and middle rows when there are fewer; CI two of
+// them for a dataset of long runs, checkShipped), rerun now from the model its manifest names, give the same
 // row (all but the campaign id and the wall time) and, for a failing run,
 // the same recording byte for byte. The datasets are the evidence the
 // notebooks show: this is how a change to a model or to weft that would
@@ -69,7 +70,17 @@ func checkShipped(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range sample(rows) {
+	picked := sample(rows)
+	// CI reruns two rows of a dataset whose last pick is a long run (over
+	// 10,000 steps: etcd's and Raft's, 11 s to 21 s each in CI's
+	// 2026-12-05 rehearsal, 98 s of the test's 122 s), the first two
+	// picks: its violated row and one of another verdict when it has
+	// them; WEFT_FULL=1 reruns all three. Each rerun is the same
+	// comparison of a run with its shipped row and recording.
+	if len(picked) == 3 && picked[2].Steps > 10000 && os.Getenv("WEFT_FULL") != "1" {
+		picked = picked[:2]
+	}
+	for _, want := range picked {
 		got := rerun(t, mod, want)
 		if !sameRun(got, want) {
 			t.Errorf("%s seed %d: shipped %+v\nnow     %+v", want.Variant, want.Seed, want, got)

@@ -87,12 +87,17 @@ const electionSeeds = "60"
 // TestCampaignDeterministicAcrossJobs: the same 60 seeds with -j 1, -j 2
 // and -j left out (mcsdk.DefaultJobs: more runs than cores) give
 // identical verdicts for every seed and byte-identical recordings (issue
-// 7's first "must show").
+// 7's first "must show"). CI compares -j 1 with -j left out, the more
+// concurrent of the two others (each campaign about 24 s of the test's
+// 73 s in CI's 2026-12-05 rehearsal); WEFT_FULL=1 adds -j 2.
 func TestCampaignDeterministicAcrossJobs(t *testing.T) {
 	dir := t.TempDir()
 	var got []map[string]string
 	var recs []map[string][]byte
-	jobs := []string{"1", "2", ""}
+	jobs := []string{"1", ""}
+	if os.Getenv("WEFT_FULL") == "1" {
+		jobs = []string{"1", "2", ""}
+	}
 	for _, j := range jobs {
 		out := filepath.Join(dir, "j"+j)
 		args := []string{"campaign", "targets/election/election.model", "--seeds", electionSeeds, "--record-all", "--out", out}
