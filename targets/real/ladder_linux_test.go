@@ -33,12 +33,6 @@ type rung struct {
 	// oneSeed runs only seed 1 (twice) unless WEFT_FULL=1: for a row whose
 	// runs take minutes each.
 	oneSeed bool
-	// once runs seed 1 once unless WEFT_FULL=1: the row serves and is
-	// judged as every row, but its two runs are not compared. For a row
-	// whose one run is most of the test's time (RabbitMQ: 90 s and 97 s,
-	// all of it the broker's boot, 190 s of TestLadder's 292 s in CI's
-	// 2026-12-05 rehearsal); WEFT_FULL=1 compares its two runs of seed 1.
-	once bool
 }
 
 // rdtscNative is the refusal weft reports where it cannot patch a TSC
@@ -72,7 +66,7 @@ var ladder = []rung{
 	{name: "zookeeper", model: "zookeeper/zookeeper.model", needs: []string{"/usr/bin/java", "/usr/share/java/zookeeper.jar"},
 		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}},
 	{name: "rabbitmq", model: "rabbitmq/rabbitmq.model", needs: []string{"/usr/lib/rabbitmq/lib/rabbitmq_server-3.10.8/sbin/rabbitmq-server", "/usr/bin/amqp-consume"},
-		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}, oneSeed: true, once: true},
+		env: []string{tscTrap}, refusals: []string{rdtscNative, cpuNative}, oneSeed: true},
 	{name: "tarantool", model: "tarantool/tarantool.model", needs: []string{"/usr/bin/tarantool"}, refusals: []string{cpuNative}},
 }
 
@@ -96,8 +90,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestLadder runs every program of the ladder under weft on seeds 1 and
-// 2 (a oneSeed row seed 1 only, unless WEFT_FULL=1), twice each (a once
-// row once, unless WEFT_FULL=1): each
+// 2 (a oneSeed row seed 1 only, unless WEFT_FULL=1), twice each: each
 // run must hold (the model's invariants demand the correct reply to the client's request, checked after quiescence) with
 // no refusal beyond the row's, and both runs of a seed must print the
 // same result (weft run --json: verdict, steps, virtual time, choices,
@@ -118,9 +111,6 @@ func TestLadder(t *testing.T) {
 			}
 			for _, seed := range seeds {
 				first := runSeed(t, r, seed)
-				if r.once && os.Getenv("WEFT_FULL") != "1" {
-					continue
-				}
 				second := runSeed(t, r, seed)
 				if !bytes.Equal(first, second) {
 					t.Errorf("seed %d: two runs differ:\n%s", seed, firstDifference(first, second))
