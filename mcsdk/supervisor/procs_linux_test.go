@@ -288,10 +288,10 @@ func TestProcsHash(t *testing.T) {
 	p := n.procs[1]
 	put := func(status unix.WaitStatus) [32]byte {
 		h := sha256.New()
-		saved := p.status
-		p.status = status
+		saved := p.v.Status
+		p.v.Status = uint32(status)
 		w.hashProcs(n, HashGlobals, func(v uint64) { fmt.Fprint(h, v, ",") }, h)
-		p.status = saved
+		p.v.Status = saved
 		return [32]byte(h.Sum(nil))
 	}
 	if put(7<<8) == put(8<<8) {
@@ -304,7 +304,7 @@ func (w *World) treeDesc(i int) string {
 	n := w.nodes[i]
 	var b strings.Builder
 	for _, p := range n.procs {
-		fmt.Fprintf(&b, "%d:%v:%v:%d;", p.vpid, p.zombie, p.gone, p.status)
+		fmt.Fprintf(&b, "%d:%v:%v:%d;", p.vpid, p.zombie(), p.gone(), p.status())
 	}
 	for _, t := range n.tasks {
 		fmt.Fprintf(&b, "t%d:%v:%v:%v;", t.k, t.exited, t.ready, t.held)
