@@ -104,6 +104,33 @@ func TestProcs(t *testing.T) {
 	}
 }
 
+// TestProcsWaitRules runs the probe's waitrules mode natively and under
+// weft with two schedules: the wait family's answers (vkernel.ProcTable)
+// match the kernel's, line for line: a child with exit signal 0 is
+// waited for only with __WCLONE, waitid with WSTOPPED alone finds no
+// child when the only one is a zombie (ECHILD), wait4(INT_MIN) is ESRCH,
+// WEXITED is not wait4's (EINVAL), WNOWAIT leaves the zombie.
+func TestProcsWaitRules(t *testing.T) {
+	bin := buildProcs(t)
+	native, err := exec.Command(bin, "waitrules").Output()
+	if err != nil {
+		t.Fatalf("native run: %v\n%s", err, native)
+	}
+	for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
+		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"waitrules", bin}}}}, pick)
+		out := string(w.Output(0))
+		if f := w.Failure(); f != nil {
+			t.Fatalf("schedule %d: failure: %v\noutput:\n%s", i, f, out)
+		}
+		if out != string(native) {
+			t.Errorf("schedule %d differs from the native run:\nnative:\n%s\nweft:\n%s", i, native, out)
+		}
+		if got := w.Procs(0); got != 3 {
+			t.Errorf("schedule %d: %d processes, want 3", i, got)
+		}
+	}
+}
+
 // TestWatchdogSyscallSpin is the watchdog for a node whose calls are all
 // answered at once (it never parks: its epoll_wait always reports an
 // event, so the spinning-poll rule of spin.go does not apply): after Config.MaxCalls of them the run
