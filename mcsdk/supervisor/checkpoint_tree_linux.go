@@ -124,13 +124,13 @@ func (n *node) treeCheckpointable() error {
 	}
 	for j, p := range n.procs[1:] {
 		switch {
-		case p.gone:
-		case p.zombie:
+		case p.gone():
+		case p.zombie():
 			return fmt.Errorf("has child process %d ended and not waited for", p.vpid)
 		case p.vforker != nil || p.space != j+1:
 			return fmt.Errorf("has child process %d running in its parent's memory (vfork)", p.vpid)
-		case p.exitSig != int(unix.SIGCHLD):
-			return fmt.Errorf("has child process %d with exit signal %d", p.vpid, p.exitSig)
+		case p.v.ExitSignal != int(unix.SIGCHLD):
+			return fmt.Errorf("has child process %d with exit signal %d", p.vpid, p.v.ExitSignal)
 		}
 	}
 	return nil

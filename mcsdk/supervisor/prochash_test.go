@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // treeDigest is the process tree's contribution to the world hash
@@ -27,19 +29,21 @@ func treeDigest(w *World, n *node) [32]byte {
 // status), some suspended by a vfork, and tasks spread over them.
 func randTree(r *rand.Rand) *node {
 	n := &node{id: r.IntN(3)}
-	n.procs = []*proc{{vpid: virtualPidBase + int64(n.id), pidfd: -1}}
+	n.mainProc()
+	n.procs[0].pidfd = -1
 	n.tasks = []*task{{n: n, k: 0}}
 	for k := 1; k <= r.IntN(5)+1; k++ {
 		t := &task{n: n, k: k}
-		p := &proc{vpid: t.vtid(), pidfd: -1, parent: n.procs[r.IntN(len(n.procs))]}
+		p := &proc{vpid: t.vtid(), pidfd: -1}
+		p.v = n.ptab.Fork(n.procs[r.IntN(len(n.procs))].vpid, p.vpid, int(unix.SIGCHLD))
 		switch r.IntN(3) {
 		case 1:
-			p.zombie = true
+			p.v.State = vkernel.Zombie
 		case 2:
-			p.gone = true
+			p.v.State = vkernel.Reaped
 		}
 		if p.ended() {
-			p.status = unix.WaitStatus(r.IntN(1 << 16))
+			p.v.Status = uint32(r.IntN(1 << 16))
 		} else if r.IntN(4) == 0 {
 			p.vforker = n.tasks[0]
 		}
@@ -54,14 +58,21 @@ func randTree(r *rand.Rand) *node {
 func cloneTree(n *node) *node {
 	c := &node{id: n.id}
 	m := map[*proc]*proc{}
-	for _, p := range n.procs {
+	c.mainProc()
+	*c.procs[0].v = *n.procs[0].v
+	for i, p := range n.procs {
 		q := *p
+		if i > 0 {
+			q.v = c.ptab.Fork(p.v.Parent, p.vpid, p.v.ExitSignal)
+			*q.v = *p.v
+		} else {
+			q.v = c.procs[0].v
+		}
 		m[p] = &q
-		c.procs = append(c.procs, &q)
-	}
-	for _, q := range c.procs {
-		if q.parent != nil {
-			q.parent = m[q.parent]
+		if i == 0 {
+			c.procs[0] = &q
+		} else {
+			c.procs = append(c.procs, &q)
 		}
 	}
 	for _, t := range n.tasks {
@@ -92,20 +103,25 @@ func TestProcHashProperty(t *testing.T) {
 		name   string
 		mutate func(n *node, r *rand.Rand) bool // false: not applicable to this tree
 	}{
-		{"pid", func(n *node, r *rand.Rand) bool { n.procs[1+r.IntN(len(n.procs)-1)].vpid += 7; return true }},
+		{"pid", func(n *node, r *rand.Rand) bool {
+			p := n.procs[1+r.IntN(len(n.procs)-1)]
+			p.vpid += 7
+			p.v.Pid += 7
+			return true
+		}},
 		{"parent", func(n *node, r *rand.Rand) bool {
 			p := n.procs[1+r.IntN(len(n.procs)-1)]
-			if p.parent == n.procs[0] {
-				p.parent = nil
+			if p.v.Parent == n.procs[0].vpid {
+				p.v.Parent = 0
 			} else {
-				p.parent = n.procs[0]
+				p.v.Parent = n.procs[0].vpid
 			}
 			return true
 		}},
 		{"zombie reaped", func(n *node, r *rand.Rand) bool {
 			for _, p := range n.procs {
-				if p.zombie {
-					p.zombie, p.gone = false, true
+				if p.zombie() {
+					p.v.State = vkernel.Reaped
 					return true
 				}
 			}
@@ -114,7 +130,7 @@ func TestProcHashProperty(t *testing.T) {
 		{"status", func(n *node, r *rand.Rand) bool {
 			for _, p := range n.procs {
 				if p.ended() {
-					p.status ^= 1 << 8
+					p.v.Status ^= 1 << 8
 					return true
 				}
 			}

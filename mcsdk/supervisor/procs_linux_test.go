@@ -104,6 +104,33 @@ func TestProcs(t *testing.T) {
 	}
 }
 
+// TestProcsWaitRules runs the probe's waitrules mode natively and under
+// weft with two schedules: the wait family's answers (vkernel.ProcTable)
+// match the kernel's, line for line: a child with exit signal 0 is
+// waited for only with __WCLONE, waitid with WSTOPPED alone finds no
+// child when the only one is a zombie (ECHILD), wait4(INT_MIN) is ESRCH,
+// WEXITED is not wait4's (EINVAL), WNOWAIT leaves the zombie.
+func TestProcsWaitRules(t *testing.T) {
+	bin := buildProcs(t)
+	native, err := exec.Command(bin, "waitrules").Output()
+	if err != nil {
+		t.Fatalf("native run: %v\n%s", err, native)
+	}
+	for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
+		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"waitrules", bin}}}}, pick)
+		out := string(w.Output(0))
+		if f := w.Failure(); f != nil {
+			t.Fatalf("schedule %d: failure: %v\noutput:\n%s", i, f, out)
+		}
+		if out != string(native) {
+			t.Errorf("schedule %d differs from the native run:\nnative:\n%s\nweft:\n%s", i, native, out)
+		}
+		if got := w.Procs(0); got != 3 {
+			t.Errorf("schedule %d: %d processes, want 3", i, got)
+		}
+	}
+}
+
 // TestWatchdogSyscallSpin is the watchdog for a node whose calls are all
 // answered at once (it never parks: its epoll_wait always reports an
 // event, so the spinning-poll rule of spin.go does not apply): after Config.MaxCalls of them the run
@@ -288,10 +315,10 @@ func TestProcsHash(t *testing.T) {
 	p := n.procs[1]
 	put := func(status unix.WaitStatus) [32]byte {
 		h := sha256.New()
-		saved := p.status
-		p.status = status
+		saved := p.v.Status
+		p.v.Status = uint32(status)
 		w.hashProcs(n, HashGlobals, func(v uint64) { fmt.Fprint(h, v, ",") }, h)
-		p.status = saved
+		p.v.Status = saved
 		return [32]byte(h.Sum(nil))
 	}
 	if put(7<<8) == put(8<<8) {
@@ -304,7 +331,7 @@ func (w *World) treeDesc(i int) string {
 	n := w.nodes[i]
 	var b strings.Builder
 	for _, p := range n.procs {
-		fmt.Fprintf(&b, "%d:%v:%v:%d;", p.vpid, p.zombie, p.gone, p.status)
+		fmt.Fprintf(&b, "%d:%v:%v:%d;", p.vpid, p.zombie(), p.gone(), p.status())
 	}
 	for _, t := range n.tasks {
 		fmt.Fprintf(&b, "t%d:%v:%v:%v;", t.k, t.exited, t.ready, t.held)

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Process trees: a node is a tree of processes. The one weft launched is
@@ -26,33 +28,56 @@ import (
 // proc is one process of a node's tree.
 type proc struct {
 	vpid     int64
-	pid      int          // host pid
-	pidfd    int          // for the main process, the node's own (closed with the node)
-	parent   *proc        // nil for the main process and for orphans
-	fds      map[int]*vfd // its descriptor table
-	zombie   bool         // ended, not yet waited for by its parent
-	gone     bool         // ended and waited for (or auto-reaped, or orphaned)
-	status   unix.WaitStatus
-	vforker  *task   // the parent thread a vfork suspends until this process execs or ends
-	space    int     // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
-	exitSig  int     // the signal its end sends its parent (clone's CSIGNAL bits; SIGCHLD for fork)
-	notified bool    // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
-	vdso     uintptr // its image's clock readings (vdso_linux.go); 0 none
-	vclock   vclock  // what they hold
-	trapTSC  bool    // it traps the TSC rather than having its reads patched (tscpatch_linux.go)
-	adopted  bool    // a checkpoint's copy: its host parent is weft, not its parent's process (checkpoint_tree_linux.go)
+	pid      int              // host pid
+	pidfd    int              // for the main process, the node's own (closed with the node)
+	v        *vkernel.Process // its record in the node's process table (n.ptab): parent, state, status, exit signal
+	fds      map[int]*vfd     // its descriptor table
+	vforker  *task            // the parent thread a vfork suspends until this process execs or ends
+	space    int              // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
+	notified bool             // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
+	vdso     uintptr          // its image's clock readings (vdso_linux.go); 0 none
+	vclock   vclock           // what they hold
+	trapTSC  bool             // it traps the TSC rather than having its reads patched (tscpatch_linux.go)
+	adopted  bool             // a checkpoint's copy: its host parent is weft, not its parent's process (checkpoint_tree_linux.go)
 }
 
 // ended reports whether the process has ended (zombie or gone).
-func (p *proc) ended() bool { return p.zombie || p.gone }
+func (p *proc) ended() bool { return p.v.Ended() }
+
+// zombie reports whether the process ended and its parent has not waited
+// for it yet.
+func (p *proc) zombie() bool { return p.v.State == vkernel.Zombie }
+
+// gone reports whether the process ended and was waited for (or
+// auto-reaped, or orphaned).
+func (p *proc) gone() bool { return p.v.State == vkernel.Reaped }
+
+// status is the process's wait status, once ended.
+func (p *proc) status() unix.WaitStatus { return unix.WaitStatus(p.v.Status) }
 
 // mainProc returns the node's main process, creating the tree's record
-// of it at the node's first fork.
+// of it, and the node's process table, at the node's first fork.
 func (n *node) mainProc() *proc {
 	if len(n.procs) == 0 {
-		n.procs = []*proc{{vpid: virtualPidBase + int64(n.id), pid: n.pid, pidfd: n.pidfd, fds: n.fds}}
+		vpid := virtualPidBase + int64(n.id)
+		n.ptab = vkernel.NewProcTable(vpid)
+		n.procs = []*proc{{vpid: vpid, pid: n.pid, pidfd: n.pidfd, fds: n.fds, v: n.ptab.Process(vpid)}}
 	}
 	return n.procs[0]
+}
+
+// parentOf is p's parent in the node's tree, nil for the main process
+// and orphans (whose parent is outside the node).
+func (n *node) parentOf(p *proc) *proc {
+	if p.v.Parent == 0 {
+		return nil
+	}
+	for _, q := range n.procs {
+		if q.vpid == p.v.Parent {
+			return q
+		}
+	}
+	return nil
 }
 
 // procOf returns the process task t belongs to.
@@ -157,7 +182,8 @@ func (w *World) dropTable(n *node, p *proc) {
 // procEnded records the end of a child process whose leader's exit weft
 // (its tracer) has just collected. The kernel then hands the zombie to the
 // real parent and sends it SIGCHLD, or reaps it at once if the parent
-// ignores SIGCHLD (or set SA_NOCLDWAIT); the virtual tree follows.
+// ignores SIGCHLD (or set SA_NOCLDWAIT); the process table
+// (vkernel.ProcTable.Exit) decides which, and orphans its children.
 func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 	n, p := t.n, t.p
 	if n.cur != nil && n.procOf(n.cur) == p {
@@ -166,35 +192,24 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 	for _, o := range n.procTasks(p) {
 		o.exited, o.ready, o.held, o.call = true, false, false, nil
 	}
-	p.status = ws
 	w.dropTable(n, p)
 	n.sysvExit(p)
 	w.releaseVfork(p)
-	for _, c := range n.procs {
-		if c.parent == p { // orphans: their parent is now outside the node
-			c.parent = nil
-			if c.zombie {
-				c.zombie, c.gone = false, true
-			}
+	parent := n.parentOf(p)
+	// Whether the kernel auto-reaped it, asked only with its parent alive
+	// in the node: for a checkpoint's copy weft is the host parent, so
+	// the parent's disposition decides, as it would in the kernel.
+	autoReaped := func() bool {
+		if p.adopted {
+			return ignoresSIGCHLD(parent)
 		}
+		return pidfdSignal(p.pidfd) == unix.ESRCH
 	}
-	switch {
-	case p.parent == nil || p.parent.ended():
-		p.gone = true
-	case p.adopted && ignoresSIGCHLD(p.parent):
-		p.gone = true // as the kernel auto-reaps for a parent that ignores SIGCHLD
-	case p.adopted:
-		// weft, the host parent, reaped it: the zombie is virtual only.
-		p.zombie = true
-		w.childSignalled(n, p.parent)
-	case pidfdSignal(p.pidfd) == unix.ESRCH:
-		p.gone = true // auto-reaped: the parent ignores SIGCHLD
-	default:
-		p.zombie = true
-		w.childSignalled(n, p.parent)
+	if n.ptab.Exit(p.vpid, uint32(ws), autoReaped) {
+		w.childSignalled(n, parent)
 	}
 	n.sessionsEnded(p)
-	if p.gone {
+	if p.gone() {
 		p.closePidfd()
 	}
 }
@@ -257,7 +272,7 @@ func (n *node) reapOrphans() {
 		}
 		p.closePidfd()
 		if !p.ended() {
-			p.gone = true
+			n.ptab.Gone(p.vpid)
 		}
 		if p.fds != nil {
 			closeFDs(p.fds)
@@ -277,19 +292,10 @@ func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{
 	if len(n.procs) == 0 {
 		return nil
 	}
-	for _, p := range n.procs {
-		put(uint64(p.vpid))
-		pp := int64(1)
-		if p.parent != nil {
-			pp = p.parent.vpid
-		}
-		put(uint64(pp))
-		put(boolBits(p.zombie, p.gone, p.vforker != nil))
-		put(uint64(p.space))
-		if p.ended() {
-			put(uint64(p.status))
-		}
-	}
+	n.ptab.Digest(put, func(i int) (bool, uint64) {
+		p := n.procs[i]
+		return p.vforker != nil, uint64(p.space)
+	})
 	for _, t := range n.tasks {
 		put(uint64(n.procOf(t).vpid))
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Child processes (proctree.go has the tree): fork, vfork, clone without
@@ -81,10 +83,10 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		closeFDs(fds)
 		return failf("pidfd_open of child: %v", err)
 	}
-	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, parent: parent, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
+	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
 	cp.vclock.known = true        // the image it inherits is off (vdsoOff above)
 	cp.trapTSC = *n.trapTSCOf(pt) // PR_SET_TSC is inherited
-	cp.exitSig = int(flags & unix.CSIGNAL)
+	cp.v = n.ptab.Fork(parent.vpid, cp.vpid, int(flags&unix.CSIGNAL))
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
 		cp.vdso = 0             // and reads its clocks by syscall there: the image stays the parent's, off
@@ -308,132 +310,91 @@ func sysExitGroup(c *call) result {
 	return done()
 }
 
-// wait(2) options (linux/wait.h).
-const (
-	waitOptions = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WEXITED | unix.WNOWAIT |
-		unix.WNOTHREAD | unix.WALL | unix.WCLONE
-	pAll, pPid, pPgid, pPidfd = 0, 1, 2, 3
-)
+// procTable is the table wait answers from: the node's, or, for a node
+// that never forked, an empty one (no children; nothing recorded).
+func (n *node) procTable() *vkernel.ProcTable {
+	if n.ptab == nil {
+		return vkernel.NewProcTable(n.vpid())
+	}
+	return n.ptab
+}
 
-// Wait4 implements wait4(2) on the virtual tree: a zombie child matching
-// pid (a pid, -1 any, 0 one in the caller's process group, -pgid one in
-// that group: vkernel.Sessions.Selects) is reaped, its status written as Linux
-// encodes it and its rusage zero; with WNOHANG and no zombie the answer
-// is 0; otherwise the call parks until a child ends. Children are never
-// stopped (weft sends them no stop signals), so WUNTRACED and WCONTINUED
-// report nothing more.
+// Wait4 implements wait4(2) on the virtual tree: the process table
+// decides (vkernel.ProcTable.Wait4: which child pid selects, ECHILD,
+// WNOHANG, parking until a child ends) and reaps the zombie it reports;
+// its status is written as Linux encodes it and its rusage zero.
+// Children are never stopped (weft sends them no stop signals), so
+// WUNTRACED and WCONTINUED report nothing more.
 func sysWait4(c *call) result {
-	pid, opts := int32(c.arg(0)), c.arg(2)
-	if opts&^(unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED|unix.WNOTHREAD|unix.WALL|unix.WCLONE) != 0 {
-		return errno(unix.EINVAL)
-	}
-	z, any := c.childMatching(pid)
+	n := c.n
+	a := n.procTable().Wait4(n.sess, n.vpid(), int64(int32(c.arg(0))), c.arg(2))
 	switch {
-	case !any:
-		return errno(unix.ECHILD)
-	case z == nil && opts&unix.WNOHANG != 0:
-		return ret(0)
-	case z == nil:
+	case a.Err != 0:
+		return errno(unix.Errno(a.Err))
+	case a.Park:
 		return park()
+	case a.Child == nil:
+		return ret(0)
 	}
-	if a := c.arg(1); a != 0 {
-		if err := c.writeU32(a, uint32(z.status)); err != nil {
+	// The kernel reaps before it writes: a bad pointer loses the status.
+	if addr := c.arg(1); addr != 0 {
+		if err := c.writeU32(addr, a.Child.Status); err != nil {
 			return errno(unix.EFAULT)
 		}
 	}
-	if a := c.arg(3); a != 0 {
-		if err := c.write(a, make([]byte, rusageSize)); err != nil {
+	if addr := c.arg(3); addr != 0 {
+		if err := c.write(addr, make([]byte, rusageSize)); err != nil {
 			return errno(unix.EFAULT)
 		}
 	}
-	z.zombie, z.gone = false, true
-	c.n.sessions().Reap(z.vpid)
-	return ret(z.vpid)
+	return ret(a.Child.Pid)
 }
 
 // rusageSize is sizeof(struct rusage) on x86-64.
 const rusageSize = 144
 
 // Waitid implements waitid(2) on the virtual tree (P_ALL, P_PID, P_PGID,
-// P_PIDFD; WEXITED required, WNOWAIT leaves the zombie). The siginfo is Linux's:
-// SIGCHLD, CLD_EXITED/KILLED/DUMPED, the virtual pid, the status; all zero
-// for WNOHANG with nothing to report.
+// P_PIDFD, the pidfd resolved here to the child's virtual pid): the
+// process table decides (vkernel.ProcTable.Waitid; WNOWAIT leaves the
+// zombie). The siginfo is Linux's (vkernel.WaitidInfo): SIGCHLD,
+// CLD_EXITED/KILLED/DUMPED, the virtual pid, the status; all zero for
+// WNOHANG with nothing to report.
 func sysWaitid(c *call) result {
-	idtype, id, infop, opts := c.arg(0), int32(c.arg(1)), c.arg(2), c.arg(3)
-	if opts&^uint64(waitOptions) != 0 || opts&(unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED) == 0 {
-		return errno(unix.EINVAL)
-	}
-	var pid int32
-	switch idtype {
-	case pAll:
-		pid = -1
-	case pPid:
-		if pid = id; pid <= 0 {
-			return errno(unix.EINVAL)
+	n := c.n
+	idtype, id, infop, opts := c.arg(0), int64(int32(c.arg(1))), c.arg(2), c.arg(3)
+	if idtype == vkernel.PPidfd {
+		if opts&^uint64(waitidOptions) != 0 || opts&(unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED) == 0 {
+			return errno(unix.EINVAL) // the kernel checks the options before it looks at the pidfd
 		}
-	case pPgid:
-		if id < 0 {
-			return errno(unix.EINVAL)
-		}
-		pid = -id
-		if id == 0 {
-			pid = 0
-		}
-	case pPidfd:
-		var r result
-		if pid, r = c.pidfdChild(int(id)); pid == 0 {
+		pid, r := c.pidfdChild(int(id))
+		if pid == 0 {
 			return r
 		}
-	default:
-		return errno(unix.EINVAL)
+		id = int64(pid)
 	}
-	z, any := c.childMatching(pid)
-	if opts&unix.WEXITED == 0 {
-		z = nil // only stops or continues asked for, which never happen
-	}
+	a := n.procTable().Waitid(n.sess, n.vpid(), idtype, id, opts)
 	switch {
-	case !any:
-		return errno(unix.ECHILD)
-	case z == nil && opts&unix.WNOHANG == 0:
+	case a.Err != 0:
+		return errno(unix.Errno(a.Err))
+	case a.Park:
 		return park()
 	}
 	if infop != 0 {
-		if err := c.write(infop, waitSiginfo(z)); err != nil {
+		if err := c.write(infop, vkernel.WaitidInfo(a.Child, uint32(os.Getuid()))); err != nil {
 			return errno(unix.EFAULT)
 		}
 	}
-	if a := c.arg(4); a != 0 {
-		if err := c.write(a, make([]byte, rusageSize)); err != nil {
+	if addr := c.arg(4); addr != 0 {
+		if err := c.write(addr, make([]byte, rusageSize)); err != nil {
 			return errno(unix.EFAULT)
 		}
-	}
-	if z != nil && opts&unix.WNOWAIT == 0 {
-		z.zombie, z.gone = false, true
-		c.n.sessions().Reap(z.vpid)
 	}
 	return ret(0)
 }
 
-// waitSiginfo is the siginfo waitid reports for zombie z (nil: nothing).
-func waitSiginfo(z *proc) []byte {
-	b := make([]byte, 32) // si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status
-	if z == nil {
-		return b
-	}
-	code, status := int32(1), int32(z.status.ExitStatus()) // CLD_EXITED
-	if z.status.Signaled() {
-		code, status = 2, int32(z.status.Signal()) // CLD_KILLED
-		if z.status.CoreDump() {
-			code = 3 // CLD_DUMPED
-		}
-	}
-	binary.LittleEndian.PutUint32(b[0:], uint32(unix.SIGCHLD))
-	binary.LittleEndian.PutUint32(b[8:], uint32(code))
-	binary.LittleEndian.PutUint32(b[16:], uint32(z.vpid))
-	binary.LittleEndian.PutUint32(b[20:], uint32(os.Getuid()))
-	binary.LittleEndian.PutUint32(b[24:], uint32(status))
-	return b
-}
+// waitidOptions are the options waitid(2) accepts.
+const waitidOptions = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WEXITED | unix.WNOWAIT |
+	unix.WNOTHREAD | unix.WALL | unix.WCLONE
 
 // pidfdChild resolves a pidfd of the caller to the virtual pid of the
 // child it refers to; 0 and the answer otherwise: ECHILD for a pidfd of
@@ -451,33 +412,11 @@ func (c *call) pidfdChild(fd int) (int32, result) {
 	var host int
 	fmt.Sscan(string(rest), &host)
 	for _, p := range c.n.procs[min(1, len(c.n.procs)):] {
-		if p.pid == host && !p.gone {
+		if p.pid == host && !p.gone() {
 			return int32(p.vpid), result{}
 		}
 	}
 	return 0, errno(unix.ECHILD)
-}
-
-// childMatching finds, among the calling process's children that pid
-// selects (wait4's convention), the first zombie in fork order, and
-// whether any child matches at all.
-func (c *call) childMatching(pid int32) (zombie *proc, any bool) {
-	n := c.n
-	if len(n.procs) == 0 {
-		return nil, false
-	}
-	me := n.procOf(c.t)
-	s := n.sessions()
-	for _, p := range n.procs {
-		if p.parent != me || p.gone || !s.Selects(me.vpid, int64(pid), p.vpid) {
-			continue
-		}
-		any = true
-		if p.zombie && zombie == nil {
-			zombie = p
-		}
-	}
-	return zombie, any
 }
 
 // Prctl implements prctl(2): PR_SET_CHILD_SUBREAPER is refused (EINVAL),

@@ -29,13 +29,13 @@ func sysKillTree(c *call) result {
 	}
 	me := n.procOf(c.t)
 	for _, p := range n.procs {
-		if pid <= 0 || int32(p.vpid) != pid || p.gone {
+		if pid <= 0 || int32(p.vpid) != pid || p.gone() {
 			continue
 		}
 		switch {
 		case p == me:
 			return sysKill(c)
-		case p.zombie:
+		case p.zombie():
 			return ret(0) // Linux lets a zombie be signalled, to no effect
 		}
 		return c.signalProc(p, sig)
@@ -127,7 +127,7 @@ func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
 		t.exited, t.call = true, nil
 	}
 	if leader.p != nil {
-		notifyParent(leader.p, true)
+		notifyParent(leader.n, leader.p, true)
 	}
 	_, ws, err := wait4(leader.tid, 0)
 	leader.exited, leader.call = true, nil

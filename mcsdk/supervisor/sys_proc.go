@@ -14,8 +14,8 @@ func sysGetpid(c *call) result { return ret(c.n.vpid()) }
 // Getppid implements getppid(2): a child's parent in the node's tree, or
 // pid 1 (outside the node) for the main process and orphans.
 func sysGetppid(c *call) result {
-	if p := c.t.p; p != nil && p.parent != nil {
-		return ret(p.parent.vpid)
+	if p := c.t.p; p != nil {
+		return ret(c.n.ptab.Getppid(p.vpid))
 	}
 	return ret(1)
 }
@@ -44,7 +44,7 @@ func (n *node) group() int64 { return virtualPidBase + int64(n.id) }
 // not been reaped.
 func (c *call) inTree(pid int32) bool {
 	for _, p := range c.n.procs {
-		if int32(p.vpid) == pid && !p.gone {
+		if int32(p.vpid) == pid && !p.gone() {
 			return true
 		}
 	}

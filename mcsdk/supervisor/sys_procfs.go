@@ -176,8 +176,8 @@ func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcS
 // vppid is the caller's virtual parent pid: its parent in the node's
 // tree, or 1.
 func (c *call) vppid() int64 {
-	if p := c.t.p; p != nil && p.parent != nil {
-		return p.parent.vpid
+	if p := c.t.p; p != nil {
+		return c.n.ptab.Getppid(p.vpid)
 	}
 	return 1
 }

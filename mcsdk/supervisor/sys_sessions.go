@@ -120,11 +120,11 @@ func (c *call) killGroup(pid int64, sig int) result {
 func (n *node) sessionsForked(parent, child *proc) { n.sessions().Fork(parent.vpid, child.vpid) }
 
 // sessionsEnded records the end of process p: a zombie in its group
-// until reaped (or reaped at once when p.gone).
+// until reaped (or reaped at once when p.gone()).
 func (n *node) sessionsEnded(p *proc) {
 	s := n.sessions()
 	s.Exit(p.vpid)
-	if p.gone {
+	if p.gone() {
 		s.Reap(p.vpid)
 	}
 }

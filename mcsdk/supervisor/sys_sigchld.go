@@ -59,15 +59,18 @@ func exitSiginfo(tid int, hang bool) ([]byte, bool) {
 	}
 }
 
-// notifyParent queues weft's SIGCHLD for the end of child process p,
-// whose leader is about to be reaped (hang: wait for its end): nothing
-// if the child was cloned with another exit signal or its parent has
-// ended. A parent that ignores SIGCHLD has the kernel discard it.
-func notifyParent(p *proc, hang bool) {
-	pp := p.parent
-	if p.notified || pp == nil || pp.ended() || p.exitSig != int(unix.SIGCHLD) {
+// notifyParent queues weft's SIGCHLD for the end of child process p of
+// node n, whose leader is about to be reaped (hang: wait for its end):
+// nothing if the child was cloned with another exit signal (the kernel
+// sends that one) or nobody in the node is to be told
+// (vkernel.ProcTable.ExitSignalTo). A parent that ignores SIGCHLD has the
+// kernel discard it.
+func notifyParent(n *node, p *proc, hang bool) {
+	_, sig, ok := n.ptab.ExitSignalTo(p.vpid)
+	if p.notified || !ok || sig != int(unix.SIGCHLD) {
 		return
 	}
+	pp := n.parentOf(p)
 	kinfo, ok := exitSiginfo(p.pid, hang)
 	if !ok {
 		return

@@ -135,7 +135,7 @@ func sysRtSigqueueinfoTree(c *call) result {
 	if vkernel.KernelCode(vkernel.Code(info)) {
 		return errno(unix.EPERM)
 	}
-	if p.zombie {
+	if p.zombie() {
 		return ret(0)
 	}
 	return c.signalOther(p, nil, sig, info)
@@ -167,7 +167,7 @@ func sysRtTgsigqueueinfoTree(c *call) result {
 // virtual pid pid, or nil.
 func (c *call) treeProc(pid int32) *proc {
 	for _, p := range c.n.procs {
-		if int32(p.vpid) == pid && !p.gone {
+		if int32(p.vpid) == pid && !p.gone() {
 			return p
 		}
 	}
@@ -202,7 +202,7 @@ func (w *World) childSignalled(n *node, parent *proc) {
 	case unix.SYS_WAITID:
 		return
 	case unix.SYS_WAIT4:
-		if z, _ := c.childMatching(int32(c.arg(0))); z != nil {
+		if n.ptab.Wait4Ready(n.sess, parent.vpid, int64(int32(c.arg(0))), c.arg(2)) {
 			return
 		}
 	}

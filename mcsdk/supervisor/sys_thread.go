@@ -160,7 +160,7 @@ func sysExit(c *call) result {
 	t.exited, n.cur = true, nil
 	if t.k != 0 {
 		if t.p != nil && t.tid == t.p.pid && len(n.procTasks(t.p)) == 0 {
-			notifyParent(t.p, true) // a child process's end (sys_sigchld.go)
+			notifyParent(n, t.p, true) // a child process's end (sys_sigchld.go)
 		}
 		_, ws, err := wait4(t.tid, 0)
 		if err != nil {

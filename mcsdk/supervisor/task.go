@@ -408,14 +408,14 @@ func (w *World) pollThreads(n *node) (bool, error) {
 		var got int
 		var ws unix.WaitStatus
 		var err error
-		if t.p != nil && t.tid == t.p.pid && t.p.parent != nil {
+		if t.p != nil && t.tid == t.p.pid && t.p.v.Parent != 0 {
 			// A child process's leader: its parent gets weft's SIGCHLD
 			// before the reap that would send the kernel's (sys_sigchld.go).
 			// So an end is reaped only once it was seen and notified, and a
 			// stop is collected by a wait that cannot reap: a leader that
 			// ends between the two waits is left for the next poll.
 			if _, ended := exitSiginfo(t.tid, false); ended {
-				notifyParent(t.p, true)
+				notifyParent(n, t.p, true)
 				got, ws, err = wait4(t.tid, 0)
 			} else {
 				got, ws, err = waitStop(t.tid)
@@ -474,7 +474,7 @@ func (n *node) collectAll() {
 		}
 	}
 	for _, p := range n.procs[min(1, len(n.procs)):] {
-		if !p.gone && !slices.Contains(ids, p.pid) {
+		if !p.gone() && !slices.Contains(ids, p.pid) {
 			ids = append(ids, p.pid)
 		}
 	}

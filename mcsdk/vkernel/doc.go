@@ -84,6 +84,18 @@
 // sys_sigtree.go, sys_sigchld.go) reads /proc and memory and queues the
 // signals.
 //
+// The process tree (procs.go): ProcTable records each process a node's
+// fork, vfork or clone without CLONE_THREAD made, with its parent and
+// exit signal, and decides what an end makes of it (a zombie, or reaped
+// at once with no parent in the node or an auto-reaping one; its
+// children orphaned to init outside the node), what wait4 and waitid
+// answer (which child matches, ECHILD, EINVAL, parking, WNOHANG,
+// WNOWAIT, __WALL and __WCLONE), the status word's CLD_* code, waitid's
+// siginfo, and its words in the world hash. The supervisor (sys_fork.go,
+// proctree.go, sys_sigchld.go) forks, collects ends with ptrace, learns
+// from the host whether the kernel auto-reaped a child, resolves
+// pidfds, writes the answers and queues weft's SIGCHLD.
+//
 // A node's run directory has a virtual name, RunDir(i)
 // (/run/weft/n<i>), by which inode numbers of its files are made; the
 // paths a node is shown are still the host's (issue 36 §5: getcwd,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
@@ -442,6 +443,38 @@ int main(int argc, char **argv)
 		errno = 0;
 		int r = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		say("subreaper: %d errno %d\n", r, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "waitrules")) { /* the kernel's wait rules: __WCLONE, WSTOPPED on a zombie, INT_MIN, wait4's options */
+		pid_t c = (pid_t)syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L); /* exit signal 0: a "clone" child to wait */
+		if (c == 0)
+			_exit(5);
+		errno = 0;
+		pid_t got = wait4(c, &st, 0, NULL);
+		say("clone child, no __WCLONE: %d errno %d\n", got, errno);
+		got = wait4(c, &st, __WCLONE, NULL);
+		say("clone child, __WCLONE: same %d exit %d\n", got == c, WEXITSTATUS(st));
+		pid_t d = fork();
+		if (d == 0)
+			_exit(6);
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		int r = waitid(P_PID, (id_t)d, &si, WEXITED | WNOWAIT);
+		say("waitid WNOWAIT: %d same %d code %d status %d\n", r, si.si_pid == d, si.si_code, si.si_status);
+		errno = 0;
+		r = waitid(P_PID, (id_t)d, &si, WSTOPPED | WNOHANG);
+		say("waitid WSTOPPED, a zombie: %d errno %d\n", r, errno);
+		errno = 0;
+		got = wait4(INT_MIN, &st, 0, NULL);
+		say("wait4(INT_MIN): %d errno %d\n", got, errno);
+		errno = 0;
+		got = wait4(-1, &st, WEXITED, NULL);
+		say("wait4 WEXITED: %d errno %d\n", got, errno);
+		got = waitpid(d, &st, 0);
+		say("fork child: same %d exit %d\n", got == d, WEXITSTATUS(st));
+		errno = 0;
+		got = waitpid(-1, &st, WNOHANG);
+		say("none left: %d errno %d\n", got, errno);
 		return 0;
 	}
 	if (!strcmp(mode, "mtexec")) { /* the main thread execs while another thread sleeps */
