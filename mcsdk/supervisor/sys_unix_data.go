@@ -188,7 +188,7 @@ func (c *call) unixErr(v *vfd, err error, opt int) result {
 // unixSend queues data for the peer or, a datagram, for the socket named
 // at addr (vkernel.UnixSocket.Send and SendDgram). A stream write moves
 // what fits and, blocking, parks for the rest (c.progress counts what it
-// moved); a message is all or nothing.
+// moved; c.started says it waited); a message is all or nothing.
 func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rights) result {
 	s := sockOf(v)
 	if flags&unix.MSG_OOB != 0 {
@@ -219,13 +219,13 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 			return vkAnswer(err)
 		}
 	}
-	n, err := s.Send(data, c.progress, nonblock, &rs.UnixAnc)
+	n, err := s.Send(data, c.progress, c.started, nonblock, &rs.UnixAnc)
 	switch {
 	case err == vkernel.ErrBlock:
 		c.progress = n
 		return c.unixErr(v, err, unix.SO_SNDTIMEO)
 	case err == vkernel.EPIPE:
-		return c.sigpipe(flags&unix.MSG_NOSIGNAL != 0)
+		return c.sigpipe(flags&unix.MSG_NOSIGNAL != 0 || !s.Sigpipe(c.started))
 	case err != nil:
 		return vkAnswer(err)
 	}
