@@ -59,7 +59,10 @@ func unixSendmsg(c *call, v *vfd) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	rs, r, ok := c.readRights(c.arg(1), h.controllen)
+	// A blocking stream send that moved bytes and waited comes here again:
+	// its descriptors went with its first bytes (unix_stream_sendmsg
+	// attaches them to the first message only), so it takes none again.
+	rs, r, ok := c.readRights(c.arg(1), h.controllen, c.progress == 0)
 	if !ok {
 		return r
 	}
