@@ -583,7 +583,10 @@ func (s *UnixSocket) consumed(k int) {
 //   - on a stream that waited, what sock_alloc_send_pskb wakes to: the
 //     pending error, taken, else EPIPE once this end is shut for sending
 //     (the peer closed or shut for reading); the count instead once it
-//     moved bytes (unix_stream_sendmsg: "return sent ? : err");
+//     moved bytes (unix_stream_sendmsg: "return sent ? : err"). A Linux
+//     sender still between two buffers when the peer closes answers the
+//     count and leaves the reset pending; weft's moves what fits at once,
+//     so it is always the one that waited;
 //   - EPIPE once this end is shut for sending or the peer is closed or
 //     shut for reading (Sigpipe tells whether SIGPIPE goes with it).
 //

@@ -55,7 +55,16 @@ static void partial(int how, const char *what)
 	int x = WEXITSTATUS(st);
 	static const char *sends[] = { "?", "a partial count", "EPIPE", "ECONNRESET", "another answer" };
 	static const char *reads[] = { "?", "0 (end of file)", "EAGAIN", "ECONNRESET", "another answer" };
-	SAME("sender: send returned %s, SIGPIPEs %d, then a read returned %s", sends[x & 7], (x >> 3) & 3, reads[(x >> 5) & 7]);
+	SAME("sender: send returned %s, SIGPIPEs %d", sends[x & 7], (x >> 3) & 3);
+	/* After a close, a native sender may still be between two buffers
+	 * rather than waiting for room: then it answers the count without
+	 * taking the reset, which a read then finds. Weft's sender always
+	 * waits (it moves what fits at once), so its read finds the end of
+	 * file, as a native sender that waited does. */
+	if (how == 0)
+		VIRT("sender: then a read returned %s", reads[(x >> 5) & 7]);
+	else
+		SAME("sender: then a read returned %s", reads[(x >> 5) & 7]);
 	if (how == 1)
 		close(sv[0]);
 	close(sv[1]);
