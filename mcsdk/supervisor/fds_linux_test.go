@@ -295,7 +295,7 @@ func fileState() *node {
 // by the second with anc.
 func pairHolding(typ int, msg string, anc *vkernel.UnixAnc) (*vfd, *vfd) {
 	a, b := vkernel.NewUnixPair(typ)
-	if _, err := b.Send([]byte(msg), 0, true, anc); err != nil {
+	if _, err := b.Send([]byte(msg), 0, false, true, anc); err != nil {
 		panic(err)
 	}
 	return &vfd{obj: unixSock{a}, ours: -1}, &vfd{obj: unixSock{b}, ours: -1}
@@ -311,7 +311,7 @@ func listenerHolding(n *node, backlog int32, msg string) (*vfd, *vfd) {
 			panic(err)
 		}
 	}
-	if _, err := cl.Send([]byte(msg), 0, true, nil); err != nil {
+	if _, err := cl.Send([]byte(msg), 0, false, true, nil); err != nil {
 		panic(err)
 	}
 	return &vfd{obj: unixSock{l}, ours: -1}, &vfd{obj: unixSock{cl}, ours: -1}
@@ -396,7 +396,7 @@ func TestFileStateHash(t *testing.T) {
 		{"eventfd wake-ups (a write of 0)", func(n *node) { n.fds[5].obj.(*eventFD).Write(make([]byte, 8), true) }},
 		{"eventfd writer wake-ups (a read)", func(n *node) { n.fds[5].obj.(*eventFD).Read(8, true) }},
 		{"unix queue bytes", func(n *node) { setPair(n, vkernel.SockStream, "to b", nil) }},
-		{"unix queue messages (a send to the other end)", func(n *node) { sock(n, 6).Send([]byte("x"), 0, true, nil) }},
+		{"unix queue messages (a send to the other end)", func(n *node) { sock(n, 6).Send([]byte("x"), 0, false, true, nil) }},
 		{"unix message credentials", func(n *node) { setPair(n, vkernel.SockStream, "to a", &vkernel.UnixAnc{Cred: &vkernel.Ucred{Pid: 1}}) }},
 		{"unix shutdown", func(n *node) { sock(n, 6).Shutdown(unix.SHUT_WR) }},
 		{"unix closed peer", func(n *node) { sock(n, 7).Close(&n.unixNs, func(any) {}) }},

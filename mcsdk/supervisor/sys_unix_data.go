@@ -59,7 +59,10 @@ func unixSendmsg(c *call, v *vfd) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	rs, r, ok := c.readRights(c.arg(1), h.controllen)
+	// A blocking stream send that moved bytes and waited comes here again:
+	// its descriptors went with its first bytes (unix_stream_sendmsg
+	// attaches them to the first message only), so it takes none again.
+	rs, r, ok := c.readRights(c.arg(1), h.controllen, c.progress == 0)
 	if !ok {
 		return r
 	}
@@ -188,7 +191,7 @@ func (c *call) unixErr(v *vfd, err error, opt int) result {
 // unixSend queues data for the peer or, a datagram, for the socket named
 // at addr (vkernel.UnixSocket.Send and SendDgram). A stream write moves
 // what fits and, blocking, parks for the rest (c.progress counts what it
-// moved); a message is all or nothing.
+// moved; c.started says it waited); a message is all or nothing.
 func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rights) result {
 	s := sockOf(v)
 	if flags&unix.MSG_OOB != 0 {
@@ -219,13 +222,13 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 			return vkAnswer(err)
 		}
 	}
-	n, err := s.Send(data, c.progress, nonblock, &rs.UnixAnc)
+	n, err := s.Send(data, c.progress, c.started, nonblock, &rs.UnixAnc)
 	switch {
 	case err == vkernel.ErrBlock:
 		c.progress = n
 		return c.unixErr(v, err, unix.SO_SNDTIMEO)
 	case err == vkernel.EPIPE:
-		return c.sigpipe(flags&unix.MSG_NOSIGNAL != 0)
+		return c.sigpipe(flags&unix.MSG_NOSIGNAL != 0 || !s.Sigpipe(c.started))
 	case err != nil:
 		return vkAnswer(err)
 	}

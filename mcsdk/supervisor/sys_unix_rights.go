@@ -38,9 +38,9 @@ const cmsgHdrLen = 16
 func cmsgAlign(n int) int { return (n + 7) &^ 7 }
 
 // readRights parses the control buffer of a sendmsg: SCM_RIGHTS and
-// SCM_CREDENTIALS.
+// SCM_CREDENTIALS; it captures the descriptors only if capture is set.
 // ok=false means r is the answer.
-func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool) {
+func (c *call) readRights(hdr uint64, controllen uint64, capture bool) (*rights, result, bool) {
 	if controllen == 0 {
 		return nil, result{}, true
 	}
@@ -79,6 +79,9 @@ func (c *call) readRights(hdr uint64, controllen uint64) (*rights, result, bool)
 		return nil, errno(unix.EINVAL), false
 	}
 	rs := &rights{vkernel.UnixAnc{Cred: cred}}
+	if !capture {
+		return rs, result{}, true
+	}
 	for _, fd := range fds {
 		pf, e := c.n.capture(int(fd))
 		if e != 0 {

@@ -377,20 +377,24 @@ func (s *UnixSocket) Shutdown(how uint64) error {
 // Close is the close of the socket's last description: its name goes
 // from ns, waiting connections are closed, and a connected peer sees
 // the end (ECONNRESET first if this end left data unread or was a
-// listener). drop is called for every descriptor in flight the closed
-// sockets' queues held, each queue's after it was emptied.
-func (s *UnixSocket) Close(ns *UnixNames, drop func(any)) {
+// connection waiting in a closed listener's backlog, as unix_release_sock
+// does with an embryo). drop is called for every descriptor in flight
+// the closed sockets' queues held, each queue's after it was emptied.
+func (s *UnixSocket) Close(ns *UnixNames, drop func(any)) { s.close(ns, drop, false) }
+
+// close is Close; embryo: s waited in a closed listener's backlog.
+func (s *UnixSocket) close(ns *UnixNames, drop func(any), embryo bool) {
 	s.closed = true
 	if s.key != "" && ns.m[s.key] == s {
 		delete(ns.m, s.key)
 	}
 	for _, b := range s.backlog {
-		b.Close(ns, drop)
+		b.close(ns, drop, true)
 	}
 	s.backlog = nil
 	if p := s.peer; p != nil && !s.Dgram() {
 		p.shut = ShutRcv | ShutSend
-		if len(s.queue) > 0 || s.listening {
+		if len(s.queue) > 0 || embryo {
 			p.err = ECONNRESET
 		}
 		p.genIn++
@@ -568,17 +572,48 @@ func (s *UnixSocket) consumed(k int) {
 }
 
 // Send is a send on a stream or seqpacket socket (write, send, sendmsg
-// without an address) by a caller that has already moved done of the
-// bytes (a blocking stream send that waited). It returns the bytes moved
-// in all. EPIPE (the caller raises SIGPIPE unless MSG_NOSIGNAL) once
-// this end is shut for sending or the peer is closed or shut for
-// reading, or the count if some bytes were moved before; ENOTCONN
-// unconnected. A seqpacket message is all or nothing (EMSGSIZE beyond
-// the capacity; EAGAIN or ErrBlock while it does not fit). A stream
-// moves what fits: a non-blocking sender returns once it moved
-// something (EAGAIN if nothing), a blocking one waits (ErrBlock, with
-// the count so far) until all is moved.
-func (s *UnixSocket) Send(data []byte, done int, nonblock bool, anc *UnixAnc) (int, error) {
+// without an address). A blocking stream send that waited (ErrBlock)
+// comes again with waited set and done, the bytes it has moved. Send
+// returns the bytes moved in all, or:
+//
+//   - ENOTCONN unconnected;
+//   - on a seqpacket socket, first its pending error, taken (ECONNRESET:
+//     the peer closed with data unread, or the connection waited in a
+//     closed listener's backlog), as unix_seqpacket_sendmsg asks it;
+//   - on a stream that waited, what sock_alloc_send_pskb wakes to: the
+//     pending error, taken, else EPIPE once this end is shut for sending
+//     (the peer closed or shut for reading); the count instead once it
+//     moved bytes (unix_stream_sendmsg: "return sent ? : err"). A Linux
+//     sender still between two buffers when the peer closes answers the
+//     count and leaves the reset pending; weft's moves what fits at once,
+//     so it is always the one that waited;
+//   - EPIPE once this end is shut for sending or the peer is closed or
+//     shut for reading (Sigpipe tells whether SIGPIPE goes with it).
+//
+// A seqpacket message is all or nothing (EMSGSIZE beyond the capacity;
+// EAGAIN or ErrBlock while it does not fit). A stream moves what fits: a
+// non-blocking sender returns once it moved something (EAGAIN if
+// nothing), a blocking one waits (ErrBlock, with the count so far) until
+// all is moved.
+func (s *UnixSocket) Send(data []byte, done int, waited, nonblock bool, anc *UnixAnc) (int, error) {
+	if s.typ == SockSeqpacket && s.err != 0 {
+		return 0, s.TakeError()
+	}
+	if waited && s.Stream() {
+		var err error
+		switch {
+		case s.err != 0:
+			err = s.TakeError()
+		case s.shut&ShutSend != 0 || s.peer != nil && (s.peer.closed || s.peer.shut&ShutRcv != 0):
+			err = EPIPE
+		}
+		if err != nil && done > 0 {
+			return done, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 	if s.shut&ShutSend != 0 {
 		return 0, EPIPE
 	}
@@ -587,9 +622,6 @@ func (s *UnixSocket) Send(data []byte, done int, nonblock bool, anc *UnixAnc) (i
 	}
 	p := s.peer
 	if p.closed || p.shut&ShutRcv != 0 {
-		if done > 0 {
-			return done, nil
-		}
 		return 0, EPIPE
 	}
 	if !s.Stream() {
@@ -618,6 +650,12 @@ func (s *UnixSocket) Send(data []byte, done int, nonblock bool, anc *UnixAnc) (i
 	}
 	return done, ErrBlock
 }
+
+// Sigpipe reports whether an EPIPE from Send comes with SIGPIPE (unless
+// MSG_NOSIGNAL): on a stream that had not waited. A seqpacket send never
+// raises it (unix_dgram_sendmsg), nor does a stream send that waited and
+// woke to its end shut (sock_alloc_send_pskb's EPIPE).
+func (s *UnixSocket) Sigpipe(waited bool) bool { return s.Stream() && !waited }
 
 // SendDgram is a send on a datagram socket: to the socket to designates
 // (to nil: the socket's destination, ENOTCONN with none, ECONNREFUSED,

@@ -18,7 +18,8 @@ import (
 //	listen  s n            listen(2) with backlog n
 //	connect s name         connect(2) to name (looked up as bind names it)
 //	accept  s t            accept(2): the connection becomes socket t
-//	send    s data         a send without an address; done is a retried stream send's progress
+//	send    s data         a send without an address; waited: a blocking send that waited, done its progress;
+//	                       an EPIPE comes with SIGPIPE unless quiet
 //	sendto  s name data    a datagram send to name
 //	recv    s n            a receive of at most n bytes (peek, waitall, passcred)
 //	shut    s n            shutdown(2) with how n
@@ -33,6 +34,8 @@ type unixStep struct {
 	n        int
 	data     string
 	done     int
+	waited   bool
+	quiet    bool // EPIPE without SIGPIPE
 	nonblock bool
 	peek     bool
 	waitall  bool
@@ -157,11 +160,75 @@ func TestUnix(t *testing.T) {
 			{op: "recv", s: "a", n: 1, want: 1, got: "x", full: 1},
 			{op: "send", s: "b", data: "yz", nonblock: true, want: 1},
 			{op: "close", s: "a"},
-			// Linux returns the 7 bytes a waiting send moved before the
-			// peer closed (unix_stream_sendmsg: "return sent ? : err");
-			// weft answers EPIPE, as it did before the model moved here.
-			{op: "send", s: "b", data: big, done: 7, err: EPIPE},
 			{op: "send", s: "b", data: big, err: EPIPE},
+		}},
+		{"a stream send that waited and moved bytes returns their count when the peer closes, the reset taken (unix_stream_sendmsg: sent ? : err)", []unixStep{
+			{op: "pair", s: "a", t: "b", typ: SockStream},
+			{op: "send", s: "b", data: big + "1234567", want: UnixCapacity, err: ErrBlock},
+			{op: "recv", s: "a", n: 1, want: 1, got: "x", full: 1},
+			{op: "close", s: "a"},
+			{op: "ev", s: "b", want: evIn | PollRdHup | PollHup | PollErr | evOut},
+			{op: "send", s: "b", data: big + "1234567", done: UnixCapacity, waited: true, want: UnixCapacity},
+			{op: "ev", s: "b", want: evIn | PollRdHup | PollHup | evOut},
+			{op: "recv", s: "b", n: 9, want: 0},
+			{op: "send", s: "b", data: "x", err: EPIPE},
+		}},
+		{"a stream send that waited and moved bytes returns their count when the peer shuts for reading", []unixStep{
+			{op: "pair", s: "a", t: "b", typ: SockStream},
+			{op: "send", s: "b", data: big + "1234567", want: UnixCapacity, err: ErrBlock},
+			{op: "shut", s: "a", n: 0},
+			{op: "send", s: "b", data: big + "1234567", done: UnixCapacity, waited: true, want: UnixCapacity},
+			{op: "send", s: "b", data: "x", err: EPIPE},
+		}},
+		{"a stream send that waited and moved nothing wakes to the reset, or to EPIPE without SIGPIPE", []unixStep{
+			{op: "pair", s: "a", t: "b", typ: SockStream},
+			{op: "send", s: "b", data: big, want: UnixCapacity},
+			{op: "send", s: "b", data: "x", err: ErrBlock},
+			{op: "close", s: "a"},
+			{op: "send", s: "b", data: "x", waited: true, err: ECONNRESET},
+			{op: "send", s: "b", data: "x", waited: true, err: EPIPE, quiet: true},
+			{op: "send", s: "b", data: "x", err: EPIPE},
+			{op: "pair", s: "c", t: "d", typ: SockStream},
+			{op: "send", s: "d", data: big, want: UnixCapacity},
+			{op: "send", s: "d", data: "x", err: ErrBlock},
+			{op: "shut", s: "c", n: 0},
+			{op: "send", s: "d", data: "x", waited: true, err: EPIPE, quiet: true},
+			{op: "ev", s: "d", want: 0},
+		}},
+		{"a listener's close resets every stream connection waiting in its backlog, with data or without (unix_release_sock, embrion)", []unixStep{
+			{op: "socket", s: "l", typ: SockStream},
+			{op: "bind", s: "l", name: "srv"},
+			{op: "listen", s: "l", n: 4},
+			{op: "socket", s: "c", typ: SockStream},
+			{op: "socket", s: "d", typ: SockStream},
+			{op: "socket", s: "e", typ: SockStream},
+			{op: "connect", s: "c", name: "srv"},
+			{op: "connect", s: "d", name: "srv"},
+			{op: "connect", s: "e", name: "srv"},
+			{op: "send", s: "e", data: "early", want: 5},
+			{op: "close", s: "l"},
+			{op: "ev", s: "c", want: evIn | PollRdHup | PollHup | PollErr | evOut},
+			{op: "recv", s: "c", n: 9, nonblock: true, err: ECONNRESET},
+			{op: "recv", s: "c", n: 9, want: 0},
+			{op: "ev", s: "c", want: evIn | PollRdHup | PollHup | evOut},
+			{op: "send", s: "d", data: "x", err: EPIPE},
+			{op: "recv", s: "d", n: 9, err: ECONNRESET},
+			{op: "recv", s: "e", n: 9, err: ECONNRESET},
+			{op: "recv", s: "e", n: 9, want: 0},
+		}},
+		{"a seqpacket send answers the pending reset first, and its EPIPE raises no SIGPIPE", []unixStep{
+			{op: "socket", s: "l", typ: SockSeqpacket},
+			{op: "bind", s: "l", name: "srv"},
+			{op: "listen", s: "l", n: 4},
+			{op: "socket", s: "c", typ: SockSeqpacket},
+			{op: "connect", s: "c", name: "srv"},
+			{op: "close", s: "l"},
+			{op: "send", s: "c", data: "x", err: ECONNRESET},
+			{op: "send", s: "c", data: "x", err: EPIPE, quiet: true},
+			{op: "recv", s: "c", n: 9, want: 0},
+			{op: "pair", s: "a", t: "b", typ: SockSeqpacket},
+			{op: "close", s: "a"},
+			{op: "send", s: "b", data: "x", err: EPIPE, quiet: true},
 		}},
 		{"a seqpacket message is all or nothing; longer than the buffer is EMSGSIZE", []unixStep{
 			{op: "pair", s: "a", t: "b", typ: SockSeqpacket},
@@ -233,7 +300,7 @@ func TestUnix(t *testing.T) {
 			{op: "close", s: "l"},
 			{op: "recv", s: "c", n: 9, err: ECONNRESET},
 			{op: "recv", s: "c", n: 9, want: 0},
-			{op: "send", s: "c", data: "x", err: EPIPE},
+			{op: "send", s: "c", data: "x", err: EPIPE, quiet: true},
 			{op: "socket", s: "d", typ: SockSeqpacket},
 			{op: "connect", s: "d", name: "srv", err: ECONNREFUSED},
 			{op: "bind", s: "d", name: "srv"},
@@ -365,7 +432,10 @@ func TestUnix(t *testing.T) {
 					if s.Dgram() {
 						n, err = s.SendDgram([]byte(st.data), nil, st.nonblock, st.anc)
 					} else {
-						n, err = s.Send([]byte(st.data), st.done, st.nonblock, st.anc)
+						n, err = s.Send([]byte(st.data), st.done, st.waited, st.nonblock, st.anc)
+						if err == EPIPE && s.Sigpipe(st.waited) == st.quiet {
+							t.Errorf("step %d send %s: EPIPE with SIGPIPE %v, want %v", i, st.s, !st.quiet, st.quiet)
+						}
 					}
 				case "sendto":
 					name, key := nameOf(st.name)
@@ -430,7 +500,7 @@ func TestUnixCloseDrops(t *testing.T) {
 	if err := c.Connect(l, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Send([]byte("x"), 0, true, &UnixAnc{Rights: []any{"r1", "r2"}}); err != nil {
+	if _, err := c.Send([]byte("x"), 0, false, true, &UnixAnc{Rights: []any{"r1", "r2"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []any{"r1", "r2"} {
@@ -499,12 +569,12 @@ func TestUnixHash(t *testing.T) {
 	build := func() []*UnixSocket {
 		var ns UnixNames
 		a, b := NewUnixPair(SockStream)
-		b.Send([]byte("to a"), 0, true, &UnixAnc{Cred: &Ucred{Pid: 3, Uid: 1, Gid: 2}})
+		b.Send([]byte("to a"), 0, false, true, &UnixAnc{Cred: &Ucred{Pid: 3, Uid: 1, Gid: 2}})
 		l, c := NewUnixSocket(SockSeqpacket), NewUnixSocket(SockSeqpacket)
 		ns.Bind(l, abstract("l"), "")
 		l.Listen(4)
 		c.Connect(l, true)
-		c.Send([]byte("early"), 0, true, nil)
+		c.Send([]byte("early"), 0, false, true, nil)
 		d := NewUnixSocket(SockDgram)
 		d.SendDgram([]byte("dg"), func() (*UnixSocket, error) { return d, nil }, true, nil)
 		return []*UnixSocket{a, b, l, c, d}
