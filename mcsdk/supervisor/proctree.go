@@ -4,9 +4,10 @@ package supervisor
 
 import (
 	"fmt"
-	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Process trees: a node is a tree of processes. The one weft launched is
@@ -26,12 +27,12 @@ import (
 // proc is one process of a node's tree.
 type proc struct {
 	vpid     int64
-	pid      int          // host pid
-	pidfd    int          // for the main process, the node's own (closed with the node)
-	parent   *proc        // nil for the main process and for orphans
-	fds      map[int]*vfd // its descriptor table
-	zombie   bool         // ended, not yet waited for by its parent
-	gone     bool         // ended and waited for (or auto-reaped, or orphaned)
+	pid      int      // host pid
+	pidfd    int      // for the main process, the node's own (closed with the node)
+	parent   *proc    // nil for the main process and for orphans
+	fds      *fdTable // its descriptor table
+	zombie   bool     // ended, not yet waited for by its parent
+	gone     bool     // ended and waited for (or auto-reaped, or orphaned)
 	status   unix.WaitStatus
 	vforker  *task   // the parent thread a vfork suspends until this process execs or ends
 	space    int     // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
@@ -111,28 +112,34 @@ func (n *node) procTasks(p *proc) []*task {
 // copyFDs gives a new child its copy of the parent's descriptor table:
 // the same file descriptions (weft's copy of each is duplicated), as fork
 // does.
-func copyFDs(from map[int]*vfd) (map[int]*vfd, error) {
-	to := make(map[int]*vfd, len(from))
-	for fd, v := range from {
+func copyFDs(from *fdTable) (*fdTable, error) {
+	to := from.Fork() // the same numbers and close-on-exec flags
+	for fd, v := range to.All() {
 		ours, err := unix.Dup(v.ours)
 		if err != nil {
+			for o, w := range to.All() {
+				if w == from.At(o) {
+					to.Forget(o) // still the parent's own
+				}
+			}
 			closeFDs(to)
 			return nil, err
 		}
 		c := *v
 		c.ours = ours
-		to[fd] = &c
+		fl, _ := to.GetFD(fd)
+		to.Record(fd, &c, fl == vkernel.FDCloexec)
 	}
 	return to, nil
 }
 
 // closeFDs closes weft's copies of a table's descriptions.
-func closeFDs(fds map[int]*vfd) {
-	for fd, v := range fds {
+func closeFDs(fds *fdTable) {
+	for fd, v := range fds.All() {
 		if v.ours >= 0 {
 			unix.Close(v.ours)
 		}
-		delete(fds, fd)
+		fds.Forget(fd)
 	}
 }
 
@@ -143,12 +150,7 @@ func closeFDs(fds map[int]*vfd) {
 func (w *World) dropTable(n *node, p *proc) {
 	saved := n.fds
 	n.fds = p.fds
-	fds := make([]int, 0, len(p.fds))
-	for fd := range p.fds {
-		fds = append(fds, fd)
-	}
-	slices.Sort(fds) // in fd order, as the kernel closes them
-	for _, fd := range fds {
+	for fd := range p.fds.All() { // in fd order, as the kernel closes them
 		n.dropFD(fd, w)
 	}
 	n.fds = saved

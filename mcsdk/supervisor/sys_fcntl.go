@@ -71,7 +71,7 @@ var fcntlTable = map[uint64]fcntlRule{
 	unix.F_DUPFD:         fcntlServed("F_DUPFD", anyFD, fcntlDup, "weft's descriptors are duplicated by weft (at the lowest free number), others natively"),
 	unix.F_DUPFD_CLOEXEC: fcntlServed("F_DUPFD_CLOEXEC", anyFD, fcntlDup, "as F_DUPFD"),
 	unix.F_GETFD:         fcntlNative("F_GETFD", anyFD, "the descriptor's own flags"),
-	unix.F_SETFD:         fcntlNative("F_SETFD", anyFD, "the descriptor's own flags"),
+	unix.F_SETFD:         fcntlServed("F_SETFD", anyFD, fcntlSetfd, "the descriptor's own flags: the kernel sets them, and weft's table follows for its descriptors"),
 	unix.F_GETFL:         fcntlServed("F_GETFL", anyFD, fcntlGetfl, "the description's own status flags; a random device's access mode is its open's, not weft's placeholder's"),
 	unix.F_SETFL:         fcntlNative("F_SETFL", anyFD, "the description's own status flags (O_NONBLOCK, O_APPEND, O_ASYNC…)"),
 	unix.F_GETLK:         fcntlServed("F_GETLK", anyFD, fcntlLock, lockWhy),
@@ -121,14 +121,30 @@ func sysFcntl(c *call) result {
 	return cont()
 }
 
-// fcntlDup serves F_DUPFD and F_DUPFD_CLOEXEC on weft's descriptors (the
-// minimum fd argument is approximated by the lowest free fd).
+// fcntlDup serves F_DUPFD and F_DUPFD_CLOEXEC on weft's descriptors: an
+// argument the table refuses (negative, or not below RLIMIT_NOFILE) is
+// the kernel's EINVAL; otherwise weft injects a duplicate at the lowest
+// free number, which approximates the argument's minimum (the kernel
+// picks it among every descriptor of the process, which weft's table of
+// served ones does not hold).
 func fcntlDup(c *call, fd int) result {
-	v := c.n.fds[fd]
+	v := c.n.fds.At(fd)
 	if v == nil {
 		return cont()
 	}
+	if min := int64(c.arg(2)); min < 0 || min >= int64(c.n.fds.Limit()) {
+		return errno(unix.EINVAL)
+	}
 	return c.dupTo(v, -1, c.arg(1) == unix.F_DUPFD_CLOEXEC)
+}
+
+// fcntlSetfd is F_SETFD: the kernel sets the descriptor's close-on-exec
+// flag, and a served descriptor's entry in the table follows
+// (vkernel.FDTable.SetFD: the flag is the descriptor's, not its
+// duplicates').
+func fcntlSetfd(c *call, fd int) result {
+	c.n.fds.SetFD(fd, int(int32(c.arg(2))))
+	return cont()
 }
 
 // fdInRunDir reports whether the caller's descriptor fd is a file inside
@@ -304,7 +320,7 @@ func sysFlock(c *call) result {
 // device) that kind's (accessModer). A pipe's placeholders are a real
 // pipe's ends, which answer for themselves.
 func fcntlGetfl(c *call, fd int) result {
-	v := c.n.fds[fd]
+	v := c.n.fds.At(fd)
 	if v == nil {
 		return cont()
 	}

@@ -1,6 +1,9 @@
 package vkernel
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // Descriptor tables (issue 36 §1): a process's table of descriptor
 // numbers, each naming an open file description, with Linux's rules for
@@ -92,6 +95,22 @@ func (t *FDTable[F]) Len() int { return len(t.slots) }
 func (t *FDTable[F]) Get(fd int) (F, bool) {
 	s, ok := t.slots[fd]
 	return s.file, ok
+}
+
+// At is the description fd names, or F's zero value if fd is not open.
+func (t *FDTable[F]) At(fd int) F { return t.slots[fd].file }
+
+// All is the open descriptors and their descriptions in ascending order;
+// the loop may close descriptors of the table (the walk is over the
+// numbers open when it began, and skips those closed since).
+func (t *FDTable[F]) All() iter.Seq2[int, F] {
+	return func(yield func(int, F) bool) {
+		for _, fd := range t.Numbers() {
+			if s, ok := t.slots[fd]; ok && !yield(fd, s.file) {
+				return
+			}
+		}
+	}
 }
 
 // Numbers are the open descriptors, in ascending order.
@@ -209,11 +228,8 @@ func (t *FDTable[F]) Dup2(oldfd, newfd int) (closed F, had bool, err error) {
 // newfd. The checks run in Linux's order (fs/file.c, ksys_dup3): flags,
 // equal numbers, newfd's range, then oldfd.
 func (t *FDTable[F]) Dup3(oldfd, newfd, flags int) (closed F, had bool, err error) {
-	if flags&^OCloexec != 0 || oldfd == newfd {
-		return closed, false, EINVAL
-	}
-	if newfd < 0 || newfd >= t.limit {
-		return closed, false, EBADF
+	if err := t.DupArgs(oldfd, newfd, flags, false); err != nil {
+		return closed, false, err
 	}
 	s, ok := t.slots[oldfd]
 	if !ok {
@@ -221,6 +237,26 @@ func (t *FDTable[F]) Dup3(oldfd, newfd, flags int) (closed F, had bool, err erro
 	}
 	closed, had = t.Record(newfd, s.file, flags&OCloexec != 0)
 	return closed, had, nil
+}
+
+// DupArgs is dup3(2)'s checks of its arguments that come before oldfd's
+// (fs/file.c, ksys_dup3): EINVAL for flags other than O_CLOEXEC or for
+// oldfd equal to newfd, then EBADF for newfd negative or not below
+// RLIMIT_NOFILE. For dup2(2) (dup2 true) flags are 0 and equal numbers
+// are not an error (dup2 onto itself answers by oldfd alone). The
+// supervisor asks it before acting on a call whose oldfd the host kernel
+// holds: a call these refuse changes nothing in the table.
+func (t *FDTable[F]) DupArgs(oldfd, newfd, flags int, dup2 bool) error {
+	if flags&^OCloexec != 0 || oldfd == newfd && !dup2 {
+		return EINVAL
+	}
+	if oldfd == newfd {
+		return nil
+	}
+	if newfd < 0 || newfd >= t.limit {
+		return EBADF
+	}
+	return nil
 }
 
 // Close implements close(2): fd is free again; its description is
@@ -245,12 +281,12 @@ func (t *FDTable[F]) Close(fd int) (F, error) {
 // processes has a table of its own (a clone with CLONE_FILES is not
 // modelled), which is what unsharing would give.
 func (t *FDTable[F]) CloseRange(first, last uint32, flags int) ([]F, error) {
-	if flags&^(CloseRangeUnshare|CloseRangeCloexec) != 0 || first > last {
-		return nil, EINVAL
+	if err := CloseRangeArgs(first, last, flags); err != nil {
+		return nil, err
 	}
 	var closed []F
 	for _, fd := range t.Numbers() {
-		if uint64(fd) < uint64(first) || uint64(fd) > uint64(last) {
+		if !InRange(fd, first, last) {
 			continue
 		}
 		if flags&CloseRangeCloexec != 0 {
@@ -263,6 +299,21 @@ func (t *FDTable[F]) CloseRange(first, last uint32, flags int) ([]F, error) {
 		delete(t.slots, fd)
 	}
 	return closed, nil
+}
+
+// CloseRangeArgs is close_range(2)'s checks of its arguments: EINVAL for
+// a flag other than CLOSE_RANGE_UNSHARE and CLOSE_RANGE_CLOEXEC, or for
+// first greater than last.
+func CloseRangeArgs(first, last uint32, flags int) error {
+	if flags&^(CloseRangeUnshare|CloseRangeCloexec) != 0 || first > last {
+		return EINVAL
+	}
+	return nil
+}
+
+// InRange reports whether fd lies in close_range(2)'s first..last.
+func InRange(fd int, first, last uint32) bool {
+	return fd >= 0 && uint64(fd) >= uint64(first) && uint64(fd) <= uint64(last)
 }
 
 // GetFD implements fcntl(2)'s F_GETFD: FD_CLOEXEC or 0; EBADF if fd is

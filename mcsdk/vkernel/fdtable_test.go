@@ -392,3 +392,61 @@ func TestFDTableHash(t *testing.T) {
 		t.Errorf("closing fd 1 left the hash unchanged")
 	}
 }
+
+// TestFDTableAll checks the ordered walk and that closing during it is
+// safe (exit closes every descriptor in fd order, as the kernel does).
+func TestFDTableAll(t *testing.T) {
+	tb, files := std()
+	var seen []int
+	for fd, f := range tb.All() {
+		seen = append(seen, fd)
+		if fd == 1 {
+			tb.Close(2) // closed before the walk reaches it
+		}
+		if tb.At(fd) != f {
+			t.Errorf("At(%d) differs from the walk's description", fd)
+		}
+	}
+	if fmt.Sprint(seen) != "[0 1 4]" {
+		t.Errorf("walk %v, want [0 1 4]", seen)
+	}
+	if tb.At(2) != nil || tb.At(4) != files["f"] {
+		t.Errorf("At: closed fd 2 gives %v, open fd 4 %v", tb.At(2), tb.At(4))
+	}
+}
+
+// TestFDTableDupArgs checks the argument checks the supervisor asks
+// before a dup whose oldfd the host holds (dup(2), fs/file.c's order):
+// they change nothing in the table.
+func TestFDTableDupArgs(t *testing.T) {
+	tb, _ := std()
+	cases := []struct {
+		old, new, flags int
+		dup2            bool
+		want            error
+	}{
+		{3, 3, 0, true, nil},     // dup2 onto itself: oldfd alone answers
+		{3, 3, 0, false, EINVAL}, // dup3: oldfd was equal to newfd
+		{0, 5, ONonblock, false, EINVAL},
+		{0, 8, 0, true, EBADF}, // newfd out of the allowed range
+		{0, -2, OCloexec, false, EBADF},
+		{9, 5, OCloexec, false, nil}, // oldfd is not the arguments' business
+	}
+	for _, tc := range cases {
+		if err := tb.DupArgs(tc.old, tc.new, tc.flags, tc.dup2); !errors.Is(err, tc.want) || err != nil && tc.want == nil {
+			t.Errorf("DupArgs(%d, %d, %#o, dup2 %v) = %v, want %v", tc.old, tc.new, tc.flags, tc.dup2, err, tc.want)
+		}
+	}
+	if s := show(tb); s != "0:in 1:out 2:err 4:f*" {
+		t.Errorf("DupArgs changed the table: %q", s)
+	}
+	for _, tc := range []struct {
+		fd          int
+		first, last uint32
+		want        bool
+	}{{3, 3, 3, true}, {2, 3, 9, false}, {10, 3, 9, false}, {1 << 20, 0, ^uint32(0), true}, {-1, 0, ^uint32(0), false}} {
+		if got := InRange(tc.fd, tc.first, tc.last); got != tc.want {
+			t.Errorf("InRange(%d, %d, %d) = %v, want %v", tc.fd, tc.first, tc.last, got, tc.want)
+		}
+	}
+}
