@@ -138,11 +138,19 @@ func (t *FDTable[F]) Each(f func(fd int, file F)) {
 // when every number from min to the limit is taken (open(2), dup(2) and
 // F_DUPFD: "the lowest-numbered file descriptor not currently open").
 func (t *FDTable[F]) Lowest(min int) (int, error) {
+	return LowestFree(func(fd int) bool { _, ok := t.slots[fd]; return ok }, min, t.limit)
+}
+
+// LowestFree is the lowest number at or above min (0 if negative) and
+// below limit for which open is false, or EMFILE: Lowest's rule over a
+// table the caller holds (the supervisor asks it with the host's list
+// of a process's descriptors, served or not, for F_DUPFD's number).
+func LowestFree(open func(fd int) bool, min, limit int) (int, error) {
 	if min < 0 {
 		min = 0
 	}
-	for fd := min; fd < t.limit; fd++ {
-		if _, ok := t.slots[fd]; !ok {
+	for fd := min; fd < limit; fd++ {
+		if !open(fd) {
 			return fd, nil
 		}
 	}

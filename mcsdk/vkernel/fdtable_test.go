@@ -450,3 +450,22 @@ func TestFDTableDupArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestLowestFree checks the numbering rule over a caller's list (fcntl(2)
+// F_DUPFD: "the lowest-numbered available file descriptor greater than or
+// equal to arg").
+func TestLowestFree(t *testing.T) {
+	open := map[int]bool{0: true, 1: true, 2: true, 10: true, 11: true, 13: true}
+	for _, tc := range []struct{ min, limit, want int }{{0, 64, 3}, {10, 64, 12}, {12, 64, 12}, {13, 64, 14}, {-5, 64, 3}, {10, 12, -1}} {
+		got, err := LowestFree(func(fd int) bool { return open[fd] }, tc.min, tc.limit)
+		if tc.want < 0 {
+			if !errors.Is(err, EMFILE) {
+				t.Errorf("LowestFree(min %d, limit %d) = %d, %v; want EMFILE", tc.min, tc.limit, got, err)
+			}
+			continue
+		}
+		if got != tc.want || err != nil {
+			t.Errorf("LowestFree(min %d, limit %d) = %d, %v; want %d", tc.min, tc.limit, got, err, tc.want)
+		}
+	}
+}

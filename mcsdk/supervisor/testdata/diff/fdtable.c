@@ -14,6 +14,8 @@ int main(void)
 {
 	int p[2];
 	char c;
+	/* natively, start from 0, 1 and 2 as a node does (a shell may leave more open) */
+	CHECK("close_range from 3 up", syscall(SYS_close_range, 3, ~0U, 0));
 	CHECK("pipe2 O_CLOEXEC", pipe2(p, O_CLOEXEC));
 	SAME("ends %d %d, FD_CLOEXEC %d %d", p[0], p[1], fcntl(p[0], F_GETFD), fcntl(p[1], F_GETFD));
 	int d = dup(p[0]);
@@ -38,6 +40,8 @@ int main(void)
 	CHECK("F_DUPFD negative", fcntl(p[0], F_DUPFD, -1));
 	int f = fcntl(p[0], F_DUPFD_CLOEXEC, 0);
 	SAME("F_DUPFD_CLOEXEC -> %d, FD_CLOEXEC %d", f, fcntl(f, F_GETFD));
+	int g = fcntl(p[0], F_DUPFD, 10), h = fcntl(p[0], F_DUPFD, 10);
+	SAME("F_DUPFD 10 -> %d, again -> %d", g, h);
 	CHECK("F_SETFD 0", fcntl(f, F_SETFD, 0));
 	SAME("after F_SETFD 0: %d, the original's %d", fcntl(f, F_GETFD), fcntl(p[0], F_GETFD));
 	CHECK("close_range with an unknown flag", syscall(SYS_close_range, d, d, 1));
