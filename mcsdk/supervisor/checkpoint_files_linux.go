@@ -50,7 +50,7 @@ func (n *node) hostFiles() ([]hostFile, error) {
 	var out []hostFile
 	for _, e := range ents {
 		var fd int
-		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || n.fds[fd] != nil {
+		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || n.fds.At(fd) != nil {
 			continue
 		}
 		var st unix.Stat_t

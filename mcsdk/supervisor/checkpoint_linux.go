@@ -274,7 +274,7 @@ func (n *node) checkpointable() error {
 // file descriptions.
 func recordDescs(n *node) (map[int]descState, error) {
 	out := map[int]descState{}
-	for fd, v := range n.fds {
+	for fd, v := range n.fds.All() {
 		if v.ours < 0 {
 			continue
 		}
@@ -298,7 +298,7 @@ func recordDescs(n *node) (map[int]descState, error) {
 // writeDescs puts recorded description state back.
 func writeDescs(n *node, st map[int]descState) error {
 	for fd, d := range st {
-		v := n.fds[fd]
+		v := n.fds.At(fd)
 		if v == nil || v.ours < 0 {
 			continue
 		}
@@ -367,7 +367,7 @@ func (w *World) copyState() (*World, error) {
 		// The original's descriptors reach its processes, not the copy's,
 		// and what the copies' images hold is the copy's business: unknown.
 		n.vclock = vclock{}
-		for _, v := range n.fds {
+		for _, v := range n.fds.All() {
 			v.ours = -1
 		}
 		for j, p := range n.procs {
@@ -381,7 +381,7 @@ func (w *World) copyState() (*World, error) {
 			if p.ended() {
 				p.pid = 0
 			}
-			for _, v := range p.fds {
+			for _, v := range p.fds.All() {
 				v.ours = -1
 			}
 		}
@@ -430,9 +430,9 @@ func (cw *World) own(src *World) error {
 
 // dupServed gives the copy's descriptor table fds weft's own duplicates
 // of the served descriptions of the original's table src.
-func dupServed(fds, src map[int]*vfd) error {
-	for fd, v := range fds {
-		if o := src[fd]; o != nil && o.ours >= 0 {
+func dupServed(fds, src *fdTable) error {
+	for fd, v := range fds.All() {
+		if o := src.At(fd); o != nil && o.ours >= 0 {
 			var err error
 			if v.ours, err = unix.Dup(o.ours); err != nil {
 				return err

@@ -267,27 +267,31 @@ func TestUnixNamesSealed(t *testing.T) {
 // waiting connection, a signalfd, a timerfd and an epoll instance watching
 // several of them (edge-triggered, one-shot).
 func fileState() *node {
-	n := &node{fds: map[int]*vfd{}}
+	n := &node{fds: newFDTable()}
 	p := pipeHolding("pipe data")
-	n.fds[3] = &vfd{obj: &pipeEnd{p: p}, ours: -1}
-	n.fds[4] = &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}
-	n.fds[5] = &vfd{obj: newEventFD(2, false), ours: -1}
-	n.fds[6], n.fds[7] = pairHolding(vkernel.SockStream, "to a", nil)
-	n.fds[8], n.fds[9] = listenerHolding(n, 4, "early")
-	n.fds[10] = &vfd{obj: &sigFD{*vkernel.NewSignalfd(1 << 9)}, ours: -1}
-	n.fds[11] = &vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}
+	n.fds.Record(3, &vfd{obj: &pipeEnd{p: p}, ours: -1}, false)
+	n.fds.Record(4, &vfd{obj: &pipeEnd{p: p, write: true}, ours: -1}, false)
+	n.fds.Record(5, &vfd{obj: newEventFD(2, false), ours: -1}, false)
+	a, b := pairHolding(vkernel.SockStream, "to a", nil)
+	n.fds.Record(6, a, false)
+	n.fds.Record(7, b, false)
+	l, s := listenerHolding(n, 4, "early")
+	n.fds.Record(8, l, false)
+	n.fds.Record(9, s, false)
+	n.fds.Record(10, &vfd{obj: &sigFD{*vkernel.NewSignalfd(1 << 9)}, ours: -1}, false)
+	n.fds.Record(11, &vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}, false)
 	ep := vkernel.NewEpoll()
 	for _, a := range []struct {
 		fd     int
 		events uint32
 		data   uint64
 	}{{3, unix.EPOLLIN, 1}, {5, unix.EPOLLIN | unix.EPOLLET, 2}, {6, unix.EPOLLIN | unix.EPOLLONESHOT, 3}, {0, unix.EPOLLIN, 4}} {
-		if err := ep.Ctl(unix.EPOLL_CTL_ADD, a.fd, watched(n.fds[a.fd]), vkernel.EpollEvent{Events: a.events, Data: a.data}); err != nil {
+		if err := ep.Ctl(unix.EPOLL_CTL_ADD, a.fd, watched(n.fds.At(a.fd)), vkernel.EpollEvent{Events: a.events, Data: a.data}); err != nil {
 			panic(err)
 		}
 	}
 	ep.Collect(4, true, quietProbe{}) // the edge-triggered entry evaluated: seen {1, 0}
-	n.fds[12] = &vfd{obj: &vepoll{ep}, ours: -1}
+	n.fds.Record(12, &vfd{obj: &vepoll{ep}, ours: -1}, false)
 	return n
 }
 
@@ -357,19 +361,23 @@ func fileHash(n *node) [32]byte {
 // socket, signalfd, timerfd and epoll field a later call can observe is
 // covered. Building the same state twice hashes the same.
 func TestFileStateHash(t *testing.T) {
-	pipeOf := func(n *node) *vkernel.Pipe { return n.fds[3].obj.(*pipeEnd).p }
-	setPipe := func(n *node, p *vkernel.Pipe) { n.fds[3].obj.(*pipeEnd).p, n.fds[4].obj.(*pipeEnd).p = p, p }
-	sock := func(n *node, fd int) *vkernel.UnixSocket { return sockOf(n.fds[fd]) }
+	pipeOf := func(n *node) *vkernel.Pipe { return n.fds.At(3).obj.(*pipeEnd).p }
+	setPipe := func(n *node, p *vkernel.Pipe) { n.fds.At(3).obj.(*pipeEnd).p, n.fds.At(4).obj.(*pipeEnd).p = p, p }
+	sock := func(n *node, fd int) *vkernel.UnixSocket { return sockOf(n.fds.At(fd)) }
 	setPair := func(n *node, typ int, msg string, anc *vkernel.UnixAnc) {
-		n.fds[6], n.fds[7] = pairHolding(typ, msg, anc)
+		a, b := pairHolding(typ, msg, anc)
+		n.fds.Record(6, a, false)
+		n.fds.Record(7, b, false)
 	}
 	setListener := func(n *node, backlog int32, msg string) {
 		n.unixNs = vkernel.UnixNames{}
-		n.fds[8], n.fds[9] = listenerHolding(n, backlog, msg)
+		l, s := listenerHolding(n, backlog, msg)
+		n.fds.Record(8, l, false)
+		n.fds.Record(9, s, false)
 	}
-	epoll := func(n *node) *vepoll { return n.fds[12].obj.(*vepoll) }
+	epoll := func(n *node) *vepoll { return n.fds.At(12).obj.(*vepoll) }
 	epollCtl := func(n *node, op, fd int, events uint32, data uint64) {
-		if err := epoll(n).Ctl(op, fd, watched(n.fds[fd]), vkernel.EpollEvent{Events: events, Data: data}); err != nil {
+		if err := epoll(n).Ctl(op, fd, watched(n.fds.At(fd)), vkernel.EpollEvent{Events: events, Data: data}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -387,14 +395,14 @@ func TestFileStateHash(t *testing.T) {
 			pipeOf(n).Write([]byte("pipe data"), 0, true)
 		}},
 		{"pipe writer wake-ups (the same size set)", func(n *node) { pipeOf(n).SetSize(vkernel.PipeDefaultSize) }},
-		{"pipe end", func(n *node) { n.fds[3].obj.(*pipeEnd).write = true }},
+		{"pipe end", func(n *node) { n.fds.At(3).obj.(*pipeEnd).write = true }},
 		{"pipe ends' buffer", func(n *node) {
-			n.fds[4].obj.(*pipeEnd).p = pipeHolding("pipe data")
+			n.fds.At(4).obj.(*pipeEnd).p = pipeHolding("pipe data")
 		}},
-		{"eventfd count (a write of 1)", func(n *node) { n.fds[5].obj.(*eventFD).Write([]byte{1, 7: 0}, true) }},
-		{"eventfd semaphore", func(n *node) { n.fds[5].obj = newEventFD(2, true) }},
-		{"eventfd wake-ups (a write of 0)", func(n *node) { n.fds[5].obj.(*eventFD).Write(make([]byte, 8), true) }},
-		{"eventfd writer wake-ups (a read)", func(n *node) { n.fds[5].obj.(*eventFD).Read(8, true) }},
+		{"eventfd count (a write of 1)", func(n *node) { n.fds.At(5).obj.(*eventFD).Write([]byte{1, 7: 0}, true) }},
+		{"eventfd semaphore", func(n *node) { n.fds.At(5).obj = newEventFD(2, true) }},
+		{"eventfd wake-ups (a write of 0)", func(n *node) { n.fds.At(5).obj.(*eventFD).Write(make([]byte, 8), true) }},
+		{"eventfd writer wake-ups (a read)", func(n *node) { n.fds.At(5).obj.(*eventFD).Read(8, true) }},
 		{"unix queue bytes", func(n *node) { setPair(n, vkernel.SockStream, "to b", nil) }},
 		{"unix queue messages (a send to the other end)", func(n *node) { sock(n, 6).Send([]byte("x"), 0, false, true, nil) }},
 		{"unix message credentials", func(n *node) { setPair(n, vkernel.SockStream, "to a", &vkernel.UnixAnc{Cred: &vkernel.Ucred{Pid: 1}}) }},
@@ -413,32 +421,32 @@ func TestFileStateHash(t *testing.T) {
 		{"unix kernel descriptor in flight", func(n *node) {
 			setPair(n, vkernel.SockStream, "to a", &vkernel.UnixAnc{Rights: []any{&passedFD{kernel: -1}}})
 		}},
-		{"signalfd mask", func(n *node) { s := n.fds[10].obj.(*sigFD); s.SetMask(s.Mask() | 1) }},
-		{"timer deadline", func(n *node) { n.fds[11].obj.(*vtimer).deadline++ }},
-		{"timer interval", func(n *node) { n.fds[11].obj.(*vtimer).interval++ }},
-		{"timer expirations (one counted)", func(n *node) { n.fds[11].obj.(*vtimer).Expire(1) }},
+		{"signalfd mask", func(n *node) { s := n.fds.At(10).obj.(*sigFD); s.SetMask(s.Mask() | 1) }},
+		{"timer deadline", func(n *node) { n.fds.At(11).obj.(*vtimer).deadline++ }},
+		{"timer interval", func(n *node) { n.fds.At(11).obj.(*vtimer).interval++ }},
+		{"timer expirations (one counted)", func(n *node) { n.fds.At(11).obj.(*vtimer).Expire(1) }},
 		{"timer fires (one counted and read)", func(n *node) {
-			n.fds[11].obj.(*vtimer).Expire(1)
-			n.fds[11].obj.(*vtimer).Read(8, 0, true)
+			n.fds.At(11).obj.(*vtimer).Expire(1)
+			n.fds.At(11).obj.(*vtimer).Read(8, 0, true)
 		}},
-		{"timer clock", func(n *node) { n.fds[11].obj.(*vtimer).Timerfd = *vkernel.NewTimerfd(0) }},
+		{"timer clock", func(n *node) { n.fds.At(11).obj.(*vtimer).Timerfd = *vkernel.NewTimerfd(0) }},
 		{"epoll events", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 3, unix.EPOLLIN|unix.EPOLLOUT, 1) }},
 		{"epoll data", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 3, unix.EPOLLIN, 2) }},
 		{"epoll oneshot disarmed", func(n *node) { epoll(n).Collect(4, true, readyProbe{6, 1}) }},
 		{"epoll edge seen", func(n *node) { epoll(n).Collect(4, true, readyProbe{-1, 2}) }},
 		{"epoll edge re-armed (MOD)", func(n *node) { epollCtl(n, unix.EPOLL_CTL_MOD, 5, unix.EPOLLIN|unix.EPOLLET, 2) }},
-		{"epoll closed entry", func(n *node) { epoll(n).Forget(3, watched(n.fds[3]), false) }},
+		{"epoll closed entry", func(n *node) { epoll(n).Forget(3, watched(n.fds.At(3)), false) }},
 		{"epoll watched description (entry 3 re-added watching fd 4's file: the ready order's state but one)", func(n *node) {
 			epollCtl(n, unix.EPOLL_CTL_DEL, 3, 0, 0)
-			if err := epoll(n).Ctl(unix.EPOLL_CTL_ADD, 3, watched(n.fds[4]), vkernel.EpollEvent{Events: unix.EPOLLIN, Data: 1}); err != nil {
+			if err := epoll(n).Ctl(unix.EPOLL_CTL_ADD, 3, watched(n.fds.At(4)), vkernel.EpollEvent{Events: unix.EPOLLIN, Data: 1}); err != nil {
 				t.Fatal(err)
 			}
 			epoll(n).Collect(4, true, quietProbe{})
 		}},
 		{"epoll ready order", func(n *node) { epoll(n).Collect(1, true, readyProbe{3, 1}) }},
 		{"epoll entry removed", func(n *node) { epollCtl(n, unix.EPOLL_CTL_DEL, 0, 0, 0) }},
-		{"descriptor number", func(n *node) { n.fds[13] = n.fds[5]; delete(n.fds, 5) }},
-		{"dup", func(n *node) { d := *n.fds[5]; n.fds[14] = &d }},
+		{"descriptor number", func(n *node) { n.fds.Record(13, n.fds.At(5), false); n.fds.Forget(5) }},
+		{"dup", func(n *node) { d := *n.fds.At(5); n.fds.Record(14, &d, false) }},
 	}
 	base := fileHash(fileState())
 	if again := fileHash(fileState()); again != base {
@@ -473,23 +481,23 @@ func TestFileStateHash(t *testing.T) {
 func TestFileHashEveryKind(t *testing.T) {
 	n := fileState()
 	s := netsim.New().NewSocketIn(0, netsim.Stream, false)
-	n.fds[13] = &vfd{obj: &randomDev{}, ours: -1}
-	dupRandom := *n.fds[13]
-	n.fds[14] = &dupRandom
-	n.fds[15] = &vfd{obj: &inetSock{s}, ours: -1}
-	dupSock := *n.fds[15]
-	n.fds[16] = &dupSock
-	ep := n.fds[12].obj.(*vepoll)
+	n.fds.Record(13, &vfd{obj: &randomDev{}, ours: -1}, false)
+	dupRandom := *n.fds.At(13)
+	n.fds.Record(14, &dupRandom, false)
+	n.fds.Record(15, &vfd{obj: &inetSock{s}, ours: -1}, false)
+	dupSock := *n.fds.At(15)
+	n.fds.Record(16, &dupSock, false)
+	ep := n.fds.At(12).obj.(*vepoll)
 	for _, fd := range []int{11, 13, 15} {
-		if err := ep.Ctl(unix.EPOLL_CTL_ADD, fd, watched(n.fds[fd]), vkernel.EpollEvent{Events: unix.EPOLLIN, Data: uint64(fd)}); err != nil {
+		if err := ep.Ctl(unix.EPOLL_CTL_ADD, fd, watched(n.fds.At(fd)), vkernel.EpollEvent{Events: unix.EPOLLIN, Data: uint64(fd)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	outer := vkernel.NewEpoll()
-	if err := outer.Ctl(unix.EPOLL_CTL_ADD, 12, watched(n.fds[12]), vkernel.EpollEvent{Events: unix.EPOLLIN}); err != nil {
+	if err := outer.Ctl(unix.EPOLL_CTL_ADD, 12, watched(n.fds.At(12)), vkernel.EpollEvent{Events: unix.EPOLLIN}); err != nil {
 		t.Fatal(err)
 	}
-	n.fds[17] = &vfd{obj: &vepoll{outer}, ours: -1}
+	n.fds.Record(17, &vfd{obj: &vepoll{outer}, ours: -1}, false)
 	const want = "3ddc3becaef90c306476838fa0d3f7552777289d7b6441d2d39ca0e88e48bb9e"
 	if got := fmt.Sprintf("%x", fileHash(n)); got != want {
 		t.Errorf("file hash %s, want %s (the hash weft computed before)", got, want)
@@ -503,8 +511,8 @@ func TestFileHashEveryKind(t *testing.T) {
 // a node): the test only sees which handler fileHandler picks.
 func TestServedKindsDispatch(t *testing.T) {
 	n := fileState() // 3, 4 pipe; 5 eventfd; 6..9 unix sockets; 10 signalfd; 11 timerfd; 12 epoll
-	n.fds[13] = &vfd{obj: &randomDev{}, ours: -1}
-	n.fds[14] = &vfd{obj: &inetSock{netsim.New().NewSocketIn(0, netsim.Stream, false)}, ours: -1}
+	n.fds.Record(13, &vfd{obj: &randomDev{}, ours: -1}, false)
+	n.fds.Record(14, &vfd{obj: &inetSock{netsim.New().NewSocketIn(0, netsim.Stream, false)}, ours: -1}, false)
 	row := func(*call) result { return failf("row") }
 	cases := []struct {
 		name   string

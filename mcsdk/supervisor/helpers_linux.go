@@ -98,11 +98,11 @@ func (c *call) install(v *vfd, flags uint64) result {
 		}
 		return failf("injecting a descriptor: %v", err)
 	}
-	if old := c.n.fds[fd]; old != nil { // cannot happen: the fd was free
+	if old := c.n.fds.At(fd); old != nil { // cannot happen: the fd was free
 		unix.Close(old.ours)
 	}
 	v.ours = ours
-	c.n.fds[fd] = v
+	c.n.fds.Record(fd, v, flags&unix.SOCK_CLOEXEC != 0) // the number the kernel chose
 	return ret(int64(fd))
 }
 

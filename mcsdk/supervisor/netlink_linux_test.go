@@ -112,13 +112,13 @@ index 7: route ip+net: no such network interface
 // building the same state twice hashes the same.
 func TestNetlinkStateHash(t *testing.T) {
 	build := func() *node {
-		n := &node{fds: map[int]*vfd{}}
+		n := &node{fds: newFDTable()}
 		s := &netlinkSock{typ: unix.SOCK_RAW, route: vkernel.RouteSocket{Ifaces: vkernel.NodeInterfaces(0, [4]byte{127, 0, 0, 1}), Port: 1000}}
 		s.route.Send([]byte{20, 0, 0, 0, 18, 0, 1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}) // RTM_GETLINK dump
-		n.fds[3] = &vfd{obj: s, ours: -1}
+		n.fds.Record(3, &vfd{obj: s, ours: -1}, false)
 		return n
 	}
-	sock := func(n *node) *netlinkSock { return n.fds[3].obj.(*netlinkSock) }
+	sock := func(n *node) *netlinkSock { return n.fds.At(3).obj.(*netlinkSock) }
 	mutations := []struct {
 		name string
 		f    func(*node)

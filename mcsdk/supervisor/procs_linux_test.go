@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,7 +195,7 @@ func TestProcsExecInherits(t *testing.T) {
 	for step := 0; step < 100 && w.Failure() == nil; step++ {
 		if n := w.nodes[0]; len(n.procs) > 1 && !n.procs[1].ended() {
 			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", n.procs[1].pid)); bytes.Contains(b, []byte("fwrite")) {
-				fds := slices.Sorted(maps.Keys(n.procs[1].fds))
+				fds := n.procs[1].fds.Numbers()
 				tables = append(tables, fmt.Sprint(fds))
 			}
 		}

@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"fmt"
-	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -31,7 +30,7 @@ type proc struct {
 	pid      int              // host pid
 	pidfd    int              // for the main process, the node's own (closed with the node)
 	v        *vkernel.Process // its record in the node's process table (n.ptab): parent, state, status, exit signal
-	fds      map[int]*vfd     // its descriptor table
+	fds      *fdTable         // its descriptor table
 	vforker  *task            // the parent thread a vfork suspends until this process execs or ends
 	space    int              // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
 	notified bool             // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)
@@ -136,28 +135,34 @@ func (n *node) procTasks(p *proc) []*task {
 // copyFDs gives a new child its copy of the parent's descriptor table:
 // the same file descriptions (weft's copy of each is duplicated), as fork
 // does.
-func copyFDs(from map[int]*vfd) (map[int]*vfd, error) {
-	to := make(map[int]*vfd, len(from))
-	for fd, v := range from {
+func copyFDs(from *fdTable) (*fdTable, error) {
+	to := from.Fork() // the same numbers and close-on-exec flags
+	for fd, v := range to.All() {
 		ours, err := unix.Dup(v.ours)
 		if err != nil {
+			for o, w := range to.All() {
+				if w == from.At(o) {
+					to.Forget(o) // still the parent's own
+				}
+			}
 			closeFDs(to)
 			return nil, err
 		}
 		c := *v
 		c.ours = ours
-		to[fd] = &c
+		fl, _ := to.GetFD(fd)
+		to.Record(fd, &c, fl == vkernel.FDCloexec)
 	}
 	return to, nil
 }
 
 // closeFDs closes weft's copies of a table's descriptions.
-func closeFDs(fds map[int]*vfd) {
-	for fd, v := range fds {
+func closeFDs(fds *fdTable) {
+	for fd, v := range fds.All() {
 		if v.ours >= 0 {
 			unix.Close(v.ours)
 		}
-		delete(fds, fd)
+		fds.Forget(fd)
 	}
 }
 
@@ -168,12 +173,7 @@ func closeFDs(fds map[int]*vfd) {
 func (w *World) dropTable(n *node, p *proc) {
 	saved := n.fds
 	n.fds = p.fds
-	fds := make([]int, 0, len(p.fds))
-	for fd := range p.fds {
-		fds = append(fds, fd)
-	}
-	slices.Sort(fds) // in fd order, as the kernel closes them
-	for _, fd := range fds {
+	for fd := range p.fds.All() { // in fd order, as the kernel closes them
 		n.dropFD(fd, w)
 	}
 	n.fds = saved

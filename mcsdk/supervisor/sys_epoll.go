@@ -52,10 +52,10 @@ func sysEpollCreate(c *call) result {
 // EBADF for a bad descriptor, EINVAL for any other.
 func sysEpollCtl(c *call) result {
 	epfd, fd := int(int32(c.arg(0))), int(int32(c.arg(2)))
-	if c.n.fds[epfd] == nil && !c.kernelFD(epfd) || fd < 0 {
+	if c.n.fds.At(epfd) == nil && !c.kernelFD(epfd) || fd < 0 {
 		return errno(unix.EBADF)
 	}
-	if c.n.fds[fd] == nil && !c.kernelFD(fd) {
+	if c.n.fds.At(fd) == nil && !c.kernelFD(fd) {
 		return errno(unix.EBADF)
 	}
 	return errno(unix.EINVAL)
@@ -67,7 +67,7 @@ func epollCtl(c *call, ev *vfd) result {
 	if fd < 0 {
 		return errno(unix.EBADF)
 	}
-	v := c.n.fds[fd]
+	v := c.n.fds.At(fd)
 	if v == nil && !c.kernelFD(fd) {
 		return errno(unix.EBADF)
 	}
@@ -180,7 +180,7 @@ func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) res
 		return errno(e)
 	}
 	if v == nil {
-		if c.n.fds[int(int32(c.arg(0)))] == nil && !c.kernelFD(int(int32(c.arg(0)))) {
+		if c.n.fds.At(int(int32(c.arg(0)))) == nil && !c.kernelFD(int(int32(c.arg(0)))) {
 			return errno(unix.EBADF)
 		}
 		return errno(unix.EINVAL)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -68,10 +69,10 @@ const (
 
 // fcntlTable is fcntl(2)'s allow-list, by command.
 var fcntlTable = map[uint64]fcntlRule{
-	unix.F_DUPFD:         fcntlServed("F_DUPFD", anyFD, fcntlDup, "weft's descriptors are duplicated by weft (at the lowest free number), others natively"),
+	unix.F_DUPFD:         fcntlServed("F_DUPFD", anyFD, fcntlDup, "weft's descriptors are duplicated by weft (at the lowest free number at or above the argument, vkernel's rule), others natively"),
 	unix.F_DUPFD_CLOEXEC: fcntlServed("F_DUPFD_CLOEXEC", anyFD, fcntlDup, "as F_DUPFD"),
 	unix.F_GETFD:         fcntlNative("F_GETFD", anyFD, "the descriptor's own flags"),
-	unix.F_SETFD:         fcntlNative("F_SETFD", anyFD, "the descriptor's own flags"),
+	unix.F_SETFD:         fcntlServed("F_SETFD", anyFD, fcntlSetfd, "the descriptor's own flags: the kernel sets them, and weft's table follows for its descriptors"),
 	unix.F_GETFL:         fcntlServed("F_GETFL", anyFD, fcntlGetfl, "the description's own status flags; a random device's access mode is its open's, not weft's placeholder's"),
 	unix.F_SETFL:         fcntlNative("F_SETFL", anyFD, "the description's own status flags (O_NONBLOCK, O_APPEND, O_ASYNC…)"),
 	unix.F_GETLK:         fcntlServed("F_GETLK", anyFD, fcntlLock, lockWhy),
@@ -121,14 +122,57 @@ func sysFcntl(c *call) result {
 	return cont()
 }
 
-// fcntlDup serves F_DUPFD and F_DUPFD_CLOEXEC on weft's descriptors (the
-// minimum fd argument is approximated by the lowest free fd).
+// fcntlDup serves F_DUPFD and F_DUPFD_CLOEXEC on weft's descriptors with
+// the table's rules: an argument below 0 or not below RLIMIT_NOFILE is
+// EINVAL; the new number is the lowest free one at or above it among
+// every descriptor of the process (vkernel.LowestFree over the host's
+// list, which holds the ones weft does not serve too), installed there.
 func fcntlDup(c *call, fd int) result {
-	v := c.n.fds[fd]
+	v := c.n.fds.At(fd)
 	if v == nil {
 		return cont()
 	}
-	return c.dupTo(v, -1, c.arg(1) == unix.F_DUPFD_CLOEXEC)
+	min, cloexec := int64(c.arg(2)), c.arg(1) == unix.F_DUPFD_CLOEXEC
+	if min < 0 || min >= int64(c.n.fds.Limit()) {
+		return errno(unix.EINVAL)
+	}
+	if min == 0 {
+		return c.dupTo(v, -1, cloexec) // the kernel picks the lowest free number
+	}
+	open, err := c.hostFDs()
+	if err != nil {
+		return failf("listing the descriptors of process %d: %v", c.n.memPid(), err)
+	}
+	nfd, err := vkernel.LowestFree(func(n int) bool { return open[n] }, int(min), c.n.fds.Limit())
+	if err != nil {
+		return vkAnswer(err)
+	}
+	return c.dupTo(v, nfd, cloexec)
+}
+
+// hostFDs are the caller's process's open descriptors, served or not, as
+// the host kernel lists them (/proc/PID/fd).
+func (c *call) hostFDs() (map[int]bool, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", c.n.memPid()))
+	if err != nil {
+		return nil, err
+	}
+	open := make(map[int]bool, len(ents))
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			open[n] = true
+		}
+	}
+	return open, nil
+}
+
+// fcntlSetfd is F_SETFD: the kernel sets the descriptor's close-on-exec
+// flag, and a served descriptor's entry in the table follows
+// (vkernel.FDTable.SetFD: the flag is the descriptor's, not its
+// duplicates').
+func fcntlSetfd(c *call, fd int) result {
+	c.n.fds.SetFD(fd, int(int32(c.arg(2))))
+	return cont()
 }
 
 // fdInRunDir reports whether the caller's descriptor fd is a file inside
@@ -304,7 +348,7 @@ func sysFlock(c *call) result {
 // device) that kind's (accessModer). A pipe's placeholders are a real
 // pipe's ends, which answer for themselves.
 func fcntlGetfl(c *call, fd int) result {
-	v := c.n.fds[fd]
+	v := c.n.fds.At(fd)
 	if v == nil {
 		return cont()
 	}

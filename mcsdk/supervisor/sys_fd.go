@@ -4,6 +4,8 @@ package supervisor
 
 import (
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Read implements read(2) on a descriptor whose kind leaves it to the
@@ -94,6 +96,14 @@ func inetWrite(c *call, v *vfd, addr, n uint64, vector bool) result {
 // operations answer ESPIPE).
 func sysPread(c *call) result { return cont() }
 
+// Descriptors: the node's served descriptors are in its process's table
+// (n.fds, a vkernel.FDTable), whose rules (dup(2), fcntl(2), close(2),
+// close_range(2), execve(2), fork(2)) answer here; the host kernel holds
+// every descriptor of the process under the same numbers, so the numbers
+// a served descriptor gets are the kernel's (ADDFD picks the lowest free
+// one, or the one weft names), and weft's work on the host is its own
+// copy of each description (vfd.ours), duplicated and closed here.
+
 // Close implements close(2). The kernel closes the target's descriptor;
 // weft closes the virtual socket when its last descriptor goes.
 func sysClose(c *call) result {
@@ -104,19 +114,19 @@ func sysClose(c *call) result {
 // dropFD forgets a target descriptor and closes its socket if no other
 // descriptor refers to it.
 func (n *node) dropFD(fd int, w *World) {
-	v := n.fds[fd]
+	v := n.fds.At(fd)
 	n.closing(fd, v, w)
 	if v == nil {
 		return
 	}
-	delete(n.fds, fd)
+	n.fds.Close(fd)
 	unix.Close(v.ours)
 }
 
 // Dup implements dup(2) on virtual sockets by injecting the same file
 // description again.
 func sysDup(c *call) result {
-	v := c.n.fds[int(int32(c.arg(0)))]
+	v := c.n.fds.At(int(int32(c.arg(0))))
 	if v == nil {
 		return cont()
 	}
@@ -124,16 +134,24 @@ func sysDup(c *call) result {
 }
 
 // Dup2 implements dup2(2).
-func sysDup2(c *call) result { return dup3(c, 0) }
+func sysDup2(c *call) result { return dup3(c, 0, true) }
 
 // Dup3 implements dup3(2).
-func sysDup3(c *call) result { return dup3(c, c.arg(2)) }
+func sysDup3(c *call) result { return dup3(c, c.arg(2), false) }
 
-func dup3(c *call, flags uint64) result {
+// dup3 serves dup2(2) (dup2 true) and dup3(2). The table's argument
+// checks answer first (vkernel.FDTable.DupArgs: dup3 onto itself or with
+// an unknown flag is EINVAL, a newfd out of range EBADF), so a call that
+// fails leaves newfd open; so does one whose oldfd the kernel does not
+// hold (EBADF). dup2 of a served descriptor onto itself changes nothing.
+func dup3(c *call, flags uint64, dup2 bool) result {
 	oldfd, newfd := int(int32(c.arg(0))), int(int32(c.arg(1)))
-	v := c.n.fds[oldfd]
+	if c.n.fds.DupArgs(oldfd, newfd, int(int32(flags)), dup2) != nil {
+		return cont() // the kernel refuses it as the table does
+	}
+	v := c.n.fds.At(oldfd)
 	if v == nil {
-		if c.n.fds[newfd] != nil {
+		if c.n.fds.At(newfd) != nil && c.fdKind(oldfd) != kindNone {
 			c.n.dropFD(newfd, c.w) // the kernel will close it
 		}
 		return cont()
@@ -145,7 +163,9 @@ func dup3(c *call, flags uint64) result {
 	return c.dupTo(v, newfd, flags&unix.O_CLOEXEC != 0)
 }
 
-// dupTo installs a copy of v's description at newfd (-1: lowest free).
+// dupTo installs a copy of v's description at newfd (-1: the lowest free
+// number, which the kernel picks), with close-on-exec if asked, and
+// records it in the table.
 func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 	ours, err := unix.Dup(v.ours)
 	if err != nil {
@@ -160,38 +180,37 @@ func (c *call) dupTo(v *vfd, newfd int, cloexec bool) result {
 		a.Flags = unix.SECCOMP_ADDFD_FLAG_SETFD
 		a.NewFD = uint32(newfd)
 		fd, err = addFD(c.n.listener, &a)
-		if err == nil {
-			nv := *v
-			nv.ours = ours
-			c.n.fds[fd] = &nv
-			return ret(int64(fd))
-		}
 	} else {
 		fd, err = injectFD(c.n.listener, c.req.ID, ours, cloexec)
-		if err == nil {
-			nv := *v
-			nv.ours = ours
-			c.n.fds[fd] = &nv
-			return ret(int64(fd))
-		}
 	}
-	unix.Close(ours)
-	return errno(errnoOf(err))
+	if err != nil {
+		unix.Close(ours)
+		return errno(errnoOf(err))
+	}
+	nv := *v
+	nv.ours = ours
+	c.n.fds.Record(fd, &nv, cloexec)
+	return ret(int64(fd))
 }
 
-// CloseRange implements close_range(2): weft forgets the virtual
-// descriptors in the range, then the kernel closes them (or, with
-// CLOSE_RANGE_CLOEXEC, only marks them, and weft keeps them).
+// CloseRange implements close_range(2): after the table's argument checks
+// (vkernel.CloseRangeArgs), weft forgets the served descriptors in the
+// range in ascending order, as the kernel closes them, and the kernel
+// closes them on the host; with CLOSE_RANGE_CLOEXEC the table only marks
+// them, as the kernel does. CLOSE_RANGE_UNSHARE changes nothing weft
+// keeps: a process's table is its own (CLONE_FILES is not modelled).
 func sysCloseRange(c *call) result {
-	first, last := c.arg(0), c.arg(1)
-	if first > last {
-		return errno(unix.EINVAL)
+	first, last, flags := uint32(c.arg(0)), uint32(c.arg(1)), uint32(c.arg(2))
+	if err := vkernel.CloseRangeArgs(first, last, int(flags)); err != nil {
+		return vkAnswer(err)
 	}
-	if c.arg(2)&unix.CLOSE_RANGE_CLOEXEC == 0 {
-		for fd := range c.n.fds {
-			if uint64(fd) >= first && uint64(fd) <= last {
-				c.n.dropFD(fd, c.w)
-			}
+	if flags&unix.CLOSE_RANGE_CLOEXEC != 0 {
+		c.n.fds.CloseRange(first, last, int(flags))
+		return cont()
+	}
+	for fd := range c.n.fds.All() {
+		if vkernel.InRange(fd, first, last) {
+			c.n.dropFD(fd, c.w)
 		}
 	}
 	return cont()
@@ -201,7 +220,7 @@ func sysCloseRange(c *call) result {
 // they would read or write a virtual socket's host end, which is not
 // modelled.
 func sysPreadv2(c *call) result {
-	if c.n.fds[int(int32(c.arg(0)))] != nil {
+	if c.n.fds.At(int(int32(c.arg(0)))) != nil {
 		return positionalVector(c, nil)
 	}
 	return cont()

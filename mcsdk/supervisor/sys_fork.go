@@ -263,7 +263,7 @@ func boolInt(b bool) int {
 // file description in the process. They are closed as close(2) would.
 func (w *World) dropClosedOnExec(n *node, tid int) {
 	var gone []int
-	for fd, v := range n.fds {
+	for fd, v := range n.fds.All() {
 		var st, ours unix.Stat_t
 		if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), &st) == nil &&
 			unix.Fstat(v.ours, &ours) == nil && st.Dev == ours.Dev && st.Ino == ours.Ino {

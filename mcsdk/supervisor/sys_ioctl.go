@@ -70,7 +70,7 @@ var (
 
 // fdKind classifies the caller's descriptor fd.
 func (c *call) fdKind(fd int) fdKind {
-	if v := c.n.fds[fd]; v != nil {
+	if v := c.n.fds.At(fd); v != nil {
 		if v.sock() != nil {
 			return kindVSocket
 		}
@@ -191,8 +191,13 @@ func sysIoctl(c *call) result {
 	if r, refused := c.judgeRequest("ioctl", req, rule, ok, kind, unix.ENOTTY); refused {
 		return r
 	}
+	if req == fioclex || req == fionclex {
+		// The flag is the descriptor's: the kernel sets it, and a served
+		// descriptor's table entry follows (vkernel.FDTable.SetFD).
+		c.n.fds.SetFD(fd, boolInt(req == fioclex))
+	}
 	if kind == kindVSocket {
-		return vsockIoctl(c, c.n.fds[fd], req)
+		return vsockIoctl(c, c.n.fds.At(fd), req)
 	}
 	return cont()
 }

@@ -143,7 +143,7 @@ func (s *netlinkSock) release(*World, *node) {}
 func (c *call) netlinkPort() uint32 {
 	used := map[uint32]bool{}
 	for _, t := range c.n.tables() {
-		for _, v := range t {
+		for _, v := range t.All() {
 			if s, ok := v.obj.(*netlinkSock); ok && s.route.Port != 0 {
 				used[s.route.Port] = true
 			}
@@ -220,7 +220,7 @@ func netlinkBind(c *call, v *vfd) result {
 
 func (c *call) netlinkPortUsed(pid uint32) bool {
 	for _, t := range c.n.tables() {
-		for _, v := range t {
+		for _, v := range t.All() {
 			if s, ok := v.obj.(*netlinkSock); ok && s.route.Port == pid {
 				return true
 			}

@@ -4,8 +4,6 @@ package supervisor
 
 import (
 	"errors"
-	"reflect"
-	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -105,7 +103,7 @@ func (c *call) fileHandler(h handler) handler {
 	if !fdFirst[nr] {
 		return h
 	}
-	v := c.n.fds[int(int32(c.arg(0)))]
+	v := c.n.fds.At(int(int32(c.arg(0))))
 	if v == nil || v.obj == nil {
 		return h
 	}
@@ -138,7 +136,7 @@ func (c *call) injectAt(v *vfd, ph int, cloexec bool) (int, error) {
 		return -1, err
 	}
 	v.ours = ph
-	c.n.fds[fd] = v
+	c.n.fds.Record(fd, v, cloexec) // the number the kernel chose
 	return fd, nil
 }
 
@@ -220,7 +218,7 @@ func (v *vfd) description() any {
 func (n *node) heldElsewhere(fd int, v *vfd) bool {
 	d := v.description()
 	for _, t := range n.tables()[1:] {
-		if o := t[fd]; o != nil && o.description() == d {
+		if o := t.At(fd); o != nil && o.description() == d {
 			return true
 		}
 	}
@@ -232,13 +230,13 @@ func (n *node) heldElsewhere(fd int, v *vfd) bool {
 func (n *node) lastRef(fd int, v *vfd) bool {
 	d := v.description()
 	for _, t := range n.tables() {
-		cur := sameTable(t, n.fds)
-		for o, w := range t {
+		cur := t == n.fds
+		for o, w := range t.All() {
 			if (!cur || o != fd) && w.description() == d {
 				return false
 			}
 		}
-		for _, w := range t {
+		for _, w := range t.All() {
 			if s, ok := w.obj.(unixSock); ok && s.carries(d, nil) {
 				return false // in flight (SCM_RIGHTS)
 			}
@@ -250,20 +248,27 @@ func (n *node) lastRef(fd int, v *vfd) bool {
 // tables are the descriptor tables of the node's live processes: the
 // calling process's (n.fds) first, then every other live process's, once
 // each (a fork copies the table; the descriptions stay shared).
-func (n *node) tables() []map[int]*vfd {
-	out := []map[int]*vfd{n.fds}
+func (n *node) tables() []*fdTable {
+	out := []*fdTable{n.fds}
 	for _, p := range n.procs {
-		if !p.ended() && !sameTable(p.fds, n.fds) {
+		if !p.ended() && p.fds != n.fds {
 			out = append(out, p.fds)
 		}
 	}
 	return out
 }
 
-// sameTable reports whether a and b are the same descriptor table.
-func sameTable(a, b map[int]*vfd) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
+// fdTable is a process's descriptor table of served descriptors
+// (vkernel.FDTable): its numbers are the host kernel's, which weft
+// records as it installs descriptors or sees the kernel's choice; each
+// descriptor holds its own vfd (its own copy of weft's end, ours), and
+// duplicates share the vfd's object, the open file description.
+type fdTable = vkernel.FDTable[*vfd]
+
+// newFDTable is an empty descriptor table. Its limit is the largest
+// (vkernel.NofileMax): the host kernel enforces RLIMIT_NOFILE on the
+// numbers weft installs.
+func newFDTable() *fdTable { return vkernel.NewFDTable[*vfd](0) }
 
 // closing runs as the node closes fd (v nil for a kernel descriptor):
 // epoll interest lists forget it, and an in-node object whose last
@@ -277,7 +282,7 @@ func sameTable(a, b map[int]*vfd) bool {
 func (n *node) closing(fd int, v *vfd, w *World) {
 	last := v == nil || n.lastRef(fd, v)
 	if last || !n.heldElsewhere(fd, v) {
-		for _, o := range n.fds {
+		for _, o := range n.fds.All() {
 			if ep, ok := o.obj.(*vepoll); ok {
 				ep.Forget(fd, watched(v), last)
 			}
@@ -293,25 +298,14 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 // by a canonical number afterwards.
 func (w *World) hashFiles(n *node, put func(uint64)) {
 	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}}
-	tables := [][]int{}
 	all := n.tables() // outside a call n.fds is the main process's
 	for _, t := range all {
-		fds := make([]int, 0, len(t))
-		for fd := range t {
-			fds = append(fds, fd)
-		}
-		slices.Sort(fds)
-		tables = append(tables, fds)
-		for _, fd := range fds {
-			h.ref(t[fd].description())
+		for _, v := range t.All() {
+			h.ref(v.description())
 		}
 	}
-	for i, t := range all {
-		put(uint64(len(tables[i])))
-		for _, fd := range tables[i] {
-			put(uint64(fd))
-			h.desc(t[fd])
-		}
+	for _, t := range all {
+		t.Hash(put, h.desc)
 	}
 }
 

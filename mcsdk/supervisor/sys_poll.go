@@ -58,7 +58,7 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 			if !ok {
 				rev = unix.POLLNVAL
 			}
-			if v := c.n.fds[int(fd)]; v != nil {
+			if v := c.n.fds.At(int(fd)); v != nil {
 				next = earlier(next, c.nextTimerOf(v))
 			}
 		}
@@ -100,7 +100,7 @@ func (c *call) nextTimerOf(v *vfd) int64 {
 // fdEvents is the poll(2) mask of the node's fd; ok is false if the node
 // has no such descriptor.
 func (c *call) fdEvents(fd int) (uint32, bool) {
-	if v := c.n.fds[fd]; v != nil {
+	if v := c.n.fds.At(fd); v != nil {
 		return c.vfdEvents(v), true
 	}
 	// A signalfd polled from weft's thread would report weft's own
@@ -219,7 +219,7 @@ func selectCommon(c *call, timeout int64) result {
 	ready := 0
 	var next int64
 	for fd := 0; fd < nfds; fd++ {
-		if v := c.n.fds[fd]; v != nil {
+		if v := c.n.fds.At(fd); v != nil {
 			next = earlier(next, c.nextTimerOf(v))
 		}
 		for i, set := range sets {

@@ -92,7 +92,7 @@ var hostObject = regexp.MustCompile(`^([a-z_]+):\[([0-9]+)\]$`)
 func (c *call) fdLink(path, link string) (string, bool) {
 	if m := fdPath.FindStringSubmatch(path); m != nil {
 		fd, _ := strconv.Atoi(m[1])
-		if v := c.n.fds[fd]; v != nil {
+		if v := c.n.fds.At(fd); v != nil {
 			switch o := v.obj.(type) {
 			case anonInode:
 				return o.anonName(), true

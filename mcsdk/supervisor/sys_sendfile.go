@@ -22,10 +22,10 @@ const sendfileChunk = 1 << 20
 // when given (then advanced), else from the file's position (then moved),
 // by as many bytes as the socket took.
 func sysSendfile(c *call) result {
-	if c.n.fds[int(int32(c.arg(1)))] != nil {
+	if c.n.fds.At(int(int32(c.arg(1)))) != nil {
 		return failf("sendfile from a virtual descriptor is not modelled")
 	}
-	if c.n.fds[int(int32(c.arg(0)))] != nil {
+	if c.n.fds.At(int(int32(c.arg(0)))) != nil {
 		// Served, but not by inetOps: the kernel would write into weft's
 		// placeholder, and the bytes would vanish.
 		return failf("sendfile into a weft-served descriptor other than an inet socket (a pipe, unix socket, eventfd, timerfd, epoll instance or random device) is not modelled")
@@ -36,7 +36,7 @@ func sysSendfile(c *call) result {
 // inetSendfile is sendfile(2) into the inet socket v.
 func inetSendfile(c *call, v *vfd) result {
 	in, offp, count := int(int32(c.arg(1))), c.arg(2), c.arg(3)
-	if c.n.fds[in] != nil {
+	if c.n.fds.At(in) != nil {
 		return failf("sendfile between virtual descriptors is not modelled")
 	}
 	f, err := unix.PidfdGetfd(c.n.pidfd, in, 0)

@@ -272,7 +272,7 @@ func (c *call) interruptAnswer(sig int) result {
 	case unix.SYS_READ, unix.SYS_READV, unix.SYS_RECVFROM, unix.SYS_RECVMSG, unix.SYS_RECVMMSG,
 		unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDTO, unix.SYS_SENDMSG,
 		unix.SYS_ACCEPT, unix.SYS_ACCEPT4, unix.SYS_CONNECT:
-		if v := c.n.fds[int(int32(c.arg(0)))]; v != nil && v.sock() != nil && c.deadline >= 0 {
+		if v := c.n.fds.At(int(int32(c.arg(0)))); v != nil && v.sock() != nil && c.deadline >= 0 {
 			kind = vkernel.CallNeverRestarted // a socket call with SO_RCVTIMEO is not restarted
 		}
 	}

@@ -42,7 +42,7 @@ func sysSignalfd(c *call) result {
 		return errno(unix.EFAULT)
 	}
 	if fd := int(int32(c.arg(0))); fd != -1 {
-		v := c.n.fds[fd]
+		v := c.n.fds.At(fd)
 		if v == nil {
 			return cont() // the kernel answers EBADF or EINVAL
 		}
@@ -75,7 +75,7 @@ func (n *node) adoptSignalfds() {
 		return
 	}
 	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && n.fds[fd] == nil {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && n.fds.At(fd) == nil {
 			n.adoptSignalfd(fd)
 		}
 	}
@@ -98,7 +98,7 @@ func (n *node) adoptSignalfd(fd int) (*vfd, bool) {
 		return nil, false
 	}
 	v := &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
-	n.fds[fd] = v
+	n.fds.Record(fd, v, fdinfoCloexec(info)) // the number the kernel chose
 	return v, true
 }
 
@@ -137,4 +137,20 @@ func (c *call) pendingSignals() uint64 {
 		return 0
 	}
 	return uint64(k.AllPending())
+}
+
+// fdinfoCloexec reads the close-on-exec flag from a descriptor's
+// /proc/PID/fdinfo text: its "flags:" line (octal) holds O_CLOEXEC when
+// the descriptor has it (proc(5)).
+func fdinfoCloexec(info []byte) bool {
+	i := bytes.Index(info, []byte("flags:\t"))
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(info[i+7:]))
+	if len(f) == 0 {
+		return false
+	}
+	fl, err := strconv.ParseUint(f[0], 8, 64)
+	return err == nil && fl&unix.O_CLOEXEC != 0
 }

@@ -104,7 +104,7 @@ func (c *call) statTarget(a fsArg) (statPlace, error) {
 		return statPlace{}, err
 	}
 	if wh.fd {
-		if v := c.n.fds[int(wh.dirfd)]; v != nil {
+		if v := c.n.fds.At(int(wh.dirfd)); v != nil {
 			if r, ok := v.obj.(*randomDev); ok { // not weft's placeholder
 				return statPlace{host: r.path(), name: r.path()}, nil
 			}

@@ -95,7 +95,7 @@ func (c *call) readRights(hdr uint64, controllen uint64, capture bool) (*rights,
 
 // capture takes a descriptor of the node in flight.
 func (n *node) capture(fd int) (*passedFD, unix.Errno) {
-	if v := n.fds[fd]; v != nil {
+	if v := n.fds.At(fd); v != nil {
 		ours, err := unix.Dup(v.ours)
 		if err != nil {
 			return nil, unix.ENFILE
@@ -140,12 +140,12 @@ func (pf *passedFD) close(w *World, n *node) {
 // referenced reports whether a descriptor of the node, or a descriptor in
 // flight other than skip, refers to description d.
 func (n *node) referenced(d any, skip *passedFD) bool {
-	for _, v := range n.fds {
+	for _, v := range n.fds.All() {
 		if v.description() == d {
 			return true
 		}
 	}
-	for _, v := range n.fds {
+	for _, v := range n.fds.All() {
 		if s, ok := v.obj.(unixSock); ok && s.carries(d, skip) {
 			return true
 		}

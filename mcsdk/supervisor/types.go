@@ -74,7 +74,7 @@ type node struct {
 	futexQ   *vkernel.Futexes // virtual futex waiters by address, in arrival order; nil: none yet
 	procs    []*proc          // its process tree, from its first fork on; procs[0] is the main process
 	self     *proc            // the child process whose call is being served, nil otherwise (enterProc)
-	fds      map[int]*vfd
+	fds      *fdTable
 	limits   *vkernel.Limits // its virtual resource limits (sys_rlimit.go), made at first use
 	memcg    *memCgroup      // its memory cgroup (nodebounds_linux.go), made at its first start
 	// memUnbounded: no memory cgroup could be made for it (a refusal says so).

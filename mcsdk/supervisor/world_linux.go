@@ -65,7 +65,7 @@ func Start(cfg Config) (*World, error) {
 		return nil, err
 	}
 	for i := range cfg.Nodes {
-		w.nodes = append(w.nodes, &node{id: i, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1})
+		w.nodes = append(w.nodes, &node{id: i, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1})
 		w.queryStale = append(w.queryStale, true)
 	}
 	if !cfg.NativeTSC && !w.tscPatching() {
@@ -223,12 +223,12 @@ func (w *World) kill(n *node) {
 }
 
 func (n *node) release() {
-	for fd, v := range n.fds {
+	for fd, v := range n.fds.All() {
 		if v.ours >= 0 {
 			unix.Close(v.ours)
 			v.ours = -1
 		}
-		delete(n.fds, fd)
+		n.fds.Forget(fd)
 	}
 	n.releaseVclocks()
 	n.sysvRelease()
@@ -725,7 +725,7 @@ func (w *World) Apply(a sched.Action) error {
 		if !old.exited {
 			return fmt.Errorf("supervisor: node %d is running", a.Node)
 		}
-		n := &node{id: old.id, fds: map[int]*vfd{}, pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1}
+		n := &node{id: old.id, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1}
 		w.nodes[a.Node] = n
 		if err := w.launch(n); err != nil {
 			w.fail(n, "", err.Error())

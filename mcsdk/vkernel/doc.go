@@ -56,6 +56,15 @@
 // run dequeues them there, so which signals a read takes, in what order,
 // and the siginfo records are still the kernel's (sys_signalfd.go).
 //
+// Descriptor tables (fdtable.go): a process's table of numbers naming
+// open file descriptions (FDTable, generic over the description's
+// handle), with Linux's rules for dup, dup2, dup3, F_DUPFD, close,
+// close_range, FD_CLOEXEC, fork's copy and exec's closing, and
+// RLIMIT_NOFILE. The supervisor keeps one per process for the
+// descriptors it serves and does the host's part (ADDFD, its own
+// duplicate of each description, closing it); where the host kernel
+// chose a number, the table records that choice.
+//
 // AF_UNIX sockets (unix.go): a node's namespace of bound names
 // (UnixNames: abstract names, automatic names, and path names by the key
 // the supervisor makes of the socket file it created), and each socket
