@@ -131,6 +131,35 @@ func TestProcsWaitRules(t *testing.T) {
 	}
 }
 
+// TestProcsExitSignal runs the probe's exitsig mode natively and under
+// weft with two schedules: a clone child whose exit signal is SIGUSR1
+// sends its parent a SIGUSR1 whose siginfo names the child's pid (the
+// virtual one, never the host's), with CLD_EXITED and the exit code, as
+// the kernel's names the native child. A real-time exit signal, which
+// weft cannot keep from arriving twice, is refused with a failure naming
+// the clone.
+func TestProcsExitSignal(t *testing.T) {
+	bin := buildProcs(t)
+	native, err := exec.Command(bin, "exitsig").Output()
+	if err != nil {
+		t.Fatalf("native run: %v\n%s", err, native)
+	}
+	for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
+		w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"exitsig", bin}}}}, pick)
+		out := string(w.Output(0))
+		if f := w.Failure(); f != nil {
+			t.Fatalf("schedule %d: failure: %v\noutput:\n%s", i, f, out)
+		}
+		if out != string(native) {
+			t.Errorf("schedule %d differs from the native run:\nnative:\n%s\nweft:\n%s", i, native, out)
+		}
+	}
+	w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"exitsigrt", bin}}}}, first)
+	if f := w.Failure(); f == nil || !strings.Contains(f.Error(), "clone with exit signal 35") {
+		t.Errorf("real-time exit signal: failure %v, want the clone refused\noutput:\n%s", f, w.Output(0))
+	}
+}
+
 // TestWatchdogSyscallSpin is the watchdog for a node whose calls are all
 // answered at once (it never parks: its epoll_wait always reports an
 // event, so the spinning-poll rule of spin.go does not apply): after Config.MaxCalls of them the run
