@@ -56,6 +56,18 @@ func TestProcs(t *testing.T) {
 			"parent got 1 SIGUSR2, kill(0, 0) 0, kill(99999, 0) -1 errno 1\n"}},
 		{mode: "kill", pick: last, procs: 4, out: []string{ // the children run first: parked when signalled
 			"kill a: 0\nterm: reaped 1001 signal 15\n", "kill b: 0\nusr1: reaped 1002 exit 9\n", "usr2: reaped 1003 exit 0\n"}},
+		// A grandchild zombie orphaned by its parent's end is reaped by
+		// init at once and leaves its process group with it
+		// (release_task): once the group's leader is reaped too, the
+		// group is gone (kill ESRCH, setpgid into it EPERM). Natively the
+		// answer depends on the host's reaper (a subreaper that never
+		// waits, as this test binary is, keeps the zombie): no native run.
+		{mode: "orphangroup", pick: first, procs: 3, out: []string{
+			"orphaned zombie: kill -1 errno 3\ngroup of a zombie leader: kill 0 errno 0\n" +
+				"group after the leader's reap: kill -1 errno 3\nsetpgid into it: -1 errno 1\n"}},
+		{mode: "orphangroup", pick: last, procs: 3, out: []string{
+			"orphaned zombie: kill -1 errno 3\ngroup of a zombie leader: kill 0 errno 0\n" +
+				"group after the leader's reap: kill -1 errno 3\nsetpgid into it: -1 errno 1\n"}},
 		{mode: "wnohang", pick: first, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
 		{mode: "wnohang", pick: last, procs: 2, out: []string{"wnohang: 0\nblocking: reaped 1001 exit 4\nsubreaper: -1 errno 22\n"}},
 		{mode: "mtexec", pick: first, procs: 1, exit: 3, out: []string{"exec'd child pid 100 ppid 1\n"}},
