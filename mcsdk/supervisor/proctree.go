@@ -206,7 +206,8 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		return pidfdSignal(p.pidfd) == unix.ESRCH
 	}
 	if n.ptab.Exit(p.vpid, uint32(ws), autoReaped) {
-		w.childSignalled(n, parent)
+		_, sig, _ := n.ptab.ExitSignalTo(p.vpid)
+		w.childSignalled(n, parent, sig)
 	}
 	n.sessionsEnded(p)
 	if p.gone() {

@@ -43,6 +43,16 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	if flags&procCloneRefused != 0 {
 		return failf("process clone with flags %#x is not modelled", flags)
 	}
+	switch sig := flags & unix.CSIGNAL; {
+	case sig > 64:
+		return errno(unix.EINVAL) // not a signal (valid_signal)
+	case sig >= vkernel.SIGRTMIN:
+		// The kernel sends the exit signal with the child's host pid when
+		// weft reaps it; weft queues its own with the virtual pid first,
+		// which makes the kernel's a duplicate dropped only for a
+		// standard signal (legacy_queue): a real-time one would arrive twice.
+		return failf("clone with exit signal %d (a real-time signal) is not modelled: its siginfo would carry the child's host pid", sig)
+	}
 	if flags&unix.CLONE_PIDFD != 0 {
 		// As a kernel without pidfds answers: programs fall back to pids
 		// (Go's os/exec does).

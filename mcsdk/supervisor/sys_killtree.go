@@ -29,8 +29,13 @@ func sysKillTree(c *call) result {
 	}
 	me := n.procOf(c.t)
 	for _, p := range n.procs {
-		if pid <= 0 || int32(p.vpid) != pid || p.gone() {
+		if pid <= 0 || int32(p.vpid) != pid {
 			continue
+		}
+		if p.gone() {
+			// Reaped (a virtual pid is never reused in a run): no such
+			// process, as Linux answers once release_task has run.
+			return errno(unix.ESRCH)
 		}
 		switch {
 		case p == me:

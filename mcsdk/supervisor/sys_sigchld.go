@@ -29,6 +29,9 @@ import (
 // virtual, si_status, si_utime and si_stime zero. A signalfd read
 // dequeues it without a stop, so it reads ssi_code SI_QUEUE, ssi_pid
 // virtual, ssi_uid, and the status in ssi_int (ssi_status stays 0).
+// A clone child given another standard exit signal (clone(..., SIGUSR1))
+// is told of the same way, with that signal; a real-time one, which the
+// kernel would queue a second time with the host pid, is refused.
 
 // Offsets in a siginfo and the codes of a child's end (vkernel's).
 const (
@@ -59,15 +62,17 @@ func exitSiginfo(tid int, hang bool) ([]byte, bool) {
 	}
 }
 
-// notifyParent queues weft's SIGCHLD for the end of child process p of
-// node n, whose leader is about to be reaped (hang: wait for its end):
-// nothing if the child was cloned with another exit signal (the kernel
-// sends that one) or nobody in the node is to be told
-// (vkernel.ProcTable.ExitSignalTo). A parent that ignores SIGCHLD has the
+// notifyParent queues weft's exit signal for the end of child process p
+// of node n, whose leader is about to be reaped (hang: wait for its end):
+// SIGCHLD, or the standard signal a clone child was given instead (the
+// kernel's would carry the host pid just the same); nothing if nobody in
+// the node is to be told (vkernel.ProcTable.ExitSignalTo). A real-time
+// exit signal, which the kernel would queue beside weft's, is refused at
+// the clone (forkProcess). A parent that ignores the signal has the
 // kernel discard it.
 func notifyParent(n *node, p *proc, hang bool) {
 	_, sig, ok := n.ptab.ExitSignalTo(p.vpid)
-	if p.notified || !ok || sig != int(unix.SIGCHLD) {
+	if p.notified || !ok || sig >= vkernel.SIGRTMIN {
 		return
 	}
 	pp := n.parentOf(p)
@@ -76,13 +81,13 @@ func notifyParent(n *node, p *proc, hang bool) {
 		return
 	}
 	p.notified = true
-	info := vkernel.ChildSiginfo(uint32(p.vpid), uint32(os.Getuid()), kinfo)
-	pidfdSendSiginfo(pp.pidfd, int(unix.SIGCHLD), info) // an ignored SIGCHLD is discarded: then so is the kernel's
+	info := vkernel.ChildSiginfo(sig, uint32(p.vpid), uint32(os.Getuid()), kinfo)
+	pidfdSendSiginfo(pp.pidfd, sig, info) // an ignored signal is discarded: then so is the kernel's
 }
 
-// sigchldDelivered gives a handler weft's SIGCHLD in the kernel's form:
-// at t's delivery stop for SIGCHLD, a siginfo weft marked gets its CLD_*
-// code back and zero CPU times.
+// sigchldDelivered gives a handler weft's exit signal (SIGCHLD or a
+// clone child's other one) in the kernel's form: at t's delivery stop for
+// it, a siginfo weft marked gets its CLD_* code back and zero CPU times.
 func (t *task) sigchldDelivered() {
 	t.n.onTracer(func() {
 		info := make([]byte, siginfoSize)

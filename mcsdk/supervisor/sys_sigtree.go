@@ -176,24 +176,25 @@ func (c *call) treeProc(pid int32) *proc {
 
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 
-// childSignalled follows the SIGCHLD the kernel has just queued for
-// parent (weft collected the end of its child, which makes the kernel
-// notify the parent): a thread of parent that takes it while parked in
-// a weft-served call is interrupted, as the kernel wakes it (EINTR, or a
-// restart under SA_RESTART). Only a caught SIGCHLD interrupts: ignored,
+// childSignalled follows the exit signal (SIGCHLD, or the one a clone
+// child was given; none for 0) the kernel has just queued for parent
+// (weft collected the end of its child, which makes the kernel notify
+// the parent): a thread of parent that takes it while parked in a
+// weft-served call is interrupted, as the kernel wakes it (EINTR, or a
+// restart under SA_RESTART). Only a caught signal interrupts: ignored,
 // by default or explicitly, it changes nothing. A wait4 the child's end
 // completes is left to return the child, as Linux's do_wait finds the
 // zombie before the pending signal; a waitid is never interrupted.
-func (w *World) childSignalled(n *node, parent *proc) {
-	if parent == nil || parent.ended() {
+func (w *World) childSignalled(n *node, parent *proc, sig int) {
+	if parent == nil || parent.ended() || sig == 0 {
 		return
 	}
 	defer n.asProc(parent)()
 	k, err := readKernelSig(n.pid, n.memPid())
-	if err != nil || k.Disposition(int(unix.SIGCHLD)) != vkernel.DispHandler {
+	if err != nil || k.Disposition(sig) != vkernel.DispHandler {
 		return
 	}
-	t := w.sigTarget(n, int(unix.SIGCHLD))
+	t := w.sigTarget(n, sig)
 	if t == nil || t.parkedCall() == nil {
 		return
 	}
@@ -207,5 +208,5 @@ func (w *World) childSignalled(n *node, parent *proc) {
 		}
 	}
 	n.sig.unsettle(t)
-	w.interrupt(t, int(unix.SIGCHLD))
+	w.interrupt(t, sig)
 }

@@ -287,7 +287,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_RT_SIGTIMEDWAIT:   served("rt_sigtimedwait", sysRtSigtimedwait),
 	unix.SYS_PAUSE:             served("pause", sysPause),
 	unix.SYS_RT_SIGSUSPEND:     served("rt_sigsuspend", sysRtSigsuspend),
-	unix.SYS_KILL:              servedPartly("kill", sysKillTree, "the caller itself and the processes of its node's tree, by pid or by virtual process group (0, -pgid, -1: the node's processes only); any other pid is EPERM, any other group ESRCH"),
+	unix.SYS_KILL:              servedPartly("kill", sysKillTree, "the caller itself and the processes of its node's tree, by pid or by virtual process group (0, -pgid, -1: the node's processes only); a reaped one of the tree is ESRCH, any other pid EPERM, any other group ESRCH"),
 	unix.SYS_TKILL:             servedPartly("tkill", sysTkillTree, "the threads of the node's tree, by virtual tid"),
 	unix.SYS_TGKILL:            servedPartly("tgkill", sysTgkillTree, "the threads of the node's tree, by virtual pid and tid; any other pid is EPERM"),
 	unix.SYS_RT_SIGQUEUEINFO:   servedPartly("rt_sigqueueinfo", sysRtSigqueueinfoTree, "the processes of the node's tree; any other pid is EPERM"),

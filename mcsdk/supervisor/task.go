@@ -388,7 +388,7 @@ func (w *World) passStop(t *task, ws unix.WaitStatus) error {
 	if ws.TrapCause() == unix.PTRACE_EVENT_STOP {
 		sig = 0
 	}
-	if sig == int(unix.SIGCHLD) {
+	if sig != 0 && sig < vkernel.SIGRTMIN { // SIGCHLD, or a clone child's other exit signal
 		t.sigchldDelivered()
 	}
 	return t.ptraceCont(sig)

@@ -238,6 +238,27 @@ func TestSessionsExit(t *testing.T) {
 	})
 }
 
+// TestSessionsOrphanedZombieGroup: a grandchild zombie orphaned by its
+// parent's end leaves its group at once (init reaps it: release_task), so
+// once the group's zombie leader is reaped the group is gone: kill(-pgid)
+// ESRCH, setpgid into it EPERM (the supervisor's probe: procs.c
+// orphangroup).
+func TestSessionsOrphanedZombieGroup(t *testing.T) {
+	runSessions(t, "orphaned zombie", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "setpgid", a: 1001, b: 0, c: 0, want: "0"},
+		{op: "fork", a: 1001, b: 1002, want: "-"},
+		{op: "exit", a: 1002, want: "-"}, // a zombie in group 1001
+		{op: "kill", a: 100, b: -1001, want: "[1001 1002]"},
+		{op: "exit", a: 1001, want: "-"}, // orphans 1002, which init reaps
+		{op: "table", want: "100<1 g100 s1 1001<100 g1001 s1"},
+		{op: "kill", a: 100, b: -1001, want: "[1001]"}, // its zombie leader
+		{op: "reap", a: 1001, want: "-"},
+		{op: "kill", a: 100, b: -1001, want: "ESRCH"},
+		{op: "setpgid", a: 100, b: 0, c: 1001, want: "EPERM"},
+	})
+}
+
 // TestSessionsDigest: tables that answer differently hash differently.
 func TestSessionsDigest(t *testing.T) {
 	digest := func(steps ...sessionStep) string {

@@ -446,11 +446,11 @@ const childMark = 0x77656600
 // siMarkOff is the high half of si_ptr.
 const siMarkOff = 28
 
-// ChildSiginfo is weft's SIGCHLD for the end of a child with virtual pid
-// vpid, from the kernel's waitid siginfo of that end (its si_code and
-// si_status).
-func ChildSiginfo(vpid, uid uint32, kernel []byte) []byte {
-	info := NewSiginfo(SIGCHLD, SIQueue, vpid, uid)
+// ChildSiginfo is weft's exit signal sig (SIGCHLD, or the one a clone
+// child was given) for the end of a child with virtual pid vpid, from the
+// kernel's waitid siginfo of that end (its si_code and si_status).
+func ChildSiginfo(sig int, vpid, uid uint32, kernel []byte) []byte {
+	info := NewSiginfo(sig, SIQueue, vpid, uid)
 	binary.LittleEndian.PutUint32(info[SiStatusOff:], SiginfoStatus(kernel))
 	binary.LittleEndian.PutUint32(info[siMarkOff:], childMark+uint32(Code(kernel)))
 	return info

@@ -347,7 +347,7 @@ func TestChildSiginfo(t *testing.T) {
 	binary.LittleEndian.PutUint32(kernel[SiStatusOff:], SIGTERM)
 	binary.LittleEndian.PutUint64(kernel[SiUtimeOff:], 77)
 
-	info := ChildSiginfo(102, 1000, kernel)
+	info := ChildSiginfo(SIGCHLD, 102, 1000, kernel)
 	if Code(info) != SIQueue || SiginfoPid(info) != 102 || SiginfoStatus(info) != SIGTERM ||
 		binary.LittleEndian.Uint32(info[0:]) != SIGCHLD || binary.LittleEndian.Uint64(info[SiUtimeOff:]) != 0 {
 		t.Errorf("queued % x", info[:48])
@@ -358,6 +358,11 @@ func TestChildSiginfo(t *testing.T) {
 	if Code(info) != CLDKilled || SiginfoPid(info) != 102 || SiginfoStatus(info) != SIGTERM ||
 		binary.LittleEndian.Uint32(info[SiUIDOff:]) != 1001 || binary.LittleEndian.Uint32(info[28:]) != 0 {
 		t.Errorf("for the handler % x", info[:48])
+	}
+	// A clone child's other exit signal carries the same virtual form.
+	usr := ChildSiginfo(SIGUSR1, 103, 1000, kernel)
+	if binary.LittleEndian.Uint32(usr[0:]) != SIGUSR1 || SiginfoPid(usr) != 103 || !ChildSiginfoForHandler(usr, 1000) || Code(usr) != CLDKilled {
+		t.Errorf("SIGUSR1 exit signal % x", usr[:48])
 	}
 	other := NewSiginfo(SIGCHLD, SIQueue, 5, 6)
 	before := slices.Clone(other)

@@ -66,6 +66,12 @@ static void *execer(void *a)
 	return NULL;
 }
 
+static volatile sig_atomic_t usrpid, usrcode, usrstatus;
+static void onusrinfo(int s, siginfo_t *si, void *u)
+{
+	(void)s, (void)u;
+	usrpid = si->si_pid, usrcode = si->si_code, usrstatus = si->si_status;
+}
 static void report(const char *what, pid_t got, int st)
 {
 	if (WIFEXITED(st))
@@ -475,6 +481,63 @@ int main(int argc, char **argv)
 		errno = 0;
 		got = waitpid(-1, &st, WNOHANG);
 		say("none left: %d errno %d\n", got, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "exitsig")) { /* a clone child whose exit signal is SIGUSR1: its siginfo names the child's pid */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = onusrinfo;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR1, &sa, NULL);
+		pid_t c = (pid_t)syscall(SYS_clone, (long)SIGUSR1, 0L, 0L, 0L, 0L);
+		if (c == 0)
+			_exit(7);
+		pid_t got = wait4(c, &st, __WCLONE, NULL); /* the signal, pending by then, runs the handler as it returns */
+		say("wait: same %d exit %d\n", got == c, WEXITSTATUS(st));
+		say("SIGUSR1: pid same %d code %d status %d\n", usrpid == c, (int)usrcode, (int)usrstatus);
+		return 0;
+	}
+	if (!strcmp(mode, "orphangroup")) { /* a grandchild zombie orphaned by its parent's end leaves its group: init reaps it */
+		int fd[2];
+		if (pipe(fd))
+			return 1;
+		pid_t c = fork();
+		if (c == 0) {
+			setpgid(0, 0);
+			pid_t g = fork();
+			if (g == 0)
+				_exit(0);
+			siginfo_t si;
+			waitid(P_PID, (id_t)g, &si, WEXITED | WNOWAIT); /* g is a zombie in group c */
+			if (write(fd[1], &g, sizeof g) != sizeof g)
+				_exit(1);
+			_exit(0);
+		}
+		pid_t g = 0;
+		if (read(fd[0], &g, sizeof g) != sizeof g)
+			return 1;
+		siginfo_t si;
+		waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT); /* c is a zombie, g its orphan */
+		errno = 0;
+		int r = kill(g, 0);
+		say("orphaned zombie: kill %d errno %d\n", r, errno);
+		errno = 0;
+		r = kill(-c, 0);
+		say("group of a zombie leader: kill %d errno %d\n", r, errno);
+		waitpid(c, &st, 0);
+		errno = 0;
+		r = kill(-c, 0);
+		say("group after the leader's reap: kill %d errno %d\n", r, errno);
+		errno = 0;
+		r = setpgid(0, c);
+		say("setpgid into it: %d errno %d\n", r, errno);
+		return 0;
+	}
+	if (!strcmp(mode, "exitsigrt")) { /* a clone child with a real-time exit signal */
+		pid_t c = (pid_t)syscall(SYS_clone, (long)SIGRTMIN + 1, 0L, 0L, 0L, 0L);
+		if (c == 0)
+			_exit(0);
+		say("cloned %d\n", c > 0);
 		return 0;
 	}
 	if (!strcmp(mode, "mtexec")) { /* the main thread execs while another thread sleeps */
