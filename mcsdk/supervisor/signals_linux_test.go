@@ -40,6 +40,7 @@ func TestSignals(t *testing.T) {
 		{args: []string{"threadtimer"}, native: true, out: "target: pause rc=-1 errno=EINTR\nthreadtimer: armed=1 handled=1 in the target=1 overrun=0 disarmed=1\n"},
 		{args: []string{"altstack"}, native: true, out: "altstack: old disabled=1 ENOMEM=1 EINVAL=1 handler on alt stack=1 EPERM+ONSTACK inside=2 disabled after=1\n"},
 		{args: []string{"sigwait"}, out: "sigtimedwait: got SIGALRM after 1000ms; then rc=-1 errno=EAGAIN\nsigsuspend: rc=-1 errno=EINTR handled=1 mask restored=1\n"},
+		{args: []string{"suspendpending"}, native: true, out: "raise: pending 1, sigsuspend rc=-1 errno=EINTR handled=1 still blocked=1\nkill: pending 1, sigsuspend rc=-1 errno=EINTR handled=1 still blocked=1\n"},
 		{args: []string{"nanosleep"}, out: "nanosleep: rc=-1 errno=EINTR handled=1 left about 600ms\n"},
 		{args: []string{"poll"}, out: "poll: rc=-1 errno=EINTR handled=1\n"},
 		{args: []string{"alarmkill"}, out: "waiting for SIGALRM\n", signal: "SIGALRM"},

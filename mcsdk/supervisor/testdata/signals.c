@@ -12,6 +12,8 @@
 //   poll                      poll is never restarted, even with SA_RESTART
 //   alarmkill                 SIGALRM's default action ends the node
 //   stop                      raise(SIGSTOP), which weft refuses
+//   suspendpending            sigsuspend with a signal already pending that
+//                             its mask lets through (raised, then killed)
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -251,6 +253,37 @@ static void mode_sigwait(void) {
 	printf("sigsuspend: rc=%d errno=%s handled=%d mask restored=%d\n", rc, strerrorname_np(e), (int)handled, sigismember(&now, SIGALRM));
 }
 
+// suspend_pending blocks sig, makes it pending by how, then waits in
+// sigsuspend with a mask that lets it through: Linux returns at once,
+// after the handler ran (the signal was pending before the call).
+static void suspend_pending(int sig, const char *how) {
+	sigset_t set, empty;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	handled = 0;
+	handle(sig, on_sig, 0);
+	if (!strcmp(how, "raise"))
+		raise(sig); /* for this thread */
+	else
+		kill(getpid(), sig); /* for the process */
+	sigset_t pend;
+	sigpending(&pend);
+	sigemptyset(&empty);
+	int rc = sigsuspend(&empty);
+	int e = errno;
+	sigset_t now;
+	sigprocmask(SIG_SETMASK, NULL, &now);
+	printf("%s: pending %d, sigsuspend rc=%d errno=%s handled=%d still blocked=%d\n", how, sigismember(&pend, sig), rc,
+	       strerrorname_np(e), (int)handled, sigismember(&now, sig));
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void mode_suspendpending(void) {
+	suspend_pending(SIGUSR1, "raise");
+	suspend_pending(SIGUSR2, "kill");
+}
+
 static void mode_nanosleep(void) {
 	handle(SIGALRM, on_sig, SA_RESTART);
 	struct itimerval it = {{0, 0}, {0, 300000}};
@@ -300,6 +333,8 @@ int main(int argc, char **argv) {
 		mode_nanosleep();
 	else if (!strcmp(mode, "poll"))
 		mode_poll();
+	else if (!strcmp(mode, "suspendpending"))
+		mode_suspendpending();
 	else if (!strcmp(mode, "alarmkill"))
 		mode_alarmkill();
 	else if (!strcmp(mode, "stop")) {
