@@ -36,20 +36,33 @@ def collect(kc, msg_id, timeout=30):
     return out
 
 
+def shell_reply(kc, msg_id, timeout):
+    """The shell reply to msg_id. jupyter_client's start-up handshake
+    (wait_for_ready) sends kernel_info_request again each second until one
+    is answered, so a kernel slow to start on a loaded machine leaves
+    replies to those on the shell channel: they are skipped. Any other
+    reply must answer msg_id."""
+    while True:
+        reply = kc.get_shell_msg(timeout=timeout)
+        if reply["parent_header"].get("msg_id") != msg_id and reply["msg_type"] == "kernel_info_reply":
+            continue
+        assert reply["parent_header"]["msg_id"] == msg_id, reply["msg_type"]
+        return reply
+
+
 def run(kc, code, stdin=None, silent=False, timeout=30):
     """Executes code; returns the reply content and the IOPub messages."""
     msg_id = kc.execute(code, silent=silent, allow_stdin=stdin is not None)
     if stdin is not None:
         req = kc.get_stdin_msg(timeout=timeout)
         kc.input(stdin)
-    reply = kc.get_shell_msg(timeout=timeout)
-    assert reply["parent_header"]["msg_id"] == msg_id
+    reply = shell_reply(kc, msg_id, timeout)
     return {"reply": reply["content"], "iopub": collect(kc, msg_id, timeout)}
 
 
 def shell(kc, method, *args, **kw):
     msg_id = getattr(kc, method)(*args, **kw)
-    reply = kc.get_shell_msg(timeout=10)
+    reply = shell_reply(kc, msg_id, 10)
     collect(kc, msg_id, 5)
     return {"msg_type": reply["msg_type"], "content": reply["content"]}
 
@@ -78,7 +91,7 @@ def interrupt(km, kc, how):
         km.interrupt_kernel()
     else:
         os.kill(km.provisioner.process.pid, signal.SIGINT)
-    reply = kc.get_shell_msg(timeout=20)
+    reply = shell_reply(kc, msg_id, 20)
     took = time.time() - t
     collect(kc, msg_id, 5)
     return {"reply": reply["content"], "seconds": took, "after": run(kc, "spin > 0")}
