@@ -22,6 +22,17 @@ func testTree() (*ProcTable, *Sessions) {
 	return t, s
 }
 
+// endedTree is testTree with 1002 leading its own group, 1001 exited with
+// status 3 and 1003 killed by SIGSEGV with a core: the waits' fixture.
+func endedTree() (*ProcTable, *Sessions) {
+	tab, s := testTree()
+	s.Setpgid(1002, 1002, 0)
+	never := func() bool { return false }
+	tab.Exit(1001, ExitedStatus(3), never)
+	tab.Exit(1003, KilledStatus(11, true), never)
+	return tab, s
+}
+
 // treeString renders the table: pid, parent, state, status.
 func treeString(t *ProcTable) string {
 	var b strings.Builder
@@ -141,11 +152,7 @@ func TestWait4(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, s := testTree()
-			s.Setpgid(1002, 1002, 0)
-			never := func() bool { return false }
-			tab.Exit(1001, ExitedStatus(3), never)
-			tab.Exit(1003, KilledStatus(11, true), never)
+			tab, s := endedTree()
 			ready := tab.Wait4Ready(s, tc.caller, tc.pid, tc.options)
 			a := tab.Wait4(s, tc.caller, tc.pid, tc.options)
 			if got := answerString(a); got != tc.want {
@@ -201,11 +208,7 @@ func TestWaitid(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, s := testTree()
-			s.Setpgid(1002, 1002, 0)
-			never := func() bool { return false }
-			tab.Exit(1001, ExitedStatus(3), never)
-			tab.Exit(1003, KilledStatus(11, true), never)
+			tab, s := endedTree()
 			a := tab.Waitid(s, 100, tc.idtype, tc.id, tc.options)
 			if got := answerString(a); got != tc.want {
 				t.Fatalf("answer %s, want %s", got, tc.want)
