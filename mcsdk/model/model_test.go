@@ -167,7 +167,7 @@ func TestBadModels(t *testing.T) {
 		{"depth0", []string{"5:9: environment.depth must be at least 1, not 0"}, []string{"0"}},
 		{"args_placeholder", []string{"4:8: target.args: unknown placeholder {idd} (known: id, nodes, base_port, port, port.NAME, rundir, modeldir, role and environment names)"}, []string{`["{id}"`}},
 		{"request_node", []string{"5:8: client.request[0].node 2 out of range 0..1"}, []string{"2"}},
-		{"bounds_size", []string{`6:10: bounds.memory: "2 gigs" is not a size (a count of bytes, or N with a unit: KiB, MiB, GiB, TiB)`}, []string{`"2 gigs"`}},
+		{"bounds_size", []string{`6:10: bounds.memory: "2 gigs" is not a size (a count of bytes, or N with a unit: KiB, MiB, GiB, TiB or K, M, G, T)`}, []string{`"2 gigs"`}},
 		{"bounds_range", []string{"5:15: bounds.descriptors must be between 16 and 1048576, not 8"}, []string{"8"}},
 		{"bounds_key", []string{"5:1: unknown key files in [bounds] (allowed: tasks, descriptors, memory)"}, []string{"files"}},
 		{"bounds_type", []string{"5:9: bounds.tasks must be an integer, not a string"}, []string{`"many"`}},
