@@ -1,6 +1,4 @@
-//go:build linux && amd64
-
-package supervisor
+package vkernel
 
 import (
 	"math/rand/v2"
@@ -12,8 +10,8 @@ import (
 
 // randClock draws a clock fault: a rate within ±10 %, an offset within a
 // day, up to three jumps of up to ±5 s in the first 10 s.
-func randClock(r *rand.Rand) *NodeClock {
-	k := &NodeClock{PPM: r.Int64N(200_001) - 100_000, OffsetNS: (r.Int64N(2*86400+1) - 86400) * 1e9}
+func randClock(r *rand.Rand) *sched.Clock {
+	k := &sched.Clock{PPM: r.Int64N(200_001) - 100_000, OffsetNS: (r.Int64N(2*86400+1) - 86400) * 1e9}
 	for range r.IntN(4) {
 		k.Jumps = append(k.Jumps, sched.ClockJump{AtUS: r.Int64N(10_000_001), DeltaNS: r.Int64N(10_000_000_001) - 5_000_000_000})
 	}
@@ -22,7 +20,7 @@ func randClock(r *rand.Rand) *NodeClock {
 }
 
 // TestWorldAtProperties: for random clock faults, both bases and random
-// deadlines, worldAt is not before now, the base has reached the
+// deadlines, WorldAt is not before now, the base has reached the
 // deadline there, no earlier world time from now on reaches it (checked
 // at the end of every stretch between jumps), and it is monotone in the
 // deadline.
@@ -36,12 +34,12 @@ func TestWorldAtProperties(t *testing.T) {
 		if real {
 			at += Epoch + k.OffsetNS
 		}
-		got := worldAt(k, real, at, now)
+		got := WorldAt(k, real, at, now)
 		if got < now {
-			t.Fatalf("%+v real=%v: worldAt(%d, now %d) = %d, before now", k, real, at, now, got)
+			t.Fatalf("%+v real=%v: WorldAt(%d, now %d) = %d, before now", k, real, at, now, got)
 		}
-		if b := baseNow(k, real, got); b < at {
-			t.Fatalf("%+v real=%v: at worldAt(%d) = %d the base reads %d, short of it", k, real, at, got, b)
+		if b := BaseNow(k, real, got); b < at {
+			t.Fatalf("%+v real=%v: at WorldAt(%d) = %d the base reads %d, short of it", k, real, at, got, b)
 		}
 		ends := []int64{got}
 		for _, j := range k.Jumps {
@@ -50,25 +48,25 @@ func TestWorldAtProperties(t *testing.T) {
 			}
 		}
 		for _, e := range ends {
-			if e > now && baseNow(k, real, e-1) >= at {
-				t.Fatalf("%+v real=%v: the base reaches %d at %d already, worldAt said %d", k, real, at, e-1, got)
+			if e > now && BaseNow(k, real, e-1) >= at {
+				t.Fatalf("%+v real=%v: the base reaches %d at %d already, WorldAt said %d", k, real, at, e-1, got)
 			}
 		}
 		later := at + r.Int64N(2e9)
-		if g2 := worldAt(k, real, later, now); g2 < got {
-			t.Fatalf("%+v real=%v: worldAt(%d) = %d before worldAt(%d) = %d", k, real, later, g2, at, got)
+		if g2 := WorldAt(k, real, later, now); g2 < got {
+			t.Fatalf("%+v real=%v: WorldAt(%d) = %d before WorldAt(%d) = %d", k, real, later, g2, at, got)
 		}
 	}
 }
 
 // TestWorldAtRateZero: on a perfect clock, and at rate 0 with only an
-// offset, worldAt is the identity (shifted by Epoch, or by the offset on
-// the realtime base) clamped to now, and baseNow its inverse; jumps at
+// offset, WorldAt is the identity (shifted by Epoch, or by the offset on
+// the realtime base) clamped to now, and BaseNow its inverse; jumps at
 // rate 0 move realtime deadlines by exactly their size.
 func TestWorldAtRateZero(t *testing.T) {
 	tests := []struct {
 		name       string
-		k          *NodeClock
+		k          *sched.Clock
 		real       bool
 		at, now    int64
 		want, base int64
@@ -78,33 +76,33 @@ func TestWorldAtRateZero(t *testing.T) {
 		{"perfect monotonic negative", nil, false, -7, Epoch, Epoch, 0},
 		{"perfect realtime", nil, true, Epoch + 2e9, Epoch + 1e9, Epoch + 2e9, Epoch + 1e9},
 		{"perfect realtime past", nil, true, Epoch, Epoch + 1e9, Epoch + 1e9, Epoch + 1e9},
-		{"rate 0 monotonic", &NodeClock{OffsetNS: 5e9}, false, 4e9, Epoch + 1e9, Epoch + 4e9, 1e9},
-		{"rate 0 realtime, offset", &NodeClock{OffsetNS: 5e9}, true, Epoch + 9e9, Epoch + 1e9, Epoch + 4e9, Epoch + 6e9},
-		{"rate 0 realtime, offset past", &NodeClock{OffsetNS: 5e9}, true, Epoch + 3e9, Epoch + 1e9, Epoch + 1e9, Epoch + 6e9},
-		{"rate 0, beyond maxLocal", nil, false, 1 << 62, Epoch, Epoch + maxLocal, 0},
-		{"rate 0 realtime, two jumps at once", &NodeClock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 1e9}, {AtUS: 1000, DeltaNS: 1e9}}},
+		{"rate 0 monotonic", &sched.Clock{OffsetNS: 5e9}, false, 4e9, Epoch + 1e9, Epoch + 4e9, 1e9},
+		{"rate 0 realtime, offset", &sched.Clock{OffsetNS: 5e9}, true, Epoch + 9e9, Epoch + 1e9, Epoch + 4e9, Epoch + 6e9},
+		{"rate 0 realtime, offset past", &sched.Clock{OffsetNS: 5e9}, true, Epoch + 3e9, Epoch + 1e9, Epoch + 1e9, Epoch + 6e9},
+		{"rate 0, beyond MaxLocal", nil, false, 1 << 62, Epoch, Epoch + MaxLocal, 0},
+		{"rate 0 realtime, two jumps at once", &sched.Clock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 1e9}, {AtUS: 1000, DeltaNS: 1e9}}},
 			true, Epoch + 2_500_000_000, Epoch, Epoch + 500_000_000, Epoch},
-		{"rate 0 realtime, a jump past it", &NodeClock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 5e9}}},
+		{"rate 0 realtime, a jump past it", &sched.Clock{Jumps: []sched.ClockJump{{AtUS: 1000, DeltaNS: 5e9}}},
 			true, Epoch + 2e9, Epoch, Epoch + 1_000_000, Epoch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := worldAt(tc.k, tc.real, tc.at, tc.now); got != tc.want {
-				t.Errorf("worldAt = %d, want %d", got, tc.want)
+			if got := WorldAt(tc.k, tc.real, tc.at, tc.now); got != tc.want {
+				t.Errorf("WorldAt = %d, want %d", got, tc.want)
 			}
-			if got := baseNow(tc.k, tc.real, tc.now); got != tc.base {
-				t.Errorf("baseNow = %d, want %d", got, tc.base)
+			if got := BaseNow(tc.k, tc.real, tc.now); got != tc.base {
+				t.Errorf("BaseNow = %d, want %d", got, tc.base)
 			}
 		})
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
 		now, at := Epoch+r.Int64N(1e12), r.Int64N(2e12)
-		if got, want := worldAt(nil, false, at, now), max(now, Epoch+at); got != want {
-			t.Fatalf("perfect worldAt(%d, now %d) = %d, want %d", at, now, got, want)
+		if got, want := WorldAt(nil, false, at, now), max(now, Epoch+at); got != want {
+			t.Fatalf("perfect WorldAt(%d, now %d) = %d, want %d", at, now, got, want)
 		}
-		if got, want := worldAt(&NodeClock{}, true, Epoch+at, now), max(now, Epoch+at); got != want {
-			t.Fatalf("rate 0 realtime worldAt(%d, now %d) = %d, want %d", at, now, got, want)
+		if got, want := WorldAt(&sched.Clock{}, true, Epoch+at, now), max(now, Epoch+at); got != want {
+			t.Fatalf("rate 0 realtime WorldAt(%d, now %d) = %d, want %d", at, now, got, want)
 		}
 	}
 }
@@ -118,21 +116,21 @@ func TestNodeTimerPerfectIsWorldTime(t *testing.T) {
 	for range 500 {
 		now := Epoch + r.Int64N(1e10)
 		value, interval := 1+r.Int64N(1e9), 1+r.Int64N(1e8)
-		var nt nodeTimer
+		var nt NodeTimer
 		nt.arm(nil, false, now-Epoch+value, interval, now)
 		deadline := now + value
 		for range 5 {
-			if nt.deadline != deadline {
-				t.Fatalf("deadline %d, want %d", nt.deadline, deadline)
+			if nt.Deadline != deadline {
+				t.Fatalf("deadline %d, want %d", nt.Deadline, deadline)
 			}
 			probe := now + r.Int64N(deadline-now+1)
-			if got := nt.left(probe); got != max(deadline-probe, 1) {
+			if got := nt.Left(probe); got != max(deadline-probe, 1) {
 				t.Fatalf("left at %d = %d, want %d", probe, got, deadline-probe)
 			}
 			now = deadline + r.Int64N(3*interval)
 			want := 1 + (now-deadline)/interval
-			if got := nt.expire(now); got != want {
-				t.Fatalf("expire at %d = %d, want %d", now, got, want)
+			if got := nt.Forward(now); got != want {
+				t.Fatalf("Forward at %d = %d, want %d", now, got, want)
 			}
 			deadline += want * interval
 		}
@@ -149,21 +147,21 @@ func TestNodeTimerDrifted(t *testing.T) {
 		k := randClock(r)
 		now := Epoch + r.Int64N(1e10)
 		value, interval := 1+r.Int64N(1e9), 1+r.Int64N(1e8)
-		var nt nodeTimer
+		var nt NodeTimer
 		start := k.Local(now - Epoch)
 		nt.arm(k, false, start+value, interval, now)
 		next := start + value
 		for range 6 {
-			if want := worldAt(k, false, next, now); nt.deadline != want {
-				t.Fatalf("%+v: deadline %d, want %d (node time %d)", k, nt.deadline, want, next)
+			if want := WorldAt(k, false, next, now); nt.Deadline != want {
+				t.Fatalf("%+v: deadline %d, want %d (node time %d)", k, nt.Deadline, want, next)
 			}
-			now = nt.deadline
+			now = nt.Deadline
 			if r.IntN(2) == 0 {
 				now += r.Int64N(3 * interval)
 			}
 			want := 1 + (k.Local(now-Epoch)-next)/interval
-			if got := nt.expire(now); got != want {
-				t.Fatalf("%+v: expire = %d, want %d", k, got, want)
+			if got := nt.Forward(now); got != want {
+				t.Fatalf("%+v: Forward = %d, want %d", k, got, want)
 			}
 			next += want * interval
 		}
@@ -173,24 +171,24 @@ func TestNodeTimerDrifted(t *testing.T) {
 // TestNodeTimerHashLocal: a drifted node's armed timer hashes its base
 // and reading; a perfect node's, or a disarmed one, hashes nothing more.
 func TestNodeTimerHashLocal(t *testing.T) {
-	sum := func(nt nodeTimer) []uint64 {
+	sum := func(nt NodeTimer) []uint64 {
 		var out []uint64
-		nt.hashLocal(func(v uint64) { out = append(out, v) })
+		nt.HashLocal(func(v uint64) { out = append(out, v) })
 		return out
 	}
-	k := &NodeClock{PPM: -20}
-	a := nodeTimer{deadline: Epoch + 10, at: 10, clk: k}
+	k := &sched.Clock{PPM: -20}
+	a := NodeTimer{Deadline: Epoch + 10, At: 10, Clk: k}
 	b := a
-	b.at++
+	b.At++
 	c := a
-	c.real = true
+	c.Real = true
 	if slices.Equal(sum(a), sum(b)) || slices.Equal(sum(a), sum(c)) {
 		t.Errorf("a drifted timer's reading or base is not hashed: %v %v %v", sum(a), sum(b), sum(c))
 	}
-	if s := sum(nodeTimer{deadline: Epoch + 10, at: 10}); s != nil {
+	if s := sum(NodeTimer{Deadline: Epoch + 10, At: 10}); s != nil {
 		t.Errorf("a perfect clock's timer hashed %v", s)
 	}
-	if s := sum(nodeTimer{clk: k}); s != nil {
+	if s := sum(NodeTimer{Clk: k}); s != nil {
 		t.Errorf("a disarmed timer hashed %v", s)
 	}
 }
