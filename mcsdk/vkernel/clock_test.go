@@ -1,6 +1,7 @@
 package vkernel
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -190,5 +191,150 @@ func TestNodeTimerHashLocal(t *testing.T) {
 	}
 	if s := sum(NodeTimer{Clk: k}); s != nil {
 		t.Errorf("a disarmed timer hashed %v", s)
+	}
+}
+
+// TestClockIDs checks what each clock id of clock_gettime(2) reads: the
+// realtime clocks (REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI) the
+// wall clock, moved by the node's offset and jumps; the monotonic ones
+// (MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE, BOOTTIME, BOOTTIME_ALARM)
+// and the CPU-time clocks the time since the start plus MonotonicOffset,
+// which no offset or jump moves; every one scaled by the node's rate. An
+// unknown id (10 was CLOCK_SGI_CYCLE; a dynamic clock's negative id) is
+// EINVAL.
+func TestClockIDs(t *testing.T) {
+	const e = 10e9 // world time since the start
+	k := &sched.Clock{PPM: 50000, OffsetNS: 3e9, Jumps: []sched.ClockJump{{AtUS: 1e6, DeltaNS: -2e9}, {AtUS: 20e6, DeltaNS: 7e9}}}
+	realK := Epoch + e + e/20 + 3e9 - 2e9 // +5 %, the offset, the first jump only
+	monoK := MonotonicOffset + e + e/20
+	cases := []struct {
+		name     string
+		id       uint64
+		ok       bool
+		perfect  int64
+		faulted  int64
+		realtime bool
+	}{
+		{"CLOCK_REALTIME", ClockRealtime, true, Epoch + e, realK, true},
+		{"CLOCK_REALTIME_COARSE", ClockRealtimeCoarse, true, Epoch + e, realK, true},
+		{"CLOCK_REALTIME_ALARM", ClockRealtimeAlarm, true, Epoch + e, realK, true},
+		{"CLOCK_TAI", ClockTAI, true, Epoch + e, realK, true},
+		{"CLOCK_MONOTONIC", ClockMonotonic, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_MONOTONIC_RAW", ClockMonotonicRaw, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_MONOTONIC_COARSE", ClockMonotonicCoarse, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_BOOTTIME", ClockBoottime, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_BOOTTIME_ALARM", ClockBoottimeAlarm, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_PROCESS_CPUTIME_ID", ClockProcessCPUTimeID, true, MonotonicOffset + e, monoK, false},
+		{"CLOCK_THREAD_CPUTIME_ID", ClockThreadCPUTimeID, true, MonotonicOffset + e, monoK, false},
+		{"id 10", 10, false, 0, 0, false},
+		{"id 12", 12, false, 0, 0, false},
+		{"a dynamic clock", ^uint64(2), false, 0, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if ValidClock(tc.id) != tc.ok || RealtimeClock(tc.id) != tc.realtime {
+				t.Fatalf("valid %v realtime %v, want %v %v", ValidClock(tc.id), RealtimeClock(tc.id), tc.ok, tc.realtime)
+			}
+			for _, c := range []struct {
+				k    *sched.Clock
+				want int64
+			}{{nil, tc.perfect}, {k, tc.faulted}} {
+				got, ok := ClockNow(c.k, tc.id, Epoch+e)
+				if ok != tc.ok || got != c.want {
+					t.Errorf("clock fault %v: reads %d (%v), want %d (%v)", c.k, got, ok, c.want, tc.ok)
+				}
+			}
+			if got, ok := WorldClock(tc.id, Epoch+e); ok != tc.ok || got != tc.perfect {
+				t.Errorf("world reading %d (%v), want %d", got, ok, tc.perfect)
+			}
+		})
+	}
+}
+
+// TestTimeouts checks how a node's timeouts fall in world time: a
+// relative one (nanosleep(2), clock_nanosleep(2) without TIMER_ABSTIME)
+// counts node time on the monotonic base whatever the clock; an absolute
+// one (TIMER_ABSTIME) waits for the clock it names to read the value (a
+// realtime deadline moves with the clock's jumps; one already passed is
+// now); an unknown clock is now.
+func TestTimeouts(t *testing.T) {
+	now := Epoch + 1e9
+	fast := &sched.Clock{PPM: 50000} // node time e + e/20: 1.05 s per world second
+	jump := &sched.Clock{Jumps: []sched.ClockJump{{AtUS: 2e6, DeltaNS: 10e9}}}
+	cases := []struct {
+		name  string
+		k     *sched.Clock
+		abs   bool
+		clock uint64
+		v     int64
+		want  int64
+	}{
+		{"relative, perfect", nil, false, 0, 3e9, now + 3e9},
+		{"relative, fast: less world time", fast, false, 0, 21e8, now + 2e9},
+		{"absolute monotonic", nil, true, ClockMonotonic, MonotonicOffset + 4e9, Epoch + 4e9},
+		{"absolute monotonic, fast", fast, true, ClockMonotonic, MonotonicOffset + 42e8, Epoch + 4e9},
+		{"absolute realtime", nil, true, ClockRealtime, Epoch + 5e9, Epoch + 5e9},
+		{"absolute realtime, passed", nil, true, ClockRealtime, Epoch, now},
+		{"absolute realtime, a jump past it fires at the jump", jump, true, ClockRealtime, Epoch + 5e9, Epoch + 2e9},
+		{"absolute realtime, after the jump", jump, true, ClockRealtime, Epoch + 15e9, Epoch + 5e9},
+		{"absolute monotonic ignores realtime jumps", jump, true, ClockBoottime, MonotonicOffset + 5e9, Epoch + 5e9},
+		{"absolute, unknown clock", nil, true, 10, Epoch + 5e9, now},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := After(tc.k, now, tc.v)
+			if tc.abs {
+				got = Until(tc.k, tc.clock, tc.v, now)
+			}
+			if got != tc.want {
+				t.Errorf("deadline %d, want %d (off by %d)", got-Epoch, tc.want-Epoch, got-tc.want)
+			}
+		})
+	}
+	if s, n := StepsBy(jump, Epoch+2e9-1), NextStep(jump, Epoch); s != 0 || n != Epoch+2e9 {
+		t.Errorf("before the jump: %d steps, next at %d", s, n-Epoch)
+	}
+	if s, n := StepsBy(jump, Epoch+2e9), NextStep(jump, Epoch+2e9); s != 1 || n != 0 {
+		t.Errorf("at the jump: %d steps, next at %d", s, n)
+	}
+}
+
+// TestTimespecTimeval checks the decoding of struct timespec and struct
+// timeval: normalised values only (nanosleep(2), timer_settime(2),
+// setitimer(2): EINVAL otherwise), and the encodings' round trip.
+func TestTimespecTimeval(t *testing.T) {
+	pair := func(a, b int64) []byte {
+		return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, uint64(a)), uint64(b))
+	}
+	cases := []struct {
+		b      []byte
+		ts, tv int64
+		tsOK   bool
+		tvOK   bool
+	}{
+		{pair(0, 0), 0, 0, true, true},
+		{pair(2, 999_999), 2_000_999_999, 2_999_999_000, true, true},
+		{pair(1, 1_000_000), 1_001_000_000, 0, true, false},
+		{pair(1, 999_999_999), 1_999_999_999, 0, true, false},
+		{pair(1, 1_000_000_000), 0, 0, false, false},
+		{pair(-1, 0), 0, 0, false, false},
+		{pair(0, -1), 0, 0, false, false},
+		{pair(0, 0)[:15], 0, 0, false, false},
+	}
+	for _, tc := range cases {
+		if ts, ok := Timespec(tc.b); ok != tc.tsOK || ok && ts != tc.ts {
+			t.Errorf("timespec %x = %d (%v), want %d (%v)", tc.b, ts, ok, tc.ts, tc.tsOK)
+		}
+		if tv, ok := Timeval(tc.b); ok != tc.tvOK || ok && tv != tc.tv {
+			t.Errorf("timeval %x = %d (%v), want %d (%v)", tc.b, tv, ok, tc.tv, tc.tvOK)
+		}
+	}
+	for _, ns := range []int64{0, 1, 999_999_999, 1e9, 12_345_678_901} {
+		if got, _ := Timespec(TimespecBytes(ns)); got != ns {
+			t.Errorf("timespec round trip of %d gives %d", ns, got)
+		}
+		if got, _ := Timeval(TimevalBytes(ns)); got != ns/1e3*1e3 {
+			t.Errorf("timeval round trip of %d gives %d", ns, got)
+		}
 	}
 }
