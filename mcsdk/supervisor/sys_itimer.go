@@ -217,6 +217,16 @@ func sysTimerDelete(c *call) result {
 	return ret(0)
 }
 
+// timersExec is execve(2)'s effect on the node's timers when its main
+// process (p nil) execs: the POSIX timers are deleted, ITIMER_REAL stays
+// (vkernel.SigTimers.Exec). The node's timers are the main process's: a
+// forked process's exec leaves them.
+func (n *node) timersExec(p *proc) {
+	if p == nil {
+		n.sig.timers.Exec()
+	}
+}
+
 // hash writes the node's own signal state: the timers and the recorded
 // actions, in signal order.
 func (s *nodeSignals) hash(put func(uint64)) {

@@ -156,16 +156,19 @@ func Setitimer(which uint64, newVal []byte) (value, interval int64, real bool, e
 	return 0, 0, false, EINVAL
 }
 
-// TimerClock reports whether POSIX timers may use clock
-// (timer_create(2)): the realtime, monotonic, boot and TAI clocks; the
-// CPU-time clocks are refused (weft has no CPU time), and so are
-// MONOTONIC_RAW and the coarse clocks, as Linux.
-func TimerClock(clock uint64) bool {
+// timerClock is whether POSIX timers may use clock (timer_create(2)):
+// the realtime, monotonic, boot and TAI clocks may; MONOTONIC_RAW and
+// the coarse clocks have no timers (EOPNOTSUPP, as Linux's
+// do_timer_create); the CPU-time clocks are refused with EINVAL (Linux
+// has timers on them; weft has no CPU time), as is an unknown clock.
+func timerClock(clock uint64) error {
 	switch clock {
 	case ClockRealtime, ClockMonotonic, ClockBoottime, ClockRealtimeAlarm, ClockBoottimeAlarm, ClockTAI:
-		return true
+		return nil
+	case ClockMonotonicRaw, ClockRealtimeCoarse, ClockMonotonicCoarse:
+		return EOPNOTSUPP
 	}
-	return false
+	return EINVAL
 }
 
 // SigeventSize is the bytes of a struct sigevent timer_create reads:
@@ -176,11 +179,11 @@ const SigeventSize = 20
 // NextID: sev is its struct sigevent (nil: none, which is SIGEV_SIGNAL
 // with SIGALRM and the timer's id as its value); thread reports whether a
 // SIGEV_THREAD_ID tid is a thread of the calling process. A clock it may
-// not use, an unknown notification, a signal out of range or a foreign
-// thread is EINVAL.
+// not use is EINVAL or EOPNOTSUPP (timerClock); an unknown notification,
+// a signal out of range or a foreign thread is EINVAL.
 func (s *SigTimers) NewTimer(clock uint64, sev []byte, thread func(tid int64) bool) (*SigTimer, error) {
-	if !TimerClock(clock) {
-		return nil, EINVAL
+	if err := timerClock(clock); err != nil {
+		return nil, err
 	}
 	t := &SigTimer{Clock: clock, Notify: SigevSignal, Signo: SIGALRM, Value: uint64(s.NextID())}
 	if sev == nil {
@@ -208,6 +211,15 @@ func (s *SigTimers) NewTimer(clock uint64, sev []byte, thread func(tid int64) bo
 		return nil, EINVAL
 	}
 	return t, nil
+}
+
+// Exec is execve(2)'s effect on the process's timers: the POSIX timers
+// are disarmed and deleted (timer_create(2)); their ids are not reused.
+// ITIMER_REAL is preserved across execve (setitimer(2)).
+func (s *SigTimers) Exec() {
+	for id := range s.Posix {
+		s.Posix[id] = nil
+	}
 }
 
 // NextID is the id the next timer created gets: ids are never reused.
