@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // NodeSpec says how to start one node.
@@ -209,7 +210,7 @@ type NodeClock = sched.Clock
 // Epoch is the virtual wall clock at the start of every run, in ns since
 // the Unix epoch: 2026-01-01T00:00:00Z. Monotonic clocks read the time
 // since the run began.
-const Epoch = int64(1767225600) * int64(time.Second)
+const Epoch = vkernel.Epoch
 
 // Reply is one line the environment's client received from a node, or a
 // refused connection.

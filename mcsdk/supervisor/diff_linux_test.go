@@ -130,6 +130,9 @@ var diffProbes = []struct {
 	// Process groups and sessions (vkernel.Sessions): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
+	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec
+	// deleting the one and keeping the other (vkernel.SigTimers).
+	{name: "timers"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

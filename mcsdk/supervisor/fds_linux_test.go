@@ -279,7 +279,7 @@ func fileState() *node {
 	n.fds.Record(8, l, false)
 	n.fds.Record(9, s, false)
 	n.fds.Record(10, &vfd{obj: &sigFD{*vkernel.NewSignalfd(1 << 9)}, ours: -1}, false)
-	n.fds.Record(11, &vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(1), nodeTimer: nodeTimer{deadline: 5, interval: 3}}, ours: -1}, false)
+	n.fds.Record(11, &vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(1), NodeTimer: nodeTimer{Deadline: 5, Interval: 3}}, ours: -1}, false)
 	ep := vkernel.NewEpoll()
 	for _, a := range []struct {
 		fd     int
@@ -422,8 +422,8 @@ func TestFileStateHash(t *testing.T) {
 			setPair(n, vkernel.SockStream, "to a", &vkernel.UnixAnc{Rights: []any{&passedFD{kernel: -1}}})
 		}},
 		{"signalfd mask", func(n *node) { s := n.fds.At(10).obj.(*sigFD); s.SetMask(s.Mask() | 1) }},
-		{"timer deadline", func(n *node) { n.fds.At(11).obj.(*vtimer).deadline++ }},
-		{"timer interval", func(n *node) { n.fds.At(11).obj.(*vtimer).interval++ }},
+		{"timer deadline", func(n *node) { n.fds.At(11).obj.(*vtimer).Deadline++ }},
+		{"timer interval", func(n *node) { n.fds.At(11).obj.(*vtimer).Interval++ }},
 		{"timer expirations (one counted)", func(n *node) { n.fds.At(11).obj.(*vtimer).Expire(1) }},
 		{"timer fires (one counted and read)", func(n *node) {
 			n.fds.At(11).obj.(*vtimer).Expire(1)

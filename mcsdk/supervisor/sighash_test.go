@@ -37,14 +37,14 @@ func (s *sigState) digest() [32]byte {
 // one (field k of the list every state has).
 func randSigState(r *rand.Rand) *sigState {
 	s := &sigState{}
-	rt := func() sigTimer {
-		return sigTimer{clock: r.Uint64N(3), nodeTimer: nodeTimer{deadline: r.Int64N(1e9) + 1, interval: r.Int64N(1e6)}, notify: int(r.Uint64N(3)),
-			signo: int(r.Uint64N(64)) + 1, value: r.Uint64(), tid: r.Int64N(5000), overrun: int(r.Uint64N(4)), lastOverrun: int(r.Uint64N(4))}
+	rt := func() vkernel.SigTimer {
+		return vkernel.SigTimer{Clock: r.Uint64N(3), NodeTimer: nodeTimer{Deadline: r.Int64N(1e9) + 1, Interval: r.Int64N(1e6)}, Notify: int(r.Uint64N(3)),
+			Signo: int(r.Uint64N(64)) + 1, Value: r.Uint64(), Tid: r.Int64N(5000), Overrun: int(r.Uint64N(4)), LastOverrun: int(r.Uint64N(4))}
 	}
-	s.node.real = rt()
+	s.node.timers.Real = rt()
 	for range r.IntN(3) + 1 {
 		t := rt()
-		s.node.timers = append(s.node.timers, &t)
+		s.node.timers.Posix = append(s.node.timers.Posix, &t)
 	}
 	s.node.actions = vkernel.SigActions{}
 	for range r.IntN(3) + 1 {
@@ -59,10 +59,10 @@ func randSigState(r *rand.Rand) *sigState {
 
 func (s *sigState) clone() *sigState {
 	c := &sigState{node: s.node, alts: append([]vkernel.AltStack(nil), s.alts...), kernels: append([]vkernel.ThreadSig(nil), s.kernels...)}
-	c.node.timers = nil
-	for _, t := range s.node.timers {
+	c.node.timers.Posix = nil
+	for _, t := range s.node.timers.Posix {
 		tc := *t
-		c.node.timers = append(c.node.timers, &tc)
+		c.node.timers.Posix = append(c.node.timers.Posix, &tc)
 	}
 	c.node.actions = vkernel.SigActions{}
 	for k, v := range s.node.actions {
@@ -73,15 +73,15 @@ func (s *sigState) clone() *sigState {
 
 // mutations each change one piece of the state.
 var sigMutations = []func(s *sigState, r *rand.Rand){
-	func(s *sigState, _ *rand.Rand) { s.node.real.deadline += 7 },
-	func(s *sigState, _ *rand.Rand) { s.node.real.interval++ },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].signo += 1 },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].value ^= 1 },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].tid++ },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].overrun++ },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))].notify ^= 4 },
-	func(s *sigState, r *rand.Rand) { s.node.timers[r.IntN(len(s.node.timers))] = nil },
-	func(s *sigState, _ *rand.Rand) { t := sigTimer{}; s.node.timers = append(s.node.timers, &t) },
+	func(s *sigState, _ *rand.Rand) { s.node.timers.Real.Deadline += 7 },
+	func(s *sigState, _ *rand.Rand) { s.node.timers.Real.Interval++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))].Signo += 1 },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))].Value ^= 1 },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))].Tid++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))].Overrun++ },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))].Notify ^= 4 },
+	func(s *sigState, r *rand.Rand) { s.node.timers.Posix[r.IntN(len(s.node.timers.Posix))] = nil },
+	func(s *sigState, _ *rand.Rand) { s.node.timers.Add(&vkernel.SigTimer{}) },
 	func(s *sigState, _ *rand.Rand) {
 		for k, a := range s.node.actions {
 			a.Flags ^= 1

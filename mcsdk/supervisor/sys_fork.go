@@ -176,6 +176,7 @@ func sysExecve(c *call) result {
 
 	c.w.dropClosedOnExec(n, t.tid)
 	n.sysvExec(p)
+	n.timersExec(p)
 	if p == nil {
 		n.base = 0 // the main process has a new executable
 		n.vdso = vdso

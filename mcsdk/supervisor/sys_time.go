@@ -6,30 +6,21 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Every clock reads the world's one virtual clock, which only the
-// scheduler moves (a timer action, or a message's arrival time). Realtime
-// clocks start at Epoch; monotonic, boot and CPU clocks count from the
-// start of the run, offset so they are never zero.
-const monotonicOffset = int64(1000) * 1e9
+// scheduler moves (a timer action, or a message's arrival time): the
+// rules are vkernel's (vkernel/clock.go). Realtime clocks start at Epoch;
+// monotonic, boot and CPU clocks count from the start of the run, offset
+// so they are never zero.
+const monotonicOffset = vkernel.MonotonicOffset
 
-func (w *World) clockNow(clock uint64) (int64, bool) {
-	switch clock {
-	case unix.CLOCK_REALTIME, unix.CLOCK_REALTIME_COARSE, unix.CLOCK_REALTIME_ALARM, unix.CLOCK_TAI:
-		return w.now, true
-	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
-		unix.CLOCK_BOOTTIME, unix.CLOCK_BOOTTIME_ALARM,
-		unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
-		return w.now - Epoch + monotonicOffset, true
-	}
-	return 0, false
-}
+func timespecBytes(ns int64) []byte { return vkernel.TimespecBytes(ns) }
 
-func timespecBytes(ns int64) []byte {
-	b := binary.LittleEndian.AppendUint64(nil, uint64(ns/1e9))
-	return binary.LittleEndian.AppendUint64(b, uint64(ns%1e9))
-}
+// timespecNs converts a struct timespec, which must be normalised.
+func timespecNs(b []byte) (int64, bool) { return vkernel.Timespec(b) }
 
 // ClockGettime implements clock_gettime(2) for every clock id.
 func sysClockGettime(c *call) result {
@@ -43,7 +34,7 @@ func sysClockGettime(c *call) result {
 // ClockGetres implements clock_getres(2): virtual clocks tick in
 // nanoseconds.
 func sysClockGetres(c *call) result {
-	if _, ok := c.w.clockNow(c.arg(0)); !ok {
+	if !vkernel.ValidClock(c.arg(0)) {
 		return errno(unix.EINVAL)
 	}
 	if c.arg(1) == 0 {

@@ -13,25 +13,25 @@ import (
 
 // Timerfds (timerfd_create(2)): the count of expirations, the read's
 // rules and TFD_TIMER_CANCEL_ON_SET are vkernel.Timerfd's; the armed
-// timer is a nodeTimer on the node's clock (clock.go), as setitimer's
+// timer is a vkernel.NodeTimer on the node's clock (clock.go), as setitimer's
 // and the POSIX timers' are. This file decodes the calls, arms the
 // timer, moves the bytes and parks a read until the next expiry.
 
 // vtimer is a timerfd's state in virtual time.
 type vtimer struct {
 	vkernel.Timerfd
-	nodeTimer
+	vkernel.NodeTimer
 }
 
 // fire counts the expirations up to now and re-arms an interval timer
 // (timerfd_create(2): a read returns the number of expirations since the
 // last read).
-func (t *vtimer) fire(now int64) uint64 { return t.Expire(t.expire(now)) }
+func (t *vtimer) fire(now int64) uint64 { return t.Expire(t.Forward(now)) }
 
 // TimerfdCreate implements timerfd_create(2) on the virtual clock.
 func sysTimerfdCreate(c *call) result {
 	clock := c.arg(0)
-	if _, ok := c.w.clockNow(clock); !ok {
+	if !vkernel.ValidClock(clock) {
 		return errno(unix.EINVAL)
 	}
 	flags := uint64(0)
@@ -56,7 +56,7 @@ func (c *call) readItimerspec(addr uint64) (interval, value int64, err error) {
 // remaining is the timer's struct itimerspec as timerfd_gettime reports
 // it, in the node's time.
 func (t *vtimer) remaining(now int64) []byte {
-	return append(timespecBytes(t.interval), timespecBytes(t.left(now))...)
+	return append(timespecBytes(t.Interval), timespecBytes(t.Left(now))...)
 }
 
 // TimerfdSettime implements timerfd_settime(2) on a descriptor that is
@@ -81,13 +81,13 @@ func timerfdSettime(c *call, v *vfd) result {
 			return errno(unix.EFAULT)
 		}
 	}
-	t.Settime(c.arg(1), stepsBy(c.w.clockOf(c.n), c.w.now))
+	t.Settime(c.arg(1), vkernel.StepsBy(c.w.clockOf(c.n), c.w.now))
 	if c.arg(1)&unix.TFD_TIMER_ABSTIME != 0 {
-		c.armAt(&t.nodeTimer, t.Clock(), value, interval)
+		c.armAt(&t.NodeTimer, t.Clock(), value, interval)
 	} else {
-		c.armAfter(&t.nodeTimer, value, interval)
+		c.armAfter(&t.NodeTimer, value, interval)
 	}
-	if t.deadline == c.w.now && value != 0 {
+	if t.Deadline == c.w.now && value != 0 {
 		t.fire(c.w.now)
 	}
 	return ret(0)
@@ -109,7 +109,7 @@ func readTimer(c *call, v *vfd, buf iovec) result {
 	}
 	t := v.obj.(*vtimer)
 	t.fire(c.w.now)
-	n, err := t.Read(buf.len, stepsBy(t.clk, c.w.now), v.nonblocking())
+	n, err := t.Read(buf.len, vkernel.StepsBy(t.Clk, c.w.now), v.nonblocking())
 	if err == nil {
 		if err := c.write(buf.base, binary.LittleEndian.AppendUint64(nil, n)); err != nil {
 			return errno(unix.EFAULT)
@@ -134,8 +134,8 @@ func readTimer(c *call, v *vfd, buf iovec) result {
 // expiry or, if a step would cancel it, the node's next step first (0:
 // never).
 func (t *vtimer) nextWake(now int64) int64 {
-	w := t.deadline
-	if s := nextStep(t.clk, now); t.CancelOnSet() && s > 0 && (w == 0 || s < w) {
+	w := t.Deadline
+	if s := vkernel.NextStep(t.Clk, now); t.CancelOnSet() && s > 0 && (w == 0 || s < w) {
 		w = s
 	}
 	return w
@@ -146,13 +146,13 @@ func (t *vtimer) stepGen(now int64) uint64 {
 	if !t.CancelOnSet() {
 		return 0
 	}
-	return uint64(stepsBy(t.clk, now))
+	return uint64(vkernel.StepsBy(t.Clk, now))
 }
 
-// hashLocal writes t's node-time state (nodeTimer.hashLocal) and, when a
+// hashLocal writes t's node-time state (vkernel.NodeTimer.HashLocal) and, when a
 // step would cancel it, the steps it has seen.
 func (t *vtimer) hashLocal(put func(uint64)) {
-	t.nodeTimer.hashLocal(put)
+	t.HashLocal(put)
 	t.HashCancel(put)
 }
 
@@ -174,7 +174,7 @@ func (t *vtimer) ops() map[int]fileOp { return timerfdOps }
 // events counts the expirations up to now; then vkernel.Timerfd.Events.
 func (t *vtimer) events(c *call) uint32 {
 	t.fire(c.w.now)
-	return t.Events(stepsBy(t.clk, c.w.now))
+	return t.Events(vkernel.StepsBy(t.Clk, c.w.now))
 }
 
 // wake: its expirations and the steps that cancel it.
@@ -189,8 +189,8 @@ func (t *vtimer) hash(h *fileHasher) {
 	put := h.put
 	put(fileTagTimer)
 	put(t.Clock())
-	put(uint64(t.deadline))
-	put(uint64(t.interval))
+	put(uint64(t.Deadline))
+	put(uint64(t.Interval))
 	t.HashCounts(put)
 	t.hashLocal(put)
 }

@@ -45,8 +45,7 @@
 // sys_timerfd.go, sys_futex.go, sys_epoll.go) keeps the edge: it
 // decodes arguments, moves bytes to and from the node's memory, makes
 // the placeholder descriptors, parks calls, raises SIGPIPE, arms a
-// timerfd's timer on the node's clock (clock.go's nodeTimer, shared
-// with setitimer and the POSIX timers), and tells an epoll instance
+// timerfd's timer on the node's clock (NodeTimer), and tells an epoll instance
 // what each watched file reports now (EpollProbe: its poll mask and
 // wake key), a kernel descriptor's by a host poll of weft's duplicate,
 // and whether the host's epoll accepts one (EPERM). A signalfd's mask
@@ -55,6 +54,17 @@
 // signals stay pending in the host kernel and a read the supervisor lets
 // run dequeues them there, so which signals a read takes, in what order,
 // and the siginfo records are still the kernel's (sys_signalfd.go).
+//
+// Clocks and signal timers (clock.go, timers.go): what each clock id
+// reads on a node under its clock fault (ClockNow), where a node's
+// relative or absolute deadline falls in world time (After, Until,
+// WorldAt), an armed timer counted in node time (NodeTimer: timerfds,
+// ITIMER_REAL and the POSIX timers share it), and a node's signal timers
+// (SigTimers: alarm, setitimer/getitimer, timer_create and the rest,
+// overrun counting, exec's deletion, the timer events' task numbers).
+// The supervisor (sys_itimer.go, sys_time.go, clock.go) decodes the
+// calls, moves the bytes, and turns the timer events into the
+// scheduler's actions and the fired timer into a raised signal.
 //
 // Descriptor tables (fdtable.go): a process's table of numbers naming
 // open file descriptions (FDTable, generic over the description's

@@ -16,17 +16,9 @@ type Timerfd struct {
 	steps   int    // with cancel: the realtime clock's steps already reported (or before arming)
 }
 
-// Clock ids (linux/time.h) and timerfd_settime's flags (linux/timerfd.h).
-const (
-	ClockRealtime      = 0
-	ClockMonotonic     = 1
-	ClockBoottime      = 7
-	ClockRealtimeAlarm = 8
-	ClockBoottimeAlarm = 9
-
-	TimerAbstime     = 1 << 0 // TFD_TIMER_ABSTIME
-	TimerCancelOnSet = 1 << 1 // TFD_TIMER_CANCEL_ON_SET
-)
+// timerfd_settime's flags (linux/timerfd.h); TFD_TIMER_ABSTIME is
+// TIMER_ABSTIME (clock.go).
+const TimerCancelOnSet = 1 << 1 // TFD_TIMER_CANCEL_ON_SET
 
 // NewTimerfd is a disarmed timerfd on clock.
 func NewTimerfd(clock uint64) *Timerfd { return &Timerfd{clock: clock} }
