@@ -126,6 +126,16 @@ var inetOptions = map[SockOpt]OptSpec{
 	{SolIPv6, 66}: {"IPV6_RECVTCLASS", OptInt, 0, 0, 0, false},
 }
 
+// minusOneDefault are the options for which -1 asks for the default:
+// ip(7)'s IP_TTL (then the route's, 64), ipv6(7)'s IPV6_UNICAST_HOPS
+// (64) and IPV6_TCLASS (0); getsockopt then reports the default.
+var minusOneDefault = map[SockOpt]bool{{SolIP, 2}: true, {SolIPv6, 16}: true, {SolIPv6, 67}: true}
+
+// ipTOS is IP_TOS: ip(7) keeps the low byte of the value set; on a TCP
+// socket its two ECN bits stay the kernel's (0 here: weft marks no
+// congestion).
+var ipTOS = SockOpt{SolIP, 1}
+
 // inetReadOnly are reported by getsockopt and refused by setsockopt
 // (ENOPROTOOPT, as Linux does for SO_TYPE and friends).
 var inetReadOnly = map[SockOpt]string{
@@ -229,7 +239,8 @@ type InetOptValues map[InetOptKey][]byte
 
 // Set validates and applies val, the option's value as SetsockoptLen
 // had it read, for socket id: a boolean is kept as 0 or 1, an int
-// outside its range is EINVAL (socket(7), tcp(7), ip(7)), the buffer
+// outside its range is EINVAL (socket(7), tcp(7), ip(7)) except -1 where
+// it asks for the default, IP_TOS keeps its low byte, the buffer
 // sizes and IPV6_V6ONLY go to the socket (IPV6_V6ONLY only before bind,
 // EINVAL after, ipv6(7)), a timeval or linger shorter than its struct is
 // EINVAL.
@@ -246,7 +257,16 @@ func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte) Errno
 	case OptBool:
 		val = boolOpt(i != 0)
 	case OptInt:
-		if i < spec.Lo || i > spec.Hi {
+		switch {
+		case opt == ipTOS:
+			i &= 0xff
+			if s.Stream() {
+				i &^= 3
+			}
+			val = intOpt(i)
+		case i == -1 && minusOneDefault[opt]:
+			val = intOpt(spec.Def)
+		case i < spec.Lo || i > spec.Hi:
 			return EINVAL
 		}
 	case OptBuf:
