@@ -23,26 +23,19 @@ const (
 // datagram sockets; SOCK_NONBLOCK and SOCK_CLOEXEC set the descriptor's
 // flags.
 func sysSocket(c *call) result {
-	domain, typ, proto := c.arg(0), c.arg(1), c.arg(2)
-	if domain != unix.AF_INET && domain != unix.AF_INET6 {
-		return failf("socket domain %d is not modelled (only AF_INET, AF_INET6, AF_UNIX, AF_NETLINK)", domain)
+	typ := c.arg(1)
+	stream, v6, e, unmodelled := vkernel.InetType(c.arg(0), typ, c.arg(2))
+	switch {
+	case unmodelled != "":
+		return failf("%s", unmodelled)
+	case e != 0:
+		return errno(unix.Errno(e))
 	}
-	var kind netsim.Kind
-	switch typ &^ (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC) {
-	case unix.SOCK_STREAM:
+	kind := netsim.Dgram
+	if stream {
 		kind = netsim.Stream
-		if proto != 0 && proto != unix.IPPROTO_TCP {
-			return errno(unix.EPROTONOSUPPORT)
-		}
-	case unix.SOCK_DGRAM:
-		kind = netsim.Dgram
-		if proto != 0 && proto != unix.IPPROTO_UDP {
-			return errno(unix.EPROTONOSUPPORT)
-		}
-	default:
-		return failf("socket type %d is not modelled (only SOCK_STREAM, SOCK_DGRAM)", typ)
 	}
-	return c.installSocket(c.w.net.NewSocketIn(c.n.id, kind, domain == unix.AF_INET6), typ)
+	return c.installSocket(c.w.net.NewSocketIn(c.n.id, kind, v6), typ)
 }
 
 // inetBind implements bind(2).
@@ -65,29 +58,23 @@ func inetAccept(c *call, v *vfd) result { return accept(c, v, 0) }
 // Accept4 implements accept4(2) on a descriptor that is no socket weft
 // serves: its flags are checked first, as on a socket.
 func sysAccept4(c *call) result {
-	if c.arg(3)&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
-		return errno(unix.EINVAL)
+	if e := vkernel.Accept4Flags(c.arg(3)); e != 0 {
+		return errno(unix.Errno(e))
 	}
 	return notSocket(c, c.arg(0))
 }
 
 // inetAccept4 implements accept4(2).
 func inetAccept4(c *call, v *vfd) result {
-	if c.arg(3)&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
-		return errno(unix.EINVAL)
+	if e := vkernel.Accept4Flags(c.arg(3)); e != 0 {
+		return errno(unix.Errno(e))
 	}
 	return accept(c, v, c.arg(3))
 }
 
 func accept(c *call, v *vfd, flags uint64) result {
-	switch {
-	case !v.sock().Listening():
-		return errno(unix.EINVAL)
-	case !v.sock().Readable():
-		if v.nonblocking() {
-			return errno(unix.EAGAIN)
-		}
-		return park()
+	if err := vkernel.InetAccept(v.sock().Listening(), v.sock().Readable(), v.nonblocking()); err != nil {
+		return vkAnswer(err)
 	}
 	s, _ := c.w.net.Accept(v.sock())
 	if e := c.writeSockaddr(c.arg(1), c.arg(2), s.Peer); e != 0 {
@@ -111,8 +98,8 @@ func inetConnect(c *call, v *vfd) result {
 	if r := c.w.net.Connect(v.sock(), a); r != netsim.EINPROGRESS {
 		return netResult(r, 0)
 	}
-	if v.nonblocking() {
-		return errno(unix.EINPROGRESS)
+	if err := vkernel.InetConnectStarted(v.nonblocking()); err != vkernel.ErrBlock {
+		return vkAnswer(err)
 	}
 	return c.parkSending(v)
 }
@@ -122,13 +109,10 @@ func inetConnect(c *call, v *vfd) result {
 // (the connect goes on).
 func connected(c *call, v *vfd) result {
 	e, done := v.sock().ConnectResult()
-	switch {
-	case done:
-		return netResult(e, 0)
-	case c.timedOut:
-		return errno(unix.EINPROGRESS)
+	if err := vkernel.InetConnectWait(done, netErrno(e), c.timedOut); err != nil {
+		return vkAnswer(err)
 	}
-	return park()
+	return ret(0)
 }
 
 // parkSending parks a blocking send or connect, with SO_SNDTIMEO's
@@ -180,16 +164,14 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 	done := c.progress
 	n, e := c.w.net.Send(v.sock(), data[min(done, len(data)):], nil)
 	c.progress += n
+	sent, err := vkernel.StreamSend(netErrno(e), nonblock, c.progress, len(data))
 	switch {
-	case e == netsim.EAGAIN && nonblock && c.progress == 0:
-		return errno(unix.EAGAIN)
-	case e != netsim.OK && e != netsim.EAGAIN && c.progress == 0:
-		return errno(sysErrno(e))
-	case e == netsim.OK && c.progress < len(data) && !nonblock,
-		e == netsim.EAGAIN && !nonblock:
+	case err == vkernel.ErrBlock:
 		return c.parkSending(v)
+	case err != nil:
+		return vkAnswer(err)
 	}
-	return ret(int64(c.progress))
+	return ret(int64(sent))
 }
 
 // inetRecvfrom implements recvfrom(2) and recv(2).
@@ -216,7 +198,7 @@ func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.A
 		return nil, netsim.Addr{}, ret(0), false
 	}
 	if flags&msgWaitall != 0 && flags&msgPeek == 0 && v.sock().Kind == netsim.Stream &&
-		v.sock().Pending() < max && !v.sock().Hup() && v.sock().Connected() && !c.timedOut {
+		vkernel.WaitAll(v.sock().Pending(), max, v.sock().Hup(), v.sock().Connected(), c.timedOut) {
 		if probe, _, _, _ := c.w.net.Recv(v.sock(), max, true); probe != nil || !v.sock().Readable() {
 			return nil, netsim.Addr{}, c.block(v, flags), false
 		}
@@ -234,11 +216,8 @@ func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.A
 // block answers a call that has nothing to return: EAGAIN when
 // non-blocking, otherwise park (with SO_RCVTIMEO's deadline if set).
 func (c *call) block(v *vfd, flags uint64) result {
-	if flags&msgDontwait != 0 || v.nonblocking() {
-		return errno(unix.EAGAIN)
-	}
-	if c.timedOut {
-		return errno(unix.EAGAIN)
+	if err := vkernel.InetBlock(flags&msgDontwait != 0 || v.nonblocking(), c.timedOut); err != vkernel.ErrBlock {
+		return vkAnswer(err)
 	}
 	if !c.started {
 		c.started = true
@@ -314,11 +293,11 @@ func (c *call) readMsghdr(addr uint64) (msghdr, error) {
 // flight (the peer reads it, then EOF); SHUT_RD makes receives return EOF
 // once the buffer is read, as Linux does.
 func inetShutdown(c *call, v *vfd) result {
-	how := c.arg(1)
-	if how > unix.SHUT_RDWR {
-		return errno(unix.EINVAL)
+	rd, wr, e := vkernel.InetShutdown(c.arg(1))
+	if e != 0 {
+		return errno(unix.Errno(e))
 	}
-	return netResult(c.w.net.Shutdown(v.sock(), how != unix.SHUT_WR, how != unix.SHUT_RD), 0)
+	return netResult(c.w.net.Shutdown(v.sock(), rd, wr), 0)
 }
 
 // inetGetsockname implements getsockname(2).
@@ -328,10 +307,18 @@ func inetGetsockname(c *call, v *vfd) result {
 
 // inetGetpeername implements getpeername(2).
 func inetGetpeername(c *call, v *vfd) result {
-	if !v.sock().Connected() {
-		return errno(unix.ENOTCONN)
+	if e := vkernel.InetPeername(v.sock().Connected()); e != 0 {
+		return errno(unix.Errno(e))
 	}
 	return errno(c.writeSockaddr(c.arg(1), c.arg(2), v.sock().Peer))
+}
+
+// netErrno is the network's answer as Linux's error number (0 for OK).
+func netErrno(e netsim.Errno) vkernel.Errno {
+	if e == netsim.OK {
+		return 0
+	}
+	return vkernel.Errno(sysErrno(e))
 }
 
 func netResult(e netsim.Errno, v int64) result {

@@ -88,7 +88,7 @@ type node struct {
 	sigScan  map[int]bool
 	unixNs   vkernel.UnixNames // bound AF_UNIX names, abstract and by path (sys_unix.go)
 	base     uintptr
-	opts     map[optKey][]byte
+	opts     vkernel.InetOptValues // its inet sockets' option values (sys_sockopt.go)
 	ran      bool
 	restarts int
 	started  int64 // virtual time of its launch

@@ -88,6 +88,18 @@
 // and encodes credentials with virtual pids, raises SIGPIPE, and reads
 // SO_PASSCRED and the timeouts from its placeholder socket.
 //
+// Inet sockets (inet.go, sockopt.go): the rules of socket calls that do
+// not depend on the virtual network's state (socket(2)'s TCP or UDP,
+// accept4's flags, accept's EINVAL/EAGAIN/wait, connect's EINPROGRESS and
+// SO_SNDTIMEO, a stream send's partial count, EAGAIN or wait, MSG_WAITALL,
+// shutdown's how, getpeername's ENOTCONN), the poll mask, and the socket
+// options (which are served, their values, defaults and ranges, and every
+// errno of setsockopt and getsockopt). The virtual network
+// (mcsdk/netsim) keeps each socket's binding, ports, connection state,
+// buffers, pending error and the messages in flight; the supervisor
+// (sys_net.go, sys_sockopt.go, sys_mmsg.go) moves addresses, bytes and
+// option values to and from the node's memory.
+//
 // Signal semantics (signals.go): the kernel still keeps each thread's
 // pending sets, masks and actions and runs handlers natively, and the
 // supervisor reads them from /proc (ThreadSig, ParseThreadSig takes the

@@ -310,6 +310,23 @@ static void options(void)
 	};
 	for (size_t i = 0; i < sizeof opts6 / sizeof opts6[0]; i++)
 		setget(t6, &opts6[i]);
+	/* -1 asks for the default (ip(7), ipv6(7)); IP_TOS keeps a byte, and
+	 * on TCP not its ECN bits. */
+	struct opt dflt[] = {
+		{ IP_TTL, "IP_TTL -1", IPPROTO_IP, -1 },
+		{ IP_TOS, "IP_TOS 300", IPPROTO_IP, 300 },
+		{ IP_TOS, "IP_TOS -1", IPPROTO_IP, -1 },
+		{ IP_TTL, "IP_TTL 0", IPPROTO_IP, 0 },
+	};
+	for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++)
+		setget(t, &dflt[i]);
+	struct opt dflt6[] = {
+		{ IPV6_UNICAST_HOPS, "IPV6_UNICAST_HOPS -1", IPPROTO_IPV6, -1 },
+		{ IPV6_TCLASS, "IPV6_TCLASS -1", IPPROTO_IPV6, -1 },
+		{ IPV6_TCLASS, "IPV6_TCLASS 256", IPPROTO_IPV6, 256 },
+	};
+	for (size_t i = 0; i < sizeof dflt6 / sizeof dflt6[0]; i++)
+		setget(t6, &dflt6[i]);
 	close(t6);
 	CHECK("IPV6_TCLASS on IPv4", setsockopt(t, IPPROTO_IPV6, IPV6_TCLASS, &on, sizeof on));
 	int bad = 0;
