@@ -136,10 +136,11 @@ func requirePrograms(t *testing.T, paths []string) {
 
 // runResult is the part of weft run --json the ladder judges.
 type runResult struct {
-	Verdict  string
-	Detail   string
-	Wall     int64
-	Refusals []struct {
+	Verdict        string
+	Detail         string
+	Wall           int64
+	FirstReplyWall int64 // ns from the run's start to the first reply
+	Refusals       []struct {
 		Node                     int
 		Call, What, Answer, Rule string
 	}
@@ -160,7 +161,12 @@ func runSeed(t *testing.T, r rung, seed int) []byte {
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
 		t.Fatalf("seed %d: weft run: %v, %v\n%s", seed, err, jerr, stderr.String())
 	}
-	t.Logf("seed %d: %s in %.1f s of wall time", seed, res.Verdict, wall.Seconds())
+	// Where a run's wall time goes: up to the first reply (the program's
+	// start-up and the request; FirstReplyWall), the rest of the run
+	// (RunResult.Wall, from the run's start), and what the weft process
+	// spends outside it (building, loading, exiting).
+	t.Logf("seed %d: %s in %.1f s of wall time (first reply at %.1f s, weft's run %.1f s)", seed, res.Verdict, wall.Seconds(),
+		time.Duration(res.FirstReplyWall).Seconds(), time.Duration(res.Wall).Seconds())
 	if res.Verdict != "holds" || err != nil {
 		t.Fatalf("seed %d: %s (%v): %s\n%s", seed, res.Verdict, err, res.Detail, stderr.String())
 	}
