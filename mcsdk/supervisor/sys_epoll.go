@@ -195,7 +195,7 @@ func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) res
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.nextTimer(c)); wait {
 			return r
 		}
-		return ret(0)
+		return ret(0) // a pending signal its mask lets through stays pending: Linux's ep_poll gives up on the timeout first
 	}
 	c.pollReady()
 	if err := c.write(c.arg(1), vkernel.EncodeEpollEvents(evs)); err != nil {

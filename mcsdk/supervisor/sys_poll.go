@@ -74,6 +74,9 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
 			return r
 		}
+		if r, ok := c.signalledUnderMask(); ok {
+			return r
+		}
 	} else {
 		c.pollReady()
 	}
@@ -244,6 +247,9 @@ func selectCommon(c *call, timeout int64) result {
 	}
 	if ready == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
+			return r
+		}
+		if r, ok := c.signalledUnderMask(); ok {
 			return r
 		}
 	} else {

@@ -426,6 +426,29 @@ func (c *call) answerUnderMask(mask vkernel.SigSet) (bool, error) {
 	return err == nil, err
 }
 
+// signalledUnderMask answers a ppoll or pselect6 that found nothing
+// ready and does not wait (a zero timeout, or its deadline passed) as
+// Linux does when a signal only its mask lets through is pending: EINTR,
+// the handler running under the mask (answerUnderMask; the kernel's
+// do_poll and do_select look for a signal before they give up on the
+// timeout, where epoll's ep_poll returns 0). ok is false when there is
+// none: the call answers 0.
+func (c *call) signalledUnderMask() (result, bool) {
+	m, ok := c.tempMask()
+	if !ok {
+		return result{}, false
+	}
+	c.w.vdsoSync(c.t)
+	answered, err := c.answerUnderMask(m)
+	switch {
+	case err != nil:
+		return failf("answering the call under its signal mask: %v", err), true
+	case answered:
+		return done(), true
+	}
+	return result{}, false
+}
+
 // negErrno is e as a call's raw answer in a register.
 func negErrno(e unix.Errno) uint64 { return uint64(-int64(e)) }
 

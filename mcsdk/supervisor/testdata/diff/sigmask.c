@@ -3,9 +3,12 @@
  * signal mask for the wait. The thread blocks SIGUSR1 and SIGUSR2; each
  * call waits on an empty pipe with a mask that lets both through. A
  * SIGUSR1 pending before the call interrupts it at once; one another
- * thread raises during the wait interrupts it then. Either way the call
+ * thread raises during the wait interrupts it then. Each time the call
  * fails with EINTR, the handler runs with the call's mask installed
  * (SIGUSR2 not blocked) and the thread's own mask is back afterwards.
+ * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
+ * look for signals before giving up), while the epoll calls return 0 and
+ * leave it pending.
  */
 #include "probe.h"
 #include <poll.h>
@@ -30,13 +33,13 @@ static void on(int sig)
 
 static int rfd, epfd;
 
-/* waitIn calls one of the four with an empty mask and a timeout of 10 s:
- * the pipe's read end never becomes ready. */
-static long waitIn(const char *call)
+/* waitIn calls one of the four with an empty mask and a timeout of sec
+ * seconds: the pipe's read end never becomes ready. */
+static long waitIn(const char *call, int sec)
 {
 	sigset_t none;
 	sigemptyset(&none);
-	struct timespec ts = { .tv_sec = 10 };
+	struct timespec ts = { .tv_sec = sec };
 	if (!strcmp(call, "ppoll")) {
 		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		return syscall(SYS_ppoll, &p, 1, &ts, &none, 8);
@@ -50,7 +53,7 @@ static long waitIn(const char *call)
 	}
 	struct epoll_event ev;
 	if (!strcmp(call, "epoll_pwait"))
-		return syscall(SYS_epoll_pwait, epfd, &ev, 1, 10000, &none, 8);
+		return syscall(SYS_epoll_pwait, epfd, &ev, 1, sec * 1000, &none, 8);
 	return syscall(SYS_epoll_pwait2, epfd, &ev, 1, &ts, &none, 8);
 }
 
@@ -97,13 +100,23 @@ int main(void)
 	for (int i = 0; i < 4; i++) {
 		kill(getpid(), SIGUSR1);
 		errno = 0;
-		long r = waitIn(calls[i]);
+		long r = waitIn(calls[i], 10);
 		report(calls[i], "pending before", r, errno);
+
+		kill(getpid(), SIGUSR1);
+		errno = 0;
+		r = waitIn(calls[i], 0);
+		report(calls[i], "pending before, zero timeout", r, errno);
+		sigset_t usr1;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		struct timespec z = { 0 };
+		sigtimedwait(&usr1, NULL, &z); /* what the epoll calls left pending */
 
 		pthread_t th;
 		pthread_create(&th, NULL, raiser, NULL); /* inherits the mask: SIGUSR1 can only reach the waiter */
 		errno = 0;
-		r = waitIn(calls[i]);
+		r = waitIn(calls[i], 10);
 		int err = errno;
 		pthread_join(th, NULL);
 		report(calls[i], "raised during the wait", r, err);
