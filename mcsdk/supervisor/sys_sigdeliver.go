@@ -36,11 +36,13 @@ import (
 //     ready, and when the scheduler next runs it (a run choice if other
 //     threads are ready too), its call is answered with the kernel's own
 //     restart code (-ERESTARTSYS, -ERESTARTNOHAND) or with EINTR, as the
-//     kernel would have returned from the interrupted wait. The kernel then
-//     runs the handler and applies SA_RESTART itself (signal(7)): a
-//     restarted call comes back to weft as a fresh notification. A call
-//     about to park with such a signal already pending is interrupted at
-//     once.
+//     kernel would have returned from the interrupted wait (a ppoll,
+//     pselect6 or epoll_pwait whose own mask alone let the signal through
+//     has the kernel install that mask first, answerUnderMask). The
+//     kernel then runs the handler and applies SA_RESTART itself
+//     (signal(7)): a restarted call comes back to weft as a fresh
+//     notification. A call about to park with such a signal already
+//     pending is interrupted at once.
 //   - Default actions are the kernel's: terminate (the node's end names
 //     the signal, a crash verdict), ignore; a stop signal is refused (the
 //     run ends with verdict error: weft does not model stopped nodes).
@@ -405,18 +407,20 @@ func (c *call) answerUnderMask(mask vkernel.SigSet) (bool, error) {
 		at := (saved.Rsp - 128 - 32) &^ 15 // below the red zone: the handler's frame goes there too
 		b := make([]byte, 24)
 		binary.LittleEndian.PutUint64(b[16:], uint64(mask))
-		if err := forceWrite(t.tid, uintptr(at), b); err != nil {
-			return fmt.Errorf("writing the mask on the stack: %v", err)
-		}
-		got, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_PPOLL, args: [6]uint64{0, 0, at, at + 16, 8}})
-		if err != nil {
-			return fmt.Errorf("injected ppoll: %v", err)
-		}
-		saved.Rax = got
-		if int64(got) != -int64(vkernel.ERestartNoHand) {
-			// The signal is no longer pending (nothing ran meanwhile
-			// that could take it): the call fails with EINTR alone.
-			saved.Rax = negErrno(unix.EINTR)
+		saved.Rax = negErrno(unix.EINTR)
+		// A stack that cannot take the 24 bytes (the handler's frame
+		// could not either) gets the plain EINTR: the signal stays pending.
+		if forceWrite(t.tid, uintptr(at), b) == nil {
+			got, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_PPOLL, args: [6]uint64{0, 0, at, at + 16, 8}})
+			if err != nil {
+				return fmt.Errorf("injected ppoll: %v", err)
+			}
+			// Any other answer: the signal is no longer pending (nothing
+			// ran meanwhile that could take it), the call fails with
+			// EINTR alone.
+			if int64(got) == -int64(vkernel.ERestartNoHand) {
+				saved.Rax = got
+			}
 		}
 		if err := unix.PtraceSetRegs(t.tid, &saved); err != nil {
 			return err

@@ -3,7 +3,8 @@
  * signal mask for the wait. The thread blocks SIGUSR1 and SIGUSR2; each
  * call waits on an empty pipe with a mask that lets both through. A
  * SIGUSR1 pending before the call interrupts it at once; one another
- * thread raises during the wait interrupts it then. Each time the call
+ * thread or a timer raises during the wait interrupts it then. Each time
+ * the call
  * fails with EINTR, the handler runs with the call's mask installed
  * (SIGUSR2 not blocked) and the thread's own mask is back afterwards.
  * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
@@ -120,6 +121,16 @@ int main(void)
 		int err = errno;
 		pthread_join(th, NULL);
 		report(calls[i], "raised during the wait", r, err);
+
+		struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+		timer_t id;
+		timer_create(CLOCK_MONOTONIC, &sev, &id);
+		struct itimerspec its = { .it_value = { .tv_nsec = 50000000 } };
+		timer_settime(id, 0, &its, NULL);
+		errno = 0;
+		r = waitIn(calls[i], 10);
+		report(calls[i], "sent by a timer during the wait", r, errno);
+		timer_delete(id);
 	}
 	/* A mask of the wrong size, or one that cannot be read. */
 	sigset_t none;
