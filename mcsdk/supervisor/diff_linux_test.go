@@ -126,6 +126,9 @@ var diffProbes = []struct {
 	{name: "unixedge", weft: []string{"~ sender: then a read returned 0 (end of file)"}},
 	{name: "epoll", weft: []string{"~ socket link socket:[599902979]\n", "~ fstatfs(epoll) fsid 0,0", "~ fstatfs(eventfd) fsid 0,0"}}, // a virtual inode number, never the host's; no host device number
 	{name: "pollmix", args: []string{"47932"}},
+	// ppoll, pselect6, epoll_pwait and epoll_pwait2 wait under their own
+	// signal mask (issue 36).
+	{name: "sigmask"},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
 	// Process groups and sessions (vkernel.Sessions): relations only; pid
 	// 1 is outside the node.

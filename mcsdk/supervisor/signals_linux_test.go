@@ -19,9 +19,9 @@ func buildSignals(tb testing.TB) string { return buildProbe(tb, "signals", "-O1"
 
 // TestSignals runs the signal probes under weft, twice each: signals
 // interrupt parked calls with EINTR or are restarted (SA_RESTART) as
-// Linux does, timers fire in virtual time (a run takes virtual seconds
-// but far less wall time), and both runs are identical. The quick modes
-// print the same natively.
+// Linux does, timers fire at their virtual deadlines (the world's
+// virtual clock ends at the sum of the waits the probe makes, no later),
+// and both runs are identical. The quick modes print the same natively.
 func TestSignals(t *testing.T) {
 	bin := buildSignals(t)
 	cases := []struct {
@@ -30,20 +30,24 @@ func TestSignals(t *testing.T) {
 		native bool   // and the output equals the native one
 		signal string // the node's ending signal
 		fail   string // the run's failure, "" none
+		// virt is the virtual clock at the run's end (Now - Epoch): the
+		// probe's timers and sleeps, each ending at its deadline.
+		virt time.Duration
 	}{
-		{args: []string{"read", "norestart"}, native: true, out: "read no SA_RESTART: rc=-1 errno=EINTR handled=1\nthen read rc=4\n"},
-		{args: []string{"read", "restart"}, native: true, out: "read SA_RESTART: rc=4 errno=0 handled=1\n"},
-		{args: []string{"futex", "norestart"}, native: true, out: "futex no SA_RESTART: first wait EINTR=1 handled=1 in the waiter=1\n"},
-		{args: []string{"futex", "restart"}, native: true, out: "futex SA_RESTART: first wait EINTR=0 handled=1 in the waiter=1\n"},
-		{args: []string{"accept"}, out: "accept rc=-1 errno=EINTR handled=1 after 2000ms\n"},
-		{args: []string{"itimer"}, out: "itimer: 5 signals in 500ms, interval 100000us\n"},
-		{args: []string{"threadtimer"}, native: true, out: "target: pause rc=-1 errno=EINTR\nthreadtimer: armed=1 handled=1 in the target=1 overrun=0 disarmed=1\n"},
+		{args: []string{"read", "norestart"}, native: true, out: "read no SA_RESTART: rc=-1 errno=EINTR handled=1\nthen read rc=4\n", virt: 100 * time.Millisecond},
+		{args: []string{"read", "restart"}, native: true, out: "read SA_RESTART: rc=4 errno=0 handled=1\n", virt: 100 * time.Millisecond},
+		{args: []string{"futex", "norestart"}, native: true, out: "futex no SA_RESTART: first wait EINTR=1 handled=1 in the waiter=1\n", virt: 20 * time.Millisecond},
+		{args: []string{"futex", "restart"}, native: true, out: "futex SA_RESTART: first wait EINTR=0 handled=1 in the waiter=1\n", virt: 20 * time.Millisecond},
+		{args: []string{"accept"}, out: "accept rc=-1 errno=EINTR handled=1 after 2000ms\n", virt: 2 * time.Second},
+		{args: []string{"itimer"}, out: "itimer: 5 signals in 500ms, interval 100000us\n", virt: 500 * time.Millisecond},
+		{args: []string{"threadtimer"}, native: true, out: "target: pause rc=-1 errno=EINTR\nthreadtimer: armed=1 handled=1 in the target=1 overrun=0 disarmed=1\n", virt: 50 * time.Millisecond},
 		{args: []string{"altstack"}, native: true, out: "altstack: old disabled=1 ENOMEM=1 EINVAL=1 handler on alt stack=1 EPERM+ONSTACK inside=2 disabled after=1\n"},
-		{args: []string{"sigwait"}, out: "sigtimedwait: got SIGALRM after 1000ms; then rc=-1 errno=EAGAIN\nsigsuspend: rc=-1 errno=EINTR handled=1 mask restored=1\n"},
+		// alarm(1) ends sigtimedwait, a 100 ms timeout passes, alarm(1) ends sigsuspend.
+		{args: []string{"sigwait"}, out: "sigtimedwait: got SIGALRM after 1000ms; then rc=-1 errno=EAGAIN\nsigsuspend: rc=-1 errno=EINTR handled=1 mask restored=1\n", virt: 2100 * time.Millisecond},
 		{args: []string{"suspendpending"}, native: true, out: "raise: pending 1, sigsuspend rc=-1 errno=EINTR handled=1 still blocked=1\nkill: pending 1, sigsuspend rc=-1 errno=EINTR handled=1 still blocked=1\n"},
-		{args: []string{"nanosleep"}, out: "nanosleep: rc=-1 errno=EINTR handled=1 left about 600ms\n"},
-		{args: []string{"poll"}, out: "poll: rc=-1 errno=EINTR handled=1\n"},
-		{args: []string{"alarmkill"}, out: "waiting for SIGALRM\n", signal: "SIGALRM"},
+		{args: []string{"nanosleep"}, out: "nanosleep: rc=-1 errno=EINTR handled=1 left about 600ms\n", virt: 300 * time.Millisecond},
+		{args: []string{"poll"}, out: "poll: rc=-1 errno=EINTR handled=1\n", virt: time.Second},
+		{args: []string{"alarmkill"}, out: "waiting for SIGALRM\n", signal: "SIGALRM", virt: time.Second},
 		{args: []string{"stop"}, out: "stopping\n", fail: "SIGSTOP would stop the node"},
 	}
 	for _, tc := range cases {
@@ -51,9 +55,7 @@ func TestSignals(t *testing.T) {
 			var outs []string
 			var paths [][]sched.Action
 			for run := 0; run < 2; run++ {
-				start := time.Now()
 				w, path := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: tc.args}}}, first)
-				wall := time.Since(start)
 				out := string(w.Output(0))
 				if f := w.Failure(); tc.fail == "" && f != nil || tc.fail != "" && (f == nil || !strings.Contains(f.Error(), tc.fail)) {
 					t.Fatalf("failure: %v, want %q\noutput:\n%s", f, tc.fail, out)
@@ -72,8 +74,8 @@ func TestSignals(t *testing.T) {
 				if st := w.Status(0); !st.Exited || st.Signal != tc.signal || tc.signal == "" && st.ExitCode != 0 {
 					t.Errorf("status %+v, want signal %q", st, tc.signal)
 				}
-				if wall > 5*time.Second {
-					t.Errorf("took %v of wall time: virtual timers should not wait", wall)
+				if got := time.Duration(w.Now() - Epoch); got != tc.virt {
+					t.Errorf("the virtual clock ended at %v, want %v: a timer did not fire at its virtual deadline", got, tc.virt)
 				}
 				outs, paths = append(outs, out), append(paths, path)
 			}

@@ -139,12 +139,12 @@ func sysEpollWait(c *call) result { return epollWaitOn(c, nil, epollTimeout) }
 func sysEpollPwait2(c *call) result { return epollWaitOn(c, nil, epollTimeout2) }
 
 // epollTimeout decodes epoll_wait's and epoll_pwait's timeout (ns, -1
-// none). The signal mask of epoll_pwait is checked, not applied: the
-// wait is interrupted by the signals the thread's own mask lets through
+// none), after epoll_pwait's signal mask is checked (maskArgErr); the
+// wait is interrupted by the signals that mask lets through
 // (effectiveMask, sys_sigdeliver.go).
 func epollTimeout(c *call) (int64, unix.Errno) {
-	if c.req.Data.Nr == unix.SYS_EPOLL_PWAIT && c.arg(4) != 0 && c.arg(5) != 8 {
-		return 0, unix.EINVAL
+	if e := c.maskArgErr(); e != 0 {
+		return 0, e
 	}
 	timeout := int64(int32(c.arg(3)))
 	if timeout >= 0 {
@@ -155,8 +155,8 @@ func epollTimeout(c *call) (int64, unix.Errno) {
 
 // epollTimeout2 decodes epoll_pwait2's timespec timeout.
 func epollTimeout2(c *call) (int64, unix.Errno) {
-	if c.arg(4) != 0 && c.arg(5) != 8 {
-		return 0, unix.EINVAL
+	if e := c.maskArgErr(); e != 0 {
+		return 0, e
 	}
 	timeout := int64(-1)
 	if c.arg(3) != 0 {
@@ -195,7 +195,7 @@ func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) res
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.nextTimer(c)); wait {
 			return r
 		}
-		return ret(0)
+		return ret(0) // a pending signal its mask lets through stays pending: Linux's ep_poll gives up on the timeout first
 	}
 	c.pollReady()
 	if err := c.write(c.arg(1), vkernel.EncodeEpollEvents(evs)); err != nil {

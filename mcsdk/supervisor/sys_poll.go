@@ -18,9 +18,9 @@ func sysPoll(c *call) result {
 	return pollCommon(c, c.arg(0), c.arg(1), timeout)
 }
 
-// Ppoll implements ppoll(2). Its signal mask is not applied: the wait is
-// interrupted by the signals the thread's own mask lets through, not by
-// those only the call's mask does (effectiveMask, sys_sigdeliver.go).
+// Ppoll implements ppoll(2). It waits under its signal mask: the signals
+// that mask lets through interrupt it (effectiveMask, answerUnderMask,
+// sys_sigdeliver.go).
 func sysPpoll(c *call) result {
 	timeout := int64(-1)
 	if c.arg(2) != 0 {
@@ -29,6 +29,9 @@ func sysPpoll(c *call) result {
 			return errno(unix.EFAULT)
 		}
 		timeout = ns
+	}
+	if e := c.maskArgErr(); e != 0 {
+		return errno(e)
 	}
 	return pollCommon(c, c.arg(0), c.arg(1), timeout)
 }
@@ -69,6 +72,9 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 	}
 	if ready == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
+			return r
+		}
+		if r, ok := c.signalledUnderMask(); ok {
 			return r
 		}
 	} else {
@@ -184,8 +190,8 @@ func sysSelect(c *call) result {
 	return selectCommon(c, timeout)
 }
 
-// Pselect6 implements pselect6(2); its signal mask is not applied, as
-// ppoll's.
+// Pselect6 implements pselect6(2); it waits under its signal mask, as
+// ppoll does.
 func sysPselect6(c *call) result {
 	timeout := int64(-1)
 	if c.arg(4) != 0 {
@@ -194,6 +200,9 @@ func sysPselect6(c *call) result {
 			return errno(unix.EFAULT)
 		}
 		timeout = ns
+	}
+	if e := c.maskArgErr(); e != 0 {
+		return errno(e)
 	}
 	return selectCommon(c, timeout)
 }
@@ -238,6 +247,9 @@ func selectCommon(c *call, timeout int64) result {
 	}
 	if ready == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
+			return r
+		}
+		if r, ok := c.signalledUnderMask(); ok {
 			return r
 		}
 	} else {

@@ -36,11 +36,13 @@ import (
 //     ready, and when the scheduler next runs it (a run choice if other
 //     threads are ready too), its call is answered with the kernel's own
 //     restart code (-ERESTARTSYS, -ERESTARTNOHAND) or with EINTR, as the
-//     kernel would have returned from the interrupted wait. The kernel then
-//     runs the handler and applies SA_RESTART itself (signal(7)): a
-//     restarted call comes back to weft as a fresh notification. A call
-//     about to park with such a signal already pending is interrupted at
-//     once.
+//     kernel would have returned from the interrupted wait (a ppoll,
+//     pselect6 or epoll_pwait whose own mask alone let the signal through
+//     has the kernel install that mask first, answerUnderMask). The
+//     kernel then runs the handler and applies SA_RESTART itself
+//     (signal(7)): a restarted call comes back to weft as a fresh
+//     notification. A call about to park with such a signal already
+//     pending is interrupted at once.
 //   - Default actions are the kernel's: terminate (the node's end names
 //     the signal, a crash verdict), ignore; a stop signal is refused (the
 //     run ends with verdict error: weft does not model stopped nodes).
@@ -70,11 +72,9 @@ func (t *task) parkedCall() *call {
 // effectiveMask is the set of signals t blocks now
 // (vkernel.EffectiveMask): its mask, or, while it waits in rt_sigsuspend,
 // the mask that call installs, or, in rt_sigtimedwait, its mask less the
-// signals it waits for. (ppoll, pselect6 and epoll_pwait install their
-// mask too, vkernel.WaitTempMask, but weft answers an interrupted one
-// with EINTR itself, before the kernel installed it, so a signal only
-// that mask lets through would interrupt the call and then stay pending,
-// its handler not run: those calls wait under the thread's own mask.)
+// signals it waits for, or, in ppoll, pselect6, epoll_pwait or
+// epoll_pwait2 given a mask, that mask (answerUnderMask has the kernel
+// install it when a signal interrupts the call).
 func (t *task) effectiveMask(k vkernel.ThreadSig) vkernel.SigSet {
 	wait, arg := vkernel.WaitPlain, vkernel.SigSet(0)
 	if c := t.parkedCall(); c != nil {
@@ -87,9 +87,64 @@ func (t *task) effectiveMask(k vkernel.ThreadSig) vkernel.SigSet {
 			if set, ok := c.sigsetArg(0, 3); ok {
 				wait, arg = vkernel.WaitSigtimedwait, set
 			}
+		default:
+			if set, ok := c.tempMask(); ok {
+				wait, arg = vkernel.WaitTempMask, set
+			}
 		}
 	}
 	return vkernel.EffectiveMask(k.Blocked, wait, arg)
+}
+
+// tempMask is the signal mask a ppoll, pselect6, epoll_pwait or
+// epoll_pwait2 call installs for its wait; ok is false for another call,
+// one given no mask, or one whose mask cannot be read (maskArgErr: its
+// handler answers that one before it waits).
+func (c *call) tempMask() (vkernel.SigSet, bool) {
+	m, given, e := c.maskArg()
+	return m, given && e == 0
+}
+
+// maskArgErr is the error of the signal mask argument of ppoll, pselect6,
+// epoll_pwait or epoll_pwait2, as the kernel's set_user_sigmask finds it:
+// EINVAL for a size other than 8, EFAULT for a mask (or pselect6's
+// { mask, size } pair) it cannot read; 0 for a good one or none.
+func (c *call) maskArgErr() unix.Errno {
+	_, _, e := c.maskArg()
+	return e
+}
+
+// maskArg reads the signal mask argument of c (maskArgErr): the mask,
+// whether one was given, and its error.
+func (c *call) maskArg() (vkernel.SigSet, bool, unix.Errno) {
+	addr, size := uint64(0), uint64(0)
+	switch c.req.Data.Nr {
+	case unix.SYS_PPOLL:
+		addr, size = c.arg(3), c.arg(4)
+	case unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		addr, size = c.arg(4), c.arg(5)
+	case unix.SYS_PSELECT6:
+		// The sixth argument points at { const sigset_t *ss; size_t ss_len; }.
+		if c.arg(5) == 0 {
+			return 0, false, 0
+		}
+		b, err := c.read(c.arg(5), 16)
+		if err != nil {
+			return 0, false, unix.EFAULT
+		}
+		addr, size = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	}
+	if addr == 0 {
+		return 0, false, 0
+	}
+	if size != 8 {
+		return 0, true, unix.EINVAL
+	}
+	b, err := c.read(addr, 8)
+	if err != nil {
+		return 0, true, unix.EFAULT
+	}
+	return vkernel.SigSet(binary.LittleEndian.Uint64(b)), true, 0
 }
 
 // sigsetArg reads the sigset_t whose address is argument i and whose size
@@ -300,12 +355,106 @@ func (w *World) answerInterrupt(c *call) outcome {
 		resp = notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 	}
 	w.vdsoSync(c.t)
+	if r.kind == rReturn && r.errno == unix.EINTR {
+		if m, ok := c.tempMask(); ok {
+			if done, err := c.answerUnderMask(m); err != nil {
+				w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering an interrupted call under its signal mask: %v", err))
+				return failed
+			} else if done {
+				return answered
+			}
+		}
+	}
 	if err := sendResp(c.n.listener, &resp); err != nil && !errors.Is(err, unix.ENOENT) {
 		w.fail(c.n, sysName(int(c.req.Data.Nr)), fmt.Sprintf("answering an interrupted call: %v", err))
 		return failed
 	}
 	return answered
 }
+
+// answerUnderMask answers c, a ppoll, pselect6, epoll_pwait or
+// epoll_pwait2 interrupted by a signal that only mask, the call's, lets
+// through, as Linux does: the call fails with EINTR, the handler runs with
+// mask installed and the thread's own mask is back when it returns (the
+// kernel's set_restore_sigmask). weft answers the call itself, so the
+// kernel never installed mask; instead the thread, taken out of its
+// notification (holdOutOfCall), runs ppoll(NULL, 0, {0, 0}, mask) at its
+// syscall instruction, the timespec and the mask written below its
+// stack's red zone: the kernel installs the mask, finds the signal pending
+// and returns -ERESTARTNOHAND, keeping the old mask to restore. The
+// thread's registers are then the call's, with that answer, and it runs
+// on: the kernel delivers the signal (a delivery stop, passed on by
+// pollThreads) and turns the answer into EINTR. It reports false, and
+// does nothing, when no signal only mask lets through is pending, or one
+// the thread's own mask lets through is (that one would reach the thread
+// while it is held, and runs its handler after a plain EINTR): then the
+// caller answers EINTR.
+func (c *call) answerUnderMask(mask vkernel.SigSet) (bool, error) {
+	n, t := c.n, c.t
+	k, err := readKernelSig(n.pid, t.tid)
+	if err != nil || k.Deliverable(mask) == 0 || k.Deliverable(k.Blocked) != 0 {
+		return false, nil
+	}
+	if err := n.seize(); err != nil {
+		return false, err
+	}
+	sysIP := c.req.Data.InstructionPointer - 2
+	err = onLauncher(n.tracer, func() error {
+		saved, err := c.holdOutOfCall(t)
+		if err != nil {
+			return err
+		}
+		at := (saved.Rsp - 128 - 32) &^ 15 // below the red zone: the handler's frame goes there too
+		b := make([]byte, 24)
+		binary.LittleEndian.PutUint64(b[16:], uint64(mask))
+		saved.Rax = negErrno(unix.EINTR)
+		// A stack that cannot take the 24 bytes (the handler's frame
+		// could not either) gets the plain EINTR: the signal stays pending.
+		if forceWrite(t.tid, uintptr(at), b) == nil {
+			got, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_PPOLL, args: [6]uint64{0, 0, at, at + 16, 8}})
+			if err != nil {
+				return fmt.Errorf("injected ppoll: %v", err)
+			}
+			// Any other answer: the signal is no longer pending (nothing
+			// ran meanwhile that could take it), the call fails with
+			// EINTR alone.
+			if int64(got) == -int64(vkernel.ERestartNoHand) {
+				saved.Rax = got
+			}
+		}
+		if err := unix.PtraceSetRegs(t.tid, &saved); err != nil {
+			return err
+		}
+		return unix.PtraceCont(t.tid, 0)
+	})
+	return err == nil, err
+}
+
+// signalledUnderMask answers a ppoll or pselect6 that found nothing
+// ready and does not wait (a zero timeout, or its deadline passed) as
+// Linux does when a signal only its mask lets through is pending: EINTR,
+// the handler running under the mask (answerUnderMask; the kernel's
+// do_poll and do_select look for a signal before they give up on the
+// timeout, where epoll's ep_poll returns 0). ok is false when there is
+// none: the call answers 0.
+func (c *call) signalledUnderMask() (result, bool) {
+	m, ok := c.tempMask()
+	if !ok {
+		return result{}, false
+	}
+	c.w.vdsoSync(c.t)
+	answered, err := c.answerUnderMask(m)
+	switch {
+	case err != nil:
+		return failf("answering the call under its signal mask: %v", err), true
+	case answered:
+		return done(), true
+	}
+	return result{}, false
+}
+
+// negErrno is e as a call's raw answer in a register.
+func negErrno(e unix.Errno) uint64 { return uint64(-int64(e)) }
 
 // hashSignals writes node n's signal state: what weft keeps (timers,
 // actions, each thread's alternate stack and any interrupted call's

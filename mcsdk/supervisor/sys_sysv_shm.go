@@ -311,7 +311,7 @@ func injectOne(tid, listener int, regs unix.PtraceRegs, sysIP uint64, k injected
 	if err := unix.PtraceSyscall(tid, 0); err != nil {
 		return 0, err
 	}
-	if k.nr == unix.SYS_CLOSE {
+	if k.nr == unix.SYS_CLOSE || k.nr == unix.SYS_PPOLL { // the calls injected that the filter notifies
 		nf, err := awaitNotif(tid, listener)
 		if err != nil {
 			return 0, err

@@ -29,7 +29,7 @@ const (
 	numa           = "NUMA placement is host state"
 	obsolete       = "obsolete; not implemented by current kernels either"
 	mounts         = "mounts and namespaces are host configuration"
-	epoll          = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock; the signal mask is checked, not applied"
+	epoll          = "a virtual epoll over every descriptor kind (virtual and unix sockets, pipes, eventfds, timerfds, signalfds, epoll, kernel descriptors): level-triggered, EPOLLET per wake-up, EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE accepted; waits park on the virtual clock under the call's signal mask"
 	cpuTimers      = "on virtual time; timers on CPU time (ITIMER_VIRTUAL, ITIMER_PROF, CPU-time clocks) are refused with EINVAL: weft has no virtual CPU time"
 	zeroCopy       = "zero-copy transfers are not modelled"
 	otherProcess   = "acts on another process, which a node may not reach"

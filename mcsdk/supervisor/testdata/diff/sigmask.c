@@ -1,0 +1,153 @@
+/*
+ * sigmask: ppoll, pselect6, epoll_pwait and epoll_pwait2 install their
+ * signal mask for the wait. The thread blocks SIGUSR1 and SIGUSR2; each
+ * call waits on an empty pipe with a mask that lets both through. A
+ * SIGUSR1 pending before the call interrupts it at once; one another
+ * thread or a timer raises during the wait interrupts it then. Each time
+ * the call
+ * fails with EINTR, the handler runs with the call's mask installed
+ * (SIGUSR2 not blocked) and the thread's own mask is back afterwards.
+ * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
+ * look for signals before giving up), while the epoll calls return 0 and
+ * leave it pending.
+ */
+#include "probe.h"
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int handled, usr2InHandler = -1;
+
+static void on(int sig)
+{
+	(void)sig;
+	sigset_t cur;
+	sigprocmask(SIG_BLOCK, NULL, &cur);
+	handled++;
+	usr2InHandler = sigismember(&cur, SIGUSR2);
+}
+
+static int rfd, epfd;
+
+/* waitIn calls one of the four with an empty mask and a timeout of sec
+ * seconds: the pipe's read end never becomes ready. */
+static long waitIn(const char *call, int sec)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	struct timespec ts = { .tv_sec = sec };
+	if (!strcmp(call, "ppoll")) {
+		struct pollfd p = { .fd = rfd, .events = POLLIN };
+		return syscall(SYS_ppoll, &p, 1, &ts, &none, 8);
+	}
+	if (!strcmp(call, "pselect6")) {
+		fd_set r;
+		FD_ZERO(&r);
+		FD_SET(rfd, &r);
+		struct { const sigset_t *ss; size_t len; } data = { &none, 8 };
+		return syscall(SYS_pselect6, rfd + 1, &r, NULL, NULL, &ts, &data);
+	}
+	struct epoll_event ev;
+	if (!strcmp(call, "epoll_pwait"))
+		return syscall(SYS_epoll_pwait, epfd, &ev, 1, sec * 1000, &none, 8);
+	return syscall(SYS_epoll_pwait2, epfd, &ev, 1, &ts, &none, 8);
+}
+
+static void *raiser(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 50000000 };
+	nanosleep(&d, NULL);
+	kill(getpid(), SIGUSR1);
+	return NULL;
+}
+
+static void report(const char *call, const char *when, long r, int err)
+{
+	sigset_t cur, pend;
+	sigprocmask(SIG_BLOCK, NULL, &cur);
+	sigpending(&pend);
+	SAME("%s, SIGUSR1 %s: -> %ld %s; handled %d, SIGUSR2 blocked in the handler %d; after: SIGUSR1 blocked %d, SIGUSR2 blocked %d, SIGUSR1 pending %d",
+	     call, when, r, r < 0 ? strerrorname_np(err) : "ok", handled, usr2InHandler,
+	     sigismember(&cur, SIGUSR1), sigismember(&cur, SIGUSR2), sigismember(&pend, SIGUSR1));
+	handled = 0;
+	usr2InHandler = -1;
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct sigaction sa = { .sa_handler = on };
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigset_t both;
+	sigemptyset(&both);
+	sigaddset(&both, SIGUSR1);
+	sigaddset(&both, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &both, NULL);
+	int p[2];
+	if (pipe(p) < 0)
+		return 1;
+	rfd = p[0];
+	epfd = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	epoll_ctl(epfd, EPOLL_CTL_ADD, rfd, &ev);
+	const char *calls[] = { "ppoll", "pselect6", "epoll_pwait", "epoll_pwait2" };
+	for (int i = 0; i < 4; i++) {
+		kill(getpid(), SIGUSR1);
+		errno = 0;
+		long r = waitIn(calls[i], 10);
+		report(calls[i], "pending before", r, errno);
+
+		kill(getpid(), SIGUSR1);
+		errno = 0;
+		r = waitIn(calls[i], 0);
+		report(calls[i], "pending before, zero timeout", r, errno);
+		sigset_t usr1;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		struct timespec z = { 0 };
+		sigtimedwait(&usr1, NULL, &z); /* what the epoll calls left pending */
+
+		pthread_t th;
+		pthread_create(&th, NULL, raiser, NULL); /* inherits the mask: SIGUSR1 can only reach the waiter */
+		errno = 0;
+		r = waitIn(calls[i], 10);
+		int err = errno;
+		pthread_join(th, NULL);
+		report(calls[i], "raised during the wait", r, err);
+
+		struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+		timer_t id;
+		timer_create(CLOCK_MONOTONIC, &sev, &id);
+		struct itimerspec its = { .it_value = { .tv_nsec = 50000000 } };
+		timer_settime(id, 0, &its, NULL);
+		errno = 0;
+		r = waitIn(calls[i], 10);
+		report(calls[i], "sent by a timer during the wait", r, errno);
+		timer_delete(id);
+	}
+	/* A mask of the wrong size, or one that cannot be read. */
+	sigset_t none;
+	sigemptyset(&none);
+	struct timespec zero = { 0 };
+	struct pollfd pf = { .fd = rfd, .events = POLLIN };
+	struct epoll_event e;
+	struct { const sigset_t *ss; size_t len; } bad = { &none, 7 }, unread = { (sigset_t *)8, 8 };
+	CHECK("ppoll(mask size 7)", syscall(SYS_ppoll, &pf, 1, &zero, &none, 7));
+	CHECK("ppoll(mask at 8)", syscall(SYS_ppoll, &pf, 1, &zero, (sigset_t *)8, 8));
+	CHECK("pselect6(mask size 7)", syscall(SYS_pselect6, 0, NULL, NULL, NULL, &zero, &bad));
+	CHECK("pselect6(mask at 8)", syscall(SYS_pselect6, 0, NULL, NULL, NULL, &zero, &unread));
+	CHECK("pselect6(pair at 8)", syscall(SYS_pselect6, 0, NULL, NULL, NULL, &zero, (void *)8));
+	CHECK("epoll_pwait(mask size 7)", syscall(SYS_epoll_pwait, epfd, &e, 1, 0, &none, 7));
+	CHECK("epoll_pwait(mask at 8)", syscall(SYS_epoll_pwait, epfd, &e, 1, 0, (sigset_t *)8, 8));
+	CHECK("epoll_pwait2(mask size 7)", syscall(SYS_epoll_pwait2, epfd, &e, 1, &zero, &none, 7));
+	CHECK("epoll_pwait2(mask at 8)", syscall(SYS_epoll_pwait2, epfd, &e, 1, &zero, (sigset_t *)8, 8));
+	CHECK("ppoll(no mask, size 7)", syscall(SYS_ppoll, &pf, 1, &zero, NULL, 7));
+	return 0;
+}
