@@ -130,6 +130,13 @@ var diffProbes = []struct {
 	// Process groups and sessions (vkernel.Sessions): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
+	// Which descriptors exec closes (the table's close-on-exec flags), for
+	// every served kind and every way the flag is set or cleared, in the
+	// main process and a forked child; the kept ones work in the new
+	// image, and a number exec freed names the new file made there. With
+	// -tags weftverify each exec also checks that the table and the host
+	// kernel closed the same descriptors (verifyExecCloses).
+	{name: "cloexec", weft: []string{"= main: read back abc"}},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

@@ -370,14 +370,27 @@ func (t *FDTable[F]) Fork() *FDTable[F] {
 // flags. The closed descriptors' numbers and descriptions are returned
 // in ascending order (the kernel walks the table upward).
 func (t *FDTable[F]) Exec() (fds []int, files []F) {
-	for _, fd := range t.Numbers() {
-		if s := t.slots[fd]; s.cloexec {
-			fds = append(fds, fd)
-			files = append(files, s.file)
-			delete(t.slots, fd)
-		}
+	fds = t.CloseOnExec()
+	for _, fd := range fds {
+		files = append(files, t.slots[fd].file)
+		delete(t.slots, fd)
 	}
 	return fds, files
+}
+
+// CloseOnExec are the descriptors a successful execve(2) closes (those
+// with close-on-exec), in ascending order, the table left as it is: for
+// a caller that closes each as close(2) would, one at a time, so that
+// what a close does to the others (the last reference to a shared
+// description, epoll interest lists) happens in the kernel's order.
+func (t *FDTable[F]) CloseOnExec() []int {
+	var fds []int
+	for _, fd := range t.Numbers() {
+		if t.slots[fd].cloexec {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
 }
 
 // Hash writes the table for the world's hash: its size, then each open

@@ -309,6 +309,12 @@ func TestFDTableForkExec(t *testing.T) {
 	if child.Limit() != parent.Limit() {
 		t.Errorf("fork(2): child's limit %d, parent's %d", child.Limit(), parent.Limit())
 	}
+	if got := fmt.Sprint(child.CloseOnExec()); got != "[4 6]" {
+		t.Errorf("execve(2) would close %v, want [4 6]", got)
+	}
+	if s, want := show(child), "0:in 2:err 4:f* 6:in*"; s != want {
+		t.Errorf("CloseOnExec changed the table: %q, want %q", s, want)
+	}
 	fds, closed := child.Exec()
 	if fmt.Sprint(fds) != "[4 6]" || len(closed) != 2 || closed[0] != files["f"] || closed[1] != files["in"] {
 		t.Errorf("execve(2): closed %v (%d descriptions), want [4 6] naming f and in", fds, len(closed))
