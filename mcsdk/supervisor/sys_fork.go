@@ -268,15 +268,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// dropClosedOnExec forgets the virtual descriptors of the calling process
-// that exec closed (O_CLOEXEC): those whose number no longer names weft's
-// file description in the process. They are closed as close(2) would.
-// Built with -tags weftverify, it first checks that the table's
-// close-on-exec flags name the same descriptors (verifyExecCloses).
+// dropClosedOnExec closes the served descriptors of the calling process
+// that its exec closed: those its table marks close-on-exec
+// (vkernel.FDTable.CloseOnExec; the flag is weft's record, set by each
+// call that makes or changes a served descriptor), each in ascending
+// order as close(2) would. The host kernel closes the node's copies by
+// the same flags, which weft sets on them as it records them. Built with
+// -tags weftverify, it first checks that the host kernel closed the same
+// ones (verifyExecCloses).
 func (w *World) dropClosedOnExec(n *node, tid int) {
-	gone := hostClosedOnExec(n, tid)
+	gone := n.fds.CloseOnExec()
 	if verifyCloexec {
-		w.verifyExecCloses(n, gone)
+		w.verifyExecCloses(n, hostClosedOnExec(n, tid))
 	}
 	for _, fd := range gone {
 		n.dropFD(fd, w)
