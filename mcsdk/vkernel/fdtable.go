@@ -394,17 +394,22 @@ func (t *FDTable[F]) CloseOnExec() []int {
 }
 
 // Hash writes the table for the world's hash: its size, then each open
-// descriptor in ascending order, its number followed by what file writes
-// for its description (the caller numbers shared descriptions). The
-// close-on-exec flags are not written: weft's hash has never held them
-// (the host kernel keeps them for descriptors weft lets be), and writing
-// them would change every recorded hash.
+// descriptor in ascending order, its number and close-on-exec flag
+// followed by what file writes for its description (the caller numbers
+// shared descriptions). The flag is state: two tables that differ only
+// in it differ after an exec.
 func (t *FDTable[F]) Hash(put func(uint64), file func(F)) {
 	fds := t.Numbers()
 	put(uint64(len(fds)))
 	for _, fd := range fds {
+		s := t.slots[fd]
 		put(uint64(fd))
-		file(t.slots[fd].file)
+		if s.cloexec {
+			put(FDCloexec)
+		} else {
+			put(0)
+		}
+		file(s.file)
 	}
 }
 
