@@ -258,6 +258,8 @@ func (n *node) checkpointable() error {
 		return errors.New("has a native signalfd")
 	case n.hasSegments():
 		return errors.New("has SysV shared memory segments")
+	case n.sendHoldsRights():
+		return errors.New("has a sendmsg waiting with the descriptors it took (SCM_RIGHTS)")
 	}
 	if err := n.treeCheckpointable(); err != nil {
 		return err

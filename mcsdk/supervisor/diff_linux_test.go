@@ -124,6 +124,10 @@ var diffProbes = []struct {
 	{name: "eventfd"},
 	{name: "unix"},
 	{name: "unixedge", weft: []string{"~ sender: then a read returned 0 (end of file)"}},
+	// A sendmsg that waits before moving a byte took its SCM_RIGHTS
+	// descriptors at its start: another thread closing or reusing the
+	// number meanwhile changes nothing the receiver gets.
+	{name: "rightswait"},
 	{name: "epoll", weft: []string{"~ socket link socket:[599902979]\n", "~ fstatfs(epoll) fsid 0,0", "~ fstatfs(eventfd) fsid 0,0"}}, // a virtual inode number, never the host's; no host device number
 	{name: "pollmix", args: []string{"47932"}},
 	// ppoll, pselect6, epoll_pwait and epoll_pwait2 wait under their own
@@ -136,6 +140,13 @@ var diffProbes = []struct {
 	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec
 	// deleting the one and keeping the other (vkernel.SigTimers).
 	{name: "timers"},
+	// Which descriptors exec closes (the table's close-on-exec flags), for
+	// every served kind and every way the flag is set or cleared, in the
+	// main process and a forked child; the kept ones work in the new
+	// image, and a number exec freed names the new file made there. With
+	// -tags weftverify each exec also checks that the table and the host
+	// kernel closed the same descriptors (verifyExecCloses).
+	{name: "cloexec", weft: []string{"= main: read back abc"}},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

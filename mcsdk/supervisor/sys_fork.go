@@ -269,10 +269,28 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// dropClosedOnExec forgets the virtual descriptors of the calling process
-// that exec closed (O_CLOEXEC): those whose number no longer names weft's
-// file description in the process. They are closed as close(2) would.
+// dropClosedOnExec closes the served descriptors of the calling process
+// that its exec closed: those its table marks close-on-exec
+// (vkernel.FDTable.CloseOnExec; the flag is weft's record, set by each
+// call that makes or changes a served descriptor), each in ascending
+// order as close(2) would. The host kernel closes the node's copies by
+// the same flags, which weft sets on them as it records them. Built with
+// -tags weftverify, it first checks that the host kernel closed the same
+// ones (verifyExecCloses).
 func (w *World) dropClosedOnExec(n *node, tid int) {
+	gone := n.fds.CloseOnExec()
+	if verifyCloexec {
+		w.verifyExecCloses(n, hostClosedOnExec(n, tid))
+	}
+	for _, fd := range gone {
+		n.dropFD(fd, w)
+	}
+}
+
+// hostClosedOnExec are the served descriptors of the process (thread
+// tid, just past its exec) that the host kernel closed, in ascending
+// order: those whose number no longer names weft's file description.
+func hostClosedOnExec(n *node, tid int) []int {
 	var gone []int
 	for fd, v := range n.fds.All() {
 		var st, ours unix.Stat_t
@@ -282,9 +300,15 @@ func (w *World) dropClosedOnExec(n *node, tid int) {
 		}
 		gone = append(gone, fd)
 	}
-	slices.Sort(gone)
-	for _, fd := range gone {
-		n.dropFD(fd, w)
+	return gone
+}
+
+// verifyExecCloses (tests built with -tags weftverify) fails the run
+// unless the descriptors the process's table marks close-on-exec are the
+// ones the host kernel closed at its exec (host, ascending).
+func (w *World) verifyExecCloses(n *node, host []int) {
+	if table := n.fds.CloseOnExec(); !slices.Equal(table, host) {
+		w.fail(n, "execve", fmt.Sprintf("weftverify: the descriptor table closes %v on exec, the host kernel closed %v", table, host))
 	}
 }
 

@@ -242,7 +242,7 @@ func (n *node) lastRef(fd int, v *vfd) bool {
 			}
 		}
 	}
-	return true
+	return !n.heldBySend(d, nil) // taken by a send that waits
 }
 
 // tables are the descriptor tables of the node's live processes: the
@@ -307,6 +307,7 @@ func (w *World) hashFiles(n *node, put func(uint64)) {
 	for _, t := range all {
 		t.Hash(put, h.desc)
 	}
+	n.hashHeldRights(h)
 }
 
 // fileHasher writes descriptor state for the world hash: objects are

@@ -283,6 +283,7 @@ func (w *World) interrupt(t *task, sig int) {
 	c := t.call
 	r := c.interruptAnswer(sig)
 	c.intr = &r
+	c.dropRights() // an interrupted send's descriptors do not travel
 	t.ready = true
 }
 

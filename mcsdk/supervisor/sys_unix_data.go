@@ -59,14 +59,27 @@ func unixSendmsg(c *call, v *vfd) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	// A blocking stream send that moved bytes and waited comes here again:
-	// its descriptors went with its first bytes (unix_stream_sendmsg
-	// attaches them to the first message only), so it takes none again.
-	rs, r, ok := c.readRights(c.arg(1), h.controllen, c.progress == 0)
-	if !ok {
+	// Linux takes the descriptors once, at the call's start (scm_send),
+	// before it waits: a send that waits before its first byte holds them
+	// (c.rights) and sends those when it resumes, whatever the numbers
+	// name by then. A blocking stream send that moved bytes and waited
+	// comes here again too: its descriptors went with its first bytes
+	// (unix_stream_sendmsg attaches them to the first message only), so
+	// it takes none again.
+	rs := c.rights
+	if rs == nil {
+		var r result
+		var ok bool
+		if rs, r, ok = c.readRights(c.arg(1), h.controllen, c.progress == 0); !ok {
+			return r
+		}
+	}
+	r := unixSend(c, v, data, h.name, uint64(h.namelen), c.arg(2), rs)
+	if r.kind == rPark && rs != nil && !rs.Taken && len(rs.Rights) > 0 {
+		c.rights = rs
 		return r
 	}
-	r = unixSend(c, v, data, h.name, uint64(h.namelen), c.arg(2), rs)
+	c.rights = nil
 	rs.release(c.w, c.n)
 	return r
 }

@@ -150,8 +150,58 @@ func (n *node) referenced(d any, skip *passedFD) bool {
 			return true
 		}
 	}
+	return n.heldBySend(d, skip)
+}
+
+// heldBySend reports whether a sendmsg of the node waiting with the
+// descriptors it took (call.rights) holds description d, other than
+// skip: Linux keeps such a description open until the send ends.
+func (n *node) heldBySend(d any, skip *passedFD) bool {
+	for _, t := range n.tasks {
+		if t.exited || t.call == nil || t.call.rights == nil {
+			continue
+		}
+		for _, r := range t.call.rights.Rights {
+			if pf := r.(*passedFD); pf != skip && pf.v != nil && pf.v.description() == d {
+				return true
+			}
+		}
+	}
 	return false
 }
+
+// dropRights releases the descriptors c took and holds (an interrupted
+// send: they will not travel).
+func (c *call) dropRights() {
+	if c.rights != nil {
+		c.rights.release(c.w, c.n)
+		c.rights = nil
+	}
+}
+
+// hashHeldRights writes the descriptions each waiting sendmsg of the
+// node holds (heldBySend), in task order; nothing if none does, so the
+// hash of every other state is as before.
+func (n *node) hashHeldRights(h *fileHasher) {
+	for i, t := range n.tasks {
+		if t.exited || t.call == nil || t.call.rights == nil {
+			continue
+		}
+		h.put(heldRightsTag)
+		h.put(uint64(i))
+		h.put(uint64(len(t.call.rights.Rights)))
+		for _, r := range t.call.rights.Rights {
+			if pf := r.(*passedFD); pf.v != nil {
+				h.desc(pf.v)
+			} else {
+				h.put(0) // a kernel descriptor: weft's duplicate, no state of its own
+			}
+		}
+	}
+}
+
+// heldRightsTag starts each waiting send's descriptors in the hash.
+const heldRightsTag = 0x48454c44 // "HELD"
 
 // carries reports whether a message queued on s (or on a connection
 // waiting in its backlog) holds description d in flight.
@@ -233,4 +283,16 @@ func (c *call) installRights(hdr uint64, fds []any, cloexec bool, pre []byte) (u
 		return 0, errno(unix.EFAULT)
 	}
 	return flags, result{}
+}
+
+// sendHoldsRights reports whether a sendmsg of the node waits holding
+// descriptors it took: weft's duplicates of them are not copied by a
+// checkpoint, which refuses the state.
+func (n *node) sendHoldsRights() bool {
+	for _, t := range n.tasks {
+		if !t.exited && t.call != nil && t.call.rights != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -141,6 +141,11 @@ type call struct {
 	// parkedAt is World.wakeGen+1 when a retry last parked the call, 0
 	// before (waiters_linux.go).
 	parkedAt uint64
+	// rights are the descriptors a sendmsg waiting before its first byte
+	// took at its start (SCM_RIGHTS, sys_unix_rights.go): Linux takes
+	// them once, before it waits, so they are in flight until the call
+	// ends; nil if none.
+	rights *rights
 }
 
 // memRead is one cached read of node memory.

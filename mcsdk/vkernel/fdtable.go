@@ -370,28 +370,46 @@ func (t *FDTable[F]) Fork() *FDTable[F] {
 // flags. The closed descriptors' numbers and descriptions are returned
 // in ascending order (the kernel walks the table upward).
 func (t *FDTable[F]) Exec() (fds []int, files []F) {
-	for _, fd := range t.Numbers() {
-		if s := t.slots[fd]; s.cloexec {
-			fds = append(fds, fd)
-			files = append(files, s.file)
-			delete(t.slots, fd)
-		}
+	fds = t.CloseOnExec()
+	for _, fd := range fds {
+		files = append(files, t.slots[fd].file)
+		delete(t.slots, fd)
 	}
 	return fds, files
 }
 
+// CloseOnExec are the descriptors a successful execve(2) closes (those
+// with close-on-exec), in ascending order, the table left as it is: for
+// a caller that closes each as close(2) would, one at a time, so that
+// what a close does to the others (the last reference to a shared
+// description, epoll interest lists) happens in the kernel's order.
+func (t *FDTable[F]) CloseOnExec() []int {
+	var fds []int
+	for _, fd := range t.Numbers() {
+		if t.slots[fd].cloexec {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
 // Hash writes the table for the world's hash: its size, then each open
-// descriptor in ascending order, its number followed by what file writes
-// for its description (the caller numbers shared descriptions). The
-// close-on-exec flags are not written: weft's hash has never held them
-// (the host kernel keeps them for descriptors weft lets be), and writing
-// them would change every recorded hash.
+// descriptor in ascending order, its number and close-on-exec flag
+// followed by what file writes for its description (the caller numbers
+// shared descriptions). The flag is state: two tables that differ only
+// in it differ after an exec.
 func (t *FDTable[F]) Hash(put func(uint64), file func(F)) {
 	fds := t.Numbers()
 	put(uint64(len(fds)))
 	for _, fd := range fds {
+		s := t.slots[fd]
 		put(uint64(fd))
-		file(t.slots[fd].file)
+		if s.cloexec {
+			put(FDCloexec)
+		} else {
+			put(0)
+		}
+		file(s.file)
 	}
 }
 

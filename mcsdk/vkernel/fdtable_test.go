@@ -309,6 +309,12 @@ func TestFDTableForkExec(t *testing.T) {
 	if child.Limit() != parent.Limit() {
 		t.Errorf("fork(2): child's limit %d, parent's %d", child.Limit(), parent.Limit())
 	}
+	if got := fmt.Sprint(child.CloseOnExec()); got != "[4 6]" {
+		t.Errorf("execve(2) would close %v, want [4 6]", got)
+	}
+	if s, want := show(child), "0:in 2:err 4:f* 6:in*"; s != want {
+		t.Errorf("CloseOnExec changed the table: %q, want %q", s, want)
+	}
 	fds, closed := child.Exec()
 	if fmt.Sprint(fds) != "[4 6]" || len(closed) != 2 || closed[0] != files["f"] || closed[1] != files["in"] {
 		t.Errorf("execve(2): closed %v (%d descriptions), want [4 6] naming f and in", fds, len(closed))
@@ -364,9 +370,10 @@ func TestFDTableRecord(t *testing.T) {
 	}
 }
 
-// TestFDTableHash checks the hash's shape: the size, then each number and
-// its description in ascending order, whatever order they were made in;
-// close-on-exec flags are not part of it.
+// TestFDTableHash checks the hash's shape: the size, then each number,
+// its close-on-exec flag and its description in ascending order, whatever
+// order they were made in; a table that differs only in a close-on-exec
+// flag hashes differently (it differs after an exec).
 func TestFDTableHash(t *testing.T) {
 	hash := func(tb *FDTable[*ofd]) []uint64 {
 		var out []uint64
@@ -376,17 +383,27 @@ func TestFDTableHash(t *testing.T) {
 	}
 	a, files := std()
 	b := NewFDTable[*ofd](8)
-	b.Record(4, files["f"], false)
+	b.Record(4, files["f"], true)
 	b.Record(2, files["err"], false)
 	b.Record(0, files["in"], false)
 	b.Record(1, files["out"], false)
-	want := []uint64{4, 0, 2, 1, 3, 2, 3, 4, 1}
+	want := []uint64{4, 0, 0, 2, 1, 0, 3, 2, 0, 3, 4, FDCloexec, 1}
 	if got := hash(a); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("hash %v, want %v", got, want)
 	}
 	if got := hash(b); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("hash of the same table made in another order %v, want %v", got, want)
 	}
+	b.SetFD(4, 0)
+	if fmt.Sprint(hash(b)) == fmt.Sprint(want) {
+		t.Errorf("clearing fd 4's close-on-exec flag left the hash unchanged")
+	}
+	b.SetFD(4, FDCloexec)
+	b.SetFD(0, FDCloexec)
+	if fmt.Sprint(hash(b)) == fmt.Sprint(want) {
+		t.Errorf("setting fd 0's close-on-exec flag left the hash unchanged")
+	}
+	b.SetFD(0, 0)
 	b.Close(1)
 	if fmt.Sprint(hash(b)) == fmt.Sprint(want) {
 		t.Errorf("closing fd 1 left the hash unchanged")
