@@ -3,11 +3,8 @@
 package supervisor
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -190,20 +187,8 @@ func keepAlive(bs ...[]byte) { runtime.KeepAlive(bs) }
 // sameUser reports whether uid is the real uid of the calling thread
 // (PRIO_USER and IOPRIO_WHO_USER name a user by it).
 func (c *call) sameUser(uid int64) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
-	if err != nil {
-		return false
-	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
-			f := bytes.Fields(rest)
-			if len(f) > 0 {
-				real, err := strconv.ParseInt(string(f[0]), 10, 64)
-				return err == nil && real == uid
-			}
-		}
-	}
-	return false
+	s, err := taskStatus(c.n.memPid(), c.t.tid)
+	return err == nil && s.HasIDs && int64(s.UID[0]) == uid
 }
 
 // whoTargets resolves the "which, who" arguments of the priority calls
@@ -452,30 +437,14 @@ func sysCapget(c *call) result {
 
 // hostCaps reads a thread's effective, permitted and inheritable sets.
 func hostCaps(pid, tid int) ([3]uint64, error) {
-	var sets [3]uint64
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	s, err := taskStatus(pid, tid)
 	if err != nil {
 		// A thread of another process of the node's tree.
-		if b, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", tid)); err != nil {
-			return sets, err
+		if s, err = taskStatus(tid, tid); err != nil {
+			return [3]uint64{}, err
 		}
 	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		k, v, ok := bytes.Cut(line, []byte(":\t"))
-		if !ok {
-			continue
-		}
-		x, _ := strconv.ParseUint(string(v), 16, 64)
-		switch string(k) {
-		case "CapEff":
-			sets[0] = x
-		case "CapPrm":
-			sets[1] = x
-		case "CapInh":
-			sets[2] = x
-		}
-	}
-	return sets, nil
+	return [3]uint64{s.CapEff, s.CapPrm, s.CapInh}, nil
 }
 
 // Capset implements capset(2), which changes only the caller's own sets:

@@ -183,24 +183,11 @@ const capLease = 28
 // (fs/locks.c's generic_setlease). A status weft cannot read grants
 // nothing.
 func (c *call) mayLease(uid uint32) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
+	s, err := taskStatus(c.n.memPid(), c.t.tid)
 	if err != nil {
 		return false
 	}
-	for line := range bytes.Lines(b) {
-		f := bytes.Fields(line)
-		switch {
-		case len(f) == 5 && string(f[0]) == "Uid:": // real effective saved fs
-			if fs, err := strconv.ParseUint(string(f[4]), 10, 32); err == nil && uint32(fs) == uid {
-				return true
-			}
-		case len(f) == 2 && string(f[0]) == "CapEff:":
-			if caps, err := strconv.ParseUint(string(f[1]), 16, 64); err == nil && caps&(1<<capLease) != 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return s.HasIDs && s.UID[3] == uid || s.CapEff&(1<<capLease) != 0
 }
 
 // leaseType is F_SETLEASE's argument as a lease type; one that is none

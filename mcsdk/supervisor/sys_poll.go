@@ -109,17 +109,35 @@ func (c *call) fdEvents(fd int) (uint32, bool) {
 	if v := c.n.fds.At(fd); v != nil {
 		return c.vfdEvents(v), true
 	}
-	// A signalfd polled from weft's thread would report weft's own
-	// pending signals: one weft has not adopted yet is adopted now.
-	if v, ok := c.n.adoptSignalfd(fd); ok {
-		return c.vfdEvents(v), true
-	}
 	dup, err := unix.PidfdGetfd(c.n.pidfd, fd, 0)
 	if err != nil {
 		return 0, false
 	}
 	defer unix.Close(dup)
+	// A signalfd polled from weft's thread would report weft's own
+	// pending signals: one weft has not adopted yet is adopted now. Its
+	// fdinfo tells, but reading it on every look of a poll loop is most
+	// of the look's cost: only a descriptor that may be a signalfd is
+	// asked.
+	if maySignalfd(dup) {
+		if v, ok := c.n.adoptSignalfd(fd); ok {
+			return c.vfdEvents(v), true
+		}
+	}
 	return pollDup(dup), true
+}
+
+// maySignalfd reports whether descriptor fd (weft's) may be a signalfd:
+// an anonymous inode, which has no file type here (S_IFREG on kernels
+// that give anonymous inodes one). A socket, pipe, device, directory or
+// link is not one; a descriptor fstat fails on may be.
+func maySignalfd(fd int) bool {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return true
+	}
+	t := st.Mode & unix.S_IFMT
+	return t == 0 || t == unix.S_IFREG
 }
 
 // kernelEvents is the poll(2) mask of a kernel descriptor of the node

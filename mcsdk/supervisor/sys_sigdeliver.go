@@ -50,14 +50,21 @@ import (
 // siginfoSize is sizeof(siginfo_t).
 const siginfoSize = vkernel.SiginfoSize
 
-// readKernelSig reads thread tid's signal state from /proc
-// (vkernel.ParseThreadSig).
-func readKernelSig(pid, tid int) (vkernel.ThreadSig, error) {
+// taskStatus reads and parses thread tid's status file,
+// /proc/PID/task/TID/status (vkernel.ParseTaskStatus): every reader of a
+// thread's credentials, capabilities, umask or signal sets goes through it.
+func taskStatus(pid, tid int) (vkernel.TaskStatus, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
 	if err != nil {
-		return vkernel.ThreadSig{}, err
+		return vkernel.TaskStatus{}, err
 	}
-	return vkernel.ParseThreadSig(b)
+	return vkernel.ParseTaskStatus(b)
+}
+
+// readKernelSig reads thread tid's signal state from /proc (taskStatus).
+func readKernelSig(pid, tid int) (vkernel.ThreadSig, error) {
+	s, err := taskStatus(pid, tid)
+	return s.Sig, err
 }
 
 // parkedCall is the weft-served call thread t is parked in (not ready, not

@@ -3,12 +3,8 @@
 package supervisor
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -57,32 +53,11 @@ func (c *call) ipcPid() int32 { return int32(c.n.procOf(c.t).vpid) }
 // ipcCred reads the calling thread's effective uid and gid and its
 // groups from /proc (the node's credentials are the host process's).
 func (c *call) ipcCred() (vkernel.Cred, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
+	s, err := taskStatus(c.n.memPid(), c.t.tid)
 	if err != nil {
 		return vkernel.Cred{}, err
 	}
-	var cr vkernel.Cred
-	field := func(line []byte, i int) uint32 {
-		f := bytes.Fields(line)
-		if i >= len(f) {
-			return 0
-		}
-		v, _ := strconv.ParseUint(string(f[i]), 10, 32)
-		return uint32(v)
-	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		switch {
-		case bytes.HasPrefix(line, []byte("Uid:")):
-			cr.UID = field(line, 2) // Uid: real effective saved fs
-		case bytes.HasPrefix(line, []byte("Gid:")):
-			cr.GID = field(line, 2)
-		case bytes.HasPrefix(line, []byte("Groups:")):
-			for i := range len(bytes.Fields(line)) - 1 {
-				cr.Groups = append(cr.Groups, field(line, i+1))
-			}
-		}
-	}
-	return cr, nil
+	return vkernel.Cred{UID: s.UID[1], GID: s.GID[1], Groups: s.Groups}, nil
 }
 
 // ipcErr is a namespace error as the call's answer.

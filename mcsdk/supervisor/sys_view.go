@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -376,18 +375,11 @@ func (w *World) hashCwds(n *node, h interface{ Write([]byte) (int, error) }) {
 
 // umask is the calling thread's file creation mask.
 func (c *call) umask() uint32 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", c.n.memPid(), c.t.tid))
-	if err != nil {
+	s, err := taskStatus(c.n.memPid(), c.t.tid)
+	if err != nil || !s.HasUmask {
 		return 0o022
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-			if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-				return uint32(m)
-			}
-		}
-	}
-	return 0o022
+	return s.Umask
 }
 
 // openBeneath opens the canonical host path p for weft with openat2,

@@ -102,7 +102,7 @@
 //
 // Signal semantics (signals.go): the kernel still keeps each thread's
 // pending sets, masks and actions and runs handlers natively, and the
-// supervisor reads them from /proc (ThreadSig, ParseThreadSig takes the
+// supervisor reads them from /proc (ThreadSig, ParseTaskStatus takes the
 // status text); what they mean is decided here: default actions and
 // dispositions (signal(7)), the thread a process-directed signal goes to
 // (SignalTarget), the mask a parked call waits under (EffectiveMask),

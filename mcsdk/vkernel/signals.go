@@ -1,14 +1,10 @@
 package vkernel
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
-	"fmt"
 	"iter"
 	"maps"
 	"slices"
-	"strconv"
 )
 
 // Signal semantics (signal(7)). The host kernel keeps each thread's
@@ -100,26 +96,6 @@ const Unblockable = SigSet(1<<(SIGKILL-1) | 1<<(SIGSTOP-1))
 // caught (SigCgt). Ignored and caught are the process's actions, shared
 // by its threads.
 type ThreadSig struct{ Pending, Shared, Blocked, Ignored, Caught SigSet }
-
-// ParseThreadSig reads the signal lines of a status file's text. A line
-// it does not know is skipped; a signal line whose value is not a hex set
-// is an error naming it.
-func ParseThreadSig(status []byte) (ThreadSig, error) {
-	var k ThreadSig
-	fields := map[string]*SigSet{"SigPnd": &k.Pending, "ShdPnd": &k.Shared, "SigBlk": &k.Blocked, "SigIgn": &k.Ignored, "SigCgt": &k.Caught}
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		key, val, ok := bytes.Cut(sc.Bytes(), []byte(":"))
-		if p := fields[string(key)]; ok && p != nil {
-			v, err := strconv.ParseUint(string(bytes.TrimSpace(val)), 16, 64)
-			if err != nil {
-				return k, fmt.Errorf("/proc status %s: %v", key, err)
-			}
-			*p = SigSet(v)
-		}
-	}
-	return k, sc.Err()
-}
 
 // AllPending is every signal pending for the thread: its own and its
 // process's.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -47,49 +46,6 @@ func TestSigSet(t *testing.T) {
 		if got := c.s.First(); got != c.want {
 			t.Errorf("%#x.First() = %d, want %d", c.s, got, c.want)
 		}
-	}
-}
-
-// status is a thread's status file as Linux 6.1 writes it, cut to the
-// lines around the signal sets.
-const status = `Name:	gothreads
-Umask:	0022
-State:	S (sleeping)
-Tgid:	4242
-Pid:	4243
-Threads:	3
-SigQ:	1/63448
-SigPnd:	0000000000000200
-ShdPnd:	0000000100004000
-SigBlk:	fffffffe7ffbfeff
-SigIgn:	0000000000001000
-SigCgt:	ffffffffffc1feff
-CapInh:	0000000000000000
-NoNewPrivs:	1
-Seccomp:	2
-`
-
-// TestParseThreadSig checks the parser of /proc/PID/task/TID/status
-// (proc(5): SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt in hex), and that a
-// malformed set is an error naming its line.
-func TestParseThreadSig(t *testing.T) {
-	k, err := ParseThreadSig([]byte(status))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ThreadSig{Pending: set(SIGUSR1), Shared: set(SIGTERM, 33), Blocked: 0xfffffffe7ffbfeff, Ignored: set(SIGPIPE), Caught: 0xffffffffffc1feff}
-	if k != want {
-		t.Errorf("parsed %+v, want %+v", k, want)
-	}
-	if k.AllPending() != set(SIGUSR1, SIGTERM, 33) {
-		t.Errorf("all pending %#x", k.AllPending())
-	}
-	if k, err := ParseThreadSig([]byte("Name:\tx\n")); err != nil || k != (ThreadSig{}) {
-		t.Errorf("no signal lines: %+v, %v", k, err)
-	}
-	_, err = ParseThreadSig([]byte(strings.Replace(status, "0000000000001000", "zz", 1)))
-	if err == nil || !strings.Contains(err.Error(), "SigIgn") {
-		t.Errorf("malformed SigIgn: %v", err)
 	}
 }
 
