@@ -130,6 +130,9 @@ var diffProbes = []struct {
 	// Process groups and sessions (vkernel.Sessions): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
+	// A process's end by its threads' ends (the last thread's code,
+	// exit_group's winning) and signals to a zombie and a reaped child.
+	{name: "procend"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

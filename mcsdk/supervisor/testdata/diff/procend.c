@@ -1,0 +1,72 @@
+/* procend: which thread's end ends a process, and with which status
+ * (exit(2), exit_group(2), kernel/exit.c). Natively and under weft
+ * alike. */
+#include "probe.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* How each scenario's second thread ends: after the leader has ended
+ * (late: it sleeps 200 ms first, natively a margin, under weft virtual
+ * time after the leader's exit) or before it (early: the leader joins
+ * it, or pauses until its exit_group; a raw exit clears and wakes its
+ * tid word all the same). */
+struct how {
+	int late;   /* wait for the leader to end first */
+	int group;  /* exit_group rather than exit */
+	int code;
+};
+
+static void *second(void *arg)
+{
+	struct how *h = arg;
+	if (h->late)
+		nap(200);
+	if (h->group)
+		syscall(SYS_exit_group, h->code);
+	syscall(SYS_exit, h->code);
+	return NULL;
+}
+
+/* scenario forks a child whose leader thread ends with exit(leader) (or
+ * waits, early) and whose second thread ends as h says; it prints the
+ * status the parent reaps. */
+static void scenario(const char *what, int leader, struct how h)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		pthread_t t;
+		pthread_create(&t, NULL, second, &h);
+		if (!h.late && h.group)
+			for (;;)
+				pause(); /* until the thread's exit_group ends it */
+		if (!h.late)
+			pthread_join(t, NULL);
+		syscall(SYS_exit, leader);
+	}
+	int st = 0;
+	pid_t got = waitpid(c, &st, 0);
+	SAME("%s: reaped %d exited %d code %d signalled %d", what, got == c, WIFEXITED(st), WEXITSTATUS(st),
+	     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int main(void)
+{
+	setvbuf(stdout, 0, _IONBF, 0);
+	scenario("leader exit(5) first, then thread exit(7)", 5, (struct how){ .late = 1, .code = 7 });
+	scenario("thread exit(7) first, then leader exit(5)", 5, (struct how){ .late = 0, .code = 7 });
+	scenario("leader exit(5) first, then thread exit_group(9)", 5, (struct how){ .late = 1, .group = 1, .code = 9 });
+	scenario("thread exit_group(9) while the leader waits", 5, (struct how){ .late = 0, .group = 1, .code = 9 });
+
+	return 0;
+}
