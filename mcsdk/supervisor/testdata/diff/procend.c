@@ -1,6 +1,7 @@
 /* procend: which thread's end ends a process, and with which status
- * (exit(2), exit_group(2), kernel/exit.c). Natively and under weft
- * alike. */
+ * (exit(2), exit_group(2), kernel/exit.c); then signals to a zombie and
+ * to a reaped child (kill(2), tgkill(2), rt_sigqueueinfo(2)). Natively
+ * and under weft alike. */
 #include "probe.h"
 #include <pthread.h>
 #include <signal.h>
@@ -60,6 +61,27 @@ static void scenario(const char *what, int leader, struct how h)
 	     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+/* signals probes the signal calls on pid c with signal 0 and SIGUSR1. */
+static void signals(const char *what, pid_t c)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_code = SI_QUEUE;
+	char name[96];
+	for (int sig = 0; sig <= SIGUSR1; sig += SIGUSR1) {
+		snprintf(name, sizeof name, "%s kill(%d)", what, sig);
+		CHECK(name, kill(c, sig));
+		snprintf(name, sizeof name, "%s tkill(%d)", what, sig);
+		CHECK(name, syscall(SYS_tkill, c, sig));
+		snprintf(name, sizeof name, "%s tgkill(%d)", what, sig);
+		CHECK(name, syscall(SYS_tgkill, c, c, sig));
+		snprintf(name, sizeof name, "%s rt_sigqueueinfo(%d)", what, sig);
+		CHECK(name, syscall(SYS_rt_sigqueueinfo, c, sig, &si));
+		snprintf(name, sizeof name, "%s rt_tgsigqueueinfo(%d)", what, sig);
+		CHECK(name, syscall(SYS_rt_tgsigqueueinfo, c, c, sig, &si));
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, 0, _IONBF, 0);
@@ -68,5 +90,14 @@ int main(void)
 	scenario("leader exit(5) first, then thread exit_group(9)", 5, (struct how){ .late = 1, .group = 1, .code = 9 });
 	scenario("thread exit_group(9) while the leader waits", 5, (struct how){ .late = 0, .group = 1, .code = 9 });
 
+	pid_t c = fork();
+	if (c == 0)
+		_exit(3);
+	siginfo_t si;
+	waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT); /* c is a zombie */
+	signals("zombie", c);
+	int st;
+	waitpid(c, &st, 0);
+	signals("reaped", c);
 	return 0;
 }
