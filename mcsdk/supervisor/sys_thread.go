@@ -3,9 +3,12 @@
 package supervisor
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -165,6 +168,11 @@ func sysExit(c *call) result {
 		return failf("%v", err)
 	}
 	t.exited, n.cur = true, nil
+	if t.k == 0 { // the main process's leader, with threads alive: a zombie thread too
+		if err := awaitZombie(t.tid); err != nil {
+			return failf("%s: %v", t.name(), err)
+		}
+	}
 	if t.k != 0 {
 		end := vkernel.ThreadReleased // a thread of the main process other than its leader
 		if p := t.p; p != nil {
@@ -185,6 +193,12 @@ func sysExit(c *call) result {
 			}
 			c.w.procEnded(leader, ws)
 			return done()
+		case vkernel.LeaderZombie:
+			// Nothing may run before the leader's end is done: which
+			// thread ends last decides the process's status.
+			if err := awaitZombie(t.tid); err != nil {
+				return failf("%s: %v", t.name(), err)
+			}
 		case vkernel.ThreadReleased:
 			if _, _, err := wait4(t.tid, 0); err != nil {
 				return failf("collecting %s: %v", t.name(), err)
@@ -195,6 +209,32 @@ func sysExit(c *call) result {
 		n.futexWake(c.futexKey(t.clearTID), 1, futexBitsetAll)
 	}
 	return done()
+}
+
+// awaitZombie waits until thread tid, a leader whose exit weft let
+// through while its process has other threads, is a zombie (its stat
+// file's state Z): the kernel has done with its end, so what any other
+// thread does next comes after it, as in the order weft chose. Its
+// tracer cannot wait for it (delay_group_leader), so its state is read;
+// the wait is bounded by settleLimit, then an error.
+func awaitZombie(tid int) error {
+	path := fmt.Sprintf("/proc/%d/task/%d/stat", tid, tid)
+	start := time.Now()
+	for spins := 0; ; spins++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil // gone already
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X') {
+			return nil
+		}
+		if time.Since(start) > settleLimit {
+			return fmt.Errorf("leader %d not ended %v after its exit", tid, settleLimit)
+		}
+		if spins > 1000 {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
 }
 
 // taskByPid is the leader task of child process p (its thread whose tid
