@@ -1,5 +1,6 @@
 /* procend: which thread's end ends a process, and with which status
- * (exit(2), exit_group(2), kernel/exit.c); then signals to a zombie and
+ * (exit(2), exit_group(2), kernel/exit.c), a kill after the leader's
+ * exit; then signals to a zombie and
  * to a reaped child (kill(2), tgkill(2), rt_sigqueueinfo(2)). Natively
  * and under weft alike. */
 #include "probe.h"
@@ -61,6 +62,33 @@ static void scenario(const char *what, int leader, struct how h)
 	     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+static void *pauser(void *a)
+{
+	(void)a;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* killed forks a child whose leader exits while its second thread
+ * pauses, then kills it with sig: the process ends by the signal. */
+static void killed(int sig)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		pthread_t t;
+		pthread_create(&t, NULL, pauser, NULL);
+		syscall(SYS_exit, 5);
+	}
+	nap(200);
+	char name[64];
+	snprintf(name, sizeof name, "kill(%d) after the leader's exit", sig);
+	CHECK(name, kill(c, sig));
+	int st = 0;
+	pid_t got = waitpid(c, &st, 0);
+	SAME("%s: reaped %d signalled %d", name, got == c, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 /* signals probes the signal calls on pid c with signal 0 and SIGUSR1. */
 static void signals(const char *what, pid_t c)
 {
@@ -89,6 +117,8 @@ int main(void)
 	scenario("thread exit(7) first, then leader exit(5)", 5, (struct how){ .late = 0, .code = 7 });
 	scenario("leader exit(5) first, then thread exit_group(9)", 5, (struct how){ .late = 1, .group = 1, .code = 9 });
 	scenario("thread exit_group(9) while the leader waits", 5, (struct how){ .late = 0, .group = 1, .code = 9 });
+	killed(SIGTERM);
+	killed(SIGKILL);
 
 	pid_t c = fork();
 	if (c == 0)
