@@ -147,6 +147,9 @@ var diffProbes = []struct {
 	// -tags weftverify each exec also checks that the table and the host
 	// kernel closed the same descriptors (verifyExecCloses).
 	{name: "cloexec", weft: []string{"= main: read back abc"}},
+	// A process's end by its threads' ends (the last thread's code,
+	// exit_group's winning) and signals to a zombie and a reaped child.
+	{name: "procend"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

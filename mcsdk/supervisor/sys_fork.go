@@ -335,7 +335,11 @@ func sysExitGroup(c *call) result {
 		}
 	}
 	if leader == nil {
-		return failf("process %d has no leader thread", p.vpid)
+		// The leader ended first (exit(2)): a zombie thread, reported
+		// after the others as ever (vkernel.LeaderZombie).
+		if leader = c.n.taskByPid(p); leader == nil {
+			return failf("process %d has no leader thread", p.vpid)
+		}
 	}
 	ws, err := collectProc(leader, others)
 	if err != nil {

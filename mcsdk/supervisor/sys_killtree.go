@@ -3,6 +3,8 @@
 package supervisor
 
 import (
+	"fmt"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/vkernel"
@@ -89,26 +91,31 @@ func (c *call) awaitKilled(p *proc, sig int) result {
 			others = append(others, t)
 		}
 	}
-	if leader == nil || leader.held && sig != int(unix.SIGKILL) {
-		return ret(0)
+	takers := []*task{leader} // the threads one of which takes the signal
+	if leader == nil {
+		// The leader ended first (exit(2), vkernel.LeaderZombie): one of
+		// the live threads takes the signal (complete_signal), and the
+		// leader is collected after them as ever.
+		if leader = n.taskByPid(p); leader == nil || len(others) == 0 {
+			return ret(0)
+		}
+		takers = others
 	}
 	if sig != int(unix.SIGKILL) {
-		if lc := leader.call; lc != nil {
-			c.w.vdsoSync(leader)
-			sendResp(n.listener, &notifResp{ID: lc.req.ID, Val: -1, Error: -int32(unix.EINTR)})
-			leader.call, leader.ready = nil, false
+		for _, t := range takers {
+			if t.held {
+				return ret(0)
+			}
 		}
-		for {
-			_, ws, err := wait4(leader.tid, 0)
-			if err != nil || !ws.Stopped() {
-				return failf("process %d did not take signal %d (%v, %v)", p.vpid, sig, describeWait(ws), err)
+		for _, t := range takers {
+			if lc := t.call; lc != nil {
+				c.w.vdsoSync(t)
+				sendResp(n.listener, &notifResp{ID: lc.req.ID, Val: -1, Error: -int32(unix.EINTR)})
+				t.call, t.ready = nil, false
 			}
-			if err := c.w.passStop(leader, ws); err != nil {
-				return failf("%v", err)
-			}
-			if ws.StopSignal() == unix.Signal(sig) {
-				break
-			}
+		}
+		if err := c.w.awaitSignalStop(p, takers, sig); err != nil {
+			return failf("%v", err)
 		}
 	}
 	ws, err := collectProc(leader, others)
@@ -121,6 +128,42 @@ func (c *call) awaitKilled(p *proc, sig int) result {
 	}
 	c.w.procEnded(leader, ws)
 	return ret(0)
+}
+
+// awaitSignalStop waits until one of takers, threads of process p, stops
+// to take fatal signal sig (its delivery stop, passed on: the signal then
+// ends the process) or ends, passing on every other stop. With one taker
+// it waits for it; with several (the kernel picks one, complete_signal)
+// it looks at each in turn.
+func (w *World) awaitSignalStop(p *proc, takers []*task, sig int) error {
+	opts := 0
+	if len(takers) > 1 {
+		opts = unix.WNOHANG
+	}
+	for spins := 0; ; spins++ {
+		for _, t := range takers {
+			got, ws, err := wait4(t.tid, opts)
+			if err != nil {
+				return fmt.Errorf("process %d did not take signal %d (%v)", p.vpid, sig, err)
+			}
+			if got != t.tid {
+				continue
+			}
+			if !ws.Stopped() {
+				t.exited = true
+				return nil // it ended: the group's end is under way
+			}
+			if err := w.passStop(t, ws); err != nil {
+				return err
+			}
+			if ws.StopSignal() == unix.Signal(sig) {
+				return nil
+			}
+		}
+		if opts != 0 && spins > 5000 {
+			unix.Poll(nil, 1)
+		}
+	}
 }
 
 // collectProc waits for the end of a dying process's threads, the others

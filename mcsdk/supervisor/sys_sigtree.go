@@ -89,8 +89,38 @@ func (c *call) treeTask(vtid int64) (*task, *proc) {
 // Tkill implements tkill(2) for every thread of the node's tree.
 func sysTkillTree(c *call) result {
 	sig := int(int32(c.arg(1)))
-	t, p := c.treeTask(int64(int32(c.arg(0))))
+	tid := int32(c.arg(0))
+	t, p := c.treeTask(int64(tid))
+	if e := c.endedProc(tid); t == nil && e != nil {
+		return signalEnded(e, sig)
+	}
 	return c.signalTreeThread(t, p, t != nil, sig)
+}
+
+// endedProc is the process of the caller's tree with virtual pid pid once
+// it has ended (a zombie or reaped: virtual pids are never reused in a
+// run), or nil.
+func (c *call) endedProc(pid int32) *proc {
+	for _, p := range c.n.procs {
+		if int32(p.vpid) == pid && p.ended() {
+			return p
+		}
+	}
+	return nil
+}
+
+// signalEnded answers a signal sent to ended process p by its pid (tkill,
+// tgkill): a zombie is still found and takes it to no effect (0, or
+// EINVAL for a bad signal: check_kill_permission); a reaped one is found
+// no more (ESRCH, as Linux answers once release_task has run).
+func signalEnded(p *proc, sig int) result {
+	switch {
+	case p.gone():
+		return errno(unix.ESRCH)
+	case !vkernel.ValidSignal(sig):
+		return errno(unix.EINVAL)
+	}
+	return ret(0)
 }
 
 // signalTreeThread sends sig to thread t of process p of the tree, as
@@ -112,6 +142,12 @@ func (c *call) signalTreeThread(t *task, p *proc, found bool, sig int) result {
 // the tree is refused.
 func sysTgkillTree(c *call) result {
 	tgid, sig := int32(c.arg(0)), int(int32(c.arg(2)))
+	if e := c.endedProc(tgid); e != nil {
+		if int32(c.arg(1)) != tgid {
+			return errno(unix.ESRCH) // its other threads are gone
+		}
+		return signalEnded(e, sig)
+	}
 	if tgid != int32(c.n.vpid()) && !c.inTree(tgid) {
 		return refuseSignal(c, sig)
 	}
@@ -125,7 +161,8 @@ func sysTgkillTree(c *call) result {
 func sysRtSigqueueinfoTree(c *call) result {
 	pid, sig := int32(c.arg(0)), int(int32(c.arg(1)))
 	p := c.treeProc(pid)
-	if p == nil || p == c.n.procOf(c.t) {
+	e := c.endedProc(pid)
+	if p == nil && e == nil || p == c.n.procOf(c.t) {
 		return sysRtSigqueueinfo(c)
 	}
 	info, err := c.read(c.arg(2), siginfoSize)
@@ -135,8 +172,8 @@ func sysRtSigqueueinfoTree(c *call) result {
 	if vkernel.KernelCode(vkernel.Code(info)) {
 		return errno(unix.EPERM)
 	}
-	if p.zombie() {
-		return ret(0)
+	if e != nil {
+		return signalEnded(e, sig)
 	}
 	return c.signalOther(p, nil, sig, info)
 }
@@ -146,12 +183,9 @@ func sysRtSigqueueinfoTree(c *call) result {
 func sysRtTgsigqueueinfoTree(c *call) result {
 	tgid, sig := int32(c.arg(0)), int(int32(c.arg(2)))
 	p := c.treeProc(tgid)
-	if p == nil || p == c.n.procOf(c.t) {
+	e := c.endedProc(tgid)
+	if p == nil && e == nil || p == c.n.procOf(c.t) {
 		return sysRtTgsigqueueinfo(c)
-	}
-	t, tp := c.treeTask(int64(int32(c.arg(1))))
-	if t == nil || tp != p {
-		return errno(unix.ESRCH)
 	}
 	info, err := c.read(c.arg(3), siginfoSize)
 	if err != nil {
@@ -159,6 +193,16 @@ func sysRtTgsigqueueinfoTree(c *call) result {
 	}
 	if vkernel.KernelCode(vkernel.Code(info)) {
 		return errno(unix.EPERM)
+	}
+	if e != nil {
+		if int32(c.arg(1)) != tgid {
+			return errno(unix.ESRCH)
+		}
+		return signalEnded(e, sig)
+	}
+	t, tp := c.treeTask(int64(int32(c.arg(1))))
+	if t == nil || tp != p {
+		return errno(unix.ESRCH)
 	}
 	return c.signalOther(p, t, sig, info)
 }

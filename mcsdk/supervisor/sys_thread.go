@@ -3,11 +3,16 @@
 package supervisor
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Threads (task.go has the scheduling): clone of a thread, its exit, its
@@ -148,7 +153,12 @@ func (w *World) awaitEvent(p *task, events ...int) (msg uint, ok bool, err error
 // Exit implements exit(2), the end of one thread. The last thread ends
 // the node (observed through its pidfd). Any other is collected before
 // anything else runs, so the kernel has cleared its clear-child-tid word;
-// weft then wakes that word's virtual futex waiters (pthread_join).
+// weft then wakes that word's virtual futex waiters (pthread_join). What
+// a thread's end means for a child process is vkernel.ExitThread's
+// decision: the last thread's end is the process's (collectProc, then
+// procEnded); a leader that ends before its other threads stays a zombie
+// thread the kernel lets nobody collect until they have ended (waiting
+// for it here would hang weft), and is collected with the last of them.
 func sysExit(c *call) result {
 	n, t := c.n, c.t
 	if n.live() == 1 {
@@ -158,23 +168,84 @@ func sysExit(c *call) result {
 		return failf("%v", err)
 	}
 	t.exited, n.cur = true, nil
+	if t.k == 0 { // the main process's leader, with threads alive: a zombie thread too
+		if err := awaitZombie(t.tid); err != nil {
+			return failf("%s: %v", t.name(), err)
+		}
+	}
 	if t.k != 0 {
-		if t.p != nil && t.tid == t.p.pid && len(n.procTasks(t.p)) == 0 {
-			notifyParent(n, t.p, true) // a child process's end (sys_sigchld.go)
+		end := vkernel.ThreadReleased // a thread of the main process other than its leader
+		if p := t.p; p != nil {
+			end = vkernel.ExitThread(t.tid == p.pid, len(n.procTasks(p)))
 		}
-		_, ws, err := wait4(t.tid, 0)
-		if err != nil {
-			return failf("collecting %s: %v", t.name(), err)
-		}
-		if t.p != nil && len(n.procTasks(t.p)) == 0 {
-			c.w.procEnded(t, ws) // the last thread of a child process
+		switch end {
+		case vkernel.GroupDead:
+			leader, others := t, []*task(nil)
+			if t.tid != t.p.pid { // the leader ended first: a zombie thread until now
+				if leader = n.taskByPid(t.p); leader == nil {
+					return failf("process %d has no leader thread", t.p.vpid)
+				}
+				others = []*task{t}
+			}
+			ws, err := collectProc(leader, others)
+			if err != nil {
+				return failf("collecting process %d: %v", t.p.vpid, err)
+			}
+			c.w.procEnded(leader, ws)
 			return done()
+		case vkernel.LeaderZombie:
+			// Nothing may run before the leader's end is done: which
+			// thread ends last decides the process's status.
+			if err := awaitZombie(t.tid); err != nil {
+				return failf("%s: %v", t.name(), err)
+			}
+		case vkernel.ThreadReleased:
+			if _, _, err := wait4(t.tid, 0); err != nil {
+				return failf("collecting %s: %v", t.name(), err)
+			}
 		}
 	}
 	if t.clearTID != 0 {
 		n.futexWake(c.futexKey(t.clearTID), 1, futexBitsetAll)
 	}
 	return done()
+}
+
+// awaitZombie waits until thread tid, a leader whose exit weft let
+// through while its process has other threads, is a zombie (its stat
+// file's state Z): the kernel has done with its end, so what any other
+// thread does next comes after it, as in the order weft chose. Its
+// tracer cannot wait for it (delay_group_leader), so its state is read;
+// the wait is bounded by settleLimit, then an error.
+func awaitZombie(tid int) error {
+	path := fmt.Sprintf("/proc/%d/task/%d/stat", tid, tid)
+	start := time.Now()
+	for spins := 0; ; spins++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil // gone already
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X') {
+			return nil
+		}
+		if time.Since(start) > settleLimit {
+			return fmt.Errorf("leader %d not ended %v after its exit", tid, settleLimit)
+		}
+		if spins > 1000 {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+}
+
+// taskByPid is the leader task of child process p (its thread whose tid
+// is the process's pid), live or ended; nil if it has none.
+func (n *node) taskByPid(p *proc) *task {
+	for _, t := range n.tasks {
+		if t.p == p && t.tid == p.pid {
+			return t
+		}
+	}
+	return nil
 }
 
 // Gettid implements gettid(2): the thread's virtual id.
