@@ -229,6 +229,12 @@ done <<<"$cpchecks"
 # run is about 7 ms a state, so 120 st/s needs every other part (forks,
 # restores, ptrace and seccomp round trips, digests of the nodes that
 # ran) below about 10 ms an execution, with -j 2 on an idle machine.
+# -j 2 (same build, depth 5, checkpoints on, load 6-18): holds, but
+# 1539 states and 1556 executions (1555 restores, 475 checkpoints)
+# against -j 1's 677 and 732, 48.1 s CPU (31 ms/execution), 10.3 st/s
+# in 149 s wall: the workers' subtrees repeat work -j 1 shares, so -j 2
+# does not pay on redis yet (-j 2 without checkpoints cannot be compared:
+# redis off fails as above).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
