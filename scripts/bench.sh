@@ -216,6 +216,25 @@ done <<<"$cpchecks"
 # such rate: its distinct states grow about 30-fold a depth (1, 48, 1439
 # at depths 0-2; 40 client calls are enabled at the start), the same on
 # one virtual CPU as on two (and with --threads explore as visible).
+# Carried memory digests (memSlot in memhash_linux.go: a restored node's
+# memory is its checkpoint's frozen process's until it runs, so its
+# digest is read at the first restore and carried to the later ones),
+# 2026-12-05, redis depth 5 on, back to back, /usr/bin/time of weft and
+# its nodes: both 677 states, 732 executions, 731 restores, 243
+# checkpoints (3 restores a checkpoint, so two digests in three saved):
+#   before 22.7 s CPU (10.0 user, 12.7 sys; 31 ms/execution), load 15-17
+#   after  20.4 s CPU ( 9.2 user, 11.2 sys; 28 ms/execution), load 20-26
+# What bounds 120 st/s: at 28 ms of CPU per execution (0.92 states an
+# execution) one core gives about 33 st/s and two about 65; redis's own
+# run is about 7 ms a state, so 120 st/s needs every other part (forks,
+# restores, ptrace and seccomp round trips, digests of the nodes that
+# ran) below about 10 ms an execution, with -j 2 on an idle machine.
+# -j 2 (same build, depth 5, checkpoints on, load 6-18): holds, but
+# 1539 states and 1556 executions (1555 restores, 475 checkpoints)
+# against -j 1's 677 and 732, 48.1 s CPU (31 ms/execution), 10.3 st/s
+# in 149 s wall: the workers' subtrees repeat work -j 1 shares, so -j 2
+# does not pay on redis yet (-j 2 without checkpoints cannot be compared:
+# redis off fails as above).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered

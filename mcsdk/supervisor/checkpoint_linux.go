@@ -73,6 +73,7 @@ type Checkpoint struct {
 	kids   map[int][]*frozenProc         // per node, by index in its procs: its child processes' (nil: ended)
 	flags  map[procKey]map[int]descState // per process, per target fd: the shared description's state
 	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
+	mem    []*memSlot                    // per node: its main frozen process's memory digest, once a restore has read it (hashMemory)
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)
@@ -135,7 +136,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes))}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
@@ -181,8 +182,9 @@ func (cp *Checkpoint) freeze(w *World) error {
 		// Freezing runs no code of the node's (its threads stop in the
 		// kernel, the forker makes one clone there, each parked call is
 		// issued again) but costs its threads CPU time: a digest kept
-		// before is kept after (hashMemory).
-		kept := n.memo.ok && n.memo.ran == n.cpuTime()
+		// before, or a restore's link to its checkpoint's, is kept after
+		// (hashMemory).
+		kept := (n.memo.ok || n.memo.slot != nil) && n.memo.ran == n.cpuTime()
 		for _, m := range n.members() {
 			fp, err := cp.freezeMember(n, m)
 			if err != nil {
@@ -502,6 +504,13 @@ func (cp *Checkpoint) start(nw *World) error {
 			}
 		}
 		closeAll(opened)
+		// The restore ran no code of the node's and left its memory as
+		// the frozen process's (hashMemory): the digest of one restore,
+		// read before it runs, serves every later one.
+		if cp.mem[i] == nil {
+			cp.mem[i] = &memSlot{}
+		}
+		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i]}
 	}
 	return nil
 }

@@ -182,13 +182,27 @@ func anonymousMapping(f []string) bool {
 // while one of its threads runs or when weft writes into it, and both
 // forget the sum (forgetMemory). A node that did not run in a step, the
 // rule for every node but the one a step delivers to, is not read again.
+//
+// A node restored from a checkpoint holds, until it runs or weft writes
+// into it, the memory of the checkpoint's frozen process, the same for
+// every restore of that checkpoint: the restore runs no code of the
+// node's and puts back every byte it writes (the injected chdir's path,
+// the tid words of a clone issued again), and maps nothing. Its digest is
+// therefore read once per checkpoint, at the first restore hashed before
+// it ran, and carried to the later ones (memSlot). With -tags weftverify
+// every kept or carried sum is checked against a fresh one.
 func (w *World) hashMemory(n *node, h io.Writer) error {
 	main := n.self == nil
 	pid := n.memPid()
 	var ran uint64
+	unrun := false // the process has not run since its memo was made
 	if main {
 		ran = n.cpuTime()
-		if n.memo.ok && n.memo.pid == pid && n.memo.ran == ran && ran != 0 {
+		unrun = n.memo.pid == pid && n.memo.ran == ran && ran != 0
+		if unrun && !n.memo.ok && n.memo.slot != nil && n.memo.slot.ok {
+			n.memo.ok, n.memo.sum = true, n.memo.slot.sum
+		}
+		if unrun && n.memo.ok && !verifyDigests {
 			h.Write(n.memo.sum[:])
 			return nil
 		}
@@ -204,7 +218,16 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 	var sum [32]byte
 	d.Sum(sum[:0])
 	if main {
-		n.memo = memMemo{ok: true, pid: pid, ran: ran, sum: sum}
+		if unrun && n.memo.ok && n.memo.sum != sum {
+			return fmt.Errorf("weftverify: node %d's kept memory digest is not its memory's (carried from a checkpoint: %v)", n.id, n.memo.slot != nil)
+		}
+		if unrun && n.memo.slot != nil && !n.memo.slot.ok {
+			n.memo.slot.ok, n.memo.slot.sum = true, sum
+		}
+		n.memo = memMemo{ok: true, pid: pid, ran: ran, sum: sum, slot: n.memo.slot}
+		if !unrun {
+			n.memo.slot = nil
+		}
 	}
 	h.Write(sum[:])
 	return nil
@@ -216,10 +239,24 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 // Besides the paths that forget it, a kept sum is used only if the
 // threads' CPU time is what it was: a thread that ran since, by any
 // path, has used some.
+//
+// A process restored from a checkpoint starts with slot, the
+// checkpoint's digest of its frozen process (Checkpoint.mem), and pid
+// and ran as the restore left them: while they hold, the process's
+// memory is the frozen one's, whose digest slot gives or, if not known
+// yet, receives.
 type memMemo struct {
+	ok   bool
+	pid  int
+	ran  uint64
+	sum  [32]byte
+	slot *memSlot
+}
+
+// memSlot is the memory digest of a checkpoint's frozen main process,
+// once known (ok).
+type memSlot struct {
 	ok  bool
-	pid int
-	ran uint64
 	sum [32]byte
 }
 
@@ -248,11 +285,13 @@ func (n *node) cpuTime() uint64 {
 	return total
 }
 
-// forgetMemory drops n's kept memory digest: one of its threads is about
-// to run, or weft writes into its memory, or it ended. Every path that
-// answers a node's call, resumes a held thread, writes its memory or
-// reaps it calls it; a copy of the world (copyState: checkpoints and
-// their restores) starts without one.
+// forgetMemory drops n's kept memory digest and its link to a
+// checkpoint's (memMemo.slot): one of its threads is about to run, or
+// weft writes into its memory, or it ended. Every path that answers a
+// node's call, resumes a held thread, writes its memory or reaps it calls
+// it; a copy of the world (copyState: checkpoints and their restores)
+// starts without one, and a restore then links it to the checkpoint's
+// (Checkpoint.start).
 func (n *node) forgetMemory() { n.memo = memMemo{} }
 
 // memoryDigest writes the sparse digest of process pid's writable memory

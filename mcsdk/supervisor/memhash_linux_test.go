@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"math/rand/v2"
 	"os"
@@ -175,4 +176,139 @@ func TestMemoryDigestKept(t *testing.T) {
 			t.Logf("%d states, %d kept digests reused", states, reused)
 		})
 	}
+}
+
+// TestMemoryDigestCarried restores each checkpoint of random walks
+// through real targets several times and compares each restored world's
+// hash, which takes the memory digest of the checkpoint's frozen process
+// carried from an earlier restore (memMemo.slot), with the hash computed
+// afresh, right after the restore, after weft writes into a node that
+// has not run, and after the next action: a digest carried to a process
+// whose memory is not the frozen one's, or kept past a write or a run,
+// would differ. The targets with data directories move each copy with an
+// injected chdir, which writes onto the stack and puts it back. It also
+// checks that carried digests were used at all.
+func TestMemoryDigestCarried(t *testing.T) {
+	for _, tc := range checkpointTargets {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := checkpointConfig(t, tc.src, tc.nodes, tc.client, tc.dataDirs)
+			rng := rand.New(rand.NewPCG(5, 6))
+			w, err := Start(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			carried, states := 0, 0
+			for step := 0; step < 6; step++ {
+				acts := walkActions(w, cfg)
+				if len(acts) == 0 {
+					break
+				}
+				cp, err := w.Checkpoint()
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := acts[rng.IntN(len(acts))]
+				for k := 0; k < 3; k++ {
+					r, err := cp.Restore()
+					if err != nil {
+						cp.Close()
+						t.Fatalf("step %d: restore %d: %v", step, k, err)
+					}
+					for _, n := range r.nodes {
+						if !n.exited && n.memo.slot != nil && n.memo.slot.ok {
+							carried++
+						}
+					}
+					got := mustHash(t, r)
+					if f := freshHash(t, r); got != f {
+						t.Fatalf("step %d restore %d: hash with carried digests %x, afresh %x", step, k, got[:6], f[:6])
+					}
+					if k == 1 {
+						changedByWeft(t, r)
+					}
+					if err := r.Apply(a); err != nil {
+						t.Fatal(err)
+					}
+					got = mustHash(t, r)
+					if f := freshHash(t, r); got != f {
+						t.Fatalf("step %d restore %d after %v: hash with kept digests %x, afresh %x", step, k, a, got[:6], f[:6])
+					}
+					states++
+					r.Close()
+				}
+				cp.Close()
+				if err := w.Apply(a); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if carried == 0 {
+				t.Fatalf("no carried digest was used in %d restores", states)
+			}
+			t.Logf("%d restores compared, %d carried digests used", states, carried)
+		})
+	}
+}
+
+// changedByWeft writes, as weft answering a call does (call.write), a
+// changed byte into the first page of a writable private mapping (not
+// the stack, whose low part is dead) of the first live node of r that
+// holds a byte other than zero, and checks that r's hash, digests
+// kept or carried, follows the change: before the write, the node's
+// digest was its checkpoint's.
+func changedByWeft(t *testing.T, r *World) {
+	t.Helper()
+	before := mustHash(t, r)
+	for _, n := range r.nodes {
+		if n.exited {
+			continue
+		}
+		ms, err := readMaps(n.memPid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if len(m.perms) < 4 || m.perms[1] != 'w' || m.perms[3] != 'p' || m.name == "[stack]" {
+				continue // not digested, or partly dead
+			}
+			b := make([]byte, memPage)
+			k, _ := readMem(n.memPid(), uintptr(m.start), b)
+			i := bytes.IndexFunc(b[:max(k, 0)], func(r rune) bool { return r != 0 })
+			if i < 0 {
+				continue
+			}
+			c := &call{n: n}
+			if err := c.write(m.start+uint64(i), []byte{b[i] ^ 0xff}); err != nil {
+				t.Fatal(err)
+			}
+			got := mustHash(t, r)
+			if f := freshHash(t, r); got != f || got == before {
+				t.Fatalf("after weft wrote into node %d at %#x: hash %x, afresh %x, before %x", n.id, m.start+uint64(i), got[:6], f[:6], before[:6])
+			}
+			if err := c.write(m.start+uint64(i), b[i:i+1]); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustHash(t, r); got != before {
+				t.Fatalf("after weft wrote back node %d's byte: hash %x, before %x", n.id, got[:6], before[:6])
+			}
+			return
+		}
+	}
+	t.Fatal("no live node with a written page")
+}
+
+// freshHash is w's hash with every node's memory read afresh; the kept
+// and carried digests (memMemo) are left as they were, as a search that
+// did not compare would have them.
+func freshHash(t *testing.T, w *World) [32]byte {
+	t.Helper()
+	saved := make([]memMemo, len(w.nodes))
+	for i, n := range w.nodes {
+		saved[i], n.memo = n.memo, memMemo{}
+	}
+	h := mustHash(t, w)
+	for i, n := range w.nodes {
+		n.memo = saved[i]
+	}
+	return h
 }
