@@ -29,9 +29,15 @@ bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCa
 # skip-without-dispatch path the normal pass tests. It runs beside the
 # main pass (which leaves a core idle in its tail); its output follows the
 # main pass's.
-# The tag changes nothing but what happens at a skipped retry (verifySkip,
-# called only from World.retry), so the pass runs only the tests whose
-# worlds skip retries: 13 of the package's 134. Counted on 2026-12-05
+# The tag adds three checks: at a skipped retry (verifySkip, called only
+# from World.retry), at every exec (verifyExecCloses: the descriptor
+# table closed what the host kernel closed) and at every kept or carried
+# memory digest (hashMemory against a fresh digest). So the pass runs the
+# tests whose worlds skip retries, 13 of the package's 134, the memory
+# digests' own tests (TestMemoryDigestKept, TestMemoryDigestCarried; the
+# checkpoint tests carry digests too) and the close-on-exec probe
+# (TestDifferential/cloexec; exec also runs in TestProcsExecInherits and
+# TestProcsForkServer). Counted on 2026-12-05
 # with a temporary print in verifySkip over the whole package under the
 # tag (checkpoint points all 10): 79,956 verified skips, all in these
 # tests, every other test none (its run under the tag is the main pass's
@@ -53,8 +59,13 @@ bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCa
 # CI's 2026-12-05 rehearsal, 49 s of it the process tree's 10): each
 # branch point runs to the end of the run after a restore, and the main
 # pass checks them all with their per-kind assertions.
-verified='^(TestVDSOGo|TestCheckpointThreads|TestCheckpointProcTree|TestCheckpointHashes|TestTemplateWalks|TestMemoryDigestKept|TestBenchWorkloadsRun|TestGoBenchWorkloadRuns|TestCheckpointInterruptProbe|TestIDSweep|TestProcsExecInherits|TestProcsForkServer|TestSettleSkipsUnwokenRetries)$'
-WEFT_CHECKPOINT_POINTS=3 go test -json -count=1 -tags weftverify -run "$verified" ./mcsdk/supervisor/ >build/test-weftverify.json 2>&1 &
+verified='^(TestVDSOGo|TestCheckpointThreads|TestCheckpointProcTree|TestCheckpointHashes|TestTemplateWalks|TestMemoryDigestKept|TestMemoryDigestCarried|TestBenchWorkloadsRun|TestGoBenchWorkloadRuns|TestCheckpointInterruptProbe|TestIDSweep|TestProcsExecInherits|TestProcsForkServer|TestSettleSkipsUnwokenRetries)$'
+(
+  WEFT_CHECKPOINT_POINTS=3 go test -json -count=1 -tags weftverify -run "$verified" ./mcsdk/supervisor/
+  first=$?
+  go test -json -count=1 -tags weftverify -run '^TestDifferential$/^cloexec$' ./mcsdk/supervisor/ || exit
+  exit "$first"
+) >build/test-weftverify.json 2>&1 &
 verify=$!
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
