@@ -304,6 +304,7 @@ func (c *call) interruptAnswer(sig int) result {
 	switch nr {
 	case unix.SYS_POLL, unix.SYS_PPOLL, unix.SYS_SELECT, unix.SYS_PSELECT6,
 		unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		c.writeTimeLeft()
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
 		rem, abs := c.arg(1), false
