@@ -160,6 +160,10 @@ var diffProbes = []struct {
 	// A process's end by its threads' ends (the last thread's code,
 	// exit_group's winning) and signals to a zombie and a reaped child.
 	{name: "procend"},
+	// The main thread's tid word, which glibc registers with
+	// set_tid_address (weft answers it): cleared and woken when the main
+	// thread ends, so a thread joining it returns.
+	{name: "mainjoin"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never
