@@ -47,6 +47,12 @@ func (c *call) realNow() int64 {
 // have passed from now: a relative timeout's deadline.
 func (c *call) after(d int64) int64 { return vkernel.After(c.w.clockOf(c.n), c.w.now, d) }
 
+// left is the calling node's own time from now to the world deadline, 0
+// once it has passed (vkernel.TimeLeft).
+func (c *call) left(deadline int64) int64 {
+	return vkernel.TimeLeft(c.w.clockOf(c.n), deadline, c.w.now)
+}
+
 // until is the world time at which clock, on the calling node, reaches
 // abs: an absolute timeout's deadline (never before now).
 func (c *call) until(clock uint64, abs int64) int64 {

@@ -239,6 +239,13 @@ var clockScripts = map[string]func(s *script){
 		s.mark("uptime-times", up/(1e9/userHZ))
 		s.mark("uptime-sysinfo", up/1e9)
 	},
+	"remain": func(s *script) {
+		for _, call := range []string{"nanosleep", "ppoll"} { // 1 s, interrupted by ITIMER_REAL 200 ms in
+			end := s.m.local(s.e) + 1_000_000_000
+			s.rel(200_000_000)
+			s.print(call+" left %d", s.left(end))
+		}
+	},
 	"futex": func(s *script) {
 		s.rel(500_000_000) // FUTEX_WAIT, relative
 		s.mark("futex-relative", 110)
@@ -267,7 +274,7 @@ func TestClockFaultTimers(t *testing.T) {
 		{"+5%, -40ms, jumps", clockModel{rate: 1, offset: -40_000_000, jumps: jumps}},
 		{"-5%, back 1s", clockModel{rate: -1, jumps: []sched.ClockJump{{AtUS: 200_000, DeltaNS: -1_000_000_000}}}},
 	}
-	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex", "cancel", "uptime"} {
+	for _, mode := range []string{"timerfd", "sockets", "itimer", "posix", "rdtsc", "abstime", "futex", "cancel", "uptime", "remain"} {
 		for _, tc := range models {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {
 				s := &script{m: tc.m}

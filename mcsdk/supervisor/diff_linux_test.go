@@ -133,6 +133,16 @@ var diffProbes = []struct {
 	// ppoll, pselect6, epoll_pwait and epoll_pwait2 wait under their own
 	// signal mask (issue 36).
 	{name: "sigmask"},
+	// ppoll, pselect6 and select write back what their timeout has left:
+	// in weft, exactly the virtual time they did not wait.
+	{name: "polltime", weft: []string{
+		"~ ppoll, interrupted after 50 ms of 10 s: left 9950000000\n", "~ ppoll, timed out after 50 ms: left 0\n",
+		"~ ppoll, ready at once: left 10000000000\n",
+		"~ pselect6, interrupted after 50 ms of 10 s: left 9950000000\n", "~ pselect6, timed out after 50 ms: left 0\n",
+		"~ pselect6, ready at once: left 10000000000\n",
+		"~ select, interrupted after 50 ms of 10 s: left 9950000000\n", "~ select, timed out after 50 ms: left 0\n",
+		"~ select, ready at once: left 10000000000\n",
+	}},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
 	// Process groups and sessions (vkernel.Sessions): relations only; pid
 	// 1 is outside the node.
@@ -150,6 +160,10 @@ var diffProbes = []struct {
 	// A process's end by its threads' ends (the last thread's code,
 	// exit_group's winning) and signals to a zombie and a reaped child.
 	{name: "procend"},
+	// The main thread's tid word, which glibc registers with
+	// set_tid_address (weft answers it): cleared and woken when the main
+	// thread ends, so a thread joining it returns.
+	{name: "mainjoin"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // Poll implements poll(2) over virtual sockets; a positive timeout is a
@@ -74,11 +76,13 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
 			return r
 		}
+		c.writeTimeLeft()
 		if r, ok := c.signalledUnderMask(); ok {
 			return r
 		}
 	} else {
 		c.pollReady()
+		c.writeTimeLeft()
 	}
 	if err := c.write(addr, b); err != nil {
 		return errno(unix.EFAULT)
@@ -174,6 +178,9 @@ func (c *call) waitUntil(timeout, timer int64) (result, bool) {
 		if timeout > 0 && c.after(timeout) < timer {
 			c.deadline = c.after(timeout)
 		}
+		if timeout > 0 && c.deadline != c.after(timeout) {
+			c.timeoutAt = c.after(timeout) // what the call has left is counted to it (writeTimeLeft)
+		}
 	}
 	return park(), true
 }
@@ -267,11 +274,13 @@ func selectCommon(c *call, timeout int64) result {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
 			return r
 		}
+		c.writeTimeLeft()
 		if r, ok := c.signalledUnderMask(); ok {
 			return r
 		}
 	} else {
 		c.pollReady()
+		c.writeTimeLeft()
 	}
 	for i, set := range sets {
 		if set != nil {
@@ -281,6 +290,57 @@ func selectCommon(c *call, timeout int64) result {
 		}
 	}
 	return ret(int64(ready))
+}
+
+// writeTimeLeft writes back what a ppoll, pselect6 or select call's
+// timeout has left when the call returns, ready, timed out or
+// interrupted, as Linux does (poll_select_finish; select(2), NOTES): the
+// timeout less the node's own time the call waited, 0 once it passed. A
+// null or zero timeout is left alone, as Linux leaves it, and so is one
+// that cannot be written: the call's answer stands. Other calls (poll,
+// the epoll calls) write nothing.
+func (c *call) writeTimeLeft() {
+	addr, timeval := c.arg(4), false
+	switch int(c.req.Data.Nr) {
+	case unix.SYS_PPOLL:
+		addr = c.arg(2)
+	case unix.SYS_PSELECT6:
+	case unix.SYS_SELECT:
+		timeval = true
+	default:
+		return
+	}
+	if addr == 0 {
+		return
+	}
+	b, err := c.read(addr, 16)
+	if err != nil {
+		return
+	}
+	sec, frac := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+	if timeval {
+		frac *= 1e3
+	}
+	timeout := sec*1e9 + frac
+	if timeout <= 0 {
+		return
+	}
+	left := timeout // answered before any time passed
+	if c.started {
+		at := c.deadline
+		if c.timeoutAt != 0 {
+			at = c.timeoutAt
+		}
+		if at < 0 {
+			return
+		}
+		left = c.left(at)
+	}
+	out := timespecBytes(left)
+	if timeval {
+		out = vkernel.TimevalBytes(left)
+	}
+	c.write(addr, out) // a failed write changes nothing of the answer (Linux ignores it)
 }
 
 // readTimespec reads a struct timespec as nanoseconds.

@@ -304,6 +304,7 @@ func (c *call) interruptAnswer(sig int) result {
 	switch nr {
 	case unix.SYS_POLL, unix.SYS_PPOLL, unix.SYS_SELECT, unix.SYS_PSELECT6,
 		unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		c.writeTimeLeft()
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
 		rem, abs := c.arg(1), false
@@ -311,7 +312,7 @@ func (c *call) interruptAnswer(sig int) result {
 			rem, abs = c.arg(3), c.arg(1)&unix.TIMER_ABSTIME != 0
 		}
 		if rem != 0 && !abs {
-			c.write(rem, timespecBytes(max(c.deadline-c.w.now, 0)))
+			c.write(rem, timespecBytes(c.left(c.deadline))) // in the node's own time
 		}
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_PAUSE:

@@ -206,6 +206,14 @@ func sysExit(c *call) result {
 		}
 	}
 	if t.clearTID != 0 {
+		// The kernel cleared the word a clone registered; one
+		// set_tid_address named (glibc's main thread's) it never saw,
+		// since weft answers that call: weft clears it, as the kernel's
+		// mm_release would, before waking its waiters. A word that
+		// cannot be read or written is left as it is, as Linux leaves it.
+		if v, err := c.readU32(t.clearTID); err == nil && v != 0 {
+			c.writeU32(t.clearTID, 0)
+		}
 		n.futexWake(c.futexKey(t.clearTID), 1, futexBitsetAll)
 	}
 	return done()

@@ -588,6 +588,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 				put(a)
 			}
 			put(uint64(c.deadline))
+			if c.timeoutAt != 0 {
+				put(uint64(c.timeoutAt)) // the time the call will write back (writeTimeLeft)
+			}
 			put(boolBits(c.timedOut))
 			put(uint64(c.progress))
 		}

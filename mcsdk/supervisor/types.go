@@ -123,7 +123,11 @@ type call struct {
 	deadline int64 // virtual time at which a parked call times out; -1 none
 	timedOut bool
 	started  bool // the handler has initialised deadline
-	progress int  // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
+	// timeoutAt is the world time a ppoll, pselect6 or select's own
+	// timeout ends when deadline is earlier (a polled timerfd's expiry):
+	// what the call has left is counted to it; 0 when it is deadline.
+	timeoutAt int64
+	progress  int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
 	// execShown is the path an exec named, in the node's view, when weft
 	// wrote over it in the node's memory, at execAt, a name the host
 	// kernel resolves (execForeign); "" otherwise.

@@ -172,6 +172,16 @@ func After(k *sched.Clock, now, d int64) int64 {
 	return WorldAt(k, false, k.Local(now-Epoch)+d, now)
 }
 
+// TimeLeft is the node's own time (its monotonic base, ns) from world
+// time now to the world deadline, 0 once it has passed: what a relative
+// timeout has left (the time nanosleep(2) reports when interrupted, and
+// that ppoll(2), pselect6(2) and select(2) write back). On a perfect
+// clock it is deadline - now. A fast clock's deadline, the first world
+// time its base reaches the node's, may read up to 1 ns past it.
+func TimeLeft(k *sched.Clock, deadline, now int64) int64 {
+	return max(BaseNow(k, false, deadline)-BaseNow(k, false, now), 0)
+}
+
 // Until is the world time at which clock, on the node, reaches abs: an
 // absolute timeout's deadline (clock_nanosleep(2) with TIMER_ABSTIME),
 // never before now (a deadline passed returns at once). A realtime

@@ -2,7 +2,7 @@
  * followed by a line with what the node's clocks read when it ended, so
  * that a drifted node's timers can be checked against the drifted world
  * time they took. Modes: timerfd, sockets, itimer, posix, rdtsc, abstime,
- * futex, cancel, uptime. */
+ * futex, cancel, uptime, remain. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
@@ -242,6 +242,27 @@ static void uptimeMode(void)
 	mark("uptime-sysinfo", (long long)si.uptime);
 }
 
+/* remainMode is interrupted twice by ITIMER_REAL 200 ms into a wait of
+ * 1 s: a nanosleep and a ppoll on an empty pipe, each printing what its
+ * timeout had left (in the node's own time, as its timers count). */
+static void remainMode(void)
+{
+	signal(SIGALRM, onsig);
+	struct itimerval it = { { 0, 0 }, { 0, 200000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	struct timespec d = ts(1000000000LL), rem = ts(0);
+	nanosleep(&d, &rem);
+	left("nanosleep", rem.tv_sec * 1000000000LL + rem.tv_nsec);
+	int p[2];
+	if (pipe(p) < 0)
+		return;
+	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	setitimer(ITIMER_REAL, &it, NULL);
+	d = ts(1000000000LL);
+	syscall(SYS_ppoll, &pf, 1, &d, NULL, 8);
+	left("ppoll", d.tv_sec * 1000000000LL + d.tv_nsec);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -250,7 +271,7 @@ int main(int argc, char **argv)
 	} modes[] = {
 		{ "timerfd", timerfdMode }, { "sockets", socketsMode }, { "itimer", itimerMode }, { "posix", posixMode },
 		{ "rdtsc", rdtscMode },	    { "abstime", abstimeMode }, { "futex", futexMode }, { "cancel", cancelMode },
-		{ "uptime", uptimeMode },
+		{ "uptime", uptimeMode },   { "remain", remainMode },
 	};
 	for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++) {
 		if (strcmp(argv[1], modes[i].name) == 0) {

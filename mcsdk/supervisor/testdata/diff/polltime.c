@@ -1,0 +1,96 @@
+/*
+ * polltime: ppoll, pselect6 and select write back what their timeout has
+ * left when they return (select(2), NOTES: Linux modifies timeout). Each
+ * call waits on an empty pipe (or a full one, ready at once) with a
+ * timeout of 10 s, interrupted after 50 ms by a signal another thread
+ * sends, or a timeout of 50 ms it lets pass; a zero timeout is left as it
+ * is. Natively what is left depends on the host's timing: the "=" lines
+ * say only whether it was written and its bounds; weft's virtual clock
+ * makes it exact ("~" lines). The raw calls are used: glibc's wrappers
+ * pass the kernel a copy.
+ */
+#include "probe.h"
+#include <pthread.h>
+#include <signal.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on(int sig) { (void)sig; }
+
+static void *raiser(void *arg)
+{
+	struct timespec d = { .tv_nsec = 50000000 };
+	nanosleep(&d, NULL);
+	pthread_kill(*(pthread_t *)arg, SIGUSR1);
+	return NULL;
+}
+
+/* call runs one of the three on fd with a timeout of ns (its left time
+ * back in *left, ns) and returns its answer. */
+static long call(const char *name, int fd, long long ns, long long *left)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	fd_set r;
+	FD_ZERO(&r);
+	FD_SET(fd, &r);
+	long ret;
+	if (!strcmp(name, "ppoll") || !strcmp(name, "pselect6")) {
+		struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+		if (!strcmp(name, "ppoll"))
+			ret = syscall(SYS_ppoll, &p, 1, &ts, NULL, 8);
+		else
+			ret = syscall(SYS_pselect6, fd + 1, &r, NULL, NULL, &ts, NULL);
+		*left = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		return ret;
+	}
+	struct timeval tv = { ns / 1000000000, ns % 1000000000 / 1000 };
+	ret = syscall(SYS_select, fd + 1, &r, NULL, NULL, &tv);
+	*left = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+	return ret;
+}
+
+static void show(const char *name, const char *how, long r, int err, long long given, long long left)
+{
+	SAME("%s, %s: -> %ld %s; written %d, left 0 %d, left within (given - 1 s, given) %d", name, how, r,
+	     r < 0 ? strerrorname_np(err) : "ok", left != given, left == 0, left > given - 1000000000LL && left < given);
+	VIRT("%s, %s: left %lld", name, how, left);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct sigaction sa = { .sa_handler = on };
+	sigaction(SIGUSR1, &sa, NULL);
+	int empty[2], full[2];
+	if (pipe(empty) < 0 || pipe(full) < 0 || write(full[1], "x", 1) != 1)
+		return 1;
+	const char *calls[] = { "ppoll", "pselect6", "select" };
+	for (int i = 0; i < 3; i++) {
+		long long left;
+		pthread_t self = pthread_self(), th;
+		pthread_create(&th, NULL, raiser, &self);
+		errno = 0;
+		long r = call(calls[i], empty[0], 10000000000LL, &left);
+		int err = errno;
+		pthread_join(th, NULL);
+		show(calls[i], "interrupted after 50 ms of 10 s", r, err, 10000000000LL, left);
+
+		errno = 0;
+		r = call(calls[i], empty[0], 50000000LL, &left);
+		show(calls[i], "timed out after 50 ms", r, errno, 50000000LL, left);
+
+		errno = 0;
+		r = call(calls[i], full[0], 10000000000LL, &left);
+		SAME("%s, ready at once: -> %ld; left at most the 10 s given %d", calls[i], r, left <= 10000000000LL);
+		VIRT("%s, ready at once: left %lld", calls[i], left);
+
+		errno = 0;
+		r = call(calls[i], empty[0], 0, &left);
+		SAME("%s, zero timeout: -> %ld; left %lld", calls[i], r, left);
+	}
+	return 0;
+}
