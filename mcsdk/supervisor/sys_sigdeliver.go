@@ -54,7 +54,9 @@ const siginfoSize = vkernel.SiginfoSize
 // /proc/PID/task/TID/status (vkernel.ParseTaskStatus): every reader of a
 // thread's credentials, capabilities, umask or signal sets goes through it.
 func taskStatus(pid, tid int) (vkernel.TaskStatus, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	statusFiles.Lock()
+	defer statusFiles.Unlock()
+	b, err := statusFiles.read(pid, tid)
 	if err != nil {
 		return vkernel.TaskStatus{}, err
 	}
