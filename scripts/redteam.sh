@@ -592,7 +592,7 @@ for how in kill killpg tgkill tkill sigqueue tgsigqueue pidfd procdir setown set
 	probe sleeper "signal-$how" c signal "$how" @P
 done
 probe sleeper go-signal-kill go kill @P
-# Process groups and sessions (virtual, vkernel.Sessions): a node joins or
+# Process groups and sessions (virtual, vkernel.ProcTable): a node joins or
 # makes groups only of its own, so neither kill(0), kill(-pgid) nor
 # kill(-1) reaches the sleeper. kill(-1) sends SIGCONT to a stopped
 # sleeper: were it let through, the rest of the host takes no harm.

@@ -33,7 +33,7 @@ import (
 //
 //   - getppid, /proc/self/stat's and /proc/self/status's ppid are the
 //     virtual tree's (sysGetppid, vppid); process groups and sessions are
-//     virtual only (vkernel.Sessions, copied with the world); on the host
+//     virtual only (vkernel.ProcTable, copied with the world); on the host
 //     every process of a copy stays in the group it inherited, as the
 //     original's do.
 //   - wait4 and waitid are served from the virtual tree; a child's end is

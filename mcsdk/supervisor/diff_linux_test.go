@@ -144,7 +144,7 @@ var diffProbes = []struct {
 		"~ select, ready at once: left 10000000000\n",
 	}},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
-	// Process groups and sessions (vkernel.Sessions): relations only; pid
+	// Process groups and sessions (vkernel.ProcTable): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
 	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec

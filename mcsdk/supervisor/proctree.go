@@ -209,7 +209,6 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		_, sig, _ := n.ptab.ExitSignalTo(p.vpid)
 		w.childSignalled(n, parent, sig)
 	}
-	n.sessionsEnded(p)
 	if p.gone() {
 		p.closePidfd()
 	}

@@ -105,7 +105,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	n.procs = append(n.procs, cp)
 	n.tasks = append(n.tasks, child)
 	n.sysvFork(parent, cp)
-	n.sessionsForked(parent, cp)
+	n.groupsAsked = true // the child is in its parent's group and session (ptab.Fork)
 	// The kernel stored the host pid; the processes see the virtual one.
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
 		c.writeU32(ptid, uint32(cp.vpid))
@@ -183,7 +183,8 @@ func sysExecve(c *call) result {
 	} else {
 		p.vdso = vdso
 		p.space = slices.Index(n.procs, p) // a new address space
-		n.sessions().Exec(p.vpid)
+		// Its parent may no longer move it to another group (setpgid: EACCES).
+		n.ptab.Exec(p.vpid)
 		c.w.releaseVfork(p)
 	}
 	if err := t.ptraceCont(0); err != nil {
@@ -366,7 +367,7 @@ func (n *node) procTable() *vkernel.ProcTable {
 // WUNTRACED and WCONTINUED report nothing more.
 func sysWait4(c *call) result {
 	n := c.n
-	a := n.procTable().Wait4(n.sess, n.vpid(), int64(int32(c.arg(0))), c.arg(2))
+	a := n.procTable().Wait4(n.vpid(), int64(int32(c.arg(0))), c.arg(2))
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
@@ -411,7 +412,7 @@ func sysWaitid(c *call) result {
 		}
 		id = int64(pid)
 	}
-	a := n.procTable().Waitid(n.sess, n.vpid(), idtype, id, opts)
+	a := n.procTable().Waitid(n.vpid(), idtype, id, opts)
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))

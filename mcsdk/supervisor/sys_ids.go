@@ -19,7 +19,7 @@ import (
 // the kernel's own answer is the caller's.
 
 // ids builds node n's id table from its live tasks and their virtual
-// process groups (n.sess), with the calling task t (nil: none).
+// process groups (n.ptab), with the calling task t (nil: none).
 func (n *node) ids(t *task) *vkernel.IDs {
 	mainHost := n.tasks[0].tid
 	if len(n.procs) > 0 {
@@ -43,8 +43,8 @@ func (n *node) ids(t *task) *vkernel.IDs {
 		}
 		ids.Add(vkernel.Thread{Tid: o.vtid(), Pid: pid, Host: o.tid})
 	}
-	if n.sess != nil {
-		for _, m := range n.sess.Members() {
+	if n.ptab != nil {
+		for _, m := range n.ptab.Members() {
 			ids.SetPgid(m.Pid, m.Pgid)
 		}
 	}

@@ -9,18 +9,22 @@ import (
 )
 
 // Sessions and process groups at the edge: the calls decode their
-// arguments and ask the node's table (vkernel.Sessions), which holds
-// every process's virtual group and session. Nothing changes on the
+// arguments and ask the node's process table (vkernel.ProcTable, the one
+// record of the tree: parents, ends and every process's virtual group and
+// session; vkernel/sessions.go has the rules). Nothing changes on the
 // host: every process of a node stays in the node's host process group,
 // and a group is signalled by signalling each of its members.
 
-// sessions is node n's table, made at first use (at its first fork at
-// the latest, so that it knows every child).
-func (n *node) sessions() *vkernel.Sessions {
-	if n.sess == nil {
-		n.sess = vkernel.NewSessions(virtualPidBase + int64(n.id))
-	}
-	return n.sess
+// sessions is the table node n's groups are read from and changed in:
+// its process table, or, for a node that never forked, an empty one (its
+// main process alone, leading its group in session 1: no call can
+// change that before a fork, since setsid is EPERM for a group leader
+// and the only group setpgid could name is its own). The node's groups
+// are hashed from the first call that asks them on (groupsAsked), as
+// when they were a table of their own made at first use.
+func (n *node) sessions() *vkernel.ProcTable {
+	n.groupsAsked = true
+	return n.procTable()
 }
 
 // sessErr answers a refusal of the table.
@@ -116,23 +120,12 @@ func (c *call) killGroup(pid int64, sig int) result {
 	return ret(0)
 }
 
-// sessionsForked records a new child process in the table.
-func (n *node) sessionsForked(parent, child *proc) { n.sessions().Fork(parent.vpid, child.vpid) }
-
-// sessionsEnded records the end of process p: a zombie in its group
-// until reaped (or reaped at once when p.gone()).
-func (n *node) sessionsEnded(p *proc) {
-	s := n.sessions()
-	s.Exit(p.vpid)
-	if p.gone() {
-		s.Reap(p.vpid)
-	}
-}
-
-// hashSessions puts the table of a node with child processes (one
-// without has the default table, which it hashes as nothing).
+// hashSessions puts the groups of a node with a process table once a
+// call asked them (a fork always does: the child's group is its
+// parent's); before, every process is in the default groups, hashed as
+// nothing.
 func (n *node) hashSessions(put func(uint64)) {
-	if n.sess != nil {
-		n.sess.Digest(put)
+	if n.groupsAsked && n.ptab != nil {
+		n.ptab.SessionsDigest(put)
 	}
 }

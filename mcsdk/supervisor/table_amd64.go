@@ -35,7 +35,7 @@ const (
 	otherProcess   = "acts on another process, which a node may not reach"
 	tidArg0        = "thread id 0 (the caller) runs natively; a virtual thread id of the node is served on its host thread (sys_ids.go); any other id is ESRCH"
 	prioArgs       = "virtual nice values, one per thread (task.nice, inherited at clone and fork; CAP_SYS_NICE or RLIMIT_NICE to lower one): no host thread is reniced and the host's niceness never shows; who is a thread (virtual id; 0 the caller), a virtual process group of the node (0 the caller's) or the node's user (0 or its uid), never a host process (sys_ids.go)"
-	whoArgs        = "a thread (virtual id; 0 the caller, natively), a virtual process group of the node (vkernel.Sessions; 0 the caller's), or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
+	whoArgs        = "a thread (virtual id; 0 the caller, natively), a virtual process group of the node (vkernel.ProcTable; 0 the caller's), or the node's user (0 or its uid): always threads of the node, never a host process (sys_ids.go)"
 )
 
 // syscallTable is the syscall table for x86-64, as data: what weft does
@@ -302,9 +302,9 @@ var syscallTable = map[int]entry{
 	unix.SYS_GETPPID:                 served("getppid", sysGetppid),
 	unix.SYS_GETPGRP:                 served("getpgrp", sysGetpgrp),
 	unix.SYS_GETPGID:                 served("getpgid", sysGetpgid),
-	unix.SYS_SETPGID:                 servedPartly("setpgid", sysSetpgid, "virtual process groups (vkernel.Sessions) with Linux's rules; nothing changes on the host"),
+	unix.SYS_SETPGID:                 servedPartly("setpgid", sysSetpgid, "virtual process groups (vkernel.ProcTable) with Linux's rules; nothing changes on the host"),
 	unix.SYS_GETSID:                  served("getsid", sysGetsid),
-	unix.SYS_SETSID:                  servedPartly("setsid", sysSetsid, "virtual sessions (vkernel.Sessions): the main process leads its group, so EPERM, as Linux answers; nothing changes on the host"),
+	unix.SYS_SETSID:                  servedPartly("setsid", sysSetsid, "virtual sessions (vkernel.ProcTable): the main process leads its group, so EPERM, as Linux answers; nothing changes on the host"),
 	unix.SYS_SET_TID_ADDRESS:         served("set_tid_address", sysSetTidAddress),
 	unix.SYS_RSEQ:                    servedPartly("rseq", sysRseq, "refused with ENOSYS: the kernel would write the CPU id into node memory"),
 	unix.SYS_RSEQ_SLICE_YIELD:        refused("rseq_slice_yield", unix.ENOSYS, "rseq is refused"),

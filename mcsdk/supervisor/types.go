@@ -80,8 +80,8 @@ type node struct {
 	// memUnbounded: no memory cgroup could be made for it (a refusal says so).
 	memUnbounded bool
 	sysv         *sysvState         // its SysV IPC namespace and segments (sys_sysv.go), made at first use
-	sess         *vkernel.Sessions  // its process groups and sessions (sys_sessions.go), made at first use
-	ptab         *vkernel.ProcTable // its process table (vkernel: parents, zombies, exit statuses, the wait rules), made with procs at its first fork
+	groupsAsked  bool               // a call asked its process groups (sys_sessions.go): from then on the hash takes them
+	ptab         *vkernel.ProcTable // its process table (vkernel: parents, zombies, exit statuses, process groups and sessions, the wait rules), made with procs at its first fork
 	// sigScan holds the host pids of the node's processes whose signalfd
 	// call ran natively: each adopts its descriptor at its own next
 	// served call (sys_signalfd.go).

@@ -15,7 +15,7 @@
 // in it), a virtual file, or an errno; never "let the host kernel decide".
 //
 // Beside the view: virtual ids (IDs: pids, tids, process groups), the
-// processes' virtual process groups and sessions (Sessions),
+// processes' virtual process groups and sessions (ProcTable, sessions.go),
 // virtual resource limits (Limits), virtual inode and device numbers
 // (Inodes), and each node's SysV IPC namespace (IPC: semaphore sets,
 // message queues, shared memory segments' identities and counts),

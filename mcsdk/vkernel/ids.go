@@ -10,10 +10,11 @@ import (
 // node i's main process is 100+i, the k-th later thread of its tree
 // 1000·(i+1)+k, a child process has the id of its first thread; on the
 // host the whole tree is one process group (the main process's id), and
-// the groups and sessions its processes make are virtual (Sessions). IDs
-// is the one table that translates them, for one node: a call names only
-// threads of the table, so no argument can name a host process, and a
-// host id read back (a descriptor's owner) is shown virtual or not at all.
+// the groups and sessions its processes make are virtual (ProcTable,
+// sessions.go). IDs is the one table that translates them, for one
+// node: a call names only threads of the table, so no argument can name
+// a host process, and a host id read back (a descriptor's owner) is
+// shown virtual or not at all.
 //
 // The rules follow the kernel's lookups: a pid argument of a per-thread
 // call (sched_*, ioprio, priorities, prlimit) is any thread id
@@ -78,7 +79,7 @@ type IDs struct {
 	group     int64           // the tree's process group: the main process's virtual pid
 	groupHost int             // its host process group id
 	caller    int             // index of the calling thread in threads, -1 none
-	pgids     map[int64]int64 // virtual process group of a process (Sessions); absent: group
+	pgids     map[int64]int64 // virtual process group of a process (ProcTable); absent: group
 }
 
 // NewIDs returns an empty table for a node whose process group (its main
@@ -117,7 +118,7 @@ func (ids *IDs) index(tid int64) int {
 }
 
 // SetPgid records that process pid is in virtual process group pgid, as
-// the node's Sessions say; a process not recorded is in the node's group.
+// the node's ProcTable says; a process not recorded is in the node's group.
 func (ids *IDs) SetPgid(pid, pgid int64) {
 	if ids.pgids == nil {
 		ids.pgids = map[int64]int64{}

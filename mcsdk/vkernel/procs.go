@@ -34,6 +34,9 @@ type Process struct {
 	State      ProcState // alive, zombie or reaped
 	Status     uint32    // its wait status word, once ended (WaitStatus)
 	ExitSignal int       // the signal its end sends its parent: clone's CSIGNAL bits (SIGCHLD for fork, vfork)
+	Pgid       int64     // its virtual process group (sessions.go)
+	Sid        int64     // its virtual session
+	Execed     bool      // it called execve since its fork: its parent's setpgid is EACCES
 }
 
 // Ended reports whether the process has ended (a zombie or reaped).
@@ -47,9 +50,9 @@ type ProcTable struct {
 }
 
 // NewProcTable returns the table of a node whose main process has virtual
-// pid main.
+// pid main: it leads process group main in session Session.
 func NewProcTable(main int64) *ProcTable {
-	return &ProcTable{procs: []*Process{{Pid: main, ExitSignal: SIGCHLD}}}
+	return &ProcTable{procs: []*Process{{Pid: main, ExitSignal: SIGCHLD, Pgid: main, Sid: Session}}}
 }
 
 // Process returns process pid's record (nil: no such process ever).
@@ -67,9 +70,13 @@ func (t *ProcTable) All() []*Process { return slices.Clone(t.procs) }
 // CLONE_THREAD, with exit signal sig (clone's CSIGNAL bits: SIGCHLD for
 // fork and vfork, possibly 0 or another signal for clone). Its parent is
 // the caller's process (CLONE_PARENT, which would make it the caller's
-// sibling, is refused at the edge).
+// sibling, is refused at the edge). It is in its parent's process group
+// and session.
 func (t *ProcTable) Fork(parent, child int64, sig int) *Process {
-	p := &Process{Pid: child, Parent: parent, ExitSignal: sig}
+	p := &Process{Pid: child, Parent: parent, ExitSignal: sig, Pgid: parent, Sid: Session}
+	if pp := t.member(parent); pp != nil {
+		p.Pgid, p.Sid = pp.Pgid, pp.Sid
+	}
 	t.procs = append(t.procs, p)
 	return p
 }
@@ -186,29 +193,29 @@ type WaitAnswer struct {
 
 // Wait4 decides wait4(pid, options) for process caller (kernel_wait4):
 // pid > 0 that child, -1 any child, 0 a child in the caller's process
-// group, < -1 a child in group -pid (groups from sess, as they are now).
+// group, < -1 a child in group -pid (its group as it is now).
 // wait4 always waits for ends (WEXITED); its children never stop, so
 // WUNTRACED and WCONTINUED add nothing. A zombie found is reaped (its
 // status and pid are the answer).
-func (t *ProcTable) Wait4(sess *Sessions, caller, pid int64, options uint64) WaitAnswer {
+func (t *ProcTable) Wait4(caller, pid int64, options uint64) WaitAnswer {
 	if options&^wait4Options != 0 {
 		return WaitAnswer{Err: EINVAL}
 	}
 	if int32(pid) == -1<<31 { // negating INT_MIN names no group (kernel_wait4)
 		return WaitAnswer{Err: ESRCH}
 	}
-	return t.wait(sess, caller, pid, options|WEXITED, false)
+	return t.wait(caller, pid, options|WEXITED, false)
 }
 
 // Wait4Ready reports whether wait4(pid, options) by caller would report a
 // zombie now, without reaping it: a wait4 parked in the kernel returns
 // the child rather than take the SIGCHLD its end sends (do_wait finds the
 // zombie before it checks for a pending signal).
-func (t *ProcTable) Wait4Ready(sess *Sessions, caller, pid int64, options uint64) bool {
+func (t *ProcTable) Wait4Ready(caller, pid int64, options uint64) bool {
 	if options&^wait4Options != 0 || int32(pid) == -1<<31 {
 		return false
 	}
-	return t.wait(sess, caller, pid, options|WEXITED, true).Child != nil
+	return t.wait(caller, pid, options|WEXITED, true).Child != nil
 }
 
 // Waitid decides waitid(idtype, id, options) for process caller
@@ -217,7 +224,7 @@ func (t *ProcTable) Wait4Ready(sess *Sessions, caller, pid int64, options uint64
 // edge resolved the pidfd to (id, its virtual pid). Options must ask for
 // at least one of WEXITED, WSTOPPED and WCONTINUED; children never stop,
 // so only WEXITED can report. WNOWAIT leaves the zombie as it is.
-func (t *ProcTable) Waitid(sess *Sessions, caller int64, idtype uint64, id int64, options uint64) WaitAnswer {
+func (t *ProcTable) Waitid(caller int64, idtype uint64, id int64, options uint64) WaitAnswer {
 	if options&^waitidOptions != 0 || options&(WEXITED|WSTOPPED|WCONTINUED) == 0 {
 		return WaitAnswer{Err: EINVAL}
 	}
@@ -237,7 +244,7 @@ func (t *ProcTable) Waitid(sess *Sessions, caller int64, idtype uint64, id int64
 	default:
 		return WaitAnswer{Err: EINVAL}
 	}
-	return t.wait(sess, caller, pid, options, false)
+	return t.wait(caller, pid, options, false)
 }
 
 // wait is do_wait over the caller's children in fork order (the order of
@@ -247,10 +254,10 @@ func (t *ProcTable) Waitid(sess *Sessions, caller int64, idtype uint64, id int64
 // (wait_consider_task: a zombie counts only for WEXITED); the first
 // eligible zombie if WEXITED; otherwise nothing yet, parked unless
 // WNOHANG. peek: only look (the zombie found stays one).
-func (t *ProcTable) wait(sess *Sessions, caller, pid int64, options uint64, peek bool) WaitAnswer {
+func (t *ProcTable) wait(caller, pid int64, options uint64, peek bool) WaitAnswer {
 	any := false
 	for _, c := range t.procs {
-		if c.Parent != caller || c.Parent == 0 || c.State == Reaped || !t.selects(sess, caller, pid, c) {
+		if c.Parent != caller || c.Parent == 0 || c.State == Reaped || !t.Selects(caller, pid, c.Pid) {
 			continue
 		}
 		if options&WALL == 0 && (c.ExitSignal != SIGCHLD) != (options&WCLONE != 0) {
@@ -264,9 +271,6 @@ func (t *ProcTable) wait(sess *Sessions, caller, pid int64, options uint64, peek
 			}
 			if options&WNOWAIT == 0 && !peek {
 				c.State = Reaped
-				if sess != nil {
-					sess.Reap(c.Pid)
-				}
 			}
 			return WaitAnswer{Child: c}
 		}
@@ -279,19 +283,6 @@ func (t *ProcTable) wait(sess *Sessions, caller, pid int64, options uint64, peek
 		return WaitAnswer{}
 	}
 	return WaitAnswer{Park: true}
-}
-
-// selects applies wait's pid convention to child c of caller.
-func (t *ProcTable) selects(sess *Sessions, caller, pid int64, c *Process) bool {
-	switch {
-	case pid > 0:
-		return c.Pid == pid
-	case pid == -1:
-		return true
-	case sess == nil:
-		return false
-	}
-	return sess.Selects(caller, pid, c.Pid)
 }
 
 // ExitSignalTo is the signal process pid's end sends and the process it

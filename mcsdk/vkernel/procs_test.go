@@ -10,27 +10,26 @@ import (
 // A tree for the tests: main process 100; children 1001, 1002 (fork),
 // 1003 (clone with exit signal 0: a "clone" child for wait), and 1001's
 // child 2001.
-func testTree() (*ProcTable, *Sessions) {
-	t, s := NewProcTable(100), NewSessions(100)
+func testTree() *ProcTable {
+	t := NewProcTable(100)
 	for _, f := range []struct {
 		parent, child int64
 		sig           int
 	}{{100, 1001, SIGCHLD}, {100, 1002, SIGCHLD}, {100, 1003, 0}, {1001, 2001, SIGCHLD}} {
 		t.Fork(f.parent, f.child, f.sig)
-		s.Fork(f.parent, f.child)
 	}
-	return t, s
+	return t
 }
 
 // endedTree is testTree with 1002 leading its own group, 1001 exited with
 // status 3 and 1003 killed by SIGSEGV with a core: the waits' fixture.
-func endedTree() (*ProcTable, *Sessions) {
-	tab, s := testTree()
-	s.Setpgid(1002, 1002, 0)
+func endedTree() *ProcTable {
+	tab := testTree()
+	tab.Setpgid(1002, 1002, 0)
 	never := func() bool { return false }
 	tab.Exit(1001, ExitedStatus(3), never)
 	tab.Exit(1003, KilledStatus(11, true), never)
-	return tab, s
+	return tab
 }
 
 // treeString renders the table: pid, parent, state, status.
@@ -103,7 +102,7 @@ func TestProcExit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, _ := testTree()
+			tab := testTree()
 			got := tc.steps(tab)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("zombies %v, want %v", got, tc.want)
@@ -152,9 +151,9 @@ func TestWait4(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, s := endedTree()
-			ready := tab.Wait4Ready(s, tc.caller, tc.pid, tc.options)
-			a := tab.Wait4(s, tc.caller, tc.pid, tc.options)
+			tab := endedTree()
+			ready := tab.Wait4Ready(tc.caller, tc.pid, tc.options)
+			a := tab.Wait4(tc.caller, tc.pid, tc.options)
 			if got := answerString(a); got != tc.want {
 				t.Fatalf("answer %s, want %s", got, tc.want)
 			}
@@ -165,10 +164,10 @@ func TestWait4(t *testing.T) {
 				if st := [...]string{"alive", "zombie", "reaped"}[a.Child.State]; st != tc.after {
 					t.Errorf("child %s after, want %s", st, tc.after)
 				}
-				if _, ok := s.Member(a.Child.Pid); ok {
-					t.Errorf("reaped child %d still in the sessions table", a.Child.Pid)
+				if _, e := tab.Getpgid(100, a.Child.Pid); e != ESRCH {
+					t.Errorf("reaped child %d still in a process group (getpgid: %v, want ESRCH)", a.Child.Pid, e)
 				}
-				if again := tab.Wait4(s, tc.caller, a.Child.Pid, tc.options); again.Err != ECHILD {
+				if again := tab.Wait4(tc.caller, a.Child.Pid, tc.options); again.Err != ECHILD {
 					t.Errorf("waiting again for the reaped child: %s, want ECHILD", answerString(again))
 				}
 			}
@@ -208,8 +207,8 @@ func TestWaitid(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, s := endedTree()
-			a := tab.Waitid(s, 100, tc.idtype, tc.id, tc.options)
+			tab := endedTree()
+			a := tab.Waitid(100, tc.idtype, tc.id, tc.options)
 			if got := answerString(a); got != tc.want {
 				t.Fatalf("answer %s, want %s", got, tc.want)
 			}
@@ -217,8 +216,8 @@ func TestWaitid(t *testing.T) {
 				if st := [...]string{"alive", "zombie", "reaped"}[a.Child.State]; st != tc.after {
 					t.Errorf("child %s after, want %s", st, tc.after)
 				}
-				if _, ok := s.Member(a.Child.Pid); ok != (tc.after == "zombie") {
-					t.Errorf("child %d in the sessions table: %v", a.Child.Pid, ok)
+				if _, e := tab.Getpgid(100, a.Child.Pid); (e == 0) != (tc.after == "zombie") {
+					t.Errorf("child %d %s: getpgid answers %v", a.Child.Pid, tc.after, e)
 				}
 			}
 		})
@@ -241,17 +240,16 @@ func answerString(a WaitAnswer) string {
 // (the kernel walks the parent's children list, to which fork appends),
 // each once; then ECHILD.
 func TestWaitOrder(t *testing.T) {
-	tab, s := NewProcTable(100), NewSessions(100)
+	tab := NewProcTable(100)
 	for k := int64(1); k <= 3; k++ {
 		tab.Fork(100, 1000+k, SIGCHLD)
-		s.Fork(100, 1000+k)
 	}
 	for _, pid := range []int64{1003, 1001, 1002} { // ended out of order
 		tab.Exit(pid, ExitedStatus(int(pid-1000)), nil)
 	}
 	var got []string
 	for {
-		a := tab.Wait4(s, 100, -1, 0)
+		a := tab.Wait4(100, -1, 0)
 		if a.Err != 0 || a.Child == nil {
 			got = append(got, answerString(a))
 			break
@@ -267,13 +265,13 @@ func TestWaitOrder(t *testing.T) {
 // the time of the wait (eligible_pid looks the group up then), so a child
 // that moved into the group after the call started is found.
 func TestWaitSelectsGroupNow(t *testing.T) {
-	tab, s := testTree()
+	tab := testTree()
 	tab.Exit(1002, ExitedStatus(1), nil)
-	if a := tab.Wait4(s, 100, -1002, WNOHANG); a.Err != ECHILD {
+	if a := tab.Wait4(100, -1002, WNOHANG); a.Err != ECHILD {
 		t.Fatalf("before setpgid: %s, want ECHILD", answerString(a))
 	}
-	s.Setpgid(1002, 1002, 0) // as if done before its end
-	if a := tab.Wait4(s, 100, -1002, WNOHANG); a.Child == nil || a.Child.Pid != 1002 {
+	tab.Setpgid(1002, 1002, 0) // as if done before its end
+	if a := tab.Wait4(100, -1002, WNOHANG); a.Child == nil || a.Child.Pid != 1002 {
 		t.Errorf("after setpgid: %s, want 1002", answerString(a))
 	}
 }
@@ -282,7 +280,7 @@ func TestWaitSelectsGroupNow(t *testing.T) {
 // exit signal (do_notify_parent); nobody in the node is told when the
 // parent is outside it or ended, or the exit signal is 0.
 func TestExitSignalTo(t *testing.T) {
-	tab, _ := testTree()
+	tab := testTree()
 	cases := []struct {
 		pid    int64
 		parent int64
@@ -352,7 +350,7 @@ func TestProcDigest(t *testing.T) {
 		tab.Digest(func(v uint64) { fmt.Fprint(&b, v, ",") }, func(i int) (bool, uint64) { return flag && i == 1, uint64(i) })
 		return b.String()
 	}
-	tab, _ := testTree()
+	tab := testTree()
 	base := digest(tab, false)
 	if want := "100,1,0,0,1001,100,0,1,1002,100,0,2,1003,100,0,3,2001,1001,0,4,"; base != want {
 		t.Errorf("digest %s, want %s", base, want)
@@ -365,7 +363,7 @@ func TestProcDigest(t *testing.T) {
 	for _, step := range []func(){
 		func() {},
 		func() { tab.Process(1002).Status = ExitedStatus(2) },
-		func() { tab.Wait4(nil, 100, 1002, 0) },
+		func() { tab.Wait4(100, 1002, 0) },
 		func() { tab.Exit(1001, 0, nil) }, // orphans 2001
 	} {
 		step()

@@ -1,7 +1,5 @@
 package vkernel
 
-import "slices"
-
 // Sessions and process groups (credentials(7), setsid(2), setpgid(2)):
 // every process of a node's tree has a virtual process group id and
 // session id, inherited at fork, kept across execve, changed only by
@@ -17,117 +15,79 @@ import "slices"
 // leader, not a session leader), what a shell does for a job, and what
 // getsid has always answered. Being a group leader, it may not call
 // setsid (EPERM, as Linux); its children may.
+//
+// The groups are kept in the process table (Process.Pgid, Sid, Execed),
+// the one record of the tree: a process is a member of its group from
+// its fork until it is reaped (a zombie too, as on Linux), and its
+// parent is the table's.
 
-// Member is one process's place in its node's sessions.
-type Member struct {
-	Pid    int64 // virtual pid
-	Parent int64 // its parent's virtual pid; 1 (outside the node) for the main process and orphans
-	Pgid   int64 // its process group
-	Sid    int64 // its session
-	Execed bool  // it called execve since its fork: its parent's setpgid is EACCES
-	Zombie bool  // it ended and is not reaped yet: still a member of its group
-}
-
-// Sessions is one node's table of process groups and sessions: one
-// Member per process not yet reaped, in fork order, the main process
-// first. The zero value is not usable; use NewSessions.
-type Sessions struct {
-	procs []Member
-}
-
-// NewSessions returns the table of a node whose main process has
-// virtual pid main: it leads group main in session Session.
-func NewSessions(main int64) *Sessions {
-	return &Sessions{procs: []Member{{Pid: main, Parent: 1, Pgid: main, Sid: Session}}}
-}
-
-func (s *Sessions) index(pid int64) int {
-	return slices.IndexFunc(s.procs, func(m Member) bool { return m.Pid == pid })
-}
-
-// Member returns process pid's record.
-func (s *Sessions) Member(pid int64) (Member, bool) {
-	if i := s.index(pid); i >= 0 {
-		return s.procs[i], true
+// member returns the record of process pid if it is not reaped yet (a
+// member of its group), nil otherwise.
+func (t *ProcTable) member(pid int64) *Process {
+	for _, p := range t.procs {
+		if p.Pid == pid && p.State != Reaped {
+			return p
+		}
 	}
-	return Member{}, false
+	return nil
 }
 
-// Members lists the table, in fork order.
-func (s *Sessions) Members() []Member { return slices.Clone(s.procs) }
-
-// Fork records child, forked by parent: it is in its parent's group and
-// session.
-func (s *Sessions) Fork(parent, child int64) {
-	m := Member{Pid: child, Parent: parent, Pgid: parent, Sid: Session}
-	if p, ok := s.Member(parent); ok {
-		m.Pgid, m.Sid = p.Pgid, p.Sid
+// Members lists the processes not reaped yet, in fork order: every
+// member of a group.
+func (t *ProcTable) Members() []*Process {
+	var out []*Process
+	for _, p := range t.procs {
+		if p.State != Reaped {
+			out = append(out, p)
+		}
 	}
-	if i := s.index(child); i >= 0 { // a pid is reused only after its process was reaped
-		s.procs[i] = m
-		return
-	}
-	s.procs = append(s.procs, m)
+	return out
 }
 
 // Exec records that pid called execve: its group and session stay.
-func (s *Sessions) Exec(pid int64) {
-	if i := s.index(pid); i >= 0 {
-		s.procs[i].Execed = true
+func (t *ProcTable) Exec(pid int64) {
+	if p := t.member(pid); p != nil {
+		p.Execed = true
 	}
-}
-
-// Exit records the end of pid: a zombie, still in its group until its
-// parent reaps it. Its children become orphans, children of pid 1
-// outside the node, which reaps those already ended.
-func (s *Sessions) Exit(pid int64) {
-	if i := s.index(pid); i >= 0 {
-		s.procs[i].Zombie = true
-	}
-	s.procs = slices.DeleteFunc(s.procs, func(m Member) bool { return m.Parent == pid && m.Zombie })
-	for i := range s.procs {
-		if s.procs[i].Parent == pid {
-			s.procs[i].Parent = 1
-		}
-	}
-}
-
-// Reap forgets pid: its parent waited for it (or nobody will).
-func (s *Sessions) Reap(pid int64) {
-	s.procs = slices.DeleteFunc(s.procs, func(m Member) bool { return m.Pid == pid })
 }
 
 // lookup resolves a pid argument of getpgid, getsid and setpgid: 0 is
-// the caller, any other a process of the table (ESRCH otherwise: a pid
-// outside the node names nothing).
-func (s *Sessions) lookup(caller, pid int64) (Member, Errno) {
+// the caller, any other a process of the table not reaped (ESRCH
+// otherwise: a pid outside the node names nothing).
+func (t *ProcTable) lookup(caller, pid int64) (*Process, Errno) {
 	if pid == 0 {
 		pid = caller
 	}
-	if m, ok := s.Member(pid); ok {
-		return m, 0
+	if p := t.member(pid); p != nil {
+		return p, 0
 	}
-	return Member{}, ESRCH
+	return nil, ESRCH
 }
 
 // Getpgid answers getpgid(2) for caller: pid's process group.
-func (s *Sessions) Getpgid(caller, pid int64) (int64, Errno) {
-	m, e := s.lookup(caller, pid)
-	return m.Pgid, e
+func (t *ProcTable) Getpgid(caller, pid int64) (int64, Errno) {
+	p, e := t.lookup(caller, pid)
+	if e != 0 {
+		return 0, e
+	}
+	return p.Pgid, 0
 }
 
 // Getsid answers getsid(2) for caller: pid's session.
-func (s *Sessions) Getsid(caller, pid int64) (int64, Errno) {
-	m, e := s.lookup(caller, pid)
-	return m.Sid, e
+func (t *ProcTable) Getsid(caller, pid int64) (int64, Errno) {
+	p, e := t.lookup(caller, pid)
+	if e != 0 {
+		return 0, e
+	}
+	return p.Sid, 0
 }
 
-// groupExists reports whether some process of the table (a zombie too)
-// is in process group pgid, and that process's session.
-func (s *Sessions) groupExists(pgid int64) (sid int64, ok bool) {
-	for _, m := range s.procs {
-		if m.Pgid == pgid {
-			return m.Sid, true
+// groupExists reports whether some process not reaped (a zombie too) is
+// in process group pgid, and that process's session.
+func (t *ProcTable) groupExists(pgid int64) (sid int64, ok bool) {
+	for _, p := range t.procs {
+		if p.State != Reaped && p.Pgid == pgid {
+			return p.Sid, true
 		}
 	}
 	return 0, false
@@ -137,15 +97,15 @@ func (s *Sessions) groupExists(pgid int64) (sid int64, ok bool) {
 // both its pid, which it returns; EPERM when a process group with the
 // caller's id exists already (it leads one, or once did and a member
 // remains).
-func (s *Sessions) Setsid(caller int64) (int64, Errno) {
-	i := s.index(caller)
-	if i < 0 {
+func (t *ProcTable) Setsid(caller int64) (int64, Errno) {
+	p := t.member(caller)
+	if p == nil {
 		return 0, ESRCH
 	}
-	if _, ok := s.groupExists(caller); ok {
+	if _, ok := t.groupExists(caller); ok {
 		return 0, EPERM
 	}
-	s.procs[i].Pgid, s.procs[i].Sid = caller, caller
+	p.Pgid, p.Sid = caller, caller
 	return caller, 0
 }
 
@@ -155,7 +115,7 @@ func (s *Sessions) Setsid(caller int64) (int64, Errno) {
 // the caller's session (EPERM) that has not called execve (EACCES); a
 // session leader may not move (EPERM); and a pgid other than pid must
 // name a group of the caller's session (EPERM).
-func (s *Sessions) Setpgid(caller, pid, pgid int64) Errno {
+func (t *ProcTable) Setpgid(caller, pid, pgid int64) Errno {
 	if pid == 0 {
 		pid = caller
 	}
@@ -165,15 +125,14 @@ func (s *Sessions) Setpgid(caller, pid, pgid int64) Errno {
 	if pgid < 0 {
 		return EINVAL
 	}
-	me, ok := s.Member(caller)
-	if !ok {
+	me := t.member(caller)
+	if me == nil {
 		return ESRCH
 	}
-	i := s.index(pid)
-	if i < 0 {
+	p := t.member(pid)
+	if p == nil {
 		return ESRCH
 	}
-	p := s.procs[i]
 	switch {
 	case p.Parent == caller && p.Pid != caller:
 		if p.Sid != me.Sid {
@@ -189,11 +148,11 @@ func (s *Sessions) Setpgid(caller, pid, pgid int64) Errno {
 		return EPERM // a session leader
 	}
 	if pgid != pid {
-		if sid, ok := s.groupExists(pgid); !ok || sid != me.Sid {
+		if sid, ok := t.groupExists(pgid); !ok || sid != me.Sid {
 			return EPERM
 		}
 	}
-	s.procs[i].Pgid = pgid
+	p.Pgid = pgid
 	return 0
 }
 
@@ -203,28 +162,28 @@ func (s *Sessions) Setpgid(caller, pid, pgid int64) Errno {
 // that group. It returns the processes to signal in fork order, zombies
 // included (they take a signal to no effect, as on Linux); ESRCH when
 // none. A positive pid is one process: EINVAL here.
-func (s *Sessions) KillTargets(caller, pid int64) ([]int64, Errno) {
-	var sel func(Member) bool
+func (t *ProcTable) KillTargets(caller, pid int64) ([]int64, Errno) {
+	var sel func(*Process) bool
 	switch {
 	case pid > 0:
 		return nil, EINVAL
 	case pid == -1:
-		sel = func(m Member) bool { return m.Pid != caller }
+		sel = func(p *Process) bool { return p.Pid != caller }
 	default:
 		pgid := -pid
 		if pid == 0 {
-			me, ok := s.Member(caller)
-			if !ok {
+			me := t.member(caller)
+			if me == nil {
 				return nil, ESRCH
 			}
 			pgid = me.Pgid
 		}
-		sel = func(m Member) bool { return m.Pgid == pgid }
+		sel = func(p *Process) bool { return p.Pgid == pgid }
 	}
 	var out []int64
-	for _, m := range s.procs {
-		if sel(m) {
-			out = append(out, m.Pid)
+	for _, p := range t.Members() {
+		if sel(p) {
+			out = append(out, p.Pid)
 		}
 	}
 	if len(out) == 0 {
@@ -237,48 +196,40 @@ func (s *Sessions) KillTargets(caller, pid int64) ([]int64, Errno) {
 // its child: a positive pid that child, -1 any child, 0 a child in the
 // caller's process group, -pgid a child in group pgid (the child's group
 // now, as the kernel looks it up at each wait).
-func (s *Sessions) Selects(caller, pid, child int64) bool {
+func (t *ProcTable) Selects(caller, pid, child int64) bool {
 	switch {
 	case pid > 0:
 		return child == pid
 	case pid == -1:
 		return true
 	}
-	c, ok := s.Member(child)
-	if !ok {
+	c := t.member(child)
+	if c == nil {
 		return false
 	}
 	if pid == 0 {
-		me, ok := s.Member(caller)
-		return ok && c.Pgid == me.Pgid
+		me := t.member(caller)
+		return me != nil && c.Pgid == me.Pgid
 	}
 	return c.Pgid == -pid
 }
 
-// Default reports whether every process is still in the main process's
-// group and in session 1, as a node starts.
-func (s *Sessions) Default() bool {
-	if len(s.procs) == 0 {
-		return true
-	}
-	main := s.procs[0].Pid
-	for _, m := range s.procs {
-		if m.Pgid != main || m.Sid != Session {
-			return false
+// SessionsDigest puts the groups for the world's state hash: the number
+// of processes not reaped, then for each, in fork order, its pid, parent
+// (1 for none in the node), group, session and whether it exec'd or
+// ended.
+func (t *ProcTable) SessionsDigest(put func(uint64)) {
+	ms := t.Members()
+	put(uint64(len(ms)))
+	for _, p := range ms {
+		put(uint64(p.Pid))
+		parent := p.Parent
+		if parent == 0 {
+			parent = 1
 		}
-	}
-	return true
-}
-
-// Digest puts the table for the world's state hash: every process's
-// pid, parent, group, session and whether it exec'd or ended.
-func (s *Sessions) Digest(put func(uint64)) {
-	put(uint64(len(s.procs)))
-	for _, m := range s.procs {
-		put(uint64(m.Pid))
-		put(uint64(m.Parent))
-		put(uint64(m.Pgid))
-		put(uint64(m.Sid))
-		put(uint64(boolInt(m.Execed) | boolInt(m.Zombie)<<1))
+		put(uint64(parent))
+		put(uint64(p.Pgid))
+		put(uint64(p.Sid))
+		put(uint64(boolInt(p.Execed) | boolInt(p.State == Zombie)<<1))
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 )
 
-// sessionStep is one call on a node's Sessions and its answer: a value,
+// sessionStep is one call on a node's process table (its groups and
+// sessions: setsid(2), setpgid(2), getpgid(2), getsid(2), kill(2), wait(2);
+// its tree: fork, execve, _exit, wait) and its answer: a value,
 // an errno name, or "-" for a call that answers nothing.
 type sessionStep struct {
 	op      string
@@ -16,9 +18,9 @@ type sessionStep struct {
 
 // runSessions plays steps on node 0's table (main process 100) and
 // reports every answer that differs.
-func runSessions(t *testing.T, name string, steps []sessionStep) *Sessions {
+func runSessions(t *testing.T, name string, steps []sessionStep) *ProcTable {
 	t.Helper()
-	s := NewSessions(100)
+	s := NewProcTable(100)
 	for i, st := range steps {
 		if got := sessionOp(s, st); got != st.want {
 			t.Errorf("%s step %d: %s(%d, %d, %d) = %s, want %s", name, i, st.op, st.a, st.b, st.c, got, st.want)
@@ -34,16 +36,27 @@ func answer(v int64, e Errno) string {
 	return fmt.Sprint(v)
 }
 
-func sessionOp(s *Sessions, st sessionStep) string {
+func sessionOp(s *ProcTable, st sessionStep) string {
 	switch st.op {
 	case "fork":
-		s.Fork(st.a, st.b)
+		s.Fork(st.a, st.b, SIGCHLD)
 	case "exec":
 		s.Exec(st.a)
-	case "exit":
-		s.Exit(st.a)
+	case "exit": // a zombie unless its parent is gone
+		s.Exit(st.a, ExitedStatus(0), nil)
+	case "exit-autoreaped": // its parent ignores SIGCHLD
+		s.Exit(st.a, ExitedStatus(0), func() bool { return true })
 	case "reap":
 		s.Reap(st.a)
+	case "wait4": // wait4(b, WNOHANG) by a: the pid reaped
+		a := s.Wait4(st.a, st.b, WNOHANG)
+		switch {
+		case a.Err != 0:
+			return a.Err.Error()
+		case a.Child == nil:
+			return "none"
+		}
+		return fmt.Sprint(a.Child.Pid)
 	case "setsid":
 		return answer(s.Setsid(st.a))
 	case "setpgid":
@@ -60,12 +73,10 @@ func sessionOp(s *Sessions, st sessionStep) string {
 		return fmt.Sprint(pids)
 	case "wait":
 		return fmt.Sprint(s.Selects(st.a, st.b, st.c))
-	case "default":
-		return fmt.Sprint(s.Default())
 	case "table":
 		var b strings.Builder
 		for _, m := range s.Members() {
-			fmt.Fprintf(&b, "%d<%d g%d s%d ", m.Pid, m.Parent, m.Pgid, m.Sid)
+			fmt.Fprintf(&b, "%d<%d g%d s%d ", m.Pid, s.Getppid(m.Pid), m.Pgid, m.Sid)
 		}
 		return strings.TrimSpace(b.String())
 	default:
@@ -92,7 +103,6 @@ func TestSessionsStart(t *testing.T) {
 		{op: "getpgid", a: 1001, b: 0, want: "100"},
 		{op: "getsid", a: 1001, b: 0, want: "1"},
 		{op: "getpgid", a: 100, b: 1001, want: "100"},
-		{op: "default", want: "true"},
 		{op: "table", want: "100<1 g100 s1 1001<100 g100 s1"},
 	})
 }
@@ -109,7 +119,6 @@ func TestSetsid(t *testing.T) {
 		{op: "getpgid", a: 1001, b: 0, want: "1001"},
 		{op: "getsid", a: 100, b: 1001, want: "1001"},
 		{op: "getsid", a: 100, b: 0, want: "1"},
-		{op: "default", want: "false"},
 		{op: "fork", a: 1001, b: 1002, want: "-"},
 		{op: "getsid", a: 1002, b: 0, want: "1001"},
 		{op: "getpgid", a: 1002, b: 0, want: "1001"},
@@ -262,12 +271,12 @@ func TestSessionsOrphanedZombieGroup(t *testing.T) {
 // TestSessionsDigest: tables that answer differently hash differently.
 func TestSessionsDigest(t *testing.T) {
 	digest := func(steps ...sessionStep) string {
-		s := NewSessions(100)
+		s := NewProcTable(100)
 		for _, st := range steps {
 			sessionOp(s, st)
 		}
 		var out []uint64
-		s.Digest(func(v uint64) { out = append(out, v) })
+		s.SessionsDigest(func(v uint64) { out = append(out, v) })
 		return fmt.Sprint(out)
 	}
 	fork := sessionStep{op: "fork", a: 100, b: 1001}
@@ -288,5 +297,95 @@ func TestSessionsDigest(t *testing.T) {
 	}
 	if again := digest(fork, sessionStep{op: "setsid", a: 1001}); again != tables["setsid"] {
 		t.Errorf("one table hashes differently twice: %s, %s", again, tables["setsid"])
+	}
+}
+
+// TestSessionsFollowTree: the groups are read from the process table, the
+// one record of parents and ends, so what the tree does the groups see
+// with no second call: a zombie stays in its group (setpgid(2): a group
+// is not empty while a zombie is in it) until a wait reaps it; a child
+// its parent auto-reaps (SIGCHLD ignored) or whose parent ended is in no
+// group at once; an orphan's parent is pid 1, so setpgid(2) by its old
+// parent is ESRCH ("pid is not the calling process and not a child of
+// the calling process"), and setsid(2) by a process whose own group
+// still has a zombie member is EPERM.
+func TestSessionsFollowTree(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps []sessionStep
+	}{
+		{"a wait reaps the zombie out of its group", []sessionStep{
+			{op: "fork", a: 100, b: 1001, want: "-"},
+			{op: "setpgid", a: 100, b: 1001, c: 0, want: "0"},
+			{op: "exit", a: 1001, want: "-"},
+			{op: "kill", a: 100, b: -1001, want: "[1001]"},
+			{op: "getpgid", a: 100, b: 1001, want: "1001"},
+			{op: "wait4", a: 100, b: -1001, want: "1001"},
+			{op: "kill", a: 100, b: -1001, want: "ESRCH"},
+			{op: "getpgid", a: 100, b: 1001, want: "ESRCH"},
+			{op: "setpgid", a: 100, b: 0, c: 1001, want: "EPERM"},
+			{op: "table", want: "100<1 g100 s1"},
+		}},
+		{"an auto-reaped child is in no group", []sessionStep{
+			{op: "fork", a: 100, b: 1001, want: "-"},
+			{op: "exit-autoreaped", a: 1001, want: "-"},
+			{op: "getsid", a: 100, b: 1001, want: "ESRCH"},
+			{op: "kill", a: 100, b: -1, want: "ESRCH"},
+			{op: "wait4", a: 100, b: -1, want: "ECHILD"},
+		}},
+		{"a child of an ended parent is reaped by init at its end", []sessionStep{
+			{op: "fork", a: 100, b: 1001, want: "-"},
+			{op: "fork", a: 1001, b: 1002, want: "-"},
+			{op: "setpgid", a: 1001, b: 1002, c: 0, want: "0"},
+			{op: "exit", a: 1001, want: "-"},
+			{op: "table", want: "100<1 g100 s1 1001<100 g100 s1 1002<1 g1002 s1"},
+			{op: "setpgid", a: 1001, b: 1002, c: 100, want: "ESRCH"}, // a zombie's orphan is nobody's child
+			{op: "exit", a: 1002, want: "-"},
+			{op: "kill", a: 100, b: -1002, want: "ESRCH"},
+			{op: "table", want: "100<1 g100 s1 1001<100 g100 s1"},
+		}},
+		{"setsid is EPERM while a zombie is in the caller's group", []sessionStep{
+			{op: "fork", a: 100, b: 1001, want: "-"},
+			{op: "setpgid", a: 1001, b: 0, c: 0, want: "0"},
+			{op: "fork", a: 1001, b: 1002, want: "-"},
+			{op: "setpgid", a: 1001, b: 0, c: 100, want: "0"},
+			{op: "exit", a: 1002, want: "-"},
+			{op: "setsid", a: 1001, want: "EPERM"},
+			{op: "wait4", a: 1001, b: 0, want: "ECHILD"}, // 1002 is in group 1001, not the caller's 100
+			{op: "wait4", a: 1001, b: -1001, want: "1002"},
+			{op: "setsid", a: 1001, want: "1001"},
+		}},
+	}
+	for _, tc := range cases {
+		runSessions(t, tc.name, tc.steps)
+	}
+}
+
+// TestSessionsDigestLayout pins what the world's state hash takes of the
+// groups: the number of processes not reaped, then each one's pid,
+// parent (1 outside the node), group, session and exec'd|zombie<<1, in
+// fork order; a reaped process adds nothing.
+func TestSessionsDigestLayout(t *testing.T) {
+	s := runSessions(t, "layout", []sessionStep{
+		{op: "fork", a: 100, b: 1001, want: "-"},
+		{op: "fork", a: 100, b: 1002, want: "-"},
+		{op: "fork", a: 1001, b: 1003, want: "-"},
+		{op: "setsid", a: 1001, want: "1001"},
+		{op: "exec", a: 1002, want: "-"},
+		{op: "exit", a: 1003, want: "-"},
+		{op: "fork", a: 100, b: 1004, want: "-"},
+		{op: "exit", a: 1004, want: "-"},
+		{op: "wait4", a: 100, b: 1004, want: "1004"},
+	})
+	var got []uint64
+	s.SessionsDigest(func(v uint64) { got = append(got, v) })
+	want := []uint64{4,
+		100, 1, 100, 1, 0,
+		1001, 100, 1001, 1001, 0,
+		1002, 100, 100, 1, 1,
+		1003, 1001, 100, 1, 2, // forked before its parent's setsid
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("digest %v, want %v", got, want)
 	}
 }
