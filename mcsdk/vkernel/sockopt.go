@@ -1,8 +1,10 @@
 package vkernel
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -351,6 +353,37 @@ func (o InetOptValues) Timeout(id int, snd bool) int64 {
 	sec := int64(binary.LittleEndian.Uint64(b))
 	usec := int64(binary.LittleEndian.Uint64(b[8:]))
 	return sec*1e9 + usec*1e3
+}
+
+// HashSocket writes socket id's option values for the world hash, in
+// level and name order: SO_RCVTIMEO, SO_SNDTIMEO and the values
+// getsockopt reports differ later, so two states that differ only in
+// them must not merge. Each option opens with a word whose top bit is
+// set, so a socket with none writes nothing and the options' end is
+// plain to whatever the caller writes next (a word below 2^63).
+func (o InetOptValues) HashSocket(id int, put func(uint64)) {
+	var opts []SockOpt
+	for k := range o {
+		if k.Sock == id {
+			opts = append(opts, k.Opt)
+		}
+	}
+	slices.SortFunc(opts, func(a, b SockOpt) int {
+		if a.Level != b.Level {
+			return cmp.Compare(a.Level, b.Level)
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	for _, opt := range opts {
+		val := o[InetOptKey{id, opt}]
+		put(1<<63 | opt.Level<<32 | opt.Name&(1<<32-1))
+		put(uint64(len(val)))
+		for i := 0; i < len(val); i += 8 {
+			var w [8]byte
+			copy(w[:], val[i:])
+			put(binary.LittleEndian.Uint64(w[:]))
+		}
+	}
 }
 
 // GetsockoptLen is how much of a value of n bytes getsockopt(2) writes
