@@ -94,10 +94,10 @@ func (c *call) fileHandler(h handler) handler {
 		delete(c.n.sigScan, pid)
 		c.n.adoptSignalfds()
 	}
-	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_UNIX {
+	if nr == unix.SYS_SOCKET && uint32(c.arg(0)) == unix.AF_UNIX { // an int: the low 32 bits
 		return sysUnixSocket
 	}
-	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_NETLINK {
+	if nr == unix.SYS_SOCKET && uint32(c.arg(0)) == unix.AF_NETLINK {
 		return sysNetlinkSocket
 	}
 	if !fdFirst[nr] {
