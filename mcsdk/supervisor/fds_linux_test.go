@@ -497,7 +497,7 @@ func TestInetOptionHash(t *testing.T) {
 		}
 		n.fds.Forget(15)
 		for _, st := range sets {
-			if e := n.opts.Set(st.fd-13, netsimSock{n2sock(n, st.fd)}, st.opt, st.val); e != 0 {
+			if e := n.opts.Set(st.fd-13, netsimSock{n2sock(n, st.fd)}, st.opt, st.val, nil); e != 0 {
 				t.Fatalf("setting %v on fd %d: %v", st.opt, st.fd, e)
 			}
 		}
@@ -525,7 +525,7 @@ func TestInetOptionHash(t *testing.T) {
 	for _, r := range rows {
 		n := state(r.sets...)
 		if r.sets == nil { // the closed socket's value stays in the node's table
-			if e := n.opts.Set(2, netsimSock{netsim.New().NewSocketIn(0, netsim.Stream, false)}, rcvtimeo, timeval(1, 0)); e != 0 {
+			if e := n.opts.Set(2, netsimSock{netsim.New().NewSocketIn(0, netsim.Stream, false)}, rcvtimeo, timeval(1, 0), nil); e != 0 {
 				t.Fatal(e)
 			}
 		}

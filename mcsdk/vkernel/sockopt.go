@@ -107,7 +107,7 @@ var inetOptions = map[SockOpt]OptSpec{
 	// routes or ICMP errors to change. TCP_CORK and TCP_DEFER_ACCEPT only
 	// delay what weft's latency already makes arbitrary.
 	{SolSocket, 10}: {"SO_OOBINLINE", OptBool, 0, 0, 0, false},
-	{SolSocket, 12}: {"SO_PRIORITY", OptInt, 0, 0, 6, false},
+	{SolSocket, 12}: {"SO_PRIORITY", OptInt, 0, 0, 6, false}, // beyond: privRange
 	{SolTCP, 3}:     {"TCP_CORK", OptBool, 0, 0, 0, true},
 	{SolTCP, 9}:     {"TCP_DEFER_ACCEPT", OptInt, 0, 0, 1<<31 - 1, true},
 	{SolTCP, 23}:    {"TCP_FASTOPEN", OptInt, 0, 0, 1<<31 - 1, true},
@@ -132,6 +132,11 @@ var inetOptions = map[SockOpt]OptSpec{
 // ip(7)'s IP_TTL (then the route's, 64), ipv6(7)'s IPV6_UNICAST_HOPS
 // (64) and IPV6_TCLASS (0); getsockopt then reports the default.
 var minusOneDefault = map[SockOpt]bool{{SolIP, 2}: true, {SolIPv6, 16}: true, {SolIPv6, 67}: true}
+
+// privRange are the options whose value outside Lo..Hi needs
+// CAP_NET_ADMIN or CAP_NET_RAW (EPERM without, not EINVAL): SO_PRIORITY
+// above 6 or negative (socket(7); sk_set_prio_allowed).
+var privRange = map[SockOpt]bool{{SolSocket, 12}: true}
 
 // ipTOS is IP_TOS: ip(7) keeps the low byte of the value set; on a TCP
 // socket its two ECN bits stay the kernel's (0 here: weft marks no
@@ -245,8 +250,10 @@ type InetOptValues map[InetOptKey][]byte
 // it asks for the default, IP_TOS keeps its low byte, the buffer
 // sizes and IPV6_V6ONLY go to the socket (IPV6_V6ONLY only before bind,
 // EINVAL after, ipv6(7)), a timeval or linger shorter than its struct is
-// EINVAL.
-func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte) Errno {
+// EINVAL. privileged reports whether the caller has CAP_NET_ADMIN or
+// CAP_NET_RAW, which SO_PRIORITY outside 0..6 needs (EPERM without); it
+// is asked only then, and nil is neither.
+func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privileged func() bool) Errno {
 	spec, ok := inetOptions[opt]
 	if !ok {
 		return ENOPROTOOPT
@@ -268,6 +275,10 @@ func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte) Errno
 			val = intOpt(i)
 		case i == -1 && minusOneDefault[opt]:
 			val = intOpt(spec.Def)
+		case (i < spec.Lo || i > spec.Hi) && privRange[opt]:
+			if privileged == nil || !privileged() {
+				return EPERM
+			}
 		case i < spec.Lo || i > spec.Hi:
 			return EINVAL
 		}

@@ -441,6 +441,23 @@ static void ipv6(int port)
 	close(u4);
 }
 
+/* priority: SO_PRIORITY above 6 needs CAP_NET_ADMIN or CAP_NET_RAW
+ * (root has them: kept); without them it is EPERM. It runs last: it
+ * gives up root. */
+static void priority(void)
+{
+	int t = socket(AF_INET, SOCK_STREAM, 0), seven = 7, six = 6, v = 0;
+	socklen_t len = sizeof v;
+	CHECK("SO_PRIORITY 7 as we run", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &seven, sizeof seven));
+	getsockopt(t, SOL_SOCKET, SO_PRIORITY, &v, &len);
+	SAME("SO_PRIORITY reads %d", v);
+	if (setresuid(65534, 65534, 65534) != 0 && errno != EPERM)
+		SAME("setresuid: %s", strerrorname_np(errno));
+	CHECK("SO_PRIORITY 7 as nobody", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &seven, sizeof seven));
+	CHECK("SO_PRIORITY 6 as nobody", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &six, sizeof six));
+	close(t);
+}
+
 int main(int argc, char **argv)
 {
 	int port = argc > 1 ? atoi(argv[1]) : 47200;
@@ -451,5 +468,6 @@ int main(int argc, char **argv)
 	vectors(port + 4);
 	options();
 	ipv6(port + 6);
+	priority();
 	return 0;
 }
