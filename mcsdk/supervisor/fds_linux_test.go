@@ -468,6 +468,86 @@ func TestFileStateHash(t *testing.T) {
 	}
 }
 
+// TestInetOptionHash changes one inet socket option at a time and
+// requires the world hash to change (issue 36 §1: SO_RCVTIMEO bounds a
+// later receive, so states that differ only in it must not merge); the
+// same values set in another order, and a value kept for a socket the
+// node no longer holds, hash as the base does.
+func TestInetOptionHash(t *testing.T) {
+	rcvtimeo := vkernel.SockOpt{Level: vkernel.SolSocket, Name: vkernel.SoRcvtimeo}
+	sndtimeo := vkernel.SockOpt{Level: vkernel.SolSocket, Name: vkernel.SoSndtimeo}
+	nodelay := vkernel.SockOpt{Level: vkernel.SolTCP, Name: 1}
+	keepidle := vkernel.SockOpt{Level: vkernel.SolTCP, Name: 4}
+	timeval := func(sec, usec uint64) []byte {
+		return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, sec), usec)
+	}
+	int32v := func(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+	type set struct {
+		fd  int
+		opt vkernel.SockOpt
+		val []byte
+	}
+	// state is fileState with two TCP sockets (fds 13, 14) and one
+	// closed (its number 2 in the network), with the options set in order.
+	state := func(sets ...set) *node {
+		n := fileState()
+		net := netsim.New()
+		for fd := 13; fd <= 15; fd++ {
+			n.fds.Record(fd, &vfd{obj: &inetSock{net.NewSocketIn(0, netsim.Stream, false)}, ours: -1}, false)
+		}
+		n.fds.Forget(15)
+		for _, st := range sets {
+			if e := n.opts.Set(st.fd-13, netsimSock{n2sock(n, st.fd)}, st.opt, st.val, nil); e != 0 {
+				t.Fatalf("setting %v on fd %d: %v", st.opt, st.fd, e)
+			}
+		}
+		return n
+	}
+	base := fileHash(state())
+	if again := fileHash(state()); again != base {
+		t.Fatal("the same state hashes differently")
+	}
+	rows := []struct {
+		name string
+		sets []set
+		same bool // hashes as the base
+	}{
+		{"SO_RCVTIMEO 1s", []set{{13, rcvtimeo, timeval(1, 0)}}, false},
+		{"SO_RCVTIMEO 1us", []set{{13, rcvtimeo, timeval(0, 1)}}, false},
+		{"SO_RCVTIMEO 1s on the other socket", []set{{14, rcvtimeo, timeval(1, 0)}}, false},
+		{"SO_SNDTIMEO 1s", []set{{13, sndtimeo, timeval(1, 0)}}, false},
+		{"TCP_NODELAY on", []set{{13, nodelay, int32v(1)}}, false},
+		{"TCP_KEEPIDLE 60", []set{{13, keepidle, int32v(60)}}, false},
+		{"SO_RCVTIMEO and TCP_NODELAY", []set{{13, rcvtimeo, timeval(1, 0)}, {13, nodelay, int32v(1)}}, false},
+		{"SO_RCVTIMEO on the closed socket", nil, true},
+	}
+	seen := map[[32]byte]string{}
+	for _, r := range rows {
+		n := state(r.sets...)
+		if r.sets == nil { // the closed socket's value stays in the node's table
+			if e := n.opts.Set(2, netsimSock{netsim.New().NewSocketIn(0, netsim.Stream, false)}, rcvtimeo, timeval(1, 0), nil); e != 0 {
+				t.Fatal(e)
+			}
+		}
+		h := fileHash(n)
+		if (h == base) != r.same {
+			t.Errorf("%s: hashes as the base %v, want %v", r.name, h == base, r.same)
+		}
+		if other, ok := seen[h]; ok && !r.same {
+			t.Errorf("%s and %s hash the same", r.name, other)
+		}
+		seen[h] = r.name
+	}
+	a := fileHash(state(set{13, rcvtimeo, timeval(1, 0)}, set{13, nodelay, int32v(1)}))
+	b := fileHash(state(set{13, nodelay, int32v(1)}, set{13, rcvtimeo, timeval(1, 0)}))
+	if a != b {
+		t.Error("the same option values set in another order hash differently")
+	}
+}
+
+// n2sock is the network socket behind fd of n.
+func n2sock(n *node, fd int) *netsim.Socket { return n.fds.At(fd).obj.(*inetSock).Socket }
+
 // TestFileHashEveryKind pins the world hash of a descriptor table holding
 // every served kind: in-node files, a timerfd, epoll instances (one
 // nested) watching a timerfd, a random device and an inet socket, and

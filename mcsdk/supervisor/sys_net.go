@@ -404,11 +404,13 @@ func (s *inetSock) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
 	return [2]uint64{uint64(s.Pending())<<32 | uint64(s.events(c)), 0}
 }
 
-// hash writes the socket's number: its state is the network's, hashed
-// with the network.
+// hash writes the socket's number and its option values (the node
+// keeps them): the rest of its state is the network's, hashed with the
+// network.
 func (s *inetSock) hash(h *fileHasher) {
 	h.put(fileTagInet)
 	h.put(uint64(s.ID))
+	h.opts.HashSocket(s.ID, h.put)
 }
 
 // release closes the socket in the virtual network.

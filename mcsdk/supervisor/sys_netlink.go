@@ -57,12 +57,16 @@ var netlinkFlagOpts = map[uint64]bool{netlinkBcastError: true, netlinkNoENOBUFS:
 // sysNetlinkSocket implements socket(2) for AF_NETLINK: NETLINK_ROUTE,
 // raw or datagram (the same to netlink).
 func sysNetlinkSocket(c *call) result {
-	typ := c.arg(1) &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	_, typArg, proto, e := vkernel.SocketArgs(c.arg(0), c.arg(1), c.arg(2))
+	if e != 0 {
+		return errno(unix.Errno(e))
+	}
+	typ := typArg &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 	if typ != unix.SOCK_RAW && typ != unix.SOCK_DGRAM {
 		return errno(unix.ESOCKTNOSUPPORT)
 	}
-	if c.arg(2) != unix.NETLINK_ROUTE {
-		return failf("netlink family %s is not modelled (only NETLINK_ROUTE)", vkernel.NetlinkFamily(c.arg(2)))
+	if proto != unix.NETLINK_ROUTE {
+		return failf("netlink family %s is not modelled (only NETLINK_ROUTE)", vkernel.NetlinkFamily(proto))
 	}
 	ph, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -70,7 +74,7 @@ func sysNetlinkSocket(c *call) result {
 	}
 	unix.Close(ph[1])
 	s := &netlinkSock{typ: int(typ), route: vkernel.RouteSocket{Ifaces: vkernel.NodeInterfaces(c.n.id, netsim.Loopback)}}
-	return c.installOne(&vfd{obj: s}, ph[0], c.arg(1)&unix.SOCK_NONBLOCK != 0, c.arg(1)&unix.SOCK_CLOEXEC != 0)
+	return c.installOne(&vfd{obj: s}, ph[0], typArg&unix.SOCK_NONBLOCK != 0, typArg&unix.SOCK_CLOEXEC != 0)
 }
 
 var netlinkOps = map[int]fileOp{

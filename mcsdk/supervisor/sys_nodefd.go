@@ -94,10 +94,10 @@ func (c *call) fileHandler(h handler) handler {
 		delete(c.n.sigScan, pid)
 		c.n.adoptSignalfds()
 	}
-	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_UNIX {
+	if nr == unix.SYS_SOCKET && uint32(c.arg(0)) == unix.AF_UNIX { // an int: the low 32 bits
 		return sysUnixSocket
 	}
-	if nr == unix.SYS_SOCKET && c.arg(0) == unix.AF_NETLINK {
+	if nr == unix.SYS_SOCKET && uint32(c.arg(0)) == unix.AF_NETLINK {
 		return sysNetlinkSocket
 	}
 	if !fdFirst[nr] {
@@ -297,7 +297,7 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 // and the state of its description, shared state written once and named
 // by a canonical number afterwards.
 func (w *World) hashFiles(n *node, put func(uint64)) {
-	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}}
+	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}, opts: n.opts}
 	all := n.tables() // outside a call n.fds is the main process's
 	for _, t := range all {
 		for _, v := range t.All() {
@@ -317,6 +317,7 @@ type fileHasher struct {
 	put     func(uint64)
 	seen    map[any]uint64
 	written map[any]bool
+	opts    vkernel.InetOptValues // the node's inet sockets' option values
 }
 
 // ref is o's canonical number.

@@ -26,7 +26,19 @@ func inetSetsockopt(c *call, v *vfd) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return errno(unix.Errno(c.n.opts.Set(s.ID, s, opt, val)))
+	return errno(unix.Errno(c.n.opts.Set(s.ID, s, opt, val, c.netPrivileged)))
+}
+
+// CAP_NET_ADMIN's and CAP_NET_RAW's bits in a capability set.
+const capNetAdmin, capNetRaw = 12, 13
+
+// netPrivileged reports whether the calling thread has CAP_NET_ADMIN or
+// CAP_NET_RAW in its effective set (the node's credentials are its
+// threads' own: setuid and capset pass through). A set weft cannot read
+// grants nothing.
+func (c *call) netPrivileged() bool {
+	caps, err := hostCaps(c.n.memPid(), c.t.tid)
+	return err == nil && caps[0]&(1<<capNetAdmin|1<<capNetRaw) != 0
 }
 
 // rcvTimeout is SO_RCVTIMEO in nanoseconds (0 = none).

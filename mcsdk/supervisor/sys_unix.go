@@ -37,11 +37,15 @@ const sunPathMax = 108
 
 // unixSocket implements socket(2) for AF_UNIX.
 func sysUnixSocket(c *call) result {
-	typ, ok := vkernel.UnixType(c.arg(1))
+	_, typArg, proto, e := vkernel.SocketArgs(c.arg(0), c.arg(1), c.arg(2))
+	if e != 0 {
+		return errno(unix.Errno(e))
+	}
+	typ, ok := vkernel.UnixType(typArg)
 	if !ok {
 		return errno(unix.ESOCKTNOSUPPORT)
 	}
-	if c.arg(2) != 0 {
+	if proto != 0 {
 		return errno(unix.EPROTONOSUPPORT)
 	}
 	ph, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
@@ -49,7 +53,7 @@ func sysUnixSocket(c *call) result {
 		return errno(errnoOf(err))
 	}
 	unix.Close(ph[1])
-	return c.installOne(&vfd{obj: unixSock{vkernel.NewUnixSocket(typ)}}, ph[0], c.arg(1)&unix.SOCK_NONBLOCK != 0, c.arg(1)&unix.SOCK_CLOEXEC != 0)
+	return c.installOne(&vfd{obj: unixSock{vkernel.NewUnixSocket(typ)}}, ph[0], typArg&unix.SOCK_NONBLOCK != 0, typArg&unix.SOCK_CLOEXEC != 0)
 }
 
 // Socketpair implements socketpair(2): AF_UNIX only, as in Linux.
@@ -282,8 +286,8 @@ func unixConnect(c *call, v *vfd) result {
 // the backlog once its descriptor is installed.
 func unixAccept(c *call, v *vfd, flags uint64) result {
 	s := sockOf(v)
-	if flags&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
-		return errno(unix.EINVAL)
+	if e := vkernel.Accept4Flags(flags); e != 0 { // an int: the low 32 bits
+		return errno(unix.Errno(e))
 	}
 	srv, err := s.Pending(v.nonblocking())
 	if err != nil {

@@ -61,13 +61,47 @@ const (
 	ShutRdwr = 2
 )
 
+// socket(2)'s limits (linux/net.h, linux/socket.h): the type's low
+// bits are the type, the others its flags; families and types at or
+// above these are invalid.
+const (
+	sockTypeMask = 0xf
+	sockMax      = 11 // SOCK_MAX
+	nProto       = 46 // NPROTO (AF_MAX)
+	EAFNOSUPPORT = Errno(97)
+)
+
+// SocketArgs are socket(2)'s arguments as Linux reads them, C ints (the
+// low 32 bits of each register), with the checks every family shares
+// made first: a flag in typ other than SOCK_NONBLOCK and SOCK_CLOEXEC is
+// EINVAL, a family outside 0..AF_MAX-1 is EAFNOSUPPORT, a type at or
+// above SOCK_MAX is EINVAL (__sys_socket_create, __sock_create). typ
+// keeps its flags.
+func SocketArgs(domain, typ, proto uint64) (d, t, p uint64, e Errno) {
+	d, t, p = uint64(uint32(domain)), uint64(uint32(typ)), uint64(uint32(proto))
+	switch {
+	case t&^sockTypeMask&^(SockNonblock|SockCloexec) != 0:
+		return d, t, p, EINVAL
+	case d >= nProto: // a negative int too
+		return d, t, p, EAFNOSUPPORT
+	case t&sockTypeMask >= sockMax:
+		return d, t, p, EINVAL
+	}
+	return d, t, p, 0
+}
+
 // InetType is what socket(2) makes for an AF_INET or AF_INET6 socket:
 // SOCK_STREAM with protocol 0 or IPPROTO_TCP is TCP, SOCK_DGRAM with 0
 // or IPPROTO_UDP is UDP, another protocol is EPROTONOSUPPORT (ip(7)).
-// SOCK_NONBLOCK and SOCK_CLOEXEC in typ are the descriptor's. A domain
-// or type weft does not model is unmodelled (the supervisor ends the run
-// with it), not an errno.
+// SOCK_NONBLOCK and SOCK_CLOEXEC in typ are the descriptor's. The
+// arguments are read as Linux does (SocketArgs), whose errnos come
+// first. A domain or type weft does not model is unmodelled (the
+// supervisor ends the run with it), not an errno.
 func InetType(domain, typ, proto uint64) (stream, v6 bool, e Errno, unmodelled string) {
+	domain, typ, proto, e = SocketArgs(domain, typ, proto)
+	if e != 0 {
+		return false, false, e, ""
+	}
 	if domain != AfInet && domain != AfInet6 {
 		return false, false, 0, fmt.Sprintf("socket domain %d is not modelled (only AF_INET, AF_INET6, AF_UNIX, AF_NETLINK)", domain)
 	}
@@ -84,13 +118,14 @@ func InetType(domain, typ, proto uint64) (stream, v6 bool, e Errno, unmodelled s
 		}
 		return false, v6, 0, ""
 	}
-	return false, false, 0, fmt.Sprintf("socket type %d is not modelled (only SOCK_STREAM, SOCK_DGRAM)", typ)
+	return false, false, 0, fmt.Sprintf("socket type %d is not modelled (only SOCK_STREAM, SOCK_DGRAM)", typ&sockTypeMask)
 }
 
-// Accept4Flags is accept4(2)'s check of its flags, made before the
-// descriptor's: only SOCK_NONBLOCK and SOCK_CLOEXEC, else EINVAL.
+// Accept4Flags is accept4(2)'s check of its flags (a C int: the low 32
+// bits), made before the descriptor's: only SOCK_NONBLOCK and
+// SOCK_CLOEXEC, else EINVAL.
 func Accept4Flags(flags uint64) Errno {
-	if flags&^uint64(SockNonblock|SockCloexec) != 0 {
+	if uint32(flags)&^uint32(SockNonblock|SockCloexec) != 0 {
 		return EINVAL
 	}
 	return 0
@@ -177,9 +212,10 @@ func WaitAll(pending, max int, hup, connected, timedOut bool) bool {
 	return pending < max && !hup && connected && !timedOut
 }
 
-// InetShutdown decodes shutdown(2)'s how: which directions it shuts;
-// EINVAL for another value.
+// InetShutdown decodes shutdown(2)'s how (a C int: the low 32 bits):
+// which directions it shuts; EINVAL for another value.
 func InetShutdown(how uint64) (rd, wr bool, e Errno) {
+	how = uint64(uint32(how))
 	if how > ShutRdwr {
 		return false, false, EINVAL
 	}

@@ -44,6 +44,12 @@ func TestInetType(t *testing.T) {
 		{"ip(7): SOCK_DGRAM with IPPROTO_TCP is EPROTONOSUPPORT", AfInet, SockDgram, IPProtoTCP, false, false, EPROTONOSUPPORT, ""},
 		{"SOCK_RAW is not modelled", AfInet, 3, 0, false, false, 0, "socket type 3 is not modelled (only SOCK_STREAM, SOCK_DGRAM)"},
 		{"AF_PACKET is not modelled", 17, SockDgram, 0, false, false, 0, "socket domain 17 is not modelled (only AF_INET, AF_INET6, AF_UNIX, AF_NETLINK)"},
+		{"socket(2): the arguments are ints (bits above 32 ignored)", 1<<32 | AfInet, 1<<32 | SockStream, 1<<32 | IPProtoTCP, true, false, 0, ""},
+		{"socket(2): an unknown flag in type is EINVAL", AfInet, SockStream | 0x1000, 0, false, false, EINVAL, ""},
+		{"socket(2): a type at or above SOCK_MAX is EINVAL", AfInet, 12, 0, false, false, EINVAL, ""},
+		{"socket(2): a family at or above AF_MAX is EAFNOSUPPORT", 99, SockStream, 0, false, false, EAFNOSUPPORT, ""},
+		{"socket(2): a negative family is EAFNOSUPPORT", 0xffffffff, SockStream, 0, false, false, EAFNOSUPPORT, ""},
+		{"socket(2): the flags are checked before the family", 99, SockStream | 0x1000, 0, false, false, EINVAL, ""},
 	}
 	for _, c := range cases {
 		stream, v6, e, un := InetType(c.domain, c.typ, c.proto)
@@ -64,6 +70,7 @@ func TestInetCallRules(t *testing.T) {
 	}{
 		{"accept4(2): flags other than SOCK_NONBLOCK|SOCK_CLOEXEC are EINVAL", errOf(Accept4Flags(1)), EINVAL},
 		{"accept4(2): SOCK_NONBLOCK|SOCK_CLOEXEC", errOf(Accept4Flags(SockNonblock | SockCloexec)), nil},
+		{"accept4(2): flags are an int (bits above 32 ignored)", errOf(Accept4Flags(1<<32 | SockCloexec)), nil},
 		{"accept(2): a socket not listening is EINVAL", InetAccept(false, true, false), EINVAL},
 		{"accept(2): a pending connection is taken", InetAccept(true, true, true), nil},
 		{"accept(2): none pending, non-blocking: EAGAIN", InetAccept(true, false, true), EAGAIN},
@@ -151,7 +158,8 @@ func TestInetShutdown(t *testing.T) {
 		how    uint64
 		rd, wr bool
 		e      Errno
-	}{{ShutRd, true, false, 0}, {ShutWr, false, true, 0}, {ShutRdwr, true, true, 0}, {3, false, false, EINVAL}}
+	}{{ShutRd, true, false, 0}, {ShutWr, false, true, 0}, {ShutRdwr, true, true, 0}, {3, false, false, EINVAL},
+		{1<<32 | ShutWr, false, true, 0}, {0xffffffff, false, false, EINVAL}} // how is an int
 	for _, c := range cases {
 		if rd, wr, e := InetShutdown(c.how); rd != c.rd || wr != c.wr || e != c.e {
 			t.Errorf("how %d: (%v, %v, %v), want (%v, %v, %v)", c.how, rd, wr, e, c.rd, c.wr, c.e)

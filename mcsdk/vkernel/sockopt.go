@@ -1,8 +1,10 @@
 package vkernel
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -105,7 +107,7 @@ var inetOptions = map[SockOpt]OptSpec{
 	// routes or ICMP errors to change. TCP_CORK and TCP_DEFER_ACCEPT only
 	// delay what weft's latency already makes arbitrary.
 	{SolSocket, 10}: {"SO_OOBINLINE", OptBool, 0, 0, 0, false},
-	{SolSocket, 12}: {"SO_PRIORITY", OptInt, 0, 0, 6, false},
+	{SolSocket, 12}: {"SO_PRIORITY", OptInt, 0, 0, 6, false}, // beyond: privRange
 	{SolTCP, 3}:     {"TCP_CORK", OptBool, 0, 0, 0, true},
 	{SolTCP, 9}:     {"TCP_DEFER_ACCEPT", OptInt, 0, 0, 1<<31 - 1, true},
 	{SolTCP, 23}:    {"TCP_FASTOPEN", OptInt, 0, 0, 1<<31 - 1, true},
@@ -130,6 +132,11 @@ var inetOptions = map[SockOpt]OptSpec{
 // ip(7)'s IP_TTL (then the route's, 64), ipv6(7)'s IPV6_UNICAST_HOPS
 // (64) and IPV6_TCLASS (0); getsockopt then reports the default.
 var minusOneDefault = map[SockOpt]bool{{SolIP, 2}: true, {SolIPv6, 16}: true, {SolIPv6, 67}: true}
+
+// privRange are the options whose value outside Lo..Hi needs
+// CAP_NET_ADMIN or CAP_NET_RAW (EPERM without, not EINVAL): SO_PRIORITY
+// above 6 or negative (socket(7); sk_set_prio_allowed).
+var privRange = map[SockOpt]bool{{SolSocket, 12}: true}
 
 // ipTOS is IP_TOS: ip(7) keeps the low byte of the value set; on a TCP
 // socket its two ECN bits stay the kernel's (0 here: weft marks no
@@ -243,8 +250,10 @@ type InetOptValues map[InetOptKey][]byte
 // it asks for the default, IP_TOS keeps its low byte, the buffer
 // sizes and IPV6_V6ONLY go to the socket (IPV6_V6ONLY only before bind,
 // EINVAL after, ipv6(7)), a timeval or linger shorter than its struct is
-// EINVAL.
-func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte) Errno {
+// EINVAL. privileged reports whether the caller has CAP_NET_ADMIN or
+// CAP_NET_RAW, which SO_PRIORITY outside 0..6 needs (EPERM without); it
+// is asked only then, and nil is neither.
+func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privileged func() bool) Errno {
 	spec, ok := inetOptions[opt]
 	if !ok {
 		return ENOPROTOOPT
@@ -266,6 +275,10 @@ func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte) Errno
 			val = intOpt(i)
 		case i == -1 && minusOneDefault[opt]:
 			val = intOpt(spec.Def)
+		case (i < spec.Lo || i > spec.Hi) && privRange[opt]:
+			if privileged == nil || !privileged() {
+				return EPERM
+			}
 		case i < spec.Lo || i > spec.Hi:
 			return EINVAL
 		}
@@ -351,6 +364,37 @@ func (o InetOptValues) Timeout(id int, snd bool) int64 {
 	sec := int64(binary.LittleEndian.Uint64(b))
 	usec := int64(binary.LittleEndian.Uint64(b[8:]))
 	return sec*1e9 + usec*1e3
+}
+
+// HashSocket writes socket id's option values for the world hash, in
+// level and name order: SO_RCVTIMEO, SO_SNDTIMEO and the values
+// getsockopt reports differ later, so two states that differ only in
+// them must not merge. Each option opens with a word whose top bit is
+// set, so a socket with none writes nothing and the options' end is
+// plain to whatever the caller writes next (a word below 2^63).
+func (o InetOptValues) HashSocket(id int, put func(uint64)) {
+	var opts []SockOpt
+	for k := range o {
+		if k.Sock == id {
+			opts = append(opts, k.Opt)
+		}
+	}
+	slices.SortFunc(opts, func(a, b SockOpt) int {
+		if a.Level != b.Level {
+			return cmp.Compare(a.Level, b.Level)
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	for _, opt := range opts {
+		val := o[InetOptKey{id, opt}]
+		put(1<<63 | opt.Level<<32 | opt.Name&(1<<32-1))
+		put(uint64(len(val)))
+		for i := 0; i < len(val); i += 8 {
+			var w [8]byte
+			copy(w[:], val[i:])
+			put(binary.LittleEndian.Uint64(w[:]))
+		}
+	}
 }
 
 // GetsockoptLen is how much of a value of n bytes getsockopt(2) writes

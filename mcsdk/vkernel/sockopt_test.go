@@ -132,7 +132,7 @@ func TestSetGetOption(t *testing.T) {
 	for _, c := range cases {
 		s := c.sock
 		var o InetOptValues
-		if e := o.Set(3, &s, c.opt, c.val); e != c.setErr {
+		if e := o.Set(3, &s, c.opt, c.val, nil); e != c.setErr {
 			t.Errorf("%s: set %v, want %v", c.rule, e, c.setErr)
 		}
 		got, ge := o.Get(3, &s, c.opt)
@@ -147,6 +147,39 @@ func TestSetGetOption(t *testing.T) {
 		}
 		if other, _ := o.Get(4, &s, c.opt); !bytes.Equal(other, mustDefault(t, c.opt)) {
 			t.Errorf("%s: another socket reads %v, want the default", c.rule, other)
+		}
+	}
+}
+
+// TestPriorityPrivilege checks SO_PRIORITY outside 0..6: kept for a
+// caller with CAP_NET_ADMIN or CAP_NET_RAW, EPERM (not EINVAL) for one
+// without (socket(7)); within 0..6 the privilege is not asked.
+func TestPriorityPrivilege(t *testing.T) {
+	prio := SockOpt{SolSocket, 12}
+	yes, no := func() bool { return true }, func() bool { return false }
+	asked := func() bool { t.Error("privilege asked for SO_PRIORITY 6"); return false }
+	cases := []struct {
+		rule string
+		val  int32
+		priv func() bool
+		e    Errno
+		get  int32
+	}{
+		{"7 with the capability is kept", 7, yes, 0, 7},
+		{"-1 with the capability is kept", -1, yes, 0, -1},
+		{"7 without is EPERM", 7, no, EPERM, 0},
+		{"-1 without is EPERM", -1, no, EPERM, 0},
+		{"7 with no credentials known is EPERM", 7, nil, EPERM, 0},
+		{"6 needs no capability", 6, asked, 0, 6},
+	}
+	for _, c := range cases {
+		s := tcp4
+		var o InetOptValues
+		if e := o.Set(1, &s, prio, i32(c.val), c.priv); e != c.e {
+			t.Errorf("%s: %v, want %v", c.rule, e, c.e)
+		}
+		if got, _ := o.Get(1, &s, prio); !bytes.Equal(got, i32(c.get)) {
+			t.Errorf("%s: reads %v, want %d", c.rule, got, c.get)
 		}
 	}
 }
@@ -210,7 +243,7 @@ func TestTimeout(t *testing.T) {
 	var o InetOptValues
 	s := tcp4
 	tv := append(binary.LittleEndian.AppendUint64(nil, 1), binary.LittleEndian.AppendUint64(nil, 250000)...)
-	if e := o.Set(5, &s, SockOpt{SolSocket, SoSndtimeo}, tv); e != 0 {
+	if e := o.Set(5, &s, SockOpt{SolSocket, SoSndtimeo}, tv, nil); e != 0 {
 		t.Fatal(e)
 	}
 	if got := o.Timeout(5, true); got != 1_250_000_000 {

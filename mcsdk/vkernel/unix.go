@@ -352,10 +352,11 @@ func (s *UnixSocket) PeerNameOf() []byte {
 }
 
 // Shutdown is shutdown(2) with how SHUT_RD (0), SHUT_WR (1) or SHUT_RDWR
-// (2): EINVAL beyond, ENOTCONN on an unconnected stream or seqpacket
+// (2), a C int (the low 32 bits): EINVAL beyond, ENOTCONN on an unconnected stream or seqpacket
 // socket. On a connection the peer sees the mirror image (SHUT_WR here
 // is the end of file there).
 func (s *UnixSocket) Shutdown(how uint64) error {
+	how = uint64(uint32(how))
 	if how > 2 {
 		return EINVAL
 	}

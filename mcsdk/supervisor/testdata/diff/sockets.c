@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -92,6 +93,8 @@ static void nonblocking_connect(int port)
 	CHECK("recv(empty, nonblocking)", recv(s, b, sizeof b, 0));
 	CHECK("accept4(bad flags)", accept4(l, NULL, NULL, 0x40));
 	CHECK("accept(empty, nonblocking listener)", (fcntl(l, F_SETFL, O_NONBLOCK), accept(l, NULL, NULL)));
+	/* flags, shutdown's how and socket's arguments are C ints: Linux reads the low 32 bits */
+	CHECK("accept4(flags with bits above an int)", syscall(SYS_accept4, l, 0L, 0L, 0x100000000L | SOCK_CLOEXEC));
 	close(s);
 	close(c);
 
@@ -189,6 +192,8 @@ static void shutdowns(int port)
 	CHECK("shutdown(SHUT_RD)", shutdown(s, SHUT_RD));
 	CHECK("recv after SHUT_RD", recv(s, b, sizeof b, 0));
 	CHECK("shutdown(bad how)", shutdown(s, 7));
+	CHECK("shutdown(how with bits above an int)", syscall(SYS_shutdown, s, 0x100000000L | SHUT_RD));
+	CHECK("shutdown(how -1 as an int)", syscall(SYS_shutdown, s, 0xffffffffL));
 	int u = socket(AF_INET, SOCK_STREAM, 0);
 	CHECK("shutdown(unconnected)", shutdown(u, SHUT_RDWR));
 	close(u);
@@ -349,6 +354,18 @@ static void options(void)
 	SAME("SO_PROTOCOL %d", v);
 	close(t);
 	close(u);
+	long hi = 0x100000000L;
+	int h = (int)syscall(SYS_socket, hi | AF_INET, hi | SOCK_DGRAM, hi | IPPROTO_UDP);
+	CHECK("socket(AF_INET, args with bits above an int)", h);
+	close(h);
+	h = (int)syscall(SYS_socket, hi | AF_UNIX, hi | SOCK_STREAM, hi);
+	CHECK("socket(AF_UNIX, args with bits above an int)", h);
+	close(h);
+	CHECK("socket(unknown type flag)", socket(AF_INET, SOCK_STREAM | 0x1000, 0));
+	CHECK("socket(AF_UNIX, unknown type flag)", socket(AF_UNIX, SOCK_STREAM | 0x1000, 0));
+	CHECK("socket(type above SOCK_MAX)", socket(AF_INET, 12, 0));
+	CHECK("socket(family above AF_MAX)", socket(99, SOCK_STREAM, 0));
+	CHECK("socket(negative family)", socket(-1, SOCK_STREAM, 0));
 }
 
 static void ipv6(int port)
@@ -424,6 +441,23 @@ static void ipv6(int port)
 	close(u4);
 }
 
+/* priority: SO_PRIORITY above 6 needs CAP_NET_ADMIN or CAP_NET_RAW
+ * (root has them: kept); without them it is EPERM. It runs last: it
+ * gives up root. */
+static void priority(void)
+{
+	int t = socket(AF_INET, SOCK_STREAM, 0), seven = 7, six = 6, v = 0;
+	socklen_t len = sizeof v;
+	CHECK("SO_PRIORITY 7 as we run", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &seven, sizeof seven));
+	getsockopt(t, SOL_SOCKET, SO_PRIORITY, &v, &len);
+	SAME("SO_PRIORITY reads %d", v);
+	if (setresuid(65534, 65534, 65534) != 0 && errno != EPERM)
+		SAME("setresuid: %s", strerrorname_np(errno));
+	CHECK("SO_PRIORITY 7 as nobody", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &seven, sizeof seven));
+	CHECK("SO_PRIORITY 6 as nobody", setsockopt(t, SOL_SOCKET, SO_PRIORITY, &six, sizeof six));
+	close(t);
+}
+
 int main(int argc, char **argv)
 {
 	int port = argc > 1 ? atoi(argv[1]) : 47200;
@@ -434,5 +468,6 @@ int main(int argc, char **argv)
 	vectors(port + 4);
 	options();
 	ipv6(port + 6);
+	priority();
 	return 0;
 }
