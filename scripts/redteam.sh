@@ -118,6 +118,16 @@ sleeper_state() {
 
 # --- running a node -----------------------------------------------------
 
+# stop_run ends a run past its bound: TERM, 2 s for weft to end its nodes,
+# then KILL; RC=124.
+stop_run() {
+	kill -TERM "$WPID" 2>/dev/null
+	sleep 2
+	kill -KILL "$WPID" 2>/dev/null
+	wait "$WPID" 2>/dev/null
+	RC=124
+}
+
 # run_node BIN NAME PARAMS...: one weft run of a model whose nodes run BIN
 # {rundir} {id} NAME PARAMS; output in $OUT, exit status in $RC, weft's
 # pid in $WPID. NODES, PRE (a command prefix), INHERIT (open descriptors
@@ -158,21 +168,13 @@ run_node() {
 			wait "$dog" 2>/dev/null
 			return
 		fi
-		kill -TERM "$WPID" 2>/dev/null
-		sleep 2
-		kill -KILL "$WPID" 2>/dev/null
-		wait "$WPID" 2>/dev/null
-		RC=124
+		stop_run
 		return
 	fi
 	while read -r _p _c st _ 2>/dev/null </proc/$WPID/stat && [[ $st != Z ]]; do
 		[[ ${POLL:-} ]] && $POLL
 		if ((SECONDS - start >= TMO)); then
-			kill -TERM "$WPID" 2>/dev/null
-			sleep 2
-			kill -KILL "$WPID" 2>/dev/null
-			wait "$WPID" 2>/dev/null
-			RC=124
+			stop_run
 			return
 		fi
 		sleep 0.1
