@@ -10,12 +10,9 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"hash"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -50,10 +47,8 @@ type goldenPart struct {
 	sum  [32]byte
 }
 
-// goldenParts hashes each part of w's hash alone, in the order and with
-// the functions World.Hash uses (HashGlobals, no extra bytes). Hash's own
-// result is the first part, "full": a part Hash gains and this list
-// lacks still shows there.
+// goldenParts hashes each part of w's hash alone (World.hashParts,
+// HashGlobals, no extra bytes), after Hash's own result, "full".
 func goldenParts(t *testing.T, w *World) []goldenPart {
 	t.Helper()
 	full, err := w.Hash(HashGlobals, nil)
@@ -61,68 +56,17 @@ func goldenParts(t *testing.T, w *World) []goldenPart {
 		t.Fatal(err)
 	}
 	parts := []goldenPart{{"full", full}}
-	part := func(name string, f func(h hash.Hash, put func(uint64)) error) {
+	for _, p := range w.hashParts(HashGlobals, nil) {
 		h := sha256.New()
 		var b [8]byte
 		put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
-		if err := f(h, put); err != nil {
-			t.Fatalf("hashing %s: %v", name, err)
+		if err := p.write(h, put); err != nil {
+			t.Fatalf("hashing %s: %v", p.name, err)
 		}
 		var sum [32]byte
 		copy(sum[:], h.Sum(nil))
-		parts = append(parts, goldenPart{name, sum})
+		parts = append(parts, goldenPart{p.name, sum})
 	}
-	for i, n := range w.nodes {
-		p := fmt.Sprintf("n%d.", i)
-		if n.exited {
-			part(p+"exited", func(_ hash.Hash, put func(uint64)) error { put(uint64(n.status)); return nil })
-			continue
-		}
-		part(p+"tasks", func(_ hash.Hash, put func(uint64)) error { return w.hashTasks(n, put) })
-		part(p+"files", func(_ hash.Hash, put func(uint64)) error { w.hashFiles(n, put); return nil })
-		part(p+"cwds", func(h hash.Hash, _ func(uint64)) error { w.hashCwds(n, h); return nil })
-		part(p+"signals", func(_ hash.Hash, put func(uint64)) error { w.hashSignals(n, HashGlobals, put); return nil })
-		part(p+"procs", func(h hash.Hash, put func(uint64)) error { return w.hashProcs(n, HashGlobals, put, h) })
-		part(p+"limits", func(_ hash.Hash, put func(uint64)) error {
-			hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
-			return nil
-		})
-		part(p+"sysv", func(h hash.Hash, put func(uint64)) error {
-			n.hashSysv(put, func(b []byte) { h.Write(b) })
-			return nil
-		})
-	}
-	part("inodes", func(_ hash.Hash, put func(uint64)) error { w.inodes.Digest(put); return nil })
-	part("leases", func(_ hash.Hash, put func(uint64)) error {
-		if w.leases != nil {
-			w.leases.Hash(put)
-		}
-		return nil
-	})
-	part("clocks", func(h hash.Hash, _ func(uint64)) error { w.hashClocks(h); return nil })
-	part("datadirs", func(h hash.Hash, _ func(uint64)) error { return w.hashDataDirs(h) })
-	part("net", func(h hash.Hash, _ func(uint64)) error { w.net.Hash(h); return nil })
-	part("env", func(h hash.Hash, put func(uint64)) error {
-		for i, sent := range w.clientSent {
-			if sent {
-				put(uint64(i))
-			}
-		}
-		for _, r := range w.replies {
-			put(uint64(r.Node))
-			put(uint64(r.Req + 1))
-			h.Write([]byte(r.Line))
-			h.Write([]byte(r.Err))
-		}
-		for _, id := range slices.Sorted(maps.Keys(w.envBuf)) {
-			if b := w.envBuf[id]; len(b) > 0 {
-				put(uint64(id))
-				h.Write(b)
-			}
-		}
-		return nil
-	})
-	part("time", func(_ hash.Hash, put func(uint64)) error { put(uint64(w.now)); put(w.rand.drawn); return nil })
 	return parts
 }
 

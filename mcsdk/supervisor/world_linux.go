@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"maps"
 	"os"
 	"slices"
@@ -987,69 +988,102 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 // Hash returns a canonical hash of the world at a quiescent point: each
 // node's liveness, the call it is parked in, its memory (HashMemory) or
 // only the given extra bytes (HashGlobals), the network, the environment
-// and the clock, and each node's virtual resource limits.
+// and the clock, and each node's virtual resource limits: hashParts, in
+// order, into one digest.
 func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	h := sha256.New()
 	var b [8]byte
 	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
-	for _, n := range w.nodes {
-		if n.exited {
-			put(1)
-			put(uint64(n.status))
-			continue
-		}
-		put(0)
-		if err := w.hashTasks(n, put); err != nil {
+	for _, p := range w.hashParts(mode, extra) {
+		if err := p.write(h, put); err != nil {
 			return [32]byte{}, err
 		}
-		w.hashFiles(n, put)
-		w.hashCwds(n, h)
-		w.hashSignals(n, mode, put)
-		if mode == HashMemory {
-			if err := w.hashMemory(n, h); err != nil {
-				return [32]byte{}, err
-			}
-		}
-		if err := w.hashProcs(n, mode, put, h); err != nil {
-			return [32]byte{}, err
-		}
-		hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
-		n.hashSysv(put, func(b []byte) { h.Write(b) })
 	}
-	h.Write(extra)
-	w.inodes.Digest(put) // the next virtual inode numbers
-	if w.leases != nil { // an empty table hashes as none
-		w.leases.Hash(put)
-	}
-	w.hashClocks(h)
-	if err := w.hashDataDirs(h); err != nil {
-		return [32]byte{}, err
-	}
-	w.net.Hash(h)
-	for i, sent := range w.clientSent {
-		if sent {
-			put(uint64(i))
-		}
-	}
-	for _, r := range w.replies {
-		put(uint64(r.Node))
-		put(uint64(r.Req + 1))
-		h.Write([]byte(r.Line))
-		h.Write([]byte(r.Err))
-	}
-	for _, id := range slices.Sorted(maps.Keys(w.envBuf)) { // replies not yet ended by a newline
-		if b := w.envBuf[id]; len(b) > 0 {
-			put(uint64(id))
-			h.Write(b)
-		}
-	}
-	put(uint64(w.now))
-	// The random stream is a function of the seed and of how much of it
-	// was drawn: its position decides every later draw.
-	put(w.rand.drawn)
 	var sum [32]byte
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
+}
+
+// hashPart is one named part of the world hash: write adds it to h (put
+// writes one word). World.Hash writes every part into one digest; the
+// golden test (TestGoldenWorldHash) also hashes each alone, so that a
+// changed hash names the part that moved.
+type hashPart struct {
+	name  string
+	write func(h hash.Hash, put func(uint64)) error
+}
+
+// hashParts are the parts of the world's hash in mode, in the order
+// World.Hash writes them: per node ("n0.live", then its tasks, files,
+// cwds, signals, memory with HashMemory, procs, limits and sysv; an ended
+// node only its liveness and status), then the extra bytes, the next
+// inode numbers, leases, clocks, data directories, the network, the
+// environment (clients' sends, replies, partial replies) and the time
+// with the random stream's position.
+func (w *World) hashParts(mode HashMode, extra []byte) []hashPart {
+	var parts []hashPart
+	add := func(name string, f func(h hash.Hash, put func(uint64)) error) {
+		parts = append(parts, hashPart{name, f})
+	}
+	for i, n := range w.nodes {
+		p := fmt.Sprintf("n%d.", i)
+		if n.exited {
+			add(p+"exited", func(_ hash.Hash, put func(uint64)) error { put(1); put(uint64(n.status)); return nil })
+			continue
+		}
+		add(p+"live", func(_ hash.Hash, put func(uint64)) error { put(0); return nil })
+		add(p+"tasks", func(_ hash.Hash, put func(uint64)) error { return w.hashTasks(n, put) })
+		add(p+"files", func(_ hash.Hash, put func(uint64)) error { w.hashFiles(n, put); return nil })
+		add(p+"cwds", func(h hash.Hash, _ func(uint64)) error { w.hashCwds(n, h); return nil })
+		add(p+"signals", func(_ hash.Hash, put func(uint64)) error { w.hashSignals(n, mode, put); return nil })
+		if mode == HashMemory {
+			add(p+"memory", func(h hash.Hash, _ func(uint64)) error { return w.hashMemory(n, h) })
+		}
+		add(p+"procs", func(h hash.Hash, put func(uint64)) error { return w.hashProcs(n, mode, put, h) })
+		add(p+"limits", func(_ hash.Hash, put func(uint64)) error {
+			hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
+			return nil
+		})
+		add(p+"sysv", func(h hash.Hash, put func(uint64)) error {
+			n.hashSysv(put, func(b []byte) { h.Write(b) })
+			return nil
+		})
+	}
+	add("extra", func(h hash.Hash, _ func(uint64)) error { h.Write(extra); return nil })
+	add("inodes", func(_ hash.Hash, put func(uint64)) error { w.inodes.Digest(put); return nil }) // the next virtual inode numbers
+	add("leases", func(_ hash.Hash, put func(uint64)) error {
+		if w.leases != nil { // an empty table hashes as none
+			w.leases.Hash(put)
+		}
+		return nil
+	})
+	add("clocks", func(h hash.Hash, _ func(uint64)) error { w.hashClocks(h); return nil })
+	add("datadirs", func(h hash.Hash, _ func(uint64)) error { return w.hashDataDirs(h) })
+	add("net", func(h hash.Hash, _ func(uint64)) error { w.net.Hash(h); return nil })
+	add("env", func(h hash.Hash, put func(uint64)) error {
+		for i, sent := range w.clientSent {
+			if sent {
+				put(uint64(i))
+			}
+		}
+		for _, r := range w.replies {
+			put(uint64(r.Node))
+			put(uint64(r.Req + 1))
+			h.Write([]byte(r.Line))
+			h.Write([]byte(r.Err))
+		}
+		for _, id := range slices.Sorted(maps.Keys(w.envBuf)) { // replies not yet ended by a newline
+			if b := w.envBuf[id]; len(b) > 0 {
+				put(uint64(id))
+				h.Write(b)
+			}
+		}
+		return nil
+	})
+	// The random stream is a function of the seed and of how much of it
+	// was drawn: its position decides every later draw.
+	add("time", func(_ hash.Hash, put func(uint64)) error { put(uint64(w.now)); put(w.rand.drawn); return nil })
+	return parts
 }
 
 // Output returns what node i wrote to stdout and stderr, in order.
