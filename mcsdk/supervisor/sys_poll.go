@@ -26,9 +26,9 @@ func sysPoll(c *call) result {
 func sysPpoll(c *call) result {
 	timeout := int64(-1)
 	if c.arg(2) != 0 {
-		ns, err := c.readTimespec(c.arg(2))
-		if err != nil {
-			return errno(unix.EFAULT)
+		ns, e := c.readWaitTimeout(c.arg(2), false)
+		if e != 0 {
+			return errno(e)
 		}
 		timeout = ns
 	}
@@ -206,11 +206,11 @@ func (c *call) wait(timeout int64) (r result, wait bool) {
 func sysSelect(c *call) result {
 	timeout := int64(-1)
 	if c.arg(4) != 0 {
-		b, err := c.read(c.arg(4), 16)
-		if err != nil {
-			return errno(unix.EFAULT)
+		ns, e := c.readWaitTimeout(c.arg(4), true)
+		if e != 0 {
+			return errno(e)
 		}
-		timeout = int64(binary.LittleEndian.Uint64(b))*1e9 + int64(binary.LittleEndian.Uint64(b[8:]))*1e3
+		timeout = ns
 	}
 	return selectCommon(c, timeout)
 }
@@ -220,9 +220,9 @@ func sysSelect(c *call) result {
 func sysPselect6(c *call) result {
 	timeout := int64(-1)
 	if c.arg(4) != 0 {
-		ns, err := c.readTimespec(c.arg(4))
-		if err != nil {
-			return errno(unix.EFAULT)
+		ns, e := c.readWaitTimeout(c.arg(4), false)
+		if e != 0 {
+			return errno(e)
 		}
 		timeout = ns
 	}
@@ -341,6 +341,29 @@ func (c *call) writeTimeLeft() {
 		out = vkernel.TimevalBytes(left)
 	}
 	c.write(addr, out) // a failed write changes nothing of the answer (Linux ignores it)
+}
+
+// readWaitTimeout reads the timeout of ppoll or pselect6 (a struct
+// timespec) or of select (timeval, a struct timeval) as nanoseconds, or
+// the errno the kernel answers before looking at any descriptor: EFAULT
+// for an address it cannot read, EINVAL for a timeout that is not valid
+// (poll_select_set_timeout: a negative second or a nanosecond outside
+// 0..999999999). select first carries tv_usec's whole seconds (as C
+// divides, toward zero) into tv_sec, so {-1, 2000000} is one second and
+// {1, -1} is not valid.
+func (c *call) readWaitTimeout(addr uint64, timeval bool) (int64, unix.Errno) {
+	b, err := c.read(addr, 16)
+	if err != nil {
+		return 0, unix.EFAULT
+	}
+	sec, frac := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+	if timeval {
+		sec, frac = sec+frac/1e6, frac%1e6*1e3
+	}
+	if sec < 0 || frac < 0 || frac >= 1e9 {
+		return 0, unix.EINVAL
+	}
+	return sec*1e9 + frac, 0
 }
 
 // readTimespec reads a struct timespec as nanoseconds.

@@ -79,7 +79,7 @@ func sysNanosleep(c *call) result {
 	if err != nil {
 		return errno(unix.EFAULT)
 	}
-	return sleep(c, c.after(ns), c.arg(1))
+	return sleep(c, c.after(ns))
 }
 
 // ClockNanosleep implements clock_nanosleep(2), relative or TIMER_ABSTIME.
@@ -95,10 +95,12 @@ func sysClockNanosleep(c *call) result {
 	if c.arg(1)&unix.TIMER_ABSTIME != 0 {
 		deadline = c.until(c.arg(0), ns)
 	}
-	return sleep(c, deadline, c.arg(3))
+	return sleep(c, deadline)
 }
 
-func sleep(c *call, deadline int64, rem uint64) result {
+// sleep parks the call until deadline; only an interrupted sleep writes
+// its rem (the signal path, which reads the call's own arguments).
+func sleep(c *call, deadline int64) result {
 	if !c.started {
 		c.started = true
 		c.deadline = deadline
@@ -106,8 +108,5 @@ func sleep(c *call, deadline int64, rem uint64) result {
 	if !c.timedOut && c.deadline > c.w.now {
 		return park()
 	}
-	if rem != 0 {
-		c.write(rem, make([]byte, 16))
-	}
-	return ret(0)
+	return ret(0) // a completed sleep leaves rem as it was (nanosleep(2))
 }

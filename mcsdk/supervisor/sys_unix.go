@@ -58,14 +58,9 @@ func sysUnixSocket(c *call) result {
 
 // Socketpair implements socketpair(2): AF_UNIX only, as in Linux.
 func sysSocketpair(c *call) result {
-	typ, ok := vkernel.UnixType(c.arg(1))
-	switch {
-	case c.arg(0) != unix.AF_UNIX:
-		return errno(unix.EOPNOTSUPP)
-	case !ok:
-		return errno(unix.ESOCKTNOSUPPORT)
-	case c.arg(2) != 0:
-		return errno(unix.EPROTONOSUPPORT)
+	typ, typFlags, e := vkernel.UnixPairArgs(c.arg(0), c.arg(1), c.arg(2))
+	if e != 0 {
+		return errno(unix.Errno(e))
 	}
 	ph, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -73,10 +68,10 @@ func sysSocketpair(c *call) result {
 	}
 	a, b := vkernel.NewUnixPair(typ)
 	flags := uint64(0)
-	if c.arg(1)&unix.SOCK_NONBLOCK != 0 {
+	if typFlags&unix.SOCK_NONBLOCK != 0 {
 		flags |= unix.O_NONBLOCK
 	}
-	if c.arg(1)&unix.SOCK_CLOEXEC != 0 {
+	if typFlags&unix.SOCK_CLOEXEC != 0 {
 		flags |= unix.O_CLOEXEC
 	}
 	return c.installPair(&vfd{obj: unixSock{a}}, &vfd{obj: unixSock{b}}, ph[0], ph[1], c.arg(3), flags)

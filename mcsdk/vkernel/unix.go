@@ -120,6 +120,37 @@ func UnixType(arg uint64) (int, bool) {
 	return int(typ), false
 }
 
+// af_unix's answer to a type it does not take, and its family number.
+const (
+	ESOCKTNOSUPPORT = Errno(94)
+	afUnix          = 1 // AF_UNIX, PF_UNIX
+)
+
+// UnixPairArgs are socketpair(2)'s arguments as Linux reads them: the
+// checks socket(2) makes first (SocketArgs: C ints, the type's flags, the
+// family's and the type's range), then EOPNOTSUPP for a family other than
+// AF_UNIX (no other has socketpair), then af_unix's own (unix_create): a
+// protocol other than 0 and PF_UNIX is EPROTONOSUPPORT, a type it does
+// not take ESOCKTNOSUPPORT. typ is the socket's type (UnixType), flags
+// the type argument's SOCK_NONBLOCK and SOCK_CLOEXEC.
+func UnixPairArgs(domain, typArg, proto uint64) (typ int, flags uint64, e Errno) {
+	domain, typArg, proto, e = SocketArgs(domain, typArg, proto)
+	if e != 0 {
+		return 0, 0, e
+	}
+	if domain != afUnix {
+		return 0, 0, EOPNOTSUPP
+	}
+	if proto != 0 && proto != afUnix {
+		return 0, 0, EPROTONOSUPPORT
+	}
+	typ, ok := UnixType(typArg)
+	if !ok {
+		return 0, 0, ESOCKTNOSUPPORT
+	}
+	return typ, typArg & (SockNonblock | SockCloexec), 0
+}
+
 // NewUnixSocket is a new, unbound socket of type typ (socket(2)).
 func NewUnixSocket(typ int) *UnixSocket { return &UnixSocket{typ: typ} }
 

@@ -626,3 +626,38 @@ func TestUnixHash(t *testing.T) {
 		t.Error("the listener's name is not the bound one")
 	}
 }
+
+// TestUnixPairArgs checks socketpair(2)'s reading of its arguments
+// against what Linux answered natively (testdata/diff/unix.c, pairargs):
+// C ints, socket(2)'s checks first, then EOPNOTSUPP for another family,
+// then af_unix's protocol and type.
+func TestUnixPairArgs(t *testing.T) {
+	const hi = 1 << 32
+	for _, tc := range []struct {
+		name            string
+		domain, typ, pr uint64
+		wantTyp         int
+		wantFlags       uint64
+		want            Errno
+	}{
+		{"high bits", hi | 1, hi | SockStream, hi, SockStream, 0, 0},
+		{"high bits, nonblock", hi | 1, hi | SockDgram | SockNonblock, hi, SockDgram, SockNonblock, 0},
+		{"raw is dgram, cloexec", 1, 3 | SockCloexec, 0, SockDgram, SockCloexec, 0},
+		{"protocol PF_UNIX", 1, SockSeqpacket, 1, SockSeqpacket, 0, 0},
+		{"protocol 2", 1, SockStream, 2, 0, 0, EPROTONOSUPPORT},
+		{"protocol 2, bad type", 1, 9, 2, 0, 0, EPROTONOSUPPORT},
+		{"bad flag", 1, SockStream | 0x10, 0, 0, 0, EINVAL},
+		{"bad flag, AF_INET", AfInet, SockStream | 0x10, 0, 0, 0, EINVAL},
+		{"type SOCK_MAX", 1, 11, 0, 0, 0, EINVAL},
+		{"type SOCK_PACKET", 1, 10, 0, 0, 0, ESOCKTNOSUPPORT},
+		{"family 46", 46, SockStream, 0, 0, 0, EAFNOSUPPORT},
+		{"family -1", 0xffffffffffffffff, SockStream, 0, 0, 0, EAFNOSUPPORT},
+		{"AF_INET, high bits", hi | AfInet, hi | SockStream, 0, 0, 0, EOPNOTSUPP},
+	} {
+		typ, flags, e := UnixPairArgs(tc.domain, tc.typ, tc.pr)
+		if typ != tc.wantTyp || flags != tc.wantFlags || e != tc.want {
+			t.Errorf("%s: UnixPairArgs(%#x, %#x, %#x) = %d, %#o, %v; want %d, %#o, %v", tc.name, tc.domain, tc.typ, tc.pr,
+				typ, flags, e, tc.wantTyp, tc.wantFlags, tc.want)
+		}
+	}
+}

@@ -8,6 +8,11 @@
  * say only whether it was written and its bounds; weft's virtual clock
  * makes it exact ("~" lines). The raw calls are used: glibc's wrappers
  * pass the kernel a copy.
+ *
+ * A timeout the kernel rejects (poll_select_set_timeout, timespec64_valid:
+ * a negative tv_sec, a tv_nsec outside 0..999999999) is EINVAL before any
+ * descriptor is looked at; select first carries whole seconds of tv_usec
+ * into tv_sec, so only what is left after that must be valid.
  */
 #include "probe.h"
 #include <pthread.h>
@@ -60,6 +65,30 @@ static void show(const char *name, const char *how, long r, int err, long long g
 	VIRT("%s, %s: left %lld", name, how, left);
 }
 
+/* bad tries each call with timeout {sec, frac} (frac in ns, or in us for
+ * select) on fd, ready at once, and prints its answer. */
+static void bad(int fd, long long sec, long long frac)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	fd_set r;
+	struct timespec ts = { sec, frac };
+	FD_ZERO(&r);
+	FD_SET(fd, &r);
+	errno = 0;
+	long ret = syscall(SYS_ppoll, &p, 1, &ts, NULL, 8);
+	SAME("ppoll, timeout {%lld, %lld}: -> %ld %s", sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	ts = (struct timespec){ sec, frac };
+	errno = 0;
+	ret = syscall(SYS_pselect6, fd + 1, &r, NULL, NULL, &ts, NULL);
+	SAME("pselect6, timeout {%lld, %lld}: -> %ld %s", sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	struct timeval tv = { sec, frac };
+	FD_ZERO(&r);
+	FD_SET(fd, &r);
+	errno = 0;
+	ret = syscall(SYS_select, fd + 1, &r, NULL, NULL, &tv);
+	SAME("select, timeout {%lld, %lld}: -> %ld %s", sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -92,5 +121,11 @@ int main(void)
 		r = call(calls[i], empty[0], 0, &left);
 		SAME("%s, zero timeout: -> %ld; left %lld", calls[i], r, left);
 	}
+	long long edges[][2] = {
+		{ -1, 0 }, { 0, -1 }, { 0, 999999 }, { 0, 1000000 }, { 0, 999999999 }, { 0, 1000000000 },
+		{ 1, -1000000 }, { 1, -1 }, { 0, -1000000 }, { -2, 3000000 }, { -1, 2000000 },
+	};
+	for (unsigned i = 0; i < sizeof edges / sizeof edges[0]; i++)
+		bad(full[0], edges[i][0], edges[i][1]);
 	return 0;
 }

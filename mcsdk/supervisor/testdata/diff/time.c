@@ -31,6 +31,16 @@ int main(void)
 	long long b = ns(CLOCK_MONOTONIC);
 	SAME("slept at least 10ms: %d", b - a >= 10 * 1000 * 1000);
 	VIRT("slept %lld ns", b - a);
+	/* A sleep that completes leaves rem as it was (nanosleep(2)): only
+	 * an interrupted one writes what is left. */
+	struct timespec rem;
+	memset(&rem, 0x5a, sizeof rem);
+	CHECK("nanosleep(1ms, rem)", nanosleep(&(struct timespec){ 0, 1000000 }, &rem));
+	SAME("nanosleep completed: rem %llx %llx", (unsigned long long)rem.tv_sec, (unsigned long long)rem.tv_nsec);
+	memset(&rem, 0x5a, sizeof rem);
+	errno = clock_nanosleep(CLOCK_MONOTONIC, 0, &(struct timespec){ 0, 1000000 }, &rem);
+	SAME("clock_nanosleep completed: %s rem %llx %llx", errno ? strerrorname_np(errno) : "ok",
+	     (unsigned long long)rem.tv_sec, (unsigned long long)rem.tv_nsec);
 	struct tms tm;
 	clock_t ticks = times(&tm);
 	SAME("times ok: %d", ticks != (clock_t)-1);

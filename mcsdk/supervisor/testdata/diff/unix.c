@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -246,6 +247,45 @@ static void rights(int type, const char *what)
 	unlink("rights-file");
 }
 
+/* pairargs: socketpair reads its domain, type and protocol as C ints (the
+ * low 32 bits of each register), checks the type's flags, the family and
+ * the type's range before the family's own rules; AF_UNIX takes protocol
+ * 0 or PF_UNIX (unix_create). The raw call passes whole registers. */
+static void pairargs(void)
+{
+	const long hi = 0x100000000L;
+	struct {
+		const char *name;
+		long d, t, p;
+	} cases[] = {
+		{ "high bits", hi | AF_UNIX, hi | SOCK_STREAM, hi },
+		{ "high bits, nonblock", hi | AF_UNIX, hi | SOCK_DGRAM | SOCK_NONBLOCK, hi },
+		{ "protocol PF_UNIX", AF_UNIX, SOCK_STREAM, PF_UNIX },
+		{ "protocol 2", AF_UNIX, SOCK_STREAM, 2 },
+		{ "protocol 2, bad type", AF_UNIX, 9, 2 },
+		{ "bad flag", AF_UNIX, SOCK_STREAM | 0x10, 0 },
+		{ "bad flag, AF_INET", AF_INET, SOCK_STREAM | 0x10, 0 },
+		{ "type SOCK_MAX", AF_UNIX, 11, 0 },
+		{ "type SOCK_PACKET", AF_UNIX, 10, 0 },
+		{ "family 46", 46, SOCK_STREAM, 0 },
+		{ "family -1", -1, SOCK_STREAM, 0 },
+		{ "family -1 as 64 bits", 0xffffffffL, SOCK_STREAM, 0 },
+		{ "AF_INET, high bits", hi | AF_INET, hi | SOCK_STREAM, 0 },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int sv[2];
+		errno = 0;
+		long r = syscall(SYS_socketpair, cases[i].d, cases[i].t, cases[i].p, sv);
+		SAME("socketpair %s -> %ld %s", cases[i].name, r, r < 0 ? strerrorname_np(errno) : "ok");
+		if (r == 0) {
+			SAME("socketpair %s: nonblocking %d, sends %d", cases[i].name,
+			     (fcntl(sv[0], F_GETFL) & O_NONBLOCK) != 0, (int)write(sv[0], "ab", 2));
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -261,5 +301,6 @@ int main(void)
 	rights(SOCK_SEQPACKET, "seqpacket");
 	CHECK("socket(AF_UNIX, SOCK_RAW)", socket(AF_UNIX, SOCK_RAW, 0));
 	CHECK("socketpair(AF_INET)", socketpair(AF_INET, SOCK_STREAM, 0, (int[2]){ 0 }));
+	pairargs();
 	return 0;
 }
