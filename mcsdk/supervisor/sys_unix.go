@@ -37,23 +37,16 @@ const sunPathMax = 108
 
 // unixSocket implements socket(2) for AF_UNIX.
 func sysUnixSocket(c *call) result {
-	_, typArg, proto, e := vkernel.SocketArgs(c.arg(0), c.arg(1), c.arg(2))
+	typ, flags, e := vkernel.UnixPairArgs(c.arg(0), c.arg(1), c.arg(2)) // unix_create's checks, socketpair's too
 	if e != 0 {
 		return errno(unix.Errno(e))
-	}
-	typ, ok := vkernel.UnixType(typArg)
-	if !ok {
-		return errno(unix.ESOCKTNOSUPPORT)
-	}
-	if proto != 0 {
-		return errno(unix.EPROTONOSUPPORT)
 	}
 	ph, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return errno(errnoOf(err))
 	}
 	unix.Close(ph[1])
-	return c.installOne(&vfd{obj: unixSock{vkernel.NewUnixSocket(typ)}}, ph[0], typArg&unix.SOCK_NONBLOCK != 0, typArg&unix.SOCK_CLOEXEC != 0)
+	return c.installOne(&vfd{obj: unixSock{vkernel.NewUnixSocket(typ)}}, ph[0], flags&unix.SOCK_NONBLOCK != 0, flags&unix.SOCK_CLOEXEC != 0)
 }
 
 // Socketpair implements socketpair(2): AF_UNIX only, as in Linux.

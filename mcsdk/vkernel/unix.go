@@ -126,7 +126,8 @@ const (
 	afUnix          = 1 // AF_UNIX, PF_UNIX
 )
 
-// UnixPairArgs are socketpair(2)'s arguments as Linux reads them: the
+// UnixPairArgs are socketpair(2)'s arguments, and socket(2)'s for
+// AF_UNIX (whose family check passes), as Linux reads them: the
 // checks socket(2) makes first (SocketArgs: C ints, the type's flags, the
 // family's and the type's range), then EOPNOTSUPP for a family other than
 // AF_UNIX (no other has socketpair), then af_unix's own (unix_create): a

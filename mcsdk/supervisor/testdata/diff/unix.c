@@ -284,6 +284,16 @@ static void pairargs(void)
 			close(sv[1]);
 		}
 	}
+	/* socket(2) on AF_UNIX makes the same checks in the same order. */
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if ((int)cases[i].d != AF_UNIX)
+			continue;
+		errno = 0;
+		long r = syscall(SYS_socket, cases[i].d, cases[i].t, cases[i].p);
+		SAME("socket %s -> %s", cases[i].name, r < 0 ? strerrorname_np(errno) : "ok");
+		if (r >= 0)
+			close((int)r);
+	}
 }
 
 int main(void)
