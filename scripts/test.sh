@@ -86,19 +86,24 @@ vstatus=$?
 echo "weftverify pass (go test -tags weftverify ./mcsdk/supervisor/):"
 build/testtimes <build/test-weftverify.json | tee build/test-weftverify.log
 echo
-# The virtual kernel is plain Go: its tests pass as an unprivileged user
-# with no seccomp (issue 36). As root, they run as nobody, from a copy of
-# the package readable by it (the clone may lie under a 0700 home).
-echo "vkernel as an unprivileged user:"
-go test -c -o build/vkernel.test ./mcsdk/vkernel
+# The virtual kernel is plain Go: its tests, and those of the virtual
+# network (netsim: inet sockets' state), pass as an unprivileged user with
+# no seccomp (issue 36). As root, they run as nobody, from a copy of the
+# packages readable by it (the clone may lie under a 0700 home).
+echo "vkernel and netsim as an unprivileged user:"
 vk=$(mktemp -d)
-cp -r mcsdk/vkernel "$vk/" && cp build/vkernel.test "$vk/vkernel/" && chmod -R a+rX "$vk"
-if [ "$(id -u)" = 0 ]; then
-  (cd "$vk/vkernel" && setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs ./vkernel.test -test.count=1)
-else
-  (cd "$vk/vkernel" && ./vkernel.test -test.count=1)
-fi
-ustatus=$?
+ustatus=0
+for pkg in vkernel netsim; do
+  go test -c -o "build/$pkg.test" "./mcsdk/$pkg" &&
+    cp -r "mcsdk/$pkg" "$vk/" && cp "build/$pkg.test" "$vk/$pkg/" && chmod -R a+rX "$vk" || ustatus=1
+done
+for pkg in vkernel netsim; do
+  if [ "$(id -u)" = 0 ]; then
+    (cd "$vk/$pkg" && setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs "./$pkg.test" -test.count=1) || ustatus=1
+  else
+    (cd "$vk/$pkg" && "./$pkg.test" -test.count=1) || ustatus=1
+  fi
+done
 rm -rf "$vk"
 echo
 build/testtimes -slowest 15 build/test.json build/test-weftverify.json

@@ -100,6 +100,17 @@
 // (sys_net.go, sys_sockopt.go, sys_mmsg.go) moves addresses, bytes and
 // option values to and from the node's memory.
 //
+// Why an inet socket's binding and connection state stay in netsim and
+// are not copied here: they change exactly when the scheduler delivers,
+// drops or duplicates a message (a SYN makes a pending connection, a FIN
+// ends a direction, a reset sets SO_ERROR), and netsim is the one store
+// of in-flight messages that every mode's World.Apply acts on
+// (ARCHITECTURE.md, "One action path"). A second copy of a connection's
+// state here would be two stores to keep in step. netsim is held to this
+// package's rules: it imports nothing of the host (TestImportsNoHost
+// checks both packages), its tests pass as an unprivileged user
+// (scripts/test.sh), and the world hash and checkpoints cover it.
+//
 // Signal semantics (signals.go): the kernel still keeps each thread's
 // pending sets, masks and actions and runs handlers natively, and the
 // supervisor reads them from /proc (ThreadSig, ParseTaskStatus takes the
