@@ -237,6 +237,8 @@ var epollOps = map[int]fileOp{
 
 func (ep *vepoll) ops() map[int]fileOp { return epollOps }
 
+func (*vepoll) fileKind() vkernel.FileKind { return anonFileKind }
+
 // events: readable while a wait would report an event.
 func (ep *vepoll) events(c *call) uint32 {
 	if len(ep.Collect(1, false, epollProbe{c})) > 0 {

@@ -56,6 +56,8 @@ var eventfdOps = map[int]fileOp{
 
 func (e *eventFD) ops() map[int]fileOp { return eventfdOps }
 
+func (*eventFD) fileKind() vkernel.FileKind { return anonFileKind }
+
 func (e *eventFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.Gens()) }
 
 func (e *eventFD) events(*call) uint32 { return e.Events() }

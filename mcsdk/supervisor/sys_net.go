@@ -392,6 +392,8 @@ func sysNotSocket(c *call) result { return notSocket(c, c.arg(0)) }
 
 func (s *inetSock) ops() map[int]fileOp { return inetOps }
 
+func (*inetSock) fileKind() vkernel.FileKind { return socketFileKind }
+
 // events follows the socket's state in the virtual network
 // (vkernel.InetReadiness).
 func (s *inetSock) events(*call) uint32 {

@@ -107,6 +107,8 @@ var netlinkOps = map[int]fileOp{
 
 func (s *netlinkSock) ops() map[int]fileOp { return netlinkOps }
 
+func (*netlinkSock) fileKind() vkernel.FileKind { return socketFileKind }
+
 func (s *netlinkSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 {
 	return x.WakeOf(s.genIn, s.genOut)
 }

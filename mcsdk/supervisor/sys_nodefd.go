@@ -42,6 +42,9 @@ import (
 type nodeFile interface {
 	// ops are the syscalls the kind serves itself, by number.
 	ops() map[int]fileOp
+	// fileKind is what the description's status flags' rules need to
+	// know of the kind (vkernel.OpenFile).
+	fileKind() vkernel.FileKind
 	// events is the description's poll(2) mask now.
 	events(c *call) uint32
 	// wake counts the wake-ups an edge-triggered epoll entry e watching
@@ -55,6 +58,14 @@ type nodeFile interface {
 	// release runs when the description's last descriptor closes.
 	release(w *World, n *node)
 }
+
+// The status flags' rules of the kinds that share them: an anonymous
+// inode's (eventfd, timerfd, signalfd, epoll: root's, read-write, no
+// fasync) and a socket's (the creator's, read-write, SIGIO on I/O).
+var (
+	anonFileKind   = vkernel.FileKind{Mode: vkernel.ORdwr, Async: vkernel.AsyncNone, RootOwned: true}
+	socketFileKind = vkernel.FileKind{Mode: vkernel.ORdwr, Async: vkernel.AsyncSignals}
+)
 
 // timedFile is a kind whose readiness changes at a time of the virtual
 // clock without any call (a timerfd; an epoll instance watching one): a
@@ -128,6 +139,15 @@ var fdFirst = map[int]bool{
 	unix.SYS_SENDMMSG: true, unix.SYS_RECVMMSG: true, unix.SYS_SENDFILE: true,
 }
 
+// opened gives v, a new description, its status flags from the creation
+// flags oflags (O_NONBLOCK: SOCK_NONBLOCK, EFD_NONBLOCK, TFD_NONBLOCK),
+// unless its maker set them (an open of a random device).
+func opened(v *vfd, oflags uint64) {
+	if v.file == nil {
+		v.file = vkernel.NewOpenFile(v.obj.fileKind(), int(oflags))
+	}
+}
+
 // injectAt installs weft's descriptor ph in the node (not as the call's
 // answer) and records v there; v.ours becomes ph.
 func (c *call) injectAt(v *vfd, ph int, cloexec bool) (int, error) {
@@ -149,7 +169,9 @@ func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) res
 		closeBoth()
 		return errno(unix.EFAULT)
 	}
-	if flags&unix.O_NONBLOCK != 0 {
+	opened(a, flags&unix.O_NONBLOCK)
+	opened(b, flags&unix.O_NONBLOCK)
+	if flags&unix.O_NONBLOCK != 0 { // the placeholders follow (fcntlSetfl)
 		unix.SetNonblock(pa, true)
 		unix.SetNonblock(pb, true)
 	}
@@ -176,6 +198,11 @@ func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) res
 // installOne gives the node one new descriptor for weft's placeholder ph
 // as the call's answer.
 func (c *call) installOne(v *vfd, ph int, nonblock, cloexec bool) result {
+	if nonblock {
+		opened(v, unix.O_NONBLOCK)
+	} else {
+		opened(v, 0)
+	}
 	if nonblock {
 		unix.SetNonblock(ph, true)
 	}
@@ -346,7 +373,7 @@ func (h *fileHasher) desc(v *vfd) {
 		return
 	}
 	v.obj.hash(h)
-	put(boolBits(v.nonblocking()))
+	put(v.file.HashWord())
 }
 
 // sigpipe answers a write to a pipe or stream socket whose reader is gone:

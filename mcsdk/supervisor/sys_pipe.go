@@ -66,6 +66,16 @@ func espipe(*call, *vfd) result { return errno(unix.ESPIPE) }
 
 func (e *pipeEnd) ops() map[int]fileOp { return pipeOps }
 
+// fileKind: a pipe's end, read-only or write-only, which sends SIGIO
+// (vkernel.AsyncSignals) and takes O_DIRECT as packet mode.
+func (e *pipeEnd) fileKind() vkernel.FileKind {
+	k := vkernel.FileKind{Mode: vkernel.ORdonly, Async: vkernel.AsyncSignals, Pipe: true}
+	if e.write {
+		k.Mode = vkernel.OWronly
+	}
+	return k
+}
+
 func (e *pipeEnd) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.p.Gens()) }
 
 func (e *pipeEnd) events(*call) uint32 { return e.p.Events(e.write) }

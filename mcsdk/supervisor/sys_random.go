@@ -93,6 +93,12 @@ var randomOps = map[int]fileOp{
 
 func (*randomDev) ops() map[int]fileOp { return randomOps }
 
+// fileKind: a device node's description, root's, with the open's access
+// mode; its fasync has nothing left to signal (vkernel.AsyncQuiet).
+func (r *randomDev) fileKind() vkernel.FileKind {
+	return vkernel.FileKind{Mode: int(r.accmode) | vkernel.OLargefile, Async: vkernel.AsyncQuiet, RootOwned: true}
+}
+
 func (*randomDev) events(*call) uint32 { return vkernel.RandomEvents }
 
 // wake: a random device keeps no wake-ups.

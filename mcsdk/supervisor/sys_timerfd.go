@@ -171,6 +171,8 @@ var timerfdOps = map[int]fileOp{
 
 func (t *vtimer) ops() map[int]fileOp { return timerfdOps }
 
+func (*vtimer) fileKind() vkernel.FileKind { return anonFileKind }
+
 // events counts the expirations up to now; then vkernel.Timerfd.Events.
 func (t *vtimer) events(c *call) uint32 {
 	t.fire(c.w.now)

@@ -107,6 +107,8 @@ func sockOf(v *vfd) *vkernel.UnixSocket { return v.obj.(unixSock).UnixSocket }
 
 func (s unixSock) ops() map[int]fileOp { return unixOps }
 
+func (unixSock) fileKind() vkernel.FileKind { return socketFileKind }
+
 func (s unixSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(s.Gens()) }
 
 func (s unixSock) events(*call) uint32 { return s.Events() }
