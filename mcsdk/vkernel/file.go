@@ -75,6 +75,8 @@ var (
 )
 
 // OpenFile is an open file description's access mode and status flags.
+// Its readers (Flags, Nonblocking, HashWord) take a nil OpenFile as a
+// description with none.
 type OpenFile struct {
 	kind  FileKind
 	flags int
@@ -91,10 +93,15 @@ func NewOpenFile(k FileKind, oflags int) *OpenFile {
 }
 
 // Flags is F_GETFL's answer.
-func (f *OpenFile) Flags() int { return f.flags }
+func (f *OpenFile) Flags() int {
+	if f == nil {
+		return 0
+	}
+	return f.flags
+}
 
 // Nonblocking reports O_NONBLOCK.
-func (f *OpenFile) Nonblocking() bool { return f.flags&ONonblock != 0 }
+func (f *OpenFile) Nonblocking() bool { return f.Flags()&ONonblock != 0 }
 
 // Caller is what F_SETFL's permission check needs of the calling thread.
 type Caller struct {
@@ -169,5 +176,5 @@ func (f *OpenFile) HashWord() uint64 {
 	if f.Nonblocking() {
 		w = 1
 	}
-	return w | uint64(f.flags&(OAppend|OAsync|ODirect|ONoatime|OSync))
+	return w | uint64(f.Flags()&(OAppend|OAsync|ODirect|ONoatime|OSync))
 }

@@ -129,6 +129,10 @@ func TestOpenFileHashWord(t *testing.T) {
 		{testAnon, OAppend, OAppend},
 		{testRandom, OAsync | ONonblock | ONoatime, 1 | OAsync | ONoatime},
 	}
+	var none *OpenFile
+	if none.HashWord() != 0 || none.Flags() != 0 || none.Nonblocking() {
+		t.Errorf("a nil OpenFile: hash word %#x, flags %#o", none.HashWord(), none.Flags())
+	}
 	for _, tc := range cases {
 		if got := NewOpenFile(tc.kind, tc.oflags).HashWord(); got != tc.want {
 			t.Errorf("HashWord of %#o on mode %#o: %#x, want %#x", tc.oflags, tc.kind.Mode, got, tc.want)
