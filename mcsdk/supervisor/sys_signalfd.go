@@ -99,8 +99,8 @@ func (n *node) adoptSignalfd(fd int) (*vfd, bool) {
 	}
 	v := &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
 	fl := fdinfoFlags(info)
-	v.file = vkernel.NewOpenFile(v.obj.fileKind(), int(fl)) // SFD_NONBLOCK, as the kernel made it
-	n.fds.Record(fd, v, fl&unix.O_CLOEXEC != 0)             // the number the kernel chose
+	v.file = vkernel.NewOpenFile(v.obj.Kind(), int(fl)) // SFD_NONBLOCK, as the kernel made it
+	n.fds.Record(fd, v, fl&unix.O_CLOEXEC != 0)         // the number the kernel chose
 	return v, true
 }
 
@@ -111,18 +111,18 @@ var signalfdOps = map[int]fileOp{
 
 func (s *sigFD) ops() map[int]fileOp { return signalfdOps }
 
-func (*sigFD) fileKind() vkernel.FileKind { return anonFileKind }
+func (*sigFD) Kind() vkernel.FileKind { return anonFileKind }
 
-func (s *sigFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(0, 0) }
+func (s *sigFD) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(0, 0) }
 
-func (s *sigFD) events(c *call) uint32 { return s.Events(c.pendingSignals()) }
+func (s *sigFD) Events(w vkernel.FileWorld) uint32 { return s.Signalfd.Events(w.PendingSignals()) }
 
-func (s *sigFD) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	s.Hash(h.put)
+func (s *sigFD) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	s.Signalfd.Hash(h.Put)
 }
 
-func (s *sigFD) release(*World, *node) {}
+func (s *sigFD) Release(vkernel.FileWorld) {}
 
 // readSignalfd lets a read run natively when it will not block
 // (vkernel.Signalfd.Read), and parks it otherwise.

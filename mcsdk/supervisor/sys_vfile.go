@@ -151,7 +151,7 @@ func (c *call) installRandom(path string, oflags uint64) result {
 		flags |= unix.SOCK_CLOEXEC
 	}
 	v := &vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE), random: path == "/dev/random"}}
-	v.file = vkernel.NewOpenFile(v.obj.fileKind(), int(oflags)) // O_APPEND, O_SYNC… as open keeps them
+	v.file = vkernel.NewOpenFile(v.obj.Kind(), int(oflags)) // O_APPEND, O_SYNC… as open keeps them
 	return c.install(v, flags)
 }
 

@@ -178,3 +178,89 @@ func (f *OpenFile) HashWord() uint64 {
 	}
 	return w | uint64(f.Flags()&(OAppend|OAsync|ODirect|ONoatime|OSync))
 }
+
+// ServedFile is the state behind one open file description of a kind weft
+// serves (issue 36 §1: one file interface): inet sockets of the virtual
+// network, random devices, timerfds, epoll instances, pipe ends,
+// eventfds, unix and netlink sockets, signalfds. Its methods take no
+// supervisor type: what a kind needs of the world beyond its own state
+// comes through FileWorld. The supervisor's kinds implement it, each
+// with its table of syscalls (the one dispatch by kind); the
+// description's status flags are its OpenFile, beside it.
+type ServedFile interface {
+	// Kind is what the status flags' rules need to know of the kind.
+	Kind() FileKind
+	// Events is the description's poll(2) mask now.
+	Events(w FileWorld) uint32
+	// Wake counts the wake-ups an edge-triggered epoll entry e watching
+	// the description can see (it reports a ready descriptor again after
+	// a new one): readers' and writers' wake-ups for the kinds that count
+	// them, the state a wake-up changes for the others.
+	Wake(w FileWorld, e *EpollEntry) [2]uint64
+	// Hash writes the kind's tag and its state (shared objects through
+	// h, once each).
+	Hash(h *FileHasher)
+	// Release runs when the description's last descriptor closes.
+	Release(w FileWorld)
+}
+
+// TimedFile is a ServedFile whose readiness changes at a time of the virtual
+// clock without any call (a timerfd; an epoll instance watching one): a
+// poll on it must wake then.
+type TimedFile interface {
+	// NextTimer is the next such world time, 0 none.
+	NextTimer(w FileWorld) int64
+}
+
+// FileWorld is what a ServedFile needs of the world beyond its own state, as
+// plain values or the world's own services; the supervisor implements it
+// for the calling thread (or for the node, outside a call).
+type FileWorld interface {
+	// Now is the world's virtual time (timerfds).
+	Now() int64
+	// PendingSignals is the set pending for the calling thread, its own
+	// and its process's (signalfds); 0 outside a call.
+	PendingSignals() uint64
+	// Probe answers what the files an epoll instance watches report now.
+	Probe() EpollProbe
+	// UnixNames are the node's bound AF_UNIX names, which a closed
+	// socket gives up.
+	UnixNames() *UnixNames
+	// DropRight closes a descriptor in flight (SCM_RIGHTS) on a socket
+	// that closed.
+	DropRight(r any)
+	// CloseInet closes the socket of the virtual network that an inet
+	// socket's description holds (its handle, netsim's socket).
+	CloseInet(handle any)
+}
+
+// FileHasher writes descriptor state for the world hash: objects are
+// numbered in the order met (descriptors first, in fd order), and each
+// one's state is written once.
+type FileHasher struct {
+	Put     func(uint64)
+	Opts    InetOptValues // the node's inet sockets' option values
+	seen    map[any]uint64
+	written map[any]bool
+}
+
+// NewFileHasher is a hasher writing to put.
+func NewFileHasher(put func(uint64), opts InetOptValues) *FileHasher {
+	return &FileHasher{Put: put, Opts: opts, seen: map[any]uint64{}, written: map[any]bool{}}
+}
+
+// Ref is o's canonical number.
+func (h *FileHasher) Ref(o any) uint64 {
+	if _, ok := h.seen[o]; !ok {
+		h.seen[o] = uint64(len(h.seen) + 1)
+	}
+	return h.seen[o]
+}
+
+// IDs writes nothing: it numbers o and reports whether its state was
+// written already, marking it written.
+func (h *FileHasher) IDs(o any) (uint64, bool) {
+	old := h.written[o]
+	h.written[o] = true
+	return h.Ref(o), old
+}
