@@ -164,6 +164,19 @@ var diffProbes = []struct {
 	// set_tid_address (weft answers it): cleared and woken when the main
 	// thread ends, so a thread joining it returns.
 	{name: "mainjoin"},
+	// The status flags of every served kind's description
+	// (vkernel.OpenFile): F_GETFL after creation, F_SETFL of each flag
+	// and of the ones it may not change, FIONBIO, FIOASYNC, and sharing
+	// across dup and fork. weft refuses O_ASYNC where Linux would send
+	// SIGIO, and O_DIRECT (packet mode) on a pipe.
+	{name: "fileflags", weft: []string{
+		"~ pipe read end F_SETFL(O_DIRECT) -> -1 EINVAL\n", "~ pipe write end after F_SETFL(O_DIRECT): F_GETFL 01000001 ok\n",
+		"~ pipe read end F_SETFL(O_ASYNC) -> -1 EINVAL\n", "~ pipe write end ioctl(FIOASYNC 1) -> -1 EINVAL\n",
+		"~ socketpair F_SETFL(O_ASYNC) -> -1 EINVAL\n", "~ socketpair after F_SETFL(O_ASYNC): F_GETFL 02 ok\n",
+		"~ unix socket ioctl(FIOASYNC 1) -> -1 EINVAL\n", "~ netlink socket F_SETFL(O_ASYNC) -> -1 EINVAL\n",
+		"~ udp socket ioctl(FIOASYNC 1) -> -1 EINVAL\n", "~ tcp socket after F_SETFL(O_ASYNC): F_GETFL 02 ok\n",
+		"~ tcp socket ioctl(FIOASYNC 0) -> 0 ok\n",
+	}},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

@@ -69,10 +69,7 @@ func (c *call) writeU32(addr uint64, v uint32) error {
 }
 
 // nonblocking reports O_NONBLOCK on the shared file description.
-func (v *vfd) nonblocking() bool {
-	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
-	return err == nil && fl&unix.O_NONBLOCK != 0
-}
+func (v *vfd) nonblocking() bool { return v.file.Nonblocking() }
 
 // installSocket gives the target a new descriptor for sock: a placeholder
 // unix socket, never connected, injected with SECCOMP_ADDFD_FLAG_SEND as
@@ -86,6 +83,7 @@ func (c *call) installSocket(sock *netsim.Socket, flags uint64) result {
 
 // install injects a new descriptor for v (see installSocket).
 func (c *call) install(v *vfd, flags uint64) result {
+	opened(v, flags&unix.SOCK_NONBLOCK)
 	ours, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|int(flags&unix.SOCK_NONBLOCK), 0)
 	if err != nil {
 		return errno(unix.ENFILE)

@@ -192,7 +192,7 @@ func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) res
 	}
 	evs := ep.Collect(max, true, epollProbe{c})
 	if len(evs) == 0 {
-		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.nextTimer(c)); wait {
+		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.NextTimer(c.files())); wait {
 			return r
 		}
 		return ret(0) // a pending signal its mask lets through stays pending: Linux's ep_poll gives up on the timeout first
@@ -225,7 +225,7 @@ func (p epollProbe) Wake(e *vkernel.EpollEntry) [2]uint64 {
 	if e.File() == nil {
 		return [2]uint64{uint64(c.kernelEvents(e.Fd())), 0}
 	}
-	return e.File().(*vfd).obj.wake(c, e)
+	return e.File().(*vfd).obj.Wake(c.files(), e)
 }
 
 var epollOps = map[int]fileOp{
@@ -237,39 +237,41 @@ var epollOps = map[int]fileOp{
 
 func (ep *vepoll) ops() map[int]fileOp { return epollOps }
 
-// events: readable while a wait would report an event.
-func (ep *vepoll) events(c *call) uint32 {
-	if len(ep.Collect(1, false, epollProbe{c})) > 0 {
+func (*vepoll) Kind() vkernel.FileKind { return anonFileKind }
+
+// Events: readable while a wait would report an event.
+func (ep *vepoll) Events(w vkernel.FileWorld) uint32 {
+	if len(ep.Collect(1, false, w.Probe())) > 0 {
 		return unix.POLLIN | pollRdnorm
 	}
 	return 0
 }
 
-// wake: the bytes of the records a wait would report now.
-func (ep *vepoll) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
-	return [2]uint64{uint64(len(ep.Collect(1<<20, false, epollProbe{c})) * vkernel.EpollEventSize), 0}
+// Wake: the bytes of the records a wait would report now.
+func (ep *vepoll) Wake(w vkernel.FileWorld, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{uint64(len(ep.Collect(1<<20, false, w.Probe())) * vkernel.EpollEventSize), 0}
 }
 
-// nextTimer is the next expiry of the timerfds (or nested instances'
+// NextTimer is the next expiry of the timerfds (or nested instances'
 // timerfds) it watches, 0 none.
-func (ep *vepoll) nextTimer(c *call) int64 {
+func (ep *vepoll) NextTimer(fw vkernel.FileWorld) int64 {
 	var next int64
 	for e := range ep.Entries() {
 		if w, ok := e.File().(*vfd); ok && e.Armed() && w.EpollInstance() != ep.Epoll {
-			if t, ok := w.obj.(timedFile); ok {
-				next = earlier(next, t.nextTimer(c))
+			if t, ok := w.obj.(vkernel.TimedFile); ok {
+				next = earlier(next, t.NextTimer(fw))
 			}
 		}
 	}
 	return next
 }
 
-func (ep *vepoll) hash(h *fileHasher) {
-	h.put(fileTagEpoll)
-	ep.Hash(h.put, h.ref)
+func (ep *vepoll) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagEpoll)
+	ep.Epoll.Hash(h.Put, h.Ref)
 }
 
-func (ep *vepoll) release(*World, *node) {}
+func (ep *vepoll) Release(vkernel.FileWorld) {}
 
 // kernelFD reports whether the node has fd open (a descriptor weft does
 // not serve).

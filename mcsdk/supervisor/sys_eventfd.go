@@ -56,16 +56,20 @@ var eventfdOps = map[int]fileOp{
 
 func (e *eventFD) ops() map[int]fileOp { return eventfdOps }
 
-func (e *eventFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.Gens()) }
+func (*eventFD) Kind() vkernel.FileKind { return anonFileKind }
 
-func (e *eventFD) events(*call) uint32 { return e.Events() }
-
-func (e *eventFD) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	e.Hash(h.put)
+func (e *eventFD) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 {
+	return x.WakeOf(e.Gens())
 }
 
-func (e *eventFD) release(*World, *node) {}
+func (e *eventFD) Events(vkernel.FileWorld) uint32 { return e.Eventfd.Events() }
+
+func (e *eventFD) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	e.Eventfd.Hash(h.Put)
+}
+
+func (e *eventFD) Release(vkernel.FileWorld) {}
 
 func eventfdReadv(c *call, v *vfd) result {
 	iov, err := c.readIovecs(c.arg(1), c.arg(2))

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -62,9 +63,10 @@ func fcntlDenied(name string, e uintptrErrno, why string) fcntlRule {
 }
 
 const (
-	lockWhy  = "a lock on a file in the run directory is the kernel's; elsewhere weft serves it virtually (granted, never held on the host), so no host process waits on it"
-	ownerWhy = "the owner is a virtual pid, tid or process group of the node, translated by the id table (sys_ids.go)"
-	leaseWhy = "a lease is weft state (vkernel.Leases), never the host kernel's, so no host process that opens the file is blocked; granted only where no open of the world could break it"
+	lockWhy   = "a lock on a file in the run directory is the kernel's; elsewhere weft serves it virtually (granted, never held on the host), so no host process waits on it"
+	ownerWhy  = "the owner is a virtual pid, tid or process group of the node, translated by the id table (sys_ids.go)"
+	statusWhy = "the description's own status flags: the kernel's, and weft's for its descriptors (vkernel.OpenFile), where O_ASYNC on a kind that sends SIGIO and O_DIRECT on a pipe are refused"
+	leaseWhy  = "a lease is weft state (vkernel.Leases), never the host kernel's, so no host process that opens the file is blocked; granted only where no open of the world could break it"
 )
 
 // fcntlTable is fcntl(2)'s allow-list, by command.
@@ -73,8 +75,8 @@ var fcntlTable = map[uint64]fcntlRule{
 	unix.F_DUPFD_CLOEXEC: fcntlServed("F_DUPFD_CLOEXEC", anyFD, fcntlDup, "as F_DUPFD"),
 	unix.F_GETFD:         fcntlNative("F_GETFD", anyFD, "the descriptor's own flags"),
 	unix.F_SETFD:         fcntlServed("F_SETFD", anyFD, fcntlSetfd, "the descriptor's own flags: the kernel sets them, and weft's table follows for its descriptors"),
-	unix.F_GETFL:         fcntlServed("F_GETFL", anyFD, fcntlGetfl, "the description's own status flags; a random device's access mode is its open's, not weft's placeholder's"),
-	unix.F_SETFL:         fcntlNative("F_SETFL", anyFD, "the description's own status flags (O_NONBLOCK, O_APPEND, O_ASYNC…)"),
+	unix.F_GETFL:         fcntlServed("F_GETFL", anyFD, fcntlGetfl, statusWhy),
+	unix.F_SETFL:         fcntlServed("F_SETFL", anyFD, fcntlSetfl, statusWhy),
 	unix.F_GETLK:         fcntlServed("F_GETLK", anyFD, fcntlLock, lockWhy),
 	unix.F_SETLK:         fcntlServed("F_SETLK", anyFD, fcntlLock, lockWhy),
 	unix.F_SETLKW:        fcntlServed("F_SETLKW", anyFD, fcntlLock, lockWhy),
@@ -343,32 +345,72 @@ func sysFlock(c *call) result {
 	return ret(0)
 }
 
-// fcntlGetfl is F_GETFL: the kernel's answer, but for a served kind
-// whose access mode is not its read-write placeholder socket's (a random
-// device) that kind's (accessModer). A pipe's placeholders are a real
-// pipe's ends, which answer for themselves.
+// fcntlGetfl is F_GETFL: the kernel's answer, but weft's description's
+// (vkernel.OpenFile) for a served descriptor.
 func fcntlGetfl(c *call, fd int) result {
 	v := c.n.fds.At(fd)
 	if v == nil {
 		return cont()
 	}
-	am, ok := v.obj.(accessModer)
-	if !ok {
-		return cont()
-	}
-	fl, err := unix.FcntlInt(uintptr(v.ours), unix.F_GETFL, 0)
-	if err != nil {
-		return errno(errnoOf(err))
-	}
-	return ret(int64(fl&^unix.O_ACCMODE | am.accessMode()))
+	return ret(int64(v.file.Flags()))
 }
 
-// accessModer is a served kind whose F_GETFL access mode (and O_LARGEFILE,
-// for a device) differs from its placeholder socket's O_RDWR.
-type accessModer interface{ accessMode() int }
+// fcntlSetfl is F_SETFL: the kernel's, but weft's description's
+// (vkernel.OpenFile.SetFlags) for a served descriptor. O_ASYNC on a kind
+// whose Linux file sends SIGIO (pipes, sockets) and O_DIRECT on a pipe
+// (packet mode) are refused with EINVAL and a note: weft delivers no
+// SIGIO and has no packet pipes, and a flag recorded but never honoured
+// would half-work silently. O_ASYNC on the other kinds behaves as on
+// Linux: ignored where the file has no fasync (eventfd, timerfd,
+// signalfd, epoll), recorded on a random device, which has nothing left
+// to signal.
+func fcntlSetfl(c *call, fd int) result {
+	v := c.n.fds.At(fd)
+	if v == nil {
+		return cont()
+	}
+	arg := int(int32(c.arg(2)))
+	var who vkernel.Caller
+	if arg&unix.O_NOATIME != 0 {
+		who = c.fileCaller()
+	}
+	if err := v.file.SetFlags(arg, who); err != nil {
+		return c.statusRefused("fcntl", unix.F_SETFL, "F_SETFL", err)
+	}
+	v.followStatus()
+	return ret(0)
+}
 
-func (r *randomDev) accessMode() int { return int(r.accmode) | oLargefile }
+// fileCaller is what F_SETFL's O_NOATIME check needs of the calling
+// thread: its file-system uid and whether it has CAP_FOWNER (from
+// /proc/PID/task/TID/status). A status weft cannot read grants nothing.
+func (c *call) fileCaller() vkernel.Caller {
+	s, err := taskStatus(c.n.memPid(), c.t.tid)
+	if err != nil || !s.HasIDs {
+		return vkernel.Caller{FSUID: ^uint32(0)}
+	}
+	return vkernel.Caller{FSUID: s.UID[3], CapFowner: s.CapEff&(1<<capFowner) != 0}
+}
 
-// oLargefile is the kernel's O_LARGEFILE, which every open on x86-64 has
-// and F_GETFL shows (x/sys/unix's O_LARGEFILE is 0 there).
-const oLargefile = 0x8000
+// capFowner is CAP_FOWNER's bit in /proc/PID/status's CapEff.
+const capFowner = 3
+
+// statusRefused answers a status flag change vkernel.OpenFile did not
+// make: its errno, or EINVAL with a note for what weft does not model.
+func (c *call) statusRefused(sys string, req uint64, name string, err error) result {
+	if errors.Is(err, vkernel.ErrAsyncUnmodelled) || errors.Is(err, vkernel.ErrPacketUnmodelled) {
+		return c.refuseRequest(sys, req, name, unix.EINVAL, err.Error())
+	}
+	return vkAnswer(err)
+}
+
+// followStatus keeps the placeholder's O_NONBLOCK as weft's description
+// has it: nothing of weft reads it, but a call the kernel runs on the
+// placeholder (the signalfd's read once a signal is pending, a call no
+// kind serves) then blocks or not as the node asked, and the node's
+// /proc/PID/fdinfo shows it. The other flags stay weft's alone.
+func (v *vfd) followStatus() {
+	if v.ours >= 0 {
+		unix.SetNonblock(v.ours, v.nonblocking())
+	}
+}

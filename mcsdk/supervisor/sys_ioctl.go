@@ -148,10 +148,10 @@ const (
 
 // ioctlTable is ioctl(2)'s allow-list, by request number.
 var ioctlTable = map[uint64]requestRule{
-	fionbio:            allow("FIONBIO", anyFD, "the description's own O_NONBLOCK"),
+	fionbio:            allow("FIONBIO", anyFD, "the description's own O_NONBLOCK (weft's for its descriptors: statusIoctl)"),
 	fioclex:            allow("FIOCLEX", anyFD, "the descriptor's own close-on-exec flag"),
 	fionclex:           allow("FIONCLEX", anyFD, "the descriptor's own close-on-exec flag"),
-	fioasync:           allow("FIOASYNC", anyFD, "O_ASYNC: SIGIO goes to the owner, which F_SETOWN confines to the node"),
+	fioasync:           allow("FIOASYNC", anyFD, "O_ASYNC: SIGIO goes to the owner, which F_SETOWN confines to the node; on weft's descriptors, statusIoctl"),
 	unix.TIOCINQ:       allow("FIONREAD", kindsOf(kindFile, kindFIFO, kindSocket, kindVSocket, kindInNode), "bytes readable now (weft's count for its own kinds)"),
 	unix.TIOCOUTQ:      allow("TIOCOUTQ", kindsOf(kindSocket, kindVSocket, kindInNode), "bytes not yet sent (a virtual socket hands every write to the network at once: 0)"),
 	fioqsize:           allow("FIOQSIZE", fileFD, "the file's own size"),
@@ -196,10 +196,35 @@ func sysIoctl(c *call) result {
 		// descriptor's table entry follows (vkernel.FDTable.SetFD).
 		c.n.fds.SetFD(fd, boolInt(req == fioclex))
 	}
+	if v := c.n.fds.At(fd); v != nil && (req == fionbio || req == fioasync) {
+		return statusIoctl(c, v, req)
+	}
 	if kind == kindVSocket {
 		return vsockIoctl(c, c.n.fds.At(fd), req)
 	}
 	return cont()
+}
+
+// statusIoctl serves FIONBIO and FIOASYNC (an int at the argument: on if
+// not 0) on a served descriptor, as fs/ioctl.c does, on weft's
+// description (vkernel.OpenFile): FIONBIO sets or clears O_NONBLOCK;
+// FIOASYNC is the kind's (vkernel.Async: ENOTTY where Linux's file has no
+// fasync, refused with EINVAL and a note where it would send SIGIO, which
+// weft does not deliver).
+func statusIoctl(c *call, v *vfd, req uint64) result {
+	on, err := c.readU32(c.arg(2))
+	if err != nil {
+		return errno(unix.EFAULT)
+	}
+	if req == fionbio {
+		v.file.SetNonblock(on != 0)
+		v.followStatus()
+		return ret(0)
+	}
+	if err := v.file.SetAsync(on != 0); err != nil {
+		return c.statusRefused("ioctl", req, "FIOASYNC", err)
+	}
+	return ret(0)
 }
 
 // vsockIoctl serves an allowed request on a virtual socket.
@@ -209,13 +234,6 @@ func vsockIoctl(c *call, v *vfd, req uint64) result {
 		return errno(errnoOf(c.writeU32(c.arg(2), uint32(v.sock().Pending()))))
 	case unix.TIOCOUTQ:
 		return errno(errnoOf(c.writeU32(c.arg(2), 0)))
-	case fionbio:
-		on, err := c.readU32(c.arg(2))
-		if err != nil {
-			return errno(unix.EFAULT)
-		}
-		unix.SetNonblock(v.ours, on != 0)
-		return ret(0)
 	}
 	return cont()
 }

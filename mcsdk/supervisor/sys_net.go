@@ -392,26 +392,28 @@ func sysNotSocket(c *call) result { return notSocket(c, c.arg(0)) }
 
 func (s *inetSock) ops() map[int]fileOp { return inetOps }
 
-// events follows the socket's state in the virtual network
+func (*inetSock) Kind() vkernel.FileKind { return socketFileKind }
+
+// Events follows the socket's state in the virtual network
 // (vkernel.InetReadiness).
-func (s *inetSock) events(*call) uint32 {
+func (s *inetSock) Events(vkernel.FileWorld) uint32 {
 	return vkernel.InetReadiness{Readable: s.Readable(), Writable: s.Writable(), Hup: s.Hup(), Err: s.Err(), RdHup: s.RdHup()}.Events()
 }
 
-// wake: the socket keeps no wake-up counts; the bytes pending and its
+// Wake: the socket keeps no wake-up counts; the bytes pending and its
 // readiness change with every one.
-func (s *inetSock) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
-	return [2]uint64{uint64(s.Pending())<<32 | uint64(s.events(c)), 0}
+func (s *inetSock) Wake(w vkernel.FileWorld, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{uint64(s.Pending())<<32 | uint64(s.Events(w)), 0}
 }
 
 // hash writes the socket's number and its option values (the node
 // keeps them): the rest of its state is the network's, hashed with the
 // network.
-func (s *inetSock) hash(h *fileHasher) {
-	h.put(fileTagInet)
-	h.put(uint64(s.ID))
-	h.opts.HashSocket(s.ID, h.put)
+func (s *inetSock) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInet)
+	h.Put(uint64(s.ID))
+	h.Opts.HashSocket(s.ID, h.Put)
 }
 
-// release closes the socket in the virtual network.
-func (s *inetSock) release(w *World, _ *node) { w.net.Close(s.Socket, false) }
+// Release closes the socket in the virtual network.
+func (s *inetSock) Release(w vkernel.FileWorld) { w.CloseInet(s.Socket) }

@@ -107,13 +107,15 @@ var netlinkOps = map[int]fileOp{
 
 func (s *netlinkSock) ops() map[int]fileOp { return netlinkOps }
 
-func (s *netlinkSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 {
+func (*netlinkSock) Kind() vkernel.FileKind { return socketFileKind }
+
+func (s *netlinkSock) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 {
 	return x.WakeOf(s.genIn, s.genOut)
 }
 
-// events: readable while a reply is queued; always writable (a request
+// Events: readable while a reply is queued; always writable (a request
 // is answered at once).
-func (s *netlinkSock) events(*call) uint32 {
+func (s *netlinkSock) Events(vkernel.FileWorld) uint32 {
 	ev := uint32(unix.EPOLLOUT | unix.EPOLLWRNORM)
 	if len(s.route.Queue) > 0 {
 		ev |= unix.EPOLLIN | unix.EPOLLRDNORM
@@ -121,9 +123,9 @@ func (s *netlinkSock) events(*call) uint32 {
 	return ev
 }
 
-func (s *netlinkSock) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	put := h.put
+func (s *netlinkSock) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	put := h.Put
 	put(6) // the kind, apart from the other in-node kinds
 	put(uint64(s.typ))
 	put(uint64(s.route.Port))
@@ -139,7 +141,7 @@ func (s *netlinkSock) hash(h *fileHasher) {
 	put(s.genOut)
 }
 
-func (s *netlinkSock) release(*World, *node) {}
+func (s *netlinkSock) Release(vkernel.FileWorld) {}
 
 // netlinkPort picks an unbound socket's port id as Linux does: the
 // process's (virtual) pid for its first socket, then ids counting down

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
@@ -21,10 +22,12 @@ import (
 // world can have changed it, and the state is part of the world hash. The
 // node's descriptor is a placeholder of the same kind that weft creates
 // and injects (a real pipe end, a real eventfd, one end of a real unix
-// socket pair of the same type), so that fstat, F_GETFL/F_SETFL, FIONBIO
-// and close behave natively; weft keeps its own copy of the description
-// (vfd.ours), through which it sees O_NONBLOCK. No data ever goes through
-// the placeholder: every data call on it is served from the object.
+// socket pair of the same type), so that fstat and close behave natively;
+// weft keeps its own copy of the description (vfd.ours). The status
+// flags (F_GETFL, F_SETFL, FIONBIO, FIOASYNC) are weft's
+// (vkernel.OpenFile, vfd.file); the placeholder's O_NONBLOCK follows
+// them. No data ever goes through the placeholder: every data call on it
+// is served from the object.
 //
 // The other kinds' placeholder is an unconnected unix socket (install).
 //
@@ -35,34 +38,52 @@ import (
 // for descriptors weft does not serve (the kernel runs most of them;
 // socket calls get ENOTSOCK, sysNotSocket).
 
-// nodeFile is the state behind one open file description of a
-// descriptor weft serves: every kind (inet sockets, random devices,
-// timerfds, epoll instances, pipe ends, eventfds, unix and netlink
-// sockets, signalfds) implements it, and vfd holds one.
+// nodeFile is a served kind: the state behind one open file description
+// (vkernel.ServedFile: its poll mask, wake counts, hash and release, with
+// nothing of the supervisor in their arguments) and the table of
+// syscalls the kind serves itself, by number (ops), the one dispatch by
+// kind. vfd holds one.
 type nodeFile interface {
-	// ops are the syscalls the kind serves itself, by number.
+	vkernel.ServedFile
 	ops() map[int]fileOp
-	// events is the description's poll(2) mask now.
-	events(c *call) uint32
-	// wake counts the wake-ups an edge-triggered epoll entry e watching
-	// the description can see (it reports a ready descriptor again after
-	// a new one): readers' and writers' wake-ups for the kinds that count
-	// them, the state a wake-up changes for the others.
-	wake(c *call, e *vkernel.EpollEntry) [2]uint64
-	// hash writes the kind's tag (fileTag) and its state (shared objects
-	// through h, once each).
-	hash(h *fileHasher)
-	// release runs when the description's last descriptor closes.
-	release(w *World, n *node)
 }
 
-// timedFile is a kind whose readiness changes at a time of the virtual
-// clock without any call (a timerfd; an epoll instance watching one): a
-// poll on it must wake then.
-type timedFile interface {
-	// nextTimer is the next such world time, 0 none.
-	nextTimer(c *call) int64
+// The status flags' rules of the kinds that share them: an anonymous
+// inode's (eventfd, timerfd, signalfd, epoll: root's, read-write, no
+// fasync) and a socket's (the creator's, read-write, SIGIO on I/O).
+var (
+	anonFileKind   = vkernel.FileKind{Mode: vkernel.ORdwr, Async: vkernel.AsyncNone, RootOwned: true}
+	socketFileKind = vkernel.FileKind{Mode: vkernel.ORdwr, Async: vkernel.AsyncSignals}
+)
+
+// fileWorld is what a served kind sees of the world
+// (vkernel.FileWorld): the node, and the calling thread's call, or nil
+// outside one (a process's end closing its descriptors).
+type fileWorld struct {
+	w *World
+	n *node
+	c *call
 }
+
+// files is the world as the kinds see it during c.
+func (c *call) files() vkernel.FileWorld { return fileWorld{w: c.w, n: c.n, c: c} }
+
+func (f fileWorld) Now() int64 { return f.w.now }
+
+func (f fileWorld) PendingSignals() uint64 {
+	if f.c == nil {
+		return 0
+	}
+	return f.c.pendingSignals()
+}
+
+func (f fileWorld) Probe() vkernel.EpollProbe { return epollProbe{f.c} }
+
+func (f fileWorld) UnixNames() *vkernel.UnixNames { return &f.n.unixNs }
+
+func (f fileWorld) DropRight(r any) { r.(*passedFD).close(f.w, f.n) }
+
+func (f fileWorld) CloseInet(s any) { f.w.net.Close(s.(*netsim.Socket), false) }
 
 // Kind tags written first by each kind's hash. Their values are part of
 // the world hash: keep them.
@@ -128,6 +149,15 @@ var fdFirst = map[int]bool{
 	unix.SYS_SENDMMSG: true, unix.SYS_RECVMMSG: true, unix.SYS_SENDFILE: true,
 }
 
+// opened gives v, a new description, its status flags from the creation
+// flags oflags (O_NONBLOCK: SOCK_NONBLOCK, EFD_NONBLOCK, TFD_NONBLOCK),
+// unless its maker set them (an open of a random device).
+func opened(v *vfd, oflags uint64) {
+	if v.file == nil {
+		v.file = vkernel.NewOpenFile(v.obj.Kind(), int(oflags))
+	}
+}
+
 // injectAt installs weft's descriptor ph in the node (not as the call's
 // answer) and records v there; v.ours becomes ph.
 func (c *call) injectAt(v *vfd, ph int, cloexec bool) (int, error) {
@@ -149,7 +179,9 @@ func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) res
 		closeBoth()
 		return errno(unix.EFAULT)
 	}
-	if flags&unix.O_NONBLOCK != 0 {
+	opened(a, flags&unix.O_NONBLOCK)
+	opened(b, flags&unix.O_NONBLOCK)
+	if flags&unix.O_NONBLOCK != 0 { // the placeholders follow (fcntlSetfl)
 		unix.SetNonblock(pa, true)
 		unix.SetNonblock(pb, true)
 	}
@@ -176,6 +208,11 @@ func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) res
 // installOne gives the node one new descriptor for weft's placeholder ph
 // as the call's answer.
 func (c *call) installOne(v *vfd, ph int, nonblock, cloexec bool) result {
+	if nonblock {
+		opened(v, unix.O_NONBLOCK)
+	} else {
+		opened(v, 0)
+	}
 	if nonblock {
 		unix.SetNonblock(ph, true)
 	}
@@ -289,7 +326,7 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 		}
 	}
 	if v != nil && last {
-		v.obj.release(w, n)
+		v.obj.Release(fileWorld{w: w, n: n})
 	}
 }
 
@@ -297,56 +334,29 @@ func (n *node) closing(fd int, v *vfd, w *World) {
 // and the state of its description, shared state written once and named
 // by a canonical number afterwards.
 func (w *World) hashFiles(n *node, put func(uint64)) {
-	h := &fileHasher{put: put, seen: map[any]uint64{}, written: map[any]bool{}, opts: n.opts}
+	h := vkernel.NewFileHasher(put, n.opts)
 	all := n.tables() // outside a call n.fds is the main process's
 	for _, t := range all {
 		for _, v := range t.All() {
-			h.ref(v.description())
+			h.Ref(v.description())
 		}
 	}
 	for _, t := range all {
-		t.Hash(put, h.desc)
+		t.Hash(put, func(v *vfd) { hashDesc(h, v) })
 	}
 	n.hashHeldRights(h)
 }
 
-// fileHasher writes descriptor state for the world hash: objects are
-// numbered in the order met (descriptors first, in fd order), and each
-// one's state is written once.
-type fileHasher struct {
-	put     func(uint64)
-	seen    map[any]uint64
-	written map[any]bool
-	opts    vkernel.InetOptValues // the node's inet sockets' option values
-}
-
-// ref is o's canonical number.
-func (h *fileHasher) ref(o any) uint64 {
-	if _, ok := h.seen[o]; !ok {
-		h.seen[o] = uint64(len(h.seen) + 1)
-	}
-	return h.seen[o]
-}
-
-// ids writes nothing: it numbers o and reports whether its state was
-// written already, marking it written.
-func (h *fileHasher) ids(o any) (uint64, bool) {
-	old := h.written[o]
-	h.written[o] = true
-	return h.ref(o), old
-}
-
-// desc writes v's description: its number and, the first time, its kind
-// and state.
-func (h *fileHasher) desc(v *vfd) {
-	put := h.put
-	id, old := h.ids(v.description())
-	put(id)
+// hashDesc writes v's description: its number and, the first time, its
+// kind and state, then its status flags.
+func hashDesc(h *vkernel.FileHasher, v *vfd) {
+	id, old := h.IDs(v.description())
+	h.Put(id)
 	if old {
 		return
 	}
-	v.obj.hash(h)
-	put(boolBits(v.nonblocking()))
+	v.obj.Hash(h)
+	h.Put(v.file.HashWord())
 }
 
 // sigpipe answers a write to a pipe or stream socket whose reader is gone:

@@ -66,23 +66,35 @@ func espipe(*call, *vfd) result { return errno(unix.ESPIPE) }
 
 func (e *pipeEnd) ops() map[int]fileOp { return pipeOps }
 
-func (e *pipeEnd) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(e.p.Gens()) }
+// fileKind: a pipe's end, read-only or write-only, which sends SIGIO
+// (vkernel.AsyncSignals) and takes O_DIRECT as packet mode.
+func (e *pipeEnd) Kind() vkernel.FileKind {
+	k := vkernel.FileKind{Mode: vkernel.ORdonly, Async: vkernel.AsyncSignals, Pipe: true}
+	if e.write {
+		k.Mode = vkernel.OWronly
+	}
+	return k
+}
 
-func (e *pipeEnd) events(*call) uint32 { return e.p.Events(e.write) }
+func (e *pipeEnd) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 {
+	return x.WakeOf(e.p.Gens())
+}
 
-// hash writes the end, then the buffer's number and, the first time, its
+func (e *pipeEnd) Events(vkernel.FileWorld) uint32 { return e.p.Events(e.write) }
+
+// Hash writes the end, then the buffer's number and, the first time, its
 // state.
-func (e *pipeEnd) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	h.put(boolBits(e.write))
-	id, old := h.ids(e.p)
-	h.put(id)
+func (e *pipeEnd) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	h.Put(boolBits(e.write))
+	id, old := h.IDs(e.p)
+	h.Put(id)
 	if !old {
-		e.p.Hash(h.put)
+		e.p.Hash(h.Put)
 	}
 }
 
-func (e *pipeEnd) release(*World, *node) { e.p.Close(e.write) }
+func (e *pipeEnd) Release(vkernel.FileWorld) { e.p.Close(e.write) }
 
 // fileReader and fileWriter are the byte-stream kinds readFile and
 // writeFile serve (pipe ends here; eventfds have their own rules).

@@ -101,8 +101,8 @@ func earlier(a, b int64) int64 {
 // nextTimerOf is the next expiry of the timerfd v, or of the timerfds an
 // epoll instance watches (0 none): a wait on them must wake then.
 func (c *call) nextTimerOf(v *vfd) int64 {
-	if t, ok := v.obj.(timedFile); ok {
-		return t.nextTimer(c)
+	if t, ok := v.obj.(vkernel.TimedFile); ok {
+		return t.NextTimer(c.files())
 	}
 	return 0
 }
@@ -164,7 +164,7 @@ func pollDup(fd int) uint32 {
 }
 
 // vfdEvents is the poll(2) mask of a descriptor weft serves.
-func (c *call) vfdEvents(v *vfd) uint32 { return v.obj.events(c) }
+func (c *call) vfdEvents(v *vfd) uint32 { return v.obj.Events(c.files()) }
 
 // waitUntil is wait, woken no later than timer (a world time, 0 none),
 // when a polled timerfd expires first.

@@ -93,16 +93,22 @@ var randomOps = map[int]fileOp{
 
 func (*randomDev) ops() map[int]fileOp { return randomOps }
 
-func (*randomDev) events(*call) uint32 { return vkernel.RandomEvents }
+// Kind: a device node's description, root's, with the open's access
+// mode; its fasync has nothing left to signal (vkernel.AsyncQuiet).
+func (r *randomDev) Kind() vkernel.FileKind {
+	return vkernel.FileKind{Mode: int(r.accmode) | vkernel.OLargefile, Async: vkernel.AsyncQuiet, RootOwned: true}
+}
 
-// wake: a random device keeps no wake-ups.
-func (*randomDev) wake(*call, *vkernel.EpollEntry) [2]uint64 { return [2]uint64{} }
+func (*randomDev) Events(vkernel.FileWorld) uint32 { return vkernel.RandomEvents }
 
-func (r *randomDev) hash(h *fileHasher) {
-	h.put(fileTagRandom)
+// Wake: a random device keeps no wake-ups.
+func (*randomDev) Wake(vkernel.FileWorld, *vkernel.EpollEntry) [2]uint64 { return [2]uint64{} }
+
+func (r *randomDev) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagRandom)
 	if r.accmode != unix.O_RDONLY || r.random {
-		h.put(uint64(r.accmode)<<32 | uint64(boolBits(r.random))<<40) // EBADF by the mode; fstat's device
+		h.Put(uint64(r.accmode)<<32 | uint64(boolBits(r.random))<<40) // EBADF by the mode; fstat's device
 	}
 }
 
-func (*randomDev) release(*World, *node) {}
+func (*randomDev) Release(vkernel.FileWorld) {}

@@ -98,7 +98,9 @@ func (n *node) adoptSignalfd(fd int) (*vfd, bool) {
 		return nil, false
 	}
 	v := &vfd{obj: &sigFD{*vkernel.NewSignalfd(mask)}, ours: dup}
-	n.fds.Record(fd, v, fdinfoCloexec(info)) // the number the kernel chose
+	fl := fdinfoFlags(info)
+	v.file = vkernel.NewOpenFile(v.obj.Kind(), int(fl)) // SFD_NONBLOCK, as the kernel made it
+	n.fds.Record(fd, v, fl&unix.O_CLOEXEC != 0)         // the number the kernel chose
 	return v, true
 }
 
@@ -109,16 +111,18 @@ var signalfdOps = map[int]fileOp{
 
 func (s *sigFD) ops() map[int]fileOp { return signalfdOps }
 
-func (s *sigFD) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(0, 0) }
+func (*sigFD) Kind() vkernel.FileKind { return anonFileKind }
 
-func (s *sigFD) events(c *call) uint32 { return s.Events(c.pendingSignals()) }
+func (s *sigFD) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(0, 0) }
 
-func (s *sigFD) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	s.Hash(h.put)
+func (s *sigFD) Events(w vkernel.FileWorld) uint32 { return s.Signalfd.Events(w.PendingSignals()) }
+
+func (s *sigFD) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	s.Signalfd.Hash(h.Put)
 }
 
-func (s *sigFD) release(*World, *node) {}
+func (s *sigFD) Release(vkernel.FileWorld) {}
 
 // readSignalfd lets a read run natively when it will not block
 // (vkernel.Signalfd.Read), and parks it otherwise.
@@ -139,18 +143,21 @@ func (c *call) pendingSignals() uint64 {
 	return uint64(k.AllPending())
 }
 
-// fdinfoCloexec reads the close-on-exec flag from a descriptor's
-// /proc/PID/fdinfo text: its "flags:" line (octal) holds O_CLOEXEC when
-// the descriptor has it (proc(5)).
-func fdinfoCloexec(info []byte) bool {
+// fdinfoFlags reads the flags from a descriptor's /proc/PID/fdinfo text:
+// its "flags:" line (octal) holds the description's status flags, and
+// O_CLOEXEC when the descriptor has it (proc(5)); 0 when it has none.
+func fdinfoFlags(info []byte) uint64 {
 	i := bytes.Index(info, []byte("flags:\t"))
 	if i < 0 {
-		return false
+		return 0
 	}
 	f := strings.Fields(string(info[i+7:]))
 	if len(f) == 0 {
-		return false
+		return 0
 	}
 	fl, err := strconv.ParseUint(f[0], 8, 64)
-	return err == nil && fl&unix.O_CLOEXEC != 0
+	if err != nil {
+		return 0
+	}
+	return fl
 }

@@ -171,22 +171,25 @@ var timerfdOps = map[int]fileOp{
 
 func (t *vtimer) ops() map[int]fileOp { return timerfdOps }
 
-// events counts the expirations up to now; then vkernel.Timerfd.Events.
-func (t *vtimer) events(c *call) uint32 {
-	t.fire(c.w.now)
-	return t.Events(vkernel.StepsBy(t.Clk, c.w.now))
+func (*vtimer) Kind() vkernel.FileKind { return anonFileKind }
+
+// Events counts the expirations up to now; then vkernel.Timerfd.Events.
+func (t *vtimer) Events(w vkernel.FileWorld) uint32 {
+	now := w.Now()
+	t.fire(now)
+	return t.Timerfd.Events(vkernel.StepsBy(t.Clk, now))
 }
 
-// wake: its expirations and the steps that cancel it.
-func (t *vtimer) wake(c *call, _ *vkernel.EpollEntry) [2]uint64 {
-	return [2]uint64{t.Fires(), t.stepGen(c.w.now)}
+// Wake: its expirations and the steps that cancel it.
+func (t *vtimer) Wake(w vkernel.FileWorld, _ *vkernel.EpollEntry) [2]uint64 {
+	return [2]uint64{t.Fires(), t.stepGen(w.Now())}
 }
 
-// nextTimer is its next expiry (or cancelling step), 0 none.
-func (t *vtimer) nextTimer(c *call) int64 { return t.nextWake(c.w.now) }
+// NextTimer is its next expiry (or cancelling step), 0 none.
+func (t *vtimer) NextTimer(w vkernel.FileWorld) int64 { return t.nextWake(w.Now()) }
 
-func (t *vtimer) hash(h *fileHasher) {
-	put := h.put
+func (t *vtimer) Hash(h *vkernel.FileHasher) {
+	put := h.Put
 	put(fileTagTimer)
 	put(t.Clock())
 	put(uint64(t.Deadline))
@@ -195,4 +198,4 @@ func (t *vtimer) hash(h *fileHasher) {
 	t.hashLocal(put)
 }
 
-func (t *vtimer) release(*World, *node) {}
+func (t *vtimer) Release(vkernel.FileWorld) {}

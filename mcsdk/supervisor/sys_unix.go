@@ -107,32 +107,34 @@ func sockOf(v *vfd) *vkernel.UnixSocket { return v.obj.(unixSock).UnixSocket }
 
 func (s unixSock) ops() map[int]fileOp { return unixOps }
 
-func (s unixSock) wake(_ *call, x *vkernel.EpollEntry) [2]uint64 { return x.WakeOf(s.Gens()) }
+func (unixSock) Kind() vkernel.FileKind { return socketFileKind }
 
-func (s unixSock) events(*call) uint32 { return s.Events() }
+func (s unixSock) Wake(_ vkernel.FileWorld, x *vkernel.EpollEntry) [2]uint64 {
+	return x.WakeOf(s.Gens())
+}
 
-// hash writes s and, once each, the sockets it reaches (its peer, its
+func (s unixSock) Events(vkernel.FileWorld) uint32 { return s.UnixSocket.Events() }
+
+// Hash writes s and, once each, the sockets it reaches (its peer, its
 // waiting connections), numbered as their descriptions are.
-func (s unixSock) hash(h *fileHasher) {
-	h.put(fileTagInNode)
-	s.Hash(vkernel.UnixHasher{
-		Put: h.put,
-		Ref: func(t *vkernel.UnixSocket) (uint64, bool) { return h.ids(unixSock{t}) },
+func (s unixSock) Hash(h *vkernel.FileHasher) {
+	h.Put(fileTagInNode)
+	s.UnixSocket.Hash(vkernel.UnixHasher{
+		Put: h.Put,
+		Ref: func(t *vkernel.UnixSocket) (uint64, bool) { return h.IDs(unixSock{t}) },
 		Right: func(r any) {
 			if pf := r.(*passedFD); pf.v != nil {
-				h.desc(pf.v)
+				hashDesc(h, pf.v)
 				return
 			}
-			h.put(0)
+			h.Put(0)
 		},
 	})
 }
 
-// release closes the socket (vkernel.UnixSocket.Close) and the
+// Release closes the socket (vkernel.UnixSocket.Close) and the
 // descriptors in flight on it.
-func (s unixSock) release(w *World, n *node) {
-	s.Close(&n.unixNs, func(r any) { r.(*passedFD).close(w, n) })
-}
+func (s unixSock) Release(w vkernel.FileWorld) { s.Close(w.UnixNames(), w.DropRight) }
 
 // unixName decodes a struct sockaddr_un of length n at addr: the name as
 // stored (family, then the path with one NUL, or the abstract bytes), and

@@ -133,7 +133,7 @@ func (pf *passedFD) close(w *World, n *node) {
 	unix.Close(pf.v.ours)
 	pf.v.ours = -1
 	if !n.referenced(pf.v.description(), pf) {
-		pf.v.obj.release(w, n)
+		pf.v.obj.Release(fileWorld{w: w, n: n})
 	}
 }
 
@@ -182,19 +182,19 @@ func (c *call) dropRights() {
 // hashHeldRights writes the descriptions each waiting sendmsg of the
 // node holds (heldBySend), in task order; nothing if none does, so the
 // hash of every other state is as before.
-func (n *node) hashHeldRights(h *fileHasher) {
+func (n *node) hashHeldRights(h *vkernel.FileHasher) {
 	for i, t := range n.tasks {
 		if t.exited || t.call == nil || t.call.rights == nil {
 			continue
 		}
-		h.put(heldRightsTag)
-		h.put(uint64(i))
-		h.put(uint64(len(t.call.rights.Rights)))
+		h.Put(heldRightsTag)
+		h.Put(uint64(i))
+		h.Put(uint64(len(t.call.rights.Rights)))
 		for _, r := range t.call.rights.Rights {
 			if pf := r.(*passedFD); pf.v != nil {
-				h.desc(pf.v)
+				hashDesc(h, pf.v)
 			} else {
-				h.put(0) // a kernel descriptor: weft's duplicate, no state of its own
+				h.Put(0) // a kernel descriptor: weft's duplicate, no state of its own
 			}
 		}
 	}

@@ -150,7 +150,9 @@ func (c *call) installRandom(path string, oflags uint64) result {
 	if oflags&unix.O_CLOEXEC != 0 {
 		flags |= unix.SOCK_CLOEXEC
 	}
-	return c.install(&vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE), random: path == "/dev/random"}}, flags)
+	v := &vfd{obj: &randomDev{accmode: uint8(oflags & unix.O_ACCMODE), random: path == "/dev/random"}}
+	v.file = vkernel.NewOpenFile(v.obj.Kind(), int(oflags)) // O_APPEND, O_SYNC… as open keeps them
+	return c.install(v, flags)
 }
 
 // installFile gives the node a new descriptor for a read-only memfd

@@ -104,13 +104,17 @@ type node struct {
 
 // vfd is a target descriptor weft serves. ours is the supervisor's copy
 // of the injected file description (a placeholder: an unconnected unix
-// socket, or a pipe end, eventfd or socket pair end of the kind), which
-// shares O_NONBLOCK with the target's descriptor.
+// socket, or a pipe end, eventfd or socket pair end of the kind).
 type vfd struct {
 	// obj is the open file description's state and operations: an inet
 	// socket, a random device, a timerfd, an epoll instance, a pipe end,
 	// an eventfd, a unix or netlink socket, a signalfd (sys_nodefd.go).
-	obj  nodeFile
+	obj nodeFile
+	// file is the description's access mode and status flags, shared by
+	// every copy of the vfd (dup, fork, SCM_RIGHTS): weft's, which
+	// F_GETFL, F_SETFL, FIONBIO and FIOASYNC serve (sys_fcntl.go) and
+	// the world hash reads. The placeholder's O_NONBLOCK follows it.
+	file *vkernel.OpenFile
 	ours int
 }
 
