@@ -316,11 +316,18 @@ func CacheDir() string {
 }
 
 // SignalTimerName names the signal timer of a timer event whose Task is
-// negative: -1 is the ITIMER_REAL timer (alarm, setitimer), -2-k the
-// POSIX timer with id k (timer_create).
+// negative (vkernel.ProcTimerTask): -1 is the main process's ITIMER_REAL
+// timer (alarm, setitimer), -2-k its POSIX timer with id k
+// (timer_create); another process's are named with its place in its
+// node's process table (fork order: the main process is 0).
 func SignalTimerName(task int) string {
-	if task == -1 {
-		return "ITIMER_REAL (SIGALRM) timer"
+	place, own, _ := vkernel.SplitTimerTask(task)
+	name := "ITIMER_REAL (SIGALRM) timer"
+	if own != vkernel.RealTimerTask {
+		name = fmt.Sprintf("POSIX timer %d", -2-own)
 	}
-	return fmt.Sprintf("POSIX timer %d", -2-task)
+	if place > 0 {
+		name += fmt.Sprintf(" of process #%d (fork order)", place)
+	}
+	return name
 }

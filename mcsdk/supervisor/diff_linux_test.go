@@ -150,6 +150,11 @@ var diffProbes = []struct {
 	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec
 	// deleting the one and keeping the other (vkernel.SigTimers).
 	{name: "timers"},
+	// Signal timers are each process's own (fork(2): a child inherits
+	// none; a timer signals the process that armed it; exec keeps a
+	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's
+	// timers end with it).
+	{name: "timerfork"},
 	// Which descriptors exec closes (the table's close-on-exec flags), for
 	// every served kind and every way the flag is set or cleared, in the
 	// main process and a forked child; the kept ones work in the new

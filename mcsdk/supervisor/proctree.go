@@ -61,6 +61,8 @@ func (n *node) mainProc() *proc {
 		vpid := virtualPidBase + int64(n.id)
 		n.ptab = vkernel.NewProcTable(vpid)
 		n.procs = []*proc{{vpid: vpid, pid: n.pid, pidfd: n.pidfd, fds: n.fds, v: n.ptab.Process(vpid)}}
+		// Its signal timers move into its record, beside its children's.
+		n.procs[0].v.Timers, n.sig.timers = n.sig.timers, vkernel.SigTimers{}
 	}
 	return n.procs[0]
 }
@@ -286,8 +288,9 @@ func (n *node) reapOrphans() {
 func setSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 
 // hashProcs writes the node's process tree: each process's pid, parent,
-// whether it ended and how, which process each task belongs to, and, with
-// memory hashing, each live child's writable memory.
+// whether it ended and how, which process each task belongs to, the
+// children's signal timers, and, with memory hashing, each live child's
+// writable memory.
 func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{ Write([]byte) (int, error) }) error {
 	if len(n.procs) == 0 {
 		return nil
@@ -300,6 +303,7 @@ func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{
 		put(uint64(n.procOf(t).vpid))
 	}
 	n.hashSessions(put)
+	n.ptab.TimersDigest(put) // the children's signal timers; the main process's are hashed with the node's signals
 	if mode != HashMemory {
 		return nil
 	}

@@ -23,7 +23,7 @@ type sigState struct {
 func (s *sigState) digest() [32]byte {
 	h := sha256.New()
 	put := func(v uint64) { h.Write(binary.LittleEndian.AppendUint64(nil, v)) }
-	s.node.hash(put)
+	s.node.hash(&s.node.timers, put)
 	for i := range s.alts {
 		s.alts[i].Hash(put)
 		s.kernels[i].Hash(put)

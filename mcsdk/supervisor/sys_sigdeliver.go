@@ -497,7 +497,7 @@ func negErrno(e unix.Errno) uint64 { return uint64(-int64(e)) }
 // answer) and, for the memory abstraction, what the kernel keeps for each
 // thread (pending, blocked, ignored and caught sets).
 func (w *World) hashSignals(n *node, mode HashMode, put func(uint64)) {
-	n.sig.hash(put)
+	n.sig.hash(n.timersOf(nil), put)
 	put(n.tsc)
 	for _, t := range n.tasks {
 		if t.exited {

@@ -59,9 +59,11 @@
 // reads on a node under its clock fault (ClockNow), where a node's
 // relative or absolute deadline falls in world time (After, Until,
 // WorldAt), an armed timer counted in node time (NodeTimer: timerfds,
-// ITIMER_REAL and the POSIX timers share it), and a node's signal timers
-// (SigTimers: alarm, setitimer/getitimer, timer_create and the rest,
-// overrun counting, exec's deletion, the timer events' task numbers).
+// ITIMER_REAL and the POSIX timers share it), and each process's signal
+// timers (SigTimers: alarm, setitimer/getitimer, timer_create and the
+// rest, overrun counting, exec's deletion; kept in its record of the
+// process table, none at fork, gone at its end; the timer events' task
+// numbers, which name the process).
 // The supervisor (sys_itimer.go, sys_time.go, clock.go) decodes the
 // calls, moves the bytes, and turns the timer events into the
 // scheduler's actions and the fired timer into a raised signal.

@@ -37,6 +37,7 @@ type Process struct {
 	Pgid       int64     // its virtual process group (sessions.go)
 	Sid        int64     // its virtual session
 	Execed     bool      // it called execve since its fork: its parent's setpgid is EACCES
+	Timers     SigTimers // its signal timers (timers.go): none at its fork, emptied at its end
 }
 
 // Ended reports whether the process has ended (a zombie or reaped).
@@ -71,7 +72,8 @@ func (t *ProcTable) All() []*Process { return slices.Clone(t.procs) }
 // fork and vfork, possibly 0 or another signal for clone). Its parent is
 // the caller's process (CLONE_PARENT, which would make it the caller's
 // sibling, is refused at the edge). It is in its parent's process group
-// and session.
+// and session. It has no signal timers (fork(2): "The child does not
+// inherit timers from its parent").
 func (t *ProcTable) Fork(parent, child int64, sig int) *Process {
 	p := &Process{Pid: child, Parent: parent, ExitSignal: sig, Pgid: parent, Sid: Session}
 	if pp := t.member(parent); pp != nil {
@@ -117,13 +119,14 @@ func (t *ProcTable) ParentAlive(pid int64) bool {
 //     node, says whether that happened;
 //   - otherwise it is a zombie until its parent waits for it.
 //
+// Its signal timers end with it (exit_itimers; the zombie has none).
 // An unknown or already ended pid changes nothing.
 func (t *ProcTable) Exit(pid int64, status uint32, autoReaped func() bool) (zombie bool) {
 	p := t.Process(pid)
 	if p == nil || p.Ended() {
 		return false
 	}
-	p.Status = status
+	p.Status, p.Timers = status, SigTimers{}
 	for _, c := range t.procs {
 		if c.Parent == pid {
 			c.Parent = 0
@@ -152,10 +155,62 @@ func (t *ProcTable) Reap(pid int64) {
 }
 
 // Gone records that live process pid is gone without an end the tree
-// saw (its node died with it): reaped, its status left as it was.
+// saw (its node died with it): reaped, its status left as it was, its
+// timers gone.
 func (t *ProcTable) Gone(pid int64) {
 	if p := t.Process(pid); p != nil {
-		p.State = Reaped
+		p.State, p.Timers = Reaped, SigTimers{}
+	}
+}
+
+// Timers is the signal timers of live process pid, or nil (no such
+// process, or it has ended: an ended process has none).
+func (t *ProcTable) Timers(pid int64) *SigTimers {
+	if p := t.Process(pid); p != nil && !p.Ended() {
+		return &p.Timers
+	}
+	return nil
+}
+
+// TimerEvents lists the armed signal timers' events of the table's live
+// processes, in fork order (the main process first), each named by its
+// process's place (ProcTimerTask).
+func (t *ProcTable) TimerEvents() []TimerEvent {
+	var ts []TimerEvent
+	for i, p := range t.procs {
+		if !p.Ended() {
+			ts = append(ts, p.Timers.Events(i)...)
+		}
+	}
+	return ts
+}
+
+// TimerOf resolves a timer event's task number (ProcTimerTask): the live
+// process whose timer it is, its place in the table, and the timer, if
+// armed; nil otherwise.
+func (t *ProcTable) TimerOf(task int) (p *Process, place int, tm *SigTimer) {
+	i, own, ok := SplitTimerTask(task)
+	if !ok || i >= len(t.procs) || t.procs[i].Ended() {
+		return nil, 0, nil
+	}
+	p = t.procs[i]
+	if tm = p.Timers.ByTask(own); tm == nil || tm.Deadline == 0 {
+		return nil, 0, nil
+	}
+	return p, i, tm
+}
+
+// TimersDigest puts the signal timers of the processes after the main
+// one for the world's state hash, in fork order: for each live one that
+// has used its timers (SigTimers.Used), its place in the table and the
+// timers. A tree whose children never armed a timer puts nothing. The
+// main process's are the edge's to hash, with its node's signal state.
+func (t *ProcTable) TimersDigest(put func(uint64)) {
+	for i, p := range t.procs[min(1, len(t.procs)):] {
+		if !p.Ended() && p.Timers.Used() {
+			put(uint64(i + 1))
+			p.Timers.Hash(put)
+		}
 	}
 }
 

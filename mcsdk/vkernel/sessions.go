@@ -44,10 +44,12 @@ func (t *ProcTable) Members() []*Process {
 	return out
 }
 
-// Exec records that pid called execve: its group and session stay.
+// Exec records that pid called execve: its group and session stay, as
+// does its ITIMER_REAL; its POSIX timers are deleted (SigTimers.Exec).
 func (t *ProcTable) Exec(pid int64) {
 	if p := t.member(pid); p != nil {
 		p.Execed = true
+		p.Timers.Exec()
 	}
 }
 

@@ -8,12 +8,17 @@ import (
 
 // Signal timers on virtual time: alarm(2), setitimer(2)/getitimer(2)
 // (ITIMER_REAL) and the POSIX timers (timer_create(2) …) on the
-// realtime, monotonic and boot clocks. Each armed timer is a timer event
-// of the world, named by a task number (RealTimerTask for ITIMER_REAL,
-// TimerTask(id) for POSIX timer id); when the scheduler fires it, the
-// timer raises its signal and re-arms if periodic. ITIMER_VIRTUAL and
-// ITIMER_PROF, and timers on CPU-time clocks, are refused: weft has no
-// virtual CPU time.
+// realtime, monotonic and boot clocks. They are each process's own
+// (SigTimers, in its record of the process table: Process.Timers): a
+// forked child has none (fork(2)), exec keeps ITIMER_REAL and deletes
+// the POSIX timers, and they end with the process. Each armed timer is a
+// timer event of the world, named by a task number that says whose timer
+// it is (ProcTimerTask: RealTimerTask for the main process's ITIMER_REAL,
+// TimerTask(id) for its POSIX timer id, and the same shifted by the
+// process's place in the table for the others); when the scheduler fires
+// it, the timer raises its signal in its process and re-arms if periodic.
+// ITIMER_VIRTUAL and ITIMER_PROF, and timers on CPU-time clocks, are
+// refused: weft has no virtual CPU time.
 
 // SigTimer is one signal timer in virtual time.
 type SigTimer struct {
@@ -27,8 +32,10 @@ type SigTimer struct {
 	LastOverrun int    // timer_getoverrun: the count at its last signal
 }
 
-// SigTimers is a node's signal timers: ITIMER_REAL (shared by alarm and
-// setitimer) and the POSIX timers by id (nil once deleted).
+// SigTimers is a process's signal timers: ITIMER_REAL (shared by alarm
+// and setitimer) and the POSIX timers by id (nil once deleted). The zero
+// value is a process's at its start, and a forked child's (fork(2): "The
+// child does not inherit timers from its parent").
 type SigTimers struct {
 	Real  SigTimer
 	Posix []*SigTimer
@@ -47,40 +54,73 @@ const (
 	ItimerProf    = 2
 )
 
-// RealTimerTask is the task number of ITIMER_REAL's timer event.
+// RealTimerTask is the task number of the main process's ITIMER_REAL's
+// timer event.
 const RealTimerTask = -1
 
-// TimerTask is the task number of POSIX timer id's timer event.
+// TimerTask is the task number of the main process's POSIX timer id's
+// timer event.
 func TimerTask(id int) int { return -2 - id }
+
+// procTimerShift places a process's timer task numbers: those of the
+// process proc places in its node's table (0 the main process) are its
+// own (RealTimerTask, TimerTask(id): -1 and below, above -2^32, as a
+// timer id is a C int) less proc<<procTimerShift. The main process's
+// are thus the numbers they always were, which recordings hold.
+const procTimerShift = 32
+
+// ProcTimerTask is the task number of the timer event of the timer own
+// (RealTimerTask or TimerTask(id)) of the process at place proc of its
+// node's process table (0: the main process, whose numbers are own).
+func ProcTimerTask(proc, own int) int { return own - proc<<procTimerShift }
+
+// SplitTimerTask is ProcTimerTask's inverse: the process's place and its
+// own timer's task number, for a negative task (ok false otherwise).
+func SplitTimerTask(task int) (proc, own int, ok bool) {
+	if task >= 0 {
+		return 0, 0, false
+	}
+	proc = (-1 - task) >> procTimerShift
+	return proc, task + proc<<procTimerShift, true
+}
 
 // TimerEvent is an armed signal timer's event.
 type TimerEvent struct {
-	Task     int   // RealTimerTask or TimerTask(id)
+	Task     int   // ProcTimerTask(proc, RealTimerTask or TimerTask(id))
 	Deadline int64 // world time of its next expiry
 }
 
-// Events lists the armed timers' events: ITIMER_REAL, then the POSIX
-// timers by id. A SIGEV_NONE timer has none: it signals nothing, and
-// runs on by itself (Itimerspec counts its expiries when read).
-func (s *SigTimers) Events() []TimerEvent {
+// Events lists the armed timers' events, for the process at place proc
+// of its node's table: ITIMER_REAL, then the POSIX timers by id. A
+// SIGEV_NONE timer has none: it signals nothing, and runs on by itself
+// (Itimerspec counts its expiries when read).
+func (s *SigTimers) Events(proc int) []TimerEvent {
 	var ts []TimerEvent
 	if s.Real.Deadline > 0 {
-		ts = append(ts, TimerEvent{Task: RealTimerTask, Deadline: s.Real.Deadline})
+		ts = append(ts, TimerEvent{Task: ProcTimerTask(proc, RealTimerTask), Deadline: s.Real.Deadline})
 	}
 	for id, t := range s.Posix {
 		if t != nil && t.Deadline > 0 && t.Notify != SigevNone {
-			ts = append(ts, TimerEvent{Task: TimerTask(id), Deadline: t.Deadline})
+			ts = append(ts, TimerEvent{Task: ProcTimerTask(proc, TimerTask(id)), Deadline: t.Deadline})
 		}
 	}
 	return ts
 }
 
-// ByTask is the timer of a timer event's task number, or nil.
-func (s *SigTimers) ByTask(task int) *SigTimer {
-	if task == RealTimerTask {
+// ByTask is the timer of a process's own timer task number
+// (RealTimerTask or TimerTask(id)), or nil.
+func (s *SigTimers) ByTask(own int) *SigTimer {
+	if own == RealTimerTask {
 		return &s.Real
 	}
-	return s.Timer(-2 - task)
+	return s.Timer(-2 - own)
+}
+
+// Used reports whether the timers differ from a process's at its start:
+// ITIMER_REAL armed or given an interval, or a POSIX timer ever created.
+// Unused timers hash as nothing where a table hashes its children's.
+func (s *SigTimers) Used() bool {
+	return s.Real.Deadline != 0 || s.Real.Interval != 0 || len(s.Posix) > 0
 }
 
 // Timer is POSIX timer id, or nil (never created, or deleted).
@@ -178,7 +218,8 @@ const SigeventSize = 20
 // NewTimer is timer_create(2)'s new timer on clock, to be POSIX timer
 // NextID: sev is its struct sigevent (nil: none, which is SIGEV_SIGNAL
 // with SIGALRM and the timer's id as its value); thread reports whether a
-// SIGEV_THREAD_ID tid is a thread of the calling process. A clock it may
+// SIGEV_THREAD_ID tid is a thread of the calling process (of its thread
+// group: Linux's good_sigevent refuses any other). A clock it may
 // not use is EINVAL or EOPNOTSUPP (timerClock); an unknown notification,
 // a signal out of range or a foreign thread is EINVAL.
 func (s *SigTimers) NewTimer(clock uint64, sev []byte, thread func(tid int64) bool) (*SigTimer, error) {

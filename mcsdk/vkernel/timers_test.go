@@ -119,7 +119,7 @@ func TestTimersExec(t *testing.T) {
 	if s.Real.Deadline != Epoch+200e9 || s.Real.Interval != 7e9 {
 		t.Errorf("ITIMER_REAL after execve: deadline %d interval %d", s.Real.Deadline-Epoch, s.Real.Interval)
 	}
-	if ev := s.Events(); len(ev) != 1 || ev[0].Task != RealTimerTask {
+	if ev := s.Events(0); len(ev) != 1 || ev[0].Task != RealTimerTask {
 		t.Errorf("events after execve %v, want ITIMER_REAL's alone", ev)
 	}
 	if s.NextID() != 2 {
@@ -253,7 +253,7 @@ func TestTimerEvents(t *testing.T) {
 		s.Posix[id].ArmAfter(nil, int64(id+1)*1e9, 1e9, Epoch)
 	}
 	want := []TimerEvent{{RealTimerTask, Epoch + 5e9}, {TimerTask(0), Epoch + 1e9}, {TimerTask(2), Epoch + 3e9}}
-	got := s.Events()
+	got := s.Events(0)
 	if len(got) != len(want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}

@@ -11,6 +11,9 @@
 //   nanosleep                 nanosleep interrupted, with the time left
 //   poll                      poll is never restarted, even with SA_RESTART
 //   alarmkill                 SIGALRM's default action ends the node
+//   childalarm                a forked child's alarm ends the child (its
+//                             own timer), and the node exits with 100 plus
+//                             the signal that ended the child
 //   stop                      raise(SIGSTOP), which weft refuses
 //   suspendpending            sigsuspend with a signal already pending that
 //                             its mask lets through (raised, then killed)
@@ -29,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -311,6 +315,20 @@ static void mode_alarmkill(void) {
 	printf("still alive\n");
 }
 
+static void mode_childalarm(void) {
+	pid_t c = fork();
+	if (c == 0) {
+		alarm(1);
+		pause();
+		_exit(0);
+	}
+	int st = 0;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	printf("child ended: signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	exit(100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+}
+
 int main(int argc, char **argv) {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -337,6 +355,8 @@ int main(int argc, char **argv) {
 		mode_suspendpending();
 	else if (!strcmp(mode, "alarmkill"))
 		mode_alarmkill();
+	else if (!strcmp(mode, "childalarm"))
+		mode_childalarm();
 	else if (!strcmp(mode, "stop")) {
 		printf("stopping\n");
 		raise(SIGSTOP);
