@@ -144,6 +144,9 @@ var diffProbes = []struct {
 		"~ select, ready at once: left 10000000000\n",
 	}},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
+	// An accepted socket starts with its listener's options as they were
+	// when the connection came (issue 36).
+	{name: "acceptopts", args: []string{"47952"}},
 	// Process groups and sessions (vkernel.ProcTable): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
