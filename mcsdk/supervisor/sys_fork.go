@@ -154,9 +154,7 @@ func sysExecve(c *call) result {
 		return failf("%v", err)
 	}
 	if !ok {
-		if err := c.restoreExecPath(); err != nil {
-			return failf("%v", err)
-		}
+		c.failedForeignExec()
 		return done() // the exec failed: the process goes on with its error
 	}
 	var random [16]byte
