@@ -167,6 +167,9 @@ var diffProbes = []struct {
 	// set_tid_address (weft answers it): cleared and woken when the main
 	// thread ends, so a thread joining it returns.
 	{name: "mainjoin"},
+	// wait4 and waitid with __WNOTHREAD: a thread's own children only;
+	// an ended thread's pass to another thread of its process (issue 36).
+	{name: "wnothread"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never
