@@ -59,6 +59,36 @@ func TestConnectTakesADelivery(t *testing.T) {
 	}
 }
 
+// TestOnAccept: a connection joins the listener's queue, and OnAccept
+// hears of it, when its SYN is delivered, before any Accept; Queued lists
+// it until an Accept takes it. The environment's connections likewise.
+func TestOnAccept(t *testing.T) {
+	n := New()
+	var heard [][2]int
+	n.OnAccept = func(l, s *Socket) { heard = append(heard, [2]int{l.ID, s.ID}) }
+	l := n.NewSocket(1, Stream)
+	n.Bind(l, 7000)
+	n.Listen(l)
+	c := n.NewSocket(0, Stream)
+	n.Connect(c, addr(7000))
+	if len(heard) != 0 || len(l.Queued()) != 0 {
+		t.Fatalf("a connection before its SYN arrived: heard %v, queued %v", heard, l.Queued())
+	}
+	deliverAll(n)
+	env, e := n.ConnectEnv(7000)
+	if e != OK {
+		t.Fatal(e)
+	}
+	q := l.Queued()
+	if len(q) != 2 || len(heard) != 2 || heard[0] != [2]int{l.ID, q[0]} || heard[1] != [2]int{l.ID, q[1]} {
+		t.Fatalf("heard %v, queued %v", heard, q)
+	}
+	s, _ := n.Accept(l)
+	if s.ID != q[0] || s.peer != c || len(l.Queued()) != 1 || l.Queued()[0] != env.peer.ID {
+		t.Errorf("accepted socket %d (peer %v), queue now %v", s.ID, s.peer == c, l.Queued())
+	}
+}
+
 // TestAbandonedSYN: a connector that closes before its SYN arrives leaves
 // nothing on the listener.
 func TestAbandonedSYN(t *testing.T) {
@@ -141,6 +171,7 @@ func TestIPv6Listeners(t *testing.T) {
 		{"v4 client, [::] listener", any6, false, false, v4, true, Mapped, V4},
 		{"v4 client, V6ONLY listener", any6, true, false, v4, false, 0, 0},
 		{"::1 client, [::] listener", any6, false, true, loop6, true, Loop6, Loop6},
+		{"::1 client, V6ONLY listener", any6, true, true, loop6, true, Loop6, Loop6},
 		{"mapped client, [::] listener", any6, false, true, mapped, true, Mapped, Mapped},
 		{"::1 client, [::1] listener", loop6, false, true, loop6, true, Loop6, Loop6},
 		{"v4 client, [::1] listener", loop6, false, false, v4, false, 0, 0},
@@ -173,6 +204,9 @@ func TestIPv6Listeners(t *testing.T) {
 			}
 			if s.Peer.Six != tc.peerSix || c.Local.Six != tc.clientSide || s.Peer.Port != c.Local.Port {
 				t.Errorf("server sees %v, client is %v", s.Peer, c.Local)
+			}
+			if s.V6Only != tc.v6only {
+				t.Errorf("accepted socket's IPV6_V6ONLY %v, the listener's %v", s.V6Only, tc.v6only)
 			}
 		})
 	}

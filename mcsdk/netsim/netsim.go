@@ -166,6 +166,11 @@ type Network struct {
 	// OnEnvClose is called when a node closes its end of an environment
 	// connection.
 	OnEnvClose func(env *Socket)
+	// OnAccept is called when a listener l establishes a connection, with
+	// s, its end of it, as it joins l's accept queue: Linux clones the
+	// listener's socket then, so the options the caller keeps are l's as
+	// they are at that moment.
+	OnAccept func(l, s *Socket)
 	// Now is the virtual time (ns) stamped on sent messages.
 	Now int64
 	// Bufs are the default buffer sizes (a model may change them before
@@ -457,6 +462,7 @@ func (n *Network) accept(l, s *Socket, out *Channel, dst Addr) {
 	srv.Local.Port = l.Local.Port
 	srv.bound = true
 	srv.sndBuf, srv.rcvBuf = l.sndBuf, l.rcvBuf
+	srv.V6Only = l.V6Only
 	s.peer, srv.peer = srv, s
 	srv.Peer = as(l.V6, s.Local)
 	s.connected, srv.connected = true, true
@@ -464,6 +470,19 @@ func (n *Network) accept(l, s *Socket, out *Channel, dst Addr) {
 	srv.out = &Channel{ID: len(n.Channels), From: srv, To: s, Stream: true, DstPort: s.Local.Port, FromNode: l.Node, ToNode: s.Node}
 	n.Channels = append(n.Channels, srv.out)
 	l.acceptQ = append(l.acceptQ, srv)
+	if n.OnAccept != nil {
+		n.OnAccept(l, srv)
+	}
+}
+
+// Queued lists the sockets of the connections a listener has established
+// and no Accept has taken yet, by ID, in queue order.
+func (s *Socket) Queued() []int {
+	ids := make([]int, len(s.acceptQ))
+	for i, q := range s.acceptQ {
+		ids[i] = q.ID
+	}
+	return ids
 }
 
 // ConnectEnv opens a connection from the environment to the listener on

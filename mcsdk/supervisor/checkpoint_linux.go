@@ -326,7 +326,8 @@ func writeDescs(n *node, st map[int]descState) error {
 // caller's output callback (Config.OnOutput), which takes a node number.
 func rebound(t reflect.Type) bool {
 	switch t {
-	case reflect.TypeFor[func(*netsim.Socket, []byte)](), reflect.TypeFor[func(*netsim.Socket)](), reflect.TypeFor[func(int, []byte)]():
+	case reflect.TypeFor[func(*netsim.Socket, []byte)](), reflect.TypeFor[func(*netsim.Socket)](),
+		reflect.TypeFor[func(*netsim.Socket, *netsim.Socket)](), reflect.TypeFor[func(int, []byte)]():
 		return true
 	}
 	return false
@@ -356,6 +357,7 @@ func (w *World) copyState() (*World, error) {
 	}
 	cw.net.OnEnvData = cw.envData
 	cw.net.OnEnvClose = cw.envClose
+	cw.net.OnAccept = cw.accepted
 	cw.stops = -1
 	cw.dataRoot = "" // copyDataDirs gives it its own
 	for _, n := range cw.nodes {

@@ -144,6 +144,9 @@ var diffProbes = []struct {
 		"~ select, ready at once: left 10000000000\n",
 	}},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
+	// An accepted socket starts with its listener's options as they were
+	// when the connection came (issue 36).
+	{name: "acceptopts", args: []string{"47952"}},
 	// Process groups and sessions (vkernel.ProcTable): relations only; pid
 	// 1 is outside the node.
 	{name: "sessions", weft: []string{"~ main: getsid(1) -1"}},
@@ -182,6 +185,9 @@ var diffProbes = []struct {
 		"~ udp socket ioctl(FIOASYNC 1) -> -1 EINVAL\n", "~ tcp socket after F_SETFL(O_ASYNC): F_GETFL 02 ok\n",
 		"~ tcp socket ioctl(FIOASYNC 0) -> 0 ok\n",
 	}},
+	// wait4 and waitid with __WNOTHREAD: a thread's own children only;
+	// an ended thread's pass to another thread of its process (issue 36).
+	{name: "wnothread"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

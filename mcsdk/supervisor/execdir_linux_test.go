@@ -44,3 +44,46 @@ func TestFailedForeignExecLeavesNoFD(t *testing.T) {
 		t.Errorf("two runs differ:\n%s\n%s", outs[0], outs[1])
 	}
 }
+
+// TestForeignExecAnyPath: a program of the model's directory executed
+// by its view path (execForeign) runs whatever descriptor number weft's
+// directory descriptor gets (with 30 descriptors open, /proc/self/fd/33/
+// is longer than /run/weft/model/: that exec failed EACCES), in the
+// process itself and in a vfork child; argv[0], which execv callers pass
+// as the path's very string, and AT_EXECFN are the view's path in the
+// new image, and the vfork parent's string, in the memory it shares with
+// the child, is unchanged (weft wrote over both before).
+func TestForeignExecAnyPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(buildBounds(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "bounds")
+	if err := os.WriteFile(prog, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const ran = "argv0 /run/weft/model/bounds execfn /run/weft/model/bounds\n"
+	for _, tc := range []struct {
+		mode, fds, want string
+	}{
+		{"execfds", "0", ran},
+		{"execfds", "30", ran},
+		{"vexecfds", "0", ran + "child exit 0; parent's path /run/weft/model/bounds\n"},
+		{"vexecfds", "30", ran + "child exit 0; parent's path /run/weft/model/bounds\n"},
+	} {
+		t.Run(tc.mode+"-"+tc.fds, func(t *testing.T) {
+			cfg := Config{Nodes: []NodeSpec{{Path: prog, Args: []string{tc.mode, tc.fds, prog}, Dir: dir}}, ReadOnlyWorkDir: true}
+			w, _ := runThreads(t, cfg, first)
+			if f := w.Failure(); f != nil {
+				t.Fatalf("failure: %v", f)
+			}
+			if got := string(w.Output(0)); got != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}

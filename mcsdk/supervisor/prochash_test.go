@@ -149,6 +149,19 @@ func TestProcHashProperty(t *testing.T) {
 			}
 			return false
 		}},
+		{"forking thread", func(n *node, r *rand.Rand) bool { // the thread whose own child it is (__WNOTHREAD)
+			for _, p := range n.procs[1:] {
+				if p.v.Parent != 0 {
+					if p.v.Thread == p.v.Parent {
+						p.v.Thread = p.v.Parent + 5000
+					} else {
+						p.v.Thread = p.v.Parent
+					}
+					return true
+				}
+			}
+			return false
+		}},
 		{"address space", func(n *node, r *rand.Rand) bool { n.procs[1+r.IntN(len(n.procs)-1)].space += 1; return true }},
 		{"task's process", func(n *node, r *rand.Rand) bool {
 			if len(n.tasks) < 3 {

@@ -20,33 +20,33 @@ func isExec(nr int32) bool { return nr == unix.SYS_EXECVE || nr == unix.SYS_EXEC
 // another path than the host's (a model's own program, at
 // /run/weft/model/...): the host kernel resolves execve's path itself and
 // would not find it there. weft gives the node a descriptor of the
-// program's host directory (closed at the exec) and writes over the path
-// in the node's memory a name of the same length that the host kernel
-// resolves to the same file through it, "/proc/self/fd/N/<name>" after
-// padding slashes; the node is stopped in the call, and no other thread
-// of it runs until the call ends. After the exec, AT_EXECFN's copy of
-// that name is overwritten with the view's path (showExecPath), so the
-// new image sees what an exec by the view's path shows; if the exec
-// fails, the path is written back (restoreExecPath: weft learns of the
-// failure from the thread's next call, so the code the thread runs before
-// that call still reads weft's name there), and the descriptor,
-// which the node never opened, is closed at the thread's next call
-// (closeExecDir), before that call is served: the node's descriptors are
-// those it had before the exec.
-// Only an ELF program whose path is absolute and long enough for the
-// name: a "#!" script's interpreter would be given the descriptor's name,
-// which the exec closes; anything else is refused, as before.
+// program's host directory (closed at the exec) and has the thread issue
+// its exec again with the path argument pointing at a name the host
+// kernel resolves to the same file through it, "/proc/self/fd/N/<name>"
+// (padded with slashes to at least the path's length), which weft writes
+// below the thread's stack pointer and red zone, memory the thread does
+// not use (execReissue). The path the node named stays as it was in its
+// memory, whatever follows it there: an argument that is that very
+// string (argv[0], as execv callers pass it) reaches the new image
+// unchanged, and a vfork parent sharing the memory finds its string
+// intact; the descriptor's number may have any length. After the exec,
+// AT_EXECFN's copy of weft's name is overwritten with the view's path
+// (showExecPath), so the new image sees what an exec by the view's path
+// shows; if the exec fails, the thread's path register still points at
+// weft's copy (the calling conventions weft meets, C's and Go's, treat it
+// as clobbered by the call), and the descriptor, which the node never
+// opened, is closed at the thread's next call (closeExecDir), before that
+// call is served: the node's descriptors are those it had before the
+// exec. Only an ELF program: a "#!" script's interpreter would be given
+// the descriptor's name, which the exec closes; anything else is refused,
+// as before.
 func (c *call) execForeign(a fsArg, r vkernel.Result, next handler) result {
 	if a.path < 0 || r.Type != vkernel.TypeRegular || !isELF(r.HostPath) {
 		return c.refuseForeign(r)
 	}
-	addr := c.arg(a.path)
-	orig, err := c.readPath(addr)
-	if err != nil || !strings.HasPrefix(orig, "/") {
+	orig, err := c.readPath(c.arg(a.path))
+	if err != nil || orig == "" {
 		return c.refuseForeign(r)
-	}
-	if _, ok := hostExecName(lowestFreeFD(c.t.tid), filepath.Base(r.HostPath), len(orig)); !ok {
-		return c.refuseForeign(r) // no room for the name: checked before the node is given a descriptor
 	}
 	dfd, err := unix.Open(filepath.Dir(r.HostPath), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0) // ADDFD takes no O_PATH file
 	if err != nil {
@@ -57,56 +57,65 @@ func (c *call) execForeign(a fsArg, r vkernel.Result, next handler) result {
 	if err != nil {
 		return injectFailed(err)
 	}
-	name, ok := hostExecName(fd, filepath.Base(r.HostPath), len(orig))
-	if !ok {
-		return failf("exec of %s: the descriptor weft gave the node is %d, past the name's room", r.Path, fd)
+	name := hostExecName(fd, filepath.Base(r.HostPath), len(orig))
+	if err := c.execReissue(a.path, name); err != nil {
+		return failf("exec of %s: issuing it again by the host's name for it: %v", r.Path, err)
 	}
-	if err := forceWrite(c.t.tid, uintptr(addr), []byte(name)); err != nil {
-		return failf("exec of %s: writing the host's name for it: %v", r.Path, err)
-	}
-	c.execShown, c.execAt, c.execDirFD = orig, addr, fd
+	c.execShown, c.execDirFD = orig, fd
 	return next(c)
 }
 
-// hostExecName is a name of exactly size bytes by which the host kernel
-// reaches the file base in the directory open at descriptor fd of the
-// caller: "/proc/self/fd/<fd>/<base>" after padding slashes; false if it
-// does not fit. (Not the shorter "/dev/fd/...": under the filter, an exec
-// through that link fails EACCES.) The view's names leave room for one
-// digit: /run/weft/model/x and /proc/self/fd/N/x have one length.
-func hostExecName(fd int, base string, size int) (string, bool) {
+// hostExecName is a name by which the host kernel reaches the file base
+// in the directory open at descriptor fd of the caller,
+// "/proc/self/fd/<fd>/<base>", padded with leading slashes to at least
+// size bytes, so that a path of size bytes fits where the kernel copies
+// it (AT_EXECFN). (Not "/dev/fd/...": under the filter, an exec through
+// that link fails EACCES.)
+func hostExecName(fd int, base string, size int) string {
 	name := fmt.Sprintf("/proc/self/fd/%d/%s", fd, base)
-	if len(name) > size {
-		return "", false
-	}
-	return strings.Repeat("/", size-len(name)) + name, true
+	return strings.Repeat("/", max(0, size-len(name))) + name
 }
 
-// lowestFreeFD is the lowest descriptor number process pid does not use:
-// the one SECCOMP_IOCTL_NOTIF_ADDFD gives it next (the process is stopped
-// in a call, and so are its other threads).
-func lowestFreeFD(pid int) int {
-	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return 0
-	}
-	used := map[int]bool{}
-	for _, e := range ents {
-		var k int
-		if _, err := fmt.Sscan(e.Name(), &k); err == nil {
-			used[k] = true
+// execReissue takes the calling thread out of its exec's notification
+// (holdOutOfCall), writes name below its stack pointer and red zone, and
+// has it issue the same call again with argument arg (its path) pointing
+// there; the call's notification becomes the new one's. The thread's
+// other registers are as it issued the call.
+func (c *call) execReissue(arg int, name string) error {
+	t := c.t
+	sysIP := c.req.Data.InstructionPointer - 2
+	old := c.req.Data
+	return onLauncher(c.n.tracer, func() error {
+		regs, err := c.holdOutOfCall(t)
+		if err != nil {
+			return err
 		}
-	}
-	k := 0
-	for used[k] {
-		k++
-	}
-	return k
+		at := (regs.Rsp - 128 - uint64(len(name)) - 1) &^ 15
+		if err := forceWrite(t.tid, uintptr(at), append([]byte(name), 0)); err != nil {
+			return fmt.Errorf("writing the name below the stack pointer %#x: %v", regs.Rsp, err)
+		}
+		regs.Rax = uint64(old.Nr)
+		*[6]*uint64{&regs.Rdi, &regs.Rsi, &regs.Rdx, &regs.R10, &regs.R8, &regs.R9}[arg] = at
+		if err := reissue(t.tid, regs, sysIP); err != nil {
+			return err
+		}
+		nf, err := awaitNotif(t.tid, c.n.listener)
+		if err != nil {
+			return err
+		}
+		want := old.Args
+		want[arg] = at
+		if nf.Data.Nr != old.Nr || nf.Data.Args != want || nf.Data.InstructionPointer != old.InstructionPointer {
+			return fmt.Errorf("the exec came back as syscall %d at %#x", nf.Data.Nr, nf.Data.InstructionPointer)
+		}
+		c.req = nf
+		return nil
+	})
 }
 
-// showExecPath writes the exec's path as the node named it over the
-// name weft had the kernel resolve (execForeign), where the new image's
-// AT_EXECFN is, at execfnAt.
+// showExecPath writes the exec's path as the node named it, with its
+// end, over the name weft had the kernel resolve (execForeign, never
+// shorter), where the new image's AT_EXECFN is, at execfnAt.
 func (c *call) showExecPath(tid int, execfnAt uintptr) error {
 	if c.execShown == "" {
 		return nil
@@ -114,26 +123,22 @@ func (c *call) showExecPath(tid int, execfnAt uintptr) error {
 	if execfnAt == 0 {
 		return fmt.Errorf("exec of %s: no AT_EXECFN", c.execShown)
 	}
-	if _, err := writeMem(tid, execfnAt, []byte(c.execShown)); err != nil {
+	if _, err := writeMem(tid, execfnAt, append([]byte(c.execShown), 0)); err != nil {
 		return fmt.Errorf("exec of %s: writing AT_EXECFN: %v", c.execShown, err)
 	}
 	return nil
 }
 
-// restoreExecPath writes back the path a failed exec named (execForeign).
-func (c *call) restoreExecPath() error {
-	if c.execShown == "" {
-		return nil
+// failedForeignExec has the descriptor a failed exec by execForeign gave
+// the node closed at the thread's next call (closeExecDir).
+func (c *call) failedForeignExec() {
+	if c.execShown != "" {
+		c.t.execDirFD = c.execDirFD + 1
 	}
-	if err := forceWrite(c.t.tid, uintptr(c.execAt), []byte(c.execShown)); err != nil {
-		return fmt.Errorf("exec of %s failed, and its path could not be written back: %v", c.execShown, err)
-	}
-	c.t.execDirFD = c.execDirFD + 1
-	return nil
 }
 
 // closeExecDir closes the descriptor a failed foreign exec left the
-// caller's process (restoreExecPath), at the caller's first call after
+// caller's process (failedForeignExec), at the caller's first call after
 // it: weft takes the thread out of its notification (PTRACE_INTERRUPT,
 // then an answer, as injectCalls does), has it run close on the
 // descriptor, and points it back at its syscall instruction, so that it

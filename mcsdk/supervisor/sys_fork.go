@@ -96,7 +96,7 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
 	cp.vclock.known = true        // the image it inherits is off (vdsoOff above)
 	cp.trapTSC = *n.trapTSCOf(pt) // PR_SET_TSC is inherited
-	cp.v = n.ptab.Fork(parent.vpid, cp.vpid, int(flags&unix.CSIGNAL))
+	cp.v = n.ptab.ForkBy(parent.vpid, pt.vtid(), cp.vpid, int(flags&unix.CSIGNAL))
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
 		cp.vdso = 0             // and reads its clocks by syscall there: the image stays the parent's, off
@@ -154,9 +154,7 @@ func sysExecve(c *call) result {
 		return failf("%v", err)
 	}
 	if !ok {
-		if err := c.restoreExecPath(); err != nil {
-			return failf("%v", err)
-		}
+		c.failedForeignExec()
 		return done() // the exec failed: the process goes on with its error
 	}
 	var random [16]byte
@@ -367,7 +365,7 @@ func (n *node) procTable() *vkernel.ProcTable {
 // WUNTRACED and WCONTINUED report nothing more.
 func sysWait4(c *call) result {
 	n := c.n
-	a := n.procTable().Wait4(n.vpid(), int64(int32(c.arg(0))), c.arg(2))
+	a := n.procTable().Wait4(c.t.waiter(), int64(int32(c.arg(0))), c.arg(2))
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
@@ -388,6 +386,23 @@ func sysWait4(c *call) result {
 		}
 	}
 	return ret(a.Child.Pid)
+}
+
+// waiter is thread t as a caller of the wait family (vkernel.Waiter):
+// its process's virtual pid, its own virtual tid, and its process's live
+// threads in the order made (the node's tasks are).
+func (t *task) waiter() vkernel.Waiter {
+	n := t.n
+	w := vkernel.Waiter{Pid: virtualPidBase + int64(n.id), Tid: t.vtid()} // the main process's
+	if t.p != nil {
+		w.Pid = t.p.vpid
+	}
+	for _, o := range n.tasks {
+		if !o.exited && o.p == t.p {
+			w.Threads = append(w.Threads, o.vtid())
+		}
+	}
+	return w
 }
 
 // rusageSize is sizeof(struct rusage) on x86-64.
@@ -412,7 +427,7 @@ func sysWaitid(c *call) result {
 		}
 		id = int64(pid)
 	}
-	a := n.procTable().Waitid(n.vpid(), idtype, id, opts)
+	a := n.procTable().Waitid(c.t.waiter(), idtype, id, opts)
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))

@@ -83,6 +83,15 @@ func accept(c *call, v *vfd, flags uint64) result {
 	return c.installSocket(s, flags)
 }
 
+// accepted gives s, the connection listener l has just established
+// (netsim.Network.OnAccept), the options of l that Linux's clone of the
+// listener keeps (vkernel.InetOptValues.Inherit).
+func (w *World) accepted(l, s *netsim.Socket) {
+	if l.Node >= 0 && l.Node < len(w.nodes) {
+		w.nodes[l.Node].opts.Inherit(l.ID, s.ID)
+	}
+}
+
 // inetConnect implements connect(2). A stream connect sends a SYN, which the
 // scheduler delivers like any message: a non-blocking connect returns
 // EINPROGRESS (the socket polls writable when the SYN has arrived, and
@@ -407,12 +416,13 @@ func (s *inetSock) Wake(w vkernel.FileWorld, _ *vkernel.EpollEntry) [2]uint64 {
 }
 
 // hash writes the socket's number and its option values (the node
-// keeps them): the rest of its state is the network's, hashed with the
-// network.
+// keeps them), then those of a listener's queued connections: the rest
+// of its state is the network's, hashed with the network.
 func (s *inetSock) Hash(h *vkernel.FileHasher) {
 	h.Put(fileTagInet)
 	h.Put(uint64(s.ID))
 	h.Opts.HashSocket(s.ID, h.Put)
+	h.Opts.HashQueued(s.Queued(), h.Put)
 }
 
 // Release closes the socket in the virtual network.

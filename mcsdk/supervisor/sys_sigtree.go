@@ -247,7 +247,7 @@ func (w *World) childSignalled(n *node, parent *proc, sig int) {
 	case unix.SYS_WAITID:
 		return
 	case unix.SYS_WAIT4:
-		if n.ptab.Wait4Ready(parent.vpid, int64(int32(c.arg(0))), c.arg(2)) {
+		if n.ptab.Wait4Ready(t.waiter(), int64(int32(c.arg(0))), c.arg(2)) {
 			return
 		}
 	}

@@ -133,10 +133,9 @@ type call struct {
 	timeoutAt int64
 	progress  int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
 	// execShown is the path an exec named, in the node's view, when weft
-	// wrote over it in the node's memory, at execAt, a name the host
-	// kernel resolves (execForeign); "" otherwise.
+	// had the exec issued again with a name the host kernel resolves
+	// (execForeign); "" otherwise.
 	execShown string
-	execAt    uint64
 	execDirFD int // the descriptor of the program's directory execForeign gave the node
 	// reads caches what the handler read from the node's memory: a parked
 	// call is retried after every action, and the node, stopped in this

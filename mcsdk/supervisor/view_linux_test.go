@@ -19,8 +19,10 @@ import (
 // at its host path: getcwd, /proc/self/cwd and chdir by absolute and
 // relative paths, through the run directory and the virtual directories
 // above it, all name it so. A program in the run directory runs by a
-// relative path; by its absolute path the host kernel would look for it
-// on the host, so that exec is refused (EACCES, in the run's refusals).
+// relative path, and by its absolute path, which the host kernel would
+// look for on the host: weft has it issue that exec by a name the host
+// resolves (execForeign; before, the name had no room and the exec was
+// refused EACCES).
 func TestViewServesCommonCalls(t *testing.T) {
 	script := `cat /etc/hostname; echo err >/dev/stderr; echo out >/dev/stdout
 test -r /etc/hostname && echo readable
@@ -33,7 +35,7 @@ mkdir d && cd d && /bin/pwd
 readlink /proc/self/cwd
 cd /run/weft/n0/d && /bin/pwd
 cd .. && cp /bin/true t && ./t && echo exec-relative
-/run/weft/n0/t || echo exec-absolute-refused
+/run/weft/n0/t && echo exec-absolute
 cd / && /bin/pwd
 cd run/weft && /bin/pwd && readlink /proc/self/cwd
 cd n0/d && /bin/pwd
@@ -48,20 +50,16 @@ cd /etc/hostname || echo cd-file
 	}
 	want := "node0\nerr\nout\nreadable\netc-read-only\ntmp-absent\nkmsg-absent\n/proc/self/fd/1\n6\n" +
 		"/run/weft/n0/d\n/run/weft/n0/d\n/run/weft/n0/d\nexec-relative\n" +
-		"/bin/sh: 12: /run/weft/n0/t: Permission denied\nexec-absolute-refused\n" +
+		"exec-absolute\n" +
 		"/\n/run/weft\n/run/weft\n/run/weft/n0/d\n" +
 		"/bin/sh: 16: cd: can't cd to /nowhere\ncd-absent\n/bin/sh: 17: cd: can't cd to /etc/hostname\ncd-file\n"
 	if got := string(w.Output(0)); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
-	var native int
 	for _, r := range w.Refusals() {
-		if r.Rule == ruleNative && r.Call == "execve" && r.What == "/run/weft/n0/t" {
-			native += r.Count
+		if r.Rule == ruleNative {
+			t.Errorf("refused: %+v", r)
 		}
-	}
-	if native != 1 {
-		t.Errorf("refusals %+v: want the absolute exec of the run directory's program once", w.Refusals())
 	}
 	if host := w.RunDir(0); strings.Contains(string(w.Output(0)), host) {
 		t.Errorf("the host path of the run directory, %s, reached the node", host)

@@ -40,6 +40,7 @@ func Start(cfg Config) (*World, error) {
 	w.fileClocks = map[fileKey]*fileClock{}
 	w.net.OnEnvData = w.envData
 	w.net.OnEnvClose = w.envClose
+	w.net.OnAccept = w.accepted
 	if cfg.DataDirs {
 		root, err := newDataRoot()
 		if err != nil {

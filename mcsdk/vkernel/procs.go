@@ -34,6 +34,7 @@ type Process struct {
 	State      ProcState // alive, zombie or reaped
 	Status     uint32    // its wait status word, once ended (WaitStatus)
 	ExitSignal int       // the signal its end sends its parent: clone's CSIGNAL bits (SIGCHLD for fork, vfork)
+	Thread     int64     // the thread of its parent that forked it (virtual tid): the one whose own child it is (__WNOTHREAD)
 	Pgid       int64     // its virtual process group (sessions.go)
 	Sid        int64     // its virtual session
 	Execed     bool      // it called execve since its fork: its parent's setpgid is EACCES
@@ -73,9 +74,17 @@ func (t *ProcTable) All() []*Process { return slices.Clone(t.procs) }
 // the caller's process (CLONE_PARENT, which would make it the caller's
 // sibling, is refused at the edge). It is in its parent's process group
 // and session. It has no signal timers (fork(2): "The child does not
-// inherit timers from its parent").
+// inherit timers from its parent"). The forking thread is the parent's
+// leader (its main thread, whose tid is its pid); ForkBy names another.
 func (t *ProcTable) Fork(parent, child int64, sig int) *Process {
-	p := &Process{Pid: child, Parent: parent, ExitSignal: sig, Pgid: parent, Sid: Session}
+	return t.ForkBy(parent, parent, child, sig)
+}
+
+// ForkBy is Fork by thread tid of process parent: the child is that
+// thread's own (the kernel's real_parent is a thread), which only a wait
+// with __WNOTHREAD tells apart (Waiter).
+func (t *ProcTable) ForkBy(parent, tid, child int64, sig int) *Process {
+	p := &Process{Pid: child, Parent: parent, Thread: tid, ExitSignal: sig, Pgid: parent, Sid: Session}
 	if pp := t.member(parent); pp != nil {
 		p.Pgid, p.Sid = pp.Pgid, pp.Sid
 	}
@@ -239,6 +248,30 @@ const (
 	waitidOptions = WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | WNOTHREAD | WALL | WCLONE
 )
 
+// Waiter is the thread that calls a wait: its process, its own id, and
+// the live threads of its process in the order they were made (the
+// leader first while it lives).
+type Waiter struct {
+	Pid, Tid int64
+	Threads  []int64
+}
+
+// Leader is the waiter that is process pid's leader, its one thread.
+func Leader(pid int64) Waiter { return Waiter{Pid: pid, Tid: pid, Threads: []int64{pid}} }
+
+// owns reports whether child c is the waiter's thread's own, as
+// __WNOTHREAD asks: the thread that forked it, while it lives; once
+// that thread has ended, the first live thread of the process, the one
+// the kernel passes an ended thread's children to (forget_original_parent,
+// find_alive_thread: the first thread not exiting, in the order made, and
+// again at that one's end).
+func (w Waiter) owns(c *Process) bool {
+	if slices.Contains(w.Threads, c.Thread) {
+		return c.Thread == w.Tid
+	}
+	return len(w.Threads) > 0 && w.Threads[0] == w.Tid
+}
+
 // WaitAnswer is what a call of the wait family answers.
 type WaitAnswer struct {
 	Err   Errno    // nonzero: the call fails with it
@@ -246,13 +279,14 @@ type WaitAnswer struct {
 	Child *Process // the zombie reported (nil: none, a WNOHANG answer)
 }
 
-// Wait4 decides wait4(pid, options) for process caller (kernel_wait4):
+// Wait4 decides wait4(pid, options) for caller (kernel_wait4):
 // pid > 0 that child, -1 any child, 0 a child in the caller's process
 // group, < -1 a child in group -pid (its group as it is now).
 // wait4 always waits for ends (WEXITED); its children never stop, so
 // WUNTRACED and WCONTINUED add nothing. A zombie found is reaped (its
-// status and pid are the answer).
-func (t *ProcTable) Wait4(caller, pid int64, options uint64) WaitAnswer {
+// status and pid are the answer). With __WNOTHREAD only the calling
+// thread's own children count (Waiter.owns), else the process's.
+func (t *ProcTable) Wait4(caller Waiter, pid int64, options uint64) WaitAnswer {
 	if options&^wait4Options != 0 {
 		return WaitAnswer{Err: EINVAL}
 	}
@@ -266,20 +300,21 @@ func (t *ProcTable) Wait4(caller, pid int64, options uint64) WaitAnswer {
 // zombie now, without reaping it: a wait4 parked in the kernel returns
 // the child rather than take the SIGCHLD its end sends (do_wait finds the
 // zombie before it checks for a pending signal).
-func (t *ProcTable) Wait4Ready(caller, pid int64, options uint64) bool {
+func (t *ProcTable) Wait4Ready(caller Waiter, pid int64, options uint64) bool {
 	if options&^wait4Options != 0 || int32(pid) == -1<<31 {
 		return false
 	}
 	return t.wait(caller, pid, options|WEXITED, true).Child != nil
 }
 
-// Waitid decides waitid(idtype, id, options) for process caller
+// Waitid decides waitid(idtype, id, options) for caller
 // (kernel_waitid): P_ALL any child, P_PID child id (> 0), P_PGID a child
 // in group id (0: the caller's group; < 0 EINVAL), P_PIDFD the child the
 // edge resolved the pidfd to (id, its virtual pid). Options must ask for
 // at least one of WEXITED, WSTOPPED and WCONTINUED; children never stop,
-// so only WEXITED can report. WNOWAIT leaves the zombie as it is.
-func (t *ProcTable) Waitid(caller int64, idtype uint64, id int64, options uint64) WaitAnswer {
+// so only WEXITED can report. WNOWAIT leaves the zombie as it is;
+// __WNOTHREAD as for Wait4.
+func (t *ProcTable) Waitid(caller Waiter, idtype uint64, id int64, options uint64) WaitAnswer {
 	if options&^waitidOptions != 0 || options&(WEXITED|WSTOPPED|WCONTINUED) == 0 {
 		return WaitAnswer{Err: EINVAL}
 	}
@@ -308,11 +343,16 @@ func (t *ProcTable) Waitid(caller int64, idtype uint64, id int64, options uint64
 // signal is SIGCHLD unless __WCLONE asks for the others) and alive
 // (wait_consider_task: a zombie counts only for WEXITED); the first
 // eligible zombie if WEXITED; otherwise nothing yet, parked unless
-// WNOHANG. peek: only look (the zombie found stays one).
-func (t *ProcTable) wait(caller, pid int64, options uint64, peek bool) WaitAnswer {
+// WNOHANG. peek: only look (the zombie found stays one). __WNOTHREAD
+// scans the calling thread's children only (do_wait_thread on current
+// alone, not on each thread of the group).
+func (t *ProcTable) wait(caller Waiter, pid int64, options uint64, peek bool) WaitAnswer {
 	any := false
 	for _, c := range t.procs {
-		if c.Parent != caller || c.Parent == 0 || c.State == Reaped || !t.Selects(caller, pid, c.Pid) {
+		if c.Parent != caller.Pid || c.Parent == 0 || c.State == Reaped || !t.Selects(caller.Pid, pid, c.Pid) {
+			continue
+		}
+		if options&WNOTHREAD != 0 && !caller.owns(c) {
 			continue
 		}
 		if options&WALL == 0 && (c.ExitSignal != SIGCHLD) != (options&WCLONE != 0) {
@@ -405,16 +445,21 @@ func WaitidInfo(c *Process, uid uint32) []byte {
 
 // Digest puts the table for the world's state hash, in fork order: each
 // process's pid, parent (1 for none in the node), state bits (zombie,
-// reaped, and the edge's flag for it: a vfork wait), the edge's word for
-// it (its address space) and, once ended, its status. extra answers for
-// the i-th process of the table.
+// reaped, the edge's flag for it: a vfork wait, and whether a thread
+// other than its parent's leader forked it), the edge's word for it (its
+// address space), that thread if so, and, once ended, its status. extra
+// answers for the i-th process of the table.
 func (t *ProcTable) Digest(put func(uint64), extra func(i int) (flag bool, word uint64)) {
 	for i, p := range t.procs {
 		flag, word := extra(i)
 		put(uint64(p.Pid))
 		put(uint64(t.Getppid(p.Pid)))
-		put(uint64(boolInt(p.State == Zombie) | boolInt(p.State == Reaped)<<1 | boolInt(flag)<<2))
+		byThread := p.Parent != 0 && p.Thread != p.Parent // an orphan's parent is outside the node
+		put(uint64(boolInt(p.State == Zombie) | boolInt(p.State == Reaped)<<1 | boolInt(flag)<<2 | boolInt(byThread)<<3))
 		put(word)
+		if byThread {
+			put(uint64(p.Thread))
+		}
 		if p.Ended() {
 			put(uint64(p.Status))
 		}

@@ -152,8 +152,8 @@ func TestWait4(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := endedTree()
-			ready := tab.Wait4Ready(tc.caller, tc.pid, tc.options)
-			a := tab.Wait4(tc.caller, tc.pid, tc.options)
+			ready := tab.Wait4Ready(Leader(tc.caller), tc.pid, tc.options)
+			a := tab.Wait4(Leader(tc.caller), tc.pid, tc.options)
 			if got := answerString(a); got != tc.want {
 				t.Fatalf("answer %s, want %s", got, tc.want)
 			}
@@ -167,7 +167,7 @@ func TestWait4(t *testing.T) {
 				if _, e := tab.Getpgid(100, a.Child.Pid); e != ESRCH {
 					t.Errorf("reaped child %d still in a process group (getpgid: %v, want ESRCH)", a.Child.Pid, e)
 				}
-				if again := tab.Wait4(tc.caller, a.Child.Pid, tc.options); again.Err != ECHILD {
+				if again := tab.Wait4(Leader(tc.caller), a.Child.Pid, tc.options); again.Err != ECHILD {
 					t.Errorf("waiting again for the reaped child: %s, want ECHILD", answerString(again))
 				}
 			}
@@ -208,7 +208,7 @@ func TestWaitid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := endedTree()
-			a := tab.Waitid(100, tc.idtype, tc.id, tc.options)
+			a := tab.Waitid(Leader(100), tc.idtype, tc.id, tc.options)
 			if got := answerString(a); got != tc.want {
 				t.Fatalf("answer %s, want %s", got, tc.want)
 			}
@@ -249,7 +249,7 @@ func TestWaitOrder(t *testing.T) {
 	}
 	var got []string
 	for {
-		a := tab.Wait4(100, -1, 0)
+		a := tab.Wait4(Leader(100), -1, 0)
 		if a.Err != 0 || a.Child == nil {
 			got = append(got, answerString(a))
 			break
@@ -267,11 +267,11 @@ func TestWaitOrder(t *testing.T) {
 func TestWaitSelectsGroupNow(t *testing.T) {
 	tab := testTree()
 	tab.Exit(1002, ExitedStatus(1), nil)
-	if a := tab.Wait4(100, -1002, WNOHANG); a.Err != ECHILD {
+	if a := tab.Wait4(Leader(100), -1002, WNOHANG); a.Err != ECHILD {
 		t.Fatalf("before setpgid: %s, want ECHILD", answerString(a))
 	}
 	tab.Setpgid(1002, 1002, 0) // as if done before its end
-	if a := tab.Wait4(100, -1002, WNOHANG); a.Child == nil || a.Child.Pid != 1002 {
+	if a := tab.Wait4(Leader(100), -1002, WNOHANG); a.Child == nil || a.Child.Pid != 1002 {
 		t.Errorf("after setpgid: %s, want 1002", answerString(a))
 	}
 }
@@ -363,7 +363,7 @@ func TestProcDigest(t *testing.T) {
 	for _, step := range []func(){
 		func() {},
 		func() { tab.Process(1002).Status = ExitedStatus(2) },
-		func() { tab.Wait4(100, 1002, 0) },
+		func() { tab.Wait4(Leader(100), 1002, 0) },
 		func() { tab.Exit(1001, 0, nil) }, // orphans 2001
 	} {
 		step()
@@ -372,5 +372,47 @@ func TestProcDigest(t *testing.T) {
 			t.Errorf("state %s hashed like an earlier one", treeString(tab))
 		}
 		seen[d] = true
+	}
+}
+
+// TestWaitNoThread checks __WNOTHREAD: a thread waits for its own
+// children only (the ones it forked, while it lives); an ended thread's
+// pass to the first live thread of its process (forget_original_parent),
+// and without __WNOTHREAD every thread waits for all of them.
+func TestWaitNoThread(t *testing.T) {
+	const leader, t1, t2 = 100, 1001, 1002
+	cases := []struct {
+		name    string
+		forker  int64   // the thread that forked child 2000
+		threads []int64 // the process's live threads
+		caller  int64
+		options uint64
+		want    Errno // 0: the child is reported
+	}{
+		{"own child", t1, []int64{leader, t1, t2}, t1, WNOTHREAD | WNOHANG, 0},
+		{"another thread's", t1, []int64{leader, t1, t2}, leader, WNOTHREAD | WNOHANG, ECHILD},
+		{"another thread's, without __WNOTHREAD", t1, []int64{leader, t1, t2}, leader, WNOHANG, 0},
+		{"the leader's, asked by a thread", leader, []int64{leader, t1}, t1, WNOTHREAD | WNOHANG, ECHILD},
+		{"an ended thread's, asked by the first live one", t1, []int64{leader, t2}, leader, WNOTHREAD | WNOHANG, 0},
+		{"an ended thread's, asked by another", t1, []int64{leader, t2}, t2, WNOTHREAD | WNOHANG, ECHILD},
+		{"an ended thread's, the leader ended too", t1, []int64{t2}, t2, WNOTHREAD | WNOHANG, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := NewProcTable(leader)
+			tab.ForkBy(leader, tc.forker, 2000, SIGCHLD)
+			tab.Exit(2000, ExitedStatus(7), func() bool { return false })
+			w := Waiter{Pid: leader, Tid: tc.caller, Threads: tc.threads}
+			a := tab.Wait4(w, -1, tc.options)
+			if a.Err != tc.want || (tc.want == 0) != (a.Child != nil) {
+				t.Errorf("wait4: %+v, want errno %v", a, tc.want)
+			}
+			tab = NewProcTable(leader)
+			tab.ForkBy(leader, tc.forker, 2000, SIGCHLD)
+			tab.Exit(2000, ExitedStatus(7), func() bool { return false })
+			if a := tab.Waitid(w, PAll, 0, tc.options|WEXITED); a.Err != tc.want {
+				t.Errorf("waitid: %+v, want errno %v", a, tc.want)
+			}
+		})
 	}
 }

@@ -49,7 +49,7 @@ func sessionOp(s *ProcTable, st sessionStep) string {
 	case "reap":
 		s.Reap(st.a)
 	case "wait4": // wait4(b, WNOHANG) by a: the pid reaped
-		a := s.Wait4(st.a, st.b, WNOHANG)
+		a := s.Wait4(Leader(st.a), st.b, WNOHANG)
 		switch {
 		case a.Err != 0:
 			return a.Err.Error()

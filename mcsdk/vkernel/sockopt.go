@@ -349,6 +349,32 @@ func (o InetOptValues) Get(id int, s InetSocket, opt SockOpt) ([]byte, Errno) {
 	return intOpt(spec.Def), 0
 }
 
+// notInherited are the served options an accepted socket does not take
+// from its listener, which Linux clones at the handshake (sk_clone_lock,
+// inet_csk_clone_lock, tcp_create_openreq_child): sk_clone_lock zeroes
+// SO_PRIORITY; TCP_DEFER_ACCEPT and TCP_FASTOPEN belong to the
+// listener's accept queue; TCP_QUICKACK is the new connection's ack
+// state. The probe testdata/diff/acceptopts.c shows each. The buffer
+// sizes and IPV6_V6ONLY, which the network keeps, it copies itself.
+var notInherited = map[SockOpt]bool{
+	{SolSocket, 12}: true, // SO_PRIORITY
+	{SolTCP, 9}:     true, // TCP_DEFER_ACCEPT
+	{SolTCP, 23}:    true, // TCP_FASTOPEN
+	{SolTCP, 12}:    true, // TCP_QUICKACK
+}
+
+// Inherit gives socket id, a connection the listener l has just
+// established, the option values of l that Linux's clone keeps: those
+// set on l until then, but the ones in notInherited. Options l takes
+// later reach no connection already made.
+func (o InetOptValues) Inherit(l, id int) {
+	for k, val := range o {
+		if k.Sock == l && !notInherited[k.Opt] {
+			o[InetOptKey{id, k.Opt}] = append([]byte(nil), val...)
+		}
+	}
+}
+
 // Timeout is SO_RCVTIMEO (snd false) or SO_SNDTIMEO of socket id in
 // nanoseconds, 0 for none: they bound blocking receives, and sends and
 // connects (socket(7)).
@@ -395,6 +421,35 @@ func (o InetOptValues) HashSocket(id int, put func(uint64)) {
 			put(binary.LittleEndian.Uint64(w[:]))
 		}
 	}
+}
+
+// HashQueued writes the option values of the connections a listener
+// has established and no accept has taken yet (ids, in queue order):
+// they were the listener's when each came (Inherit), and may differ from
+// its values now. A queued socket with options opens with the word
+// 3<<62 | its place in the queue, which no option's opening word
+// (HashSocket's, whose level is below 2^30) equals, then its options;
+// a queue whose sockets have none writes nothing.
+func (o InetOptValues) HashQueued(ids []int, put func(uint64)) {
+	if len(o) == 0 {
+		return
+	}
+	for i, id := range ids {
+		if o.has(id) {
+			put(3<<62 | uint64(i))
+			o.HashSocket(id, put)
+		}
+	}
+}
+
+// has reports whether socket id has any option value set.
+func (o InetOptValues) has(id int) bool {
+	for k := range o {
+		if k.Sock == id {
+			return true
+		}
+	}
+	return false
 }
 
 // GetsockoptLen is how much of a value of n bytes getsockopt(2) writes

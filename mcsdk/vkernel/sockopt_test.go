@@ -301,3 +301,92 @@ func TestOptionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestInherit checks which option values a connection takes from its
+// listener (Linux's clone at the handshake, testdata/diff/acceptopts.c
+// in mcsdk/supervisor shows each natively): all it has set, but
+// SO_PRIORITY, TCP_DEFER_ACCEPT, TCP_FASTOPEN and TCP_QUICKACK; values
+// set on the listener later are not the connection's.
+func TestInherit(t *testing.T) {
+	const l, a, other = 3, 4, 5
+	var o InetOptValues
+	s := tcp4
+	set := func(id int, opt SockOpt, v int32) {
+		t.Helper()
+		if e := o.Set(id, &s, opt, i32(v), nil); e != 0 {
+			t.Fatalf("set %s: %v", OptionName(opt), e)
+		}
+	}
+	cases := []struct {
+		opt       SockOpt
+		val       int32
+		inherited bool
+	}{
+		{SockOpt{SolSocket, 2}, 1, true},   // SO_REUSEADDR
+		{SockOpt{SolSocket, 9}, 1, true},   // SO_KEEPALIVE
+		{SockOpt{SolTCP, 1}, 1, true},      // TCP_NODELAY
+		{SockOpt{SolTCP, 4}, 100, true},    // TCP_KEEPIDLE
+		{SockOpt{SolTCP, 18}, 5000, true},  // TCP_USER_TIMEOUT
+		{SockOpt{SolIP, 1}, 0x10, true},    // IP_TOS
+		{SockOpt{SolIP, 2}, 33, true},      // IP_TTL
+		{SockOpt{SolSocket, 12}, 5, false}, // SO_PRIORITY
+		{SockOpt{SolTCP, 9}, 5, false},     // TCP_DEFER_ACCEPT
+		{SockOpt{SolTCP, 23}, 5, false},    // TCP_FASTOPEN
+		{SockOpt{SolTCP, 12}, 0, false},    // TCP_QUICKACK
+	}
+	for _, tc := range cases {
+		set(l, tc.opt, tc.val)
+	}
+	set(other, SockOpt{SolTCP, 2}, 1000) // another socket's TCP_MAXSEG
+	o.Inherit(l, a)
+	set(l, SockOpt{SolTCP, 5}, 10) // TCP_KEEPINTVL, after the handshake
+	for _, tc := range cases {
+		got, _ := o.Get(a, &s, tc.opt)
+		want := i32(tc.val)
+		if !tc.inherited {
+			want, _ = o.Get(99, &s, tc.opt) // a fresh socket's
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", OptionName(tc.opt), got, want)
+		}
+	}
+	for _, opt := range []SockOpt{{SolTCP, 5}, {SolTCP, 2}} {
+		if _, ok := o[InetOptKey{a, opt}]; ok {
+			t.Errorf("%s: taken from a socket or a moment not the listener's at the handshake", OptionName(opt))
+		}
+	}
+	var none InetOptValues
+	none.Inherit(l, a) // a node whose sockets set no option
+	if none != nil {
+		t.Errorf("inheriting nothing made %v", none)
+	}
+}
+
+// TestHashQueued checks that a listener's queued connections' options
+// enter the hash, each after a word naming its place, and that a queue
+// whose sockets have none writes nothing.
+func TestHashQueued(t *testing.T) {
+	var o InetOptValues
+	s := tcp4
+	words := func(ids ...int) []uint64 {
+		var w []uint64
+		o.HashQueued(ids, func(v uint64) { w = append(w, v) })
+		return w
+	}
+	if w := words(1, 2); len(w) != 0 {
+		t.Errorf("no options: wrote %x", w)
+	}
+	o.Set(2, &s, SockOpt{SolTCP, 1}, i32(1), nil)
+	w := words(1, 2)
+	if len(w) == 0 || w[0] != 3<<62|1 {
+		t.Fatalf("one queued socket with TCP_NODELAY: wrote %x", w)
+	}
+	if x := words(2, 1); len(x) == 0 || x[0] != 3<<62 {
+		t.Errorf("its place in the queue is not written: %x", x)
+	}
+	var own []uint64
+	o.HashSocket(2, func(v uint64) { own = append(own, v) })
+	if len(w) != 1+len(own) || w[1]>>63 != 1 || w[1]>>62&1 != 0 {
+		t.Errorf("wrote %x after the place word; the socket's own options hash as %x", w, own)
+	}
+}

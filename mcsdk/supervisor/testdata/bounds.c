@@ -9,7 +9,12 @@
  * membomb: allocates and touches 1 MiB after 1 MiB forever;
  * membomb-child: a child process does, while its parent waits for it;
  * execfail PATH: lists its descriptors, execs PATH (which fails), lists
- *   them again. */
+ *   them again;
+ * execfds N PATH: opens N more descriptors, then execs PATH with the
+ *   argument "argv0" (argv[0] is PATH itself);
+ * argv0: prints its argv[0] and AT_EXECFN;
+ * vexecfds N PATH: likewise in a vfork child; the parent then prints
+ *   the path it gave the child, from its own memory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -90,9 +96,35 @@ static int execfail(char *path) {
 	return 0;
 }
 
+static int execfds(int vforked, int n, char *path) {
+	char *argv[] = {path, "argv0", NULL};
+	for (int i = 0; i < n; i++)
+		open("/dev/null", O_RDONLY);
+	if (vforked) {
+		pid_t pid = vfork();
+		if (pid == 0) {
+			execv(path, argv);
+			_exit(127);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		printf("child exit %d; parent's path %s\n", WEXITSTATUS(st), path);
+		return 0;
+	}
+	execv(path, argv);
+	printf("exec %s: %s\n", path, strerrorname_np(errno));
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	if (!strcmp(argv[1], "execfail"))
 		return execfail(argv[2]);
+	if (!strcmp(argv[1], "argv0")) {
+		printf("argv0 %s execfn %s\n", argv[0], (char *)getauxval(AT_EXECFN));
+		return 0;
+	}
+	if (!strcmp(argv[1], "execfds") || !strcmp(argv[1], "vexecfds"))
+		return execfds(argv[1][0] == 'v', atoi(argv[2]), argv[3]);
 	if (!strncmp(argv[1], "fdbomb-", 7))
 		return fdbomb(argv[1]);
 	if (!strcmp(argv[1], "ownlimit"))
