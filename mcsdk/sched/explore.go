@@ -119,9 +119,10 @@ type Explorer struct {
 	// it first reached (one more hash per replay; ErrNondeterministic
 	// otherwise). weft check turns it on (mcsdk/check.go).
 	VerifyReplays bool
-	// Workers, above 1, explores the subtrees of the initial state's
-	// actions in parallel, each worker with its own worlds, all sharing
-	// the state cache (parallel.go). Start, Observe and Check are then
+	// Workers, above 1, explores in parallel: the sequential search,
+	// with the same reduction, whose pending branches idle workers take
+	// (work stealing), each worker with its own worlds, all sharing the
+	// state cache (parallel.go). Start, Observe and Check are then
 	// called from several goroutines at once; Progress and Stop are not.
 	Workers int
 	// Checkpoints, above 0, is how many checkpoints may be alive at once
@@ -647,10 +648,13 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 		return nil
 	}
 	s.frames = append(s.frames[:d], f)
+	// The first child is claimed before the other workers can see the
+	// frame: it goes on in w.
+	first := s.claim(f)
 	s.open(f)
 	var cp Checkpoint
 	defer s.drop(d, &cp)
-	return s.children(f, w, &cp, -1)
+	return s.children(f, w, &cp, first)
 }
 
 // children explores the actions of f's backtrack set one after the
