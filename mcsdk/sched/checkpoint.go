@@ -71,7 +71,7 @@ func (c *CheckpointStats) Add(o CheckpointStats) {
 // that a sibling world might need (the reduction may add it later).
 func (f *frame) siblingsMayFollow(i int, sleep []sleeper) bool {
 	for j, a := range f.acts {
-		if j != i && !f.done[j] && !asleep(sleep, a) {
+		if j != i && !f.done[j] && !f.busy[j] && !asleep(sleep, a) {
 			return true
 		}
 	}
@@ -81,7 +81,13 @@ func (f *frame) siblingsMayFollow(i int, sleep []sleeper) bool {
 // checkpoint copies w, at depth d about to take action i of f, into
 // *slot if its siblings may need it and the bounds allow (fitMemory).
 func (s *search) checkpoint(w World, f *frame, i, d int, sleep []sleeper, slot *Checkpoint) error {
-	if s.x.Checkpoints <= 0 || !f.siblingsMayFollow(i, sleep) {
+	if s.x.Checkpoints <= 0 {
+		return nil
+	}
+	s.lock()
+	may := f.siblingsMayFollow(i, sleep)
+	s.unlock()
+	if !may {
 		return nil
 	}
 	c, ok := w.(Checkpointer)

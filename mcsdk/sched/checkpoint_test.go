@@ -108,8 +108,9 @@ func (s *msgSystem) exploreCPMem(f Faults, depth int, red Reduction, workers, cp
 // checkpoints, with and without the reduction, sequentially and with
 // three workers, with a bound of 2 live checkpoints, every third refused
 // and every seventh restore failing: the search is the same (states, executions, expansions, states
-// by depth, sleep-blocked executions), the replays fewer, every world
-// and checkpoint closed, and the bound kept.
+// by depth, sleep-blocked executions; in parallel, the states without the
+// reduction), the replays fewer (sequentially), every world and
+// checkpoint closed, and the bound kept.
 func TestCheckpointsPreserveSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 20))
 	var replayed, restored, failed int
@@ -130,10 +131,14 @@ func TestCheckpointsPreserveSearch(t *testing.T) {
 				if workers == 1 && !sameSearch(off.Stats, on.Stats) {
 					t.Fatalf("%s: without checkpoints %+v, with %+v", name, off.Stats, on.Stats)
 				}
-				if workers > 1 && off.States != on.States {
+				// In parallel, with the reduction, which states are met
+				// depends on timing (parallel.go); without it every one
+				// within the bound is. The workers that take branches
+				// replay them, as many as timing makes them take.
+				if workers > 1 && red == NoReduction && off.States != on.States {
 					t.Fatalf("%s: %d states without checkpoints, %d with", name, off.States, on.States)
 				}
-				if on.Replays > off.Replays || on.Checkpoint.MaxLive > 2 {
+				if workers == 1 && on.Replays > off.Replays || on.Checkpoint.MaxLive > 2 {
 					t.Fatalf("%s: %d replays against %d, %d checkpoints alive at once", name, on.Replays, off.Replays, on.Checkpoint.MaxLive)
 				}
 				replayed += off.Replays

@@ -142,12 +142,28 @@ type sleeper struct {
 	fp footprint
 }
 
-// frame is the DPOR bookkeeping of one state on the current path.
+// frame is the DPOR bookkeeping of one state on the current path. In a
+// parallel search the frames are shared by the workers whose paths pass
+// through the state, and read and written under parallel.mu (parallel.go).
 type frame struct {
 	acts     []Action
 	back     []bool // in the backtrack set
 	done     []bool // explored
+	busy     []bool // being explored
 	explored []sleeper
+	// The state: its depth, path, observation, hash and sleep set.
+	depth int
+	path  []Action
+	ob    Observation
+	h     [32]byte
+	sleep []sleeper
+	// Parallel search only: the frame of the state before, the events of
+	// path, how many workers have the state on their path, and how many
+	// actions taken there have not posted their footprint yet.
+	parent   *frame
+	events   []event
+	on       int
+	inflight int
 }
 
 // cached is one expansion of a state: with how much depth left and which
@@ -320,6 +336,8 @@ func (s *search) reverse(i, at int, hb bits, a Action) {
 // An initial the state does not offer (the world's origins or
 // independence were wrong) makes the state fully expanded: safe.
 func (s *search) addBacktrack(i int, initials []Action) {
+	s.lock()
+	defer s.unlock()
 	f := s.frames[i]
 	best := -1
 	for _, a := range initials {
@@ -329,6 +347,7 @@ func (s *search) addBacktrack(i int, initials []Action) {
 			for k := range f.back {
 				f.back[k] = true
 			}
+			s.wake()
 			return
 		}
 		if f.back[k] || f.done[k] {
@@ -340,6 +359,7 @@ func (s *search) addBacktrack(i int, initials []Action) {
 	}
 	if best >= 0 {
 		f.back[best] = true
+		s.wake()
 	}
 }
 
@@ -407,12 +427,15 @@ func (s *search) conflicts(path []Action, acts []Action) {
 		return
 	}
 	f, p := s.frames[d], path[d]
+	s.lock()
+	defer s.unlock()
 	for k, q := range f.acts {
 		if q == p || f.back[k] {
 			continue
 		}
 		if !slices.Contains(acts, q) || (p.Kind == Deliver && q.Kind == Deliver && q.Chan == p.Chan) {
 			f.back[k] = true
+			s.wake()
 		}
 	}
 }

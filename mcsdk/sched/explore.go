@@ -119,9 +119,10 @@ type Explorer struct {
 	// it first reached (one more hash per replay; ErrNondeterministic
 	// otherwise). weft check turns it on (mcsdk/check.go).
 	VerifyReplays bool
-	// Workers, above 1, explores the subtrees of the initial state's
-	// actions in parallel, each worker with its own worlds, all sharing
-	// the state cache (parallel.go). Start, Observe and Check are then
+	// Workers, above 1, explores in parallel: the sequential search,
+	// with the same reduction, whose pending branches idle workers take
+	// (work stealing), each worker with its own worlds, all sharing the
+	// state cache (parallel.go). Start, Observe and Check are then
 	// called from several goroutines at once; Progress and Stop are not.
 	Workers int
 	// Checkpoints, above 0, is how many checkpoints may be alive at once
@@ -209,20 +210,16 @@ type search struct {
 	res    Result
 	events []event  // the current execution (reduction only)
 	frames []*frame // the states along it (reduction only)
-	// Set by a parallel search: fan replaces the expansion of the
-	// initial state; quit ends a worker's subtree early; report is
-	// Progress made safe for several workers.
+	// Set by a parallel search (parallel.go): par is the search the
+	// worker belongs to (its frames are shared, under par.mu); quit ends
+	// the worker's work early; report is Progress made safe for several
+	// workers.
+	par    *parallel
 	quit   func() bool
 	report func(Stats)
-	// A parallel search's first pass: states at depth split are handed
-	// to collect instead of being expanded, and the states above them
-	// are expanded fully (every action not asleep), so that no race in
-	// a worker's subtree needs to add to them.
-	split   int
-	collect func(path []Action, parent any, sleep []sleeper)
-	live    int                 // checkpoints alive
-	slots   map[int]*Checkpoint // by depth: where the path's states keep theirs (checkpoint.go)
-	stopAt  int                 // the length of the path whose state Stop refused
+	live   int                 // checkpoints alive
+	slots  map[int]*Checkpoint // by depth: where the path's states keep theirs (checkpoint.go)
+	stopAt int                 // the length of the path whose state Stop refused
 }
 
 var (
@@ -486,6 +483,10 @@ type arrival struct {
 	ev      event
 	visible []byte // the parent's Observation.Visible
 	sleep   []sleeper
+	// at is the frame of the state the event left; posted says that the
+	// event's footprint went into its explored list (post).
+	at     *frame
+	posted bool
 }
 
 // visit expands the state of w, reached by path (through in, nil at the
@@ -506,16 +507,12 @@ func (s *search) visit(w World, path []Action, parent any, in *arrival) error {
 			ev.fp.res |= resVisible
 		}
 		s.push(ev)
+		s.post(in, s.events[len(s.events)-1].fp)
 		for _, z := range in.sleep {
 			if !z.fp.dependent(ev.fp) {
 				sleep = append(sleep, z)
 			}
 		}
-	}
-	if s.collect != nil && len(path) == s.split {
-		s.collect(path, parent, sleep)
-		w.Close()
-		return nil
 	}
 	return s.state(w, path, ob, sleep)
 }
@@ -631,12 +628,14 @@ func (s *search) progress() {
 // sleep set), just those actions are explored; the others count as done.
 func (s *search) expand(w World, path []Action, ob Observation, acts []Action, sleep []sleeper, only []Action, h [32]byte) error {
 	x := s.x
-	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts))}
+	d := len(path)
+	f := &frame{acts: acts, back: make([]bool, len(acts)), done: make([]bool, len(acts)), busy: make([]bool, len(acts)),
+		depth: d, path: path, ob: ob, h: h, sleep: sleep}
 	for i, a := range acts {
 		if only != nil {
 			f.done[i] = !slices.Contains(only, a)
 			f.back[i] = !f.done[i]
-		} else if !x.reduce() || (s.collect != nil && len(path) < s.split) {
+		} else if !x.reduce() {
 			f.back[i] = true
 		} else if !asleep(sleep, a) {
 			f.back[i] = true
@@ -648,12 +647,31 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 		w.Close()
 		return nil
 	}
-	d := len(path)
 	s.frames = append(s.frames[:d], f)
+	// The first child is claimed before the other workers can see the
+	// frame: it goes on in w.
+	first := s.claim(f)
+	s.open(f)
 	var cp Checkpoint
 	defer s.drop(d, &cp)
+	return s.children(f, w, &cp, first)
+}
+
+// children explores the actions of f's backtrack set one after the
+// other while one is left (claim): first, if not -1, an action already
+// claimed, first. w, if not nil, is a world in f's state for the first
+// child; the others start from the state's checkpoint *cp or replay its
+// path. Each child's sleep set is f's with the actions taken at f before
+// it. Then f leaves the search's path.
+func (s *search) children(f *frame, w World, cp *Checkpoint, first int) error {
+	x := s.x
+	d := f.depth
 	for {
-		i := f.next(sleep)
+		i := first
+		first = -1
+		if i < 0 {
+			i = s.claim(f)
+		}
 		if i < 0 {
 			break
 		}
@@ -661,43 +679,48 @@ func (s *search) expand(w World, path []Action, ob Observation, acts []Action, s
 		w = nil
 		var err error
 		if child == nil {
-			replayed := cp == nil
-			if child, err = s.sibling(&cp, path); err != nil {
+			replayed := *cp == nil
+			if child, err = s.sibling(cp, f.path); err != nil {
+				s.settle(f, i, nil, false)
 				return err
 			}
 			if replayed && x.VerifyReplays {
-				if err := s.sameState(child, path, ob, h); err != nil {
+				if err := s.sameState(child, f.path, f.ob, f.h); err != nil {
+					s.settle(f, i, nil, false)
 					return err
 				}
 			}
-		} else if err = s.checkpoint(child, f, i, d, sleep, &cp); err != nil {
+		} else if err = s.checkpoint(child, f, i, d, f.sleep, cp); err != nil {
 			child.Close()
+			s.settle(f, i, nil, false)
 			return err
 		}
-		in := &arrival{visible: ob.Visible, sleep: append(slices.Clip(sleep), f.explored...)}
+		in := &arrival{visible: f.ob.Visible, sleep: s.sleepAt(f), at: f}
+		a := f.acts[i]
 		if x.reduce() {
-			in.ev = event{a: acts[i], fp: static(child, acts[i]), origin: s.origin(child, d, acts, acts[i])}
+			in.ev = event{a: a, fp: static(child, a), origin: s.origin(child, d, f.acts, a)}
 		}
-		if err := child.Apply(acts[i]); err != nil {
+		if err := child.Apply(a); err != nil {
 			child.Close()
+			s.settle(f, i, in, false)
 			return err
 		}
 		if x.reduce() {
 			in.ev.fp = in.ev.fp.withTouched(child.Touched())
 		}
-		if err := s.visit(child, append(path[:d:d], acts[i]), ob.Data, in); err != nil {
+		err = s.visit(child, append(f.path[:d:d], a), f.ob.Data, in)
+		s.settle(f, i, in, err == nil)
+		if err != nil {
 			return err
 		}
-		f.done[i] = true
 		if x.reduce() {
-			f.explored = append(f.explored, sleeper{acts[i], s.events[d].fp})
 			s.events = s.events[:d]
 		}
 	}
 	if w != nil {
 		w.Close()
 	}
-	s.frames = s.frames[:d]
+	s.leave(f)
 	return nil
 }
 
@@ -726,11 +749,11 @@ func (s *search) sameState(w World, path []Action, ob Observation, h [32]byte) e
 // reached a state other than the one the path first reached.
 var ErrNondeterministic = errors.New("nondeterministic run")
 
-// next is the first action in the backtrack set not yet explored and not
-// asleep, or -1.
+// next is the first action in the backtrack set not yet explored nor
+// being explored and not asleep, or -1.
 func (f *frame) next(sleep []sleeper) int {
 	for i, a := range f.acts {
-		if f.back[i] && !f.done[i] && !asleep(sleep, a) {
+		if f.back[i] && !f.done[i] && !f.busy[i] && !asleep(sleep, a) {
 			return i
 		}
 	}

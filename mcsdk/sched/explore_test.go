@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -27,7 +28,7 @@ func TestExplore(t *testing.T) {
 			case "explore":
 				return runExplore(t, g, d)
 			case "enabled":
-				x := explorer(g, d, new(int))
+				x := explorer(g, d, new(atomic.Int64))
 				w, _ := x.Start()
 				var path []Action
 				for _, s := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -55,9 +56,9 @@ func TestExplore(t *testing.T) {
 }
 
 // explorer builds an Explorer over g from the command's arguments:
-// depth=N crashes=N nodes=(a,b) restart drift=N partitions=(0|1,2) where each
+// depth=N crashes=N nodes=(a,b) restart workers=N drift=N partitions=(0|1,2) where each
 // partition lists its groups separated by |.
-func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
+func explorer(g *graph, d *datadriven.TestData, closes *atomic.Int64) *Explorer {
 	x := &Explorer{
 		Start: func() (World, error) { return &fakeWorld{g: g, at: g.start, closed: closes}, nil },
 		Observe: func(w World, parent any) (Observation, error) {
@@ -83,6 +84,8 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 			x.Faults.Restart = true
 		case "reduction":
 			x.Reduction = Reduction(arg.Vals[0])
+		case "workers":
+			x.Workers, _ = strconv.Atoi(arg.Vals[0])
 		case "deepen":
 			x.Deepen = true
 		case "drift": // drift=N: the worlds started after the N-th hash differently (replays verified)
@@ -119,10 +122,10 @@ func explorer(g *graph, d *datadriven.TestData, closes *int) *Explorer {
 }
 
 func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
-	closes := 0
+	var closes, starts atomic.Int64
 	x := explorer(g, d, &closes)
-	starts, start := 0, x.Start
-	x.Start = func() (World, error) { starts++; return start() }
+	start := x.Start
+	x.Start = func() (World, error) { starts.Add(1); return start() }
 	res, err := x.Run()
 	var b strings.Builder
 	switch {
@@ -147,8 +150,8 @@ func runExplore(t *testing.T, g *graph, d *datadriven.TestData) string {
 		fmt.Fprintf(&b, ", sleep-blocked %d, fallbacks %d", res.SleepBlocked, res.Fallbacks)
 	}
 	// Every world started (the first and each replay) is closed once.
-	if closes != starts {
-		t.Errorf("%d worlds started, %d closed", starts, closes)
+	if closes.Load() != starts.Load() {
+		t.Errorf("%d worlds started, %d closed", starts.Load(), closes.Load())
 	}
 	return b.String()
 }

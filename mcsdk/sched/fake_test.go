@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // graph is a fake system given as an explicit transition system: each
@@ -141,7 +142,7 @@ type fakeWorld struct {
 	g       *graph
 	at      string
 	applied []Action
-	closed  *int // counts closes, to check every world is closed once
+	closed  *atomic.Int64 // counts closes, to check every world is closed once
 	touched Touched
 	sent    map[Action]int // the step whose edge sent a delivery
 	salt    string         // folded into Hash: a world that drifted (explorer's drift=N)
@@ -217,4 +218,4 @@ func (w *fakeWorld) Failure() error {
 	return nil
 }
 
-func (w *fakeWorld) Close() { *w.closed++ }
+func (w *fakeWorld) Close() { w.closed.Add(1) }
