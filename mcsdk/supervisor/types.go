@@ -145,6 +145,11 @@ type call struct {
 	// parkedAt is World.wakeGen+1 when a retry last parked the call, 0
 	// before (waiters_linux.go).
 	parkedAt uint64
+	// sigMask is the mask an rt_sigsuspend installs, read from the node's
+	// memory once, at the call's first dispatch (maskRead), as Linux copies
+	// it in once.
+	sigMask  vkernel.SigSet
+	maskRead bool
 	// rights are the descriptors a sendmsg waiting before its first byte
 	// took at its start (SCM_RIGHTS, sys_unix_rights.go): Linux takes
 	// them once, before it waits, so they are in flight until the call
