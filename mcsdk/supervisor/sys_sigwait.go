@@ -71,6 +71,7 @@ func (t *task) stackPointer() uint64 {
 // Pause implements pause(2): the thread parks until a signal it does not
 // block and does not ignore interrupts it (sys_sigdeliver.go).
 func sysPause(c *call) result {
+	c.waitOn() // only a signal ends it (interrupt)
 	return park()
 }
 
