@@ -114,6 +114,7 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 			n.futexQ = vkernel.NewFutexes()
 		}
 		n.futexQ.Wait(c.futexKey(addr), t.k, bits)
+		c.waitOn() // queued: only a wake, its timer or a signal ends the wait
 		return park()
 	}
 	if t.woken {
@@ -124,6 +125,7 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 		n.futexRemove(t)
 		return errno(unix.ETIMEDOUT)
 	}
+	c.waitOn()
 	return park()
 }
 

@@ -71,6 +71,7 @@ func (t *task) stackPointer() uint64 {
 // Pause implements pause(2): the thread parks until a signal it does not
 // block and does not ignore interrupts it (sys_sigdeliver.go).
 func sysPause(c *call) result {
+	c.waitOn() // only a signal ends it (interrupt)
 	return park()
 }
 
@@ -81,15 +82,17 @@ func sysRtSigsuspend(c *call) result {
 	if c.arg(1) != 8 {
 		return errno(unix.EINVAL)
 	}
-	b, err := c.read(c.arg(0), 8)
-	if err != nil {
-		return errno(unix.EFAULT)
+	if !c.maskRead { // Linux copies the mask in once, as the call starts
+		b, err := c.read(c.arg(0), 8)
+		if err != nil {
+			return errno(unix.EFAULT)
+		}
+		c.sigMask, c.maskRead = vkernel.SigSet(binary.LittleEndian.Uint64(b)), true
 	}
 	// A signal the new mask lets through is pending already, however it
 	// came (one weft queued before, or one the kernel generated itself):
 	// Linux returns at once, so the kernel performs the call now.
-	mask := vkernel.SigSet(binary.LittleEndian.Uint64(b))
-	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && k.Deliverable(mask) != 0 {
+	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && k.Deliverable(c.sigMask) != 0 {
 		return cont()
 	}
 	return park()

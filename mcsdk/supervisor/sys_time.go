@@ -106,6 +106,7 @@ func sleep(c *call, deadline int64) result {
 		c.deadline = deadline
 	}
 	if !c.timedOut && c.deadline > c.w.now {
+		c.waitOn(timeKey)
 		return park()
 	}
 	return ret(0) // a completed sleep leaves rem as it was (nanosleep(2))

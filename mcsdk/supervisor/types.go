@@ -49,9 +49,14 @@ type World struct {
 	queryStale   []bool // per node: due to be asked (query_linux.go)
 	stops        int    // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 	// wakeGen counts the changes that may wake a parked call; skipped
-	// counts the retries settle spared (waiters_linux.go).
+	// counts the retries settle spared, spared those of them only the
+	// calls' declared waits spared (waiters_linux.go).
 	wakeGen uint64
 	skipped int
+	spared  int
+	// marks holds, for each object a parked call may wait on, the wakeGen
+	// of its last change (waiters_linux.go).
+	marks map[waitKey]uint64
 }
 
 // node is one node process.
@@ -145,9 +150,18 @@ type call struct {
 	// intr is the answer of a parked call a signal interrupted, sent when
 	// its thread next runs (sys_sigdeliver.go); nil if none.
 	intr *result
-	// parkedAt is World.wakeGen+1 when a retry last parked the call, 0
-	// before (waiters_linux.go).
+	// parkedAt is World.wakeGen+1 when a retry last parked the call (or,
+	// for a call that declared its waits, when it first parked), 0 before;
+	// keyed says its handler declared what it waits for when it last
+	// parked, waits lists those objects (waiters_linux.go).
 	parkedAt uint64
+	keyed    bool
+	waits    []waitKey
+	// sigMask is the mask an rt_sigsuspend installs, read from the node's
+	// memory once, at the call's first dispatch (maskRead), as Linux copies
+	// it in once.
+	sigMask  vkernel.SigSet
+	maskRead bool
 	// rights are the descriptors a sendmsg waiting before its first byte
 	// took at its start (SCM_RIGHTS, sys_unix_rights.go): Linux takes
 	// them once, before it waits, so they are in flight until the call

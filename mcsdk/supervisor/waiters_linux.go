@@ -27,19 +27,107 @@ import "fmt"
 // call is retried, in the same order as before, so the first call that
 // completes (and so the run) is the same.
 //
-// Each settle's first pass therefore still retries every parked call; a
-// per-object waiter list (the calls waiting on one socket, futex word,
-// pipe) would spare those too, but needs every handler to say what it
-// waits for.
+// Each settle's first pass therefore retries every parked call whose
+// handler did not say what it waits for. A handler that parks may say so
+// (waitOn): the objects (wait keys) whose change can end the wait, or none
+// when only the call's own events can: its timer firing (timedOut), a
+// signal interrupting it (intr), a futex wake (the thread's woken flag).
+// Whatever changes such an object marks its key (mark). A call that
+// declared its waits is retried only when one of its keys was marked or
+// one of its own events happened since it parked; the others keep the
+// change count's rule. The order of the retries made is unchanged, and a
+// spared retry would have parked unchanged (weftverify checks each one),
+// so the first call that completes, and so every run, is the same.
+//
+// Declared so far: a futex wait that has queued itself and pause wait for
+// their own events alone; a sleep waits for the clock too (timeKey,
+// marked wherever the world's time is set). The calls that wait on a
+// pipe, a socket, an epoll instance or another thread's exit do not
+// declare their waits yet: they need marks wherever those objects change.
+
+// waitKey names one object parked calls may wait on.
+type waitKey struct {
+	kind waitKind
+	node int    // the node the object belongs to; -1 for the world's
+	id   uint64 // which object of its kind
+}
+
+// waitKind is the kind of object a waitKey names.
+type waitKind uint8
+
+const (
+	waitTime waitKind = iota + 1 // the world's clock (timeKey)
+)
+
+// timeKey is the world's clock: marked whenever virtual time is set.
+var timeKey = waitKey{kind: waitTime, node: -1}
 
 // changed records that something a parked call may wait for changed.
 func (w *World) changed() { w.wakeGen++ }
 
-// retry dispatches parked call c again, unless nothing changed since its
-// last retry parked; it reports whether the call is still parked.
+// mark records that object k changed: the calls waiting on it are
+// retried, and so is every call that did not declare its waits.
+func (w *World) mark(k waitKey) {
+	w.changed()
+	if w.marks == nil {
+		w.marks = map[waitKey]uint64{}
+	}
+	w.marks[k] = w.wakeGen
+}
+
+// waitOn declares, while c's handler parks it, what the call waits for
+// besides its own events: keys may be empty. A handler that parks without
+// declaring keeps the change count's rule. dispatch clears the declaration
+// before every handler run.
+func (c *call) waitOn(keys ...waitKey) {
+	c.keyed = true
+	c.waits = append(c.waits, keys...)
+}
+
+// clearWaits forgets c's declared waits before its handler runs again.
+func (c *call) clearWaits() {
+	c.keyed, c.waits = false, c.waits[:0]
+}
+
+// unwoken reports whether a retry of parked call c would park again
+// unchanged: nothing changed since its last retry parked, or (byWaits) it
+// declared its waits and neither they nor its own events changed since it
+// parked.
+func (w *World) unwoken(c *call) (skip, byWaits bool) {
+	switch {
+	case c.parkedAt == 0:
+		return false, false
+	case c.parkedAt == w.wakeGen+1:
+		return true, false
+	case !c.keyed || c.timedOut || c.intr != nil || c.t.woken:
+		return false, false
+	case len(c.n.sigScan) > 0:
+		return false, false // a dispatch of the process's next call adopts its signalfd (sys_signalfd.go)
+	}
+	for _, k := range c.waits {
+		if w.marks[k] >= c.parkedAt {
+			return false, false
+		}
+	}
+	return true, true
+}
+
+// parkedNow stamps a call that its first dispatch (serve) parked: one
+// that declared its waits need not be retried until they change.
+func (w *World) parkedNow(c *call) {
+	if c.keyed {
+		c.parkedAt = w.wakeGen + 1
+	}
+}
+
+// retry dispatches parked call c again, unless it would park again
+// unchanged (unwoken); it reports whether the call is still parked.
 func (w *World) retry(c *call) bool {
-	if c.parkedAt == w.wakeGen+1 {
+	if skip, byWaits := w.unwoken(c); skip {
 		w.skipped++
+		if byWaits {
+			w.spared++
+		}
 		if verifyWaiters {
 			w.verifySkip(c)
 		}
@@ -51,6 +139,7 @@ func (w *World) retry(c *call) bool {
 		return false
 	}
 	if c.progress != progress {
+		c.parkedAt = 0
 		w.changed() // part of a send went out: a reader may wake
 		return true
 	}

@@ -48,3 +48,37 @@ func TestSettleSkipsUnwokenRetries(t *testing.T) {
 	}
 	t.Logf("%d retries skipped in %d deliveries", w.skipped, delivered)
 }
+
+// TestSettleSparesDeclaredWaits runs the Go ping-pong (two nodes, each a
+// Go runtime whose idle threads wait in futex while another thread of the
+// node runs): a futex wait that has queued itself declares that only its
+// own events end it, so settle must spare its retries even though the
+// world changed (a node ran). go test -tags weftverify dispatches every
+// spared retry anyway and fails the run unless it parks unchanged.
+func TestSettleSparesDeclaredWaits(t *testing.T) {
+	bin := buildGoEcho(t)
+	const rounds = 20
+	var specs []NodeSpec
+	for i := 0; i < 2; i++ {
+		specs = append(specs, NodeSpec{Path: bin, Args: []string{strconv.Itoa(i), "7400", "pingpong", strconv.Itoa(rounds)}})
+	}
+	w, err := Start(Config{Nodes: specs, BasePort: 7400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	steps := 0
+	for acts := w.Enabled(); len(acts) > 0; acts = w.Enabled() {
+		if err := w.Apply(acts[0]); err != nil {
+			t.Fatal(err)
+		}
+		steps++
+	}
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	if w.spared < rounds {
+		t.Errorf("settle spared %d retries of calls that declared their waits in %d steps, want at least %d", w.spared, steps, rounds)
+	}
+	t.Logf("%d retries spared by declared waits, %d skipped in all, in %d steps", w.spared, w.skipped, steps)
+}

@@ -175,6 +175,7 @@ func (w *World) DataDir(i int) string {
 func (w *World) setNow(t int64) {
 	w.now = t
 	w.net.Now = t
+	w.mark(timeKey)
 }
 
 // Timers lists the pending timeouts, by node and thread.
@@ -330,6 +331,7 @@ func (w *World) runNode(n *node) {
 func (w *World) serve(c *call) {
 	w.changed()
 	if w.dispatch(c) == parked {
+		w.parkedNow(c)
 		c.t.idlePolls = 0 // a thread that waits is not spinning (spin.go)
 		c.t.call = c
 		if c.n.cur == c.t {
@@ -481,6 +483,7 @@ func (w *World) reap(n *node) {
 // parks.
 func (w *World) dispatch(c *call) outcome {
 	defer c.n.enterProc(c.t)()
+	c.clearWaits()
 	if c.intr != nil {
 		return w.answerInterrupt(c)
 	}
