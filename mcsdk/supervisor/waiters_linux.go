@@ -48,8 +48,9 @@ import "fmt"
 // waitKey names one object parked calls may wait on.
 type waitKey struct {
 	kind waitKind
-	node int    // the node the object belongs to; -1 for the world's
-	id   uint64 // which object of its kind
+	node int // the node the object belongs to; -1 for the world's
+	// An object kind with many instances (a pipe, a socket) adds which
+	// one here when it comes to declare its waits.
 }
 
 // waitKind is the kind of object a waitKey names.
