@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -175,11 +176,15 @@ func (c *call) waitUntil(timeout, timer int64) (result, bool) {
 	if !c.started {
 		c.started = true
 		c.deadline = timer
-		if timeout > 0 && c.after(timeout) < timer {
-			c.deadline = c.after(timeout)
+		at := int64(-1)
+		if timeout > 0 {
+			at = c.waitDeadline(timeout)
 		}
-		if timeout > 0 && c.deadline != c.after(timeout) {
-			c.timeoutAt = c.after(timeout) // what the call has left is counted to it (writeTimeLeft)
+		if at >= 0 && at < timer {
+			c.deadline = at
+		}
+		if timeout > 0 && c.deadline != at {
+			c.timeoutAt = at // what the call has left is counted to it (writeTimeLeft); -1: none
 		}
 	}
 	return park(), true
@@ -196,7 +201,7 @@ func (c *call) wait(timeout int64) (r result, wait bool) {
 		c.started = true
 		c.deadline = -1
 		if timeout > 0 {
-			c.deadline = c.after(timeout)
+			c.deadline = c.waitDeadline(timeout)
 		}
 	}
 	return park(), true
@@ -321,9 +326,9 @@ func (c *call) writeTimeLeft() {
 	if timeval {
 		frac *= 1e3
 	}
-	timeout := sec*1e9 + frac
-	if timeout <= 0 {
-		return
+	timeout := vkernel.WaitTimeout(sec, frac)
+	if timeout <= 0 || timeout == math.MaxInt64 {
+		return // a wait without end a run reaches writes nothing back
 	}
 	left := timeout // answered before any time passed
 	if c.started {
@@ -363,7 +368,7 @@ func (c *call) readWaitTimeout(addr uint64, timeval bool) (int64, unix.Errno) {
 	if sec < 0 || frac < 0 || frac >= 1e9 {
 		return 0, unix.EINVAL
 	}
-	return sec*1e9 + frac, 0
+	return vkernel.WaitTimeout(sec, frac), 0
 }
 
 // readTimespec reads a struct timespec as nanoseconds.

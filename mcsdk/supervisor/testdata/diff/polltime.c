@@ -17,6 +17,9 @@
 #include "probe.h"
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -89,6 +92,91 @@ static void bad(int fd, long long sec, long long frac)
 	SAME("select, timeout {%lld, %lld}: -> %ld %s", sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok");
 }
 
+static int hugefd[2];
+
+/* WRAPS seconds are 512 ns in 64-bit nanoseconds: 20211507185753197e9
+ * is 512 modulo 2^64. */
+#define WRAPS 20211507185753197LL
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 20000000 };
+	nanosleep(&d, NULL);
+	write(hugefd[1], "x", 1);
+	return NULL;
+}
+
+/* huge waits with each call on an empty pipe a thread writes to after
+ * 20 ms, under a timeout far past any clock (Linux caps the deadline,
+ * poll_select_set_timeout, timespec64_add_safe): the call sees the byte,
+ * never an overflowed deadline that has passed. epoll_pwait2 checks its
+ * timeout as ppoll does, before its signal mask. */
+static void huge(void)
+{
+	struct {
+		const char *name;
+		long long sec, frac;
+	} cases[] = {
+		{ "poll", INT_MAX, 0 }, { "epoll_wait", INT_MAX, 0 },
+		{ "ppoll", INT64_MAX, 999999999 }, { "ppoll", 9000000000LL, 0 }, { "ppoll", 9223372036LL, 854775807 },
+		{ "ppoll", WRAPS, 0 }, { "pselect6", INT64_MAX, 999999999 }, { "pselect6", WRAPS, 0 },
+		{ "select", INT64_MAX, 999999 }, { "select", WRAPS, 0 },
+		{ "epoll_pwait2", INT64_MAX, 999999999 }, { "epoll_pwait2", 9000000000LL, 0 }, { "epoll_pwait2", WRAPS, 0 },
+	};
+	pipe(hugefd);
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	epoll_ctl(ep, EPOLL_CTL_ADD, hugefd[0], &ev);
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *n = cases[i].name;
+		struct pollfd p = { .fd = hugefd[0], .events = POLLIN };
+		struct timespec ts = { cases[i].sec, cases[i].frac };
+		struct timeval tv = { cases[i].sec, cases[i].frac };
+		fd_set r;
+		FD_ZERO(&r);
+		FD_SET(hugefd[0], &r);
+		pthread_t th;
+		pthread_create(&th, NULL, writer, NULL);
+		errno = 0;
+		long ret;
+		if (!strcmp(n, "poll"))
+			ret = poll(&p, 1, (int)cases[i].sec);
+		else if (!strcmp(n, "epoll_wait"))
+			ret = epoll_wait(ep, &out, 1, (int)cases[i].sec);
+		else if (!strcmp(n, "ppoll"))
+			ret = syscall(SYS_ppoll, &p, 1, &ts, NULL, 8);
+		else if (!strcmp(n, "pselect6"))
+			ret = syscall(SYS_pselect6, hugefd[0] + 1, &r, NULL, NULL, &ts, NULL);
+		else if (!strcmp(n, "select"))
+			ret = syscall(SYS_select, hugefd[0] + 1, &r, NULL, NULL, &tv);
+		else
+			ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &ts, NULL, 8);
+		SAME("%s, timeout {%lld, %lld}, a byte after 20 ms: -> %ld %s", n, cases[i].sec, cases[i].frac, ret,
+		     ret < 0 ? strerrorname_np(errno) : "ok");
+		pthread_join(th, NULL);
+		char b;
+		read(hugefd[0], &b, 1);
+	}
+	struct timespec bad[] = { { 0, 1000000000 }, { 0, -1 }, { -1, 0 } };
+	sigset_t none;
+	sigemptyset(&none);
+	for (unsigned i = 0; i < 3; i++) {
+		errno = 0;
+		long ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &bad[i], NULL, 8);
+		SAME("epoll_pwait2, timeout {%lld, %lld}: -> %ld %s", (long long)bad[i].tv_sec, (long long)bad[i].tv_nsec, ret,
+		     ret < 0 ? strerrorname_np(errno) : "ok");
+		errno = 0;
+		ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &bad[i], &none, 7);
+		SAME("epoll_pwait2, timeout {%lld, %lld}, bad mask size: -> %ld %s", (long long)bad[i].tv_sec,
+		     (long long)bad[i].tv_nsec, ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	}
+	errno = 0;
+	long ret = syscall(SYS_epoll_pwait2, ep, &out, 1, (void *)8, &none, 7);
+	SAME("epoll_pwait2, unreadable timeout, bad mask size: -> %ld %s", ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	close(ep);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -127,5 +215,6 @@ int main(void)
 	};
 	for (unsigned i = 0; i < sizeof edges / sizeof edges[0]; i++)
 		bad(full[0], edges[i][0], edges[i][1]);
+	huge();
 	return 0;
 }
