@@ -167,24 +167,42 @@ func pollDup(fd int) uint32 {
 // vfdEvents is the poll(2) mask of a descriptor weft serves.
 func (c *call) vfdEvents(v *vfd) uint32 { return v.obj.events(c) }
 
-// waitUntil is wait, woken no later than timer (a world time, 0 none),
-// when a polled timerfd expires first.
+// waitUntil is wait, woken no later than timer (a world time, 0 none):
+// the next expiry of a polled timerfd. That wake-up only has the call
+// look again: with nothing ready, the call waits on to its own timeout
+// (or without end), as Linux's poll does when a timerfd's wake-up finds
+// nothing it watches for (no events, POLLOUT, a timerfd re-armed or read
+// meanwhile). Every look takes the timerfds' expiries afresh, one passed
+// excepted, so that a timerfd armed during the wait wakes it too.
 func (c *call) waitUntil(timeout, timer int64) (result, bool) {
-	if timer == 0 || timeout == 0 || c.timedOut {
-		return c.wait(timeout)
+	if timeout == 0 {
+		return result{}, false
 	}
 	if !c.started {
 		c.started = true
-		c.deadline = timer
-		at := int64(-1)
+		c.deadline, c.timeoutAt = -1, 0
 		if timeout > 0 {
-			at = c.waitDeadline(timeout)
+			c.deadline = c.waitDeadline(timeout)
 		}
-		if at >= 0 && at < timer {
-			c.deadline = at
+	}
+	own := c.deadline // the call's own deadline, -1 none
+	switch {
+	case timeout < 0:
+		own = -1
+	case c.timeoutAt != 0:
+		own = c.timeoutAt
+	}
+	if c.timedOut {
+		if own >= 0 && own <= c.w.now {
+			return result{}, false
 		}
-		if timeout > 0 && c.deadline != at {
-			c.timeoutAt = at // what the call has left is counted to it (writeTimeLeft); -1: none
+		c.timedOut = false // a timerfd's expiry passed, not the call's timeout
+	}
+	c.deadline, c.timeoutAt = own, 0
+	if timer > c.w.now && (own < 0 || timer < own) {
+		c.deadline = timer
+		if timeout > 0 {
+			c.timeoutAt = own // what the call has left is counted to it (writeTimeLeft); -1: none
 		}
 	}
 	return park(), true

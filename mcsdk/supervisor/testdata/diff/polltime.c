@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -177,6 +178,90 @@ static void huge(void)
 	close(ep);
 }
 
+static int tfd, rearm;
+
+static void *later(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 5000000 };
+	nanosleep(&d, NULL);
+	if (rearm) {
+		struct itimerspec far = { .it_value = { 10, 0 } };
+		timerfd_settime(tfd, 0, &far, NULL);
+	}
+	d.tv_nsec = 45000000;
+	nanosleep(&d, NULL);
+	write(hugefd[1], "x", 1);
+	return NULL;
+}
+
+/* timerwait waits on an empty pipe a thread writes to after 50 ms and
+ * on a timerfd that expires after 10 ms, watched for nothing that
+ * expiry makes ready (no events, POLLOUT, EPOLLOUT, the write set), or
+ * re-armed to 10 s after 5 ms: the expiry readies nothing, and the
+ * call waits on to the byte, whatever its own timeout (none, or 1 s). */
+static void timerwait(void)
+{
+	struct {
+		const char *name;
+		short events;
+		int periodic, rearm;
+		long long ms;
+	} cases[] = {
+		{ "poll, no events", 0, 0, 0, 1000 }, { "poll, no events", 0, 0, 0, -1 },
+		{ "poll, POLLOUT, periodic", POLLOUT, 1, 0, 1000 }, { "poll, POLLIN, re-armed", POLLIN, 0, 1, 1000 },
+		{ "poll, POLLIN, re-armed", POLLIN, 0, 1, -1 }, { "ppoll, POLLOUT", POLLOUT, 0, 0, 1000 },
+		{ "ppoll, POLLOUT", POLLOUT, 0, 0, -1 }, { "select, write set", 0, 0, 0, 1000 },
+		{ "select, write set", 0, 0, 0, -1 }, { "epoll_wait, EPOLLOUT", EPOLLOUT, 0, 0, 1000 },
+		{ "epoll_wait, EPOLLOUT", EPOLLOUT, 0, 0, -1 }, { "epoll_wait, EPOLLIN, re-armed", EPOLLIN, 0, 1, -1 },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *n = cases[i].name;
+		tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+		rearm = cases[i].rearm;
+		struct itimerspec its = { .it_value = { 0, 10000000 } };
+		if (cases[i].periodic)
+			its.it_interval.tv_nsec = 10000000;
+		timerfd_settime(tfd, 0, &its, NULL);
+		struct pollfd p[2] = { { .fd = hugefd[0], .events = POLLIN }, { .fd = tfd, .events = cases[i].events } };
+		struct timespec ts = { cases[i].ms / 1000, cases[i].ms % 1000 * 1000000 };
+		struct timeval tv = { cases[i].ms / 1000, cases[i].ms % 1000 * 1000 };
+		pthread_t th;
+		pthread_create(&th, NULL, later, NULL);
+		errno = 0;
+		long ret;
+		if (!strncmp(n, "poll", 4)) {
+			ret = poll(p, 2, (int)cases[i].ms);
+		} else if (!strncmp(n, "ppoll", 5)) {
+			ret = syscall(SYS_ppoll, p, 2, cases[i].ms < 0 ? NULL : &ts, NULL, 8);
+		} else if (!strncmp(n, "select", 6)) {
+			fd_set r, w;
+			FD_ZERO(&r);
+			FD_ZERO(&w);
+			FD_SET(hugefd[0], &r);
+			FD_SET(tfd, &w);
+			int top = (hugefd[0] > tfd ? hugefd[0] : tfd) + 1;
+			ret = syscall(SYS_select, top, &r, &w, NULL, cases[i].ms < 0 ? NULL : &tv);
+		} else {
+			int ep = epoll_create1(0);
+			struct epoll_event a = { .events = EPOLLIN, .data.fd = hugefd[0] };
+			struct epoll_event b = { .events = cases[i].events, .data.fd = tfd }, out[2];
+			epoll_ctl(ep, EPOLL_CTL_ADD, hugefd[0], &a);
+			epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &b);
+			ret = epoll_wait(ep, out, 2, (int)cases[i].ms);
+			close(ep);
+		}
+		/* A re-armed timerfd natively expires first when the thread
+		 * comes late: then it is what is ready, and the byte is not. */
+		SAME("%s, timerfd after 10 ms, timeout %lld ms, a byte after 50 ms: -> %s %s", n, cases[i].ms,
+		     ret > 0 ? "ready" : ret == 0 ? "0" : "-1", ret < 0 ? strerrorname_np(errno) : "ok");
+		pthread_join(th, NULL);
+		char b;
+		read(hugefd[0], &b, 1);
+		close(tfd);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -216,5 +301,6 @@ int main(void)
 	for (unsigned i = 0; i < sizeof edges / sizeof edges[0]; i++)
 		bad(full[0], edges[i][0], edges[i][1]);
 	huge();
+	timerwait();
 	return 0;
 }
