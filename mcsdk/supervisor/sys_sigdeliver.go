@@ -135,8 +135,30 @@ func (t *task) effectiveMask(k vkernel.ThreadSig) vkernel.SigSet {
 // one given no mask, or one whose mask cannot be read (maskArgErr: its
 // handler answers that one before it waits).
 func (c *call) tempMask() (vkernel.SigSet, bool) {
+	if c.epollNoWait() {
+		return 0, false // the mask is the thread's again before it could take a signal
+	}
 	m, given, e := c.maskArg()
 	return m, given && e == 0
+}
+
+// epollNoWait reports whether c is an epoll wait with a zero timeout,
+// which Linux never parks: ep_poll gives up before it looks for a
+// signal, so the call returns 0 (the events ready, none when weft parks
+// it, spinning, spin.go) and a signal that came meanwhile is the thread's
+// to take after it, under the thread's own mask.
+func (c *call) epollNoWait() bool {
+	switch c.req.Data.Nr {
+	case unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT:
+		return int32(c.arg(3)) == 0
+	case unix.SYS_EPOLL_PWAIT2:
+		if c.arg(3) == 0 {
+			return false
+		}
+		b, err := c.read(c.arg(3), 16)
+		return err == nil && binary.LittleEndian.Uint64(b) == 0 && binary.LittleEndian.Uint64(b[8:]) == 0
+	}
+	return false
 }
 
 // maskArgErr is the error of the signal mask argument of ppoll, pselect6,
@@ -331,6 +353,9 @@ func (c *call) interruptAnswer(sig int) result {
 	switch nr {
 	case unix.SYS_POLL, unix.SYS_PPOLL, unix.SYS_SELECT, unix.SYS_PSELECT6,
 		unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		if c.epollNoWait() {
+			return ret(0) // nothing was ready; the handler runs after the call
+		}
 		c.writeTimeLeft()
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
@@ -387,6 +412,9 @@ func (w *World) answerInterrupt(c *call) outcome {
 	r := *c.intr
 	c.intr = nil
 	resp := notifResp{ID: c.req.ID, Val: -1, Error: -int32(r.errno)}
+	if r.errno == 0 {
+		resp.Val = r.val
+	}
 	if r.kind == rContinue {
 		resp = notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 	}

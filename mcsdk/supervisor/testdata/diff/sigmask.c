@@ -9,7 +9,8 @@
  * (SIGUSR2 not blocked) and the thread's own mask is back afterwards.
  * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
  * look for signals before giving up), while the epoll calls return 0 and
- * leave it pending.
+ * leave it pending; so too for one that arrives while a thread spins on
+ * zero-timeout calls (spin).
  */
 #include "probe.h"
 #include <poll.h>
@@ -79,6 +80,61 @@ static void report(const char *call, const char *when, long r, int err)
 	usr2InHandler = -1;
 }
 
+static volatile int sent;
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 20000000 };
+	nanosleep(&d, NULL);
+	kill(getpid(), SIGUSR1);
+	sent = 1;
+	return NULL;
+}
+
+/* spin calls one of the four with a zero timeout and an empty mask, over
+ * and over, while another thread sends SIGUSR1 after 20 ms, and 64 times
+ * more once it has: the epoll calls never wait, so they return 0 each
+ * time and the signal stays pending (or, open: the thread does not block
+ * SIGUSR1, its handler runs after a call that returned 0); ppoll and
+ * pselect6 fail with EINTR once it is there. */
+static void spin(const char *call, int open)
+{
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (open)
+		sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	struct timespec zero = { 0 };
+	struct epoll_event ev;
+	pthread_t th;
+	sent = 0;
+	pthread_create(&th, NULL, sender, NULL);
+	long r = 0, eintr = 0, other = 0, more = 64;
+	while ((!sent || more-- > 0) && eintr == 0) {
+		errno = 0;
+		if (!strcmp(call, "epoll_pwait"))
+			r = syscall(SYS_epoll_pwait, epfd, &ev, 1, 0, &none, 8);
+		else if (!strcmp(call, "epoll_pwait2"))
+			r = syscall(SYS_epoll_pwait2, epfd, &ev, 1, &zero, &none, 8);
+		else
+			r = waitIn(call, 0);
+		if (r < 0 && errno == EINTR)
+			eintr++;
+		else if (r != 0)
+			other++;
+	}
+	pthread_join(th, NULL);
+	if (open)
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	report(call, eintr ? "sent while spinning, zero timeout (EINTR)" : "sent while spinning, zero timeout (all 0)",
+	       eintr ? -1 : 0, eintr ? EINTR : 0);
+	SAME("%s spinning%s: other answers %ld", call, open ? ", SIGUSR1 not blocked" : "", other);
+	sigtimedwait(&usr1, NULL, &zero);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -131,6 +187,11 @@ int main(void)
 		r = waitIn(calls[i], 10);
 		report(calls[i], "sent by a timer during the wait", r, errno);
 		timer_delete(id);
+	}
+	for (int i = 0; i < 4; i++) {
+		spin(calls[i], 0);
+		if (i >= 2) /* ppoll's and pselect6's answer would depend on where the thread is when the signal comes */
+			spin(calls[i], 1);
 	}
 	/* A mask of the wrong size, or one that cannot be read. */
 	sigset_t none;
