@@ -310,10 +310,18 @@ func (s *nodeSignals) unsettle(t *task) {
 // pendingInterrupt interrupts t's call, which has just parked, if a signal
 // t does not block is pending for it already (Linux checks for one before
 // every interruptible wait). Only threads weft has queued a signal for
-// since /proc last showed none pending are looked at.
+// since /proc last showed none pending are looked at, and threads whose
+// call waits under a mask of its own (ppoll, pselect6, epoll_pwait,
+// epoll_pwait2): that mask may let through a signal the thread blocked
+// when the kernel raised it itself (SIGXFSZ, SIGPIPE of a native write),
+// which weft did not queue.
 func (w *World) pendingInterrupt(t *task) {
 	n := t.n
-	if !n.sig.unsettled[t.k] && !n.sig.unsettled[-1] || t.parkedCall() == nil {
+	c := t.parkedCall()
+	if c == nil {
+		return
+	}
+	if _, masked := c.tempMask(); !masked && !n.sig.unsettled[t.k] && !n.sig.unsettled[-1] {
 		return
 	}
 	k, err := readKernelSig(n.pid, t.tid)

@@ -10,7 +10,9 @@
  * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
  * look for signals before giving up), while the epoll calls return 0 and
  * leave it pending; so too for one that arrives while a thread spins on
- * zero-timeout calls (spin).
+ * zero-timeout calls (spin). A signal the kernel raised itself (SIGXFSZ)
+ * and the thread blocks interrupts a call whose mask lets it through at
+ * once, as one another process sent would (raisedByKernel).
  */
 #include "probe.h"
 #include <poll.h>
@@ -18,6 +20,8 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +139,53 @@ static void spin(const char *call, int open)
 	sigtimedwait(&usr1, NULL, &zero);
 }
 
+static long long monoNs(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* raisedByKernel has the kernel raise SIGXFSZ itself (a write past
+ * RLIMIT_FSIZE), which the thread blocks, then waits with a 10 s timeout
+ * under a mask that lets it through: the call fails with EINTR at once,
+ * before it waits, and the handler runs. */
+static void raisedByKernel(const char *call)
+{
+	struct rlimit old, one;
+	getrlimit(RLIMIT_FSIZE, &old);
+	one = old;
+	one.rlim_cur = 1;
+	setrlimit(RLIMIT_FSIZE, &one);
+	int f = open("xfsz", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	errno = 0;
+	long w = write(f, "ab", 2);
+	SAME("write 2 bytes with RLIMIT_FSIZE 1 -> %ld", w);
+	CHECK("write past RLIMIT_FSIZE", write(f, "c", 1));
+	close(f);
+	unlink("xfsz");
+	setrlimit(RLIMIT_FSIZE, &old);
+	sigset_t pend;
+	sigpending(&pend);
+	SAME("SIGXFSZ pending %d", sigismember(&pend, SIGXFSZ));
+	long long t0 = monoNs();
+	errno = 0;
+	long r = waitIn(call, 10);
+	int err = errno;
+	long long dt = monoNs() - t0;
+	sigpending(&pend);
+	SAME("%s, SIGXFSZ the kernel raised before: -> %ld %s; within 5 s %d; handled %d, SIGUSR2 blocked in the handler %d; SIGXFSZ pending after %d",
+	     call, r, r < 0 ? strerrorname_np(err) : "ok", dt < 5000000000LL, handled, usr2InHandler, sigismember(&pend, SIGXFSZ));
+	VIRT("%s, SIGXFSZ the kernel raised before: returned after %lld ns", call, dt);
+	handled = 0;
+	usr2InHandler = -1;
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	struct timespec z = { 0 };
+	sigtimedwait(&x, NULL, &z);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -154,6 +205,14 @@ int main(void)
 	struct epoll_event ev = { .events = EPOLLIN };
 	epoll_ctl(epfd, EPOLL_CTL_ADD, rfd, &ev);
 	const char *calls[] = { "ppoll", "pselect6", "epoll_pwait", "epoll_pwait2" };
+	/* First, before weft has queued any signal for the node. */
+	sigaction(SIGXFSZ, &sa, NULL);
+	sigset_t xfsz;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &xfsz, NULL);
+	for (int i = 0; i < 4; i++)
+		raisedByKernel(calls[i]);
 	for (int i = 0; i < 4; i++) {
 		kill(getpid(), SIGUSR1);
 		errno = 0;
