@@ -47,6 +47,12 @@ func (c *call) realNow() int64 {
 // have passed from now: a relative timeout's deadline.
 func (c *call) after(d int64) int64 { return vkernel.After(c.w.clockOf(c.n), c.w.now, d) }
 
+// waitDeadline is the deadline of a poll, select or epoll wait of
+// timeout ns, -1 for none (vkernel.WaitDeadline).
+func (c *call) waitDeadline(d int64) int64 {
+	return vkernel.WaitDeadline(c.w.clockOf(c.n), c.w.now, d)
+}
+
 // left is the calling node's own time from now to the world deadline, 0
 // once it has passed (vkernel.TimeLeft).
 func (c *call) left(deadline int64) int64 {

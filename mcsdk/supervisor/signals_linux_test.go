@@ -36,8 +36,8 @@ func TestSignals(t *testing.T) {
 	}{
 		{args: []string{"read", "norestart"}, native: true, out: "read no SA_RESTART: rc=-1 errno=EINTR handled=1\nthen read rc=4\n", virt: 100 * time.Millisecond},
 		{args: []string{"read", "restart"}, native: true, out: "read SA_RESTART: rc=4 errno=0 handled=1\n", virt: 100 * time.Millisecond},
-		{args: []string{"futex", "norestart"}, native: true, out: "futex no SA_RESTART: first wait EINTR=1 handled=1 in the waiter=1\n", virt: 20 * time.Millisecond},
-		{args: []string{"futex", "restart"}, native: true, out: "futex SA_RESTART: first wait EINTR=0 handled=1 in the waiter=1\n", virt: 20 * time.Millisecond},
+		{args: []string{"futex", "norestart"}, native: true, out: "futex no SA_RESTART: first wait EINTR=1 handled=1 in the waiter=1\n", virt: time.Millisecond},
+		{args: []string{"futex", "restart"}, native: true, out: "futex SA_RESTART: first wait EINTR=0 handled=1 in the waiter=1\n", virt: time.Millisecond},
 		{args: []string{"accept"}, out: "accept rc=-1 errno=EINTR handled=1 after 2000ms\n", virt: 2 * time.Second},
 		{args: []string{"itimer"}, out: "itimer: 5 signals in 500ms, interval 100000us\n", virt: 500 * time.Millisecond},
 		{args: []string{"threadtimer"}, native: true, out: "target: pause rc=-1 errno=EINTR\nthreadtimer: armed=1 handled=1 in the target=1 overrun=0 disarmed=1\n", virt: 50 * time.Millisecond},

@@ -153,21 +153,19 @@ func epollTimeout(c *call) (int64, unix.Errno) {
 	return timeout, 0
 }
 
-// epollTimeout2 decodes epoll_pwait2's timespec timeout.
+// epollTimeout2 decodes epoll_pwait2's timespec timeout, checked as
+// ppoll's (EFAULT, EINVAL) before the signal mask, as Linux does.
 func epollTimeout2(c *call) (int64, unix.Errno) {
-	if e := c.maskArgErr(); e != 0 {
-		return 0, e
-	}
 	timeout := int64(-1)
 	if c.arg(3) != 0 {
-		ns, err := c.readTimespec(c.arg(3))
-		if err != nil {
-			return 0, unix.EFAULT
-		}
-		if ns < 0 {
-			return 0, unix.EINVAL
+		ns, e := c.readWaitTimeout(c.arg(3), false)
+		if e != 0 {
+			return 0, e
 		}
 		timeout = ns
+	}
+	if e := c.maskArgErr(); e != 0 {
+		return 0, e
 	}
 	return timeout, 0
 }

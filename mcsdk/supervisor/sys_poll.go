@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -166,20 +167,42 @@ func pollDup(fd int) uint32 {
 // vfdEvents is the poll(2) mask of a descriptor weft serves.
 func (c *call) vfdEvents(v *vfd) uint32 { return v.obj.Events(c.files()) }
 
-// waitUntil is wait, woken no later than timer (a world time, 0 none),
-// when a polled timerfd expires first.
+// waitUntil is wait, woken no later than timer (a world time, 0 none):
+// the next expiry of a polled timerfd. That wake-up only has the call
+// look again: with nothing ready, the call waits on to its own timeout
+// (or without end), as Linux's poll does when a timerfd's wake-up finds
+// nothing it watches for (no events, POLLOUT, a timerfd re-armed or read
+// meanwhile). Every look takes the timerfds' expiries afresh, one passed
+// excepted, so that a timerfd armed during the wait wakes it too.
 func (c *call) waitUntil(timeout, timer int64) (result, bool) {
-	if timer == 0 || timeout == 0 || c.timedOut {
-		return c.wait(timeout)
+	if timeout == 0 {
+		return result{}, false
 	}
 	if !c.started {
 		c.started = true
-		c.deadline = timer
-		if timeout > 0 && c.after(timeout) < timer {
-			c.deadline = c.after(timeout)
+		c.deadline, c.timeoutAt = -1, 0
+		if timeout > 0 {
+			c.deadline = c.waitDeadline(timeout)
 		}
-		if timeout > 0 && c.deadline != c.after(timeout) {
-			c.timeoutAt = c.after(timeout) // what the call has left is counted to it (writeTimeLeft)
+	}
+	own := c.deadline // the call's own deadline, -1 none
+	switch {
+	case timeout < 0:
+		own = -1
+	case c.timeoutAt != 0:
+		own = c.timeoutAt
+	}
+	if c.timedOut {
+		if own >= 0 && own <= c.w.now {
+			return result{}, false
+		}
+		c.timedOut = false // a timerfd's expiry passed, not the call's timeout
+	}
+	c.deadline, c.timeoutAt = own, 0
+	if timer > c.w.now && (own < 0 || timer < own) {
+		c.deadline = timer
+		if timeout > 0 {
+			c.timeoutAt = own // what the call has left is counted to it (writeTimeLeft); -1: none
 		}
 	}
 	return park(), true
@@ -196,7 +219,7 @@ func (c *call) wait(timeout int64) (r result, wait bool) {
 		c.started = true
 		c.deadline = -1
 		if timeout > 0 {
-			c.deadline = c.after(timeout)
+			c.deadline = c.waitDeadline(timeout)
 		}
 	}
 	return park(), true
@@ -321,9 +344,9 @@ func (c *call) writeTimeLeft() {
 	if timeval {
 		frac *= 1e3
 	}
-	timeout := sec*1e9 + frac
-	if timeout <= 0 {
-		return
+	timeout := vkernel.WaitTimeout(sec, frac)
+	if timeout <= 0 || timeout == math.MaxInt64 {
+		return // a wait without end a run reaches writes nothing back
 	}
 	left := timeout // answered before any time passed
 	if c.started {
@@ -363,7 +386,7 @@ func (c *call) readWaitTimeout(addr uint64, timeval bool) (int64, unix.Errno) {
 	if sec < 0 || frac < 0 || frac >= 1e9 {
 		return 0, unix.EINVAL
 	}
-	return sec*1e9 + frac, 0
+	return vkernel.WaitTimeout(sec, frac), 0
 }
 
 // readTimespec reads a struct timespec as nanoseconds.

@@ -135,8 +135,30 @@ func (t *task) effectiveMask(k vkernel.ThreadSig) vkernel.SigSet {
 // one given no mask, or one whose mask cannot be read (maskArgErr: its
 // handler answers that one before it waits).
 func (c *call) tempMask() (vkernel.SigSet, bool) {
+	if c.epollNoWait() {
+		return 0, false // the mask is the thread's again before it could take a signal
+	}
 	m, given, e := c.maskArg()
 	return m, given && e == 0
+}
+
+// epollNoWait reports whether c is an epoll wait with a zero timeout,
+// which Linux never parks: ep_poll gives up before it looks for a
+// signal, so the call returns 0 (the events ready, none when weft parks
+// it, spinning, spin.go) and a signal that came meanwhile is the thread's
+// to take after it, under the thread's own mask.
+func (c *call) epollNoWait() bool {
+	switch c.req.Data.Nr {
+	case unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT:
+		return int32(c.arg(3)) == 0
+	case unix.SYS_EPOLL_PWAIT2:
+		if c.arg(3) == 0 {
+			return false
+		}
+		b, err := c.read(c.arg(3), 16)
+		return err == nil && binary.LittleEndian.Uint64(b) == 0 && binary.LittleEndian.Uint64(b[8:]) == 0
+	}
+	return false
 }
 
 // maskArgErr is the error of the signal mask argument of ppoll, pselect6,
@@ -288,10 +310,18 @@ func (s *nodeSignals) unsettle(t *task) {
 // pendingInterrupt interrupts t's call, which has just parked, if a signal
 // t does not block is pending for it already (Linux checks for one before
 // every interruptible wait). Only threads weft has queued a signal for
-// since /proc last showed none pending are looked at.
+// since /proc last showed none pending are looked at, and threads whose
+// call waits under a mask of its own (ppoll, pselect6, epoll_pwait,
+// epoll_pwait2): that mask may let through a signal the thread blocked
+// when the kernel raised it itself (SIGXFSZ, SIGPIPE of a native write),
+// which weft did not queue.
 func (w *World) pendingInterrupt(t *task) {
 	n := t.n
-	if !n.sig.unsettled[t.k] && !n.sig.unsettled[-1] || t.parkedCall() == nil {
+	c := t.parkedCall()
+	if c == nil {
+		return
+	}
+	if _, masked := c.tempMask(); !masked && !n.sig.unsettled[t.k] && !n.sig.unsettled[-1] {
 		return
 	}
 	k, err := readKernelSig(n.pid, t.tid)
@@ -331,6 +361,9 @@ func (c *call) interruptAnswer(sig int) result {
 	switch nr {
 	case unix.SYS_POLL, unix.SYS_PPOLL, unix.SYS_SELECT, unix.SYS_PSELECT6,
 		unix.SYS_EPOLL_WAIT, unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		if c.epollNoWait() {
+			return ret(0) // nothing was ready; the handler runs after the call
+		}
 		c.writeTimeLeft()
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
@@ -387,6 +420,9 @@ func (w *World) answerInterrupt(c *call) outcome {
 	r := *c.intr
 	c.intr = nil
 	resp := notifResp{ID: c.req.ID, Val: -1, Error: -int32(r.errno)}
+	if r.errno == 0 {
+		resp.Val = r.val
+	}
 	if r.kind == rContinue {
 		resp = notifResp{ID: c.req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 	}

@@ -49,9 +49,19 @@ func sysUnixSocket(c *call) result {
 	return c.installOne(&vfd{obj: unixSock{vkernel.NewUnixSocket(typ)}}, ph[0], flags&unix.SOCK_NONBLOCK != 0, flags&unix.SOCK_CLOEXEC != 0)
 }
 
-// Socketpair implements socketpair(2): AF_UNIX only, as in Linux.
+// Socketpair implements socketpair(2): AF_UNIX only, as in Linux. The
+// type's flags are checked first, then the array the descriptors go to
+// (Linux writes their numbers before it creates a socket), then the
+// family's own rules (vkernel.SocketpairArgs).
 func sysSocketpair(c *call) result {
-	typ, typFlags, e := vkernel.UnixPairArgs(c.arg(0), c.arg(1), c.arg(2))
+	if e := vkernel.SocketTypeFlags(c.arg(1)); e != 0 {
+		return errno(unix.Errno(e))
+	}
+	if _, err := c.read(c.arg(3), 8); err != nil {
+		return errno(unix.EFAULT)
+	}
+	netRaw := uint32(c.arg(0)) != unix.AF_UNIX && c.netRaw()
+	typ, typFlags, e := vkernel.SocketpairArgs(c.arg(0), c.arg(1), c.arg(2), netRaw)
 	if e != 0 {
 		return errno(unix.Errno(e))
 	}
@@ -68,6 +78,14 @@ func sysSocketpair(c *call) result {
 		flags |= unix.O_CLOEXEC
 	}
 	return c.installPair(&vfd{obj: unixSock{a}}, &vfd{obj: unixSock{b}}, ph[0], ph[1], c.arg(3), flags)
+}
+
+// netRaw reports whether the calling thread has CAP_NET_RAW in its
+// effective set (the host's: weft passes the credentials of the user who
+// runs it).
+func (c *call) netRaw() bool {
+	sets, err := hostCaps(c.n.memPid(), c.t.tid)
+	return err == nil && sets[0]&(1<<unix.CAP_NET_RAW) != 0
 }
 
 var unixOps = map[int]fileOp{

@@ -2,6 +2,7 @@ package vkernel
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
@@ -170,6 +171,30 @@ func After(k *sched.Clock, now, d int64) int64 {
 		return now + d
 	}
 	return WorldAt(k, false, k.Local(now-Epoch)+d, now)
+}
+
+// WaitDeadline is the deadline of a wait for readiness (poll, select,
+// the epoll waits) whose timeout is d ns of the node's own time from
+// world time now: After, or -1 (none) when the node's monotonic base
+// would pass MaxLocal first. Linux caps such a deadline
+// (poll_select_set_timeout, timespec64_add_safe) and sleeps without end
+// at KTIME_MAX; a deadline decades away is never reached by a run, and
+// nothing may wrap to one that has passed.
+func WaitDeadline(k *sched.Clock, now, d int64) int64 {
+	if d > MaxLocal-k.Local(now-Epoch) {
+		return -1
+	}
+	return After(k, now, d)
+}
+
+// WaitTimeout is a wait's timeout {sec, frac} (a struct timespec, valid:
+// neither field negative, frac below 10⁹) in ns, math.MaxInt64 when it
+// does not fit: the wait has no end a run reaches (WaitDeadline).
+func WaitTimeout(sec, frac int64) int64 {
+	if sec > (math.MaxInt64-frac)/1e9 {
+		return math.MaxInt64
+	}
+	return sec*1e9 + frac
 }
 
 // TimeLeft is the node's own time (its monotonic base, ns) from world

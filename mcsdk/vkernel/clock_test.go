@@ -2,6 +2,7 @@ package vkernel
 
 import (
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -335,6 +336,40 @@ func TestTimespecTimeval(t *testing.T) {
 		}
 		if got, _ := Timeval(TimevalBytes(ns)); got != ns/1e3*1e3 {
 			t.Errorf("timeval round trip of %d gives %d", ns, got)
+		}
+	}
+}
+
+// TestWaitDeadline checks that a poll's timeout far past any clock is a
+// wait without end, never a deadline wrapped into the past, on a perfect
+// clock and on fast and slow ones, and that others are After's.
+func TestWaitDeadline(t *testing.T) {
+	now := Epoch + 7e9
+	for _, k := range []*sched.Clock{nil, {PPM: 50000}, {PPM: -50000}} {
+		for _, tc := range []struct {
+			d    int64
+			none bool
+		}{
+			{1, false}, {3e9, false}, {int64(math.MaxInt32) * 1e6, false}, {MaxLocal / 2, false},
+			{MaxLocal, true}, {9e18, true}, {math.MaxInt64, true},
+		} {
+			got := WaitDeadline(k, now, tc.d)
+			switch {
+			case tc.none && got != -1:
+				t.Errorf("clock %v, timeout %d: deadline %d, want none", k, tc.d, got)
+			case !tc.none && got != After(k, now, tc.d):
+				t.Errorf("clock %v, timeout %d: deadline %d, want After's %d", k, tc.d, got, After(k, now, tc.d))
+			case !tc.none && got <= now:
+				t.Errorf("clock %v, timeout %d: deadline %d is not after now %d", k, tc.d, got, now)
+			}
+		}
+	}
+	for _, tc := range []struct{ sec, frac, want int64 }{
+		{0, 0, 0}, {1, 5, 1e9 + 5}, {9223372036, 854775807, math.MaxInt64}, {9223372036, 854775808 - 1, math.MaxInt64},
+		{9223372036, 0, 9223372036e9}, {20211507185753197, 0, math.MaxInt64}, {math.MaxInt64, 999999999, math.MaxInt64},
+	} {
+		if got := WaitTimeout(tc.sec, tc.frac); got != tc.want {
+			t.Errorf("WaitTimeout(%d, %d) = %d, want %d", tc.sec, tc.frac, got, tc.want)
 		}
 	}
 }

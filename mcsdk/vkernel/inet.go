@@ -80,7 +80,7 @@ const (
 func SocketArgs(domain, typ, proto uint64) (d, t, p uint64, e Errno) {
 	d, t, p = uint64(uint32(domain)), uint64(uint32(typ)), uint64(uint32(proto))
 	switch {
-	case t&^sockTypeMask&^(SockNonblock|SockCloexec) != 0:
+	case SocketTypeFlags(typ) != 0:
 		return d, t, p, EINVAL
 	case d >= nProto: // a negative int too
 		return d, t, p, EAFNOSUPPORT
@@ -88,6 +88,16 @@ func SocketArgs(domain, typ, proto uint64) (d, t, p uint64, e Errno) {
 		return d, t, p, EINVAL
 	}
 	return d, t, p, 0
+}
+
+// SocketTypeFlags is the first check of socket(2) and socketpair(2): a
+// flag in the type (a C int) other than SOCK_NONBLOCK and SOCK_CLOEXEC
+// is EINVAL.
+func SocketTypeFlags(typ uint64) Errno {
+	if uint32(typ)&^sockTypeMask&^(SockNonblock|SockCloexec) != 0 {
+		return EINVAL
+	}
+	return 0
 }
 
 // InetType is what socket(2) makes for an AF_INET or AF_INET6 socket:

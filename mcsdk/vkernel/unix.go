@@ -126,21 +126,32 @@ const (
 	afUnix          = 1 // AF_UNIX, PF_UNIX
 )
 
-// UnixPairArgs are socketpair(2)'s arguments, and socket(2)'s for
-// AF_UNIX (whose family check passes), as Linux reads them: the
-// checks socket(2) makes first (SocketArgs: C ints, the type's flags, the
-// family's and the type's range), then EOPNOTSUPP for a family other than
-// AF_UNIX (no other has socketpair), then af_unix's own (unix_create): a
-// protocol other than 0 and PF_UNIX is EPROTONOSUPPORT, a type it does
-// not take ESOCKTNOSUPPORT. typ is the socket's type (UnixType), flags
-// the type argument's SOCK_NONBLOCK and SOCK_CLOEXEC.
+// UnixPairArgs are socket(2)'s arguments for AF_UNIX, and
+// socketpair(2)'s for a caller without CAP_NET_RAW (SocketpairArgs).
 func UnixPairArgs(domain, typArg, proto uint64) (typ int, flags uint64, e Errno) {
+	return SocketpairArgs(domain, typArg, proto, false)
+}
+
+// SocketpairArgs are socketpair(2)'s arguments, as Linux reads them: the
+// checks socket(2) makes first (SocketArgs: C ints, the type's flags, the
+// family's and the type's range), then those of the family's create
+// (pairCreate: whether the kernel has the family, the family's type and
+// protocol rules), then the family's socketpair, which only AF_UNIX has
+// (EOPNOTSUPP for the others). AF_UNIX's create (unix_create) takes
+// protocol 0 and PF_UNIX (else EPROTONOSUPPORT) and a type it serves
+// (else ESOCKTNOSUPPORT). netRaw is whether the caller has CAP_NET_RAW,
+// which AF_PACKET and raw IP sockets need. typ is the socket's type
+// (UnixType), flags the type argument's SOCK_NONBLOCK and SOCK_CLOEXEC.
+func SocketpairArgs(domain, typArg, proto uint64, netRaw bool) (typ int, flags uint64, e Errno) {
 	domain, typArg, proto, e = SocketArgs(domain, typArg, proto)
 	if e != 0 {
 		return 0, 0, e
 	}
 	if domain != afUnix {
-		return 0, 0, EOPNOTSUPP
+		if e = pairCreate(domain, typArg&sockTypeMask, int32(proto), netRaw); e != 0 {
+			return 0, 0, e
+		}
+		return 0, 0, EOPNOTSUPP // sock_no_socketpair
 	}
 	if proto != 0 && proto != afUnix {
 		return 0, 0, EPROTONOSUPPORT
@@ -150,6 +161,110 @@ func UnixPairArgs(domain, typArg, proto uint64) (typ int, flags uint64, e Errno)
 		return 0, 0, ESOCKTNOSUPPORT
 	}
 	return typ, typArg & (SockNonblock | SockCloexec), 0
+}
+
+// Families, types and protocols socketpair's creates look at
+// (linux/socket.h, linux/net.h, linux/in.h, linux/netlink.h).
+const (
+	afNetlink       = 16
+	afPacket        = 17
+	sockRaw         = 3
+	sockPacket      = 10
+	ipProtoICMP     = 1
+	ipProtoICMPv6   = 58
+	ipProtoUDPLite  = 136
+	ipProtoMPTCP    = 262
+	ipProtoMax      = 263 // IPPROTO_MAX
+	netlinkMaxLinks = 32  // MAX_LINKS
+)
+
+// noFamily are the families below AF_MAX that no Linux 6 kernel has
+// (net_families holds nothing for them: never written, or removed):
+// AF_UNSPEC, AF_IPX, AF_BRIDGE, AF_DECnet, AF_NETBEUI, AF_SECURITY,
+// AF_ASH, AF_ECONET, AF_SNA, AF_IRDA, AF_WANPIPE, AF_IB, AF_MPLS.
+var noFamily = map[uint64]bool{0: true, 4: true, 7: true, 12: true, 13: true, 14: true, 18: true, 19: true, 22: true,
+	23: true, 25: true, 27: true, 28: true}
+
+// noNetlink are the netlink protocols below MAX_LINKS that nothing
+// registers (unused numbers and removed users); the others are taken
+// as registered, the kernel's or a module's.
+var noNetlink = map[int32]bool{1: true, 3: true, 5: true, 13: true, 14: true, 17: true, 23: true, 24: true, 25: true,
+	26: true, 27: true, 28: true, 29: true, 30: true, 31: true}
+
+// inetProtos are the protocols inet_create and inet6_create find for a
+// type (inetsw: TCP and MPTCP streams; UDP, ping and UDP-Lite
+// datagrams), the first the one protocol 0 picks; raw sockets take any
+// protocol but 0.
+var inetProtos = map[uint64][2][]int32{
+	SockStream: {{IPProtoTCP, ipProtoMPTCP}, {IPProtoTCP, ipProtoMPTCP}},
+	SockDgram:  {{IPProtoUDP, ipProtoICMP, ipProtoUDPLite}, {IPProtoUDP, ipProtoICMPv6, ipProtoUDPLite}},
+}
+
+// pairCreate is the answer of sock_create for a family other than
+// AF_UNIX whose arguments passed SocketArgs: EAFNOSUPPORT for a family
+// no kernel has; for AF_INET and AF_INET6 (inet_create), a protocol
+// outside 0..IPPROTO_MAX-1 is EINVAL, a type with no protocols
+// ESOCKTNOSUPPORT, a protocol the type does not have EPROTONOSUPPORT, a
+// raw socket without CAP_NET_RAW EPERM, a ping socket EACCES (the
+// default ping_group_range holds no group); AF_INET's SOCK_PACKET is
+// AF_PACKET's; AF_PACKET (packet_create) needs CAP_NET_RAW (EPERM) and
+// takes SOCK_DGRAM, SOCK_RAW and SOCK_PACKET (else ESOCKTNOSUPPORT);
+// AF_NETLINK (netlink_create) takes SOCK_RAW and SOCK_DGRAM (else
+// ESOCKTNOSUPPORT) and a registered protocol (else EPROTONOSUPPORT).
+// Another family is taken to create the socket (0).
+func pairCreate(domain, typ uint64, proto int32, netRaw bool) Errno {
+	if domain == AfInet && typ == sockPacket {
+		domain = afPacket
+	}
+	switch {
+	case noFamily[domain]:
+		return EAFNOSUPPORT
+	case domain == AfInet || domain == AfInet6:
+		if proto < 0 || proto >= ipProtoMax {
+			return EINVAL
+		}
+		v6 := 0
+		if domain == AfInet6 {
+			v6 = 1
+		}
+		if typ == sockRaw {
+			switch {
+			case proto == 0:
+				return EPROTONOSUPPORT
+			case !netRaw:
+				return EPERM
+			}
+			return 0
+		}
+		protos, ok := inetProtos[typ]
+		if !ok {
+			return ESOCKTNOSUPPORT
+		}
+		for _, p := range protos[v6] {
+			if proto == p || proto == 0 && p == protos[v6][0] {
+				if proto == ipProtoICMP || proto == ipProtoICMPv6 {
+					return EACCES
+				}
+				return 0
+			}
+		}
+		return EPROTONOSUPPORT
+	case domain == afPacket:
+		switch {
+		case !netRaw:
+			return EPERM
+		case typ != SockDgram && typ != sockRaw && typ != sockPacket:
+			return ESOCKTNOSUPPORT
+		}
+	case domain == afNetlink:
+		switch {
+		case typ != sockRaw && typ != SockDgram:
+			return ESOCKTNOSUPPORT
+		case proto < 0 || proto >= netlinkMaxLinks || noNetlink[proto]:
+			return EPROTONOSUPPORT
+		}
+	}
+	return 0
 }
 
 // NewUnixSocket is a new, unbound socket of type typ (socket(2)).

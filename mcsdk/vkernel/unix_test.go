@@ -629,8 +629,8 @@ func TestUnixHash(t *testing.T) {
 
 // TestUnixPairArgs checks socketpair(2)'s reading of its arguments
 // against what Linux answered natively (testdata/diff/unix.c, pairargs):
-// C ints, socket(2)'s checks first, then EOPNOTSUPP for another family,
-// then af_unix's protocol and type.
+// C ints, socket(2)'s checks first, then another family's create and
+// EOPNOTSUPP, then af_unix's protocol and type.
 func TestUnixPairArgs(t *testing.T) {
 	const hi = 1 << 32
 	for _, tc := range []struct {
@@ -658,6 +658,72 @@ func TestUnixPairArgs(t *testing.T) {
 		if typ != tc.wantTyp || flags != tc.wantFlags || e != tc.want {
 			t.Errorf("%s: UnixPairArgs(%#x, %#x, %#x) = %d, %#o, %v; want %d, %#o, %v", tc.name, tc.domain, tc.typ, tc.pr,
 				typ, flags, e, tc.wantTyp, tc.wantFlags, tc.want)
+		}
+	}
+}
+
+// TestSocketpairArgs checks socketpair(2) for families other than
+// AF_UNIX against what Linux 6.18 answered natively, as root
+// (testdata/diff/unix.c, pairfamilies), and what it answers without
+// CAP_NET_RAW: the family's create decides, then EOPNOTSUPP.
+func TestSocketpairArgs(t *testing.T) {
+	const inet, inet6, netlink, packet = AfInet, AfInet6, 16, 17
+	neg := uint64(0xffffffff)
+	for _, tc := range []struct {
+		name            string
+		domain, typ, pr uint64
+		netRaw          bool
+		want            Errno
+	}{
+		{"AF_INET stream", inet, SockStream, 0, true, EOPNOTSUPP},
+		{"AF_INET stream TCP", inet, SockStream, IPProtoTCP, false, EOPNOTSUPP},
+		{"AF_INET stream MPTCP", inet, SockStream | SockNonblock, 262, false, EOPNOTSUPP},
+		{"AF_INET stream UDP", inet, SockStream, IPProtoUDP, true, EPROTONOSUPPORT},
+		{"AF_INET dgram", inet, SockDgram, 0, false, EOPNOTSUPP},
+		{"AF_INET dgram UDP-Lite", inet, SockDgram, 136, false, EOPNOTSUPP},
+		{"AF_INET dgram TCP", inet, SockDgram, IPProtoTCP, true, EPROTONOSUPPORT},
+		{"AF_INET ping", inet, SockDgram, 1, true, EACCES},
+		{"AF_INET raw 0", inet, 3, 0, true, EPROTONOSUPPORT},
+		{"AF_INET raw 1", inet, 3, 1, true, EOPNOTSUPP},
+		{"AF_INET raw 1, no CAP_NET_RAW", inet, 3, 1, false, EPERM},
+		{"AF_INET seqpacket", inet, SockSeqpacket, 0, true, ESOCKTNOSUPPORT},
+		{"AF_INET seqpacket SCTP", inet, SockSeqpacket, 132, true, ESOCKTNOSUPPORT},
+		{"AF_INET rdm", inet, 4, 0, true, ESOCKTNOSUPPORT},
+		{"AF_INET dccp", inet, 6, 0, true, ESOCKTNOSUPPORT},
+		{"AF_INET protocol -1", inet, SockStream, neg, true, EINVAL},
+		{"AF_INET protocol 263, bad type", inet, SockSeqpacket, 263, true, EINVAL},
+		{"AF_INET6 stream", inet6, SockStream, 0, false, EOPNOTSUPP},
+		{"AF_INET6 stream UDP", inet6, SockStream, IPProtoUDP, true, EPROTONOSUPPORT},
+		{"AF_INET6 ping", inet6, SockDgram, 58, true, EACCES},
+		{"AF_INET6 dgram ICMP", inet6, SockDgram, 1, true, EPROTONOSUPPORT},
+		{"AF_INET6 SOCK_PACKET", inet6, 10, 0, true, ESOCKTNOSUPPORT},
+		{"AF_INET6 protocol 300", inet6, SockDgram, 300, true, EINVAL},
+		{"AF_NETLINK raw route", netlink, 3, 0, false, EOPNOTSUPP},
+		{"AF_NETLINK dgram audit", netlink, SockDgram, 9, false, EOPNOTSUPP},
+		{"AF_NETLINK stream", netlink, SockStream, 0, true, ESOCKTNOSUPPORT},
+		{"AF_NETLINK protocol 1", netlink, 3, 1, true, EPROTONOSUPPORT},
+		{"AF_NETLINK protocol 23", netlink, 3, 23, true, EPROTONOSUPPORT},
+		{"AF_NETLINK protocol 32", netlink, 3, 32, true, EPROTONOSUPPORT},
+		{"AF_NETLINK protocol -1", netlink, 3, neg, true, EPROTONOSUPPORT},
+		{"AF_NETLINK protocol 32, bad type", netlink, SockSeqpacket, 32, true, ESOCKTNOSUPPORT},
+		{"AF_PACKET raw", packet, 3, 0, true, EOPNOTSUPP},
+		{"AF_PACKET raw, protocol -1", packet, 3, neg, true, EOPNOTSUPP},
+		{"AF_PACKET raw, no CAP_NET_RAW", packet, 3, 0, false, EPERM},
+		{"AF_PACKET stream", packet, SockStream, 0, true, ESOCKTNOSUPPORT},
+		{"AF_PACKET stream, no CAP_NET_RAW", packet, SockStream, 0, false, EPERM},
+		{"AF_INET SOCK_PACKET", inet, 10, 0, true, EOPNOTSUPP},
+		{"AF_INET SOCK_PACKET, no CAP_NET_RAW", inet, 10, 0, false, EPERM},
+		{"AF_UNSPEC", 0, SockStream, 0, true, EAFNOSUPPORT},
+		{"AF_IPX", 4, SockStream, 0, true, EAFNOSUPPORT},
+		{"AF_NETBEUI", 13, SockDgram, 0, true, EAFNOSUPPORT},
+		{"AF_MPLS", 28, SockDgram, 0, true, EAFNOSUPPORT},
+		{"AF_UNSPEC, type SOCK_MAX", 0, 11, 0, true, EINVAL},
+		{"AF_UNSPEC, bad flag", 0, SockStream | 0x10, 0, true, EINVAL},
+		{"AF_UNIX", 1, SockStream, 0, false, 0},
+	} {
+		_, _, e := SocketpairArgs(tc.domain, tc.typ, tc.pr, tc.netRaw)
+		if e != tc.want {
+			t.Errorf("%s: SocketpairArgs(%d, %#x, %#x, %v) = %v; want %v", tc.name, tc.domain, tc.typ, tc.pr, tc.netRaw, e, tc.want)
 		}
 	}
 }

@@ -111,14 +111,34 @@ static void *futex_waiter(void *arg) {
 	return NULL;
 }
 
+static int handled_pipe[2];
+
+// on_sig_tell is on_sig, which then tells the main thread by a pipe.
+static void on_sig_tell(int sig) {
+	on_sig(sig);
+	write(handled_pipe[1], "h", 1);
+}
+
+// mode_futex interrupts the waiter's futex wait, in it for certain: the
+// main thread sends the signal once a FUTEX_REQUEUE of the word onto
+// itself finds the waiter queued (and leaves it waiting; the main thread
+// sleeps 1 ms between looks), and ends the
+// wait once the handler has told it by a pipe that it ran, so that the
+// wait's first answer is the signal's, never the wake's, however the host
+// schedules the threads.
 static void mode_futex(int restart) {
 	pthread_t t;
-	handle(SIGUSR1, on_sig, restart ? SA_RESTART : 0);
+	char b;
+	if (pipe(handled_pipe) < 0)
+		exit(1);
+	handle(SIGUSR1, on_sig_tell, restart ? SA_RESTART : 0);
 	pthread_create(&t, NULL, futex_waiter, NULL);
-	struct timespec ts = {0, 10000000};
-	nanosleep(&ts, NULL); // the waiter parks in its futex wait meanwhile
+	struct timespec backoff = {0, 1000000};
+	while (syscall(SYS_futex, &word, FUTEX_REQUEUE_PRIVATE, 0, 1, &word, 0) < 1)
+		nanosleep(&backoff, NULL); // lets the waiter run: its queueing, not the time, ends the loop
 	pthread_kill(t, SIGUSR1);
-	nanosleep(&ts, NULL);
+	while (read(handled_pipe[0], &b, 1) != 1)
+		;
 	__atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_join(t, NULL);

@@ -17,6 +17,10 @@
 #include "probe.h"
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -89,6 +93,175 @@ static void bad(int fd, long long sec, long long frac)
 	SAME("select, timeout {%lld, %lld}: -> %ld %s", sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok");
 }
 
+static int hugefd[2];
+
+/* WRAPS seconds are 512 ns in 64-bit nanoseconds: 20211507185753197e9
+ * is 512 modulo 2^64. */
+#define WRAPS 20211507185753197LL
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 20000000 };
+	nanosleep(&d, NULL);
+	write(hugefd[1], "x", 1);
+	return NULL;
+}
+
+/* huge waits with each call on an empty pipe a thread writes to after
+ * 20 ms, under a timeout far past any clock (Linux caps the deadline,
+ * poll_select_set_timeout, timespec64_add_safe): the call sees the byte,
+ * never an overflowed deadline that has passed. epoll_pwait2 checks its
+ * timeout as ppoll does, before its signal mask. */
+static void huge(void)
+{
+	struct {
+		const char *name;
+		long long sec, frac;
+	} cases[] = {
+		{ "poll", INT_MAX, 0 }, { "epoll_wait", INT_MAX, 0 },
+		{ "ppoll", INT64_MAX, 999999999 }, { "ppoll", 9000000000LL, 0 }, { "ppoll", 9223372036LL, 854775807 },
+		{ "ppoll", WRAPS, 0 }, { "pselect6", INT64_MAX, 999999999 }, { "pselect6", WRAPS, 0 },
+		{ "select", INT64_MAX, 999999 }, { "select", WRAPS, 0 },
+		{ "epoll_pwait2", INT64_MAX, 999999999 }, { "epoll_pwait2", 9000000000LL, 0 }, { "epoll_pwait2", WRAPS, 0 },
+	};
+	pipe(hugefd);
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	epoll_ctl(ep, EPOLL_CTL_ADD, hugefd[0], &ev);
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *n = cases[i].name;
+		struct pollfd p = { .fd = hugefd[0], .events = POLLIN };
+		struct timespec ts = { cases[i].sec, cases[i].frac };
+		struct timeval tv = { cases[i].sec, cases[i].frac };
+		fd_set r;
+		FD_ZERO(&r);
+		FD_SET(hugefd[0], &r);
+		pthread_t th;
+		pthread_create(&th, NULL, writer, NULL);
+		errno = 0;
+		long ret;
+		if (!strcmp(n, "poll"))
+			ret = poll(&p, 1, (int)cases[i].sec);
+		else if (!strcmp(n, "epoll_wait"))
+			ret = epoll_wait(ep, &out, 1, (int)cases[i].sec);
+		else if (!strcmp(n, "ppoll"))
+			ret = syscall(SYS_ppoll, &p, 1, &ts, NULL, 8);
+		else if (!strcmp(n, "pselect6"))
+			ret = syscall(SYS_pselect6, hugefd[0] + 1, &r, NULL, NULL, &ts, NULL);
+		else if (!strcmp(n, "select"))
+			ret = syscall(SYS_select, hugefd[0] + 1, &r, NULL, NULL, &tv);
+		else
+			ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &ts, NULL, 8);
+		SAME("%s, timeout {%lld, %lld}, a byte after 20 ms: -> %ld %s", n, cases[i].sec, cases[i].frac, ret,
+		     ret < 0 ? strerrorname_np(errno) : "ok");
+		pthread_join(th, NULL);
+		char b;
+		read(hugefd[0], &b, 1);
+	}
+	struct timespec bad[] = { { 0, 1000000000 }, { 0, -1 }, { -1, 0 } };
+	sigset_t none;
+	sigemptyset(&none);
+	for (unsigned i = 0; i < 3; i++) {
+		errno = 0;
+		long ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &bad[i], NULL, 8);
+		SAME("epoll_pwait2, timeout {%lld, %lld}: -> %ld %s", (long long)bad[i].tv_sec, (long long)bad[i].tv_nsec, ret,
+		     ret < 0 ? strerrorname_np(errno) : "ok");
+		errno = 0;
+		ret = syscall(SYS_epoll_pwait2, ep, &out, 1, &bad[i], &none, 7);
+		SAME("epoll_pwait2, timeout {%lld, %lld}, bad mask size: -> %ld %s", (long long)bad[i].tv_sec,
+		     (long long)bad[i].tv_nsec, ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	}
+	errno = 0;
+	long ret = syscall(SYS_epoll_pwait2, ep, &out, 1, (void *)8, &none, 7);
+	SAME("epoll_pwait2, unreadable timeout, bad mask size: -> %ld %s", ret, ret < 0 ? strerrorname_np(errno) : "ok");
+	close(ep);
+}
+
+static int tfd, rearm;
+
+static void *later(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 5000000 };
+	nanosleep(&d, NULL);
+	if (rearm) {
+		struct itimerspec far = { .it_value = { 10, 0 } };
+		timerfd_settime(tfd, 0, &far, NULL);
+	}
+	d.tv_nsec = 45000000;
+	nanosleep(&d, NULL);
+	write(hugefd[1], "x", 1);
+	return NULL;
+}
+
+/* timerwait waits on an empty pipe a thread writes to after 50 ms and
+ * on a timerfd that expires after 10 ms, watched for nothing that
+ * expiry makes ready (no events, POLLOUT, EPOLLOUT, the write set), or
+ * re-armed to 10 s after 5 ms: the expiry readies nothing, and the
+ * call waits on to the byte, whatever its own timeout (none, or 1 s). */
+static void timerwait(void)
+{
+	struct {
+		const char *name;
+		short events;
+		int periodic, rearm;
+		long long ms;
+	} cases[] = {
+		{ "poll, no events", 0, 0, 0, 1000 }, { "poll, no events", 0, 0, 0, -1 },
+		{ "poll, POLLOUT, periodic", POLLOUT, 1, 0, 1000 }, { "poll, POLLIN, re-armed", POLLIN, 0, 1, 1000 },
+		{ "poll, POLLIN, re-armed", POLLIN, 0, 1, -1 }, { "ppoll, POLLOUT", POLLOUT, 0, 0, 1000 },
+		{ "ppoll, POLLOUT", POLLOUT, 0, 0, -1 }, { "select, write set", 0, 0, 0, 1000 },
+		{ "select, write set", 0, 0, 0, -1 }, { "epoll_wait, EPOLLOUT", EPOLLOUT, 0, 0, 1000 },
+		{ "epoll_wait, EPOLLOUT", EPOLLOUT, 0, 0, -1 }, { "epoll_wait, EPOLLIN, re-armed", EPOLLIN, 0, 1, -1 },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *n = cases[i].name;
+		tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+		rearm = cases[i].rearm;
+		struct itimerspec its = { .it_value = { 0, 10000000 } };
+		if (cases[i].periodic)
+			its.it_interval.tv_nsec = 10000000;
+		timerfd_settime(tfd, 0, &its, NULL);
+		struct pollfd p[2] = { { .fd = hugefd[0], .events = POLLIN }, { .fd = tfd, .events = cases[i].events } };
+		struct timespec ts = { cases[i].ms / 1000, cases[i].ms % 1000 * 1000000 };
+		struct timeval tv = { cases[i].ms / 1000, cases[i].ms % 1000 * 1000 };
+		pthread_t th;
+		pthread_create(&th, NULL, later, NULL);
+		errno = 0;
+		long ret;
+		if (!strncmp(n, "poll", 4)) {
+			ret = poll(p, 2, (int)cases[i].ms);
+		} else if (!strncmp(n, "ppoll", 5)) {
+			ret = syscall(SYS_ppoll, p, 2, cases[i].ms < 0 ? NULL : &ts, NULL, 8);
+		} else if (!strncmp(n, "select", 6)) {
+			fd_set r, w;
+			FD_ZERO(&r);
+			FD_ZERO(&w);
+			FD_SET(hugefd[0], &r);
+			FD_SET(tfd, &w);
+			int top = (hugefd[0] > tfd ? hugefd[0] : tfd) + 1;
+			ret = syscall(SYS_select, top, &r, &w, NULL, cases[i].ms < 0 ? NULL : &tv);
+		} else {
+			int ep = epoll_create1(0);
+			struct epoll_event a = { .events = EPOLLIN, .data.fd = hugefd[0] };
+			struct epoll_event b = { .events = cases[i].events, .data.fd = tfd }, out[2];
+			epoll_ctl(ep, EPOLL_CTL_ADD, hugefd[0], &a);
+			epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &b);
+			ret = epoll_wait(ep, out, 2, (int)cases[i].ms);
+			close(ep);
+		}
+		/* A re-armed timerfd natively expires first when the thread
+		 * comes late: then it is what is ready, and the byte is not. */
+		SAME("%s, timerfd after 10 ms, timeout %lld ms, a byte after 50 ms: -> %s %s", n, cases[i].ms,
+		     ret > 0 ? "ready" : ret == 0 ? "0" : "-1", ret < 0 ? strerrorname_np(errno) : "ok");
+		pthread_join(th, NULL);
+		char b;
+		read(hugefd[0], &b, 1);
+		close(tfd);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -127,5 +300,7 @@ int main(void)
 	};
 	for (unsigned i = 0; i < sizeof edges / sizeof edges[0]; i++)
 		bad(full[0], edges[i][0], edges[i][1]);
+	huge();
+	timerwait();
 	return 0;
 }

@@ -9,7 +9,10 @@
  * (SIGUSR2 not blocked) and the thread's own mask is back afterwards.
  * With a zero timeout, a pending one interrupts ppoll and pselect6 (they
  * look for signals before giving up), while the epoll calls return 0 and
- * leave it pending.
+ * leave it pending; so too for one that arrives while a thread spins on
+ * zero-timeout calls (spin). A signal the kernel raised itself (SIGXFSZ)
+ * and the thread blocks interrupts a call whose mask lets it through at
+ * once, as one another process sent would (raisedByKernel).
  */
 #include "probe.h"
 #include <poll.h>
@@ -17,6 +20,8 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +84,108 @@ static void report(const char *call, const char *when, long r, int err)
 	usr2InHandler = -1;
 }
 
+static volatile int sent;
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	struct timespec d = { .tv_nsec = 20000000 };
+	nanosleep(&d, NULL);
+	kill(getpid(), SIGUSR1);
+	sent = 1;
+	return NULL;
+}
+
+/* spin calls one of the four with a zero timeout and an empty mask, over
+ * and over, while another thread sends SIGUSR1 after 20 ms, and 64 times
+ * more once it has: the epoll calls never wait, so they return 0 each
+ * time and the signal stays pending (or, open: the thread does not block
+ * SIGUSR1, its handler runs after a call that returned 0); ppoll and
+ * pselect6 fail with EINTR once it is there. */
+static void spin(const char *call, int open)
+{
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (open)
+		sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	struct timespec zero = { 0 };
+	struct epoll_event ev;
+	pthread_t th;
+	sent = 0;
+	pthread_create(&th, NULL, sender, NULL);
+	long r = 0, eintr = 0, other = 0, more = 64;
+	while ((!sent || more-- > 0) && eintr == 0) {
+		errno = 0;
+		if (!strcmp(call, "epoll_pwait"))
+			r = syscall(SYS_epoll_pwait, epfd, &ev, 1, 0, &none, 8);
+		else if (!strcmp(call, "epoll_pwait2"))
+			r = syscall(SYS_epoll_pwait2, epfd, &ev, 1, &zero, &none, 8);
+		else
+			r = waitIn(call, 0);
+		if (r < 0 && errno == EINTR)
+			eintr++;
+		else if (r != 0)
+			other++;
+	}
+	pthread_join(th, NULL);
+	if (open)
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	report(call, eintr ? "sent while spinning, zero timeout (EINTR)" : "sent while spinning, zero timeout (all 0)",
+	       eintr ? -1 : 0, eintr ? EINTR : 0);
+	SAME("%s spinning%s: other answers %ld", call, open ? ", SIGUSR1 not blocked" : "", other);
+	sigtimedwait(&usr1, NULL, &zero);
+}
+
+static long long monoNs(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* raisedByKernel has the kernel raise SIGXFSZ itself (a write past
+ * RLIMIT_FSIZE), which the thread blocks, then waits with a 10 s timeout
+ * under a mask that lets it through: the call fails with EINTR at once,
+ * before it waits, and the handler runs. */
+static void raisedByKernel(const char *call)
+{
+	struct rlimit old, one;
+	getrlimit(RLIMIT_FSIZE, &old);
+	one = old;
+	one.rlim_cur = 1;
+	setrlimit(RLIMIT_FSIZE, &one);
+	int f = open("xfsz", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	errno = 0;
+	long w = write(f, "ab", 2);
+	SAME("write 2 bytes with RLIMIT_FSIZE 1 -> %ld", w);
+	CHECK("write past RLIMIT_FSIZE", write(f, "c", 1));
+	close(f);
+	unlink("xfsz");
+	setrlimit(RLIMIT_FSIZE, &old);
+	sigset_t pend;
+	sigpending(&pend);
+	SAME("SIGXFSZ pending %d", sigismember(&pend, SIGXFSZ));
+	long long t0 = monoNs();
+	errno = 0;
+	long r = waitIn(call, 10);
+	int err = errno;
+	long long dt = monoNs() - t0;
+	sigpending(&pend);
+	SAME("%s, SIGXFSZ the kernel raised before: -> %ld %s; within 5 s %d; handled %d, SIGUSR2 blocked in the handler %d; SIGXFSZ pending after %d",
+	     call, r, r < 0 ? strerrorname_np(err) : "ok", dt < 5000000000LL, handled, usr2InHandler, sigismember(&pend, SIGXFSZ));
+	VIRT("%s, SIGXFSZ the kernel raised before: returned after %lld ns", call, dt);
+	handled = 0;
+	usr2InHandler = -1;
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	struct timespec z = { 0 };
+	sigtimedwait(&x, NULL, &z);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -98,6 +205,14 @@ int main(void)
 	struct epoll_event ev = { .events = EPOLLIN };
 	epoll_ctl(epfd, EPOLL_CTL_ADD, rfd, &ev);
 	const char *calls[] = { "ppoll", "pselect6", "epoll_pwait", "epoll_pwait2" };
+	/* First, before weft has queued any signal for the node. */
+	sigaction(SIGXFSZ, &sa, NULL);
+	sigset_t xfsz;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &xfsz, NULL);
+	for (int i = 0; i < 4; i++)
+		raisedByKernel(calls[i]);
 	for (int i = 0; i < 4; i++) {
 		kill(getpid(), SIGUSR1);
 		errno = 0;
@@ -131,6 +246,11 @@ int main(void)
 		r = waitIn(calls[i], 10);
 		report(calls[i], "sent by a timer during the wait", r, errno);
 		timer_delete(id);
+	}
+	for (int i = 0; i < 4; i++) {
+		spin(calls[i], 0);
+		if (i >= 2) /* ppoll's and pselect6's answer would depend on where the thread is when the signal comes */
+			spin(calls[i], 1);
 	}
 	/* A mask of the wrong size, or one that cannot be read. */
 	sigset_t none;

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -296,6 +298,60 @@ static void pairargs(void)
 	}
 }
 
+/* pairfamilies: socketpair for a family other than AF_UNIX runs that
+ * family's socket checks (sock_create: the family's range, whether the
+ * kernel has it, then its create) before its socketpair operation, which
+ * no family here has (EOPNOTSUPP); the descriptor array is written
+ * before the family is looked at (EFAULT first). */
+static void pairfamilies(void)
+{
+	struct {
+		const char *name;
+		long d, t, p;
+	} cases[] = {
+		{ "AF_INET stream", AF_INET, SOCK_STREAM, 0 },
+		{ "AF_INET stream TCP", AF_INET, SOCK_STREAM, IPPROTO_TCP },
+		{ "AF_INET stream UDP", AF_INET, SOCK_STREAM, IPPROTO_UDP },
+		{ "AF_INET dgram", AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0 },
+		{ "AF_INET dgram UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+		{ "AF_INET dgram TCP", AF_INET, SOCK_DGRAM, IPPROTO_TCP },
+		{ "AF_INET raw 0", AF_INET, SOCK_RAW, 0 },
+		{ "AF_INET seqpacket", AF_INET, SOCK_SEQPACKET, 0 },
+		{ "AF_INET rdm", AF_INET, SOCK_RDM, 0 },
+		{ "AF_INET protocol -1", AF_INET, SOCK_STREAM, -1 },
+		{ "AF_INET protocol 263", AF_INET, SOCK_STREAM, 263 },
+		{ "AF_INET protocol 263, bad type", AF_INET, SOCK_SEQPACKET, 263 },
+		{ "AF_INET6 stream", AF_INET6, SOCK_STREAM, 0 },
+		{ "AF_INET6 dgram UDP", AF_INET6, SOCK_DGRAM, IPPROTO_UDP },
+		{ "AF_INET6 stream UDP", AF_INET6, SOCK_STREAM, IPPROTO_UDP },
+		{ "AF_INET6 seqpacket", AF_INET6, SOCK_SEQPACKET, 0 },
+		{ "AF_INET6 protocol 300", AF_INET6, SOCK_DGRAM, 300 },
+		{ "AF_NETLINK raw route", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
+		{ "AF_NETLINK dgram route", AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE },
+		{ "AF_NETLINK stream", AF_NETLINK, SOCK_STREAM, NETLINK_ROUTE },
+		{ "AF_NETLINK protocol 1 (unused)", AF_NETLINK, SOCK_RAW, 1 },
+		{ "AF_NETLINK protocol 32", AF_NETLINK, SOCK_RAW, 32 },
+		{ "AF_NETLINK protocol -1", AF_NETLINK, SOCK_RAW, -1 },
+		{ "AF_NETLINK protocol 32, bad type", AF_NETLINK, SOCK_SEQPACKET, 32 },
+		{ "AF_PACKET raw", AF_PACKET, SOCK_RAW, 0 },
+		{ "AF_PACKET dgram", AF_PACKET, SOCK_DGRAM, 0x0300 },
+		{ "AF_PACKET stream", AF_PACKET, SOCK_STREAM, 0 },
+		{ "AF_INET SOCK_PACKET", AF_INET, 10, 0 },
+		{ "AF_UNSPEC", AF_UNSPEC, SOCK_STREAM, 0 },
+		{ "AF_NETBEUI (no kernel has it)", 13, SOCK_DGRAM, 0 },
+		{ "AF_UNSPEC, type SOCK_MAX", AF_UNSPEC, 11, 0 },
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int sv[2];
+		errno = 0;
+		long r = syscall(SYS_socketpair, cases[i].d, cases[i].t, cases[i].p, sv);
+		SAME("socketpair %s -> %ld %s", cases[i].name, r, r < 0 ? strerrorname_np(errno) : "ok");
+		errno = 0;
+		r = syscall(SYS_socketpair, cases[i].d, cases[i].t, cases[i].p, NULL);
+		SAME("socketpair %s, no array -> %ld %s", cases[i].name, r, r < 0 ? strerrorname_np(errno) : "ok");
+	}
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -312,5 +368,6 @@ int main(void)
 	CHECK("socket(AF_UNIX, SOCK_RAW)", socket(AF_UNIX, SOCK_RAW, 0));
 	CHECK("socketpair(AF_INET)", socketpair(AF_INET, SOCK_STREAM, 0, (int[2]){ 0 }));
 	pairargs();
+	pairfamilies();
 	return 0;
 }
