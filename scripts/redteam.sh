@@ -12,39 +12,76 @@
 #   scripts/redteam.sh --list [NAME-REGEX]   list the probes' names
 #
 # Env: WEFT (default bin/weft), REDTEAM_TIMEOUT (seconds per weft run,
-# default 60). Prints `SEALED name` or `OPEN name: what was observed`, one
-# line per probe, then `sealed N of M probes`. Exit 0 only when every probe
-# is sealed, 1 when some are open, 2 when the red team itself could not
-# run (not root, no compiler, no weft).
+# default 60), REDTEAM_JOBS (workers running probes at once, default 2).
+# Prints `SEALED name` or `OPEN name: what was observed`, one line per
+# probe (in the order the workers finish them), then `sealed N of M
+# probes`. Exit 0 only when every probe is sealed, 1 when some are open, 2
+# when the red team itself could not run (not root, no compiler, no weft).
+#
+# Workers: each takes the next probe no worker has taken yet, and has a
+# directory of its own (its own copies of the probe binaries, so that
+# reap and tasks see only its nodes; its own sleeper, run and outside
+# directories, markers and SysV keys). Every judge compares the worker's
+# own host objects before and after, or looks for the worker's own values:
+# another worker cannot make a probe look sealed. A probe that leaks onto
+# every process (kill(-1), a priority set for the whole uid 65534) is
+# judged open, and may make the probe another worker runs beside it look
+# open too: REDTEAM_JOBS=1 tells which of them leaked.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 WEFT=${WEFT:-$ROOT/bin/weft}
 TMO=${REDTEAM_TIMEOUT:-60}
+JOBS=${REDTEAM_JOBS:-2}
+TOP="" W=0 WORKERS=()
 PROBE="" GOPROBE="" T="" SPID="" WPID="" ADDR="" ENVADDR="" ENVLEN="" STACKRANGE="" HELD="" SECRET="" MARK="" D="" LIST=""
 
 die() { echo "redteam: $*" >&2; exit 2; }
 
-cleanup() {
+# cleanup_worker ends what a worker left: its sleeper, its nodes, its
+# mounts and marker.
+cleanup_worker() {
 	[[ -n $T ]] || return 0
 	stop_sleeper
 	reap
 	for d in "$T"/o/*; do mountpoint -q "$d" 2>/dev/null && umount -l "$d"; done
 	rm -f "/tmp/weft-redteam-mark-${MARK:-none}"
-	rm -rf "$T"
+}
+
+# cleanup ends the workers (each cleans up after itself) and removes the
+# red team's directory.
+cleanup() {
+	[[ -n $TOP ]] || return 0
+	local p
+	for p in "${WORKERS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${WORKERS[@]}"; do wait "$p" 2>/dev/null; done
+	rm -rf "$TOP"
 }
 
 # setup checks what the red team needs and builds the probes.
 setup() {
 	[[ $EUID -eq 0 ]] || die "must run as root (the probes attack as root nodes; the sacrificial processes need it)"
 	[[ -x $WEFT ]] || die "no weft at $WEFT (go build -o bin/weft ./cmd/weft)"
-	T=$(mktemp -d /tmp/weft-redteam.XXXXXX) || die "mktemp"
+	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "REDTEAM_JOBS=$JOBS: want a number of workers, 1 or more"
+	TOP=$(mktemp -d /tmp/weft-redteam.XXXXXX) || die "mktemp"
 	trap cleanup EXIT
 	trap 'exit 2' INT TERM
+	cc -O1 -mrdrnd -mrdseed -pthread -o "$TOP/probe" scripts/redteam/c/probe.c -lutil || die "cc failed"
+	go build -o "$TOP/goprobe" ./scripts/redteam/goprobe || die "go build failed"
+	mkdir "$TOP/taken"
+}
+
+# worker N runs the probes no other worker has taken, in its own
+# directory, and leaves its tally in it.
+worker() {
+	W=$1 T=$TOP/w$1 WORKERS=()
+	trap cleanup_worker EXIT
+	trap 'exit 2' INT TERM
 	PROBE=$T/probe GOPROBE=$T/goprobe
-	cc -O1 -mrdrnd -mrdseed -pthread -o "$PROBE" scripts/redteam/c/probe.c -lutil || die "cc failed"
-	go build -o "$GOPROBE" ./scripts/redteam/goprobe || die "go build failed"
-	mkdir -p "$T/m" "$T/o" "$T/native"
+	mkdir -p "$T/m" "$T/o" "$T/native" || die "mkdir $T"
+	cp "$TOP/probe" "$PROBE" && cp "$TOP/goprobe" "$GOPROBE" || die "copying the probes to $T"
+	probes
+	echo "$SEALED $TOTAL" >"$T/tally"
 }
 
 # reap kills every process still running one of the probe binaries (a
@@ -240,7 +277,8 @@ probe() {
 		echo "$name"
 		return
 	fi
-	PN=$name SEEN="" NOSTART="" OUT=$T/out-$name MARK=weft-redteam-$RANDOM$RANDOM SECRET="" RC=0
+	mkdir "$TOP/taken/$name" 2>/dev/null || return 0 # another worker's
+	PN=$name SEEN="" NOSTART="" OUT=$T/out-$name MARK=weft-redteam-w$W-$RANDOM$RANDOM SECRET="" RC=0
 	D=$T/o/$name
 	mkdir -p "$D/vdir"
 	printf 'host data\n' >"$D/victim"
@@ -315,7 +353,7 @@ contains() {
 	for n in "$@"; do
 		[[ -n $n ]] || continue
 		if node_lines | grep -F -- "$n" >/dev/null; then
-			SEEN="host value in node output: $(node_lines | grep -F -- "$n" | head -n 1 | cut -c1-120 | sed "s|$T|TMP|g")"
+			SEEN="host value in node output: $(node_lines | grep -F -- "$n" | head -n 1 | cut -c1-120 | sed "s|$TOP|TMP|g")"
 			return
 		fi
 	done
@@ -381,7 +419,7 @@ judge_clock() {
 
 # hostpath: no host path of the run (weft's data directory, the probe
 # binary's directory) in the node's output.
-judge_hostpath() { run_node "$1" "${ARGS[@]}"; contains "weft-data-" "$T"; }
+judge_hostpath() { run_node "$1" "${ARGS[@]}"; contains "weft-data-" "$TOP"; }
 
 # ppid: weft's real pid does not reach the node.
 judge_ppid() {
@@ -549,7 +587,7 @@ judge_tty() {
 # content, counts and last pids, and the marker is not in the output.
 judge_sysv() {
 	local kind=${ARGS[1]} key id before after
-	key=$((0x77650000 + RANDOM))
+	key=$((0x77650000 + W * 0x8000 + RANDOM))
 	id=$("$PROBE" --host sysv make "$kind" "$key" "$MARK") || { SEEN="not judged: the host $kind object could not be made"; return; }
 	before=$("$PROBE" --host sysv state "$kind" "$id")
 	run_node "$1" sysv "$kind" "$key" "$id"
@@ -704,8 +742,18 @@ main() {
 		return 0
 	fi
 	setup
-	echo "weft red team: $WEFT ($(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
-	probes
+	echo "weft red team: $WEFT ($(git rev-parse --short HEAD 2>/dev/null || echo '?')), $JOBS workers"
+	local w n m
+	for ((w = 0; w < JOBS; w++)); do
+		worker "$w" &
+		WORKERS+=($!)
+	done
+	for w in "${!WORKERS[@]}"; do wait "${WORKERS[w]}"; done
+	WORKERS=()
+	for ((w = 0; w < JOBS; w++)); do
+		read -r n m 2>/dev/null <"$TOP/w$w/tally" || die "worker $w ended without a tally"
+		SEALED=$((SEALED + n)) TOTAL=$((TOTAL + m))
+	done
 	echo "sealed $SEALED of $TOTAL probes"
 	((SEALED == TOTAL))
 }
