@@ -74,6 +74,7 @@ type Checkpoint struct {
 	flags  map[procKey]map[int]descState // per process, per target fd: the shared description's state
 	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
 	mem    []*memSlot                    // per node: its main frozen process's memory digest, once a restore has read it (hashMemory)
+	bases  []*memBase                    // per node: its main frozen process's page sums (memBase), or nil
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)
@@ -136,10 +137,18 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes))}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes))}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
+	}
+	// The frozen processes are forks of the nodes' main processes, whose
+	// pages they share as their restores will (memBase).
+	for i, fp := range cp.frozen {
+		if fp != nil {
+			cp.bases[i] = newMemBase(fp.pid, w.nodes[i].memo.base)
+			w.nodes[i].memo.base = cp.bases[i]
+		}
 	}
 	cw, err := w.copyState()
 	if err != nil {
@@ -342,7 +351,7 @@ func (w *World) copyState() (*World, error) {
 				err = noCheckpoint("copying the world: %v", r)
 			}
 		}()
-		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate]())
+		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate](), reflect.TypeFor[*memBase]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
 		for _, t := range dc.shared {
 			if !rebound(t) {
@@ -510,7 +519,7 @@ func (cp *Checkpoint) start(nw *World) error {
 		if cp.mem[i] == nil {
 			cp.mem[i] = &memSlot{}
 		}
-		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i]}
+		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i], base: cp.bases[i]}
 	}
 	return nil
 }
@@ -672,6 +681,9 @@ func (cp *Checkpoint) Close() {
 	}
 	clear(cp.frozen)
 	clear(cp.kids)
+	for _, b := range cp.bases {
+		b.close()
+	}
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {
 			n.releaseKids()

@@ -79,7 +79,7 @@ func TestMemoryDigestSparse(t *testing.T) {
 	digest := func(pagemap bool) ([32]byte, int) {
 		t.Helper()
 		h := sha256.New()
-		read, err := memoryDigest(h, pid, nil, false, pagemap)
+		read, err := memoryDigest(h, pid, nil, false, pagemap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
