@@ -142,14 +142,6 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		cp.Close()
 		return nil, err
 	}
-	// The frozen processes are forks of the nodes' main processes, whose
-	// pages they share as their restores will (memBase).
-	for i, fp := range cp.frozen {
-		if fp != nil {
-			cp.bases[i] = newMemBase(fp.pid, w.nodes[i].memo.base)
-			w.nodes[i].memo.base = cp.bases[i]
-		}
-	}
 	cw, err := w.copyState()
 	if err != nil {
 		cp.Close()
@@ -193,7 +185,11 @@ func (cp *Checkpoint) freeze(w *World) error {
 		// issued again) but costs its threads CPU time: a digest kept
 		// before, or a restore's link to its checkpoint's, is kept after
 		// (hashMemory).
-		kept := (n.memo.ok || n.memo.slot != nil) && n.memo.ran == n.cpuTime()
+		kept := (n.memo.ok || n.memo.slot != nil) && n.memo.pid == n.memPid() && n.memo.ran == n.cpuTime()
+		pages := n.memo.pages
+		if !n.memo.ok && n.memo.slot != nil {
+			pages = n.memo.slot.pages
+		}
 		for _, m := range n.members() {
 			fp, err := cp.freezeMember(n, m)
 			if err != nil {
@@ -210,6 +206,16 @@ func (cp *Checkpoint) freeze(w *World) error {
 		}
 		if kept {
 			n.memo.ran = n.cpuTime()
+		}
+		// The frozen process is a fork of the node's main process, whose
+		// pages it shares as its restores will (memBase); if the node did
+		// not run since its digest, that digest's page sums are its.
+		if fp := cp.frozen[i]; fp != nil {
+			cp.bases[i] = newMemBase(fp.pid, n.memo.base)
+			if kept {
+				cp.bases[i].seed(pages)
+			}
+			n.memo.base = cp.bases[i]
 		}
 	}
 	return nil
@@ -351,7 +357,7 @@ func (w *World) copyState() (*World, error) {
 				err = noCheckpoint("copying the world: %v", r)
 			}
 		}()
-		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate](), reflect.TypeFor[*memBase]())
+		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate](), reflect.TypeFor[*memBase](), reflect.TypeFor[*pageSums]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
 		for _, t := range dc.shared {
 			if !rebound(t) {

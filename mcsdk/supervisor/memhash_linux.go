@@ -71,8 +71,9 @@ type memDigest struct {
 	bents  []byte // the base's, the same batch
 	aents  []byte // an ancestor's of the base, the same batch (inherit)
 	num    [8]byte
-	lo, hi uint64 // the open range (coalesced), hi == 0: none yet
-	read   int    // pages that may hold a byte other than zero (read)
+	lo, hi uint64    // the open range (coalesced), hi == 0: none yet
+	read   int       // pages that may hold a byte other than zero (read)
+	sums   *pageSums // the full pages' sums, collected; or nil
 }
 
 func (d *memDigest) put(tag byte, vs ...uint64) {
@@ -252,6 +253,10 @@ func (d *memDigest) pages(lo, hi uint64, kind []uint8) error {
 // page writes the record of the part [a, a+k) of a page whose bytes have
 // sum s: none for zeros.
 func (d *memDigest) page(a, k uint64, s pageSum) {
+	if d.sums != nil && k == memPage {
+		d.sums.at = append(d.sums.at, a)
+		d.sums.sums = append(d.sums.sums, s)
+	}
 	if !s.zero {
 		d.put('P', a, k)
 		d.h.Write(s.sum[:])
@@ -262,6 +267,14 @@ func (d *memDigest) page(a, k uint64, s pageSum) {
 type pageSum struct {
 	zero bool
 	sum  [32]byte
+}
+
+// pageSums are the sums of a process's full pages (not a partial first
+// one) that a digest wrote, by address (at), as of that digest: a base
+// made of a process that did not run since is given them (seed).
+type pageSums struct {
+	at   []uint64
+	sums []pageSum
 }
 
 // Pagemap entry fields (Documentation/admin-guide/mm/pagemap.rst): the
@@ -324,6 +337,20 @@ func newMemBase(pid int, parent *memBase) *memBase {
 		return nil
 	}
 	return &memBase{pm: pm, sums: map[uint64]pageSum{}, parent: parent}
+}
+
+// seed gives the base the sums of its frozen process's pages, known
+// from a digest of the process it was forked from while it did not run
+// between the two.
+func (b *memBase) seed(ps *pageSums) {
+	if b == nil || ps == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, a := range ps.at {
+		b.sums[a] = ps.sums[i]
+	}
 }
 
 // entries reads the base's pagemap entries of k pages from page number
@@ -416,7 +443,7 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 		ran = n.cpuTime()
 		unrun = n.memo.pid == pid && n.memo.ran == ran && ran != 0
 		if unrun && !n.memo.ok && n.memo.slot != nil && n.memo.slot.ok {
-			n.memo.ok, n.memo.sum = true, n.memo.slot.sum
+			n.memo.ok, n.memo.sum, n.memo.pages = true, n.memo.slot.sum, n.memo.slot.pages
 		}
 		if unrun && n.memo.ok && !verifyDigests {
 			h.Write(n.memo.sum[:])
@@ -427,12 +454,16 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var base *memBase
+	// The base serves the node's other processes too: a page of any
+	// process on the base's physical page at its address holds its bytes
+	// (memBase), and a node's child processes are forks of its main one.
+	base := n.memo.base
+	var pages *pageSums
 	if main {
-		base = n.memo.base
+		pages = &pageSums{}
 	}
 	d := sha256.New()
-	if _, err = memoryDigest(d, pid, sps, w.cfg.NativeTSC, true, base); err != nil {
+	if _, err = memoryDigest(d, pid, sps, w.cfg.NativeTSC, true, base, pages); err != nil {
 		return err
 	}
 	var sum [32]byte
@@ -442,9 +473,9 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 			return fmt.Errorf("weftverify: node %d's kept memory digest is not its memory's (carried from a checkpoint: %v)", n.id, n.memo.slot != nil)
 		}
 		if unrun && n.memo.slot != nil && !n.memo.slot.ok {
-			n.memo.slot.ok, n.memo.slot.sum = true, sum
+			n.memo.slot.ok, n.memo.slot.sum, n.memo.slot.pages = true, sum, pages
 		}
-		n.memo = memMemo{ok: true, pid: pid, ran: ran, sum: sum, slot: n.memo.slot, base: base}
+		n.memo = memMemo{ok: true, pid: pid, ran: ran, sum: sum, pages: pages, slot: n.memo.slot, base: base}
 		if !unrun {
 			n.memo.slot = nil
 		}
@@ -469,21 +500,24 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 // base, kept when the rest is forgotten, is the checkpoint's frozen
 // process the node's main process was forked from at its restore
 // (memBase): while the process lives, its pages still on the frozen
-// process's are not read again.
+// process's are not read again. pages are the full pages' sums of the
+// digest sum is (a checkpoint's base is given them: Checkpoint.freeze).
 type memMemo struct {
-	ok   bool
-	pid  int
-	ran  uint64
-	sum  [32]byte
-	slot *memSlot
-	base *memBase
+	ok    bool
+	pid   int
+	ran   uint64
+	sum   [32]byte
+	pages *pageSums
+	slot  *memSlot
+	base  *memBase
 }
 
 // memSlot is the memory digest of a checkpoint's frozen main process,
 // once known (ok).
 type memSlot struct {
-	ok  bool
-	sum [32]byte
+	ok    bool
+	sum   [32]byte
+	pages *pageSums
 }
 
 // cpuTime is the CPU time, in nanoseconds, that the live threads of n's
@@ -526,15 +560,16 @@ func (n *node) forgetMemory() { n.memo = memMemo{base: n.memo.base} }
 // pagemap the untouched pages of anonymous mappings not read, nor those
 // the process shares with base (a checkpoint's frozen process it was
 // forked from, or nil) whose sums base has (the digest is the same
-// without). It returns how many pages it read.
-func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool, base *memBase) (int, error) {
+// without), and with sums the full pages' sums collected into it. It
+// returns how many pages it read.
+func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool, base *memBase, sums *pageSums) (int, error) {
 	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return 0, err
 	}
 	buf := digestBufs.Get().(*[]byte)
 	defer digestBufs.Put(buf)
-	d := &memDigest{h: h, pid: pid, buf: *buf}
+	d := &memDigest{h: h, pid: pid, buf: *buf, sums: sums}
 	if pagemap {
 		if pm, err := os.Open(fmt.Sprintf("/proc/%d/pagemap", pid)); err == nil {
 			d.pm, d.base = pm, base
