@@ -235,6 +235,19 @@ done <<<"$cpchecks"
 # in 149 s wall: the workers' subtrees repeat work -j 1 shares, so -j 2
 # does not pay on redis yet (-j 2 without checkpoints cannot be compared:
 # redis off fails as above).
+# Page sums shared with the checkpoint (memBase in memhash_linux.go: a
+# restored node's anonymous pages still on its frozen process's physical
+# pages are not read; a checkpoint's base is seeded from the node's last
+# digest), 2026-12-06, paired A/B alternated, /usr/bin/time of weft and
+# its nodes (user+sys), identical states and executions before and after:
+#   redis 5  677 st, 732 ex  before 18.9 19.7 18.4 s (30 29 31 st/s)  after 17.7 17.0 17.0 s (32 33 34 st/s), load 6-8
+#   redis 6 1623 st,1801 ex  before 59.8 44.9 s (16 29 st/s)          after 58.2 39.8 s (16 26 st/s), load 5-7
+#   quorum 8 431 st, 396 ex  before 6.6 7.2 7.3 s (59 56 57 st/s)     after 6.9 7.1 6.5 s (56 54 63 st/s), load 8-10
+# Pages the digests read on redis depth 5: 64013 before, 29591 after (of
+# which ~24000 in 51 digests without a base). What is left of weft's own
+# CPU (pprof, before: Hash 38 % of which the memory digest 30 %): forks,
+# ptrace and seccomp round trips, and data-directory copies (Restore's
+# copyDataDirs about 12 % under load: mkdir and file copies per restore).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered

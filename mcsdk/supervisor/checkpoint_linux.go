@@ -74,6 +74,7 @@ type Checkpoint struct {
 	flags  map[procKey]map[int]descState // per process, per target fd: the shared description's state
 	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
 	mem    []*memSlot                    // per node: its main frozen process's memory digest, once a restore has read it (hashMemory)
+	bases  []*memBase                    // per node: its main frozen process's page sums (memBase), or nil
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)
@@ -136,7 +137,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes))}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes))}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
@@ -184,7 +185,11 @@ func (cp *Checkpoint) freeze(w *World) error {
 		// issued again) but costs its threads CPU time: a digest kept
 		// before, or a restore's link to its checkpoint's, is kept after
 		// (hashMemory).
-		kept := (n.memo.ok || n.memo.slot != nil) && n.memo.ran == n.cpuTime()
+		kept := (n.memo.ok || n.memo.slot != nil) && n.memo.pid == n.memPid() && n.memo.ran == n.cpuTime()
+		pages := n.memo.pages
+		if !n.memo.ok && n.memo.slot != nil {
+			pages = n.memo.slot.pages
+		}
 		for _, m := range n.members() {
 			fp, err := cp.freezeMember(n, m)
 			if err != nil {
@@ -201,6 +206,16 @@ func (cp *Checkpoint) freeze(w *World) error {
 		}
 		if kept {
 			n.memo.ran = n.cpuTime()
+		}
+		// The frozen process is a fork of the node's main process, whose
+		// pages it shares as its restores will (memBase); if the node did
+		// not run since its digest, that digest's page sums are its.
+		if fp := cp.frozen[i]; fp != nil {
+			cp.bases[i] = newMemBase(fp.pid, n.memo.base)
+			if kept {
+				cp.bases[i].seed(pages)
+			}
+			n.memo.base = cp.bases[i]
 		}
 	}
 	return nil
@@ -343,7 +358,7 @@ func (w *World) copyState() (*World, error) {
 				err = noCheckpoint("copying the world: %v", r)
 			}
 		}()
-		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate]())
+		dc := newDeepCopier(reflect.TypeFor[*launcher](), reflect.TypeFor[*nodeTemplate](), reflect.TypeFor[*memBase](), reflect.TypeFor[*pageSums]())
 		cw = dc.copy(reflect.ValueOf(w)).Interface().(*World)
 		for _, t := range dc.shared {
 			if !rebound(t) {
@@ -512,7 +527,7 @@ func (cp *Checkpoint) start(nw *World) error {
 		if cp.mem[i] == nil {
 			cp.mem[i] = &memSlot{}
 		}
-		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i]}
+		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i], base: cp.bases[i]}
 	}
 	return nil
 }
@@ -674,6 +689,9 @@ func (cp *Checkpoint) Close() {
 	}
 	clear(cp.frozen)
 	clear(cp.kids)
+	for _, b := range cp.bases {
+		b.close()
+	}
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {
 			n.releaseKids()
