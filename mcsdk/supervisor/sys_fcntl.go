@@ -398,7 +398,7 @@ const capFowner = 3
 // statusRefused answers a status flag change vkernel.OpenFile did not
 // make: its errno, or EINVAL with a note for what weft does not model.
 func (c *call) statusRefused(sys string, req uint64, name string, err error) result {
-	if errors.Is(err, vkernel.ErrAsyncUnmodelled) || errors.Is(err, vkernel.ErrPacketUnmodelled) {
+	if errors.Is(err, vkernel.ErrPacketUnmodelled) {
 		return c.refuseRequest(sys, req, name, unix.EINVAL, err.Error())
 	}
 	return vkAnswer(err)

@@ -43,9 +43,10 @@ const (
 	// Linux records it, and nothing is ever sent, as on Linux.
 	AsyncQuiet
 	// AsyncSignals: Linux sends SIGIO to the description's owner when the
-	// file becomes readable or writable (pipes, sockets). weft does not
-	// deliver SIGIO, so setting O_ASYNC is refused (ErrAsyncUnmodelled)
-	// rather than recorded and never honoured.
+	// file becomes readable or writable (pipes, sockets). weft records
+	// O_ASYNC, as Linux does, but delivers no SIGIO (README, LIMITATIONS):
+	// refusing it stopped nginx, whose master sets FIOASYNC on each
+	// worker's channel and gives up the worker when that fails.
 	AsyncSignals
 )
 
@@ -67,10 +68,9 @@ type FileKind struct {
 	RootOwned bool
 }
 
-// The refusals of F_SETFL and FIOASYNC: behaviour Linux has that weft
-// does not model, which the supervisor answers with EINVAL and a note.
+// The refusal of F_SETFL: behaviour Linux has that weft does not model,
+// which the supervisor answers with EINVAL and a note.
 var (
-	ErrAsyncUnmodelled  = errors.New("O_ASYNC on a kind that sends SIGIO on I/O: weft does not deliver SIGIO")
 	ErrPacketUnmodelled = errors.New("O_DIRECT on a pipe (packet mode): not modelled")
 )
 
@@ -142,8 +142,8 @@ func (f *OpenFile) SetNonblock(on bool) {
 }
 
 // SetAsync is FIOASYNC: ENOTTY when it would change O_ASYNC on a kind
-// that cannot signal (AsyncNone), the refusal on a kind weft does not
-// signal for (AsyncSignals); a request that changes nothing succeeds.
+// that cannot signal (AsyncNone); a request that changes nothing
+// succeeds.
 func (f *OpenFile) SetAsync(on bool) error {
 	if on == (f.flags&OAsync != 0) {
 		return nil
@@ -156,8 +156,6 @@ func (f *OpenFile) setAsync(on bool) error {
 	switch {
 	case f.kind.Async == AsyncNone:
 		return ENOTTY
-	case f.kind.Async == AsyncSignals && on:
-		return ErrAsyncUnmodelled
 	}
 	f.flags &^= OAsync
 	if on {
