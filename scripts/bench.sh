@@ -200,6 +200,9 @@ done <<<"$cpchecks"
 # redis off fails with "nondeterministic run" before and after: its
 # libcrypto makes it trap the TSC, which this machine cannot, and the
 # dynamic loader's start-up timing (rdtsc) differs between two starts.
+# Since 2026-12-06 (branch tsc16) weft keeps such a node patched on a
+# machine that cannot trap (only libcrypto's and libgcrypt's unpatchable
+# code reads the host's counter), and redis off checks deterministically.
 # The load makes st/s vary 2-4x between runs; the CPU per execution does
 # not.
 # Kept memory digests (memMemo in memhash_linux.go: a node that did not

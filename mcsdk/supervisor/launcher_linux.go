@@ -128,6 +128,11 @@ type launchRequest struct {
 	// node's code into traps of weft's own (tscpatch_linux.go); it needs
 	// the native launcher, and is dropped (the TSC trapped) without it.
 	patchTSC bool
+	// patchEvery, with patchTSC, patches every TSC read it can even where
+	// some code cannot be patched, and reports that code in the result
+	// (launchResult.tscWhy) rather than failing: the machine cannot trap
+	// the TSC (World.cannotTrapTSC).
+	patchEvery bool
 	// template starts the node as a fork of a template of its kind when
 	// it can be (template_linux.go).
 	template bool
@@ -146,6 +151,7 @@ type launchResult struct {
 	vdso     uintptr       // the clock readings in weft's vDSO; 0 none (vdso_linux.go)
 	patched  bool          // its TSC reads are patched, not trapped (tscpatch_linux.go)
 	cpuWhy   string        // why its CPU-identity instructions are not all patched (cpu_linux.go); "" they are
+	tscWhy   string        // with patched, why some of its TSC reads are not (launchRequest.patchEvery); "" all are
 	tmpl     *nodeTemplate // the template it is a fork of, held; nil none
 	err      error
 }
@@ -374,14 +380,17 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		}
 	}
 	if !r.nativeTSC {
-		why, err := patchCode(pid, 0, ^uint64(0), false, r.patchTSC)
-		if err == nil && r.patchTSC && why.tsc != "" {
+		why, err := patchCode(pid, 0, ^uint64(0), false, r.patchTSC, r.patchEvery)
+		if err == nil && r.patchTSC && why.tsc != "" && !r.patchEvery {
 			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", why.tsc)
 		}
 		if err != nil {
 			return fail(res, "patching the TSC reads of %s: %v", r.path, err), randomAt
 		}
 		res.patched, res.cpuWhy = r.patchTSC, why.cpu
+		if r.patchTSC {
+			res.tscWhy = why.tsc
+		}
 		if !r.patchTSC && why.cpu == "" {
 			res.cpuWhy = "it traps the TSC, so weft does not follow the code it maps after its start (its libraries)"
 		}

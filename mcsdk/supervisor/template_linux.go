@@ -56,6 +56,7 @@ type nodeTemplate struct {
 	vdso     uintptr
 	patched  bool
 	cpuWhy   string          // launchResult.cpuWhy
+	tscWhy   string          // launchResult.tscWhy
 	regs     unix.PtraceRegs // at the execve's exit
 	sysIP    uint64          // a syscall instruction (the vDSO's), for the injected calls
 	dir      string          // its working directory; a copy made for another moves there
@@ -97,6 +98,9 @@ func templateKey(r launchRequest) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q %q %q %q %q %v %v %v", bin, lk, r.shownPath(), r.args, r.env, r.notifyAll, r.noVDSO, r.patchTSC)
+	if r.patchEvery {
+		b.WriteString(" every")
+	}
 	return b.String()
 }
 
@@ -169,7 +173,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 	if res.err != nil {
 		return nil, res.err
 	}
-	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, cpuWhy: res.cpuWhy, random: random}
+	t := &nodeTemplate{key: key, pid: res.pid, listener: res.listener, vdso: res.vdso, patched: res.patched, cpuWhy: res.cpuWhy, tscWhy: res.tscWhy, random: random}
 	unix.Close(res.pidfd)
 	var err error
 	if t.dir, err = absDir(r.dir); err != nil {
@@ -213,7 +217,7 @@ func (t *nodeTemplate) fork(random [16]byte, dir string) (res launchResult, err 
 	if err != nil {
 		return launchResult{}, fmt.Errorf("forking the template: %v", err)
 	}
-	res = launchResult{pid: child, pidfd: -1, listener: -1, vdso: t.vdso, patched: t.patched, cpuWhy: t.cpuWhy}
+	res = launchResult{pid: child, pidfd: -1, listener: -1, vdso: t.vdso, patched: t.patched, cpuWhy: t.cpuWhy, tscWhy: t.tscWhy}
 	defer func() {
 		if err != nil {
 			unix.Kill(child, unix.SIGKILL)

@@ -49,6 +49,14 @@ import (
 // children and survives exec). A process with more than one thread at that
 // point cannot be switched (the setting is per thread): the run ends with
 // verdict error, and Config.TrapTSC (WEFT_TSC=trap) traps from the start.
+//
+// On a machine that cannot trap the TSC (TSCTraps: PR_SET_TSC accepted,
+// rdtsc native all the same) that switch would leave every later TSC read
+// of the process native and stop weft following the code it maps. There
+// weft keeps the process patched instead: it patches every mapping it can
+// (at launch, at exec and at every traced mapping, the dynamic loader's
+// and each library's included), and only the code it cannot patch runs
+// its TSC reads natively, named in the run's refusals (warnTSCNative).
 
 // tscPatching reports whether nodes run with their TSC reads patched
 // rather than trapped from the start.
@@ -131,13 +139,18 @@ type patchWhy struct{ tsc, cpu string }
 
 // patchCode patches every CPU-identity instruction in pid's executable
 // mappings that overlap [lo, hi), and with tsc every TSC read too (until
-// one mapping's cannot be). It returns why it could not.
+// one mapping's cannot be: the process then traps the TSC). It returns why
+// it could not.
+//
+// With every (a machine that cannot trap the TSC, cannotTrapTSC), it goes
+// on patching the TSC reads of every mapping it can, and why names every
+// mapping it could not, not only the first.
 //
 // With written, a file's mapping may hold bytes the process wrote (it was
 // writable before an mprotect made it executable): it is compared with
 // the file, and if it differs beyond weft's own patches it is checked as
 // anonymous memory is.
-func patchCode(pid int, lo, hi uint64, written, tsc bool) (patchWhy, error) {
+func patchCode(pid int, lo, hi uint64, written, tsc, every bool) (patchWhy, error) {
 	var why patchWhy
 	maps, err := readMaps(pid)
 	if err != nil {
@@ -157,7 +170,8 @@ func patchCode(pid int, lo, hi uint64, written, tsc bool) (patchWhy, error) {
 			continue // the kernel emulates its three calls; no user code runs there
 		}
 		if m.perms[1] == 'w' {
-			why.first(patchWhy{tsc: fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name)), cpu: fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name))})
+			r := fmt.Sprintf("a writable and executable mapping at %#x (%s)", m.start, nameOr(m.name))
+			why.add(patchWhy{tsc: r, cpu: r}, every)
 			continue
 		}
 		if mem == nil {
@@ -165,23 +179,27 @@ func patchCode(pid int, lo, hi uint64, written, tsc bool) (patchWhy, error) {
 				return why, err
 			}
 		}
-		w, err := patchMapping(pid, mem, m, written, tsc && why.tsc == "")
+		w, err := patchMapping(pid, mem, m, written, tsc && (every || why.tsc == ""))
 		if err != nil {
 			return why, err
 		}
-		why.first(w)
+		why.add(w, every)
 	}
 	return why, nil
 }
 
-// first keeps the first reason of each kind.
-func (p *patchWhy) first(o patchWhy) {
-	if p.tsc == "" {
-		p.tsc = o.tsc
+// add keeps the first reason of each kind, or with every all of them.
+func (p *patchWhy) add(o patchWhy, every bool) {
+	join := func(a, b string) string {
+		switch {
+		case a == "":
+			return b
+		case b == "" || !every:
+			return a
+		}
+		return a + "; " + b
 	}
-	if p.cpu == "" {
-		p.cpu = o.cpu
-	}
+	p.tsc, p.cpu = join(p.tsc, o.tsc), join(p.cpu, o.cpu)
 }
 
 func nameOr(name string) string {
@@ -412,18 +430,31 @@ func (w *World) traceMapping(t *task) error {
 		// Every readable mapping from now on is executable without a
 		// traced call: weft can no longer see new code being mapped.
 		why = patchWhy{tsc: "personality(READ_IMPLIES_EXEC)", cpu: "personality(READ_IMPLIES_EXEC)"}
-	} else if why, err = patchCode(t.tid, lo, hi, nr != unix.SYS_MMAP && nr != unix.SYS_MREMAP, !trapped); err != nil {
+	} else if why, err = patchCode(t.tid, lo, hi, nr != unix.SYS_MMAP && nr != unix.SYS_MREMAP, !trapped, w.cannotTrapTSC()); err != nil {
 		return err
 	}
 	if why.cpu != "" {
 		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
 	}
 	if why.tsc != "" && !trapped {
-		if err := w.trapTSCNow(t, &regs, regs.Rip-2, why.tsc); err != nil {
+		if err := w.unpatchedTSC(t, &regs, regs.Rip-2, why.tsc); err != nil {
 			return err
 		}
 	}
 	return t.ptraceCont(0)
+}
+
+// unpatchedTSC handles code of t's process whose TSC reads could not be
+// patched (why): it traps the TSC from here (trapTSCNow), or on a machine
+// that cannot trap it (cannotTrapTSC) leaves the process patched, the
+// code named by why reading the host's counter, and says so in the run's
+// refusals. sysIP is as for trapTSCNow.
+func (w *World) unpatchedTSC(t *task, regs *unix.PtraceRegs, sysIP uint64, why string) error {
+	if w.cannotTrapTSC() {
+		w.warnTSCNative(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a deterministic TSC (%s)", t.name(), why))
+		return nil
+	}
+	return w.trapTSCNow(t, regs, sysIP, why)
 }
 
 // patchExec patches the new image of t's process at its exec stop, or
@@ -439,7 +470,7 @@ func (w *World) patchExec(t *task) error {
 		return fmt.Errorf("%s: %v", t.name(), err)
 	}
 	trapped := *t.n.trapTSCOf(t)
-	why, err := patchCode(t.tid, 0, ^uint64(0), false, !trapped)
+	why, err := patchCode(t.tid, 0, ^uint64(0), false, !trapped, w.cannotTrapTSC())
 	if err != nil {
 		return err
 	}
@@ -448,6 +479,9 @@ func (w *World) patchExec(t *task) error {
 	}
 	if why.tsc == "" || trapped {
 		return nil
+	}
+	if w.cannotTrapTSC() {
+		return w.unpatchedTSC(t, nil, 0, why.tsc)
 	}
 	var regs unix.PtraceRegs
 	t.n.onTracer(func() { err = unix.PtraceGetRegs(t.tid, &regs) })
@@ -458,7 +492,7 @@ func (w *World) patchExec(t *task) error {
 	if err != nil {
 		return fmt.Errorf("%s: trapping the TSC: %v", t.name(), err)
 	}
-	return w.trapTSCNow(t, &regs, sys, why.tsc)
+	return w.unpatchedTSC(t, &regs, sys, why.tsc)
 }
 
 // readCode reads the whole of mapping m of process pid.

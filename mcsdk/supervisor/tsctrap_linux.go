@@ -65,3 +65,25 @@ func (w *World) warnTSCTrap(node int, why string) {
 		w.refuse(node, "rdtsc", why, "native", ruleTSCTrap)
 	}
 }
+
+// ruleTSCNative is the rule a warnTSCNative refusal names.
+const ruleTSCNative = "weft patches a node's TSC reads into faults it answers from a virtual counter and traps the TSC where it cannot patch it; this machine cannot trap rdtsc (prctl(PR_SET_TSC) is accepted but rdtsc runs natively, as under a hypervisor that does not honour CR4.TSD), so weft goes on patching the process's other code and a TSC read in the code named reads the host's counter"
+
+// cannotTrapTSC reports whether this machine accepts PR_SET_TSC but runs
+// rdtsc natively all the same (TSCTraps false, without error). There a
+// process whose code cannot all be patched keeps having the rest patched
+// (warnTSCNative) instead of switching to a trap that would not fault and
+// no longer following the code it maps. A failed probe answers false: weft
+// traps as it always did (warnTSCTrap says the probe failed).
+func (w *World) cannotTrapTSC() bool {
+	traps, err := TSCTraps(w.cfg.Toolchain)
+	return err == nil && !traps
+}
+
+// warnTSCNative records in the run's refusals that node's code named by
+// why cannot be patched and runs its TSC reads natively, on a machine
+// that cannot trap the TSC (cannotTrapTSC); the rest of its code stays
+// patched.
+func (w *World) warnTSCNative(node int, why string) {
+	w.refuse(node, "rdtsc", why, "native", ruleTSCNative)
+}

@@ -104,7 +104,7 @@ func (w *World) launch(n *node) error {
 		}
 	}
 	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, toolchain: w.cfg.Toolchain, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && imagePatchable(path), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
+		patchTSC: w.tscPatching() && (w.cannotTrapTSC() || imagePatchable(path)), patchEvery: w.cannotTrapTSC(), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
 			msg := ee.Error()
@@ -125,6 +125,9 @@ func (w *World) launch(n *node) error {
 	n.trapTSC = !w.cfg.NativeTSC && !res.patched
 	if res.cpuWhy != "" {
 		w.warnCPU(n.id, fmt.Sprintf("node %d: its code cannot be patched for a virtual CPU (%s)", n.id, res.cpuWhy))
+	}
+	if res.tscWhy != "" {
+		w.warnTSCNative(n.id, fmt.Sprintf("node %d: its code cannot be patched for a deterministic TSC (%s)", n.id, res.tscWhy))
 	}
 	n.started = w.now
 	n.cur = n.mainTask()
