@@ -120,10 +120,7 @@ func init() {
 				return code, nil
 			}
 			if res.Violation != nil {
-				if save == "" {
-					save = strings.TrimSuffix(baseName(args[0]), ".model") + "-" + res.Variant + ".weftpath"
-				}
-				if err := mcsdk.SavePath(save, m, res); err != nil {
+				if err := saveViolation(&save, args[0], m, res); err != nil {
 					return exitUsage, err
 				}
 			}
@@ -193,7 +190,11 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		how += ", deepened"
 	}
 	how += strategyBound(res)
-	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	if res.Strategy == "guided" { // seeded runs: no depth bound, no state abstraction
+		fmt.Printf("weft check %s --variant %s (seeded runs of up to %d actions%s)\n", res.Model, res.Variant, res.Depth, how)
+	} else {
+		fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	}
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
 	}
@@ -210,6 +211,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 			fmt.Printf("  state: %s\n", v.Summary)
 		}
 		switch {
+		case res.Run != nil:
 		case res.Shortest && len(v.Path) > 1:
 			fmt.Printf("  path (%d actions; shortest: no violation within %d):\n", len(v.Path), len(v.Path)-1)
 		case res.Interrupted:
@@ -226,6 +228,10 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 					fmt.Printf("  n%d| %s\n", i, line)
 				}
 			}
+		}
+		if res.Run != nil {
+			printGuidedRun(res, saved)
+			break
 		}
 		if saved != "" {
 			fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
