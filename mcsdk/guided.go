@@ -122,4 +122,3 @@ func DescribeLineage(l sched.Lineage) string {
 	}
 	return s
 }
-

@@ -54,7 +54,7 @@ type RunOptions struct {
 	// guide, set by the guided strategy (checkGuided), forks the run's
 	// draws and hears of every abstract state it reaches.
 	guide *guidedRun
-	_    struct{}
+	_     struct{}
 }
 
 // Param is one parameter of a run: from the model, or drawn from the seed.
