@@ -134,7 +134,10 @@ type CheckOptions struct {
 	PCTDepth int
 	// Runs bounds pct's and guided's executions; 0: until stopped.
 	Runs int
-	_    struct{}
+	// plainGuided makes guided's executions all fresh seeded runs, the
+	// baseline its tests compare it with (sched.SeededGuide.Plain).
+	plainGuided bool
+	_           struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.

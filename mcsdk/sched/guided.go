@@ -181,8 +181,8 @@ func (l Lineage) At(step int) (uint64, bool) {
 // Each execution (Next) is, a quarter of the time or while the corpus is
 // empty, a fresh seeded run of a seed drawn from the stream; else it
 // picks a corpus entry (weight log(2+new states it found)/(1+picks)),
-// draws a cut uniformly between its start and its last new abstract
-// state, and replays the entry up to the cut (the same seed and forks:
+// cuts it at its last new abstract state, or half the time at a point
+// drawn uniformly between its start and that state, and replays the entry up to the cut (the same seed and forks:
 // the same draws) before continuing with a fresh seed drawn from the
 // stream. Everything is drawn from one stream of the guide's seed, so
 // the executions are a function of the model and the seed; the first is
@@ -227,7 +227,10 @@ func (g *SeededGuide) Next() Lineage {
 	default:
 		e := g.choose()
 		e.picks++
-		cut := g.r.IntN(e.last + 1)
+		cut := e.last // continue from its last new abstract state
+		if g.r.IntN(2) == 0 {
+			cut = g.r.IntN(e.last + 1)
+		}
 		l.Seed = e.l.Seed
 		for _, f := range e.l.Forks {
 			if f.Step < cut {
