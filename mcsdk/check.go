@@ -134,10 +134,7 @@ type CheckOptions struct {
 	PCTDepth int
 	// Runs bounds pct's and guided's executions; 0: until stopped.
 	Runs int
-	// plainGuided makes guided's executions all fresh seeded runs, the
-	// baseline its tests compare it with (sched.SeededGuide.Plain).
-	plainGuided bool
-	_           struct{}
+	_    struct{}
 }
 
 // CheckResult is the outcome of an exhaustive check.

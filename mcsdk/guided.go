@@ -71,7 +71,6 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 	prep := &prepared{sp: specsOf(m), syms: map[string]*symbolTable{res.Variant: syms}}
 	stop := stopWith(opts.Context, opts.Stop)
 	g := sched.NewSeededGuide(opts.Seed)
-	g.Plain = opts.plainGuided
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for i := 1; opts.Runs <= 0 || i <= opts.Runs; i++ {

@@ -6,7 +6,10 @@ import (
 	"slices"
 )
 
-// guide is the guided strategy's memory: a coverage map of abstract
+// guide is the Explorer's guided strategy (Explorer.Strategy Guided,
+// over any World, choosing among the enabled actions; weft check's
+// guided strategy runs seeded runs instead: SeededGuide). Its memory is
+// a coverage map of abstract
 // states (Explorer.abstract: what the invariants read, the network's
 // shape, the faults' phase; Observation.Abstract), the actions already
 // tried from each, and a corpus of prefixes that reached abstract states
