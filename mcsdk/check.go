@@ -209,6 +209,12 @@ type CheckResult struct {
 	Abstract int    `json:",omitempty"`
 	Corpus   int    `json:",omitempty"`
 
+	// Run is, with strategy guided, the seeded run that violated an
+	// invariant (or ended in an error): saved as a recording, weft replay
+	// re-executes it. Lineage says which run it is: its seed and forks.
+	Run     *RunResult     `json:"-"`
+	Lineage *sched.Lineage `json:",omitempty"`
+
 	// PerfectClocks: the model has clock faults ([faults] clock_*), which
 	// only seeded runs apply; every clock of this check was perfect.
 	PerfectClocks bool `json:",omitempty"`
@@ -268,6 +274,14 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	sp := specsOf(m)
+	if strategy == sched.Guided {
+		res := &CheckResult{Model: m.Path, Variant: v.Name, Abstraction: opts.Abstraction}
+		for _, inv := range m.Invariants {
+			res.Invariants = append(res.Invariants, inv.Name)
+		}
+		res.describeStrategy(opts)
+		return checkGuided(m, opts, res)
+	}
 	t, err := newTarget(m, v.Name, 0, opts.Watchdog, opts.Host)
 	if err != nil {
 		return nil, err

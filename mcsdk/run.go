@@ -2,6 +2,7 @@ package mcsdk
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -50,7 +51,10 @@ type RunOptions struct {
 	Syscalls, SyscallsAll bool
 	// prep, set by Campaign, holds what every run of a model shares.
 	prep *prepared
-	_    struct{}
+	// guide, set by the guided strategy (checkGuided), forks the run's
+	// draws and hears of every abstract state it reaches.
+	guide *guidedRun
+	_     struct{}
 }
 
 // Param is one parameter of a run: from the model, or drawn from the seed.
@@ -218,6 +222,7 @@ type runner struct {
 	hashBuf  []byte      // observe's buffer for the distinct-state hash
 	clients  *workload.Clients
 	jumpSeen int // clock jumps already recorded as events
+	forked   int // the guide's forks applied (RunOptions.guide)
 }
 
 // evalKey encodes everything the invariants and the no-crash rule read:
@@ -391,6 +396,7 @@ func (r *runner) run() error {
 			}
 		} else {
 			var pre []sched.Action
+			r.fork()
 			pre, a, at, ok = r.s.Next(r.ew)
 			for _, p := range pre {
 				if err := r.applyNetwork(p); err != nil {
@@ -767,6 +773,9 @@ func (r *runner) observe() error {
 		}
 	}
 	r.last = &ob
+	if g := r.opts.guide; g != nil {
+		g.g.Visit(r.res.Steps, sha256.Sum256(r.abstract(ob)))
+	}
 	if r.res.FirstViolationStep >= 0 && r.sp.campaign.Check == "final" {
 		return nil // the first violation is known; only the end decides
 	}

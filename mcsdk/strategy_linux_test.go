@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/weftlog"
 )
 
 // TestStrategiesFindQuorumBug runs every search strategy on the quorum
@@ -43,6 +46,11 @@ func TestStrategiesFindQuorumBug(t *testing.T) {
 				}
 				if r.Verdict != mcsdk.Violated || r.Violation.Invariant != "acked_on_majority" {
 					t.Fatalf("verdict %s (%+v), want acked_on_majority violated", r.Verdict, r.Violation)
+				}
+				if s == "guided" {
+					saved[k] = replayGuided(t, m, r)
+					res[k] = r
+					continue
 				}
 				file := filepath.Join(t.TempDir(), "bug.weftpath")
 				if err := mcsdk.SavePath(file, m, r); err != nil {
@@ -87,8 +95,35 @@ func TestStrategiesFindQuorumBug(t *testing.T) {
 
 // counts is a check's result as the determinism test compares it.
 func counts(r *mcsdk.CheckResult) string {
-	return fmt.Sprintf("states %d, executions %d, replays %d, by depth %v, chains %d, abstract %d, corpus %d, path %v",
-		r.States, r.Executions, r.Replays, r.ByDepth, r.Chains, r.Abstract, r.Corpus, r.Violation.Path)
+	return fmt.Sprintf("states %d, executions %d, replays %d, by depth %v, chains %d, abstract %d, corpus %d, path %v, lineage %+v",
+		r.States, r.Executions, r.Replays, r.ByDepth, r.Chains, r.Abstract, r.Corpus, r.Violation.Path, r.Lineage)
+}
+
+// replayGuided saves the guided strategy's violating seeded run as a
+// recording (as weft check --save does), replays it with weft replay's
+// Replay (no divergence, the same violation) and returns its bytes.
+func replayGuided(t *testing.T, m *model.Model, r *mcsdk.CheckResult) []byte {
+	t.Helper()
+	if r.Run == nil || r.Lineage == nil {
+		t.Fatalf("guided's violation has no run (%v) or lineage (%v)", r.Run, r.Lineage)
+	}
+	file := filepath.Join(t.TempDir(), "bug.weftlog")
+	if err := r.Run.Recording(m).WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := weftlog.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
+	if err != nil || div != nil || again.Verdict != mcsdk.Violated || !slices.Equal(again.Violated, r.Run.Violated) {
+		t.Fatalf("the saved run does not replay to its violation %v: %v, divergence %v, %s %v", r.Run.Violated, err, div, again.Verdict, again.Violated)
+	}
+	return b
 }
 
 // TestBFSMatchesDFSCounts checks the breadth-first search against the

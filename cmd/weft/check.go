@@ -57,7 +57,7 @@ func init() {
 			boundedInt(fs, &maxCP, "max-checkpoints", 1, maxJobs, "", "with --checkpoints, at most `N` ≥ 1 copies alive at once (per worker)")
 			cpMem = byteSize{mcsdk.DefaultCheckpointMem}
 			fs.Var(&cpMem, "checkpoint-mem", "with --checkpoints, the memory the copies may hold alone (their private dirty pages), `SIZE` per worker, e.g. 512M; over it the deepest are dropped and replayed")
-			fs.StringVar(&strategy, "strategy", "dfs", "how executions are chosen: dfs (exhaustive depth-first, with --reduction, -j and --checkpoints), bfs (exhaustive breadth-first, without reduction: its first violation is a shortest one), pct (random priorities with d-1 change points, a probability bound per run) or guided (prefers executions reaching new abstract states; a heuristic); pct and guided claim no coverage")
+			fs.StringVar(&strategy, "strategy", "dfs", "how executions are chosen: dfs (exhaustive depth-first, with --reduction, -j and --checkpoints), bfs (exhaustive breadth-first, without reduction: its first violation is a shortest one), pct (random priorities with d-1 change points, a probability bound per run) or guided (seeded runs as weft run draws them, forking those that reached new abstract states: a run's draws kept up to a cut, then reseeded; --depth does not apply, --save writes the violating run as a recording for weft replay; a heuristic); pct and guided claim no coverage")
 			fs.Var(&seed, "seed", "with --strategy pct or guided, the seed `S` their executions derive from (default 1): the same seed, the same executions")
 			boundedInt(fs, &pctDepth, "pct-depth", 1, maxDepth, "", "with --strategy pct, the bug depth `d` ≥ 1 it aims at: d-1 priority change points per run (default 2)")
 			boundedInt(fs, &runs, "runs", 1, maxSeeds, "", "with --strategy pct or guided, at most `N` ≥ 1 executions (default 1000, or until --time)")
@@ -120,10 +120,7 @@ func init() {
 				return code, nil
 			}
 			if res.Violation != nil {
-				if save == "" {
-					save = strings.TrimSuffix(baseName(args[0]), ".model") + "-" + res.Variant + ".weftpath"
-				}
-				if err := mcsdk.SavePath(save, m, res); err != nil {
+				if err := saveViolation(&save, args[0], m, res); err != nil {
 					return exitUsage, err
 				}
 			}
@@ -177,6 +174,15 @@ func baseName(p string) string {
 	return p
 }
 
+// printHeader names the check and its bounds (how: the settings).
+func printHeader(res *mcsdk.CheckResult, how string) {
+	if res.Strategy == "guided" { // seeded runs: no depth bound, no state abstraction
+		fmt.Printf("weft check %s --variant %s (seeded runs of up to %d actions%s)\n", res.Model, res.Variant, res.Depth, how)
+		return
+	}
+	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+}
+
 func printCheck(res *mcsdk.CheckResult, saved string) {
 	how := ""
 	if res.Reduction != "" {
@@ -193,7 +199,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 		how += ", deepened"
 	}
 	how += strategyBound(res)
-	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	printHeader(res, how)
 	if res.PerfectClocks {
 		fmt.Println("the model's clock faults apply to seeded runs (weft run, weft campaign) only: every clock here was perfect")
 	}
@@ -210,6 +216,7 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 			fmt.Printf("  state: %s\n", v.Summary)
 		}
 		switch {
+		case res.Run != nil:
 		case res.Shortest && len(v.Path) > 1:
 			fmt.Printf("  path (%d actions; shortest: no violation within %d):\n", len(v.Path), len(v.Path)-1)
 		case res.Interrupted:
@@ -226,6 +233,10 @@ func printCheck(res *mcsdk.CheckResult, saved string) {
 					fmt.Printf("  n%d| %s\n", i, line)
 				}
 			}
+		}
+		if res.Run != nil {
+			printGuidedRun(res, saved)
+			break
 		}
 		if saved != "" {
 			fmt.Printf("  saved to %s (re-execute: weft check --replay %s)\n", saved, saved)
@@ -356,7 +367,7 @@ func printStopped(res *mcsdk.CheckResult, budget time.Duration) {
 	if budget > 0 {
 		how += ", time " + budget.String()
 	}
-	fmt.Printf("weft check %s --variant %s (depth %d, abstraction %s%s)\n", res.Model, res.Variant, res.Depth, res.Abstraction, how)
+	printHeader(res, how)
 	if printSampled(res, budget) {
 		return
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,9 @@ func TestCheckStrategyFlags(t *testing.T) {
 }
 
 // TestCheckStrategies runs each strategy through the CLI: pct finds the
-// quorum register's bug and states its bound (exit 1); pct and guided
+// quorum register's bug and states its bound (exit 1); guided finds it
+// in a seeded run and saves that run as a recording, which weft replay
+// re-executes (exit 0, the same violation); pct and guided
 // stopped by their runs say they claim no coverage (exit 0), as JSON
 // too; bfs stopped by --time says the depth it fully covered.
 func TestCheckStrategies(t *testing.T) {
@@ -43,11 +46,27 @@ func TestCheckStrategies(t *testing.T) {
 		!strings.Contains(out, "strategy pct, seed 5, pct-depth 2") || !strings.Contains(out, "finds any depth-2 bug with probability >= 1/(n k^(d-1))") {
 		t.Errorf("pct: exit %d\n%s\n%s", code, out, stderr)
 	}
+	rec := filepath.Join(t.TempDir(), "bug.weftlog")
+	out, stderr, code = weft(t, "check", "targets/quorum/quorum.model", "--variant", "bug", "--strategy", "guided", "--seed", "3", "--save", rec)
+	if code != exitViolated || !strings.Contains(out, "violated: acked_on_majority") || !strings.Contains(out, "strategy guided, seed 3") ||
+		!strings.Contains(out, "a seeded run of") || !strings.Contains(out, "re-execute: weft replay "+rec) {
+		t.Errorf("guided: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = weft(t, "replay", rec)
+	if code != exitHolds || !strings.Contains(out, "verdict violated (acked_on_majority)") {
+		t.Errorf("weft replay of guided's run: exit %d\n%s\n%s", code, out, stderr)
+	}
 	for _, s := range []string{"pct", "guided"} {
 		args := []string{"check", "targets/quorum/quorum.model", "--variant", "fixed", "--depth", "6", "--strategy", s, "--runs", "3"}
 		out, stderr, code := weft(t, args...)
-		if code != exitHolds || !strings.Contains(out, "3 executions run: no violation found in 3 executions of up to 6 actions; "+s+" claims no coverage") ||
-			strings.Contains(out, "holds") {
+		want := "3 executions run: no violation found in 3 executions of up to 6 actions; pct claims no coverage"
+		if s == "guided" { // seeded runs, as long as the model's duration makes them
+			want = "; guided claims no coverage"
+			if !strings.Contains(out, "3 executions run: no violation found in 3 seeded runs of up to ") {
+				t.Errorf("guided: %s", out)
+			}
+		}
+		if code != exitHolds || !strings.Contains(out, want) || strings.Contains(out, "holds") {
 			t.Errorf("%s: exit %d\n%s\n%s", s, code, out, stderr)
 		}
 		out, _, code = weft(t, append(args, "--json")...)

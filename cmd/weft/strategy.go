@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/weft-mc/weft/mcsdk"
+	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
@@ -58,7 +61,7 @@ func printStrategy(res *mcsdk.CheckResult) {
 	case "pct":
 		fmt.Printf("pct: %d executions, n = %d chains at most, k = %d steps: %s\n", res.Executions, res.Chains, res.Depth, res.Bound)
 	case "guided":
-		fmt.Printf("guided: %d executions, %d abstract states reached, %d prefixes kept (a heuristic: no coverage claim)\n", res.Executions, res.Abstract, res.Corpus)
+		fmt.Printf("guided: %d seeded runs, %d abstract states reached, %d runs kept to fork from (a heuristic: no coverage claim)\n", res.Executions, res.Abstract, res.Corpus)
 	}
 }
 
@@ -76,7 +79,11 @@ func printSampled(res *mcsdk.CheckResult, budget time.Duration) bool {
 	case "interrupt":
 		why = "interrupted"
 	}
-	fmt.Printf("%s: no violation found in %d executions of up to %d actions; %s claims no coverage (exhaustive: --strategy dfs or bfs)\n", why, res.Executions, res.Depth, res.Strategy)
+	of := fmt.Sprintf("executions of up to %d actions", res.Depth)
+	if res.Strategy == "guided" {
+		of = fmt.Sprintf("seeded runs of up to %d actions", res.Depth)
+	}
+	fmt.Printf("%s: no violation found in %d %s; %s claims no coverage (exhaustive: --strategy dfs or bfs)\n", why, res.Executions, of, res.Strategy)
 	fmt.Printf("explored %d distinct states, %d executions, %d replays in %.2fs (%.0f states/s)\n",
 		res.States, res.Executions, res.Replays, res.Duration.Seconds(), res.StatesPerSecond())
 	printStrategy(res)
@@ -89,4 +96,38 @@ func seedOr1(s seedFlag) uint64 {
 		return 1
 	}
 	return s.v
+}
+
+// saveViolation saves a check's violation where --save says (*save,
+// defaulted from the model's name): a path to re-execute with weft check
+// --replay, or, for guided's seeded run, a recording for weft replay.
+func saveViolation(save *string, modelArg string, m *model.Model, res *mcsdk.CheckResult) error {
+	base := strings.TrimSuffix(baseName(modelArg), ".model") + "-" + res.Variant
+	if res.Run == nil {
+		if *save == "" {
+			*save = base + ".weftpath"
+		}
+		return mcsdk.SavePath(*save, m, res)
+	}
+	if *save == "" {
+		*save = base + ".weftlog"
+	}
+	if *save == os.DevNull {
+		return nil // WriteFile renames a temporary file into place
+	}
+	if err := res.Run.Recording(m).WriteFile(*save); err != nil {
+		return fmt.Errorf("saving the violating run: %v", err)
+	}
+	return nil
+}
+
+// printGuidedRun says which seeded run of the guided strategy violated
+// the invariant, and where it is saved.
+func printGuidedRun(res *mcsdk.CheckResult, saved string) {
+	r := res.Run
+	fmt.Printf("  in execution %d, a seeded run of %d actions (%s); first violated after action %d, at %s virtual time\n",
+		res.Executions, r.Steps, mcsdk.DescribeLineage(*res.Lineage), r.FirstViolationStep, r.FirstViolationTime)
+	if saved != "" {
+		fmt.Printf("  saved to %s (re-execute: weft replay %s; trace: weft trace %s)\n", saved, saved, saved)
+	}
 }

@@ -593,3 +593,15 @@ func (s *Seeded) Crashed(w EventWorld, crashed, n int, at int64) {
 	}
 	sort.SliceStable(s.faults, func(i, j int) bool { return s.faults[i].AtUS < s.faults[j].AtUS })
 }
+
+// Reseed makes the scheduler's later draws derive from seed: the
+// network's (latencies and fates of the messages not yet scheduled, death
+// notices' delays), the interleaving's and the client stream's. What was
+// drawn before stays: the fault, partition and clock schedules, the
+// messages already scheduled and the client requests already timed. The
+// guided strategy continues a run with it from a cut (SeededGuide).
+func (s *Seeded) Reseed(seed uint64) {
+	s.lat = rand.New(rand.NewPCG(seed, 0x6e6574776f726b)) // "network"
+	s.thr = rand.New(rand.NewPCG(seed, 0x74687265616473)) // "threads"
+	s.cr = rand.New(rand.NewPCG(seed, 0x636c69656e74))    // "client"
+}

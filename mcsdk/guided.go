@@ -1,0 +1,124 @@
+package mcsdk
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/sched"
+)
+
+// guidedRun is what the guided strategy adds to one seeded run: the
+// execution's lineage (where its draws fork) and the guide that hears of
+// every abstract state it reaches.
+type guidedRun struct {
+	l sched.Lineage
+	g *sched.SeededGuide
+}
+
+// fork reseeds the scheduler when the lineage forks once the actions
+// applied so far are applied (each fork once, in step order).
+func (r *runner) fork() {
+	g := r.opts.guide
+	if g == nil {
+		return
+	}
+	for r.forked < len(g.l.Forks) && g.l.Forks[r.forked].Step <= r.res.Steps {
+		if f := g.l.Forks[r.forked]; f.Step == r.res.Steps {
+			r.s.Reseed(f.Seed)
+		}
+		r.forked++
+	}
+}
+
+// abstract is the guided strategy's abstraction of a seeded run's state,
+// the same as a check's (observation.abstract): every node's liveness,
+// the model's [state] values and [[state.query]] answers, and the
+// network's shape. The values are those observe decoded (a run reads
+// only the nodes that ran; the others keep theirs).
+func (r *runner) abstract(ob observation) []byte {
+	var b []byte
+	for i, ns := range ob.state.Nodes {
+		st := r.w.Status(i)
+		b = append(b, boolByte(st.Alive), boolByte(st.Killed))
+		for _, name := range r.t.m.StateNames() {
+			b, _ = ns.Vars[name].AppendText(b)
+			b = append(b, 0)
+		}
+	}
+	return append(b, networkShape(r.w.Network())...)
+}
+
+// checkGuided is Check with strategy guided: every execution is a seeded
+// run, drawn as weft run draws it, and the guide (sched.SeededGuide)
+// chooses each one's seed and forks from what the earlier ones reached.
+// It stops at the first violation (CheckResult.Run is that run, to save
+// as a recording), after Runs executions or when stopped. States is the
+// number of abstract states reached; Depth the longest execution's
+// actions; Replays and ReplayedSteps count the executions that replayed
+// a corpus entry up to a fork, and the actions before their forks.
+func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckResult, error) {
+	bin, err := BuildWith(m, res.Variant, opts.Host.Toolchain)
+	if err != nil {
+		return nil, err
+	}
+	syms, err := readSymbols(bin.Path, m.State)
+	if err != nil {
+		return nil, err
+	}
+	res.Binary = bin
+	prep := &prepared{sp: specsOf(m), syms: map[string]*symbolTable{res.Variant: syms}}
+	stop := stopWith(opts.Context, opts.Stop)
+	g := sched.NewSeededGuide(opts.Seed)
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+	for i := 1; opts.Runs <= 0 || i <= opts.Runs; i++ {
+		if stop != nil && stop() {
+			res.Interrupted, res.StoppedBy = true, stoppedBy(opts.Context)
+			return res, nil
+		}
+		l := g.Next()
+		run, err := Run(m, RunOptions{Variant: res.Variant, Seed: l.Seed, Preconditions: opts.Preconditions, Watchdog: opts.Watchdog,
+			Host: opts.Host, Build: &bin, prep: prep, guide: &guidedRun{l: l, g: g}})
+		g.Done()
+		if err != nil {
+			return nil, fmt.Errorf("guided execution %d (%s): %w", i, DescribeLineage(l), err)
+		}
+		res.Executions++
+		res.Depth = max(res.Depth, run.Steps)
+		if len(l.Forks) > 0 && l.Forks[len(l.Forks)-1].Step > 0 {
+			res.Replays++
+			res.ReplayedSteps += min(l.Forks[len(l.Forks)-1].Step, run.Steps)
+		}
+		res.States, res.Abstract, res.Corpus = g.Abstract(), g.Abstract(), g.Corpus()
+		if opts.Progress != nil {
+			opts.Progress(res.States, res.Executions)
+		}
+		switch run.Verdict {
+		case Violated:
+			res.Verdict, res.Run, res.Lineage = Violated, run, &l
+			res.Violation = &Violation{Invariant: strings.Join(run.Violated, ", ")}
+			if v := run.FirstViolation; v != nil {
+				vv := *v
+				res.Violation = &vv
+			}
+			return res, nil
+		case Error:
+			res.Verdict, res.Failure, res.Run, res.Lineage = Error, run.Detail, run, &l
+			return res, nil
+		}
+	}
+	res.Interrupted, res.StoppedBy = true, "runs" // no verdict: sampled executions claim no coverage
+	return res, nil
+}
+
+// DescribeLineage says which seeded run an execution of the guided
+// strategy is: its seed and where its draws forked.
+func DescribeLineage(l sched.Lineage) string {
+	s := fmt.Sprintf("seed %d", l.Seed)
+	for _, f := range l.Forks {
+		s += fmt.Sprintf(", reseeded %d after %d actions", f.Seed, f.Step)
+	}
+	return s
+}
