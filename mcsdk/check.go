@@ -614,9 +614,6 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 		}
 		ob = ob.withHistory(cw.clients)
 		out := sched.Observation{Data: ob, Visible: ob.visible(cw.World, t.m.Nodes)}
-		if opts.Strategy == string(sched.Guided) {
-			out.Abstract = ob.abstract(cw.World, t.m.Nodes)
-		}
 		if mode == supervisor.HashGlobals {
 			out.Extra = ob.globals
 		}

@@ -32,10 +32,11 @@ func (r *runner) fork() {
 	}
 }
 
-// abstract is the guided strategy's abstraction of a seeded run's state,
-// the same as a check's (observation.abstract): every node's liveness,
-// the model's [state] values and [[state.query]] answers, and the
-// network's shape. The values are those observe decoded (a run reads
+// abstract is the guided strategy's abstraction of a seeded run's state:
+// every node's liveness, the model's [state] values and [[state.query]]
+// answers, and the network's shape (networkShape). It leaves out the
+// replies and the clients' history, which grow with every step and would
+// make every state new. The values are those observe decoded (a run reads
 // only the nodes that ran; the others keep theirs).
 func (r *runner) abstract(ob observation) []byte {
 	var b []byte

@@ -1,13 +1,11 @@
 package mcsdk
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
-	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // DefaultPCTDepth is pct's bug depth when CheckOptions.PCTDepth is 0:
@@ -62,23 +60,6 @@ func (r *CheckResult) strategyCounts(out sched.Result, s sched.Strategy) {
 	case sched.PCT:
 		r.Bound = sched.PCTBound(max(out.Chains, 1), max(r.Depth, 1), r.PCTDepth)
 	}
-}
-
-// abstract is the guided strategy's abstraction of a state (sched's
-// Observation.Abstract): every node's liveness, the model's [state]
-// values and [[state.query]] answers (ob.globals), and the network's
-// shape (networkShape). It leaves out what Visible has beside: the
-// replies and the clients' history, which grow with every step and would
-// make every state new.
-func (ob observation) abstract(w *supervisor.World, nodes int) []byte {
-	var b []byte
-	for i := 0; i < nodes; i++ {
-		st := w.Status(i)
-		b = append(b, boolByte(st.Alive), boolByte(st.Killed))
-	}
-	b = binary.AppendUvarint(b, uint64(len(ob.globals)))
-	b = append(b, ob.globals...)
-	return append(b, networkShape(w.Network())...)
 }
 
 func boolByte(v bool) byte {

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"slices"
 )
@@ -159,20 +158,6 @@ func (k *walk) extend(w World, path []Action, ob Observation, pick func(acts []A
 	}
 	k.res.Executions++
 	return nil
-}
-
-// abstract is the guided strategy's abstraction of a state: the
-// observation's Abstract (Visible when nil, Extra when both are) with
-// the scheduler's own state (partition phases, crashes used).
-func (x *Explorer) abstract(path []Action, ob Observation) [32]byte {
-	b := ob.Abstract
-	if b == nil {
-		b = ob.Visible
-	}
-	if b == nil {
-		b = ob.Extra
-	}
-	return sha256.Sum256(append(x.stateBytes(path), b...))
 }
 
 // bfsNode is a state of the breadth-first frontier: the path that first
