@@ -376,10 +376,12 @@ func (t *NodeTimer) Left(now int64) int64 {
 }
 
 // HashLocal writes what the world deadline does not determine of t: its
-// base and reading, on a node with a clock fault (nothing otherwise, so
-// that worlds without clock faults hash as before).
+// base and reading, on a node with a clock fault or for a timer armed
+// past the clock's range (Never: its reading is what timer_gettime
+// reports); nothing otherwise, so that worlds without clock faults hash
+// as before.
 func (t *NodeTimer) HashLocal(put func(uint64)) {
-	if t.Clk == nil || t.Deadline == 0 {
+	if t.Deadline == 0 || t.Clk == nil && t.Deadline != Never {
 		return
 	}
 	put(uint64(t.At))

@@ -429,6 +429,11 @@ func TestNodeTimerNever(t *testing.T) {
 			if left := n.Left(now); left < KtimeMax/4 {
 				t.Errorf("clock %v, %s: left %d, want the saturated reading's", k, tc.name, left)
 			}
+			var hashed []uint64
+			n.HashLocal(func(v uint64) { hashed = append(hashed, v) })
+			if len(hashed) == 0 || hashed[0] != uint64(n.At) {
+				t.Errorf("clock %v, %s: hashes %v, want its reading %d first", k, tc.name, hashed, n.At)
+			}
 		}
 	}
 }
