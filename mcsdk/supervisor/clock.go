@@ -44,14 +44,9 @@ func (c *call) realNow() int64 {
 }
 
 // after is the world time at which d ns of the calling node's own time
-// have passed from now: a relative timeout's deadline.
+// have passed from now: a relative timeout's deadline, -1 for none when
+// it is past the clock's range (vkernel.After).
 func (c *call) after(d int64) int64 { return vkernel.After(c.w.clockOf(c.n), c.w.now, d) }
-
-// waitDeadline is the deadline of a poll, select or epoll wait of
-// timeout ns, -1 for none (vkernel.WaitDeadline).
-func (c *call) waitDeadline(d int64) int64 {
-	return vkernel.WaitDeadline(c.w.clockOf(c.n), c.w.now, d)
-}
 
 // left is the calling node's own time from now to the world deadline, 0
 // once it has passed (vkernel.TimeLeft).
@@ -60,7 +55,8 @@ func (c *call) left(deadline int64) int64 {
 }
 
 // until is the world time at which clock, on the calling node, reaches
-// abs: an absolute timeout's deadline (never before now).
+// abs: an absolute timeout's deadline (never before now; -1 none, past
+// the clock's range: vkernel.Until).
 func (c *call) until(clock uint64, abs int64) int64 {
 	return vkernel.Until(c.w.clockOf(c.n), clock, abs, c.w.now)
 }

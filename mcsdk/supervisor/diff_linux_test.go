@@ -143,6 +143,15 @@ var diffProbes = []struct {
 		"~ select, interrupted after 50 ms of 10 s: left 9950000000\n", "~ select, timed out after 50 ms: left 0\n",
 		"~ select, ready at once: left 10000000000\n",
 	}},
+	// Timeouts and timer values that do not fit in 64-bit nanoseconds,
+	// or pass the clock's range once added to it, saturate as Linux's
+	// (timespec64_to_ktime, ktime_add_safe): never reached, never wrapped
+	// to one that has passed; a value that is not valid is EINVAL.
+	{name: "hugetime"},
+	// socketpair writes the two descriptor numbers it took before it
+	// makes the sockets: a family, type or protocol refused then leaves
+	// them in the array; EMFILE and EINVAL write nothing.
+	{name: "pairfail"},
 	{name: "sockets", args: []string{"47940"}, weft: []string{"~ connect again at once: EALREADY"}},
 	// An accepted socket starts with its listener's options as they were
 	// when the connection came (issue 36).

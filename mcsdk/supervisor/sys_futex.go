@@ -86,6 +86,16 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 	t, n := c.t, c.n
 	if !c.started {
 		c.started = true
+		if c.arg(3) != 0 { // before the word, as sys_futex reads it (futex_init_timeout)
+			ns, e := c.readTimespec(c.arg(3))
+			if e != 0 {
+				return errno(e)
+			}
+			c.deadline = c.after(ns)
+			if absolute {
+				c.deadline = c.until(clock, ns)
+			}
+		}
 		word, err := c.readU32(addr)
 		if err != nil {
 			return errno(unix.EFAULT)
@@ -93,21 +103,8 @@ func (c *call) futexWait(addr uint64, val, bits uint32, absolute bool, clock uin
 		if word != val {
 			return errno(unix.EAGAIN)
 		}
-		if c.arg(3) != 0 {
-			ns, err := c.readTimespec(c.arg(3))
-			if err != nil {
-				return errno(unix.EFAULT)
-			}
-			if ns < 0 {
-				return errno(unix.EINVAL)
-			}
-			c.deadline = c.after(ns)
-			if absolute {
-				c.deadline = c.until(clock, ns)
-			}
-			if c.deadline <= c.w.now {
-				return errno(unix.ETIMEDOUT)
-			}
+		if c.deadline >= 0 && c.deadline <= c.w.now {
+			return errno(unix.ETIMEDOUT)
 		}
 		t.woken = false
 		if n.futexQ == nil {

@@ -182,7 +182,7 @@ func (c *call) waitUntil(timeout, timer int64) (result, bool) {
 		c.started = true
 		c.deadline, c.timeoutAt = -1, 0
 		if timeout > 0 {
-			c.deadline = c.waitDeadline(timeout)
+			c.deadline = c.after(timeout)
 		}
 	}
 	own := c.deadline // the call's own deadline, -1 none
@@ -219,7 +219,7 @@ func (c *call) wait(timeout int64) (r result, wait bool) {
 		c.started = true
 		c.deadline = -1
 		if timeout > 0 {
-			c.deadline = c.waitDeadline(timeout)
+			c.deadline = c.after(timeout)
 		}
 	}
 	return park(), true
@@ -389,13 +389,20 @@ func (c *call) readWaitTimeout(addr uint64, timeval bool) (int64, unix.Errno) {
 	return vkernel.WaitTimeout(sec, frac), 0
 }
 
-// readTimespec reads a struct timespec as nanoseconds.
-func (c *call) readTimespec(addr uint64) (int64, error) {
+// readTimespec reads a struct timespec as nanoseconds, saturated at
+// KTIME_MAX (vkernel.Timespec), or the errno Linux answers for it:
+// EFAULT for an address it cannot read, EINVAL for one that is not valid
+// (get_timespec64, timespec64_valid).
+func (c *call) readTimespec(addr uint64) (int64, unix.Errno) {
 	b, err := c.read(addr, 16)
 	if err != nil {
-		return 0, err
+		return 0, unix.EFAULT
 	}
-	return int64(binary.LittleEndian.Uint64(b))*1e9 + int64(binary.LittleEndian.Uint64(b[8:])), nil
+	ns, ok := vkernel.Timespec(b)
+	if !ok {
+		return 0, unix.EINVAL
+	}
+	return ns, 0
 }
 
 // POLLRDNORM and POLLWRNORM (asm-generic/poll.h).

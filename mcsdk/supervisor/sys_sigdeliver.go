@@ -372,7 +372,14 @@ func (c *call) interruptAnswer(sig int) result {
 			rem, abs = c.arg(3), c.arg(1)&unix.TIMER_ABSTIME != 0
 		}
 		if rem != 0 && !abs {
-			c.write(rem, timespecBytes(c.left(c.deadline))) // in the node's own time
+			// In the node's own time; a sleep past the clock's range
+			// counts to its saturated end (sleepAfter).
+			left := c.left(c.deadline)
+			if c.deadline < 0 {
+				mono, _ := c.clockNow(unix.CLOCK_MONOTONIC)
+				left = c.sleepEnd - mono
+			}
+			c.write(rem, timespecBytes(left))
 		}
 		kind = vkernel.CallNeverRestarted
 	case unix.SYS_PAUSE:

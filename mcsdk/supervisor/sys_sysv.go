@@ -119,12 +119,9 @@ func (c *call) semop(timeout uint64) result {
 	if !c.started {
 		c.started = true
 		if timeout != 0 {
-			ns, err := c.readTimespec(timeout)
-			if err != nil {
-				return errno(unix.EFAULT)
-			}
-			if ns < 0 {
-				return errno(unix.EINVAL)
+			ns, e := c.readTimespec(timeout)
+			if e != 0 {
+				return errno(e)
 			}
 			c.deadline = c.after(ns)
 		}

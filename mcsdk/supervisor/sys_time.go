@@ -75,37 +75,50 @@ func sysTime(c *call) result {
 // Nanosleep implements nanosleep(2): the node parks until the scheduler
 // fires its timer.
 func sysNanosleep(c *call) result {
-	ns, err := c.readTimespec(c.arg(0))
-	if err != nil {
-		return errno(unix.EFAULT)
+	ns, e := c.readTimespec(c.arg(0))
+	if e != 0 {
+		return errno(e)
 	}
-	return sleep(c, c.after(ns))
+	return sleep(c, c.sleepAfter(ns))
 }
 
 // ClockNanosleep implements clock_nanosleep(2), relative or TIMER_ABSTIME.
 func sysClockNanosleep(c *call) result {
 	if _, ok := c.clockNow(c.arg(0)); !ok {
-		return ret(int64(unix.EINVAL)) // clock_nanosleep returns the error
+		return errno(unix.EINVAL) // glibc's clock_nanosleep returns it
 	}
-	ns, err := c.readTimespec(c.arg(2))
-	if err != nil {
-		return ret(int64(unix.EFAULT))
+	ns, e := c.readTimespec(c.arg(2))
+	if e != 0 {
+		return errno(e)
 	}
-	deadline := c.after(ns)
 	if c.arg(1)&unix.TIMER_ABSTIME != 0 {
-		deadline = c.until(c.arg(0), ns)
+		return sleep(c, c.until(c.arg(0), ns))
 	}
-	return sleep(c, deadline)
+	return sleep(c, c.sleepAfter(ns))
 }
 
-// sleep parks the call until deadline; only an interrupted sleep writes
-// its rem (the signal path, which reads the call's own arguments).
+// sleepAfter is the deadline of a relative sleep of ns: After's, and for
+// one past the clock's range (none) the monotonic reading it would end
+// at, which an interrupted sleep's rem counts to (Linux's hrtimer expiry,
+// ktime_add_safe).
+func (c *call) sleepAfter(ns int64) int64 {
+	d := c.after(ns)
+	if d < 0 && !c.started {
+		mono, _ := c.clockNow(unix.CLOCK_MONOTONIC)
+		c.sleepEnd = vkernel.SatAdd(mono, ns)
+	}
+	return d
+}
+
+// sleep parks the call until deadline (-1: without end, a timeout past
+// the clock's range, which only a signal ends); only an interrupted sleep
+// writes its rem (the signal path, which reads the call's own arguments).
 func sleep(c *call, deadline int64) result {
 	if !c.started {
 		c.started = true
 		c.deadline = deadline
 	}
-	if !c.timedOut && c.deadline > c.w.now {
+	if !c.timedOut && (c.deadline < 0 || c.deadline > c.w.now) {
 		c.waitOn(timeKey)
 		return park()
 	}

@@ -44,13 +44,18 @@ func sysTimerfdCreate(c *call) result {
 	return c.install(&vfd{obj: &vtimer{Timerfd: *vkernel.NewTimerfd(clock)}}, flags)
 }
 
-// itimerspec returns the (interval, value) of a struct itimerspec.
-func (c *call) readItimerspec(addr uint64) (interval, value int64, err error) {
-	if interval, err = c.readTimespec(addr); err != nil {
-		return
+// readItimerspec returns the (interval, value) of a struct itimerspec,
+// or EFAULT, or EINVAL for a timespec that is not valid (itimerspec64_valid).
+func (c *call) readItimerspec(addr uint64) (interval, value int64, e unix.Errno) {
+	b, err := c.read(addr, 32)
+	if err != nil {
+		return 0, 0, unix.EFAULT
 	}
-	value, err = c.readTimespec(addr + 16)
-	return
+	interval, value, ok := vkernel.ParseItimerspec(b)
+	if !ok {
+		return 0, 0, unix.EINVAL
+	}
+	return interval, value, 0
 }
 
 // remaining is the timer's struct itimerspec as timerfd_gettime reports
@@ -72,9 +77,9 @@ func sysTimerfdGettime(c *call) result { return errno(unix.EINVAL) }
 // one-shot or periodic.
 func timerfdSettime(c *call, v *vfd) result {
 	t := v.obj.(*vtimer)
-	interval, value, err := c.readItimerspec(c.arg(2))
-	if err != nil {
-		return errno(unix.EFAULT)
+	interval, value, e := c.readItimerspec(c.arg(2))
+	if e != 0 {
+		return errno(e)
 	}
 	if c.arg(3) != 0 {
 		if err := c.write(c.arg(3), t.remaining(c.w.now)); err != nil {
@@ -134,7 +139,10 @@ func readTimer(c *call, v *vfd, buf iovec) result {
 // expiry or, if a step would cancel it, the node's next step first (0:
 // never).
 func (t *vtimer) nextWake(now int64) int64 {
-	w := t.Deadline
+	var w int64
+	if t.Pending() { // not one armed past the clock's range
+		w = t.Deadline
+	}
 	if s := vkernel.NextStep(t.Clk, now); t.CancelOnSet() && s > 0 && (w == 0 || s < w) {
 		w = s
 	}

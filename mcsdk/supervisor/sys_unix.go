@@ -57,13 +57,10 @@ func sysSocketpair(c *call) result {
 	if e := vkernel.SocketTypeFlags(c.arg(1)); e != 0 {
 		return errno(unix.Errno(e))
 	}
-	if _, err := c.read(c.arg(3), 8); err != nil {
-		return errno(unix.EFAULT)
-	}
 	netRaw := uint32(c.arg(0)) != unix.AF_UNIX && c.netRaw()
 	typ, typFlags, e := vkernel.SocketpairArgs(c.arg(0), c.arg(1), c.arg(2), netRaw)
-	if e != 0 {
-		return errno(unix.Errno(e))
+	if _, err := c.read(c.arg(3), 8); e != 0 || err != nil {
+		return c.pairRefused(unix.Errno(e))
 	}
 	ph, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -78,6 +75,41 @@ func sysSocketpair(c *call) result {
 		flags |= unix.O_CLOEXEC
 	}
 	return c.installPair(&vfd{obj: unixSock{a}}, &vfd{obj: unixSock{b}}, ph[0], ph[1], c.arg(3), flags)
+}
+
+// pairRefused answers a socketpair whose array cannot take both numbers
+// (e 0) or whose family, type or protocol is refused (e), as Linux does:
+// it takes the two lowest free descriptor numbers (EMFILE if there is no
+// room for both: nothing written) and writes each to the array before it
+// makes the sockets (__sys_socketpair), so the array gets the numbers it
+// can hold (EFAULT at the first it cannot) and, all written, the refusal;
+// the numbers are free again after.
+func (c *call) pairRefused(e unix.Errno) result {
+	open, err := c.hostFDs()
+	if err != nil {
+		return failf("listing the descriptors of process %d: %v", c.n.memPid(), err)
+	}
+	own, _ := c.limits().Get(vkernel.RlimitNOFILE) // the caller's soft limit; the host's is the bound
+	limit := int(min(own.Cur, uint64(c.w.maxFDs())))
+	fd1, err := vkernel.LowestFree(func(n int) bool { return open[n] }, 0, limit)
+	if err != nil {
+		return vkAnswer(err)
+	}
+	fd2, err := vkernel.LowestFree(func(n int) bool { return open[n] || n == fd1 }, fd1+1, limit)
+	if err != nil {
+		return vkAnswer(err)
+	}
+	for i, fd := range []int{fd1, fd2} {
+		var b [4]byte
+		putU32(b[:], uint32(fd))
+		if c.write(c.arg(3)+uint64(4*i), b[:]) != nil {
+			return errno(unix.EFAULT)
+		}
+	}
+	if e == 0 {
+		return errno(unix.EFAULT) // unreadable yet writable: no such page on x86-64; as the read answered
+	}
+	return errno(e)
 }
 
 // netRaw reports whether the calling thread has CAP_NET_RAW in its

@@ -195,7 +195,7 @@ func (c *call) unixErr(v *vfd, err error, opt int) result {
 		c.started = true
 		c.deadline = -1
 		if tv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, opt); err == nil {
-			c.deadline = c.sockDeadline(tv.Sec*1e9 + tv.Usec*1e3)
+			c.deadline = c.sockDeadline(vkernel.Ktime(tv.Sec, tv.Usec*1e3)) // as the kernel reports it: valid
 		}
 	}
 	return park()

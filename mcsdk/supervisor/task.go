@@ -591,6 +591,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			if c.timeoutAt != 0 {
 				put(uint64(c.timeoutAt)) // the time the call will write back (writeTimeLeft)
 			}
+			if c.sleepEnd != 0 {
+				put(uint64(c.sleepEnd)) // what an interrupted sleep will write back
+			}
 			put(boolBits(c.timedOut))
 			put(uint64(c.progress))
 		}

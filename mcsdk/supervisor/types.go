@@ -136,7 +136,11 @@ type call struct {
 	// timeout ends when deadline is earlier (a polled timerfd's expiry):
 	// what the call has left is counted to it; 0 when it is deadline.
 	timeoutAt int64
-	progress  int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
+	// sleepEnd is the node's CLOCK_MONOTONIC reading at which a relative
+	// sleep past the clock's range (deadline -1) would end, saturated at
+	// KTIME_MAX: what it has left when a signal interrupts it; 0 otherwise.
+	sleepEnd int64
+	progress int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
 	// execShown is the path an exec named, in the node's view, when weft
 	// had the exec issued again with a name the host kernel resolves
 	// (execForeign); "" otherwise.

@@ -162,34 +162,43 @@ func WorldAt(k *sched.Clock, real bool, at, now int64) int64 {
 	}
 }
 
-// After is the world time at which d ns of the node's own time have
-// passed from world time now: a relative timeout's deadline
-// (nanosleep(2), a relative clock_nanosleep(2), poll's and futex's
-// timeouts), counted on the monotonic base.
+// After is the world time at which d ns (d ≥ 0) of the node's own time
+// have passed from world time now: a relative timeout's deadline
+// (nanosleep(2), a relative clock_nanosleep(2), the timeouts of poll,
+// select, the epoll waits, futex, semtimedop, rt_sigtimedwait and
+// SO_RCVTIMEO), counted on the monotonic base; -1 (none) when the base
+// would pass MaxLocal first. Linux adds a relative timeout to the clock
+// saturating (ktime_add_safe, timespec64_add_safe) and an hrtimer at
+// KTIME_MAX never expires; a deadline decades away is never reached by
+// a run either, and nothing may wrap to one that has passed.
 func After(k *sched.Clock, now, d int64) int64 {
+	if d > MaxLocal-k.Local(now-Epoch) {
+		return -1
+	}
 	if k == nil || k.PPM == 0 {
 		return now + d
 	}
 	return WorldAt(k, false, k.Local(now-Epoch)+d, now)
 }
 
-// WaitDeadline is the deadline of a wait for readiness (poll, select,
-// the epoll waits) whose timeout is d ns of the node's own time from
-// world time now: After, or -1 (none) when the node's monotonic base
-// would pass MaxLocal first. Linux caps such a deadline
-// (poll_select_set_timeout, timespec64_add_safe) and sleeps without end
-// at KTIME_MAX; a deadline decades away is never reached by a run, and
-// nothing may wrap to one that has passed.
-func WaitDeadline(k *sched.Clock, now, d int64) int64 {
-	if d > MaxLocal-k.Local(now-Epoch) {
-		return -1
+// KtimeMax is Linux's KTIME_MAX, the latest time an hrtimer may be set
+// to: a timeout or timer value at or past it never expires.
+const KtimeMax = math.MaxInt64
+
+// Ktime is a valid struct timespec {sec, nsec} (neither negative, nsec
+// below 10⁹) in ns, saturated at KtimeMax as Linux converts one
+// (timespec64_to_ktime: a tv_sec of KTIME_SEC_MAX or more is KTIME_MAX),
+// never wrapped.
+func Ktime(sec, nsec int64) int64 {
+	if sec >= KtimeMax/int64(1e9) { // KTIME_SEC_MAX
+		return KtimeMax
 	}
-	return After(k, now, d)
+	return sec*1e9 + nsec
 }
 
 // WaitTimeout is a wait's timeout {sec, frac} (a struct timespec, valid:
 // neither field negative, frac below 10⁹) in ns, math.MaxInt64 when it
-// does not fit: the wait has no end a run reaches (WaitDeadline).
+// does not fit: the wait has no end a run reaches (After).
 func WaitTimeout(sec, frac int64) int64 {
 	if sec > (math.MaxInt64-frac)/1e9 {
 		return math.MaxInt64
@@ -208,18 +217,36 @@ func TimeLeft(k *sched.Clock, deadline, now int64) int64 {
 }
 
 // Until is the world time at which clock, on the node, reaches abs: an
-// absolute timeout's deadline (clock_nanosleep(2) with TIMER_ABSTIME),
-// never before now (a deadline passed returns at once). A realtime
+// absolute timeout's deadline (clock_nanosleep(2) with TIMER_ABSTIME, a
+// futex's FUTEX_WAIT_BITSET), never before now (a deadline passed
+// returns at once); -1 (none) when abs is past the base's range
+// (Beyond), as Linux's hrtimer at KTIME_MAX never expires. A realtime
 // deadline counts on the realtime base, which the node's jumps move, the
 // others on the monotonic base. An invalid clock is now.
 func Until(k *sched.Clock, clock uint64, abs, now int64) int64 {
-	if !ValidClock(clock) {
+	switch {
+	case !ValidClock(clock):
 		return now
-	}
-	if RealtimeClock(clock) {
+	case RealtimeClock(clock):
+		if Beyond(true, abs) {
+			return -1
+		}
 		return WorldAt(k, true, abs, now)
 	}
+	if Beyond(false, abs-MonotonicOffset) {
+		return -1
+	}
 	return WorldAt(k, false, abs-MonotonicOffset, now)
+}
+
+// Beyond reports whether a reading of the realtime (real) or monotonic
+// base is past the range of node time weft counts (MaxLocal from the
+// start of the run): a deadline there is never reached.
+func Beyond(real bool, at int64) bool {
+	if real {
+		return at > Epoch+MaxLocal
+	}
+	return at > MaxLocal
 }
 
 // StepsBy is how many jumps of clock fault k have happened by world time
@@ -247,20 +274,33 @@ func NextStep(k *sched.Clock, now int64) int64 {
 // Epoch (the monotonic base) or Deadline itself (realtime), so only the
 // timers of a node with a clock fault hash it.
 type NodeTimer struct {
-	Deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed
+	Deadline int64 // world time (ns since the Unix epoch) of the next expiry; 0 disarmed, Never armed past the clock's range
 	Interval int64 // ns of the base; 0 one-shot
 	At       int64 // the base's reading at the next expiry
 	Real     bool  // counts on the realtime base (an absolute realtime deadline)
 	Clk      *sched.Clock
 }
 
+// Never is the Deadline of a timer armed to expire past its base's range
+// (Beyond): armed, as Linux's hrtimer at KTIME_MAX is, but it never
+// expires, and it is no event a run waits for (Pending).
+const Never = math.MaxInt64
+
 // arm sets t to expire when its base, on the node with clock fault k,
 // reads at (never before now), then every interval ns.
 func (t *NodeTimer) arm(k *sched.Clock, real bool, at, interval, now int64) {
 	t.Clk, t.Real, t.Interval = k, real, interval
 	t.At = max(at, BaseNow(k, real, now))
+	if Beyond(real, t.At) {
+		t.Deadline = Never
+		return
+	}
 	t.Deadline = WorldAt(k, real, t.At, now)
 }
+
+// Pending reports whether t is armed to expire within the clock's range:
+// whether its Deadline is an event of the world.
+func (t *NodeTimer) Pending() bool { return t.Deadline > 0 && t.Deadline != Never }
 
 // Disarm stops t.
 func (t *NodeTimer) Disarm() { t.Deadline, t.At = 0, 0 }
@@ -275,7 +315,15 @@ func (t *NodeTimer) ArmAfter(k *sched.Clock, value, interval, now int64) {
 		t.Clk, t.Interval = k, interval
 		return
 	}
-	t.arm(k, false, k.Local(now-Epoch)+value, interval, now)
+	t.arm(k, false, SatAdd(k.Local(now-Epoch), value), interval, now)
+}
+
+// SatAdd is a+b for b ≥ 0, saturated at KtimeMax (ktime_add_safe).
+func SatAdd(a, b int64) int64 {
+	if b > KtimeMax-a {
+		return KtimeMax
+	}
+	return a + b
 }
 
 // ArmAt arms t on the node with clock fault k to expire when clock reads
@@ -298,7 +346,7 @@ func (t *NodeTimer) ArmAt(k *sched.Clock, clock uint64, abs, interval, now int64
 // run past it since (as Linux forwards an hrtimer: the overrun of
 // timer_getoverrun(2)).
 func (t *NodeTimer) Forward(now int64) int64 {
-	if t.Deadline == 0 || now < t.Deadline {
+	if t.Deadline == 0 || now < t.Deadline || t.Deadline == Never {
 		return 0
 	}
 	if t.Interval == 0 {
@@ -309,7 +357,10 @@ func (t *NodeTimer) Forward(now int64) int64 {
 	if l := BaseNow(t.Clk, t.Real, now); l > t.At {
 		k += (l - t.At) / t.Interval
 	}
-	t.At += k * t.Interval
+	if t.At = SatAdd(t.At, k*t.Interval); Beyond(t.Real, t.At) {
+		t.Deadline = Never
+		return k
+	}
 	t.Deadline = WorldAt(t.Clk, t.Real, t.At, now)
 	return k
 }
@@ -325,10 +376,12 @@ func (t *NodeTimer) Left(now int64) int64 {
 }
 
 // HashLocal writes what the world deadline does not determine of t: its
-// base and reading, on a node with a clock fault (nothing otherwise, so
-// that worlds without clock faults hash as before).
+// base and reading, on a node with a clock fault or for a timer armed
+// past the clock's range (Never: its reading is what timer_gettime
+// reports); nothing otherwise, so that worlds without clock faults hash
+// as before.
 func (t *NodeTimer) HashLocal(put func(uint64)) {
-	if t.Clk == nil || t.Deadline == 0 {
+	if t.Deadline == 0 || t.Clk == nil && t.Deadline != Never {
 		return
 	}
 	put(uint64(t.At))
@@ -341,7 +394,8 @@ func (t *NodeTimer) HashLocal(put func(uint64)) {
 
 // Timespec decodes a struct timespec (16 bytes), which must be
 // normalised: a negative field or tv_nsec of 10⁹ or more is EINVAL
-// (nanosleep(2), timer_settime(2)).
+// (timespec64_valid: nanosleep(2), timer_settime(2), futex(2), …); one
+// past KTIME_MAX saturates (Ktime).
 func Timespec(b []byte) (int64, bool) {
 	if len(b) < 16 {
 		return 0, false
@@ -350,7 +404,7 @@ func Timespec(b []byte) (int64, bool) {
 	if sec < 0 || nsec < 0 || nsec >= 1e9 {
 		return 0, false
 	}
-	return sec*1e9 + nsec, true
+	return Ktime(sec, nsec), true
 }
 
 // TimespecBytes is ns as a struct timespec.
@@ -360,7 +414,9 @@ func TimespecBytes(ns int64) []byte {
 }
 
 // Timeval decodes a struct timeval (16 bytes), which must be normalised:
-// a negative field or tv_usec of 10⁶ or more is EINVAL (setitimer(2)).
+// a negative field or tv_usec of 10⁶ or more is EINVAL (setitimer(2));
+// one past KTIME_MAX saturates, as Linux converts it to a timespec64
+// and then to ktime (Ktime).
 func Timeval(b []byte) (int64, bool) {
 	if len(b) < 16 {
 		return 0, false
@@ -369,7 +425,7 @@ func Timeval(b []byte) (int64, bool) {
 	if sec < 0 || usec < 0 || usec >= 1e6 {
 		return 0, false
 	}
-	return sec*1e9 + usec*1e3, true
+	return Ktime(sec, usec*1e3), true
 }
 
 // TimevalBytes is ns as a struct timeval (truncated to microseconds).

@@ -321,6 +321,12 @@ func TestTimespecTimeval(t *testing.T) {
 		{pair(-1, 0), 0, 0, false, false},
 		{pair(0, -1), 0, 0, false, false},
 		{pair(0, 0)[:15], 0, 0, false, false},
+		// Past KTIME_MAX both saturate, never wrap (timespec64_to_ktime: a
+		// tv_sec of KTIME_SEC_MAX, 9223372036, or more is KTIME_MAX).
+		{pair(math.MaxInt64, 999_999), KtimeMax, KtimeMax, true, true},
+		{pair(20211507185753197, 0), KtimeMax, KtimeMax, true, true}, // 512 ns modulo 2^64
+		{pair(9223372036, 0), KtimeMax, KtimeMax, true, true},
+		{pair(9223372035, 999_999), 9223372035_000_999_999, 9223372035_999_999_000, true, true},
 	}
 	for _, tc := range cases {
 		if ts, ok := Timespec(tc.b); ok != tc.tsOK || ok && ts != tc.ts {
@@ -340,10 +346,12 @@ func TestTimespecTimeval(t *testing.T) {
 	}
 }
 
-// TestWaitDeadline checks that a poll's timeout far past any clock is a
-// wait without end, never a deadline wrapped into the past, on a perfect
-// clock and on fast and slow ones, and that others are After's.
-func TestWaitDeadline(t *testing.T) {
+// TestAfterSaturates checks that a relative timeout past the clock's
+// range (Linux: ktime_add_safe saturating at KTIME_MAX, an hrtimer there
+// never expiring) is a wait without end, never a deadline wrapped into
+// the past, on a perfect clock and on fast and slow ones; and that an
+// absolute one past the range is none too.
+func TestAfterSaturates(t *testing.T) {
 	now := Epoch + 7e9
 	for _, k := range []*sched.Clock{nil, {PPM: 50000}, {PPM: -50000}} {
 		for _, tc := range []struct {
@@ -353,14 +361,27 @@ func TestWaitDeadline(t *testing.T) {
 			{1, false}, {3e9, false}, {int64(math.MaxInt32) * 1e6, false}, {MaxLocal / 2, false},
 			{MaxLocal, true}, {9e18, true}, {math.MaxInt64, true},
 		} {
-			got := WaitDeadline(k, now, tc.d)
+			got := After(k, now, tc.d)
 			switch {
 			case tc.none && got != -1:
 				t.Errorf("clock %v, timeout %d: deadline %d, want none", k, tc.d, got)
-			case !tc.none && got != After(k, now, tc.d):
-				t.Errorf("clock %v, timeout %d: deadline %d, want After's %d", k, tc.d, got, After(k, now, tc.d))
 			case !tc.none && got <= now:
 				t.Errorf("clock %v, timeout %d: deadline %d is not after now %d", k, tc.d, got, now)
+			case !tc.none && TimeLeft(k, got, now) < tc.d:
+				t.Errorf("clock %v, timeout %d: deadline %d leaves %d", k, tc.d, got, TimeLeft(k, got, now))
+			}
+		}
+		for _, tc := range []struct {
+			clock uint64
+			abs   int64
+			none  bool
+		}{
+			{ClockMonotonic, MonotonicOffset + 5e9, false}, {ClockMonotonic, MonotonicOffset + MaxLocal, false},
+			{ClockMonotonic, MonotonicOffset + MaxLocal + 1, true}, {ClockBoottime, KtimeMax, true},
+			{ClockRealtime, Epoch + 5e9, false}, {ClockRealtime, Epoch + MaxLocal + 1, true}, {ClockTAI, KtimeMax, true},
+		} {
+			if got := Until(k, tc.clock, tc.abs, now); (got == -1) != tc.none || !tc.none && got < now {
+				t.Errorf("clock %v: Until(%d, %d) = %d, want none %v", k, tc.clock, tc.abs, got, tc.none)
 			}
 		}
 	}
@@ -370,6 +391,49 @@ func TestWaitDeadline(t *testing.T) {
 	} {
 		if got := WaitTimeout(tc.sec, tc.frac); got != tc.want {
 			t.Errorf("WaitTimeout(%d, %d) = %d, want %d", tc.sec, tc.frac, got, tc.want)
+		}
+	}
+}
+
+// TestNodeTimerNever checks that a timer armed past its base's range
+// (KTIME_MAX on Linux: it_value saturated, timespec64_to_ktime) is armed
+// and never expires: no event (Pending), no expiry however late, and
+// time left counted to its saturated reading, not wrapped.
+func TestNodeTimerNever(t *testing.T) {
+	now := Epoch + 3e9
+	for _, k := range []*sched.Clock{nil, {PPM: 50000}, {PPM: -50000, OffsetNS: 7e9}} {
+		for _, tc := range []struct {
+			name  string
+			arm   func(*NodeTimer)
+			never bool
+		}{
+			{"relative KTIME_MAX", func(n *NodeTimer) { n.ArmAfter(k, KtimeMax, 0, now) }, true},
+			{"relative KTIME_MAX, periodic", func(n *NodeTimer) { n.ArmAfter(k, KtimeMax, KtimeMax, now) }, true},
+			{"relative 9e18", func(n *NodeTimer) { n.ArmAfter(k, 9e18, 0, now) }, true},
+			{"absolute monotonic KTIME_MAX", func(n *NodeTimer) { n.ArmAt(k, ClockMonotonic, KtimeMax, 0, now) }, true},
+			{"absolute realtime KTIME_MAX", func(n *NodeTimer) { n.ArmAt(k, ClockRealtime, KtimeMax, 0, now) }, true},
+			{"relative 1 s", func(n *NodeTimer) { n.ArmAfter(k, 1e9, 0, now) }, false},
+		} {
+			var n NodeTimer
+			tc.arm(&n)
+			if n.Deadline == 0 || n.Pending() == tc.never {
+				t.Errorf("clock %v, %s: deadline %d, pending %v", k, tc.name, n.Deadline, n.Pending())
+				continue
+			}
+			if !tc.never {
+				continue
+			}
+			if got := n.Forward(math.MaxInt64 - 1); got != 0 || n.Deadline != Never {
+				t.Errorf("clock %v, %s: expired %d times, deadline %d", k, tc.name, got, n.Deadline)
+			}
+			if left := n.Left(now); left < KtimeMax/4 {
+				t.Errorf("clock %v, %s: left %d, want the saturated reading's", k, tc.name, left)
+			}
+			var hashed []uint64
+			n.HashLocal(func(v uint64) { hashed = append(hashed, v) })
+			if len(hashed) == 0 || hashed[0] != uint64(n.At) {
+				t.Errorf("clock %v, %s: hashes %v, want its reading %d first", k, tc.name, hashed, n.At)
+			}
 		}
 	}
 }

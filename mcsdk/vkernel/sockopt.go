@@ -389,6 +389,9 @@ func (o InetOptValues) Timeout(id int, snd bool) int64 {
 	}
 	sec := int64(binary.LittleEndian.Uint64(b))
 	usec := int64(binary.LittleEndian.Uint64(b[8:]))
+	if sec >= 0 && usec >= 0 && usec < 1e6 {
+		return Ktime(sec, usec*1e3) // past the clock's range: a wait without end (After)
+	}
 	return sec*1e9 + usec*1e3
 }
 

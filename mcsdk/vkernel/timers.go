@@ -91,16 +91,17 @@ type TimerEvent struct {
 }
 
 // Events lists the armed timers' events, for the process at place proc
-// of its node's table: ITIMER_REAL, then the POSIX timers by id. A
+// of its node's table: ITIMER_REAL, then the POSIX timers by id (none
+// for a timer armed past the clock's range: it never expires). A
 // SIGEV_NONE timer has none: it signals nothing, and runs on by itself
 // (Itimerspec counts its expiries when read).
 func (s *SigTimers) Events(proc int) []TimerEvent {
 	var ts []TimerEvent
-	if s.Real.Deadline > 0 {
+	if s.Real.Pending() {
 		ts = append(ts, TimerEvent{Task: ProcTimerTask(proc, RealTimerTask), Deadline: s.Real.Deadline})
 	}
 	for id, t := range s.Posix {
-		if t != nil && t.Deadline > 0 && t.Notify != SigevNone {
+		if t != nil && t.Pending() && t.Notify != SigevNone {
 			ts = append(ts, TimerEvent{Task: ProcTimerTask(proc, TimerTask(id)), Deadline: t.Deadline})
 		}
 	}
