@@ -114,6 +114,13 @@ done
 rm -rf "$vk"
 echo
 build/testtimes -slowest 15 build/test.json build/test-weftverify.json
+# Whether the machine's cores were busy: CPU time against wall time. On
+# 2 cores, CPU well under twice the wall time means the runs waited (a
+# larger go test -p would overlap more); about twice means they competed
+# for the cores (only less work shortens the run).
+echo
+echo "wall time: ${SECONDS} s; CPU time (user, system) of this script, then of everything it ran:"
+times
 [ "$status" = 0 ] && status=$vstatus
 [ "$status" = 0 ] && status=$ustatus
 exit "$status"
