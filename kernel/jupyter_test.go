@@ -54,6 +54,11 @@ func TestMain(m *testing.M) {
 func buildAndInstall(t testing.TB, name string) (weft, jupyterPath string) {
 	t.Helper()
 	weftBuild.Lock()
+	if bin := os.Getenv("WEFT_TEST_BIN"); bin != "" && weftBuild.bin == "" {
+		// scripts/test.sh builds weft once for every package that runs
+		// it, from this tree.
+		weftBuild.bin = bin
+	}
 	if weftBuild.bin == "" && weftBuild.err == nil {
 		var out []byte
 		if weftBuild.dir, weftBuild.err = os.MkdirTemp("", "weft-kernel-test"); weftBuild.err == nil {

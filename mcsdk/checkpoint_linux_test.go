@@ -44,7 +44,7 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%s/depth%d/bound%d", tc.model, tc.variant, tc.depth, tc.bound), func(t *testing.T) {
-			on, off := checkBothWays(t, loadTarget(t, tc.model), tc.variant, tc.depth, tc.bound)
+			on, off := checkBothWaysShared(t, tc.model, tc.variant, tc.depth, tc.bound)
 			c := on.Checkpoints
 			if c.Refused > 0 || c.Failed > 0 {
 				t.Errorf("%d states refused (%s), %d restores failed (%s)", c.Refused, c.Why, c.Failed, c.FailedWhy)
@@ -71,12 +71,40 @@ func TestCheckpointsKeepSearch(t *testing.T) {
 // its path. It returns the results with and without.
 func checkBothWays(t *testing.T, m *model.Model, variant string, depth, bound int) (on, off *mcsdk.CheckResult) {
 	t.Helper()
-	var res [2]*mcsdk.CheckResult
-	for k, cps := range []int{0, bound} {
-		r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: variant, Depth: depth, Checkpoints: cps})
+	return compareBothWays(t, variant, depth, bound, func(opts mcsdk.CheckOptions) *mcsdk.CheckResult {
+		r, err := mcsdk.Check(m, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
+		return r
+	})
+}
+
+// checkBothWaysShared is checkBothWays on the target rel (as loadTarget
+// names it) whose search without checkpoints is sharedCheck's: the
+// one-worker search TestParallelKeepsReduction and
+// TestReductionKeepsVerdicts (dpor) compare too.
+func checkBothWaysShared(t *testing.T, rel, variant string, depth, bound int) (on, off *mcsdk.CheckResult) {
+	t.Helper()
+	m := loadTarget(t, rel)
+	return compareBothWays(t, variant, depth, bound, func(opts mcsdk.CheckOptions) *mcsdk.CheckResult {
+		if opts.Checkpoints == 0 {
+			return sharedCheck(t, rel, opts)
+		}
+		r, err := mcsdk.Check(m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	})
+}
+
+// compareBothWays is checkBothWays with check making the searches.
+func compareBothWays(t *testing.T, variant string, depth, bound int, check func(mcsdk.CheckOptions) *mcsdk.CheckResult) (on, off *mcsdk.CheckResult) {
+	t.Helper()
+	var res [2]*mcsdk.CheckResult
+	for k, cps := range []int{0, bound} {
+		r := check(mcsdk.CheckOptions{Variant: variant, Depth: depth, Checkpoints: cps})
 		if r.Verdict == mcsdk.Error {
 			t.Fatalf("checkpoints %d: error: %s", cps, r.Failure)
 		}

@@ -69,21 +69,44 @@ func bankFixedDepth() int {
 }
 
 // sharedChecks holds the checks several tests make with the same options
-// (sharedCheck).
+// (sharedCheck), each with the verdict states it judged.
 var sharedChecks = struct {
 	sync.Mutex
-	results map[string]*mcsdk.CheckResult
-}{results: map[string]*mcsdk.CheckResult{}}
+	results map[string]sharedResult
+}{results: map[string]sharedResult{}}
+
+// sharedResult is one shared check: its result and the set of verdict
+// states it judged (CheckOptions.Visit: "state ended=bool").
+type sharedResult struct {
+	res  *mcsdk.CheckResult
+	seen map[string]bool
+}
 
 // sharedCheck checks the target rel (as loadTarget names it) with opts,
 // which must hold no functions, once per test binary, and gives every
 // later caller with the same options the same result, which callers only
 // read. A check is deterministic (TestReplStateSpaceIsDeterministic), so
 // TestTargets, TestReductionKeepsVerdicts' dpor side, TestParallelCheck's
-// one worker and TestBankCheck compare one search instead of repeating it
-// (quorum's fixed variant at depth 12 is the longest).
+// one worker, TestParallelKeepsReduction's one worker,
+// TestCheckpointsKeepSearch's side without checkpoints and TestBankCheck
+// compare one search instead of repeating it (quorum's fixed variant at
+// depth 12 is the longest). A two-worker search (Workers 2) is shared too:
+// its counts depend on timing, but what the tests compare (verdict, path,
+// the verdict states judged) does not (TestParallelKeepsReduction).
 func sharedCheck(t *testing.T, rel string, opts mcsdk.CheckOptions) *mcsdk.CheckResult {
 	t.Helper()
+	r, _ := sharedCheckSeen(t, rel, opts)
+	return r
+}
+
+// sharedCheckSeen is sharedCheck that also gives the set of verdict states
+// the search judged, each as "state ended=bool" (CheckOptions.Visit),
+// which callers only read.
+func sharedCheckSeen(t *testing.T, rel string, opts mcsdk.CheckOptions) (*mcsdk.CheckResult, map[string]bool) {
+	t.Helper()
+	if opts.Visit != nil {
+		t.Fatal("sharedCheck: opts.Visit is sharedCheck's")
+	}
 	k := opts
 	if k.Reduction == "" {
 		k.Reduction = "dpor"
@@ -93,14 +116,21 @@ func sharedCheck(t *testing.T, rel string, opts mcsdk.CheckOptions) *mcsdk.Check
 	sharedChecks.Lock()
 	defer sharedChecks.Unlock()
 	if r, ok := sharedChecks.results[key]; ok {
-		return r
+		return r.res, r.seen
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	opts.Visit = func(st string, ended bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[fmt.Sprintf("%s ended=%v", st, ended)] = true
 	}
 	r, err := mcsdk.Check(loadTarget(t, rel), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sharedChecks.results[key] = r
-	return r
+	sharedChecks.results[key] = sharedResult{r, seen}
+	return r, seen
 }
 
 // TestTargets checks the shipped targets: each fixed variant holds, each

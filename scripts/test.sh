@@ -16,6 +16,13 @@ mkdir -p build
 # Reads go test -json: writes go test's usual output, and at the end the
 # slowest tests (scripts/testtimes).
 go build -o build/testtimes ./scripts/testtimes
+# weft, built once for every package whose tests run the CLI (cmd/weft,
+# kernel, notebooks, docs, targets/real, scripts/redteam read
+# WEFT_TEST_BIN; alone, each builds its own): six links of the same 80 MB
+# binary were about 12 s of CPU each (9 s user, 3.5 s system, with Go's
+# build cache warm; 50-60 s of wall time each at load 15).
+go build -o build/weft ./cmd/weft
+export WEFT_TEST_BIN=$PWD/build/weft
 go build -o targets/gothreads/gothreads ./targets/gothreads # named by its model
 go build -o targets/goquorum/goquorum ./targets/goquorum   # named by its models
 (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv) # own module (etcd raft); static, path-free: recordings replay anywhere
@@ -107,6 +114,13 @@ done
 rm -rf "$vk"
 echo
 build/testtimes -slowest 15 build/test.json build/test-weftverify.json
+# Whether the machine's cores were busy: CPU time against wall time. On
+# 2 cores, CPU well under twice the wall time means the runs waited (a
+# larger go test -p would overlap more); about twice means they competed
+# for the cores (only less work shortens the run).
+echo
+echo "wall time: ${SECONDS} s; CPU time (user, system) of this script, then of everything it ran:"
+times
 [ "$status" = 0 ] && status=$vstatus
 [ "$status" = 0 ] && status=$ustatus
 exit "$status"

@@ -84,7 +84,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	weftBin = filepath.Join(dir, "weft")
-	if out, err := exec.Command("go", "build", "-o", weftBin, "../../cmd/weft").CombinedOutput(); err != nil {
+	// scripts/test.sh builds weft once for every package that runs it
+	// (WEFT_TEST_BIN, from this tree); alone, the test builds its own.
+	if bin := os.Getenv("WEFT_TEST_BIN"); bin != "" {
+		weftBin = bin
+	} else if out, err := exec.Command("go", "build", "-o", weftBin, "../../cmd/weft").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building weft: %v\n%s", err, out)
 		os.Exit(1)
 	}
