@@ -269,7 +269,7 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 		}
 		l = &lentRoot{root: root, inodes: inodes}
 		if pool != nil {
-			if mark, err := markTree(root, ""); err == nil {
+			if mark, err := markTree(root, "", nil); err == nil {
 				l.pool, l.mark = pool, mark // else not lent: removed when cw closes
 			}
 		}

@@ -21,8 +21,9 @@ import (
 // roots of its closed restores (rootPool) and lends one to its next
 // restore, if nothing a node could observe of the tree changed since it
 // was lent: the tree is marked (markTree) when lent and again when taken
-// back, and reused only if both marks are equal byte for byte and every
-// regular file still holds the checkpoint's content. Anything else (a
+// back, and reused only if both marks are equal byte for byte, every
+// regular file still holds the checkpoint's content and no host process
+// holds a lock on any of its files (lockedAny). Anything else (a
 // file written, made, removed or renamed, a mode or link count changed,
 // a directory's listing order or size changed) and the root is removed
 // and a fresh copy made, as before: a node never sees what a sibling
@@ -76,11 +77,35 @@ func (p *rootPool) take(pristine string) *lentRoot {
 	if l == nil {
 		return nil
 	}
-	if mark, err := markTree(l.root, pristine); err != nil || !bytes.Equal(mark, l.mark) {
+	files := map[fileKey]bool{}
+	if mark, err := markTree(l.root, pristine, files); err != nil || !bytes.Equal(mark, l.mark) || lockedAny(files) {
 		removeDataRoot(l.root)
 		return nil
 	}
 	return l
+}
+
+// lockedAny reports whether a host process holds a lock on any of files
+// (/proc/locks), or the locks cannot be read. A frozen process of a
+// checkpoint taken in the restore that held the root shares its node's
+// open descriptions, and so the flock locks the node took in its run
+// directory: they outlive the restore, which a fresh copy's files would
+// not see.
+func lockedAny(files map[fileKey]bool) bool {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return true
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		for _, f := range bytes.Fields(line) {
+			var major, minor uint32
+			var ino uint64
+			if n, _ := fmt.Sscanf(string(f), "%x:%x:%d", &major, &minor, &ino); n == 3 && files[fileKey{unix.Mkdev(major, minor), ino}] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // close removes the kept roots; roots given back later are removed too.
@@ -110,16 +135,16 @@ var errTreeChanged = errors.New("a file's content changed")
 // raw listing (names, types, inode numbers and offsets, in order). With
 // pristine set, each regular file's content is compared with the file of
 // the same name there (errTreeChanged if it differs); the lock file is
-// not compared.
-func markTree(root, pristine string) ([]byte, error) {
+// not compared. Each entry's key is added to files, if not nil.
+func markTree(root, pristine string, files map[fileKey]bool) ([]byte, error) {
 	var out bytes.Buffer
-	if err := markEntry(&out, root, ".", pristine); err != nil {
+	if err := markEntry(&out, root, ".", pristine, files); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
 
-func markEntry(out *bytes.Buffer, root, rel, pristine string) error {
+func markEntry(out *bytes.Buffer, root, rel, pristine string, files map[fileKey]bool) error {
 	path := filepath.Join(root, rel)
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
@@ -128,6 +153,9 @@ func markEntry(out *bytes.Buffer, root, rel, pristine string) error {
 	xattrs, err := unix.Llistxattr(path, nil)
 	if err != nil && !errors.Is(err, unix.ENOTSUP) {
 		return err
+	}
+	if files != nil && rel != dataLockName { // weft's own lock
+		files[fileKey{st.Dev, st.Ino}] = true
 	}
 	out.WriteString(rel)
 	out.WriteByte(0)
@@ -171,7 +199,7 @@ func markEntry(out *bytes.Buffer, root, rel, pristine string) error {
 			if name == "." || name == ".." {
 				continue
 			}
-			if err := markEntry(out, root, filepath.Join(rel, name), pristine); err != nil {
+			if err := markEntry(out, root, filepath.Join(rel, name), pristine, files); err != nil {
 				return err
 			}
 		}

@@ -18,7 +18,9 @@ import (
 // to its next one (datapool_linux.go): after each change below, made to
 // a restore's tree on the host as a node's own calls would make it, the
 // next restore's tree (listing order, modes, link counts, sizes,
-// contents) and hash are the checkpoint's. A restore that changed
+// contents) and hash are the checkpoint's, and none of its files is
+// locked (a frozen process of a checkpoint taken in the sibling shares
+// its node's descriptions, flock locks included). A restore that changed
 // nothing does hand its root on, so the reuse is exercised. On paxos,
 // whose nodes keep their acceptor file open (reopened in each copy).
 func TestDataRootsSiblingWrites(t *testing.T) {
@@ -86,6 +88,7 @@ func TestDataRootsSiblingWrites(t *testing.T) {
 	r.Close()
 
 	outside := filepath.Join(t.TempDir(), "link")
+	held := -1 // a description kept open past the restore, as a frozen process keeps its node's
 	changes := []struct {
 		name   string
 		change func(dir string) error
@@ -136,6 +139,14 @@ func TestDataRootsSiblingWrites(t *testing.T) {
 			}
 			return err
 		}},
+		{"flock held past the restore", func(dir string) error {
+			fd, err := unix.Open(filepath.Join(dir, "acceptor"), unix.O_RDWR|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return err
+			}
+			held = fd
+			return unix.Flock(fd, unix.LOCK_EX)
+		}},
 		{"another node's directory", func(dir string) error {
 			return os.WriteFile(filepath.Join(filepath.Dir(dir), "node1", "new"), []byte("sibling"), 0o644)
 		}},
@@ -152,7 +163,30 @@ func TestDataRootsSiblingWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Close()
-			restore(t).Close()
+			r = restore(t)
+			defer r.Close()
+			if held >= 0 {
+				defer func() { unix.Close(held); held = -1 }()
+			}
+			for i := range cfg.Nodes {
+				ents, err := os.ReadDir(r.DataDir(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range ents {
+					if !e.Type().IsRegular() {
+						continue
+					}
+					fd, err := unix.Open(filepath.Join(r.DataDir(i), e.Name()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+						t.Errorf("node %d's %s in a restore: flock: %v (a sibling's lock)", i, e.Name(), err)
+					}
+					unix.Close(fd)
+				}
+			}
 		})
 	}
 }
