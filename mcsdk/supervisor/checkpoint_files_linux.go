@@ -247,20 +247,38 @@ func (n *node) sharedMemory() error {
 
 // copyDataDirs gives cw, a copy of src, data directories of its own with
 // src's content; the inode numbers weft keys fsync contents and file
-// times by are translated to the copies'.
-func (cw *World) copyDataDirs(src *World) error {
+// times by are translated to the copies'. With a pool (a checkpoint's,
+// src its state), a root of an earlier copy whose tree is still src's is
+// reused, and a fresh one is lent to the pool's later copies
+// (datapool_linux.go).
+func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 	if src.dataRoot == "" {
 		return nil
 	}
-	root, err := newDataRoot()
-	if err != nil {
-		return err
+	var err error
+	l := pool.take(src.dataRoot)
+	if l == nil {
+		root, err := newDataRoot()
+		if err != nil {
+			return err
+		}
+		cw.dataRoot = root
+		inodes := map[fileKey]fileKey{}
+		if err := copyTree(src.dataRoot, root, inodes); err != nil {
+			return err
+		}
+		l = &lentRoot{root: root, inodes: inodes}
+		if pool != nil {
+			if mark, err := markTree(root, "", nil); err == nil {
+				l.pool, l.mark = pool, mark // else not lent: removed when cw closes
+			}
+		}
 	}
-	cw.dataRoot = root
-	inodes := map[fileKey]fileKey{}
-	if err := copyTree(src.dataRoot, root, inodes); err != nil {
-		return err
+	cw.dataRoot = l.root
+	if l.pool != nil {
+		lent.Store(l.root, l)
 	}
+	inodes := l.inodes
 	for i := range cw.runDirs {
 		if cw.runDirs[i], err = filepath.EvalSymlinks(cw.DataDir(i)); err != nil {
 			return err

@@ -75,6 +75,7 @@ type Checkpoint struct {
 	files  map[int][]hostFile            // per node: the host files its processes have open, reopened in each copy
 	mem    []*memSlot                    // per node: its main frozen process's memory digest, once a restore has read it (hashMemory)
 	bases  []*memBase                    // per node: its main frozen process's page sums (memBase), or nil
+	roots  *rootPool                     // its closed restores' data roots, for its next restores (datapool_linux.go)
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)
@@ -137,7 +138,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes))}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes)), roots: &rootPool{}}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		return nil, err
@@ -162,7 +163,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		cp.Close()
 		return nil, noCheckpoint("%v", err)
 	}
-	if err := cw.copyDataDirs(w); err != nil {
+	if err := cw.copyDataDirs(w, nil); err != nil {
 		cp.Close()
 		return nil, noCheckpoint("%v", err)
 	}
@@ -502,7 +503,7 @@ func (cp *Checkpoint) start(nw *World) error {
 	if err := nw.own(cp.w); err != nil {
 		return err
 	}
-	if err := nw.copyDataDirs(cp.w); err != nil {
+	if err := nw.copyDataDirs(cp.w, cp.roots); err != nil {
 		return err
 	}
 	for i, n := range nw.nodes {
@@ -692,6 +693,7 @@ func (cp *Checkpoint) Close() {
 	for _, b := range cp.bases {
 		b.close()
 	}
+	cp.roots.close()
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {
 			n.releaseKids()

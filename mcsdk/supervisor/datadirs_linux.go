@@ -55,8 +55,17 @@ func newDataRoot() (string, error) {
 	return root, nil
 }
 
-// releaseDataRoot removes a root newDataRoot made, then drops its lock.
+// releaseDataRoot gives a root a checkpoint lent (datapool_linux.go)
+// back to it, or removes a root newDataRoot made, then drops its lock.
 func releaseDataRoot(root string) {
+	if l, ok := lent.LoadAndDelete(root); ok && l.(*lentRoot).pool.put(l.(*lentRoot)) {
+		return
+	}
+	removeDataRoot(root)
+}
+
+// removeDataRoot removes a root newDataRoot made, then drops its lock.
+func removeDataRoot(root string) {
 	os.RemoveAll(root)
 	if f, ok := dataLocks.LoadAndDelete(root); ok {
 		f.(*os.File).Close()
