@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -316,50 +317,118 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 }
 
 // copyTree copies the directory tree src into the existing directory dst
-// (directories, regular files, symbolic links, with their permissions),
-// recording each copied entry's inode against its original's.
+// as a node could observe it, recording each copied entry's inode
+// against its original's:
+//   - the entries of each directory are made in the order the directory
+//     lists them: where a file system lists entries in the order they
+//     were made (tmpfs, ext4 without dir_index), the copy then lists as
+//     the original does, so a node reading it (getdents) meets the same
+//     order after a restore as in the branch replayed to the same state;
+//     where it lists by a hash of the name (ext4's dir_index), any order
+//     of making does;
+//   - each entry keeps its owner and its mode bits, setuid, setgid and
+//     sticky included (set by chmod, which no umask masks), and so does
+//     the root (a node run as a user is let through it: giveRunDirs);
+//   - the names of one file (hard links) stay names of one file.
 func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	c := treeCopy{inodes: inodes, links: map[fileKey]string{}}
+	if err := c.dir(src, dst, true); err != nil {
+		return err
+	}
+	return c.attrs(src, dst)
+}
+
+// treeCopy is copyTree's state: the inode map it fills, and the copy of
+// each file with several names met so far.
+type treeCopy struct {
+	inodes map[fileKey]fileKey
+	links  map[fileKey]string
+}
+
+// dir copies the entries of directory src into the existing directory
+// dst, in src's listing order; the root's lock file is left out (the
+// copy has its own: datadirs_linux.go).
+func (c treeCopy) dir(src, dst string, root bool) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	names, err := f.Readdirnames(-1) // the directory's own order, not sorted
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if root && name == dataLockName {
+			continue
+		}
+		if err := c.entry(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry copies one entry of the tree, then its owner and mode.
+func (c treeCopy) entry(from, to string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(from, &st); err != nil {
+		return err
+	}
+	key := fileKey{st.Dev, st.Ino}
+	if first, ok := c.links[key]; ok {
+		return os.Link(first, to) // another name of a file copied already
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		if err := os.Mkdir(to, 0o700); err != nil {
+			return err
+		}
+		if err := c.dir(from, to, false); err != nil {
+			return err
+		}
+	case unix.S_IFREG:
+		b, err := os.ReadFile(from)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, path)
-		if rel == dataLockName {
-			return nil // the copy has its own (datadirs_linux.go)
+		if err := os.WriteFile(to, b, 0o600); err != nil {
+			return err
 		}
-		to := filepath.Join(dst, rel)
-		info, err := d.Info()
+		if st.Nlink > 1 {
+			c.links[key] = to
+		}
+	case unix.S_IFLNK:
+		link, err := os.Readlink(from)
 		if err != nil {
 			return err
 		}
-		switch {
-		case d.IsDir():
-			if rel != "." {
-				if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
-					return err
-				}
-			}
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
-				return err
-			}
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, to)
-		default:
-			return fmt.Errorf("%s: cannot copy a %v", path, d.Type())
+		if err := os.Symlink(link, to); err != nil {
+			return err
 		}
-		var a, b unix.Stat_t
-		if unix.Lstat(path, &a) == nil && unix.Lstat(to, &b) == nil {
-			inodes[fileKey{a.Dev, a.Ino}] = fileKey{b.Dev, b.Ino}
+	default:
+		return fmt.Errorf("%s: cannot copy a %v", from, fs.FileMode(st.Mode&unix.S_IFMT))
+	}
+	return c.attrs(from, to)
+}
+
+// attrs gives the copy to its original's owner and mode bits (a
+// symbolic link's owner only), and records the pair of inodes.
+func (c treeCopy) attrs(from, to string) error {
+	var a, b unix.Stat_t
+	if err := unix.Lstat(from, &a); err != nil {
+		return err
+	}
+	if err := unix.Lchown(to, int(a.Uid), int(a.Gid)); err != nil && !errors.Is(err, unix.EPERM) {
+		return err // EPERM: weft is not root and the original is its own
+	}
+	if a.Mode&unix.S_IFMT != unix.S_IFLNK {
+		if err := unix.Chmod(to, a.Mode&0o7777); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	if unix.Lstat(to, &b) == nil {
+		c.inodes[fileKey{a.Dev, a.Ino}] = fileKey{b.Dev, b.Ino}
+	}
+	return nil
 }
