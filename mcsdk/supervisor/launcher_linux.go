@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -322,7 +323,7 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		return fail(res, "SET_FLAGS: %v", err), randomAt
 	}
 	var n notif
-	if err := recvNotif(res.listener, &n); err != nil {
+	if err := firstNotif(res.listener, res.pidfd, &n); err != nil {
 		return fail(res, "first notification: %v", err), randomAt
 	}
 	if n.Data.Nr != unix.SYS_EXECVE {
@@ -731,4 +732,30 @@ func (r launchRequest) shownPath() string {
 		return r.argv0
 	}
 	return r.path
+}
+
+// firstNotif receives a launcher's first notification, its execve. One
+// the kernel withdrew (ENOENT: a signal reached the waiting thread, as
+// the Go launcher's runtime sends its threads, and the call is made
+// again once its handler returns) is waited for again while the
+// launcher (pidfd) lives.
+func firstNotif(listener, pidfd int, n *notif) error {
+	for {
+		err := recvNotif(listener, n)
+		if !errors.Is(err, unix.ENOENT) {
+			return err
+		}
+		fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(pidfd), Events: unix.POLLIN}}
+		for {
+			if _, err = unix.Poll(fds, -1); err != unix.EINTR {
+				break
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if fds[0].Revents&unix.POLLIN == 0 {
+			return errors.New("the launcher ended before its execve")
+		}
+	}
 }
