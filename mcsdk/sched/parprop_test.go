@@ -7,15 +7,14 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // jitter makes an explorer's workers interleave differently from run to
 // run: before some observations (drawn from seed and a shared counter)
-// a worker yields or sleeps a few microseconds, so that steals happen
-// after owners left their frames, races are found in stolen subtrees
-// while the frame's owner is elsewhere, and claims wait on footprints
-// not yet posted. The search's outcome must not depend on it.
+// a worker yields once or a few dozen times (the package does not
+// import time: TestPure), so that steals happen after owners left their
+// frames, races are found in stolen subtrees while the frame's owner is
+// elsewhere, and claims wait on footprints not yet posted. The search's outcome must not depend on it.
 func jitter(seed uint64) func(*Explorer) {
 	return func(x *Explorer) {
 		var n atomic.Uint64
@@ -27,7 +26,9 @@ func jitter(seed uint64) func(*Explorer) {
 			h ^= h >> 29
 			switch h % 8 {
 			case 0:
-				time.Sleep(time.Duration(h>>8%100) * time.Microsecond)
+				for k := uint64(0); k < h>>8%64; k++ {
+					runtime.Gosched()
+				}
 			case 1, 2:
 				runtime.Gosched()
 			}
