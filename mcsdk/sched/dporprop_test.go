@@ -25,6 +25,10 @@ type msgSystem struct {
 	bag    bool
 	timers bool
 	init   [][2]int // initial messages: (to, value) from the environment
+	// fine observes each node's whole local state, not its low bit: more
+	// visible events, and more observed states for a missed class of
+	// executions to show in.
+	fine bool
 	// target is the observed state the invariant rejects.
 	target string
 }
@@ -164,6 +168,9 @@ func (w *msgWorld) observed() string {
 	b := make([]byte, w.sys.nodes)
 	for i, l := range w.local {
 		b[i] = byte('0' + l%2)
+		if w.sys.fine {
+			b[i] = byte('0' + l)
+		}
 		if w.dead[i] {
 			b[i] = 'x'
 		}

@@ -248,3 +248,49 @@ func TestImagePatchable(t *testing.T) {
 		}
 	}
 }
+
+// TestTSCGoLauncher starts the TSC probe with the Go launcher
+// (Config.GoLauncher, WEFT_GO_LAUNCHER=1), which cannot patch: the
+// process traps the TSC from its start. On a machine that cannot trap it
+// (TSCTraps false) its TSC reads then read the host's counter, and the
+// run's refusals must say so, as they do for WEFT_TSC=trap; on one that
+// can, the reads are virtual and no refusal names the TSC.
+func TestTSCGoLauncher(t *testing.T) {
+	bin := buildProbe(t, "tscpatch", "-O1", "-pthread")
+	traps, err := TSCTraps(Toolchain{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("this machine traps the TSC: %v", traps)
+	// A launch with the Go launcher hangs now and then in hideVvar's
+	// injected mmap (awaitStop never returns; 1 run in 3 on an AMD EPYC
+	// guest, with templates or without; review17's report): until that
+	// is fixed the test runs only when asked for.
+	if os.Getenv("WEFT_TEST_GOLAUNCHER") != "1" {
+		t.Skip("WEFT_TEST_GOLAUNCHER=1 runs it: the Go launcher's launch can hang (hideVvar)")
+	}
+	w, _ := runThreads(t, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{"code"}}}, GoLauncher: true, NoTemplates: true}, first)
+	if f := w.Failure(); f != nil {
+		t.Fatal(f)
+	}
+	if st := w.Status(0); !st.Exited || st.ExitCode != 0 || st.Signal != "" {
+		t.Fatalf("status %+v\n%s", st, w.Output(0))
+	}
+	if !w.nodes[0].trapTSC {
+		t.Fatal("the Go launcher's process does not trap the TSC")
+	}
+	var named []Refusal
+	for _, r := range w.Refusals() {
+		if r.Call == "rdtsc" {
+			named = append(named, r)
+		}
+	}
+	switch {
+	case traps && len(named) > 0:
+		t.Fatalf("refusals name the TSC on a machine that traps it: %+v", named)
+	case !traps && (len(named) != 1 || named[0].Rule != ruleTSCTrap || named[0].Node != 0 || !strings.Contains(named[0].What, "Go launcher")):
+		t.Fatalf("on a machine that cannot trap the TSC, the run's refusals %+v: want one that says node 0 traps it (Go launcher)", w.Refusals())
+	case traps && !strings.Contains(string(w.Output(0)), "rdtsc 1000"):
+		t.Fatalf("not the virtual counter:\n%s", w.Output(0))
+	}
+}

@@ -103,8 +103,9 @@ func (w *World) launch(n *node) error {
 			return fmt.Errorf("node %d: %w", n.id, err)
 		}
 	}
+	patch := w.tscPatching() && (w.cannotTrapTSC() || imagePatchable(path))
 	res := getLauncher().launch(launchRequest{path: path, argv0: argv0, args: args, env: env, dir: spec.Dir, random: random, notifyAll: w.cfg.NotifyAll, goLauncher: w.cfg.GoLauncher, toolchain: w.cfg.Toolchain, nativeTSC: w.cfg.NativeTSC, noVDSO: !w.useVDSO(),
-		patchTSC: w.tscPatching() && (w.cannotTrapTSC() || imagePatchable(path)), patchEvery: w.cannotTrapTSC(), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
+		patchTSC: patch, patchEvery: w.cannotTrapTSC(), template: w.useTemplates() && spec.User == nil, user: spec.User, maxFDs: w.maxFDs()})
 	if res.err != nil {
 		if ee := (*execError)(nil); errors.As(res.err, &ee) {
 			msg := ee.Error()
@@ -128,6 +129,18 @@ func (w *World) launch(n *node) error {
 	}
 	if res.tscWhy != "" {
 		w.warnTSCNative(n.id, fmt.Sprintf("node %d: its code cannot be patched for a deterministic TSC (%s)", n.id, res.tscWhy))
+	}
+	if w.tscPatching() && !res.patched {
+		// The process traps the TSC from its start: its image cannot be
+		// patched, or the Go launcher, which cannot patch, started it
+		// (launchOne). On a machine that cannot trap the TSC its reads
+		// are the host's; the run's refusals say so, as they do for
+		// WEFT_TSC=trap (warnTSCTrap records nothing where traps work).
+		why := "its image cannot be patched"
+		if patch {
+			why = "the Go launcher started it, which cannot patch (WEFT_GO_LAUNCHER=1, or the native launcher could not be built)"
+		}
+		w.warnTSCTrap(n.id, fmt.Sprintf("node %d: it traps the TSC from its start: %s", n.id, why))
 	}
 	n.started = w.now
 	n.cur = n.mainTask()
