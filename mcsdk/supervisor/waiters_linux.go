@@ -63,9 +63,11 @@ import (
 // what the call saw (watchUnchanged) rather than each writer marking a
 // key, and no place that changes such an object can forget to. Only the
 // kinds whose readiness is weft's state alone are watched: pipes, AF_UNIX
-// and inet sockets, eventfds. A wait on another kind (a kernel
-// descriptor, a timerfd, a signalfd, a netlink socket, a nested epoll
-// instance) declares nothing and keeps the change count's rule, and so do
+// and inet sockets, eventfds, and timerfds (their expiries and next
+// expiry; their state follows the clock, so a wait on one waits on
+// timeKey too). A wait on another kind (a kernel descriptor, a signalfd,
+// a netlink socket, a nested epoll instance) declares nothing and keeps
+// the change count's rule, and so do
 // the calls whose wait depends on another object than their descriptor's
 // (an AF_UNIX connect, a send on an AF_UNIX datagram socket). Waits on
 // another thread's exit do not declare yet.
@@ -125,6 +127,7 @@ type fdWatch struct {
 	flags  int
 	events uint32
 	wake   [2]uint64
+	next   int64 // a timerfd's next expiry (NextTimer)
 }
 
 // epEntryWatch is one entry of the epoll instance a parked wait waits
@@ -133,17 +136,19 @@ type epEntryWatch struct {
 	e      *vkernel.EpollEntry
 	events uint32
 	wake   [2]uint64
+	next   int64 // a timerfd's next expiry (NextTimer)
 }
 
 // watchable reports whether v's readiness is weft's state alone, counted
 // by the object (fdState): a pipe's end, an AF_UNIX or inet socket, an
-// eventfd.
+// eventfd, a timerfd (whose state also follows the clock: a wait on one
+// waits on timeKey too).
 func watchable(v *vfd) bool {
 	if v == nil || v.obj == nil {
 		return false
 	}
 	switch v.obj.(type) {
-	case *pipeEnd, unixSock, *inetSock, *eventFD:
+	case *pipeEnd, unixSock, *inetSock, *eventFD, *vtimer:
 		return true
 	}
 	return false
@@ -162,6 +167,9 @@ func (c *call) fdState(fd int, v *vfd) fdWatch {
 		s.wake[0], s.wake[1] = o.Gens()
 	case *inetSock:
 		s.wake[0] = uint64(o.Pending())
+	case *vtimer:
+		s.wake = o.Wake(c.files(), nil)
+		s.next = o.NextTimer(c.files())
 	}
 	return s
 }
@@ -173,13 +181,20 @@ func (c *call) fdState(fd int, v *vfd) fdWatch {
 // count's rule.
 func (c *call) watchFDs(fds ...int) {
 	start := len(c.watched)
+	timed := false
 	for _, fd := range fds {
 		v := c.n.fds.At(fd)
 		if !watchable(v) {
 			c.watched = c.watched[:start]
 			return
 		}
+		_, isTimer := v.obj.(*vtimer)
+		timed = timed || isTimer
 		c.watched = append(c.watched, c.fdState(fd, v))
+	}
+	if timed {
+		c.waitOn(timeKey)
+		return
 	}
 	c.waitOn()
 }
@@ -190,16 +205,25 @@ func (c *call) watchFDs(fds ...int) {
 // descriptor, a timerfd, a nested instance, ...).
 func (c *call) watchEpoll(fd int, ev *vfd, ep *vepoll) {
 	p := epollProbe{c}
+	timed := false
 	for e := range ep.Entries() {
 		f, ok := e.File().(*vfd)
 		if !ok || !watchable(f) {
 			c.epEntries = c.epEntries[:0]
 			return
 		}
-		c.epEntries = append(c.epEntries, epEntryWatch{e: e, events: p.Events(e), wake: p.Wake(e)})
+		s := epEntryWatch{e: e, events: p.Events(e), wake: p.Wake(e)}
+		if t, ok := f.obj.(*vtimer); ok {
+			s.next, timed = t.NextTimer(c.files()), true
+		}
+		c.epEntries = append(c.epEntries, s)
 	}
 	c.watched = append(c.watched, fdWatch{fd: fd, v: ev})
 	c.watchedEp, c.epChanges = ep, ep.Changes()
+	if timed {
+		c.waitOn(timeKey)
+		return
+	}
 	c.waitOn()
 }
 
@@ -270,6 +294,9 @@ func (w *World) watchUnchanged(c *call) bool {
 			}
 			s := c.epEntries[i]
 			if e != s.e || p.Events(e) != s.events || p.Wake(e) != s.wake {
+				return false
+			}
+			if t, ok := e.File().(*vfd).obj.(*vtimer); ok && t.NextTimer(c.files()) != s.next {
 				return false
 			}
 			i++
