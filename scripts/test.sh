@@ -66,7 +66,7 @@ bash scripts/slurm-test-setup.sh || echo "test: Slurm did not start; TestSlurmCa
 # CI's 2026-12-05 rehearsal, 49 s of it the process tree's 10): each
 # branch point runs to the end of the run after a restore, and the main
 # pass checks them all with their per-kind assertions.
-verified='^(TestVDSOGo|TestCheckpointThreads|TestCheckpointProcTree|TestCheckpointHashes|TestTemplateWalks|TestMemoryDigestKept|TestMemoryDigestCarried|TestBenchWorkloadsRun|TestGoBenchWorkloadRuns|TestCheckpointInterruptProbe|TestIDSweep|TestProcsExecInherits|TestProcsForkServer|TestSettleSkipsUnwokenRetries|TestSettleSparesDeclaredWaits)$'
+verified='^(TestVDSOGo|TestCheckpointThreads|TestCheckpointProcTree|TestCheckpointHashes|TestTemplateWalks|TestMemoryDigestKept|TestMemoryDigestCarried|TestBenchWorkloadsRun|TestGoBenchWorkloadRuns|TestCheckpointInterruptProbe|TestIDSweep|TestProcsExecInherits|TestProcsForkServer|TestSettleSkipsUnwokenRetries|TestSettleSparesDeclaredWaits|TestSettleSparesDescriptorWaits)$'
 (
   WEFT_CHECKPOINT_POINTS=3 go test -json -count=1 -tags weftverify -run "$verified" ./mcsdk/supervisor/
   first=$?

@@ -191,6 +191,7 @@ func epollWaitOn(c *call, v *vfd, timeoutOf func(*call) (int64, unix.Errno)) res
 	evs := ep.Collect(max, true, epollProbe{c})
 	if len(evs) == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), ep.NextTimer(c.files())); wait {
+			c.watchEpoll(int(int32(c.arg(0))), v, ep)
 			return r
 		}
 		return ret(0) // a pending signal its mask lets through stays pending: Linux's ep_poll gives up on the timeout first

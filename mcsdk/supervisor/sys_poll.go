@@ -75,6 +75,13 @@ func pollCommon(c *call, addr, nfds uint64, timeout int64) result {
 	}
 	if ready == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
+			var fds []int
+			for i := 0; i < int(nfds); i++ {
+				if fd := int32(binary.LittleEndian.Uint32(b[8*i:])); fd >= 0 {
+					fds = append(fds, int(fd))
+				}
+			}
+			c.watchFDs(fds...)
 			return r
 		}
 		c.writeTimeLeft()
@@ -295,6 +302,16 @@ func selectCommon(c *call, timeout int64) result {
 	}
 	if ready == 0 {
 		if r, wait := c.waitUntil(c.pollTimeout(timeout), next); wait {
+			var fds []int
+			for fd := 0; fd < nfds; fd++ {
+				for _, set := range sets {
+					if set != nil && set[fd/8]&(1<<(fd%8)) != 0 {
+						fds = append(fds, fd)
+						break
+					}
+				}
+			}
+			c.watchFDs(fds...)
 			return r
 		}
 		c.writeTimeLeft()

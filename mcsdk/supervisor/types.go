@@ -51,9 +51,10 @@ type World struct {
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared, spared those of them only the
 	// calls' declared waits spared (waiters_linux.go).
-	wakeGen uint64
-	skipped int
-	spared  int
+	wakeGen  uint64
+	skipped  int
+	spared   int
+	sparedBy map[string]int // spared, by the calls' syscall names
 	// marks holds, for each object a parked call may wait on, the wakeGen
 	// of its last change (waiters_linux.go).
 	marks map[waitKey]uint64
@@ -161,6 +162,13 @@ type call struct {
 	parkedAt uint64
 	keyed    bool
 	waits    []waitKey
+	// watched lists the descriptors a call that waits on them saw when it
+	// parked, and for an epoll wait watchedEp is the instance, epChanges
+	// its change count and epEntries its entries (waiters_linux.go).
+	watched   []fdWatch
+	watchedEp *vepoll
+	epChanges uint64
+	epEntries []epEntryWatch
 	// sigMask is the mask an rt_sigsuspend installs, read from the node's
 	// memory once, at the call's first dispatch (maskRead), as Linux copies
 	// it in once.

@@ -2,7 +2,13 @@
 
 package supervisor
 
-import "fmt"
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
+)
 
 // Which parked calls settle retries.
 //
@@ -41,9 +47,30 @@ import "fmt"
 //
 // Declared so far: a futex wait that has queued itself and pause wait for
 // their own events alone; a sleep waits for the clock too (timeKey,
-// marked wherever the world's time is set). The calls that wait on a
-// pipe, a socket, an epoll instance or another thread's exit do not
-// declare their waits yet: they need marks wherever those objects change.
+// marked wherever the world's time is set).
+//
+// A call that waits on descriptors (a blocking read, recv, accept or
+// send, an inet connect, poll, select and their kin, an epoll wait)
+// declares them with the state it parked on (watch): each descriptor's
+// description, its status flags, its poll mask and its object's wake
+// counters; for an epoll wait the instance's own change count and, for
+// each entry, what its file reports and its wake key. The objects count
+// their changes themselves (a pipe's, an AF_UNIX socket's and an
+// eventfd's wake counters, which edge-triggered epoll already relies on;
+// an inet socket's readiness and bytes pending, which the virtual
+// network's deliveries, closes and shutdowns change; an epoll instance's
+// Changes), so these counts are the marks: settle compares them with
+// what the call saw (watchUnchanged) rather than each writer marking a
+// key, and no place that changes such an object can forget to. Only the
+// kinds whose readiness is weft's state alone are watched: pipes, AF_UNIX
+// and inet sockets, eventfds, and timerfds (their expiries and next
+// expiry; their state follows the clock, so a wait on one waits on
+// timeKey too). A wait on another kind (a kernel descriptor, a signalfd,
+// a netlink socket, a nested epoll instance) declares nothing and keeps
+// the change count's rule, and so do
+// the calls whose wait depends on another object than their descriptor's
+// (an AF_UNIX connect, a send on an AF_UNIX datagram socket). Waits on
+// another thread's exit do not declare yet.
 
 // waitKey names one object parked calls may wait on.
 type waitKey struct {
@@ -88,6 +115,197 @@ func (c *call) waitOn(keys ...waitKey) {
 // clearWaits forgets c's declared waits before its handler runs again.
 func (c *call) clearWaits() {
 	c.keyed, c.waits = false, c.waits[:0]
+	c.watched = c.watched[:0]
+	c.watchedEp, c.epEntries = nil, c.epEntries[:0]
+}
+
+// fdWatch is one descriptor a parked call waits on, as the call saw it
+// when it parked.
+type fdWatch struct {
+	fd     int
+	v      *vfd
+	flags  int
+	events uint32
+	wake   [2]uint64
+	next   int64 // a timerfd's next expiry (NextTimer)
+}
+
+// epEntryWatch is one entry of the epoll instance a parked wait waits
+// on, as the wait saw it: what its file reported and its wake key.
+type epEntryWatch struct {
+	e      *vkernel.EpollEntry
+	events uint32
+	wake   [2]uint64
+	next   int64 // a timerfd's next expiry (NextTimer)
+}
+
+// watchable reports whether v's readiness is weft's state alone, counted
+// by the object (fdState): a pipe's end, an AF_UNIX or inet socket, an
+// eventfd, a timerfd (whose state also follows the clock: a wait on one
+// waits on timeKey too).
+func watchable(v *vfd) bool {
+	if v == nil || v.obj == nil {
+		return false
+	}
+	switch v.obj.(type) {
+	case *pipeEnd, unixSock, *inetSock, *eventFD, *vtimer:
+		return true
+	}
+	return false
+}
+
+// fdState is what a wait on descriptor fd, open as v (watchable), sees
+// now.
+func (c *call) fdState(fd int, v *vfd) fdWatch {
+	s := fdWatch{fd: fd, v: v, flags: v.file.Flags(), events: v.obj.Events(c.files())}
+	switch o := v.obj.(type) {
+	case *pipeEnd:
+		s.wake[0], s.wake[1] = o.p.Gens()
+	case unixSock:
+		s.wake[0], s.wake[1] = o.Gens()
+	case *eventFD:
+		s.wake[0], s.wake[1] = o.Gens()
+	case *inetSock:
+		s.wake[0] = uint64(o.Pending())
+	case *vtimer:
+		s.wake = o.Wake(c.files(), nil)
+		s.next = o.NextTimer(c.files())
+	}
+	return s
+}
+
+// watchFDs declares, while c's handler parks it, that it waits on the
+// descriptors fds of the calling process (and on its own events), with
+// their state now; it declares nothing if one is not open as a watchable
+// kind (a kernel descriptor, a timerfd, ...): the call keeps the change
+// count's rule.
+func (c *call) watchFDs(fds ...int) {
+	start := len(c.watched)
+	timed := false
+	for _, fd := range fds {
+		v := c.n.fds.At(fd)
+		if !watchable(v) {
+			c.watched = c.watched[:start]
+			return
+		}
+		_, isTimer := v.obj.(*vtimer)
+		timed = timed || isTimer
+		c.watched = append(c.watched, c.fdState(fd, v))
+	}
+	if timed {
+		c.waitOn(timeKey)
+		return
+	}
+	c.waitOn()
+}
+
+// watchEpoll declares, while an epoll wait on descriptor fd (the
+// instance ev) parks, that it waits on the instance and on each entry's
+// file; it declares nothing if an entry's file is not watchable (a kernel
+// descriptor, a timerfd, a nested instance, ...).
+func (c *call) watchEpoll(fd int, ev *vfd, ep *vepoll) {
+	p := epollProbe{c}
+	timed := false
+	for e := range ep.Entries() {
+		f, ok := e.File().(*vfd)
+		if !ok || !watchable(f) {
+			c.epEntries = c.epEntries[:0]
+			return
+		}
+		s := epEntryWatch{e: e, events: p.Events(e), wake: p.Wake(e)}
+		if t, ok := f.obj.(*vtimer); ok {
+			s.next, timed = t.NextTimer(c.files()), true
+		}
+		c.epEntries = append(c.epEntries, s)
+	}
+	c.watched = append(c.watched, fdWatch{fd: fd, v: ev})
+	c.watchedEp, c.epChanges = ep, ep.Changes()
+	if timed {
+		c.waitOn(timeKey)
+		return
+	}
+	c.waitOn()
+}
+
+// watchCallFD declares the wait of a blocking call on its first argument's
+// descriptor that parked without declaring one: a read, recv, accept or
+// send on a watchable descriptor, or an inet connect. An AF_UNIX connect
+// waits on its listener's backlog and a send on an AF_UNIX socket other
+// than a stream may wait on its destination's queue: those declare
+// nothing.
+func (c *call) watchCallFD() {
+	nr := int(c.req.Data.Nr)
+	switch nr {
+	case unix.SYS_READ, unix.SYS_READV, unix.SYS_RECVFROM, unix.SYS_RECVMSG, unix.SYS_ACCEPT, unix.SYS_ACCEPT4,
+		unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDTO, unix.SYS_SENDMSG, unix.SYS_CONNECT:
+	default:
+		return
+	}
+	fd := int(int32(c.arg(0)))
+	v := c.n.fds.At(fd)
+	if !watchable(v) {
+		return
+	}
+	switch nr {
+	case unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDTO, unix.SYS_SENDMSG:
+		if s, ok := v.obj.(unixSock); ok && !s.Stream() {
+			return
+		}
+	case unix.SYS_CONNECT:
+		if _, ok := v.obj.(*inetSock); !ok {
+			return
+		}
+	}
+	c.watchFDs(fd)
+}
+
+// watchUnchanged reports whether every descriptor and epoll entry c
+// watches is as c saw it when it parked: the same description at each
+// number, with the same flags, poll mask and wake counters.
+func (w *World) watchUnchanged(c *call) bool {
+	if len(c.watched) == 0 {
+		return true
+	}
+	defer c.n.enterProc(c.t)()
+	for _, s := range c.watched {
+		v := c.n.fds.At(s.fd)
+		if v != s.v {
+			return false
+		}
+		if s.v.obj == nil {
+			return false
+		}
+		if _, ok := s.v.obj.(*vepoll); ok {
+			continue // its entries follow
+		}
+		if c.fdState(s.fd, v) != s {
+			return false
+		}
+	}
+	if ep := c.watchedEp; ep != nil {
+		if ep.Changes() != c.epChanges {
+			return false
+		}
+		p := epollProbe{c}
+		i := 0
+		for e := range ep.Entries() {
+			if i == len(c.epEntries) {
+				return false
+			}
+			s := c.epEntries[i]
+			if e != s.e || p.Events(e) != s.events || p.Wake(e) != s.wake {
+				return false
+			}
+			if t, ok := e.File().(*vfd).obj.(*vtimer); ok && t.NextTimer(c.files()) != s.next {
+				return false
+			}
+			i++
+		}
+		if i != len(c.epEntries) {
+			return false
+		}
+	}
+	return true
 }
 
 // unwoken reports whether a retry of parked call c would park again
@@ -110,6 +328,9 @@ func (w *World) unwoken(c *call) (skip, byWaits bool) {
 			return false, false
 		}
 	}
+	if !w.watchUnchanged(c) {
+		return false, false
+	}
 	return true, true
 }
 
@@ -128,6 +349,10 @@ func (w *World) retry(c *call) bool {
 		w.skipped++
 		if byWaits {
 			w.spared++
+			if w.sparedBy == nil {
+				w.sparedBy = map[string]int{}
+			}
+			w.sparedBy[sysName(int(c.req.Data.Nr))]++
 		}
 		if verifyWaiters {
 			w.verifySkip(c)

@@ -525,6 +525,9 @@ func (w *World) dispatch(c *call) outcome {
 	w.survey.record(c, r)
 	switch r.kind {
 	case rPark:
+		if !c.keyed {
+			c.watchCallFD() // a blocking read, recv, accept, send or connect (waiters_linux.go)
+		}
 		return parked
 	case rFail:
 		w.fail(c.n, e.name, r.msg)

@@ -97,7 +97,17 @@ func EncodeEpollEvents(evs []EpollEvent) []byte {
 type Epoll struct {
 	interest map[int]*EpollEntry // by fd, the newest live entry at each number
 	order    []*EpollEntry       // every live entry, in ready order
+	// changes counts the changes of the interest list and of its entries'
+	// own state (Ctl, Forget, a wait's reports), not hashed: a parked
+	// wait that saw it unchanged, and its files unchanged, would park
+	// again (the supervisor's waiters_linux.go).
+	changes uint64
 }
+
+// Changes counts the changes of the interest list and of its entries'
+// own state so far: every Ctl and Forget, and every Collect that
+// consumed a report.
+func (ep *Epoll) Changes() uint64 { return ep.changes }
 
 // EpollEntry is one watched file.
 type EpollEntry struct {
@@ -149,6 +159,7 @@ func (ep *Epoll) Entries() iter.Seq[*EpollEntry] { return slices.Values(ep.order
 // making a cycle of instances) and EINVAL (an unknown op, EPOLLEXCLUSIVE
 // with flags it excludes, or in a MOD).
 func (ep *Epoll) Ctl(op, fd int, f EpollFile, ev EpollEvent) error {
+	ep.changes++
 	e := ep.find(fd, f)
 	switch op {
 	case EpollCtlAdd:
@@ -240,6 +251,7 @@ func (ep *Epoll) remove(e *EpollEntry) {
 // otherwise the entry stays (still reported, no longer reachable through
 // epoll_ctl), as in Linux.
 func (ep *Epoll) Forget(fd int, f EpollFile, last bool) {
+	ep.changes++
 	if e := ep.find(fd, f); e != nil {
 		ep.unindex(e)
 		e.closed = true
@@ -293,7 +305,8 @@ func (ep *Epoll) Collect(max int, consume bool, p EpollProbe) []EpollEvent {
 			e.disarmed = true
 		}
 	}
-	if consume {
+	if consume && len(reported) > 0 {
+		ep.changes++
 		for _, e := range reported {
 			ep.order = append(slices.DeleteFunc(ep.order, func(o *EpollEntry) bool { return o == e }), e)
 		}
