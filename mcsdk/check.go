@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -309,7 +310,10 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	if opts.Deepened != nil {
 		x.Deepened = func(covered int, r sched.Result) { opts.Deepened(covered, r.States, r.Executions) }
 	}
-	var found *Violation
+	// found holds each violation judged, by its path: with -j N, or a
+	// search run again, several are judged, and the one reported is the
+	// one of the path reported (violationAt).
+	found := map[string]*Violation{}
 	var mu sync.Mutex
 	res.Final = sp.campaign.Check == "final"
 	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
@@ -328,7 +332,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 			res.FinalStates++
 		}
 		if v != nil {
-			found = v
+			found[pathKey(path)] = v
 		}
 		mu.Unlock()
 		return v != nil, err
@@ -360,10 +364,8 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 		if opts.Researching != nil {
 			opts.Researching(x.Depth)
 		}
-		prev := found
 		shorter, e := run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
-			found = prev
 			// No shorter one: the path is a shortest one, unless the
 			// search for one was stopped (interrupt, --time) before it
 			// covered the bound: the check was then interrupted, with
@@ -382,11 +384,14 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	// with the bound at that length.
 	if err == nil && out.Violated && !out.Stopped && !res.Interrupted && !opts.FirstFound && strategy == sched.DFS && (opts.Workers > 1 || ranAt != len(out.Path)) {
 		x.Workers, x.Depth = 1, len(out.Path)
-		prev := found
-		if canon, e := run(); e == nil && canon.Violated && !canon.Stopped {
+		canon, e := run()
+		switch {
+		case e == nil && canon.Violated && !canon.Stopped:
 			out.Path = canon.Path
-		} else {
-			found = prev
+		case e == nil && !canon.Stopped:
+			// The sequential search is complete within the violating
+			// path's length: missing it is weft's defect, not the model's.
+			return res, fmt.Errorf("check: the sequential search with the bound at %d found no violation, where the search with %d workers and the bound at %d found one (%s)", len(out.Path), opts.Workers, ranAt, pathKey(out.Path))
 		}
 	}
 	if out.Violated && len(out.Path) <= 1 {
@@ -401,7 +406,11 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:
-		res.Verdict, res.Violation = Violated, t.explain(found, out.Path)
+		v := found[pathKey(out.Path)]
+		if v == nil {
+			return res, fmt.Errorf("check: no violation was judged at the path the search reports (%s)", pathKey(out.Path))
+		}
+		res.Verdict, res.Violation = Violated, t.explain(v, out.Path)
 	case errors.As(err, &f):
 		res.Verdict, res.Failure = Error, f.Error()
 	case err != nil:
@@ -629,6 +638,18 @@ func (t *target) explorer(sp *specs, opts CheckOptions, depth int) *sched.Explor
 		x.Progress = func(s sched.Stats) { opts.Progress(s.States, s.Executions) }
 	}
 	return x
+}
+
+// pathKey is a path's text, the key of the violation judged at its end.
+func pathKey(path []Action) string {
+	var b strings.Builder
+	for i, a := range path {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(a.String())
+	}
+	return b.String()
 }
 
 // explain re-executes path once to describe every step and collect node
