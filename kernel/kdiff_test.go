@@ -47,9 +47,12 @@ func TestKernelDifferential(t *testing.T) {
 		}
 		cases = some
 	}
+	// The package's shared weft binary (buildAndInstall): the script
+	// would otherwise link its own.
+	weft, _ := buildAndInstall(t, "weft-kdiff")
 	results := filepath.Join(t.TempDir(), "results.json")
 	cmd := exec.Command("../scripts/kernel-diff.sh", args...)
-	cmd.Env = append(os.Environ(), "KDIFF_JSON="+results)
+	cmd.Env = append(os.Environ(), "KDIFF_JSON="+results, "WEFT_TEST_BIN="+weft)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("kernel-diff.sh: %v\n%s", err, out)

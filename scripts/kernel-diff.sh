@@ -12,8 +12,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
-go build -o "$work/weft" ./cmd/weft
-"$work/weft" kernel install --prefix "$work" --name weft-kdiff >/dev/null
+# WEFT_TEST_BIN: a weft built from this tree already (scripts/test.sh's,
+# or the kernel tests' shared one); without it, build one.
+weft=${WEFT_TEST_BIN:-}
+if [[ -z $weft ]]; then
+	weft=$work/weft
+	go build -o "$weft" ./cmd/weft
+fi
+"$weft" kernel install --prefix "$work" --name weft-kdiff >/dev/null
 cases=()
 if [[ $# -gt 0 ]]; then
 	for c in "$@"; do cases+=("kernel/testdata/diff/${c%.go}.go"); done

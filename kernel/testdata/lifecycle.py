@@ -98,11 +98,11 @@ if err != nil {
 """
 
 WORK = {
-    "campaign": (LOAD + """p := display.NewProgress("campaign", 3000)
+    "campaign": (LOAD + """p := display.NewProgress("campaign", 0)
 sum, err := mcsdk.Campaign(display.Context(), m, mcsdk.CampaignOptions{Seeds: 1000, Out: OUT,
 	Progress: func(pr mcsdk.CampaignProgress) { p.Set(pr.Done) }})
 p.Finish()
-""", 6, "sum != nil && sum.Interrupted"),
+""", 1, "sum != nil && sum.Interrupted"),
     "check": (LOAD + """p := display.NewProgress("states", 0)
 res, err := mcsdk.Check(m, mcsdk.CheckOptions{Context: display.Context(),
 	Progress: func(states, runs int) { p.Set(states) }})
