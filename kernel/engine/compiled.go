@@ -156,6 +156,8 @@ type modSession struct {
 	fixed map[string]string
 	// fixedBy names who fixed each version, for refusals.
 	fixedBy map[string]string
+	// lock is dir's lock file, held while the engine lives (modlock_unix.go).
+	lock *os.File
 }
 
 // modules returns the engine's work module, creating it at first use.
@@ -190,7 +192,7 @@ func (e *Engine) modules(ctx context.Context) (*modSession, error) {
 			}
 		}
 	}
-	m := &modSession{dir: dir, kb: kb,
+	m := &modSession{dir: dir, kb: kb, lock: lockModDir(dir),
 		fixed: map[string]string{}, fixedBy: map[string]string{}}
 	for p, v := range kb.deps {
 		m.fixed[p], m.fixedBy[p] = v, "the kernel links"

@@ -333,6 +333,9 @@ func (e *Engine) Close() error {
 	e.stopProbe()
 	if e.mods != nil {
 		os.RemoveAll(e.mods.dir)
+		if e.mods.lock != nil {
+			e.mods.lock.Close()
+		}
 	}
 	return e.stderr.Close()
 }
