@@ -148,6 +148,10 @@ var diffProbes = []struct {
 	// (timespec64_to_ktime, ktime_add_safe): never reached, never wrapped
 	// to one that has passed; a value that is not valid is EINVAL.
 	{name: "hugetime"},
+	// SO_RCVTIMEO and SO_SNDTIMEO as Linux's sock_set_timeout takes
+	// them: tv_usec out of range is EDOM; a negative tv_sec is a timeout
+	// of zero (a blocking recv fails at once), read back as {0, 0}.
+	{name: "sotimeo"},
 	// socketpair writes the two descriptor numbers it took before it
 	// makes the sockets: a family, type or protocol refused then leaves
 	// them in the array; EMFILE and EINVAL write nothing.
