@@ -31,6 +31,9 @@ func sysSocket(c *call) result {
 	case e != 0:
 		return errno(unix.Errno(e))
 	}
+	if c.noRoomFor(1) {
+		return errno(unix.EMFILE)
+	}
 	kind := netsim.Dgram
 	if stream {
 		kind = netsim.Stream
@@ -73,6 +76,9 @@ func inetAccept4(c *call, v *vfd) result {
 }
 
 func accept(c *call, v *vfd, flags uint64) result {
+	if !c.started && v.sock().Listening() && c.noRoomFor(1) {
+		return errno(unix.EMFILE) // before the wait, the connection stays queued
+	}
 	if err := vkernel.InetAccept(v.sock().Listening(), v.sock().Readable(), v.nonblocking()); err != nil {
 		return vkAnswer(err)
 	}
