@@ -156,6 +156,8 @@ var diffProbes = []struct {
 	// served or not: F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF,
 	// EMFILE for every call that makes one.
 	{name: "nofile"},
+	// semtimedop's refusals in Linux's order: an unreadable timeout first.
+	{name: "semorder"},
 	// socketpair writes the two descriptor numbers it took before it
 	// makes the sockets: a family, type or protocol refused then leaves
 	// them in the array; EMFILE and EINVAL write nothing.
