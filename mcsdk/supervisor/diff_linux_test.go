@@ -148,6 +148,16 @@ var diffProbes = []struct {
 	// (timespec64_to_ktime, ktime_add_safe): never reached, never wrapped
 	// to one that has passed; a value that is not valid is EINVAL.
 	{name: "hugetime"},
+	// SO_RCVTIMEO and SO_SNDTIMEO as Linux's sock_set_timeout takes
+	// them: tv_usec out of range is EDOM; a negative tv_sec is a timeout
+	// of zero (a blocking recv fails at once), read back as {0, 0}.
+	{name: "sotimeo"},
+	// A lowered soft RLIMIT_NOFILE bounds the numbers of new descriptors,
+	// served or not: F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF,
+	// EMFILE for every call that makes one.
+	{name: "nofile"},
+	// semtimedop's refusals in Linux's order: an unreadable timeout first.
+	{name: "semorder"},
 	// socketpair writes the two descriptor numbers it took before it
 	// makes the sockets: a family, type or protocol refused then leaves
 	// them in the array; EMFILE and EINVAL write nothing.

@@ -91,10 +91,7 @@ func (c *call) install(v *vfd, flags uint64) result {
 	fd, err := injectFD(c.n.listener, c.req.ID, ours, flags&unix.SOCK_CLOEXEC != 0)
 	if err != nil {
 		unix.Close(ours)
-		if err == unix.ENOENT {
-			return done() // the target died meanwhile
-		}
-		return failf("injecting a descriptor: %v", err)
+		return injectFailed(err)
 	}
 	if old := c.n.fds.At(fd); old != nil { // cannot happen: the fd was free
 		unix.Close(old.ours)

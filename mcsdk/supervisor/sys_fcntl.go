@@ -135,7 +135,7 @@ func fcntlDup(c *call, fd int) result {
 		return cont()
 	}
 	min, cloexec := int64(c.arg(2)), c.arg(1) == unix.F_DUPFD_CLOEXEC
-	if min < 0 || min >= int64(c.n.fds.Limit()) {
+	if min < 0 || min >= int64(c.fdTable().Limit()) {
 		return errno(unix.EINVAL)
 	}
 	if min == 0 {

@@ -146,7 +146,7 @@ func sysDup3(c *call) result { return dup3(c, c.arg(2), false) }
 // hold (EBADF). dup2 of a served descriptor onto itself changes nothing.
 func dup3(c *call, flags uint64, dup2 bool) result {
 	oldfd, newfd := int(int32(c.arg(0))), int(int32(c.arg(1)))
-	if c.n.fds.DupArgs(oldfd, newfd, int(int32(flags)), dup2) != nil {
+	if c.fdTable().DupArgs(oldfd, newfd, int(int32(flags)), dup2) != nil {
 		return cont() // the kernel refuses it as the table does
 	}
 	v := c.n.fds.At(oldfd)

@@ -31,6 +31,9 @@ func sysSocket(c *call) result {
 	case e != 0:
 		return errno(unix.Errno(e))
 	}
+	if c.noRoomFor(1) {
+		return errno(unix.EMFILE)
+	}
 	kind := netsim.Dgram
 	if stream {
 		kind = netsim.Stream
@@ -73,6 +76,9 @@ func inetAccept4(c *call, v *vfd) result {
 }
 
 func accept(c *call, v *vfd, flags uint64) result {
+	if !c.started && v.sock().Listening() && c.noRoomFor(1) {
+		return errno(unix.EMFILE) // before the wait, the connection stays queued
+	}
 	if err := vkernel.InetAccept(v.sock().Listening(), v.sock().Readable(), v.nonblocking()); err != nil {
 		return vkAnswer(err)
 	}
@@ -107,7 +113,7 @@ func inetConnect(c *call, v *vfd) result {
 	if r := c.w.net.Connect(v.sock(), a); r != netsim.EINPROGRESS {
 		return netResult(r, 0)
 	}
-	if err := vkernel.InetConnectStarted(v.nonblocking()); err != vkernel.ErrBlock {
+	if err := vkernel.InetConnectStarted(v.nonblocking() || c.n.sndTimeout(v) < 0); err != vkernel.ErrBlock {
 		return vkAnswer(err)
 	}
 	return c.parkSending(v)
@@ -169,7 +175,7 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 		n, e := c.w.net.Send(v.sock(), data, dst)
 		return netResult(e, int64(n))
 	}
-	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut
+	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut || c.n.sndTimeout(v) < 0
 	done := c.progress
 	n, e := c.w.net.Send(v.sock(), data[min(done, len(data)):], nil)
 	c.progress += n
@@ -207,7 +213,7 @@ func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.A
 		return nil, netsim.Addr{}, ret(0), false
 	}
 	if flags&msgWaitall != 0 && flags&msgPeek == 0 && v.sock().Kind == netsim.Stream &&
-		vkernel.WaitAll(v.sock().Pending(), max, v.sock().Hup(), v.sock().Connected(), c.timedOut) {
+		vkernel.WaitAll(v.sock().Pending(), max, v.sock().Hup(), v.sock().Connected(), c.timedOut || c.n.rcvTimeout(v) < 0) {
 		if probe, _, _, _ := c.w.net.Recv(v.sock(), max, true); probe != nil || !v.sock().Readable() {
 			return nil, netsim.Addr{}, c.block(v, flags), false
 		}
@@ -225,7 +231,7 @@ func receive(c *call, v *vfd, max int, flags uint64) (data []byte, from netsim.A
 // block answers a call that has nothing to return: EAGAIN when
 // non-blocking, otherwise park (with SO_RCVTIMEO's deadline if set).
 func (c *call) block(v *vfd, flags uint64) result {
-	if err := vkernel.InetBlock(flags&msgDontwait != 0 || v.nonblocking(), c.timedOut); err != vkernel.ErrBlock {
+	if err := vkernel.InetBlock(flags&msgDontwait != 0 || v.nonblocking() || c.n.rcvTimeout(v) < 0, c.timedOut); err != vkernel.ErrBlock {
 		return vkAnswer(err)
 	}
 	if !c.started {

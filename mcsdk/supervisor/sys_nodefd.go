@@ -179,6 +179,10 @@ func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) res
 		closeBoth()
 		return errno(unix.EFAULT)
 	}
+	if c.noRoomFor(2) { // the first would stay installed when the second fails
+		closeBoth()
+		return errno(unix.EMFILE)
+	}
 	opened(a, flags&unix.O_NONBLOCK)
 	opened(b, flags&unix.O_NONBLOCK)
 	if flags&unix.O_NONBLOCK != 0 { // the placeholders follow (fcntlSetfl)

@@ -39,6 +39,39 @@ func (n *node) virtualLimits(maxTasks int) *vkernel.Limits {
 
 func (c *call) limits() *vkernel.Limits { return c.n.virtualLimits(c.w.cfg.MaxTasks) }
 
+// fdTable is the caller's descriptor table with its limit set to the
+// node's soft RLIMIT_NOFILE, which bounds every new descriptor number
+// (F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF): the one place
+// the table learns what setrlimit and prlimit64 set.
+func (c *call) fdTable() *fdTable {
+	own, _ := c.limits().Get(vkernel.RlimitNOFILE)
+	c.n.fds.SetLimit(int(min(own.Cur, vkernel.NofileMax)))
+	return c.n.fds
+}
+
+// noRoomFor reports whether fewer than n numbers below the soft
+// RLIMIT_NOFILE are free in the caller's process (the host's list, which
+// holds the descriptors weft does not serve too), when the node has
+// lowered it: then a call that makes n descriptors is EMFILE before it
+// changes anything (accept(2) leaves the connection queued; pipe(2)
+// installs neither end).
+func (c *call) noRoomFor(n int) bool {
+	limit := c.fdTable().Limit()
+	if limit >= vkernel.NofileMax {
+		return false
+	}
+	open, err := c.hostFDs()
+	if err != nil {
+		return false // the injection answers
+	}
+	for fd := 0; fd < limit && n > 0; fd++ {
+		if !open[fd] {
+			n--
+		}
+	}
+	return n > 0
+}
+
 // sysGetrlimit implements getrlimit(2) from the node's table.
 func sysGetrlimit(c *call) result {
 	return c.rlimit(c.t.tid, c.arg(0), 0, c.arg(1))

@@ -41,11 +41,12 @@ func (c *call) netPrivileged() bool {
 	return err == nil && caps[0]&(1<<capNetAdmin|1<<capNetRaw) != 0
 }
 
-// rcvTimeout is SO_RCVTIMEO in nanoseconds (0 = none).
+// rcvTimeout is SO_RCVTIMEO in nanoseconds (0 = none; negative: zero,
+// the call does not wait).
 func (n *node) rcvTimeout(v *vfd) int64 { return n.opts.Timeout(v.sock().ID, false) }
 
-// sndTimeout is SO_SNDTIMEO in nanoseconds (0 = none): it bounds blocking
-// sends and connects (socket(7)).
+// sndTimeout is SO_SNDTIMEO in nanoseconds (0 = none; negative: zero, as
+// rcvTimeout): it bounds blocking sends and connects (socket(7)).
 func (n *node) sndTimeout(v *vfd) int64 { return n.opts.Timeout(v.sock().ID, true) }
 
 // sockDeadline is the world deadline of a blocking socket call whose

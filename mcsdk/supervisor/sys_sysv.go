@@ -98,8 +98,15 @@ func sysSemtimedop(c *call) result { return c.semop(c.arg(3)) }
 
 // semop applies the operations at argument 1 to set argument 0, waiting
 // (parked) until they can all be applied, the set is removed (EIDRM) or
-// the timeout at timeout (0: none) passes (EAGAIN).
+// the timeout at timeout (0: none) passes (EAGAIN). As Linux's
+// ksys_semtimedop, an unreadable timeout is EFAULT before nsops is
+// checked; its value is checked after the operations are read.
 func (c *call) semop(timeout uint64) result {
+	if timeout != 0 && !c.started {
+		if _, err := c.read(timeout, 16); err != nil {
+			return errno(unix.EFAULT)
+		}
+	}
 	nsops := c.arg(2)
 	switch {
 	case nsops < 1:

@@ -250,7 +250,7 @@ type InetOptValues map[InetOptKey][]byte
 // it asks for the default, IP_TOS keeps its low byte, the buffer
 // sizes and IPV6_V6ONLY go to the socket (IPV6_V6ONLY only before bind,
 // EINVAL after, ipv6(7)), a timeval or linger shorter than its struct is
-// EINVAL. privileged reports whether the caller has CAP_NET_ADMIN or
+// EINVAL, a timeval's tv_usec outside 0..999999 EDOM (timeoutOpt). privileged reports whether the caller has CAP_NET_ADMIN or
 // CAP_NET_RAW, which SO_PRIORITY outside 0..6 needs (EPERM without); it
 // is asked only then, and nil is neither.
 func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privileged func() bool) Errno {
@@ -294,6 +294,12 @@ func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privi
 	case OptTimeval, OptLinger:
 		if len(val) < spec.size() {
 			return EINVAL
+		}
+		if spec.Kind == OptTimeval {
+			var e Errno
+			if val, e = timeoutOpt(val); e != 0 {
+				return e
+			}
 		}
 	}
 	if *o == nil {
@@ -341,6 +347,9 @@ func (o InetOptValues) Get(id int, s InetSocket, opt SockOpt) ([]byte, Errno) {
 		return boolOpt(s.V6Only()), 0
 	}
 	if val := o[InetOptKey{id, opt}]; val != nil {
+		if spec.Kind == OptTimeval && int64(binary.LittleEndian.Uint64(val)) < 0 {
+			return make([]byte, spec.size()), 0 // a timeout of zero reads as none (sock_get_timeout)
+		}
 		return val, 0
 	}
 	if spec.size() > 4 {
@@ -375,9 +384,28 @@ func (o InetOptValues) Inherit(l, id int) {
 	}
 }
 
+// timeoutOpt checks an SO_RCVTIMEO or SO_SNDTIMEO timeval as Linux's
+// sock_set_timeout does: tv_usec outside 0..999999 is EDOM; a negative
+// tv_sec is a timeout of zero, kept as {-1, 0} (every negative value
+// acts alike), under which a blocking call fails at once as a
+// non-blocking one would and which getsockopt reads as {0, 0}.
+func timeoutOpt(val []byte) ([]byte, Errno) {
+	sec := int64(binary.LittleEndian.Uint64(val))
+	usec := int64(binary.LittleEndian.Uint64(val[8:]))
+	if usec < 0 || usec >= 1e6 {
+		return nil, EDOM
+	}
+	if sec < 0 {
+		val = make([]byte, 16)
+		binary.LittleEndian.PutUint64(val, ^uint64(0))
+	}
+	return val, 0
+}
+
 // Timeout is SO_RCVTIMEO (snd false) or SO_SNDTIMEO of socket id in
-// nanoseconds, 0 for none: they bound blocking receives, and sends and
-// connects (socket(7)).
+// nanoseconds, 0 for none, negative for a timeout of zero (a negative
+// tv_sec: the call does not wait, as if non-blocking): they bound
+// blocking receives, and sends and connects (socket(7)).
 func (o InetOptValues) Timeout(id int, snd bool) int64 {
 	name := uint64(SoRcvtimeo)
 	if snd {
@@ -389,10 +417,10 @@ func (o InetOptValues) Timeout(id int, snd bool) int64 {
 	}
 	sec := int64(binary.LittleEndian.Uint64(b))
 	usec := int64(binary.LittleEndian.Uint64(b[8:]))
-	if sec >= 0 && usec >= 0 && usec < 1e6 {
-		return Ktime(sec, usec*1e3) // past the clock's range: a wait without end (After)
+	if sec < 0 {
+		return -1
 	}
-	return sec*1e9 + usec*1e3
+	return Ktime(sec, usec*1e3) // past the clock's range: a wait without end (After)
 }
 
 // HashSocket writes socket id's option values for the world hash, in

@@ -257,6 +257,47 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// TestTimevalRules checks sock_set_timeout's rules: tv_usec outside
+// 0..999999 is EDOM and changes nothing; a negative tv_sec is a timeout
+// of zero (Timeout negative), which getsockopt reads as {0, 0}.
+func TestTimevalRules(t *testing.T) {
+	tv := func(sec, usec int64) []byte {
+		return append(binary.LittleEndian.AppendUint64(nil, uint64(sec)), binary.LittleEndian.AppendUint64(nil, uint64(usec))...)
+	}
+	for _, tc := range []struct {
+		sec, usec int64
+		e         Errno
+		timeout   int64 // Timeout after the call (2 s set before it)
+		read      []byte
+	}{
+		{1, 1000000, EDOM, 2e9, tv(2, 0)},
+		{1, -1, EDOM, 2e9, tv(2, 0)},
+		{-1, -1, EDOM, 2e9, tv(2, 0)},
+		{0, 999999, 0, 999999000, tv(0, 999999)},
+		{-5, 0, 0, -1, tv(0, 0)},
+		{-1, 999999, 0, -1, tv(0, 0)},
+		{0, 0, 0, 0, tv(0, 0)},
+	} {
+		for _, name := range []uint64{SoRcvtimeo, SoSndtimeo} {
+			var o InetOptValues
+			s := udp4
+			opt := SockOpt{SolSocket, name}
+			if e := o.Set(1, &s, opt, tv(2, 0), nil); e != 0 {
+				t.Fatal(e)
+			}
+			if e := o.Set(1, &s, opt, tv(tc.sec, tc.usec), nil); e != tc.e {
+				t.Errorf("option %d {%d,%d}: %v, want %v", name, tc.sec, tc.usec, e, tc.e)
+			}
+			if got := o.Timeout(1, name == SoSndtimeo); got != tc.timeout {
+				t.Errorf("option %d {%d,%d}: Timeout %d, want %d", name, tc.sec, tc.usec, got, tc.timeout)
+			}
+			if got, e := o.Get(1, &s, opt); e != 0 || !bytes.Equal(got, tc.read) {
+				t.Errorf("option %d {%d,%d}: getsockopt %v %v, want %v", name, tc.sec, tc.usec, got, e, tc.read)
+			}
+		}
+	}
+}
+
 // TestGetsockoptLen checks getsockopt's cut of the value to *optlen.
 func TestGetsockoptLen(t *testing.T) {
 	cases := []struct {
