@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/weft-mc/weft/internal/lockdir"
 )
 
 // TestSweepModDirs checks the sweep of work modules left by killed
 // kernels: a directory whose lock no engine holds goes, one whose engine
-// lives (its lock held, lockDir) stays, as do the sweeper's own and a
+// lives (its lock held, lockdir.Lock) stays, as do the sweeper's own and a
 // directory with no lock file.
 func TestSweepModDirs(t *testing.T) {
 	parent := t.TempDir()
@@ -23,7 +25,7 @@ func TestSweepModDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if lock {
-			if err := os.WriteFile(filepath.Join(d, modLockName), nil, 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(d, lockdir.Name), nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -34,9 +36,9 @@ func TestSweepModDirs(t *testing.T) {
 	own := mk("weft-modules-own", true)
 	unlocked := mk("weft-modules-old", false)
 	other := mk("other-dir", true)
-	f := lockDir(live)
-	if f == nil {
-		t.Fatal("lockDir made no lock")
+	f, err := lockdir.Lock(live)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer f.Close()
 	if n := sweepModDirs(parent, own); n != 1 {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"github.com/weft-mc/weft/internal/lockdir"
 )
 
 // Data directories live under os.TempDir() as weft-data-*, one root per
@@ -19,7 +19,7 @@ import (
 // never a live one's, whichever pid namespace it runs in (a flock is the
 // file system's, a pid is not).
 
-const dataLockName = ".weft-lock"
+const dataLockName = lockdir.Name
 
 var (
 	sweepOnce sync.Once
@@ -34,20 +34,8 @@ func newDataRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Locked under another name, then renamed into place: a sweep never
-	// finds the lock file unlocked while its root is being made.
-	tmp := filepath.Join(root, dataLockName+".new")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o600)
-	if err == nil {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_SH)
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(root, dataLockName))
-	}
+	f, err := lockdir.Lock(root)
 	if err != nil {
-		if f != nil {
-			f.Close()
-		}
 		os.RemoveAll(root)
 		return "", err
 	}
@@ -77,17 +65,5 @@ func removeDataRoot(root string) {
 // file is one a weft is making at this moment (or an old weft's, which
 // it leaves).
 func sweepDataRoots(dir string) int {
-	matches, _ := filepath.Glob(filepath.Join(dir, "weft-data-*"))
-	removed := 0
-	for _, m := range matches {
-		f, err := os.Open(filepath.Join(m, dataLockName))
-		if err != nil {
-			continue
-		}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && os.RemoveAll(m) == nil {
-			removed++
-		}
-		f.Close()
-	}
-	return removed
+	return lockdir.Sweep(filepath.Join(dir, "weft-data-*"), "")
 }
