@@ -278,6 +278,29 @@ while read -r model variant depth budget threads; do
   printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' "$model" "$variant" "$depth" "$budget" "$threads" "${rates[0]}" "${rates[1]}" "$ratio" "$restores" "${covered[0]}/${covered[1]}"
 done <<<"$searches"
 
+# Memory by depth (issue 38): for each depth 1..MAX of a check with
+# checkpoints, the peak resident set of weft (/usr/bin/time's maximum
+# RSS: weft's own process, or the largest of the processes it waited for,
+# which are the nodes' launchers and their copies), and the most memory
+# the checkpoints held at once (PeakMem: the frozen processes' private
+# dirty pages, Checkpoint.Memory) with the most checkpoints live at once. WEFT_BENCH_MEM overrides the list of
+# "MODEL VARIANT MAX".
+echo
+echo "memory by depth (weft check --checkpoints, dpor, -j 1):"
+printf '  %-32s %-8s %-5s %9s %12s %8s %8s %8s\n' model variant depth states weft-rss-MiB cp-MiB cp-live seconds
+memchecks=${WEFT_BENCH_MEM:-"targets/quorum/quorum.model fixed 8
+targets/redis/redis.model default 6
+targets/raft/kv/raft-correct.model default 3"}
+while read -r model variant max; do
+  for depth in $(seq 1 "$max"); do
+    /usr/bin/time -f '%M' -o build/bench-mem-rss.txt bin/weft check "$model" --variant "$variant" --depth "$depth" --checkpoints --json --save /dev/null 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); c=r["Checkpoints"]; print(r["States"], "%.1f" % (c["PeakMem"]/2**20), c["MaxLive"], "%.2f" % (r["Duration"]/1e9))' >build/bench-mem.txt 2>/dev/null || echo "- - - -" >build/bench-mem.txt
+    read -r states cpmem live secs <build/bench-mem.txt
+    rss=$(tail -n 1 build/bench-mem-rss.txt 2>/dev/null)
+    printf '  %-32s %-8s %-5s %9s %12s %8s %8s %8s\n' "$model" "$variant" "$depth" "$states" "$(python3 -c 'import sys; print("%.1f" % (int(sys.argv[1])/1024))' "${rss:-0}" 2>/dev/null || echo -)" "$cpmem" "$live" "$secs"
+  done
+done <<<"$memchecks"
+
 # The thread reduction (--threads visible, issue 38 §2) against every
 # interleaving (explore), back to back at one depth: verdict, states,
 # executions, seconds. WEFT_BENCH_THREADS overrides "MODEL VARIANT DEPTH".
