@@ -154,7 +154,7 @@ func heldNotif(tid, listener int, sysIP uint64, f func(id uint64) error) error {
 	if err := unix.PtraceSyscall(tid, 0); err != nil { // to the call's entry
 		return err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil {
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil {
 		return err
 	}
 	if err := unix.PtraceSyscall(tid, 0); err != nil { // on to its notification
@@ -171,7 +171,7 @@ func heldNotif(tid, listener int, sysIP uint64, f func(id uint64) error) error {
 	if err := sendResp(listener, &notifResp{ID: nf.ID, Val: -1, Error: -int32(unix.EPERM)}); err != nil {
 		return err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil { // the call's exit
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil { // the call's exit
 		return err
 	}
 	if err := unix.PtraceSetRegs(tid, &saved); err != nil {

@@ -161,7 +161,7 @@ func injectClone(tid, listener int, sysIP, flags, ctid uint64, event int) (int, 
 	if err := unix.PtraceSyscall(tid, 0); err != nil {
 		return -1, err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil {
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil {
 		return -1, err
 	}
 	return int(child), nil
@@ -212,6 +212,23 @@ const checkpointWait = 10 * time.Second
 // processes have no signals of their own, weft's are virtual) is
 // suppressed. On the tracer thread.
 func awaitStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error) {
+	return awaitStopThen(tid, want, unix.PtraceCont)
+}
+
+// awaitSyscallStop is awaitStop for a tracee restarted with
+// PTRACE_SYSCALL: a signal stop on the way is suppressed with
+// PTRACE_SYSCALL again, so the syscall stop still comes. PTRACE_CONT
+// would run the tracee past it, and the wait would never end (a launch
+// by the Go launcher hung so in hideVvar, about one in three here: the
+// Go runtime's SIGURG, sent to the launcher's thread before its execve,
+// stays pending across it).
+func awaitSyscallStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error) {
+	return awaitStopThen(tid, want, unix.PtraceSyscall)
+}
+
+// awaitStopThen is awaitStop, resuming a suppressed signal's stop with
+// resume.
+func awaitStopThen(tid int, want func(unix.WaitStatus) bool, resume func(pid int, signal int) error) (unix.WaitStatus, error) {
 	for {
 		_, ws, err := wait4(tid, 0)
 		switch {
@@ -222,7 +239,7 @@ func awaitStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error
 		case ws.Stopped() && (want == nil || want(ws)):
 			return ws, nil
 		case ws.Stopped() && ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP:
-			if err := unix.PtraceCont(tid, 0); err != nil {
+			if err := resume(tid, 0); err != nil {
 				return ws, err
 			}
 		default:
@@ -298,7 +315,7 @@ func injectChdir(pid int, sysIP uint64, dir string) error {
 		if err := unix.PtraceSyscall(pid, 0); err != nil {
 			return err
 		}
-		if _, err := awaitStop(pid, syscallStop); err != nil {
+		if _, err := awaitSyscallStop(pid, syscallStop); err != nil {
 			return err
 		}
 	}

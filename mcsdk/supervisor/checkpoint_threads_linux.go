@@ -471,7 +471,7 @@ func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error
 		if err := unix.PtraceSyscall(tid, 0); err != nil {
 			return 0, err
 		}
-		if _, err := awaitStop(tid, syscallStop); err != nil {
+		if _, err := awaitSyscallStop(tid, syscallStop); err != nil {
 			return 0, err
 		}
 	}

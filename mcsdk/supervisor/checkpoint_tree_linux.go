@@ -251,7 +251,7 @@ func injectPassed(tid, listener int, sysIP uint64, nr uint64, args ...uint64) (u
 	if err := unix.PtraceSyscall(tid, 0); err != nil { // to the call's entry
 		return 0, err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil {
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil {
 		return 0, err
 	}
 	if err := unix.PtraceSyscall(tid, 0); err != nil { // on to its notification
@@ -267,7 +267,7 @@ func injectPassed(tid, listener int, sysIP uint64, nr uint64, args ...uint64) (u
 	if err := sendResp(listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
 		return 0, err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil { // the call's exit
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil { // the call's exit
 		return 0, err
 	}
 	var regs unix.PtraceRegs

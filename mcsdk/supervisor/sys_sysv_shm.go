@@ -305,7 +305,7 @@ func injectOne(tid, listener int, regs unix.PtraceRegs, sysIP uint64, k injected
 	if err := unix.PtraceSyscall(tid, 0); err != nil {
 		return 0, err
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil { // its entry
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil { // its entry
 		return 0, err
 	}
 	if err := unix.PtraceSyscall(tid, 0); err != nil {
@@ -323,7 +323,7 @@ func injectOne(tid, listener int, regs unix.PtraceRegs, sysIP uint64, k injected
 			return 0, err
 		}
 	}
-	if _, err := awaitStop(tid, syscallStop); err != nil { // its exit
+	if _, err := awaitSyscallStop(tid, syscallStop); err != nil { // its exit
 		return 0, err
 	}
 	var got unix.PtraceRegs

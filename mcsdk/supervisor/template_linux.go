@@ -188,7 +188,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 		t.end()
 		return nil, fmt.Errorf("ptrace syscall: %v", err)
 	}
-	if _, err := awaitStop(t.pid, syscallStop); err != nil {
+	if _, err := awaitSyscallStop(t.pid, syscallStop); err != nil {
 		t.end()
 		return nil, fmt.Errorf("the execve's exit: %v", err)
 	}

@@ -574,7 +574,7 @@ func (w *World) trapTSCNow(t *task, regs *unix.PtraceRegs, sysIP uint64, reason 
 		if err = unix.PtraceSyscall(t.tid, 0); err != nil { // to the prctl's entry stop
 			return
 		}
-		if _, err = awaitStop(t.tid, syscallStop); err != nil {
+		if _, err = awaitSyscallStop(t.tid, syscallStop); err != nil {
 			return
 		}
 		if err = unix.PtraceSyscall(t.tid, 0); err != nil { // the filter notifies weft
@@ -591,7 +591,7 @@ func (w *World) trapTSCNow(t *task, regs *unix.PtraceRegs, sysIP uint64, reason 
 		if err = sendResp(n.listener, &notifResp{ID: nf.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
 			return
 		}
-		if _, err = awaitStop(t.tid, syscallStop); err != nil { // its exit stop
+		if _, err = awaitSyscallStop(t.tid, syscallStop); err != nil { // its exit stop
 			return
 		}
 		var out unix.PtraceRegs

@@ -50,7 +50,7 @@ func hideVvar(pid int, atExec bool) error {
 		if err := unix.PtraceSyscall(pid, 0); err != nil {
 			return err
 		}
-		if _, err := awaitStop(pid, atSyscall); err != nil {
+		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
 			return err
 		}
 	}
@@ -81,7 +81,7 @@ func injectMmapNone(pid int, sysIP uint64, regs unix.PtraceRegs, addr, length ui
 		if err := unix.PtraceSyscall(pid, 0); err != nil {
 			return err
 		}
-		if _, err := awaitStop(pid, atSyscall); err != nil {
+		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
 			return err
 		}
 	}
