@@ -175,13 +175,18 @@ func (c *call) injectAt(v *vfd, ph int, cloexec bool) (int, error) {
 // (pipe2, socketpair). The placeholders are weft's copies from then on.
 func (c *call) installPair(a, b *vfd, pa, pb int, addr uint64, flags uint64) result {
 	closeBoth := func() { unix.Close(pa); unix.Close(pb) }
-	if _, err := c.read(addr, 8); err != nil {
-		closeBoth()
-		return errno(unix.EFAULT)
-	}
 	if c.noRoomFor(2) { // the first would stay installed when the second fails
 		closeBoth()
 		return errno(unix.EMFILE)
+	}
+	// Linux takes both numbers (EMFILE first), then copies them out and
+	// gives them back if it cannot (EFAULT, nothing left open). The array
+	// must therefore be writable before anything is installed: checked
+	// by writing back what it holds, which no other thread sees (one
+	// thread of the node runs at a time).
+	if b, err := c.read(addr, 8); err != nil || c.write(addr, b) != nil {
+		closeBoth()
+		return errno(unix.EFAULT)
 	}
 	opened(a, flags&unix.O_NONBLOCK)
 	opened(b, flags&unix.O_NONBLOCK)

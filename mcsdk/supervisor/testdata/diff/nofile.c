@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,6 +30,14 @@ int main(void)
 	fds[2] = eventfd(0, 0);
 	fds[3] = open("/dev/null", O_RDONLY);
 	SAME("descriptors %d %d %d %d", fds[0], fds[1], fds[2], fds[3]);
+	/* Linux makes both ends, then copies their numbers out: an array
+	 * it cannot write is EFAULT, with no descriptor left behind */
+	int *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK("pipe to a read-only array", pipe(ro));
+	CHECK("pipe2 to a read-only array", pipe2(ro, O_CLOEXEC));
+	int next = dup(0);
+	SAME("next descriptor after them %d", next);
+	close(next);
 	struct rlimit rl;
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = LIM;
@@ -70,6 +79,8 @@ int main(void)
 	CHECK("socketpair when full", socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	CHECK("eventfd when full", eventfd(0, 0));
 	CHECK("pipe when full", pipe(p));
+	CHECK("pipe to NULL when full", pipe(NULL));
+	CHECK("socketpair to NULL when full", socketpair(AF_UNIX, SOCK_STREAM, 0, NULL));
 	CHECK("open when full", open("/dev/null", O_RDONLY));
 	close(LIM - 1);
 	CHECK("pipe with one free", pipe(p));
