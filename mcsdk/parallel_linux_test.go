@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/weft-mc/weft/mcsdk"
@@ -57,13 +56,7 @@ func TestParallelKeepsReduction(t *testing.T) {
 			if tc.model == "depth.c" {
 				m := depthModel(t)
 				check = func(opts mcsdk.CheckOptions) (*mcsdk.CheckResult, map[string]bool) {
-					var mu sync.Mutex
-					seen := map[string]bool{}
-					opts.Visit = func(st string, ended bool) {
-						mu.Lock()
-						defer mu.Unlock()
-						seen[fmt.Sprintf("%s ended=%v", st, ended)] = true
-					}
+					seen := recordVisits(&opts)
 					r, err := mcsdk.Check(m, opts)
 					if err != nil {
 						t.Fatal(err)

@@ -118,6 +118,18 @@ func sharedCheckSeen(t *testing.T, rel string, opts mcsdk.CheckOptions) (*mcsdk.
 	if r, ok := sharedChecks.results[key]; ok {
 		return r.res, r.seen
 	}
+	seen := recordVisits(&opts)
+	r, err := mcsdk.Check(loadTarget(t, rel), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharedChecks.results[key] = sharedResult{r, seen}
+	return r, seen
+}
+
+// recordVisits makes opts record every state the check judges (its
+// summary, and whether the run ends there) into the set it returns.
+func recordVisits(opts *mcsdk.CheckOptions) map[string]bool {
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	opts.Visit = func(st string, ended bool) {
@@ -125,12 +137,7 @@ func sharedCheckSeen(t *testing.T, rel string, opts mcsdk.CheckOptions) (*mcsdk.
 		defer mu.Unlock()
 		seen[fmt.Sprintf("%s ended=%v", st, ended)] = true
 	}
-	r, err := mcsdk.Check(loadTarget(t, rel), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sharedChecks.results[key] = sharedResult{r, seen}
-	return r, seen
+	return seen
 }
 
 // TestTargets checks the shipped targets: each fixed variant holds, each
