@@ -11,10 +11,14 @@
 #   WEFT_TTV_CASES="MODEL VARIANT DEPTH" lines (DEPTH 0: the model's)
 #   WEFT_TTV_SEEDS=10  WEFT_TTV_TIME=120s  WEFT_TTV_RANDOM_SEEDS=300
 #   WEFT_TTV_STRATEGIES="dfs pct guided random"  WEFT_TTV_APPEND=1
+#   WEFT_TTV_BIN=path/to/weft (A/B: an earlier build; default: build bin/weft)
+#   WEFT_TTV_DIR=build/ttv (results.txt and the campaigns; one per concurrent run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p build/ttv
-go build -o bin/weft ./cmd/weft
+dir0=${WEFT_TTV_DIR:-build/ttv}
+mkdir -p "$dir0"
+weft=${WEFT_TTV_BIN:-bin/weft}
+[ -n "${WEFT_TTV_BIN:-}" ] || go build -o bin/weft ./cmd/weft
 seeds=${WEFT_TTV_SEEDS:-10}
 budget=${WEFT_TTV_TIME:-120s}
 rseeds=${WEFT_TTV_RANDOM_SEEDS:-300}
@@ -28,7 +32,7 @@ targets/chord/chord.model orig 0"}
 if [[ $cases == *raft* ]]; then
   (cd targets/raft && CGO_ENABLED=0 go build -trimpath -o kv/kv ./kv)
 fi
-out=build/ttv/results.txt
+out=$dir0/results.txt
 [ -n "${WEFT_TTV_APPEND:-}" ] || : >"$out" # WEFT_TTV_APPEND=1 adds to an earlier run's results
 # one MODEL VARIANT DEPTH STRATEGY SEED: a line "model variant strategy seed found executions seconds".
 check_one() {
@@ -36,7 +40,7 @@ check_one() {
   [ "$3" != 0 ] && flags+=(--depth "$3")
   [ "$4" != dfs ] && flags+=(--seed "$5")
   # weft check exits 1 on a violation: pipefail must not take that for a failure
-  { bin/weft check "$1" --variant "$2" "${flags[@]}" 2>/dev/null || true; } |
+  { "$weft" check "$1" --variant "$2" "${flags[@]}" 2>/dev/null || true; } |
     python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["Verdict"] == "violated", r["Executions"], "%.1f" % (r["Duration"]/1e9))' ||
     echo "False 0 0"
 }
@@ -51,10 +55,10 @@ while read -r model variant depth; do
         echo "$name $variant $s $k $(check_one "$model" "$variant" "$depth" "$s" "$k")" >>"$out"
       done ;;
     random)
-      dir=build/ttv/camp-$name-$variant
+      dir=$dir0/camp-$name-$variant
       rm -rf "$dir"
-      bin/weft campaign "$model" --seeds "$rseeds" --variants "$variant" --out "$dir" >/dev/null 2>&1 || true
-      bin/weft export "$dir" --format csv -o "$dir.csv" >/dev/null 2>&1 || true
+      "$weft" campaign "$model" --seeds "$rseeds" --variants "$variant" --out "$dir" >/dev/null 2>&1 || true
+      "$weft" export "$dir" --format csv -o "$dir.csv" >/dev/null 2>&1 || true
       python3 - "$dir.csv" "$name" "$variant" "$seeds" >>"$out" <<'PY'
 import csv, sys
 path, name, variant, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
