@@ -112,6 +112,11 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 				used = append(used, sched.FaultEvent(f))
 			}
 			g.Schedule(used)
+			for _, e := range run.Events {
+				if e.Kind == "state" {
+					g.Changed(e.Node, e.T)
+				}
+			}
 		}
 		g.Done()
 		if err != nil {

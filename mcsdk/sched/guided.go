@@ -96,6 +96,9 @@ type seededEntry struct {
 	faults []FaultEvent
 	parent *seededEntry
 	times  []int64 // when it reached its new abstract states, µs (up to maxTimes)
+	// changed is, by node, when the node's state changed, µs (up to
+	// maxTimes each; Changed).
+	changed map[int][]int64
 }
 
 // maxTimes bounds the times an entry keeps of its new abstract states.
@@ -121,7 +124,7 @@ func (g *SeededGuide) Next() Lineage {
 		e.picks++
 		parent = e
 		if len(e.faults) > 0 && g.r.IntN(2) == 0 {
-			l = Lineage{Seed: e.l.Seed, Forks: e.l.Forks, Faults: g.mutateFaults(e.faults, e.times)}
+			l = Lineage{Seed: e.l.Seed, Forks: e.l.Forks, Faults: g.mutateFaults(e.faults, e.times, e.changed)}
 			break
 		}
 		cut := e.last // continue from its last new abstract state
@@ -142,14 +145,15 @@ func (g *SeededGuide) Next() Lineage {
 
 // mutateFaults returns a copy of a fault schedule with one change drawn
 // from the stream: half the time, a crash moved to just after (within a
-// 64th of the fault window) a moment at which the run reached a new
-// abstract state (times: a node had just changed, say promised a ballot
-// it had not yet made durable); else, in equal parts, a crash moved to a
+// 64th of the fault window) a moment at which the crashing node's state
+// changed (changed; say it promised a ballot it had not yet made
+// durable), or, if it never changed in the window, at which the run
+// reached a new abstract state (times); else, in equal parts, a crash moved to a
 // time drawn uniformly in the fault window, a restart's delay redrawn
 // uniformly in (0, twice it], or, when two nodes crash, the two crashes'
 // times swapped. A crash's restart moves with it (the restart delay
 // kept). Notices are not in a schedule: they follow the crashes.
-func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64) []FaultEvent {
+func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64, changed map[int][]int64) []FaultEvent {
 	f := slices.Clone(in)
 	var crashes []int
 	for i, e := range f {
@@ -175,11 +179,19 @@ func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64) []FaultEvent 
 		}
 		f[i].AtUS = at
 	}
-	var moments []int64
-	for _, t := range times {
-		if t >= g.from && t <= g.until {
-			moments = append(moments, t)
+	inWindow := func(ts []int64) []int64 {
+		var in []int64
+		for _, t := range ts {
+			if t >= g.from && t <= g.until {
+				in = append(in, t)
+			}
 		}
+		return in
+	}
+	i := crashes[g.r.IntN(len(crashes))]
+	moments := inWindow(changed[f[i].Node])
+	if len(moments) == 0 {
+		moments = inWindow(times)
 	}
 	op := g.r.IntN(6)
 	if op >= 3 && len(moments) == 0 {
@@ -187,7 +199,6 @@ func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64) []FaultEvent 
 	}
 	switch {
 	case op >= 3:
-		i := crashes[g.r.IntN(len(crashes))]
 		at := moments[g.r.IntN(len(moments))] + g.r.Int64N(max((g.until-g.from)/64, 1)+1)
 		shift(i, min(at, g.until))
 	case op == 0 && len(crashes) >= 2:
@@ -199,14 +210,12 @@ func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64) []FaultEvent 
 		ta, tb := f[a].AtUS, f[b].AtUS
 		shift(a, tb)
 		shift(b, ta)
-	case op == 1 && restartOf(crashes[0]) >= 0:
-		i := crashes[g.r.IntN(len(crashes))]
+	case op == 1 && restartOf(i) >= 0:
 		if j := restartOf(i); j >= 0 {
 			d := f[j].AtUS - f[i].AtUS
 			f[j].AtUS = f[i].AtUS + 1 + g.r.Int64N(max(2*d, 1))
 		}
 	default:
-		i := crashes[g.r.IntN(len(crashes))]
 		at := g.from
 		if g.until > g.from {
 			at += g.r.Int64N(g.until - g.from + 1)
@@ -220,6 +229,17 @@ func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64) []FaultEvent 
 // SetFaultWindow tells the guide the model's fault window, [from, until]
 // µs, within which mutations move crashes.
 func (g *SeededGuide) SetFaultWindow(from, until int64) { g.from, g.until = from, until }
+
+// Changed tells the guide that the current execution changed node's
+// state at atUS (µs since the start): a moment to crash it just after.
+func (g *SeededGuide) Changed(node int, atUS int64) {
+	if g.cur.changed == nil {
+		g.cur.changed = map[int][]int64{}
+	}
+	if len(g.cur.changed[node]) < maxTimes {
+		g.cur.changed[node] = append(g.cur.changed[node], atUS)
+	}
+}
 
 // Schedule tells the guide the fault schedule the current execution
 // used (drawn from its seed or its lineage's), for later mutations.
