@@ -50,7 +50,7 @@ func (l Lineage) At(step int) (uint64, bool) {
 // that reached abstract states no execution had reached before, with the
 // times they reached them and the fault schedule they ran.
 //
-// Each execution (Next) is, a quarter of the time or while the corpus is
+// Each execution (Next) is, half the time or while the corpus is
 // empty, a fresh seeded run of a seed drawn from the stream; else it
 // picks a corpus entry (weight (log(2+new states it found)+new states
 // found by the executions derived from it)/(1+picks): AFL-style energy)
@@ -117,7 +117,7 @@ func (g *SeededGuide) Next() Lineage {
 	switch {
 	case g.n == 1:
 		l = Lineage{Seed: g.seed}
-	case g.Plain || len(g.corpus) == 0 || g.r.IntN(4) == 0:
+	case g.Plain || len(g.corpus) == 0 || g.r.IntN(2) == 0:
 		l = Lineage{Seed: g.r.Uint64()}
 	default:
 		e := g.choose()

@@ -98,7 +98,7 @@ func TestSeededGuideDeterministic(t *testing.T) {
 // plain seeded run) in far fewer executions than plain seeded runs, on
 // each of several seeds; plain seeded runs find none in the same budget.
 func TestSeededGuideFinds(t *testing.T) {
-	const budget = 3000
+	const budget = 8000
 	for seed := uint64(1); seed <= 5; seed++ {
 		guided, _ := searchChain(seed, false, budget)
 		plain, _ := searchChain(seed, true, budget)
