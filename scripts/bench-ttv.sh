@@ -31,13 +31,15 @@
 #               guided g3   2 (seed 1, a moved crash) 2 (seed 5), >300 x7 (2-4, 6-9)
 #               guided g2   (g3 with crashes moved after any new abstract
 #                 state's time) 2 2 (seeds 1, 5), >300 x3
-#               guided g5   2 2 269 (seeds 1, 5, 3), >300 >300 (2, 4)
+#               guided g5   2 2 25 227 268 269 (seeds 1, 5, 7, 8, 6, 3),
+#                 >300 x3 (2, 4, 9): median 268; seed 7's at run 25 is a
+#                 fresh seed, seed 1's a moved crash
 #               CPU (weft check's user+sys): 17-23 s per 300 paxos runs for
 #               every variant (base 19.4, g3 18.4, g5 19.1 on seed 2 or 6)
 #               Within 300 runs random finds it from 6 of 10 starting points
 #               (1-0.996^300 = 70 %), guided g3 from 2 of 9 seeds: about what
 #               its fresh seeds alone give (a quarter of its runs: 1-0.996^75
-#               = 26 %); g5 from 3 of 5 (its fresh seeds alone: 45 %).
+#               = 26 %); g5 from 6 of 9 (its fresh seeds alone: 45 %).
 #   chord orig  random 1 2 5 6 8 9 11 17 20 23 (median 8)
 #               guided base 1 20 30 44 51 (median 30); g1 1 21 23 23 24 (23);
 #               g3 1 7 20 42 77 (20); g5 1 5 7 28 48 (7)
@@ -47,7 +49,7 @@
 # Tried and dropped: leaving out a seed's partition as a mutation (paxos
 # seeds 1 and 2: >300 each). Guided is not 10x faster than random on any
 # of them; with g5 it is level with random (chord 7 vs 8, humming 10 vs
-# 15, paxos 269 vs 188 runs, 5 seeds: within the noise). Chord's and
+# 15, paxos 268 vs 188 runs; 5 or 9 seeds: within the noise). Chord's and
 # humming's bugs take random under 20 runs, and a run derived from a
 # corpus run (same fault schedule, same draws up to a cut) hits them less
 # often than a fresh seed, hence more fresh seeds; paxos's bug needs a
