@@ -7,6 +7,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk/model"
 	"github.com/weft-mc/weft/mcsdk/sched"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // guidedRun is what the guided strategy adds to one seeded run: the
@@ -34,10 +35,13 @@ func (r *runner) fork() {
 
 // abstract is the guided strategy's abstraction of a seeded run's state:
 // every node's liveness, the model's [state] values and [[state.query]]
-// answers, and the network's shape (networkShape). It leaves out the
-// replies and the clients' history, which grow with every step and would
-// make every state new. The values are those observe decoded (a run reads
-// only the nodes that ran; the others keep theirs).
+// answers, and the run's fault phase: which of its scheduled faults have
+// happened and which partitions are on. It leaves out the network's
+// messages (each run's differ a little: with them nearly every run
+// reached a new state, and coverage told runs apart no better than
+// chance) and the replies and the clients' history, which grow with
+// every step. The values are those observe decoded (a run reads only the
+// nodes that ran; the others keep theirs).
 func (r *runner) abstract(ob observation) []byte {
 	var b []byte
 	for i, ns := range ob.state.Nodes {
@@ -48,7 +52,18 @@ func (r *runner) abstract(ob observation) []byte {
 			b = append(b, 0)
 		}
 	}
-	return append(b, networkShape(r.w.Network())...)
+	now := r.w.Now()
+	for _, f := range r.s.Faults() {
+		if supervisor.Epoch+f.AtUS*1000 <= now {
+			b = append(b, 'f', byte(f.Kind), byte(f.Node))
+		}
+	}
+	for k, w := range r.s.Windows() {
+		if w.Start <= now && now < w.End {
+			b = append(b, 'p', byte(k))
+		}
+	}
+	return b
 }
 
 // checkGuided is Check with strategy guided: every execution is a seeded
@@ -72,6 +87,11 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 	prep := &prepared{sp: specsOf(m), syms: map[string]*symbolTable{res.Variant: syms}}
 	stop := stopWith(opts.Context, opts.Stop)
 	g := sched.NewSeededGuide(opts.Seed)
+	until := prep.sp.faults.Until
+	if until == 0 {
+		until = prep.sp.campaign.Duration
+	}
+	g.SetFaultWindow(prep.sp.faults.From, until)
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for i := 1; opts.Runs <= 0 || i <= opts.Runs; i++ {
@@ -80,8 +100,24 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 			return res, nil
 		}
 		l := g.Next()
-		run, err := Run(m, RunOptions{Variant: res.Variant, Seed: l.Seed, Preconditions: opts.Preconditions, Watchdog: opts.Watchdog,
+		var given []FaultEvent
+		for _, f := range l.Faults {
+			given = append(given, FaultEvent(f))
+		}
+		run, err := Run(m, RunOptions{Variant: res.Variant, Seed: l.Seed, Faults: given, Preconditions: opts.Preconditions, Watchdog: opts.Watchdog,
 			Host: opts.Host, Build: &bin, prep: prep, guide: &guidedRun{l: l, g: g}})
+		if run != nil {
+			used := make([]sched.FaultEvent, 0, len(run.Faults))
+			for _, f := range run.Faults {
+				used = append(used, sched.FaultEvent(f))
+			}
+			g.Schedule(used)
+			for _, e := range run.Events {
+				if e.Kind == "state" {
+					g.Changed(e.Node, e.T)
+				}
+			}
+		}
 		g.Done()
 		if err != nil {
 			return nil, fmt.Errorf("guided execution %d (%s): %w", i, DescribeLineage(l), err)
@@ -118,6 +154,12 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 // strategy is: its seed and where its draws forked.
 func DescribeLineage(l sched.Lineage) string {
 	s := fmt.Sprintf("seed %d", l.Seed)
+	if l.Faults != nil {
+		s += ", faults"
+		for _, f := range l.Faults {
+			s += fmt.Sprintf(" %s", FaultEvent(f))
+		}
+	}
 	for _, f := range l.Forks {
 		s += fmt.Sprintf(", reseeded %d after %d actions", f.Seed, f.Step)
 	}

@@ -774,7 +774,7 @@ func (r *runner) observe() error {
 	}
 	r.last = &ob
 	if g := r.opts.guide; g != nil {
-		g.g.Visit(r.res.Steps, sha256.Sum256(r.abstract(ob)))
+		g.g.Visit(r.res.Steps, now, sha256.Sum256(r.abstract(ob)))
 	}
 	if r.res.FirstViolationStep >= 0 && r.sp.campaign.Check == "final" {
 		return nil // the first violation is known; only the end decides

@@ -2,9 +2,7 @@ package mcsdk
 
 import (
 	"fmt"
-	"slices"
 
-	"github.com/weft-mc/weft/mcsdk/netsim"
 	"github.com/weft-mc/weft/mcsdk/sched"
 )
 
@@ -67,63 +65,4 @@ func boolByte(v bool) byte {
 		return 1
 	}
 	return 0
-}
-
-// networkShape is the messages in flight as the guided strategy sees
-// them: for each link (sending node, receiving node), the kinds of its
-// messages (messageKind) with their counts capped at 3, in a canonical
-// order. Which channel or connection carries them, and their order
-// within a link, are left out.
-func networkShape(net *netsim.Network) []byte {
-	if net == nil {
-		return nil
-	}
-	count := map[string]int{}
-	for _, c := range net.Channels {
-		for _, m := range c.Msgs {
-			key := fmt.Sprintf("%d>%d:%s", c.FromNode, net.ReceiverNode(c), messageKind(m))
-			count[key] = min(count[key]+1, 3)
-		}
-	}
-	keys := make([]string, 0, len(count))
-	for k := range count {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b []byte
-	for _, k := range keys {
-		b = append(b, k...)
-		b = append(b, byte('0'+count[k]), ';')
-	}
-	return b
-}
-
-// messageKind is a message's kind for the network's shape: SYN, FIN and
-// RST by their flag; else the payload's leading word (its letters, up to
-// 12) when it starts with a letter, as text protocols name their
-// messages ("VOTE 3 …", "PUT k v"), else its first byte, as binary
-// protocols tag theirs.
-func messageKind(m netsim.Message) string {
-	switch {
-	case m.SYN:
-		return "SYN"
-	case m.FIN:
-		return "FIN"
-	case m.RST:
-		return "RST"
-	case len(m.Data) == 0:
-		return ""
-	}
-	n := 0
-	for n < len(m.Data) && n < 12 && isWordByte(m.Data[n]) {
-		n++
-	}
-	if n > 0 {
-		return string(m.Data[:n])
-	}
-	return fmt.Sprintf("#%02x", m.Data[0])
-}
-
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }

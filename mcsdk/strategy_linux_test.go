@@ -93,6 +93,35 @@ func TestStrategiesFindQuorumBug(t *testing.T) {
 	}
 }
 
+// TestGuidedFaultMutation: on the Multi-Paxos bug, guided's seed 1
+// finds the violation (agreement) in a run whose fault schedule is a
+// mutation of an earlier run's (its crash moved to just after a moment
+// that run reached a new abstract state): twice the same executions,
+// lineage and byte-identical recording, which weft replay's Replay
+// re-executes to the same violation.
+func TestGuidedFaultMutation(t *testing.T) {
+	m := loadTarget(t, "paxos/paxos.model")
+	var saved [2][]byte
+	var res [2]*mcsdk.CheckResult
+	for k := range res {
+		r, err := mcsdk.Check(m, mcsdk.CheckOptions{Variant: "bug", Strategy: "guided", Seed: 1, Runs: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != mcsdk.Violated || r.Violation.Invariant != "agreement" {
+			t.Fatalf("verdict %s (%+v) after %d executions, want agreement violated", r.Verdict, r.Violation, r.Executions)
+		}
+		if r.Lineage == nil || r.Lineage.Faults == nil {
+			t.Fatalf("the violating run (%+v) has the seed's fault schedule, want a mutated one", r.Lineage)
+		}
+		saved[k], res[k] = replayGuided(t, m, r), r
+	}
+	if !bytes.Equal(saved[0], saved[1]) || counts(res[0]) != counts(res[1]) {
+		t.Fatalf("two runs differ:\n%s\n%s", counts(res[0]), counts(res[1]))
+	}
+	t.Logf("%s (%s)", counts(res[0]), mcsdk.DescribeLineage(*res[0].Lineage))
+}
+
 // counts is a check's result as the determinism test compares it.
 func counts(r *mcsdk.CheckResult) string {
 	return fmt.Sprintf("states %d, executions %d, replays %d, by depth %v, chains %d, abstract %d, corpus %d, path %v, lineage %+v",
