@@ -146,7 +146,7 @@ type call struct {
 	// pselect6 or select counts what it has left from it to Linux's end
 	// (writeTimeLeft, vkernel.WaitLeft); 0 otherwise.
 	waitStart int64
-	progress int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
+	progress  int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
 	// execShown is the path an exec named, in the node's view, when weft
 	// had the exec issued again with a name the host kernel resolves
 	// (execForeign); "" otherwise.
