@@ -156,6 +156,11 @@ var diffProbes = []struct {
 	// served or not: F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF,
 	// EMFILE for every call that makes one.
 	{name: "nofile"},
+	// RLIMIT_NOFILE is each process's: copied at fork, a parent's lowering
+	// after it changes nothing of its child's, prlimit64 on a child's pid
+	// sets the child's (vkernel.Limits per proc, the descriptor table's
+	// limit set where the limit is).
+	{name: "nofilefork"},
 	// semtimedop's refusals in Linux's order: an unreadable timeout first.
 	{name: "semorder"},
 	// socketpair writes the two descriptor numbers it took before it

@@ -31,6 +31,7 @@ type proc struct {
 	pidfd    int              // for the main process, the node's own (closed with the node)
 	v        *vkernel.Process // its record in the node's process table (n.ptab): parent, state, status, exit signal
 	fds      *fdTable         // its descriptor table
+	limits   *vkernel.Limits  // a child's resource limits, copied from its parent's at its fork; nil for the main process, whose are the node's (n.limits)
 	vforker  *task            // the parent thread a vfork suspends until this process execs or ends
 	space    int              // its address space: its index in the tree, or its parent's while a CLONE_VM child has not exec'd
 	notified bool             // weft queued its parent's SIGCHLD for its end (sys_sigchld.go)

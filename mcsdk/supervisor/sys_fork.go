@@ -94,6 +94,9 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 		return failf("pidfd_open of child: %v", err)
 	}
 	cp := &proc{vpid: child.vtid(), pid: newtid, pidfd: pidfd, fds: fds, space: len(n.procs), vdso: n.vdsoOf(pt)}
+	// fork(2): the child's limits start as its parent's and are its own
+	// from now on (its table's NOFILE limit came with copyFDs).
+	cp.limits = c.limits().Clone()
 	cp.vclock.known = true        // the image it inherits is off (vdsoOff above)
 	cp.trapTSC = *n.trapTSCOf(pt) // PR_SET_TSC is inherited
 	cp.v = n.ptab.ForkBy(parent.vpid, pt.vtid(), cp.vpid, int(flags&unix.CSIGNAL))

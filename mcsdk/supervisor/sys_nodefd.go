@@ -311,10 +311,10 @@ func (n *node) tables() []*fdTable {
 // duplicates share the vfd's object, the open file description.
 type fdTable = vkernel.FDTable[*vfd]
 
-// newFDTable is an empty descriptor table. Its limit is the largest
-// (vkernel.NofileMax): the host kernel enforces RLIMIT_NOFILE on the
-// numbers weft installs.
-func newFDTable() *fdTable { return vkernel.NewFDTable[*vfd](0) }
+// newFDTable is an empty descriptor table of a node's main process. Its
+// limit is the default soft RLIMIT_NOFILE (vkernel.NofileDefault), which
+// setrlimit and prlimit64 change (sys_rlimit.go) and fork copies.
+func newFDTable() *fdTable { return vkernel.NewFDTable[*vfd](vkernel.NofileDefault) }
 
 // closing runs as the node closes fd (v nil for a kernel descriptor):
 // epoll interest lists forget it, and an in-node object whose last

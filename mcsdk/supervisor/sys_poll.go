@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"encoding/binary"
-	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -189,7 +188,9 @@ func (c *call) waitUntil(timeout, timer int64) (result, bool) {
 		c.started = true
 		c.deadline, c.timeoutAt = -1, 0
 		if timeout > 0 {
-			c.deadline = c.after(timeout)
+			if c.deadline = c.after(timeout); c.deadline < 0 {
+				c.waitStart, _ = c.clockNow(unix.CLOCK_MONOTONIC)
+			}
 		}
 	}
 	own := c.deadline // the call's own deadline, -1 none
@@ -357,30 +358,40 @@ func (c *call) writeTimeLeft() {
 	if err != nil {
 		return
 	}
-	sec, frac := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
-	if timeval {
-		frac *= 1e3
+	sec, frac, ok := waitTimeout(b, timeval)
+	if !ok || sec == 0 && frac == 0 {
+		return // a zero timeout is left alone, and one the node made invalid meanwhile
 	}
-	timeout := vkernel.WaitTimeout(sec, frac)
-	if timeout <= 0 || timeout == math.MaxInt64 {
-		return // a wait without end a run reaches writes nothing back
-	}
-	left := timeout // answered before any time passed
+	mono, _ := c.clockNow(unix.CLOCK_MONOTONIC)
+	start := mono // answered before any time passed
 	if c.started {
 		at := c.deadline
 		if c.timeoutAt != 0 {
 			at = c.timeoutAt
 		}
-		if at < 0 {
+		if at >= 0 {
+			c.writeLeft(addr, timeval, c.left(at))
 			return
 		}
-		left = c.left(at)
+		start = c.waitStart // a timeout past the clock's range: counted to Linux's end
 	}
+	ls, ln := vkernel.WaitLeft(sec, frac, start, mono)
+	out := binary.LittleEndian.AppendUint64(nil, uint64(ls))
+	if timeval {
+		ln /= 1e3
+	}
+	c.write(addr, binary.LittleEndian.AppendUint64(out, uint64(ln))) // a failed write changes nothing of the answer
+}
+
+// writeLeft writes left ns at addr as a struct timespec, or a struct
+// timeval (timeval); a failed write changes nothing of the call's answer
+// (Linux ignores it).
+func (c *call) writeLeft(addr uint64, timeval bool, left int64) {
 	out := timespecBytes(left)
 	if timeval {
 		out = vkernel.TimevalBytes(left)
 	}
-	c.write(addr, out) // a failed write changes nothing of the answer (Linux ignores it)
+	c.write(addr, out)
 }
 
 // readWaitTimeout reads the timeout of ppoll or pselect6 (a struct
@@ -396,14 +407,23 @@ func (c *call) readWaitTimeout(addr uint64, timeval bool) (int64, unix.Errno) {
 	if err != nil {
 		return 0, unix.EFAULT
 	}
-	sec, frac := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
-	if timeval {
-		sec, frac = sec+frac/1e6, frac%1e6*1e3
-	}
-	if sec < 0 || frac < 0 || frac >= 1e9 {
+	sec, frac, ok := waitTimeout(b, timeval)
+	if !ok {
 		return 0, unix.EINVAL
 	}
-	return vkernel.WaitTimeout(sec, frac), 0
+	return vkernel.Ktime(sec, frac), 0
+}
+
+// waitTimeout decodes the timeout of ppoll or pselect6 (a struct
+// timespec) or of select (timeval, a struct timeval, whose tv_usec's
+// whole seconds are carried into tv_sec first, as C divides, toward
+// zero) as {sec, nsec}; ok is false for one that is not valid.
+func waitTimeout(b []byte, timeval bool) (sec, nsec int64, ok bool) {
+	sec, nsec = int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+	if timeval {
+		sec, nsec = sec+nsec/1e6, nsec%1e6*1e3
+	}
+	return sec, nsec, sec >= 0 && nsec >= 0 && nsec < 1e9
 }
 
 // readTimespec reads a struct timespec as nanoseconds, saturated at

@@ -26,7 +26,17 @@ var hostEnforced = map[vkernel.Resource]bool{
 	vkernel.RlimitAS: true, vkernel.RlimitCORE: true, vkernel.RlimitMEMLOCK: true,
 }
 
-// limits is the node's table of virtual limits, made at its first use.
+// A node's resource limits are each process's own, as Linux keeps them
+// in the process (signal_struct): a fork copies its parent's (sys_fork.go),
+// threads share them, and execve keeps them. The main process's table is
+// the node's (n.limits), a child's its proc's. A process's soft
+// RLIMIT_NOFILE is also its descriptor table's limit, which bounds every
+// new descriptor number (F_DUPFD's EINVAL and EMFILE, dup2 and dup3's
+// EBADF): set where the limit is set (rlimit), copied with the table at
+// a fork.
+
+// virtualLimits is the node's main process's table of virtual limits,
+// made at its first use.
 func (n *node) virtualLimits(maxTasks int) *vkernel.Limits {
 	if n.limits == nil {
 		if maxTasks <= 0 {
@@ -37,17 +47,21 @@ func (n *node) virtualLimits(maxTasks int) *vkernel.Limits {
 	return n.limits
 }
 
-func (c *call) limits() *vkernel.Limits { return c.n.virtualLimits(c.w.cfg.MaxTasks) }
-
-// fdTable is the caller's descriptor table with its limit set to the
-// node's soft RLIMIT_NOFILE, which bounds every new descriptor number
-// (F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF): the one place
-// the table learns what setrlimit and prlimit64 set.
-func (c *call) fdTable() *fdTable {
-	own, _ := c.limits().Get(vkernel.RlimitNOFILE)
-	c.n.fds.SetLimit(int(min(own.Cur, vkernel.NofileMax)))
-	return c.n.fds
+// procLimits is the limits of the node's process p (nil or one without
+// its own: the main process).
+func (n *node) procLimits(p *proc, maxTasks int) *vkernel.Limits {
+	if p == nil || p.limits == nil {
+		return n.virtualLimits(maxTasks)
+	}
+	return p.limits
 }
+
+// limits is the calling process's limits.
+func (c *call) limits() *vkernel.Limits { return c.n.procLimits(c.t.p, c.w.cfg.MaxTasks) }
+
+// fdTable is the caller's descriptor table, whose limit is its process's
+// soft RLIMIT_NOFILE.
+func (c *call) fdTable() *fdTable { return c.n.fds }
 
 // noRoomFor reports whether fewer than n numbers below the soft
 // RLIMIT_NOFILE are free in the caller's process (the host's list, which
@@ -84,25 +98,42 @@ func sysSetrlimit(c *call) result {
 
 // sysPrlimit64 implements prlimit64(2) for a process of the node (pid 0:
 // the caller; any other a virtual id the node's table names, ESRCH
-// otherwise).
+// otherwise): the limits of the process that thread belongs to.
 func sysPrlimit64(c *call) result {
-	host := c.t.tid
 	if int32(c.arg(0)) != 0 {
 		th, r, ok := c.hostThread(0)
 		if !ok {
 			return r
 		}
-		host = th.Host
+		return c.rlimitOf(c.n.procByVpid(th.Pid), th.Host, c.arg(1), c.arg(2), c.arg(3))
 	}
-	return c.rlimit(host, c.arg(1), c.arg(2), c.arg(3))
+	return c.rlimit(c.t.tid, c.arg(1), c.arg(2), c.arg(3))
 }
 
-// rlimit reads the new limits at newAddr (0: none), sets them in the
-// table, and writes the old ones at oldAddr (0: none); host is the host
-// thread whose process enforces a lowered limit.
+// procByVpid is the node's process whose virtual pid is vpid, nil for
+// the main process (or a node that never forked).
+func (n *node) procByVpid(vpid int64) *proc {
+	for _, p := range n.procs[min(1, len(n.procs)):] {
+		if p.vpid == vpid {
+			return p
+		}
+	}
+	return nil
+}
+
+// rlimit is rlimitOf the calling process.
 func (c *call) rlimit(host int, resource, newAddr, oldAddr uint64) result {
+	return c.rlimitOf(c.t.p, host, resource, newAddr, oldAddr)
+}
+
+// rlimitOf reads the new limits at newAddr (0: none), sets them in the
+// table of process p (nil: the main process), with a soft RLIMIT_NOFILE
+// its descriptor table's limit, and writes the old ones at oldAddr (0:
+// none); host is the host thread whose process enforces a lowered limit.
+func (c *call) rlimitOf(p *proc, host int, resource, newAddr, oldAddr uint64) result {
 	res := vkernel.Resource(int32(resource))
-	old, err := c.limits().Get(res)
+	lim := c.n.procLimits(p, c.w.cfg.MaxTasks)
+	old, err := lim.Get(res)
 	if err != nil {
 		return errno(pathErrno(err))
 	}
@@ -112,8 +143,11 @@ func (c *call) rlimit(host int, resource, newAddr, oldAddr uint64) result {
 			return errno(unix.EFAULT)
 		}
 		nw := vkernel.Rlimit{Cur: binary.LittleEndian.Uint64(b), Max: binary.LittleEndian.Uint64(b[8:])}
-		if _, err := c.limits().Set(res, nw); err != nil {
+		if _, err := lim.Set(res, nw); err != nil {
 			return errno(pathErrno(err))
+		}
+		if res == vkernel.RlimitNOFILE {
+			c.n.procFDs(p).SetLimit(int(min(nw.Cur, vkernel.NofileMax)))
 		}
 		if hostEnforced[res] {
 			lowerHostLimit(host, res, nw)
@@ -126,6 +160,19 @@ func (c *call) rlimit(host int, resource, newAddr, oldAddr uint64) result {
 		return errno(errnoOf(c.write(oldAddr, b[:])))
 	}
 	return ret(0)
+}
+
+// procFDs is the descriptor table of the node's process p (nil: the
+// main process), whichever process's call is being served (enterProc
+// points n.fds at the caller's).
+func (n *node) procFDs(p *proc) *fdTable {
+	switch {
+	case p != nil:
+		return p.fds
+	case len(n.procs) > 0:
+		return n.procs[0].fds
+	}
+	return n.fds
 }
 
 // lowerHostLimit makes the host process of thread host enforce nw where

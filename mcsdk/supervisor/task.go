@@ -594,6 +594,9 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			if c.sleepEnd != 0 {
 				put(uint64(c.sleepEnd)) // what an interrupted sleep will write back
 			}
+			if c.waitStart != 0 {
+				put(uint64(c.waitStart)) // what a wait without end will write back
+			}
 			put(boolBits(c.timedOut))
 			put(uint64(c.progress))
 		}

@@ -141,7 +141,12 @@ type call struct {
 	// sleep past the clock's range (deadline -1) would end, saturated at
 	// KTIME_MAX: what it has left when a signal interrupts it; 0 otherwise.
 	sleepEnd int64
-	progress int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
+	// waitStart is the node's CLOCK_MONOTONIC reading when a wait whose
+	// own timeout is past the clock's range (deadline -1) began: a ppoll,
+	// pselect6 or select counts what it has left from it to Linux's end
+	// (writeTimeLeft, vkernel.WaitLeft); 0 otherwise.
+	waitStart int64
+	progress  int // a blocking call done in parts: bytes moved (sockets, pipes, unix sockets), or messages (sendmmsg, recvmmsg); hashed
 	// execShown is the path an exec named, in the node's view, when weft
 	// had the exec issued again with a name the host kernel resolves
 	// (execForeign); "" otherwise.

@@ -1065,6 +1065,11 @@ func (w *World) hashParts(mode HashMode, extra []byte) []hashPart {
 		add(p+"procs", func(h hash.Hash, put func(uint64)) error { return w.hashProcs(n, mode, put, h) })
 		add(p+"limits", func(_ hash.Hash, put func(uint64)) error {
 			hashLimits(n.virtualLimits(w.cfg.MaxTasks), put)
+			for _, p := range n.procs[min(1, len(n.procs)):] {
+				if !p.ended() {
+					hashLimits(p.limits, put) // each live child's own
+				}
+			}
 			return nil
 		})
 		add(p+"sysv", func(h hash.Hash, put func(uint64)) error {

@@ -187,8 +187,13 @@ const KtimeMax = math.MaxInt64
 
 // Ktime is a valid struct timespec {sec, nsec} (neither negative, nsec
 // below 10⁹) in ns, saturated at KtimeMax as Linux converts one
-// (timespec64_to_ktime: a tv_sec of KTIME_SEC_MAX or more is KTIME_MAX),
-// never wrapped.
+// (timespec64_to_ktime, ktime_set: a tv_sec of KTIME_SEC_MAX or more is
+// KTIME_MAX), never wrapped. It is the one conversion of every timeout
+// and timer value weft reads: the sleeps, the waits of poll, ppoll,
+// select, pselect6 and the epoll calls, futex, semtimedop,
+// rt_sigtimedwait, SO_RCVTIMEO and SO_SNDTIMEO, the timers. Below
+// KTIME_SEC_MAX seconds the product fits (at most KTIME_MAX less
+// 854775808 ns); a deadline past the clock's range is none (After).
 func Ktime(sec, nsec int64) int64 {
 	if sec >= KtimeMax/int64(1e9) { // KTIME_SEC_MAX
 		return KtimeMax
@@ -196,14 +201,32 @@ func Ktime(sec, nsec int64) int64 {
 	return sec*1e9 + nsec
 }
 
-// WaitTimeout is a wait's timeout {sec, frac} (a struct timespec, valid:
-// neither field negative, frac below 10⁹) in ns, math.MaxInt64 when it
-// does not fit: the wait has no end a run reaches (After).
-func WaitTimeout(sec, frac int64) int64 {
-	if sec > (math.MaxInt64-frac)/1e9 {
-		return math.MaxInt64
+// WaitLeft is what a ppoll, pselect6 or select's timeout {sec, nsec}
+// (valid) has left, as {sec, nsec}, when CLOCK_MONOTONIC reads now, of a
+// call that began when it read start: Linux's end (poll_select_set_timeout:
+// start plus the timeout as a struct timespec64, saturated at
+// {TIME64_MAX, 0} by timespec64_add_safe) less now, zero once passed
+// (poll_select_finish). The end is kept as a timespec64, wider than
+// ktime: a timeout whose end is past KTIME_MAX still waits without end
+// (timespec64_to_ktime) but is written back exactly, counted to that end.
+func WaitLeft(sec, nsec, start, now int64) (int64, int64) {
+	es, en := start/1e9, start%1e9+nsec
+	if en >= 1e9 {
+		es, en = es+1, en-1e9
 	}
-	return sec*1e9 + frac
+	if sec > math.MaxInt64-es {
+		es, en = math.MaxInt64, 0 // TIME64_MAX
+	} else {
+		es += sec
+	}
+	ls, ln := es-now/1e9, en-now%1e9
+	if ln < 0 {
+		ls, ln = ls-1, ln+1e9
+	}
+	if ls < 0 {
+		return 0, 0
+	}
+	return ls, ln
 }
 
 // TimeLeft is the node's own time (its monotonic base, ns) from world

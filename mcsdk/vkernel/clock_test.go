@@ -385,12 +385,49 @@ func TestAfterSaturates(t *testing.T) {
 			}
 		}
 	}
+	// Ktime's rule is timespec64_to_ktime's (include/linux/ktime.h): a
+	// tv_sec of KTIME_SEC_MAX (9223372036) or more is KTIME_MAX, whatever
+	// tv_nsec is; below it the product is exact.
 	for _, tc := range []struct{ sec, frac, want int64 }{
-		{0, 0, 0}, {1, 5, 1e9 + 5}, {9223372036, 854775807, math.MaxInt64}, {9223372036, 854775808 - 1, math.MaxInt64},
-		{9223372036, 0, 9223372036e9}, {20211507185753197, 0, math.MaxInt64}, {math.MaxInt64, 999999999, math.MaxInt64},
+		{0, 0, 0}, {1, 5, 1e9 + 5}, {9223372036, 854775807, math.MaxInt64}, {9223372036, 0, math.MaxInt64},
+		{9223372035, 999999999, 9223372035999999999}, {20211507185753197, 0, math.MaxInt64},
+		{math.MaxInt64, 999999999, math.MaxInt64},
 	} {
-		if got := WaitTimeout(tc.sec, tc.frac); got != tc.want {
-			t.Errorf("WaitTimeout(%d, %d) = %d, want %d", tc.sec, tc.frac, got, tc.want)
+		if got := Ktime(tc.sec, tc.frac); got != tc.want {
+			t.Errorf("Ktime(%d, %d) = %d, want %d", tc.sec, tc.frac, got, tc.want)
+		}
+	}
+}
+
+// TestWaitLeft checks what a ppoll, pselect6 or select's timeout has
+// left against Linux's rule (fs/select.c poll_select_set_timeout and
+// poll_select_finish, kernel/time/time.c timespec64_add_safe): the end
+// is start plus the timeout as a timespec64, saturated at {TIME64_MAX, 0}
+// only when the seconds overflow, so a timeout past KTIME_MAX is written
+// back less the time waited, never as KTIME_MAX less anything.
+func TestWaitLeft(t *testing.T) {
+	const mono = MonotonicOffset + 5e8 // 1000.5 s
+	for _, tc := range []struct {
+		sec, nsec, start, now int64
+		ls, ln                int64
+	}{
+		{10, 0, mono, mono, 10, 0},
+		{10, 0, mono, mono + 50e6, 9, 950e6},
+		{0, 50e6, mono, mono + 50e6, 0, 0},
+		{0, 50e6, mono, mono + 60e6, 0, 0},
+		{9223372035, 999999999, mono, mono + 20e6, 9223372035, 979999999},
+		{9223372036, 0, mono, mono, 9223372036, 0},
+		{9223372036, 854775807, mono, mono + 20e6, 9223372036, 834775807},
+		{20211507185753197, 0, mono, mono + 1, 20211507185753196, 999999999},
+		// start + timeout overflows: the end is {TIME64_MAX, 0}.
+		{math.MaxInt64, 999999999, mono, mono, math.MaxInt64 - 1001, 5e8},
+		{math.MaxInt64 - 1000, 5e8, mono, mono, math.MaxInt64 - 1001, 5e8},
+		// the nanoseconds' carry makes the seconds overflow.
+		{math.MaxInt64 - 1000, 999999999, mono, mono, math.MaxInt64 - 1001, 5e8},
+		{math.MaxInt64 - 1001, 499999999, mono, mono, math.MaxInt64 - 1001, 499999999},
+	} {
+		if ls, ln := WaitLeft(tc.sec, tc.nsec, tc.start, tc.now); ls != tc.ls || ln != tc.ln {
+			t.Errorf("WaitLeft(%d, %d, %d, %d) = {%d, %d}, want {%d, %d}", tc.sec, tc.nsec, tc.start, tc.now, ls, ln, tc.ls, tc.ln)
 		}
 	}
 }

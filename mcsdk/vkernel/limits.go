@@ -124,6 +124,13 @@ func (l *Limits) Set(r Resource, nw Rlimit) (Rlimit, error) {
 	return old, nil
 }
 
+// Clone is a copy of l, which changes independently of it (fork(2): a
+// child's limits start as its parent's).
+func (l *Limits) Clone() *Limits {
+	c := *l
+	return &c
+}
+
 // ProcLimits is /proc/PID/limits of the table, as Linux writes it.
 func (l *Limits) ProcLimits() []byte {
 	var b strings.Builder

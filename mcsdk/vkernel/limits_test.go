@@ -79,3 +79,38 @@ func TestProcLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsClone checks that a fork's copy starts as its parent's
+// limits and that each changes on its own afterwards, both ways (a
+// process's limits are its own: signal_struct, copied by copy_signal).
+func TestLimitsClone(t *testing.T) {
+	parent := NewLimits(32)
+	if _, err := parent.Set(RlimitNOFILE, Rlimit{100, 1000}); err != nil {
+		t.Fatal(err)
+	}
+	child := parent.Clone()
+	if c, _ := child.Get(RlimitNOFILE); c != (Rlimit{100, 1000}) {
+		t.Fatalf("the copy has NOFILE %v, want the parent's {100 1000}", c)
+	}
+	if _, err := parent.Set(RlimitNOFILE, Rlimit{16, 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := child.Set(RlimitSTACK, Rlimit{1 << 20, 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		l    *Limits
+		r    Resource
+		want Rlimit
+	}{
+		{"parent NOFILE", parent, RlimitNOFILE, Rlimit{16, 1000}},
+		{"child NOFILE", child, RlimitNOFILE, Rlimit{100, 1000}},
+		{"parent STACK", parent, RlimitSTACK, Rlimit{8 << 20, Infinity}},
+		{"child STACK", child, RlimitSTACK, Rlimit{1 << 20, 1 << 20}},
+	} {
+		if got, _ := tc.l.Get(tc.r); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -178,6 +178,88 @@ static void huge(void)
 	close(ep);
 }
 
+/* sat is x ns plus the timeout {sec, nsec} as Linux adds them
+ * (timespec64_add_safe): exact, or {TIME64_MAX, 0} when the seconds
+ * overflow. */
+static __int128 sat(struct timespec x, long long sec, long long nsec)
+{
+	__int128 s = (__int128)x.tv_sec + sec, n = x.tv_nsec + nsec;
+	if (n >= 1000000000)
+		s++, n -= 1000000000;
+	if (s > INT64_MAX)
+		s = INT64_MAX, n = 0;
+	return s * 1000000000 + n;
+}
+
+/* farleft has ppoll, pselect6 and select wait under a timeout whose end
+ * is past KTIME_MAX, or past TIME64_MAX once added to the clock: the
+ * call waits without end (timespec64_to_ktime) for the byte a thread
+ * writes after 20 ms, or finds the full pipe ready at once, and writes
+ * back its end (start + timeout, saturated at {TIME64_MAX, 0}) less the
+ * clock when it returns (poll_select_finish): the clock before the call
+ * plus what is left is at most the end from the clock after the call,
+ * and the clock after plus what is left is at least the end from the
+ * clock before. select's tv_usec of 10^6 or more is carried into tv_sec
+ * first. */
+static void farleft(int full)
+{
+	struct {
+		long long sec, frac;
+	} cases[] = {
+		{ 9223372035LL, 999999999 }, { 9223372036LL, 0 }, { 9223372036LL, 854775807 }, { 9000000000LL, 0 },
+		{ WRAPS, 0 }, { INT64_MAX - 100, 0 }, { INT64_MAX, 999999999 },
+	};
+	const char *calls[] = { "ppoll", "pselect6", "select" };
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (int c = 0; c < 3; c++)
+			for (int ready = 0; ready < 2; ready++) {
+				int fd = ready ? full : hugefd[0];
+				long long sec = cases[i].sec, frac = cases[i].frac;
+				if (c == 2) /* select: microseconds, and 10^6 of them carried */
+					frac = frac >= 999999 ? 1999999 : frac / 1000, sec -= frac >= 1000000 && sec > 0;
+				struct pollfd p = { .fd = fd, .events = POLLIN };
+				struct timespec ts = { sec, frac }, before, after;
+				struct timeval tv = { sec, frac };
+				fd_set r;
+				FD_ZERO(&r);
+				FD_SET(fd, &r);
+				clock_gettime(CLOCK_MONOTONIC, &before);
+				pthread_t th;
+				if (!ready)
+					pthread_create(&th, NULL, writer, NULL);
+				errno = 0;
+				long ret;
+				if (c == 0)
+					ret = syscall(SYS_ppoll, &p, 1, &ts, NULL, 8);
+				else if (c == 1)
+					ret = syscall(SYS_pselect6, fd + 1, &r, NULL, NULL, &ts, NULL);
+				else
+					ret = syscall(SYS_select, fd + 1, &r, NULL, NULL, &tv);
+				clock_gettime(CLOCK_MONOTONIC, &after);
+				long long ls = c == 2 ? tv.tv_sec : ts.tv_sec, ln = c == 2 ? tv.tv_usec * 1000LL : ts.tv_nsec;
+				long long gn = c == 2 ? frac % 1000000 * 1000 : frac, gs = c == 2 ? sec + frac / 1000000 : sec;
+				__int128 left = (__int128)ls * 1000000000 + ln;
+				__int128 b = (__int128)before.tv_sec * 1000000000 + before.tv_nsec;
+				__int128 a = (__int128)after.tv_sec * 1000000000 + after.tv_nsec;
+				/* select's microseconds are the nanoseconds truncated */
+				int within = b + left <= sat(after, gs, gn) && a + left + (c == 2 ? 999 : 0) >= sat(before, gs, gn);
+				if (ready)
+					SAME("%s, timeout {%lld, %lld}, ready at once: -> %ld %s; end within the clock plus left %d",
+					     calls[c], sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok", within);
+				else
+					SAME("%s, timeout {%lld, %lld}, a byte after 20 ms: -> %ld %s; written %d, end within the clock plus left %d",
+					     calls[c], sec, frac, ret, ret < 0 ? strerrorname_np(errno) : "ok", ls != gs || ln != gn,
+					     within);
+				VIRT("%s, timeout {%lld, %lld}%s: left {%lld, %lld}", calls[c], sec, frac, ready ? ", ready" : "", ls,
+				     ln);
+				if (!ready) {
+					pthread_join(th, NULL);
+					char ch;
+					read(hugefd[0], &ch, 1);
+				}
+			}
+}
+
 static int tfd, rearm;
 
 static void *later(void *arg)
@@ -301,6 +383,7 @@ int main(void)
 	for (unsigned i = 0; i < sizeof edges / sizeof edges[0]; i++)
 		bad(full[0], edges[i][0], edges[i][1]);
 	huge();
+	farleft(full[0]);
 	timerwait();
 	return 0;
 }
