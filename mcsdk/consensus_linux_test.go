@@ -34,7 +34,18 @@ var consensusTargets = []struct {
 // variant holds on the same seeds and a CI-sized range, with operations
 // completing; and the shrunk recording in the target's directory replays
 // to the same verdict.
+//
+// It runs in parallel with TestGoQuorumSeeded and TestRaftTargets, the
+// package's other long runs of seeds (182 s, 165 s and about 120 s of
+// test time at load 30): go test runs the three after every other test of
+// the package, two at a time (GOMAXPROCS), so that the package's tail,
+// which in CI runs beside fewer and fewer other packages, can use both
+// cores. They share nothing (each its own models, binaries and run
+// directories; no search cache) and assert nothing of the process; one
+// process running two worlds at once is what the parallel search
+// (Workers) does too.
 func TestConsensusTargets(t *testing.T) {
+	t.Parallel()
 	for _, tc := range consensusTargets {
 		t.Run(tc.model, func(t *testing.T) {
 			m := loadTarget(t, tc.model)

@@ -49,6 +49,7 @@ func goQuorumModels(t *testing.T) map[string]*model.Model {
 // acked_on_majority and no seed of the fixed model does.
 // scripts/goquorum-determinism.sh does the same for 200 seeds.
 func TestGoQuorumSeeded(t *testing.T) {
+	t.Parallel() // as TestConsensusTargets (whose comment says why)
 	models := goQuorumModels(t)
 	for _, tc := range []struct {
 		model string

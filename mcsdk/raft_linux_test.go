@@ -58,6 +58,7 @@ const twiceSeeds = 3
 // Both variants' shrunk recordings are replayed by
 // TestStoredRecordingsReplay, with every stored recording.
 func TestRaftTargets(t *testing.T) {
+	t.Parallel() // as TestConsensusTargets (whose comment says why)
 	for _, tc := range raftVariants {
 		t.Run(tc.model, func(t *testing.T) {
 			m := loadTarget(t, tc.model)

@@ -6,13 +6,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
 if [[ -n $unformatted ]]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
-go vet ./...
+mkdir -p build
+# vet, the darwin build, the arm64 vet and staticcheck run beside the
+# builds and tests below rather than before them (their output follows
+# the tests'; their failure fails the run): they are compilation, pure
+# CPU, while the test passes leave part of the 2 cores idle (the
+# 2026-12-06 rehearsal used about 1.5 of them), and before the tests
+# they were a serial start of the run (go vet alone 79 s of wall time,
+# 28 s of CPU, at load 30).
 # The SDK, analysis, report, kernel and CLI build elsewhere too (the
 # supervisor refuses there); staticcheck from the Go module proxy.
-GOOS=darwin go build ./...
-GOARCH=arm64 go vet ./...
-go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-mkdir -p build
+(
+  go vet ./... &&
+    GOOS=darwin go build ./... &&
+    GOARCH=arm64 go vet ./... &&
+    go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+) >build/static.log 2>&1 &
+static=$!
 # Reads go test -json: writes go test's usual output, and at the end the
 # slowest tests (scripts/testtimes).
 go build -o build/testtimes ./scripts/testtimes
@@ -79,18 +89,47 @@ verified='^(TestVDSOGo|TestCheckpointThreads|TestCheckpointProcTree|TestCheckpoi
   exit "$first"
 ) >build/test-weftverify.json 2>&1 &
 verify=$!
+# The virtual kernel is plain Go: its tests, and those of the virtual
+# network (netsim: inet sockets' state), pass as an unprivileged user with
+# no seccomp (issue 36). As root, they run as nobody, from a copy of the
+# packages readable by it (the clone may lie under a 0700 home). Beside
+# the main pass (about 17 s at the end of the run before).
+(
+  vk=$(mktemp -d)
+  ustatus=0
+  for pkg in vkernel netsim; do
+    go test -c -o "build/$pkg.test" "./mcsdk/$pkg" &&
+      cp -r "mcsdk/$pkg" "$vk/" && cp "build/$pkg.test" "$vk/$pkg/" && chmod -R a+rX "$vk" || ustatus=1
+  done
+  for pkg in vkernel netsim; do
+    if [ "$(id -u)" = 0 ]; then
+      (cd "$vk/$pkg" && setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs "./$pkg.test" -test.count=1) || ustatus=1
+    else
+      (cd "$vk/$pkg" && "./$pkg.test" -test.count=1) || ustatus=1
+    fi
+  done
+  rm -rf "$vk"
+  exit "$ustatus"
+) >build/test-nobody.log 2>&1 &
+nobody=$!
 # The longest package (mcsdk) took 541 s alone and 801 s beside the others
 # on 2026-12-02's slower machine kind: the bound leaves it room.
 # WEFT_FULL=1 runs the exhaustive versions of tests CI runs smaller (every
 # bit flip of TestEveryBitFlipIsAnError, two seeds in targets/real's
 # TestCampaigns, the deeper searches and more seeds each test's comment
 # names: grep -r WEFT_FULL --include='*_test.go').
-# go test starts packages' runs in the order named (two at a time): the
-# longest first, so that none starts last and runs alone; ./... adds the
-# rest once each.
+# go test starts packages' runs in the order named: the longest first (by
+# the 2026-12-06 rehearsal's package times: mcsdk 923 s, cmd/weft 525,
+# targets/real 346, notebooks 268, kernel 238, supervisor 180, redteam
+# 144), so that none starts last and runs alone; ./... adds the rest once
+# each. Three at a time (-p 3), not go's default of one per core: a
+# package's tests mostly run one supervised program at a time, whose
+# supervisor and nodes take turns and wait on process start-ups, so two
+# packages left the 2 cores a third idle (the 2026-12-06 rehearsal: 25 m
+# 43 s user and 22 m 27 s system in 1,902 s of wall time, 1.5 cores).
 # Every run's events stay in build/test.json and build/test-weftverify.json.
 set +e
-go test -json -count=1 -timeout 60m ./mcsdk/ ./cmd/weft/ ./kernel/ ./notebooks/ ./scripts/redteam/ ./targets/real/ ./docs/ ./... 2>&1 |
+go test -json -count=1 -p 3 -timeout 60m ./mcsdk/ ./cmd/weft/ ./targets/real/ ./notebooks/ ./kernel/ ./mcsdk/supervisor/ ./scripts/redteam/ ./docs/ ./... 2>&1 |
   tee build/test.json | build/testtimes | tee build/test.log
 status=${PIPESTATUS[0]}
 wait "$verify"
@@ -98,25 +137,16 @@ vstatus=$?
 echo "weftverify pass (go test -tags weftverify ./mcsdk/supervisor/):"
 build/testtimes <build/test-weftverify.json | tee build/test-weftverify.log
 echo
-# The virtual kernel is plain Go: its tests, and those of the virtual
-# network (netsim: inet sockets' state), pass as an unprivileged user with
-# no seccomp (issue 36). As root, they run as nobody, from a copy of the
-# packages readable by it (the clone may lie under a 0700 home).
 echo "vkernel and netsim as an unprivileged user:"
-vk=$(mktemp -d)
-ustatus=0
-for pkg in vkernel netsim; do
-  go test -c -o "build/$pkg.test" "./mcsdk/$pkg" &&
-    cp -r "mcsdk/$pkg" "$vk/" && cp "build/$pkg.test" "$vk/$pkg/" && chmod -R a+rX "$vk" || ustatus=1
-done
-for pkg in vkernel netsim; do
-  if [ "$(id -u)" = 0 ]; then
-    (cd "$vk/$pkg" && setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs "./$pkg.test" -test.count=1) || ustatus=1
-  else
-    (cd "$vk/$pkg" && "./$pkg.test" -test.count=1) || ustatus=1
-  fi
-done
-rm -rf "$vk"
+wait "$nobody"
+ustatus=$?
+cat build/test-nobody.log
+echo
+echo "vet, darwin build, arm64 vet, staticcheck:"
+wait "$static"
+sstatus=$?
+cat build/static.log
+[ "$sstatus" = 0 ] || echo "test: the static checks failed (exit $sstatus)" >&2
 echo
 build/testtimes -slowest 15 build/test.json build/test-weftverify.json
 # Whether the machine's cores were busy: CPU time against wall time. On
@@ -128,4 +158,5 @@ echo "wall time: ${SECONDS} s; CPU time (user, system) of this script, then of e
 times
 [ "$status" = 0 ] && status=$vstatus
 [ "$status" = 0 ] && status=$ustatus
+[ "$status" = 0 ] && status=$sstatus
 exit "$status"
