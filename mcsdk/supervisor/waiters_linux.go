@@ -71,7 +71,9 @@ import (
 // the change count's rule, and so do
 // the calls whose wait depends on another object than their descriptor's
 // (an AF_UNIX connect, a send on an AF_UNIX datagram socket). Waits on
-// another thread's exit do not declare yet.
+// another thread's exit, and on a child's end (wait4, waitid: their
+// answer follows the process table, which forks, ends, reaps, setpgid
+// and the caller's own threads change), do not declare yet.
 
 // waitKey names one object parked calls may wait on.
 type waitKey struct {
