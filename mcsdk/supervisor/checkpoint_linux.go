@@ -141,6 +141,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes)), roots: &rootPool{}}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
+		w.failSignalMet(err)
 		return nil, err
 	}
 	cw, err := w.copyState()

@@ -5,9 +5,13 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // freeze forks node n, parked or held, into a frozen process, and lets
@@ -39,6 +43,9 @@ func freeze(n *node, tasks []*task, child bool) (*frozenProc, error) {
 			}
 		}
 		tid := n.tasks[f.k].tid
+		if _, err := blockSignals(tid); err != nil { // f.mask is the thread's
+			return fmt.Errorf("%s: %v", n.tasks[f.k].name(), err)
+		}
 		if child {
 			fp.pid, err = adoptFork(tid, n.listener, fp.sysIP)
 		} else {
@@ -46,6 +53,9 @@ func freeze(n *node, tasks []*task, child bool) (*frozenProc, error) {
 		}
 		if err != nil {
 			return err
+		}
+		if err := setSignalMask(tid, f.mask); err != nil {
+			return fmt.Errorf("%s: %v", n.tasks[f.k].name(), err)
 		}
 		if f.sysIP == 0 {
 			// Held: back in its stop (now an injected call's exit) as it was.
@@ -206,17 +216,103 @@ func ptraceInterrupt(tid int) error {
 // checkpointWait bounds each wait of a checkpoint for a notification.
 const checkpointWait = 10 * time.Second
 
+// Signals met while weft drives a thread. weft injects calls into a
+// node's threads (a checkpoint's fork, a chdir's fchdir, SysV shared
+// memory's mmap, hiding [vvar] at an exec, ...) and has parked calls
+// issued again; a signal-delivery stop on the way would be taken at an
+// injected call's return, where Linux never delivers one, and resuming
+// it with no signal loses it. So the calls are injected with every
+// signal blocked (blockSignals; the thread's mask is put back before it
+// returns to the node's code): a signal pending for the thread stays
+// pending, and the kernel delivers it as Linux would, at the return to
+// user space after the thread's own call. A delivery stop met all the
+// same (a signal that cannot be blocked, a call issued again under the
+// node's mask) is judged by metSignal: one the process ignores (by
+// default or explicitly) is discarded, as the kernel discards it at
+// delivery (the Go launcher's SIGURG, pending across its execve, is
+// one: an exec resets the handlers); any other ends the wait with a
+// signalMetError, and the run with verdict error naming the signal and
+// the thread, rather than drop it.
+
+// blockSignals blocks every signal of thread tid, in a ptrace stop, for
+// the calls weft injects (the kernel keeps SIGKILL and SIGSTOP
+// unblocked), and returns the thread's mask, which setSignalMask puts
+// back. On the tracer thread.
+func blockSignals(tid int) (uint64, error) {
+	var old uint64
+	if err := ptraceRaw(ptraceGetSigmask, tid, 8, uintptr(unsafe.Pointer(&old))); err != nil {
+		return 0, fmt.Errorf("reading the signal mask: %v", err)
+	}
+	return old, setSignalMask(tid, ^uint64(0))
+}
+
+// setSignalMask sets the signal mask of thread tid, in a ptrace stop. On
+// the tracer thread.
+func setSignalMask(tid int, mask uint64) error {
+	if err := ptraceRaw(ptraceSetSigmask, tid, 8, uintptr(unsafe.Pointer(&mask))); err != nil {
+		return fmt.Errorf("setting the signal mask: %v", err)
+	}
+	return nil
+}
+
+// signalMetError is a signal weft met while it drove a thread and
+// cannot deliver there (metSignal).
+type signalMetError struct {
+	tid, sig int
+}
+
+func (e *signalMetError) Error() string {
+	return fmt.Sprintf("%s arrived while weft drove the thread through a call of its own (an injected call, or a parked call issued again): weft cannot deliver it there, and will not drop it",
+		unix.SignalName(unix.Signal(e.sig)))
+}
+
+// metSignal judges the signal-delivery stop ws of thread tid met while
+// weft drives it: nil if the thread's process ignores the signal (the
+// kernel would discard it at delivery: resume with no signal), else a
+// signalMetError.
+func metSignal(tid int, ws unix.WaitStatus) error {
+	sig := int(ws.StopSignal())
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid)); err == nil {
+		if st, err := vkernel.ParseTaskStatus(b); err == nil && st.Sig.Disposition(sig) == vkernel.DispIgnore {
+			return nil
+		}
+	}
+	return &signalMetError{tid: tid, sig: sig}
+}
+
+// failSignalMet ends the run with verdict error if err is a signal met
+// while weft drove a thread (signalMetError), naming the node, the
+// thread and the signal.
+func (w *World) failSignalMet(err error) {
+	var e *signalMetError
+	if !errors.As(err, &e) {
+		return
+	}
+	for _, n := range w.nodes {
+		for _, t := range n.tasks {
+			if !t.exited && t.tid == e.tid {
+				w.fail(n, "", fmt.Sprintf("%s: %v", t.name(), e))
+				return
+			}
+		}
+	}
+}
+
+// signalStop reports whether ws is a signal-delivery stop.
+func signalStop(ws unix.WaitStatus) bool {
+	return ws.Stopped() && ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP
+}
+
 // awaitStop waits for tid's next ptrace stop that want accepts (any, if
 // want is nil); it blocks: every caller has just made the stop certain.
-// A signal meant for the process (none is expected: a checkpoint's
-// processes have no signals of their own, weft's are virtual) is
-// suppressed. On the tracer thread.
+// A signal's delivery stop on the way is judged by metSignal. On the
+// tracer thread.
 func awaitStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus, error) {
 	return awaitStopThen(tid, want, unix.PtraceCont)
 }
 
 // awaitSyscallStop is awaitStop for a tracee restarted with
-// PTRACE_SYSCALL: a signal stop on the way is suppressed with
+// PTRACE_SYSCALL: an ignored signal's stop on the way is resumed with
 // PTRACE_SYSCALL again, so the syscall stop still comes. PTRACE_CONT
 // would run the tracee past it, and the wait would never end (a launch
 // by the Go launcher hung so in hideVvar, about one in three here: the
@@ -226,7 +322,7 @@ func awaitSyscallStop(tid int, want func(unix.WaitStatus) bool) (unix.WaitStatus
 	return awaitStopThen(tid, want, unix.PtraceSyscall)
 }
 
-// awaitStopThen is awaitStop, resuming a suppressed signal's stop with
+// awaitStopThen is awaitStop, resuming an ignored signal's stop with
 // resume.
 func awaitStopThen(tid int, want func(unix.WaitStatus) bool, resume func(pid int, signal int) error) (unix.WaitStatus, error) {
 	for {
@@ -238,7 +334,10 @@ func awaitStopThen(tid int, want func(unix.WaitStatus) bool, resume func(pid int
 			return ws, fmt.Errorf("process %d ended (%s)", tid, describeWait(ws))
 		case ws.Stopped() && (want == nil || want(ws)):
 			return ws, nil
-		case ws.Stopped() && ws.TrapCause() <= 0 && ws.StopSignal() != unix.SIGTRAP:
+		case signalStop(ws):
+			if err := metSignal(tid, ws); err != nil {
+				return ws, err
+			}
 			if err := resume(tid, 0); err != nil {
 				return ws, err
 			}
@@ -248,8 +347,8 @@ func awaitStopThen(tid int, want func(unix.WaitStatus) bool, resume func(pid int
 	}
 }
 
-// awaitNotif waits for tid's next notification on listener, suppressing
-// the signals it stops for meanwhile. On the tracer thread.
+// awaitNotif waits for tid's next notification on listener; a signal's
+// delivery stop meanwhile is judged by metSignal. On the tracer thread.
 func awaitNotif(tid, listener int) (notif, error) {
 	deadline := time.Now().Add(checkpointWait)
 	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
@@ -273,8 +372,11 @@ func awaitNotif(tid, listener int) (notif, error) {
 			return notif{}, err
 		}
 		if got == tid {
-			if !ws.Stopped() || ws.TrapCause() > 0 || ws.StopSignal() == unix.SIGTRAP {
+			if !signalStop(ws) {
 				return notif{}, fmt.Errorf("process %d: unexpected wait status %#x", tid, uint32(ws))
+			}
+			if err := metSignal(tid, ws); err != nil {
+				return notif{}, err
 			}
 			if err := unix.PtraceCont(tid, 0); err != nil {
 				return notif{}, err

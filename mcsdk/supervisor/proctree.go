@@ -212,6 +212,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		_, sig, _ := n.ptab.ExitSignalTo(p.vpid)
 		w.childSignalled(n, parent, sig)
 	}
+	w.mark(signalsKey(n)) // the exit signal weft queued before the reap (notifyParent)
 	if p.gone() {
 		p.closePidfd()
 	}

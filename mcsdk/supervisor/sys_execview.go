@@ -159,8 +159,15 @@ func (c *call) closeExecDir() (bool, error) {
 		if err != nil {
 			return err
 		}
+		mask, err := blockSignals(t.tid)
+		if err != nil {
+			return err
+		}
 		if _, err := injectOne(t.tid, n.listener, saved, sysIP, injected{nr: unix.SYS_CLOSE, args: [6]uint64{fd}}); err != nil {
 			return fmt.Errorf("injected close: %v", err)
+		}
+		if err := setSignalMask(t.tid, mask); err != nil {
+			return err
 		}
 		saved.Rax = uint64(c.req.Data.Nr)
 		return reissue(t.tid, saved, sysIP)

@@ -70,6 +70,7 @@ func (c *call) killOther(p *proc, sig int, info []byte) result {
 	if err := pidfdSendSiginfo(p.pidfd, sig, info); err != nil {
 		return errno(errnoOf(err))
 	}
+	c.w.mark(signalsKey(c.n))
 	return c.awaitKilled(p, sig)
 }
 

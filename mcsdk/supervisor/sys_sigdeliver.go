@@ -114,7 +114,9 @@ func (t *task) effectiveMask(k vkernel.ThreadSig) vkernel.SigSet {
 	if c := t.parkedCall(); c != nil {
 		switch c.req.Data.Nr {
 		case unix.SYS_RT_SIGSUSPEND:
-			if set, ok := c.sigsetArg(0, 1); ok {
+			if c.maskRead { // the mask the call copied in (sysRtSigsuspend)
+				wait, arg = vkernel.WaitSigsuspend, c.sigMask
+			} else if set, ok := c.sigsetArg(0, 1); ok {
 				wait, arg = vkernel.WaitSigsuspend, set
 			}
 		case unix.SYS_RT_SIGTIMEDWAIT:
@@ -245,6 +247,7 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	}
 	w.traceSignal("G", t, sig)
 	n.sig.unsettle(t)
+	w.mark(signalsKey(n))
 	if t != nil && d != vkernel.DispIgnore && t.parkedCall() != nil {
 		k, err := readKernelSig(n.pid, t.tid)
 		if err == nil && !t.effectiveMask(k).Has(sig) {

@@ -95,6 +95,14 @@ func sysRtSigsuspend(c *call) result {
 	if k, err := readKernelSig(c.n.pid, c.t.tid); err == nil && k.Deliverable(c.sigMask) != 0 {
 		return cont()
 	}
+	// Only a signal becoming pending, for the thread or its process, can
+	// end the wait (its mask is fixed now), and only weft queues signals
+	// for a parked thread (signalsKey): the kernel raises its own (a
+	// fault, SIGXFSZ, SIGPIPE, SIGSYS) for the thread that caused them,
+	// which runs, and its SIGCHLD finds weft's pending and is dropped
+	// (sys_sigchld.go). A signal weft queues that the mask lets through
+	// interrupts the call at once (raise).
+	c.waitOn(signalsKey(c.n))
 	return park()
 }
 

@@ -278,6 +278,10 @@ func (c *call) injectCalls(calls []injected) ([]uint64, result, bool) {
 		if err != nil {
 			return err
 		}
+		mask, err := blockSignals(t.tid) // a pending signal waits for the call's return
+		if err != nil {
+			return err
+		}
 		for i, k := range calls {
 			v, err := injectOne(t.tid, n.listener, saved, sysIP, k)
 			if err != nil {
@@ -285,10 +289,13 @@ func (c *call) injectCalls(calls []injected) ([]uint64, result, bool) {
 			}
 			out[i] = v
 		}
+		if err := setSignalMask(t.tid, mask); err != nil {
+			return err
+		}
 		return unix.PtraceSetRegs(t.tid, &saved)
 	})
 	if err != nil {
-		return nil, failf("injected calls: %v", err), false
+		return nil, failf("injected calls: %s: %v", t.name(), err), false
 	}
 	return out, result{}, true
 }

@@ -58,10 +58,17 @@ func hideVvar(pid int, atExec bool) error {
 	if err := unix.PtraceGetRegs(pid, &saved); err != nil {
 		return err
 	}
+	mask, err := blockSignals(pid) // a pending signal waits for the exec's return
+	if err != nil {
+		return err
+	}
 	for _, m := range vv {
 		if err := injectMmapNone(pid, sys, saved, m.start, m.end-m.start); err != nil {
 			return fmt.Errorf("hiding %s at %#x: %v", m.name, m.start, err)
 		}
+	}
+	if err := setSignalMask(pid, mask); err != nil {
+		return err
 	}
 	return unix.PtraceSetRegs(pid, &saved)
 }

@@ -47,7 +47,8 @@ import (
 //
 // Declared so far: a futex wait that has queued itself and pause wait for
 // their own events alone; a sleep waits for the clock too (timeKey,
-// marked wherever the world's time is set).
+// marked wherever the world's time is set); rt_sigsuspend waits for the
+// node's signals (signalsKey).
 //
 // A call that waits on descriptors (a blocking read, recv, accept or
 // send, an inet connect, poll, select and their kin, an epoll wait)
@@ -70,7 +71,9 @@ import (
 // the change count's rule, and so do
 // the calls whose wait depends on another object than their descriptor's
 // (an AF_UNIX connect, a send on an AF_UNIX datagram socket). Waits on
-// another thread's exit do not declare yet.
+// another thread's exit, and on a child's end (wait4, waitid: their
+// answer follows the process table, which forks, ends, reaps, setpgid
+// and the caller's own threads change), do not declare yet.
 
 // waitKey names one object parked calls may wait on.
 type waitKey struct {
@@ -84,11 +87,19 @@ type waitKey struct {
 type waitKind uint8
 
 const (
-	waitTime waitKind = iota + 1 // the world's clock (timeKey)
+	waitTime    waitKind = iota + 1 // the world's clock (timeKey)
+	waitSignals                     // the signals queued for a node's processes (signalsKey)
 )
 
 // timeKey is the world's clock: marked whenever virtual time is set.
 var timeKey = waitKey{kind: waitTime, node: -1}
+
+// signalsKey is the signals pending for node n's processes: marked
+// wherever weft queues a signal for one of them (raise; a child's end,
+// whose SIGCHLD weft queues just before the reap, and the end of a parent
+// whose children asked for a death signal (PR_SET_PDEATHSIG), which the
+// kernel sends: procEnded; a kill that ends a process: killOther).
+func signalsKey(n *node) waitKey { return waitKey{kind: waitSignals, node: n.id} }
 
 // changed records that something a parked call may wait for changed.
 func (w *World) changed() { w.wakeGen++ }

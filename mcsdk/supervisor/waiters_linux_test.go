@@ -83,14 +83,15 @@ func TestSettleSparesDeclaredWaits(t *testing.T) {
 	t.Logf("%d retries spared by declared waits, %d skipped in all, in %d steps", w.spared, w.skipped, steps)
 }
 
-// TestSettleSparesDescriptorWaits runs the waiters probe: seven threads
+// TestSettleSparesDescriptorWaits runs the waiters probe: eight threads
 // of one node park on their own objects (a read on a pipe, a recv on an
 // AF_UNIX stream socket, an accept on an AF_UNIX listener, a read on an
 // eventfd, an epoll wait on a pipe and an eventfd, a poll and a select on
-// pipes) while the main thread sleeps 1 ms at a time, each wake-up of
-// which would retry them all. Their waits are declared (waiters_linux.go),
-// so settle must spare those retries, each kind at least once per sleep;
-// then the main thread wakes each waiter by writing to its object, and
+// pipes, an rt_sigsuspend for SIGUSR1) while the main thread sleeps 1 ms
+// at a time, each wake-up of which would retry them all. Their waits are
+// declared (waiters_linux.go), so settle must spare those retries, each
+// kind at least once per sleep; then the main thread wakes each waiter by
+// writing to its object (the sigsuspend by pthread_kill), and
 // each must wake and report what it got (a spared retry that should have
 // completed leaves its thread parked for ever: the run ends with the node
 // blocked, not exited). go test -tags weftverify dispatches every spared
@@ -113,7 +114,7 @@ func TestSettleSparesDescriptorWaits(t *testing.T) {
 	if f := w.Failure(); f != nil {
 		t.Fatal(f)
 	}
-	want := "pipe read 1\nunix recv 1\nunix accept 1\neventfd read 1\nepoll events 2\npoll 1\nselect 1\ndone\n"
+	want := "pipe read 1\nunix recv 1\nunix accept 1\neventfd read 1\nepoll events 2\npoll 1\nselect 1\nsigsuspend 1\ndone\n"
 	if got := string(w.Output(0)); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
@@ -121,7 +122,7 @@ func TestSettleSparesDescriptorWaits(t *testing.T) {
 		t.Errorf("status %+v, want exit 0", st)
 	}
 	t.Logf("%d retries spared by declared waits (%v), %d skipped in all, in %d steps", w.spared, w.sparedBy, w.skipped, steps)
-	for _, names := range [][]string{{"read"}, {"recvfrom"}, {"accept", "accept4"}, {"epoll_wait", "epoll_pwait"}, {"poll", "ppoll"}, {"select", "pselect6"}} {
+	for _, names := range [][]string{{"read"}, {"recvfrom"}, {"accept", "accept4"}, {"epoll_wait", "epoll_pwait"}, {"poll", "ppoll"}, {"select", "pselect6"}, {"rt_sigsuspend"}} {
 		n := 0
 		for _, name := range names {
 			n += w.sparedBy[name]

@@ -4,18 +4,21 @@
  *
  *   waiters N
  *
- * Seven threads each wait on their own object: read(2) on a pipe, recv(2)
+ * Eight threads each wait on their own object: read(2) on a pipe, recv(2)
  * on an AF_UNIX stream socket, accept(2) on a listening AF_UNIX socket,
  * read(2) on an eventfd, epoll_wait(2) on an instance watching a pipe and
- * an eventfd, poll(2) on a pipe, and select(2) on a pipe. The main thread
+ * an eventfd, poll(2) on a pipe, select(2) on a pipe, and sigsuspend(2)
+ * for SIGUSR1, which every thread blocks otherwise. The main thread
  * then sleeps N times for 1 ms (each wake-up runs it, so every parked call
  * would be retried after it), and only then wakes each waiter in turn by
- * writing to its object, waiting (by a reply pipe) for the waiter to say
- * what it got before it wakes the next one. Each waiter prints one line.
+ * writing to its object (the last by pthread_kill), waiting (by a reply
+ * pipe) for the waiter to say what it got before it wakes the next one.
+ * Each waiter prints one line.
  */
 #define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +119,23 @@ static void *selecter(void *arg)
 	return arg;
 }
 
+static volatile sig_atomic_t usr1;
+
+static void onusr1(int sig)
+{
+	usr1 = sig;
+}
+
+static void *suspender(void *arg)
+{
+	sigset_t m;
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	sigdelset(&m, SIGUSR1);
+	int r = sigsuspend(&m);
+	say("sigsuspend", r == -1 && usr1 == SIGUSR1);
+	return arg;
+}
+
 /* wake writes one byte to fd and waits for the woken waiter's reply. */
 static void wake(int fd)
 {
@@ -143,9 +163,15 @@ int main(int argc, char **argv)
 	if (efd < 0 || efdep < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pipeep[0], &e1) ||
 	    epoll_ctl(ep, EPOLL_CTL_ADD, efdep, &e2))
 		return 2;
-	void *(*fns[])(void *) = { piper, recver, accepter, eventer, epoller, poller, selecter };
-	pthread_t ts[7];
-	for (int i = 0; i < 7; i++)
+	struct sigaction sa = { .sa_handler = onusr1 };
+	sigset_t usr;
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	if (sigaction(SIGUSR1, &sa, NULL) || pthread_sigmask(SIG_BLOCK, &usr, NULL))
+		return 2;
+	void *(*fns[])(void *) = { piper, recver, accepter, eventer, epoller, poller, selecter, suspender };
+	pthread_t ts[8];
+	for (int i = 0; i < 8; i++)
 		if (pthread_create(&ts[i], NULL, fns[i], NULL))
 			return 2;
 	struct timespec ms = { 0, 1000000 };
@@ -167,7 +193,9 @@ int main(int argc, char **argv)
 		return 5;
 	wake(pipepoll[1]);
 	wake(pipesel[1]);
-	for (int i = 0; i < 7; i++)
+	if (pthread_kill(ts[7], SIGUSR1) || read(reply[0], &k, 1) != 1)
+		return 5;
+	for (int i = 0; i < 8; i++)
 		pthread_join(ts[i], NULL);
 	printf("done\n");
 	return 0;
