@@ -302,12 +302,14 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 	if err != nil {
 		return err
 	}
+	// Only files of the copied trees keep their clocks: an entry of a
+	// file gone before the copy (unlinked) names a host inode the copy
+	// may reuse for another file, whose clock it would then overwrite.
 	clocks := map[fileKey]*fileClock{}
 	for k, v := range cw.fileClocks {
 		if to, ok := inodes[k]; ok {
-			k, v = to, v.rebased(stamps[to])
+			clocks[to] = v.rebased(stamps[to])
 		}
-		clocks[k] = v
 	}
 	cw.fileClocks = clocks
 	if cw.inodes != nil {
