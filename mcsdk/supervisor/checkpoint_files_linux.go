@@ -298,20 +298,153 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 		}
 		cw.synced = synced
 	}
+	stamps, err := treeStamps(cw.dataRoot)
+	if err != nil {
+		return err
+	}
+	// Only files of the copied trees keep their clocks: an entry of a
+	// file gone before the copy (unlinked) names a host inode the copy
+	// may reuse for another file, whose clock it would then overwrite.
 	clocks := map[fileKey]*fileClock{}
 	for k, v := range cw.fileClocks {
 		if to, ok := inodes[k]; ok {
-			k = to
+			clocks[to] = v.rebased(stamps[to])
 		}
-		clocks[k] = v
 	}
 	cw.fileClocks = clocks
 	if cw.inodes != nil {
-		moves := map[vkernel.HostIno]vkernel.HostIno{}
+		moves := map[vkernel.HostIno]vkernel.HostFile{}
 		for from, to := range inodes {
-			moves[vkernel.HostIno{Dev: from.dev, Ino: from.ino}] = vkernel.HostIno{Dev: to.dev, Ino: to.ino}
+			moves[vkernel.HostIno{Dev: from.dev, Ino: from.ino}] = vkernel.HostFile{HostIno: vkernel.HostIno{Dev: to.dev, Ino: to.ino}, Birth: stamps[to][btime]}
 		}
 		cw.inodes.Moved(moves)
+	}
+	return nil
+}
+
+// treeStamps are the host times (atime, mtime, ctime, birth; 0 where
+// the host keeps none) of every file of the tree at root, as they are
+// now: a copy's own, which its files' virtual times and numbers must be
+// keyed by, or the first stat of a restored node would take the copy's
+// making for a change (new virtual times where the branch replayed to
+// the same state keeps those the node saw or set) and a file made at a
+// removed copy's inode for the copy. Every directory is read before any
+// file is stated, so reading them does not move the times recorded.
+func treeStamps(root string) (map[fileKey][nTimes]int64, error) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		paths = append(paths, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[fileKey][nTimes]int64, len(paths))
+	for _, p := range paths {
+		var stx unix.Statx_t
+		if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS|unix.STATX_BTIME, &stx); err != nil {
+			return nil, err
+		}
+		t := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), 0}
+		if stx.Mask&unix.STATX_BTIME != 0 {
+			t[btime] = stxNs(stx.Btime)
+		}
+		out[fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}] = t
+	}
+	return out, nil
+}
+
+// rebased is fc for a copy of its file whose host times are host
+// (treeStamps): the virtual times stay, and the copy's host times are
+// what a later change is told by.
+func (fc *fileClock) rebased(host [nTimes]int64) *fileClock {
+	c := *fc
+	for i := range nTimes {
+		if c.seen[i] && (i != btime || c.host[i] != 0) { // stat, not statx, records no birth
+			c.host[i] = host[i]
+		}
+	}
+	return &c
+}
+
+// copyData copies the regular file from to the new file to, whose size
+// is size: only the ranges that hold data (SEEK_DATA, SEEK_HOLE), so that
+// a hole stays a hole and the copy's st_blocks are the original's. The
+// original is read without moving its access time (O_NOATIME, where the
+// file is weft's own), which the world it belongs to sees through stat.
+func copyData(from, to string, size int64) error {
+	src, err := unix.Open(from, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOATIME, 0)
+	if err == unix.EPERM {
+		src, err = unix.Open(from, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: from, Err: err}
+	}
+	defer unix.Close(src)
+	dst, err := unix.Open(to, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: to, Err: err}
+	}
+	defer unix.Close(dst)
+	buf := make([]byte, 1<<16)
+	for off := int64(0); off < size; {
+		data, err := unix.Seek(src, off, unix.SEEK_DATA)
+		if err == unix.ENXIO {
+			break // only a hole to the end
+		}
+		if err != nil {
+			return err
+		}
+		hole, err := unix.Seek(src, data, unix.SEEK_HOLE)
+		if err != nil {
+			return err
+		}
+		for off = data; off < hole; {
+			n, err := unix.Pread(src, buf[:min(int64(len(buf)), hole-off)], off)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("%s: shorter than its size", from)
+			}
+			if _, err := unix.Pwrite(dst, buf[:n], off); err != nil {
+				return err
+			}
+			off += int64(n)
+		}
+	}
+	return unix.Ftruncate(dst, size)
+}
+
+// growDir makes the copied directory dir as large as its original, size
+// bytes: a directory on ext4 keeps the blocks it grew to when its
+// entries go, and a node sees that size (and, once it spans more than a
+// block, the offsets of an indexed directory) in stat and getdents. It
+// makes and removes long-named entries until dir is as large; a file
+// system whose directories shrink again (tmpfs) ends where it started.
+func growDir(dir string, size int64) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil || st.Size >= size {
+		return err
+	}
+	var made []string
+	defer func() {
+		for _, p := range made {
+			unix.Unlink(p)
+		}
+	}()
+	name := strings.Repeat("w", 240)
+	for k := 0; st.Size < size && k < 1<<16; k++ {
+		p := filepath.Join(dir, fmt.Sprintf("%s%05d", name, k))
+		fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		unix.Close(fd)
+		made = append(made, p)
+		if err := unix.Lstat(dir, &st); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -329,7 +462,10 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 //   - each entry keeps its owner and its mode bits, setuid, setgid and
 //     sticky included (set by chmod, which no umask masks), and so does
 //     the root (a node run as a user is let through it: giveRunDirs);
-//   - the names of one file (hard links) stay names of one file.
+//   - the names of one file (hard links) stay names of one file;
+//   - a file's holes stay holes (copyData) and a directory is as large
+//     as its original (growDir), so st_blocks, a directory's st_size
+//     and an indexed directory's offsets read the same.
 func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
 	c := treeCopy{inodes: inodes, links: map[fileKey]string{}}
 	if err := c.dir(src, dst, true); err != nil {
@@ -387,12 +523,11 @@ func (c treeCopy) entry(from, to string) error {
 		if err := c.dir(from, to, false); err != nil {
 			return err
 		}
-	case unix.S_IFREG:
-		b, err := os.ReadFile(from)
-		if err != nil {
+		if err := growDir(to, st.Size); err != nil {
 			return err
 		}
-		if err := os.WriteFile(to, b, 0o600); err != nil {
+	case unix.S_IFREG:
+		if err := copyData(from, to, st.Size); err != nil {
 			return err
 		}
 		if st.Nlink > 1 {

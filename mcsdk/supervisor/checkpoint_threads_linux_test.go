@@ -296,7 +296,7 @@ func continueFor(t *testing.T, r, p *World, rng *rand.Rand, at, steps int) {
 			break
 		}
 		if got, rep := mustHash(t, r), mustHash(t, p); got != rep {
-			t.Fatalf("branch at %d, step %d %v: restored world hashes %x, replayed %x", at, step, a, got[:6], rep[:6])
+			t.Fatalf("branch at %d, step %d %v: restored world hashes %x, replayed %x (parts that differ: %v)", at, step, a, got[:6], rep[:6], differingParts(t, r, p))
 		}
 	}
 	for i := range p.nodes {
@@ -304,4 +304,21 @@ func continueFor(t *testing.T, r, p *World, rng *rand.Rand, at, steps int) {
 			t.Errorf("branch at %d: restored node %d printed %q, replayed %q", at, i, got, rep)
 		}
 	}
+}
+
+// differingParts names the parts of the world hash (HashGlobals, which
+// leaves memory out) in which worlds a and b differ.
+func differingParts(t *testing.T, a, b *World) []string {
+	t.Helper()
+	pa, pb := goldenParts(t, a), goldenParts(t, b)
+	var out []string
+	for i := range min(len(pa), len(pb)) {
+		if pa[i] != pb[i] {
+			out = append(out, pa[i].name)
+		}
+	}
+	if len(pa) != len(pb) {
+		out = append(out, fmt.Sprintf("%d parts against %d", len(pa), len(pb)))
+	}
+	return out
 }

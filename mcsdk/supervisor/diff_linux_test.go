@@ -150,7 +150,9 @@ var diffProbes = []struct {
 	{name: "hugetime"},
 	// SO_RCVTIMEO and SO_SNDTIMEO as Linux's sock_set_timeout takes
 	// them: tv_usec out of range is EDOM; a negative tv_sec is a timeout
-	// of zero (a blocking recv fails at once), read back as {0, 0}.
+	// of zero (a blocking recv fails at once), read back as {0, 0}; on
+	// UDP and on AF_UNIX stream and datagram sockets, where they also
+	// bound send, accept and connect.
 	{name: "sotimeo"},
 	// A lowered soft RLIMIT_NOFILE bounds the numbers of new descriptors,
 	// served or not: F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF,

@@ -140,7 +140,7 @@ var unixOps = map[int]fileOp{
 	unix.SYS_GETSOCKNAME: func(c *call, v *vfd) result { return c.putUnixName(c.arg(1), c.arg(2), sockOf(v).Name(), 2) },
 	unix.SYS_GETPEERNAME: unixGetpeername,
 	unix.SYS_GETSOCKOPT:  unixGetsockopt,
-	unix.SYS_SETSOCKOPT:  func(*call, *vfd) result { return cont() }, // kept on the placeholder (timeouts are read back from it)
+	unix.SYS_SETSOCKOPT:  unixSetsockopt,
 	unix.SYS_IOCTL:       unixIoctl,
 }
 
@@ -319,7 +319,10 @@ func unixConnect(c *call, v *vfd) result {
 	if err != nil {
 		return vkAnswer(err)
 	}
-	return unixAnswer(s.Connect(t, v.nonblocking()))
+	if err := s.Connect(t, c.unixNonblock(v, 0, unix.SO_SNDTIMEO)); err != nil {
+		return c.unixErr(v, err, unix.SO_SNDTIMEO) // a full backlog: SO_SNDTIMEO bounds the wait (unix_stream_connect)
+	}
+	return ret(0)
 }
 
 // unixAccept implements accept(2) and accept4(2): the connection leaves
@@ -329,9 +332,9 @@ func unixAccept(c *call, v *vfd, flags uint64) result {
 	if e := vkernel.Accept4Flags(flags); e != 0 { // an int: the low 32 bits
 		return errno(unix.Errno(e))
 	}
-	srv, err := s.Pending(v.nonblocking())
+	srv, err := s.Pending(c.unixNonblock(v, 0, unix.SO_RCVTIMEO))
 	if err != nil {
-		return vkAnswer(err)
+		return c.unixErr(v, err, unix.SO_RCVTIMEO) // SO_RCVTIMEO bounds the wait (unix_accept)
 	}
 	if e := c.putUnixName(c.arg(1), c.arg(2), srv.PeerNameOf(), 2); e.errno != 0 {
 		return e
@@ -422,6 +425,38 @@ func unixGetsockopt(c *call, v *vfd) result {
 	}
 	return errno(errnoOf(c.writeU32(c.arg(4), uint32(min(int(have), len(val))))))
 }
+
+// unixSetsockopt keeps options on the placeholder, where getsockopt
+// reads them, but for a valid SO_RCVTIMEO or SO_SNDTIMEO, which weft sets
+// there itself to note whether its tv_sec was negative: Linux takes that
+// as a timeout of zero, which the placeholder cannot tell from none
+// (vkernel.UnixSocket.SetZeroTimeout). A value the kernel would refuse
+// (optlen below a timeval, an unreadable one) goes to the placeholder,
+// which refuses it.
+func unixSetsockopt(c *call, v *vfd) result {
+	opt := c.arg(2)
+	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[opt] || int32(c.arg(4)) < sizeofTimeval {
+		return cont()
+	}
+	tv, err := c.read(c.arg(3), sizeofTimeval)
+	if err != nil {
+		return cont()
+	}
+	if err := unix.SetsockoptString(v.ours, unix.SOL_SOCKET, int(opt), string(tv)); err != nil {
+		return errno(errnoOf(err)) // EDOM: a tv_usec outside 0..999999
+	}
+	snd := opt == unix.SO_SNDTIMEO || opt == unix.SO_SNDTIMEO_NEW
+	sockOf(v).SetZeroTimeout(snd, int64(binary.LittleEndian.Uint64(tv)) < 0)
+	return ret(0)
+}
+
+// sockTimeoutOpts are the SOL_SOCKET timeout options; on amd64 the _OLD
+// and _NEW forms both take a 64-bit struct timeval (sock_set_timeout).
+var sockTimeoutOpts = map[uint64]bool{
+	unix.SO_RCVTIMEO: true, unix.SO_SNDTIMEO: true, unix.SO_RCVTIMEO_NEW: true, unix.SO_SNDTIMEO_NEW: true,
+}
+
+const sizeofTimeval = 16
 
 // unixIoctl serves FIONREAD (SIOCINQ) and SIOCOUTQ; others run on the
 // placeholder (FIONBIO sets O_NONBLOCK on the shared description).

@@ -165,7 +165,7 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (vkernel.UnixRead, result,
 		Max:      max,
 		Peek:     flags&unix.MSG_PEEK != 0,
 		WaitAll:  flags&unix.MSG_WAITALL != 0 && !c.timedOut,
-		Nonblock: c.unixNonblock(v, flags),
+		Nonblock: c.unixNonblock(v, flags, unix.SO_RCVTIMEO),
 		PassCred: s.Stream() && passCred(v), // a reader of credentials never gets two writers' bytes at once
 	})
 	switch {
@@ -178,10 +178,13 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (vkernel.UnixRead, result,
 }
 
 // unixNonblock reports whether a call that would block answers EAGAIN:
-// a non-blocking description, MSG_DONTWAIT, or its SO_RCVTIMEO or
-// SO_SNDTIMEO ran out.
-func (c *call) unixNonblock(v *vfd, flags uint64) bool {
-	return flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut
+// a non-blocking description, MSG_DONTWAIT, or its timeout (opt,
+// SO_RCVTIMEO or SO_SNDTIMEO) ran out or is zero (an AF_UNIX socket's,
+// vkernel.UnixSocket.ZeroTimeout).
+func (c *call) unixNonblock(v *vfd, flags uint64, opt int) bool {
+	s, ok := v.obj.(unixSock)
+	zero := ok && s.ZeroTimeout(opt == unix.SO_SNDTIMEO)
+	return flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut || zero
 }
 
 // unixErr answers a socket's error: vkernel.ErrBlock parks the call
@@ -211,7 +214,7 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 		return errno(unix.EOPNOTSUPP)
 	}
 	rs = c.attachCred(rs)
-	nonblock := c.unixNonblock(v, flags)
+	nonblock := c.unixNonblock(v, flags, unix.SO_SNDTIMEO)
 	addressed := addr != 0 && addrlen != 0
 	if s.Dgram() {
 		var to func() (*vkernel.UnixSocket, error)
@@ -253,7 +256,7 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 // its SO_RCVTIMEO/SO_SNDTIMEO, read from the placeholder, ran out), else
 // park (netlink sockets share it).
 func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
-	if c.unixNonblock(v, flags) {
+	if c.unixNonblock(v, flags, opt) {
 		return errno(unix.EAGAIN)
 	}
 	return c.unixErr(v, vkernel.ErrBlock, opt)

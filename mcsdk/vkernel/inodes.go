@@ -116,8 +116,11 @@ func (t *Inodes) add(f HostFile, key string) uint64 {
 
 // Moved tells the table that host files were copied (a checkpoint's copy
 // of the run directories): each file of moves now lives at its new host
-// inode, with the number it had.
-func (t *Inodes) Moved(moves map[HostIno]HostIno) {
+// inode, with the number it had. The new file's birth time is the copy's
+// (0: unknown, then the first one met is taken), so that a file made at
+// the copy's inode after the copy was removed, before anyone met the
+// copy, gets a number of its own.
+func (t *Inodes) Moved(moves map[HostIno]HostFile) {
 	next := make(map[HostIno]inode, len(t.byHost))
 	for k, e := range t.byHost {
 		if _, ok := moves[k]; !ok {
@@ -126,8 +129,8 @@ func (t *Inodes) Moved(moves map[HostIno]HostIno) {
 	}
 	for from, to := range moves {
 		if e, ok := t.byHost[from]; ok {
-			e.birthKnow = false
-			next[to] = e
+			e.birth, e.birthKnow = to.Birth, to.Birth != 0
+			next[to.HostIno] = e
 		}
 	}
 	t.byHost = next

@@ -53,22 +53,27 @@ func TestInodes(t *testing.T) {
 }
 
 // TestInodesMoved: a file copied to a new host inode (a checkpoint's
-// copy) keeps its number, whatever the copy's birth time; the copy's
-// first birth time is then its own.
+// copy) keeps its number; a copy whose birth time is unknown takes the
+// first one met as its own, and one whose birth time is known tells a
+// new file at its inode (the copy removed, the inode reused) from itself.
 func TestInodesMoved(t *testing.T) {
 	tab := NewInodes()
 	a := tab.Ino(HostFile{HostIno{1, 10}, 100}, "/run/weft/n0/a")
 	b := tab.Ino(HostFile{HostIno{1, 11}, 100}, "/run/weft/n0/b")
+	c := tab.Ino(HostFile{HostIno{1, 12}, 100}, "/run/weft/n0/c")
 	v := tab.Virtual("/etc/hostname")
-	tab.Moved(map[HostIno]HostIno{{1, 10}: {1, 20}, {1, 11}: {1, 10}})
+	tab.Moved(map[HostIno]HostFile{{1, 10}: {HostIno{1, 20}, 0}, {1, 11}: {HostIno{1, 10}, 0}, {1, 12}: {HostIno{1, 30}, 300}})
 	if got := tab.Ino(HostFile{HostIno{1, 20}, 500}, ""); got != a {
 		t.Errorf("a after the copy: %d, want %d", got, a)
 	}
 	if got := tab.Ino(HostFile{HostIno{1, 10}, 501}, ""); got != b {
 		t.Errorf("b after the copy (at a's old inode): %d, want %d", got, b)
 	}
-	if got := tab.Ino(HostFile{HostIno{1, 20}, 600}, "/run/weft/n0/c"); got == a {
+	if got := tab.Ino(HostFile{HostIno{1, 20}, 600}, "/run/weft/n0/d"); got == a {
 		t.Errorf("a new file at a's copy's inode shows a's number %d", got)
+	}
+	if got := tab.Ino(HostFile{HostIno{1, 30}, 700}, "/run/weft/n0/e"); got == c {
+		t.Errorf("a new file at c's copy's inode, met before the copy, shows c's number %d", got)
 	}
 	if got := tab.Virtual("/etc/hostname"); got != v || v == a || v == b {
 		t.Errorf("virtual file: %d then %d (a %d, b %d)", v, got, a, b)

@@ -99,7 +99,8 @@ type UnixSocket struct {
 	shut      uint8         // ShutRcv, ShutSend
 	err       Errno         // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
 	closed    bool
-	creds     bool // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	creds     bool    // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	zeroTimeo [2]bool // SO_RCVTIMEO, SO_SNDTIMEO set with a negative tv_sec (SetZeroTimeout)
 	genIn     uint64
 	genOut    uint64
 }
@@ -461,6 +462,25 @@ func (s *UnixSocket) Connect(t *UnixSocket, nonblock bool) error {
 	t.genIn++
 	s.genOut++
 	return nil
+}
+
+// SetZeroTimeout records whether the SO_RCVTIMEO (snd false) or
+// SO_SNDTIMEO value the socket took last had a negative tv_sec, which
+// Linux's sock_set_timeout keeps as a timeout of zero: a call that would
+// block fails at once, as a non-blocking one does. The value itself is
+// kept on weft's placeholder, which reads such a timeout back as {0, 0}
+// as Linux does, and so cannot tell it from none.
+func (s *UnixSocket) SetZeroTimeout(snd, zero bool) { s.zeroTimeo[boolIndex(snd)] = zero }
+
+// ZeroTimeout reports whether the socket's SO_RCVTIMEO (snd false) or
+// SO_SNDTIMEO is a timeout of zero (SetZeroTimeout).
+func (s *UnixSocket) ZeroTimeout(snd bool) bool { return s.zeroTimeo[boolIndex(snd)] }
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Pending is the connection accept(2) would take now, left queued
@@ -888,7 +908,7 @@ func (s *UnixSocket) Hash(h UnixHasher) {
 	put := h.Put
 	put(uint64(s.typ))
 	PutBytes(put, s.name)
-	put(flagBits(s.listening, s.connected, s.closed, s.creds) | uint64(s.shut)<<8 | uint64(s.err)<<16)
+	put(flagBits(s.listening, s.connected, s.closed, s.creds, s.zeroTimeo[0], s.zeroTimeo[1]) | uint64(s.shut)<<8 | uint64(s.err)<<16)
 	put(uint64(s.maxQueue))
 	put(s.genIn)
 	put(s.genOut)
