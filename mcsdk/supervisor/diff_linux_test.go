@@ -154,6 +154,10 @@ var diffProbes = []struct {
 	// UDP and on AF_UNIX stream and datagram sockets, where they also
 	// bound send, accept and connect.
 	{name: "sotimeo"},
+	// A socket call a caught SA_RESTART signal interrupts is restarted
+	// without a timeout and ends with EINTR with one, on inet and unix
+	// sockets alike (sock_intr_errno).
+	{name: "sockrestart"},
 	// A lowered soft RLIMIT_NOFILE bounds the numbers of new descriptors,
 	// served or not: F_DUPFD's EINVAL and EMFILE, dup2 and dup3's EBADF,
 	// EMFILE for every call that makes one.

@@ -406,8 +406,8 @@ func (c *call) interruptAnswer(sig int) result {
 	case unix.SYS_READ, unix.SYS_READV, unix.SYS_RECVFROM, unix.SYS_RECVMSG, unix.SYS_RECVMMSG,
 		unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDTO, unix.SYS_SENDMSG,
 		unix.SYS_ACCEPT, unix.SYS_ACCEPT4, unix.SYS_CONNECT:
-		if v := c.n.fds.At(int(int32(c.arg(0)))); v != nil && v.sock() != nil && c.deadline >= 0 {
-			kind = vkernel.CallNeverRestarted // a socket call with SO_RCVTIMEO is not restarted
+		if v := c.n.fds.At(int(int32(c.arg(0)))); v != nil && isSocket(v) && c.deadline >= 0 {
+			kind = vkernel.CallNeverRestarted // a socket call with SO_RCVTIMEO or SO_SNDTIMEO is not restarted (sock_intr_errno)
 		}
 	}
 	if r := vkernel.Interrupt(kind, sig, awaited); !r.Continue {
@@ -562,4 +562,16 @@ func (w *World) hashSignals(n *node, mode HashMode, put func(uint64)) {
 			k.Hash(put)
 		}
 	}
+}
+
+// isSocket reports whether v is a socket weft serves (inet, unix or
+// netlink), whose parked calls Linux bounds by SO_RCVTIMEO and
+// SO_SNDTIMEO and, so bounded, never restarts after a handler
+// (sock_intr_errno), whatever the family.
+func isSocket(v *vfd) bool {
+	switch v.obj.(type) {
+	case *inetSock, unixSock, *netlinkSock:
+		return true
+	}
+	return false
 }
