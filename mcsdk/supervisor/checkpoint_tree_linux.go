@@ -144,6 +144,9 @@ func (n *node) memberCheckpointable(m member) error {
 	if err == nil {
 		err = n.sharedMemory()
 	}
+	if err == nil {
+		err = n.pendingSignals(m.tasks)
+	}
 	if err != nil && m.idx > 0 {
 		return fmt.Errorf("process %d: %w", n.procs[m.idx].vpid, err)
 	}
@@ -296,4 +299,27 @@ func (n *node) releaseKids() {
 		closeFDs(p.fds)
 		p.closePidfd()
 	}
+}
+
+// pendingSignals refuses a process with a signal pending in the host
+// kernel for one of its threads (blocked there, or queued for a thread
+// held in a ptrace stop, which takes it only when it runs): a fork does
+// not copy pending signals (the child's sets start empty), so the
+// frozen copy would lack them, and a branch restored from it would
+// differ from the branch replayed. The search replays such a state
+// instead.
+func (n *node) pendingSignals(tasks []*task) error {
+	for _, t := range tasks {
+		if t.exited {
+			continue
+		}
+		k, err := readKernelSig(n.pid, t.tid)
+		if err != nil {
+			return fmt.Errorf("thread %d: %v", t.k, err)
+		}
+		if sig := k.AllPending().First(); sig != 0 {
+			return fmt.Errorf("has thread %d with signal %d pending (a fork does not copy it)", t.k, sig)
+		}
+	}
+	return nil
 }
