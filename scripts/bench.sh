@@ -251,6 +251,34 @@ done <<<"$cpchecks"
 # CPU (pprof, before: Hash 38 % of which the memory digest 30 %): forks,
 # ptrace and seccomp round trips, and data-directory copies (Restore's
 # copyDataDirs about 12 % under load: mkdir and file copies per restore).
+# Where redis depth 5 with checkpoints spends its CPU now (2026-12-06,
+# branch perf18, main at 44541a5; WEFT_CPUPROFILE and perf record of
+# weft and its nodes; load 11-25): 588 states, 716 executions, 715
+# restores, 239 checkpoints (the search changed since the entries
+# above: 677 and 732 then), 7.5-7.6 s CPU (4.2-4.4 user, 3.2-3.4
+# sys; 10.5-10.7 ms an execution), so the ~28 ms an execution above
+# is down to ~10.6 (three runs, load 27-32; 12.6-18.1 st/s in 32-47 s
+# wall at that load; 38 st/s, 15.7 s wall, 6.9 s CPU at load 11).
+# Depth 6: 1251 states, 1677 executions, 1676 restores, 602
+# checkpoints, 18.9 s CPU (11.3 ms an execution), 9.8 st/s in 127 s
+# wall at load 27-31.
+# perf, by process: weft 80 % (its own code 36 %, the kernel on its
+# behalf 44 %), redis-server 17 % (the kernel 14 %: mostly the forks
+# of frozen processes and templates it runs, copy_page_range,
+# anon_vma_clone, dup_mmap; redis's own code 3.5 %, of which the
+# dynamic loader 1.7 %, the restarted replica linking itself again).
+# weft's kernel time: context switches and wake-ups (finish_task_switch
+# 14 %, spin unlocks 7 % of all samples: the ptrace and seccomp round
+# trips), /proc reads (pagemap, maps, smaps_rollup) about 3 %.
+# pprof of weft (4.23 s of samples): World.Hash 23 % (the memory
+# digest 13 %: reading the page runs 5 %, parsing /proc/PID/maps 4 %,
+# pagemap 3 %; signals' /proc/PID/status 3 %), Checkpoint.Restore 9 %
+# (start 6 %, copyState 3 %), World.Checkpoint 9 % (freeze 3 %, a
+# fresh data root 3 %), World.Apply 9 %, the launcher's thread 12 %
+# (resume 4 %, fork 3 %, TSC emulation 2 %), the GC about 8 %,
+# Checkpoint.Memory 4 % (smaps_rollup of every live checkpoint's
+# frozen processes, at each new checkpoint: sched's fitMemory),
+# copyDataDirs 5 % (newDataRoot half of it, rootPool.take 0.5 %).
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
