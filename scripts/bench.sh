@@ -262,6 +262,20 @@ done <<<"$cpchecks"
 # Depth 6: 1251 states, 1677 executions, 1676 restores, 602
 # checkpoints, 18.9 s CPU (11.3 ms an execution), 9.8 st/s in 127 s
 # wall at load 27-31.
+# A template as the memory base of nodes launched from it (issue 38's
+# step after the profile), checked and refuted, 2026-12-06 (perf18):
+# the digests without a base on redis depth 5 are the two first
+# launches and the replica's 49 restarts (the model crashes and
+# restarts it), 468 pages read each, 23868 of the 29463 pages read in
+# all. A probe (a temporary memBase on the template's pid, counting the
+# pages classify would give it) found 0 of those pages on a template's
+# physical page: the template stops at its execve's exit, before the
+# dynamic loader runs, and holds 8 anonymous pages (smaps_rollup: Rss
+# 88 kB, Anonymous 32 kB, the stack the loader writes at once); the 468
+# pages a started redis has are its own (about 350 in anonymous
+# mappings, 120 copied-on-write in its libraries' data, all written
+# since the exec). Nothing to share, so not done. What they cost: about
+# 94 MB read and hashed at depth 5, some 0.1 s of 7.5 s CPU.
 # perf, by process: weft 80 % (its own code 36 %, the kernel on its
 # behalf 44 %), redis-server 17 % (the kernel 14 %: mostly the forks
 # of frozen processes and templates it runs, copy_page_range,
