@@ -262,20 +262,6 @@ done <<<"$cpchecks"
 # Depth 6: 1251 states, 1677 executions, 1676 restores, 602
 # checkpoints, 18.9 s CPU (11.3 ms an execution), 9.8 st/s in 127 s
 # wall at load 27-31.
-# A template as the memory base of nodes launched from it (issue 38's
-# step after the profile), checked and refuted, 2026-12-06 (perf18):
-# the digests without a base on redis depth 5 are the two first
-# launches and the replica's 49 restarts (the model crashes and
-# restarts it), 468 pages read each, 23868 of the 29463 pages read in
-# all. A probe (a temporary memBase on the template's pid, counting the
-# pages classify would give it) found 0 of those pages on a template's
-# physical page: the template stops at its execve's exit, before the
-# dynamic loader runs, and holds 8 anonymous pages (smaps_rollup: Rss
-# 88 kB, Anonymous 32 kB, the stack the loader writes at once); the 468
-# pages a started redis has are its own (about 350 in anonymous
-# mappings, 120 copied-on-write in its libraries' data, all written
-# since the exec). Nothing to share, so not done. What they cost: about
-# 94 MB read and hashed at depth 5, some 0.1 s of 7.5 s CPU.
 # perf, by process: weft 80 % (its own code 36 %, the kernel on its
 # behalf 44 %), redis-server 17 % (the kernel 14 %: mostly the forks
 # of frozen processes and templates it runs, copy_page_range,
@@ -293,6 +279,43 @@ done <<<"$cpchecks"
 # Checkpoint.Memory 4 % (smaps_rollup of every live checkpoint's
 # frozen processes, at each new checkpoint: sched's fitMemory),
 # copyDataDirs 5 % (newDataRoot half of it, rootPool.take 0.5 %).
+# A template as the memory base of nodes launched from it (issue 38's
+# step after the profile), checked and refuted, 2026-12-06 (perf18):
+# the digests without a base on redis depth 5 are the two first
+# launches and the replica's 49 restarts (the model crashes and
+# restarts it), 468 pages read each, 23868 of the 29463 pages read in
+# all. A probe (a temporary memBase on the template's pid, counting the
+# pages classify would give it) found 0 of those pages on a template's
+# physical page: the template stops at its execve's exit, before the
+# dynamic loader runs, and holds 8 anonymous pages (smaps_rollup: Rss
+# 88 kB, Anonymous 32 kB, the stack the loader writes at once); the 468
+# pages a started redis has are its own (about 350 in anonymous
+# mappings, 120 copied-on-write in its libraries' data, all written
+# since the exec). Nothing to share, so not done. What they cost: about
+# 94 MB read and hashed at depth 5, an estimated 0.1 s of 7.5 s CPU.
+# rootPool.take comparing only the files whose status changed: not
+# done either. On redis it cannot change anything: its data roots hold
+# weft's lock file and two empty directories (persistence off, the
+# sync diskless), so take reads no file's content (it is 0.5 % of
+# weft's samples, most of it /proc/locks). And the rule would rest on
+# more than "every call that writes a file moves its ctime": a write
+# sets ctime to the current time at the file system's granularity
+# (a clock tick where timestamps are coarse, a second or two on some
+# file systems), so a file rewritten at the same size within the tick
+# of its recorded ctime, or after the host's clock stepped back, keeps
+# size, mtime, ctime and inode. Exact needs git's racy rule on top
+# (trust a recorded status only if it was recorded a granularity after
+# the ctime, compare and re-record otherwise), which on a search whose
+# checkpoints live seconds leaves most files compared anyway.
+# Next, by the profile above, for a later change: the kernel's share
+# for weft (the ptrace and seccomp round trips: fewer stops a served
+# call), the forks at every restore, and weft's GC (8 %). Of the
+# restored nodes, 740 of 1430 at depth 5 are closed with their world
+# without having run (the primary in 573 of 715 restores, the replica
+# 167: memMemo.slot still set at World.Close), so a restore that forks
+# a node only when it first runs, or is hashed in a way that needs its
+# process, would save about half of the restores' forks, thread
+# re-creations and teardowns.
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
