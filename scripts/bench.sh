@@ -263,10 +263,11 @@ done <<<"$cpchecks"
 # checkpoints, 18.9 s CPU (11.3 ms an execution), 9.8 st/s in 127 s
 # wall at load 27-31.
 # perf, by process: weft 80 % (its own code 36 %, the kernel on its
-# behalf 44 %), redis-server 17 % (the kernel 14 %: mostly the forks
-# of frozen processes and templates it runs, copy_page_range,
-# anon_vma_clone, dup_mmap; redis's own code 3.5 %, of which the
-# dynamic loader 1.7 %, the restarted replica linking itself again).
+# behalf 44 %), redis's processes 19 % (the kernel 15 %, of which the
+# forks of frozen processes and templates they run about 6 %:
+# copy_page_range, anon_vma_clone, dup_mmap; redis's own code 3.5 %,
+# of which the dynamic loader 1.7 %, the restarted replica linking
+# itself again).
 # weft's kernel time: context switches and wake-ups (finish_task_switch
 # 14 %, spin unlocks 7 % of all samples: the ptrace and seccomp round
 # trips), /proc reads (pagemap, maps, smaps_rollup) about 3 %.
