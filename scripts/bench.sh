@@ -317,6 +317,37 @@ done <<<"$cpchecks"
 # a node only when it first runs, or is hashed in a way that needs its
 # process, would save about half of the restores' forks, thread
 # re-creations and teardowns.
+# A restore that forks a node only when its world needs it (lazy
+# restores, lazy_linux.go), 2026-12-06 (perf18): a restored node is
+# forked, its threads re-created and its files reopened when it runs, a
+# signal timer or crash hits it, or the world is checkpointed; a hash of
+# a node not forked writes what the checkpoint's first such restore read
+# of its processes (procSlot, memSlot). Redis depth 5: the same 588
+# states, 716 executions, 715 restores, 239 checkpoints and the same
+# --json output but for times (the world hashes: TestLazyRestoreHashes);
+# 1113 of 1430 restored nodes forked (not the 690 the profile hoped:
+# 239 are forked by the first hashed restore of each checkpoint, to
+# record, and 113 by checkpoints of restored worlds, which fork every
+# node rather than reference the frozen processes). Paired A/B
+# alternated, /usr/bin/time of weft and its nodes (user+sys), load
+# 2.6-3.4 (the first pair overlapped this helper's short test runs):
+#   before 7.98 / 6.75 / 7.37 s CPU, 30.3 / 60.7 / 51.7 st/s
+#   after  6.36 / 6.06 / 6.25 s CPU, 44.9 / 72.7 / 60.3 st/s
+# per pair -20 / -10 / -15 % CPU (8.9-10.1 ms an execution against
+# 9.4-11.1), about 0.9 ms an execution. Depth 6 after, -j 1: 1251
+# states, 1677 executions, 1676 restores, 602 checkpoints, 2641 of 3352
+# restored nodes forked, 14.6 s CPU (8.7 ms an execution), 51.7 st/s
+# in 24.2 s wall at load 2.6-2.8.
+# -j 2 against -j 1, after, one run each, back to back, load 0.4-1.3:
+# depth 5 -j 2: 588 states, 716 executions (710 restores, 239
+# checkpoints), 6.0 s CPU (8.4 ms an execution), 96.6 st/s in 6.1 s;
+# -j 1: 6.1 s CPU (8.6 ms), 67.7 st/s in 8.7 s. Depth 6 -j 2: 1251
+# states, 1677 executions (1671 restores, 602 checkpoints), 13.2 s CPU
+# (7.9 ms), 93.9 st/s in 13.3 s; -j 1: 14.7 s CPU (8.8 ms), 61.2 st/s
+# in 20.4 s. The states and executions are -j 1's at both depths on
+# this build (the -j 2 entry above, 1539 states against 677, was an
+# earlier search), so -j 2 now pays: about 1.4-1.5 times the st/s at
+# the same CPU per state, on a machine with its second core free.
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
