@@ -4,7 +4,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 
 	"github.com/weft-mc/weft/mcsdk/vkernel"
@@ -36,9 +35,8 @@ import (
 // the world: datapool_linux.go).
 
 // EagerRestore, set before a search, makes restores give every node its
-// processes at once (as before lazy restores): the comparison tests and
-// the bench set it (WEFT_EAGER_RESTORE=1 in the environment too).
-var EagerRestore = os.Getenv("WEFT_EAGER_RESTORE") == "1"
+// processes at once (as before lazy restores), for the comparison tests.
+var EagerRestore bool
 
 // lazyNodes are a restored world's nodes not given their processes yet.
 type lazyNodes struct {
