@@ -56,6 +56,10 @@ func (c *checkpoint) Restore() (sched.World, error) {
 
 func (c *checkpoint) Close() { c.cp.Close() }
 
+// NodeCounts says how many nodes the copy's restores restored and gave
+// processes (sched.NodeCounter).
+func (c *checkpoint) NodeCounts() (restored, materialised int) { return c.cp.NodeCounts() }
+
 // Memory is what the copy's frozen processes hold alone
 // (sched.Measured).
 func (c *checkpoint) Memory() int64 { return c.cp.Memory() }

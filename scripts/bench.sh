@@ -251,6 +251,103 @@ done <<<"$cpchecks"
 # CPU (pprof, before: Hash 38 % of which the memory digest 30 %): forks,
 # ptrace and seccomp round trips, and data-directory copies (Restore's
 # copyDataDirs about 12 % under load: mkdir and file copies per restore).
+# Where redis depth 5 with checkpoints spends its CPU now (2026-12-06,
+# branch perf18, main at 44541a5; WEFT_CPUPROFILE and perf record of
+# weft and its nodes; load 11-25): 588 states, 716 executions, 715
+# restores, 239 checkpoints (the search changed since the entries
+# above: 677 and 732 then), 7.5-7.6 s CPU (4.2-4.4 user, 3.2-3.4
+# sys; 10.5-10.7 ms an execution), so the ~28 ms an execution above
+# is down to ~10.6 (three runs, load 27-32; 12.6-18.1 st/s in 32-47 s
+# wall at that load; 38 st/s, 15.7 s wall, 6.9 s CPU at load 11).
+# Depth 6: 1251 states, 1677 executions, 1676 restores, 602
+# checkpoints, 18.9 s CPU (11.3 ms an execution), 9.8 st/s in 127 s
+# wall at load 27-31.
+# perf, by process: weft 80 % (its own code 36 %, the kernel on its
+# behalf 44 %), redis's processes 19 % (the kernel 15 %, of which the
+# forks of frozen processes and templates they run about 6 %:
+# copy_page_range, anon_vma_clone, dup_mmap; redis's own code 3.5 %,
+# of which the dynamic loader 1.7 %, the restarted replica linking
+# itself again).
+# weft's kernel time: context switches and wake-ups (finish_task_switch
+# 14 %, spin unlocks 7 % of all samples: the ptrace and seccomp round
+# trips), /proc reads (pagemap, maps, smaps_rollup) about 3 %.
+# pprof of weft (4.23 s of samples): World.Hash 23 % (the memory
+# digest 13 %: reading the page runs 5 %, parsing /proc/PID/maps 4 %,
+# pagemap 3 %; signals' /proc/PID/status 3 %), Checkpoint.Restore 9 %
+# (start 6 %, copyState 3 %), World.Checkpoint 9 % (freeze 3 %, a
+# fresh data root 3 %), World.Apply 9 %, the launcher's thread 12 %
+# (resume 4 %, fork 3 %, TSC emulation 2 %), the GC about 8 %,
+# Checkpoint.Memory 4 % (smaps_rollup of every live checkpoint's
+# frozen processes, at each new checkpoint: sched's fitMemory),
+# copyDataDirs 5 % (newDataRoot half of it, rootPool.take 0.5 %).
+# A template as the memory base of nodes launched from it (issue 38's
+# step after the profile), checked and refuted, 2026-12-06 (perf18):
+# the digests without a base on redis depth 5 are the two first
+# launches and the replica's 49 restarts (the model crashes and
+# restarts it), 468 pages read each, 23868 of the 29463 pages read in
+# all. A probe (a temporary memBase on the template's pid, counting the
+# pages classify would give it) found 0 of those pages on a template's
+# physical page: the template stops at its execve's exit, before the
+# dynamic loader runs, and holds 8 anonymous pages (smaps_rollup: Rss
+# 88 kB, Anonymous 32 kB, the stack the loader writes at once); the 468
+# pages a started redis has are its own (about 350 in anonymous
+# mappings, 120 copied-on-write in its libraries' data, all written
+# since the exec). Nothing to share, so not done. What they cost: about
+# 94 MB read and hashed at depth 5, an estimated 0.1 s of 7.5 s CPU.
+# rootPool.take comparing only the files whose status changed: not
+# done either. On redis it cannot change anything: its data roots hold
+# weft's lock file and two empty directories (persistence off, the
+# sync diskless), so take reads no file's content (it is 0.5 % of
+# weft's samples, most of it /proc/locks). And the rule would rest on
+# more than "every call that writes a file moves its ctime": a write
+# sets ctime to the current time at the file system's granularity
+# (a clock tick where timestamps are coarse, a second or two on some
+# file systems), so a file rewritten at the same size within the tick
+# of its recorded ctime, or after the host's clock stepped back, keeps
+# size, mtime, ctime and inode. Exact needs git's racy rule on top
+# (trust a recorded status only if it was recorded a granularity after
+# the ctime, compare and re-record otherwise), which on a search whose
+# checkpoints live seconds leaves most files compared anyway.
+# Next, by the profile above, for a later change: the kernel's share
+# for weft (the ptrace and seccomp round trips: fewer stops a served
+# call), the forks at every restore, and weft's GC (8 %). Of the
+# restored nodes, 740 of 1430 at depth 5 are closed with their world
+# without having run (the primary in 573 of 715 restores, the replica
+# 167: memMemo.slot still set at World.Close), so a restore that forks
+# a node only when it first runs, or is hashed in a way that needs its
+# process, would save about half of the restores' forks, thread
+# re-creations and teardowns.
+# A restore that forks a node only when its world needs it (lazy
+# restores, lazy_linux.go), 2026-12-06 (perf18): a restored node is
+# forked, its threads re-created and its files reopened when it runs, a
+# signal timer or crash hits it, or the world is checkpointed; a hash of
+# a node not forked writes what the checkpoint's first such restore read
+# of its processes (procSlot, memSlot). Redis depth 5: the same 588
+# states, 716 executions, 715 restores, 239 checkpoints and the same
+# --json output but for times (the world hashes: TestLazyRestoreHashes);
+# 1113 of 1430 restored nodes forked (not the 690 the profile hoped:
+# 239 are forked by the first hashed restore of each checkpoint, to
+# record, and 113 by checkpoints of restored worlds, which fork every
+# node rather than reference the frozen processes). Paired A/B
+# alternated, /usr/bin/time of weft and its nodes (user+sys), load
+# 2.6-3.4 (the first pair overlapped this helper's short test runs):
+#   before 7.98 / 6.75 / 7.37 s CPU, 30.3 / 60.7 / 51.7 st/s
+#   after  6.36 / 6.06 / 6.25 s CPU, 44.9 / 72.7 / 60.3 st/s
+# per pair -20 / -10 / -15 % CPU (8.9-10.1 ms an execution against
+# 9.4-11.1), about 0.9 ms an execution. Depth 6 after, -j 1: 1251
+# states, 1677 executions, 1676 restores, 602 checkpoints, 2641 of 3352
+# restored nodes forked, 14.6 s CPU (8.7 ms an execution), 51.7 st/s
+# in 24.2 s wall at load 2.6-2.8.
+# -j 2 against -j 1, after, one run each, back to back, load 0.4-1.3:
+# depth 5 -j 2: 588 states, 716 executions (710 restores, 239
+# checkpoints), 6.0 s CPU (8.4 ms an execution), 96.6 st/s in 6.1 s;
+# -j 1: 6.1 s CPU (8.6 ms), 67.7 st/s in 8.7 s. Depth 6 -j 2: 1251
+# states, 1677 executions (1671 restores, 602 checkpoints), 13.2 s CPU
+# (7.9 ms), 93.9 st/s in 13.3 s; -j 1: 14.7 s CPU (8.8 ms), 61.2 st/s
+# in 20.4 s. The states and executions are -j 1's at both depths on
+# this build (the -j 2 entry above, 1539 states against 677, was an
+# earlier search), so -j 2 now pays: about 1.4-1.5 times the st/s at
+# the same CPU per state, on a machine with its second core free.
 echo
 echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
 printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered

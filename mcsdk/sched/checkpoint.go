@@ -46,6 +46,19 @@ type CheckpointStats struct {
 	// later siblings replayed, so the search is unchanged.
 	Failed    int
 	FailedWhy string
+	// RestoredNodes counts the nodes with processes the restores
+	// restored, Materialised those of them given their processes (a
+	// restore forks a node's processes only when its world needs them:
+	// the others end with their world unforked), read from each
+	// checkpoint that can say (NodeCounter) when it is closed.
+	RestoredNodes int
+	Materialised  int
+}
+
+// NodeCounter is a Checkpoint that can say how many nodes its restores
+// restored and how many of them were given processes.
+type NodeCounter interface {
+	NodeCounts() (restored, materialised int)
 }
 
 // Add adds o's counts (MaxLive: the larger; Why: the first).
@@ -58,6 +71,8 @@ func (c *CheckpointStats) Add(o CheckpointStats) {
 	c.Evicted += o.Evicted
 	c.PeakMem = max(c.PeakMem, o.PeakMem)
 	c.Failed += o.Failed
+	c.RestoredNodes += o.RestoredNodes
+	c.Materialised += o.Materialised
 	if c.Why == "" {
 		c.Why = o.Why
 	}
@@ -192,6 +207,11 @@ func (s *search) sibling(cp *Checkpoint, path []Action) (World, error) {
 
 // release closes a state's checkpoint.
 func (s *search) release(cp Checkpoint) {
+	if nc, ok := cp.(NodeCounter); ok && cp != nil {
+		r, m := nc.NodeCounts()
+		s.res.Checkpoint.RestoredNodes += r
+		s.res.Checkpoint.Materialised += m
+	}
 	if cp != nil {
 		cp.Close()
 		s.live--

@@ -76,6 +76,12 @@ type Checkpoint struct {
 	mem    []*memSlot                    // per node: its main frozen process's memory digest, once a restore has read it (hashMemory)
 	bases  []*memBase                    // per node: its main frozen process's page sums (memBase), or nil
 	roots  *rootPool                     // its closed restores' data roots, for its next restores (datapool_linux.go)
+	procs  []*procSlot                   // per node: what a hash reads of its restored processes, once recorded (lazy_linux.go)
+	// refs counts the restored worlds with nodes not given their
+	// processes yet (lazy_linux.go): Close leaves the frozen processes to
+	// the last of them (closed).
+	refs, restored, materialised int
+	closed                       bool
 }
 
 // procKey names process idx (its index in the tree; 0 the main process)
@@ -134,11 +140,16 @@ func noCheckpoint(format string, a ...any) error {
 // ErrNoCheckpoint says why this world cannot be copied (nothing changed);
 // any other error is a tool failure after which the world is unusable.
 func (w *World) Checkpoint() (*Checkpoint, error) {
+	// A node still to be given its processes is given them: the frozen
+	// processes are forks of live ones (lazy_linux.go).
+	if err := w.materialiseAll(); err != nil {
+		return nil, err
+	}
 	files, err := w.checkpointable()
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes)), roots: &rootPool{}}
+	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes)), roots: &rootPool{}, procs: make([]*procSlot, len(w.nodes))}
 	if err := cp.freeze(w); err != nil {
 		cp.Close()
 		w.failSignalMet(err)
@@ -417,35 +428,60 @@ func (w *World) copyState() (*World, error) {
 // supervisor's ends of the served descriptors.
 func (cw *World) own(src *World) error {
 	for i, n := range cw.nodes {
-		s := src.nodes[i]
-		if n.exited {
+		if err := n.ownDescs(src.nodes[i]); err != nil {
+			return err
+		}
+		if err := n.ownPidfds(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownDescs gives node n, a copy of s, duplicates of s's listener and of
+// the supervisor's ends of its served descriptors.
+func (n *node) ownDescs(s *node) error {
+	if n.exited {
+		return nil
+	}
+	var err error
+	if n.listener, err = unix.Dup(s.listener); err != nil {
+		return err
+	}
+	unix.CloseOnExec(n.listener)
+	if err := dupServed(n.fds, s.fds); err != nil {
+		return err
+	}
+	for j, p := range n.procs {
+		if j == 0 || p.ended() {
 			continue
 		}
-		var err error
-		if n.listener, err = unix.Dup(s.listener); err != nil {
+		if err := dupServed(p.fds, s.procs[j].fds); err != nil {
 			return err
 		}
-		unix.CloseOnExec(n.listener)
-		if n.pidfd, err = unix.PidfdOpen(n.pid, 0); err != nil {
-			return err
+	}
+	return nil
+}
+
+// ownPidfds gives node n's processes pidfds.
+func (n *node) ownPidfds() error {
+	if n.exited {
+		return nil
+	}
+	var err error
+	if n.pidfd, err = unix.PidfdOpen(n.pid, 0); err != nil {
+		return err
+	}
+	for j, p := range n.procs {
+		if j == 0 {
+			p.pid, p.pidfd = n.pid, n.pidfd // the node's own
+			continue
 		}
-		if err := dupServed(n.fds, s.fds); err != nil {
-			return err
+		if p.ended() {
+			continue
 		}
-		for j, p := range n.procs {
-			if j == 0 {
-				p.pid, p.pidfd = n.pid, n.pidfd // the node's own
-				continue
-			}
-			if p.ended() {
-				continue
-			}
-			if p.pidfd, err = unix.PidfdOpen(p.pid, 0); err != nil {
-				return err
-			}
-			if err := dupServed(p.fds, s.procs[j].fds); err != nil {
-				return err
-			}
+		if p.pidfd, err = unix.PidfdOpen(p.pid, 0); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -466,8 +502,10 @@ func dupServed(fds, src *fdTable) error {
 	return nil
 }
 
-// Restore starts a world in the checkpoint's state: it forks each frozen
-// process and copies the Go state again. The checkpoint stays usable.
+// Restore starts a world in the checkpoint's state: it copies the Go
+// state again and gives each node processes forked from the frozen ones,
+// at once with EagerRestore, else when the world first needs them
+// (lazy_linux.go). The checkpoint stays usable.
 func (cp *Checkpoint) Restore() (*World, error) {
 	nw, err := cp.w.copyState()
 	if err != nil {
@@ -485,52 +523,70 @@ func (cp *Checkpoint) Restore() (*World, error) {
 		nw.Close()
 		return nil, fmt.Errorf("checkpoint: %v", err)
 	}
+	if EagerRestore {
+		if err := nw.materialiseAll(); err != nil {
+			nw.Close()
+			return nil, err
+		}
+	}
 	return nw, nil
 }
 
-// start gives nw, a copy of the checkpoint's state, processes forked
-// from the frozen ones, descriptors and data directories of its own, and
-// runs each process to its parked call.
+// start gives nw, a copy of the checkpoint's state, descriptors and data
+// directories of its own; its nodes with frozen processes are left to
+// materialise (startNode).
 func (cp *Checkpoint) start(nw *World) error {
+	l := &lazyNodes{cp: cp, pending: make([]bool, len(nw.nodes)), fill: make([]*procSlot, len(nw.nodes))}
 	for i, n := range nw.nodes {
 		n.memcg, n.memUnbounded = nil, false // the checkpointed world's (nodebounds_linux.go)
-		if err := cp.forkNode(n); err != nil {
-			return fmt.Errorf("node %d: %v", i, err)
+		if err := n.ownDescs(cp.w.nodes[i]); err != nil {
+			return err
 		}
-		if err := nw.rebindTree(n, cp.frozen[i] != nil); err != nil {
+		if cp.frozen[i] != nil {
+			// No stale id of a frozen process stays in the copy: the
+			// node's and its threads' are -1 until startNode.
+			n.setPid(-1)
+			l.pending[i] = true
+			cp.restored++
+		}
+	}
+	nw.lazy = l
+	cp.refs++
+	return nw.copyDataDirs(cp.w, cp.roots)
+}
+
+// startNode gives node n of nw, restored from the checkpoint, processes
+// forked from the frozen ones, pidfds and bounds of their own, and runs
+// each process to its parked call.
+func (cp *Checkpoint) startNode(nw *World, n *node) error {
+	i := n.id
+	if err := cp.forkNode(n); err != nil {
+		return err
+	}
+	if err := nw.rebindTree(n, true); err != nil {
+		return err
+	}
+	if err := n.ownPidfds(); err != nil {
+		return err
+	}
+	opened := map[int]int{}
+	defer closeAll(opened)
+	for _, m := range n.members() {
+		fp := cp.frozen[i]
+		if m.idx > 0 {
+			fp = cp.kids[i][m.idx]
+		}
+		if err := cp.resume(nw, n, m, fp, opened); err != nil {
 			return err
 		}
 	}
-	if err := nw.own(cp.w); err != nil {
-		return err
+	// The restore ran no code of the node's and left its memory as
+	// the frozen process's (hashMemory): the digest of one restore,
+	// read before it runs, serves every later one.
+	if cp.mem[i] == nil {
+		cp.mem[i] = &memSlot{}
 	}
-	if err := nw.copyDataDirs(cp.w, cp.roots); err != nil {
-		return err
-	}
-	for i, n := range nw.nodes {
-		if cp.frozen[i] == nil {
-			continue
-		}
-		opened := map[int]int{}
-		for _, m := range n.members() {
-			fp := cp.frozen[i]
-			if m.idx > 0 {
-				fp = cp.kids[i][m.idx]
-			}
-			if err := cp.resume(nw, n, m, fp, opened); err != nil {
-				closeAll(opened)
-				return fmt.Errorf("node %d: %v", i, err)
-			}
-		}
-		closeAll(opened)
-		// The restore ran no code of the node's and left its memory as
-		// the frozen process's (hashMemory): the digest of one restore,
-		// read before it runs, serves every later one.
-		if cp.mem[i] == nil {
-			cp.mem[i] = &memSlot{}
-		}
-		n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i], base: cp.bases[i]}
-	}
+	n.memo = memMemo{pid: n.memPid(), ran: n.cpuTime(), slot: cp.mem[i], base: cp.bases[i]}
 	return nil
 }
 
@@ -682,9 +738,19 @@ func privateDirty(pid int) int64 {
 	return 0
 }
 
-// Close kills the frozen processes and reaps them. Safe to call more
-// than once.
+// Close kills the frozen processes and reaps them, or, while restored
+// worlds still have nodes to give processes (lazy_linux.go), leaves that
+// to the last of them. Safe to call more than once.
 func (cp *Checkpoint) Close() {
+	cp.closed = true
+	if cp.refs > 0 {
+		return
+	}
+	cp.shut()
+}
+
+// shut kills the frozen processes and reaps them.
+func (cp *Checkpoint) shut() {
 	for _, fp := range cp.frozenAll() {
 		unix.Kill(fp.pid, unix.SIGKILL)
 		wait4(fp.pid, 0)

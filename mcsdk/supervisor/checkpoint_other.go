@@ -26,3 +26,11 @@ func (cp *Checkpoint) Close() {}
 
 // Memory is never reached.
 func (cp *Checkpoint) Memory() int64 { return 0 }
+
+// NodeCounts says how many nodes the checkpoint's restores restored and
+// gave processes: none.
+func (cp *Checkpoint) NodeCounts() (restored, materialised int) { return 0, 0 }
+
+// EagerRestore makes restores give every node its processes at once
+// (lazy_linux.go); without checkpoints it does nothing.
+var EagerRestore bool

@@ -228,6 +228,9 @@ func checkpointBranchFor(t *testing.T, cfg Config, rng *rand.Rand, depth, steps 
 // robust-futex list.
 func kernelThreads(t *testing.T, w *World) []string {
 	t.Helper()
+	if err := w.materialiseAll(); err != nil { // a restore's nodes get their processes when needed (lazy_linux.go)
+		t.Fatal(err)
+	}
 	var out []string
 	for _, n := range w.nodes {
 		if !n.exited {

@@ -211,6 +211,9 @@ func TestMemoryDigestCarried(t *testing.T) {
 				a := acts[rng.IntN(len(acts))]
 				for k := 0; k < 3; k++ {
 					r, err := cp.Restore()
+					if err == nil {
+						err = r.materialiseAll() // the processes are read here (lazy_linux.go)
+					}
 					if err != nil {
 						cp.Close()
 						t.Fatalf("step %d: restore %d: %v", step, k, err)
@@ -302,6 +305,9 @@ func changedByWeft(t *testing.T, r *World) {
 // did not compare would have them.
 func freshHash(t *testing.T, w *World) [32]byte {
 	t.Helper()
+	if err := w.materialiseAll(); err != nil { // nothing carried (lazy_linux.go)
+		t.Fatal(err)
+	}
 	saved := make([]memMemo, len(w.nodes))
 	for i, n := range w.nodes {
 		saved[i], n.memo = n.memo, memMemo{}
@@ -343,6 +349,9 @@ func TestMemoryDigestBase(t *testing.T) {
 				a := acts[rng.IntN(len(acts))]
 				for k := 0; k < 2; k++ {
 					r, err := cp.Restore()
+					if err == nil {
+						err = r.materialiseAll() // the processes are read here (lazy_linux.go)
+					}
 					if err != nil {
 						cp.Close()
 						t.Fatalf("step %d: restore %d: %v", step, k, err)

@@ -309,14 +309,11 @@ func (w *World) hashProcs(n *node, mode HashMode, put func(uint64), h interface{
 	if mode != HashMemory {
 		return nil
 	}
-	for _, p := range n.procs[1:] {
-		if p.ended() {
+	for j, p := range n.procs {
+		if j == 0 || p.ended() {
 			continue
 		}
-		n.self = p
-		err := w.hashMemory(n, h)
-		n.self = nil
-		if err != nil {
+		if err := w.hashKidMemory(n, j, h); err != nil { // hashMemory, or a restore's record (lazy_linux.go)
 			return fmt.Errorf("process %d: %w", p.vpid, err)
 		}
 	}
@@ -331,7 +328,7 @@ func (w *World) Procs(i int) int { return max(len(w.nodes[i].procs), 1) }
 // ended (for tests and diagnostics).
 func (w *World) LiveProcs(i int) []int {
 	n := w.nodes[i]
-	if n.exited {
+	if n.exited || !w.need(n) {
 		return nil
 	}
 	if len(n.procs) == 0 {

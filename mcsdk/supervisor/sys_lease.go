@@ -45,6 +45,7 @@ type worldProc struct {
 func (w *World) worldProcs() []worldProc {
 	var out []worldProc
 	for _, n := range w.nodes {
+		w.need(n) // their host pids (lazy_linux.go)
 		switch {
 		case n.exited:
 		case len(n.procs) == 0:

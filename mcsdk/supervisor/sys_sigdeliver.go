@@ -558,8 +558,7 @@ func (w *World) hashSignals(n *node, mode HashMode, put func(uint64)) {
 			put(0)
 		}
 		if mode == HashMemory {
-			k, _ := readKernelSig(n.pid, t.tid)
-			k.Hash(put)
+			w.kernelSig(t).Hash(put) // readKernelSig, or a restore's record (lazy_linux.go)
 		}
 	}
 }

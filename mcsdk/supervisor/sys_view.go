@@ -358,6 +358,10 @@ func (c *call) fdHost(fd int32) string {
 // as its view names it ("" outside the view): a later relative path, and
 // getcwd, read it, and a process need not keep it in its memory.
 func (w *World) hashCwds(n *node, h interface{ Write([]byte) (int, error) }) {
+	h, carried := w.cwdsWriter(n, h) // or a restore's record (lazy_linux.go)
+	if carried {
+		return
+	}
 	pids := []int{n.memPid()}
 	for _, p := range n.procs {
 		if !p.ended() && p.pid != pids[0] {

@@ -260,6 +260,9 @@ func waitStop(tid int) (int, unix.WaitStatus, error) {
 // again). Other tasks' cached reads are stale once t runs.
 func (w *World) resume(t *task) {
 	n := t.n
+	if !w.need(n) {
+		return
+	}
 	n.forgetMemory()
 	t.ready = false
 	n.lastRun = t.k
@@ -601,7 +604,7 @@ func (w *World) hashTasks(n *node, put func(uint64)) error {
 			put(uint64(c.progress))
 		}
 		if n.traced {
-			regs, err := t.taskRegs()
+			regs, err := w.taskRegs(t)
 			if err != nil {
 				return err
 			}

@@ -46,8 +46,9 @@ type World struct {
 	// query connections open now, by environment socket (query_linux.go).
 	queryReplies []QueryReply
 	queryOpen    map[int]*queryRun
-	queryStale   []bool // per node: due to be asked (query_linux.go)
-	stops        int    // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	queryStale   []bool     // per node: due to be asked (query_linux.go)
+	stops        int        // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
+	lazy         *lazyNodes // a restored world's nodes not given their processes yet (lazy_linux.go), or nil
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared, spared those of them only the
 	// calls' declared waits spared (waiters_linux.go).

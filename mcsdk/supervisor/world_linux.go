@@ -176,6 +176,7 @@ func (w *World) Close() {
 		releaseDataRoot(w.dataRoot)
 		w.dataRoot = ""
 	}
+	w.dropLazy()
 }
 
 // DataDir is node i's private data directory (its working directory),
@@ -224,7 +225,10 @@ func (w *World) ClearRan() {
 
 // Pid is node i's host process id (for diagnostics only: nodes see
 // virtual pids).
-func (w *World) Pid(i int) int { return w.nodes[i].pid }
+func (w *World) Pid(i int) int {
+	w.need(w.nodes[i])
+	return w.nodes[i].pid
+}
 
 // Restarts is how many times node i was restarted.
 func (w *World) Restarts(i int) int { return w.nodes[i].restarts }
@@ -286,6 +290,9 @@ const DefaultMaxCalls = 1 << 20
 // such calls in a row the run ends with the watchdog's failure. It counts
 // calls rather than time, so the verdict is the same on any machine.
 func (w *World) runNode(n *node) {
+	if !w.need(n) {
+		return
+	}
 	n.ran = true
 	n.forgetMemory()
 	w.changed()
@@ -498,6 +505,9 @@ func (w *World) reap(n *node) {
 // dispatch runs the table entry for c and answers the node unless the call
 // parks.
 func (w *World) dispatch(c *call) outcome {
+	if !w.need(c.n) { // a restored node's call, retried (lazy_linux.go)
+		return failed
+	}
 	defer c.n.enterProc(c.t)()
 	c.clearWaits()
 	if c.intr != nil {
@@ -712,6 +722,9 @@ func (w *World) Apply(a sched.Action) error {
 			break
 		}
 		if a.Task < 0 { // a signal timer (sys_itimer.go)
+			if a.Node >= 0 && a.Node < len(w.nodes) && !w.need(w.nodes[a.Node]) {
+				break
+			}
 			if err := w.fireSigTimer(a); err != nil {
 				return err
 			}
@@ -735,6 +748,9 @@ func (w *World) Apply(a sched.Action) error {
 		n := w.nodes[a.Node]
 		if n.exited {
 			return fmt.Errorf("supervisor: node %d is not running", a.Node)
+		}
+		if err := w.materialise(n); err != nil { // its end is its processes' (status)
+			return err
 		}
 		w.kill(n)
 		w.net.CloseNode(n.id, true)
@@ -968,7 +984,9 @@ func (w *World) ReadMemv(i int, addrs []uintptr, sizes []int) ([][]byte, error) 
 		out[k] = buf[off : off+sizes[k]]
 		off += sizes[k]
 	}
-	got, err := unix.ProcessVMReadv(n.memPid(), local, remote, 0)
+	// A node not given its processes yet has its checkpoint's frozen
+	// process's memory (hashMemory): that is read (lazy_linux.go).
+	got, err := unix.ProcessVMReadv(w.memReadPid(n), local, remote, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -987,6 +1005,9 @@ func (w *World) LoadBase(i int) (uintptr, error) {
 	}
 	if n.base != 0 {
 		return n.base, nil
+	}
+	if err := w.materialise(n); err != nil {
+		return 0, err
 	}
 	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", n.memPid()))
 	if err != nil {
@@ -1017,10 +1038,17 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	h := sha256.New()
 	var b [8]byte
 	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
+	if err := w.prepareHash(mode); err != nil {
+		return [32]byte{}, err
+	}
 	for _, p := range w.hashParts(mode, extra) {
 		if err := p.write(h, put); err != nil {
+			w.hashDone(false)
 			return [32]byte{}, err
 		}
+	}
+	if err := w.hashDone(true); err != nil {
+		return [32]byte{}, err
 	}
 	var sum [32]byte
 	copy(sum[:], h.Sum(nil))

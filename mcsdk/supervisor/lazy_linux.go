@@ -1,0 +1,310 @@
+//go:build linux && amd64
+
+package supervisor
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
+)
+
+// Lazy restores. A world restored from a checkpoint gives a node its
+// processes (forks of the frozen ones, their threads re-created, their
+// descriptors' state and host files put back: materialise) only when
+// something needs them: the node runs (runNode, resume, a retried call),
+// a signal or a crash is applied to it, its memory or /proc files are
+// read, or the world is checkpointed. A search restores every node of a
+// world and runs one or two of them before the world ends: the others
+// were forked, had their threads re-created and were torn down for
+// nothing.
+//
+// What the world's hash reads of a node's processes, for a node not
+// given them yet, is carried from the checkpoint (procSlot): the first
+// restore of a checkpoint hashed with such a node gives it its processes
+// there and then and records what the hash read of them (the memory
+// digest in memSlot, the rest in procSlot); later restores write the
+// records. A node given its processes during a hash has not run since
+// the restore, and a restore leaves every node as the frozen processes
+// are, the same for every restore of the checkpoint (hashMemory): what
+// one restore's hash reads there, every other's would. With -tags
+// weftverify every node is given its processes before a hash and the
+// records are checked against what is read.
+//
+// The data directories are copied at the restore as before (one root for
+// the world: datapool_linux.go).
+
+// EagerRestore, set before a search, makes restores give every node its
+// processes at once (as before lazy restores), for the comparison tests.
+var EagerRestore bool
+
+// lazyNodes are a restored world's nodes not given their processes yet.
+type lazyNodes struct {
+	cp      *Checkpoint
+	pending []bool // per node: its processes are still the checkpoint's frozen ones only
+	fill    []*procSlot
+}
+
+// procSlot is what a hash reads of a node's processes, besides the main
+// process's memory digest (memSlot), recorded for the nodes of a
+// checkpoint's restores not given processes yet: ok once recorded, in
+// mode.
+type procSlot struct {
+	ok   bool
+	mode HashMode
+	regs map[int][]uint64          // per task: taskRegs
+	ksig map[int]vkernel.ThreadSig // per task: readKernelSig (HashMemory)
+	cwds []byte                    // hashCwds's bytes
+	kids map[int][32]byte          // per child process: its memory digest (HashMemory)
+}
+
+func newProcSlot(mode HashMode) *procSlot {
+	return &procSlot{mode: mode, regs: map[int][]uint64{}, ksig: map[int]vkernel.ThreadSig{}, kids: map[int][32]byte{}}
+}
+
+// pending reports whether node n has no processes of its own yet.
+func (w *World) pending(n *node) bool {
+	return w.lazy != nil && w.lazy.pending[n.id]
+}
+
+// carried is the record that stands for n's processes in a hash (nil:
+// read them), filling the one being recorded.
+func (w *World) carried(n *node) (use, fill *procSlot) {
+	if w.lazy == nil {
+		return nil, nil
+	}
+	if f := w.lazy.fill[n.id]; f != nil {
+		return nil, f
+	}
+	if w.lazy.pending[n.id] {
+		return w.lazy.cp.procs[n.id], nil
+	}
+	return nil, nil
+}
+
+// prepareHash gives the processes to each node not given them whose
+// hash in mode is not recorded yet (all of them with -tags weftverify),
+// and marks its record as being filled.
+func (w *World) prepareHash(mode HashMode) error {
+	l := w.lazy
+	if l == nil {
+		return nil
+	}
+	for i, n := range w.nodes {
+		if !l.pending[i] {
+			continue
+		}
+		s := l.cp.procs[i]
+		if s != nil && s.ok && s.mode == mode && (mode != HashMemory || l.cp.mem[i] != nil && l.cp.mem[i].ok) && !verifyDigests {
+			continue
+		}
+		if err := w.materialise(n); err != nil {
+			return err
+		}
+		l.fill[i] = newProcSlot(mode)
+	}
+	return nil
+}
+
+// hashDone keeps the records a hash filled, or with -tags weftverify
+// checks them against the kept ones.
+func (w *World) hashDone(ok bool) error {
+	l := w.lazy
+	if l == nil {
+		return nil
+	}
+	var err error
+	for i, f := range l.fill {
+		if f == nil {
+			continue
+		}
+		l.fill[i] = nil
+		if !ok {
+			continue
+		}
+		f.ok = true
+		if s := l.cp.procs[i]; s != nil && s.ok && s.mode == f.mode {
+			if !reflect.DeepEqual(s, f) && err == nil {
+				err = fmt.Errorf("weftverify: node %d's processes as a restore leaves them hash differently from its checkpoint's record", i)
+			}
+			continue
+		}
+		l.cp.procs[i] = f
+	}
+	return err
+}
+
+// need gives node n its processes if it has none yet, failing the run if
+// that fails; it reports whether n may go on.
+func (w *World) need(n *node) bool {
+	if !w.pending(n) {
+		return true
+	}
+	if err := w.materialise(n); err != nil {
+		w.fail(n, "", err.Error())
+		return false
+	}
+	return true
+}
+
+// materialise forks node n's processes from its checkpoint's frozen ones
+// and puts them where a restore puts them (Checkpoint.start).
+func (w *World) materialise(n *node) error {
+	l := w.lazy
+	if l == nil || !l.pending[n.id] {
+		return nil
+	}
+	l.pending[n.id] = false
+	l.cp.materialised++
+	if err := l.cp.startNode(w, n); err != nil {
+		return fmt.Errorf("checkpoint: node %d: %v", n.id, err)
+	}
+	return nil
+}
+
+// materialiseAll gives every node its processes and lets go of the
+// checkpoint.
+func (w *World) materialiseAll() error {
+	if w.lazy == nil {
+		return nil
+	}
+	for _, n := range w.nodes {
+		if err := w.materialise(n); err != nil {
+			return err
+		}
+	}
+	w.dropLazy()
+	return nil
+}
+
+// dropLazy lets go of the checkpoint the world's nodes were restored
+// from (Checkpoint.hold).
+func (w *World) dropLazy() {
+	if w.lazy == nil {
+		return
+	}
+	cp := w.lazy.cp
+	w.lazy = nil
+	cp.refs--
+	if cp.refs == 0 && cp.closed {
+		cp.shut()
+	}
+}
+
+// NodeCounts says how many nodes the checkpoint's restores restored
+// (live nodes with processes at the checkpoint) and how many of them
+// were given their processes (the others ended with their worlds
+// without needing them).
+func (cp *Checkpoint) NodeCounts() (restored, materialised int) {
+	return cp.restored, cp.materialised
+}
+
+// taskRegs is t.taskRegs, or a restore's record of them.
+func (w *World) taskRegs(t *task) ([]uint64, error) {
+	use, fill := w.carried(t.n)
+	if use != nil {
+		r, ok := use.regs[t.k]
+		if !ok {
+			return nil, fmt.Errorf("node %d: no recorded registers of %s", t.n.id, t.name())
+		}
+		return r, nil
+	}
+	r, err := t.taskRegs()
+	if fill != nil && err == nil {
+		fill.regs[t.k] = r
+	}
+	return r, err
+}
+
+// kernelSig is the kernel's signal state of task t (readKernelSig; the
+// zero state if it cannot be read), or a restore's record of it.
+func (w *World) kernelSig(t *task) vkernel.ThreadSig {
+	use, fill := w.carried(t.n)
+	if use != nil {
+		return use.ksig[t.k]
+	}
+	k, _ := readKernelSig(t.n.pid, t.tid)
+	if fill != nil {
+		fill.ksig[t.k] = k
+	}
+	return k
+}
+
+// cwdsWriter is where hashCwds writes node n's bytes: h, and the record
+// being filled; carried says they are a restore's record, written.
+func (w *World) cwdsWriter(n *node, h interface{ Write([]byte) (int, error) }) (out interface{ Write([]byte) (int, error) }, carried bool) {
+	use, fill := w.carried(n)
+	if use != nil {
+		h.Write(use.cwds)
+		return nil, true
+	}
+	if fill != nil {
+		return teeWriter{h, func(b []byte) { fill.cwds = append(fill.cwds, b...) }}, false
+	}
+	return h, false
+}
+
+type teeWriter struct {
+	h interface{ Write([]byte) (int, error) }
+	f func([]byte)
+}
+
+func (t teeWriter) Write(b []byte) (int, error) {
+	t.f(b)
+	return t.h.Write(b)
+}
+
+// hashKidMemory writes the memory digest of node n's child process j
+// (hashMemory), or a restore's record of it.
+func (w *World) hashKidMemory(n *node, j int, h interface{ Write([]byte) (int, error) }) error {
+	use, fill := w.carried(n)
+	if use != nil {
+		sum, ok := use.kids[j]
+		if !ok {
+			return fmt.Errorf("node %d: no recorded memory digest of process %d", n.id, j)
+		}
+		h.Write(sum[:])
+		return nil
+	}
+	n.self = n.procs[j]
+	defer func() { n.self = nil }()
+	if fill == nil {
+		return w.hashMemory(n, h)
+	}
+	var b sumWriter
+	if err := w.hashMemory(n, &b); err != nil {
+		return err
+	}
+	fill.kids[j] = b.sum
+	h.Write(b.sum[:])
+	return nil
+}
+
+// sumWriter keeps the 32 bytes hashMemory writes.
+type sumWriter struct{ sum [32]byte }
+
+func (s *sumWriter) Write(b []byte) (int, error) {
+	copy(s.sum[:], b)
+	return len(b), nil
+}
+
+// carriedMemory is the memory digest of a node not given its processes
+// (hashMemory): its checkpoint's (prepareHash made sure it is known).
+func (w *World) carriedMemory(n *node) ([32]byte, bool) {
+	if n.self != nil || !w.pending(n) {
+		return [32]byte{}, false
+	}
+	s := w.lazy.cp.mem[n.id]
+	return s.sum, true
+}
+
+// memReadPid is the process through which node n's memory is read: its
+// own (memPid), or while it has none yet its checkpoint's frozen main
+// process, whose memory a restore leaves it (hashMemory); reading it
+// changes nothing.
+func (w *World) memReadPid(n *node) int {
+	if w.pending(n) && n.self == nil {
+		return w.lazy.cp.frozen[n.id].pid
+	}
+	return n.memPid()
+}
