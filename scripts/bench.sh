@@ -185,8 +185,8 @@ done <<<"$cpchecks"
 # Search throughput under a time budget (issue 38): states per second
 # with and without checkpoints, back to back, their ratio (on/off), and
 # the depth each fully covered (off/on). WEFT_BENCH_SEARCH overrides the
-# list of "MODEL VARIANT DEPTH TIME [THREADS]" (THREADS: weft check
-# --threads, explore by default).
+# list of "MODEL VARIANT DEPTH TIME [THREADS [JOBS]]" (THREADS: weft
+# check --threads, explore by default; JOBS: -j, 1 by default).
 # Measured 2026-12-05, 2 cores at load 12-24 (other work), 300 s each,
 # st/s off/on (covered depth; CPU ms of weft and its nodes per
 # execution), before and after the sparse memory digest
@@ -349,20 +349,25 @@ done <<<"$cpchecks"
 # earlier search), so -j 2 now pays: about 1.4-1.5 times the st/s at
 # the same CPU per state, on a machine with its second core free.
 echo
-echo "search states/s without and with checkpoints (weft check --time, dpor, -j 1):"
-printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' model variant depth time threads off-st/s on-st/s on/off restores covered
+# A sixth field JOBS runs both with weft check -j JOBS (1 by default):
+# redis depth 6 at 2 workers is the issue's 120 st/s row (2026-12-06,
+# idle, lazy restores: -j 2 91-97 st/s, -j 1 69, both 1251 states).
+echo "search states/s without and with checkpoints (weft check --time, dpor):"
+printf '  %-40s %-8s %-5s %-5s %-8s %4s %9s %9s %9s %7s %7s\n' model variant depth time threads jobs off-st/s on-st/s on/off restores covered
 searches=${WEFT_BENCH_SEARCH:-"targets/raft/kv/raft-correct.model default 6 300s
 targets/raft/kv/raft-correct.model default 6 300s visible
 targets/raft/kv/raft-correct.model default 10 300s visible
 targets/redis/redis.model default 6 300s
+targets/redis/redis.model default 6 300s explore 2
 mcsdk/supervisor/testdata/prefork.model main 10 300s"}
-while read -r model variant depth budget threads; do
+while read -r model variant depth budget threads jobs; do
   threads=${threads:-explore}
+  jobs=${jobs:-1}
   rates=()
   restores=0
   covered=()
   for cp in off on; do
-    flags=(--depth "$depth" --time "$budget" --threads "$threads")
+    flags=(--depth "$depth" --time "$budget" --threads "$threads" -j "$jobs")
     [ "$cp" = on ] && flags+=(--checkpoints)
     bin/weft check "$model" --variant "$variant" "${flags[@]}" --json --save /dev/null 2>/dev/null |
       python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f" % (r["States"]/max(r["Duration"]/1e9, 1e-9)), r["Checkpoints"]["Restores"], r["Covered"])' 2>/dev/null >build/bench-search.txt || echo "- 0 -" >build/bench-search.txt
@@ -372,7 +377,7 @@ while read -r model variant depth budget threads; do
     [ "$cp" = on ] && restores=$rest
   done
   ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(b)/float(a)) if a not in ("-", "0.000") and b != "-" else "-")' "${rates[0]}" "${rates[1]}")
-  printf '  %-40s %-8s %-5s %-5s %-8s %9s %9s %9s %7s %7s\n' "$model" "$variant" "$depth" "$budget" "$threads" "${rates[0]}" "${rates[1]}" "$ratio" "$restores" "${covered[0]}/${covered[1]}"
+  printf '  %-40s %-8s %-5s %-5s %-8s %4s %9s %9s %9s %7s %7s\n' "$model" "$variant" "$depth" "$budget" "$threads" "$jobs" "${rates[0]}" "${rates[1]}" "$ratio" "$restores" "${covered[0]}/${covered[1]}"
 done <<<"$searches"
 
 # Memory by depth (issue 38): for each depth 1..MAX of a check with
