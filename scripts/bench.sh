@@ -348,6 +348,36 @@ done <<<"$cpchecks"
 # this build (the -j 2 entry above, 1539 states against 677, was an
 # earlier search), so -j 2 now pays: about 1.4-1.5 times the st/s at
 # the same CPU per state, on a machine with its second core free.
+# A checkpoint records what a hash reads of each frozen node's processes
+# (registers, kernel signal state, working directories, child processes'
+# memory digests: procSlot) and its kept memory digest, from the live
+# node just frozen, in the mode of the world's last hash
+# (Checkpoint.recordHash), 2026-12-06 (perf19): no restore forks an
+# unrun node to hash it. Same states, executions, checkpoints and
+# restores; restored nodes forked: redis depth 5 1113 -> 891 of 1430,
+# depth 6 (-j 1) 2641 -> 2129 of 3352, quorum depth 8 1113 -> 765 of
+# 1185. -tags weftverify (every node forked, records compared) passes
+# redis depth 5. Redis depth 6, paired A/B alternated, /usr/bin/time
+# user+sys of weft and its nodes; the first two pairs of each during a
+# CI rehearsal (load 15 -> 5: their wall times are the load's), the
+# last two after it (load 1.8-2.4):
+#   -j 1 before 18.23 / 14.38 / 13.88 / 13.97 s CPU
+#        after  15.61 / 12.53 / 12.06 / 12.95 s CPU (-14/-13/-13/-7 %)
+#        st/s   10.4 -> 25.1, 45.4 -> 72.8, 66.9 -> 75.1, 65.8 -> 70.9
+#   -j 2 before 13.69 / 12.93 / 13.37 / 14.63 s CPU
+#        after  11.86 / 13.05 / 12.36 / 13.13 s CPU (-13/+1/-8/-10 %)
+#        st/s   89.8 -> 107.4, 95.1 -> 97.1, 97.2 -> 103.1, 86.1 -> 96.2
+# (-j 2's restores vary by a few between runs, 1666-1673, with either
+# build: which worker claims a sibling first.) The issue's 120 st/s at
+# -j 2 is not reached: about 8-12 % fewer CPU seconds a search here.
+# Not done: a checkpoint of a restored world still forks its nodes not
+# given processes (materialiseAll, 113 at redis depth 5) rather than
+# sharing the old checkpoint's frozen processes: the freeze reads each
+# live process (checkpointable's host files and pending signals,
+# recordDescs' descriptions, the threads' states), Close kills the
+# frozen processes and relocate moves host file paths to the world's
+# data root; sharing needs each of these carried from the old
+# checkpoint and a count on each frozen process, not done in the time.
 echo
 # A sixth field JOBS runs both with weft check -j JOBS (1 by default):
 # redis depth 6 at 2 workers is the issue's 120 st/s row (2026-12-06,

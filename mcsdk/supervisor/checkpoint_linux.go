@@ -155,6 +155,7 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 		w.failSignalMet(err)
 		return nil, err
 	}
+	cp.recordHash(w)
 	cw, err := w.copyState()
 	if err != nil {
 		cp.Close()

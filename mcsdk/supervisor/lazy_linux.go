@@ -3,8 +3,11 @@
 package supervisor
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
@@ -70,6 +73,9 @@ func (w *World) pending(n *node) bool {
 // carried is the record that stands for n's processes in a hash (nil:
 // read them), filling the one being recorded.
 func (w *World) carried(n *node) (use, fill *procSlot) {
+	if w.recording != nil {
+		return nil, w.recording[n.id]
+	}
 	if w.lazy == nil {
 		return nil, nil
 	}
@@ -104,6 +110,58 @@ func (w *World) prepareHash(mode HashMode) error {
 		l.fill[i] = newProcSlot(mode)
 	}
 	return nil
+}
+
+// recordHash records, for each node frozen, what a hash in the mode of
+// the world's last hash reads of its processes (procSlot), from the live
+// node just frozen: the frozen processes are forks of it as it is now,
+// and a restore leaves a node as they are (hashMemory), so what this
+// reads is what a restore's hash would. So is the main process's memory
+// digest if the node kept it, or has its checkpoint's unrun (memMemo;
+// Checkpoint.freeze keeps it across the freeze). A world never hashed,
+// or a part that cannot be read, leaves the records to the first
+// restore that hashes, as before. With -tags weftverify every restore's
+// hash checks them (hashDone, hashMemory).
+func (cp *Checkpoint) recordHash(w *World) {
+	if !w.hashed {
+		return
+	}
+	mode := w.hashMode
+	w.recording = make([]*procSlot, len(w.nodes))
+	defer func() { w.recording = nil }()
+	parts := map[string]bool{}
+	for i, n := range w.nodes {
+		if n.exited || cp.frozen[i] == nil {
+			continue
+		}
+		w.recording[i] = newProcSlot(mode)
+		for _, s := range []string{"tasks", "cwds", "signals", "procs"} { // the parts that read carried records
+			parts[fmt.Sprintf("n%d.%s", i, s)] = true
+		}
+		if m := n.memo; mode == HashMemory && m.pid == n.memPid() && m.ran == n.cpuTime() && m.ran != 0 {
+			switch {
+			case m.ok:
+				cp.mem[i] = &memSlot{ok: true, sum: m.sum, pages: m.pages}
+			case m.slot != nil && m.slot.ok: // restored, unrun: its checkpoint's (hashMemory)
+				cp.mem[i] = &memSlot{ok: true, sum: m.slot.sum, pages: m.slot.pages}
+			}
+		}
+	}
+	h := sha256.New()
+	var b [8]byte
+	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
+	failed := map[string]bool{}
+	for _, p := range w.hashParts(mode, nil) {
+		if parts[p.name] && p.write(h, put) != nil {
+			failed[p.name[:strings.IndexByte(p.name, '.')]] = true
+		}
+	}
+	for i, s := range w.recording {
+		if s != nil && !failed[fmt.Sprintf("n%d", i)] {
+			s.ok = true
+			cp.procs[i] = s
+		}
+	}
 }
 
 // hashDone keeps the records a hash filled, or with -tags weftverify

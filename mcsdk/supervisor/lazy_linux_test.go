@@ -33,6 +33,7 @@ func TestLazyRestoreHashes(t *testing.T) {
 				if len(acts) == 0 {
 					break
 				}
+				live := mustHash(t, w) // as a search does before checkpointing: the checkpoint records the hash's reads
 				cp, err := w.Checkpoint()
 				if err != nil {
 					t.Fatal(err)
@@ -49,6 +50,19 @@ func TestLazyRestoreHashes(t *testing.T) {
 					ws = append(ws, r)
 				}
 				for s := 0; s < 3; s++ {
+					if s == 0 && !verifyDigests {
+						// The records made at the checkpoint serve the
+						// first restore's first hash: it forks no node.
+						got := mustHash(t, ws[0])
+						for _, n := range ws[0].nodes {
+							if !n.exited && !ws[0].pending(n) {
+								t.Fatalf("step %d: the first restore's first hash forked node %d", step, n.id)
+							}
+						}
+						if got != live {
+							t.Fatalf("step %d: a restore hashes %x, the world it was checkpointed from %x", step, got[:6], live[:6])
+						}
+					}
 					want := mustHash(t, ws[3])
 					for k, r := range ws[:3] {
 						if got := mustHash(t, r); got != want {

@@ -49,6 +49,12 @@ type World struct {
 	queryStale   []bool     // per node: due to be asked (query_linux.go)
 	stops        int        // eventfd: a seized node's thread has a stop to collect (tsc_linux.go); -1 none
 	lazy         *lazyNodes // a restored world's nodes not given their processes yet (lazy_linux.go), or nil
+	// hashed says the world was hashed, in hashMode last; recording, per
+	// node, is what a checkpoint's hash of the live nodes fills
+	// (Checkpoint.recordHash, lazy_linux.go).
+	hashed    bool
+	hashMode  HashMode
+	recording []*procSlot
 	// wakeGen counts the changes that may wake a parked call; skipped
 	// counts the retries settle spared, spared those of them only the
 	// calls' declared waits spared (waiters_linux.go).

@@ -1038,6 +1038,7 @@ func (w *World) Hash(mode HashMode, extra []byte) ([32]byte, error) {
 	h := sha256.New()
 	var b [8]byte
 	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
+	w.hashed, w.hashMode = true, mode
 	if err := w.prepareHash(mode); err != nil {
 		return [32]byte{}, err
 	}
