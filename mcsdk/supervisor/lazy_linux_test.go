@@ -94,7 +94,6 @@ func TestLazyRestoreHashes(t *testing.T) {
 				}
 			}
 			if unforked == 0 && !verifyDigests { // weftverify forks every node to check the records
-
 				t.Fatal("every node of every restore hashed was forked")
 			}
 			t.Logf("%d hashes of nodes not forked", unforked)
