@@ -544,9 +544,16 @@ func (cp *Checkpoint) start(nw *World) error {
 			return err
 		}
 		if cp.frozen[i] != nil {
-			// No stale id of a frozen process stays in the copy: the
-			// node's and its threads' are -1 until startNode.
+			// No stale id stays in the copy (copyState keeps the
+			// checkpointed world's, whose processes run on in that
+			// world): every process's and thread's is -1 until
+			// startNode, children's too.
 			n.setPid(-1)
+			for j, p := range n.procs {
+				if j > 0 && !p.ended() {
+					n.setProcPid(j, -1)
+				}
+			}
 			l.pending[i] = true
 			cp.restored++
 		}
