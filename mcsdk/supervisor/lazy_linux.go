@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -290,31 +291,29 @@ func (w *World) kernelSig(t *task) vkernel.ThreadSig {
 
 // cwdsWriter is where hashCwds writes node n's bytes: h, and the record
 // being filled; carried says they are a restore's record, written.
-func (w *World) cwdsWriter(n *node, h interface{ Write([]byte) (int, error) }) (out interface{ Write([]byte) (int, error) }, carried bool) {
+func (w *World) cwdsWriter(n *node, h io.Writer) (out io.Writer, carried bool) {
 	use, fill := w.carried(n)
 	if use != nil {
 		h.Write(use.cwds)
 		return nil, true
 	}
 	if fill != nil {
-		return teeWriter{h, func(b []byte) { fill.cwds = append(fill.cwds, b...) }}, false
+		return io.MultiWriter(h, (*appender)(&fill.cwds)), false
 	}
 	return h, false
 }
 
-type teeWriter struct {
-	h interface{ Write([]byte) (int, error) }
-	f func([]byte)
-}
+// appender is a byte slice that Write appends to.
+type appender []byte
 
-func (t teeWriter) Write(b []byte) (int, error) {
-	t.f(b)
-	return t.h.Write(b)
+func (a *appender) Write(b []byte) (int, error) {
+	*a = append(*a, b...)
+	return len(b), nil
 }
 
 // hashKidMemory writes the memory digest of node n's child process j
 // (hashMemory), or a restore's record of it.
-func (w *World) hashKidMemory(n *node, j int, h interface{ Write([]byte) (int, error) }) error {
+func (w *World) hashKidMemory(n *node, j int, h io.Writer) error {
 	use, fill := w.carried(n)
 	if use != nil {
 		sum, ok := use.kids[j]
