@@ -368,11 +368,13 @@ func (n *node) procTable() *vkernel.ProcTable {
 // WUNTRACED and WCONTINUED report nothing more.
 func sysWait4(c *call) result {
 	n := c.n
-	a := n.procTable().Wait4(c.t.waiter(), int64(int32(c.arg(0))), c.arg(2))
+	me := c.t.waiter()
+	a := n.procTable().Wait4(me, int64(int32(c.arg(0))), c.arg(2))
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
 	case a.Park:
+		c.waitChildren(me.Pid, c.arg(2))
 		return park()
 	case a.Child == nil:
 		return ret(0)
@@ -389,6 +391,16 @@ func sysWait4(c *call) result {
 		}
 	}
 	return ret(a.Child.Pid)
+}
+
+// waitChildren declares, while a wait of process pid parks, that it
+// waits on the process's children (childrenKey). With __WNOTHREAD it
+// declares nothing: which children are the thread's own follows the ends
+// of its process's other threads (vkernel.Waiter), which mark no key.
+func (c *call) waitChildren(pid int64, options uint64) {
+	if options&unix.WNOTHREAD == 0 {
+		c.waitOn(childrenKey(c.n, pid))
+	}
 }
 
 // waiter is thread t as a caller of the wait family (vkernel.Waiter):
@@ -430,11 +442,15 @@ func sysWaitid(c *call) result {
 		}
 		id = int64(pid)
 	}
-	a := n.procTable().Waitid(c.t.waiter(), idtype, id, opts)
+	me := c.t.waiter()
+	a := n.procTable().Waitid(me, idtype, id, opts)
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
 	case a.Park:
+		if idtype != vkernel.PPidfd { // resolved again at each retry: a close ends it (pidfdChild)
+			c.waitChildren(me.Pid, opts)
+		}
 		return park()
 	}
 	if infop != 0 {
