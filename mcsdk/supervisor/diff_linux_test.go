@@ -183,6 +183,12 @@ var diffProbes = []struct {
 	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec
 	// deleting the one and keeping the other (vkernel.SigTimers).
 	{name: "timers"},
+	// A timer's signal as Linux gives it to a handler, sigwaitinfo and a
+	// signalfd: a POSIX timer's SI_TIMER with its id, overrun and
+	// sigev_value; ITIMER_REAL's SIGALRM from pid 0, uid 0, but with
+	// SI_QUEUE where Linux says SI_KERNEL (it_real_fn's SEND_SIG_PRIV),
+	// which only the node's own threads could queue (not done).
+	{name: "timersig", weft: []string{"~ ITIMER_REAL handler: code -1"}},
 	// Signal timers are each process's own (fork(2): a child inherits
 	// none; a timer signals the process that armed it; exec keeps a
 	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's
