@@ -6,9 +6,11 @@
  * overrun in si_overrun and its sigev_value (timer_create(2): the timer's
  * id when sevp is NULL). Each is read by a handler, by sigwaitinfo(2) and
  * by a signalfd(2). ITIMER_REAL's si_code is a "~" line: weft queues that
- * SIGALRM from its own process, which may not send SI_KERNEL
- * (pidfd_send_signal and rt_tgsigqueueinfo refuse a code >= 0 from another
- * process), so it carries SI_QUEUE (-1) where Linux says SI_KERNEL (128).
+ * SIGALRM from its own process, which may not send SI_KERNEL (the kernel
+ * takes a code >= 0 only from the receiving thread itself, or from the
+ * leader for its process: do_rt_tgsigqueueinfo, do_rt_sigqueueinfo,
+ * pidfd_send_signal), so it carries SI_QUEUE (-1) where Linux says
+ * SI_KERNEL (128).
  */
 #include "probe.h"
 #include <signal.h>
