@@ -220,6 +220,10 @@ var diffProbes = []struct {
 	// wait4 and waitid with __WNOTHREAD: a thread's own children only;
 	// an ended thread's pass to another thread of its process (issue 36).
 	{name: "wnothread"},
+	// clone(CLONE_PARENT) from a child: the new process is its caller's
+	// sibling (its parent's child, which waits for it; the caller gets
+	// ECHILD), with its caller's exit signal whatever it asked for.
+	{name: "cloneparent"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never
