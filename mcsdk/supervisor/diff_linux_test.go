@@ -187,8 +187,10 @@ var diffProbes = []struct {
 	// signalfd: a POSIX timer's SI_TIMER with its id, overrun and
 	// sigev_value; ITIMER_REAL's SIGALRM from pid 0, uid 0, but with
 	// SI_QUEUE where Linux says SI_KERNEL (it_real_fn's SEND_SIG_PRIV),
-	// which only the node's own threads could queue (not done).
-	{name: "timersig", weft: []string{"~ ITIMER_REAL handler: code -1"}},
+	// which only the receiving thread could queue (not done); a periodic
+	// timer's overruns while its signal is pending, which Linux counts at
+	// the dequeue and weft at the queueing (not done).
+	{name: "timersig", weft: []string{"~ ITIMER_REAL handler: code -1", "~ periodic timer: overrun > 0 0"}},
 	// Signal timers are each process's own (fork(2): a child inherits
 	// none; a timer signals the process that armed it; exec keeps a
 	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's

@@ -5,7 +5,8 @@
  * timer's signal is SI_TIMER with the timer's id in si_timerid, its
  * overrun in si_overrun and its sigev_value (timer_create(2): the timer's
  * id when sevp is NULL). Each is read by a handler, by sigwaitinfo(2) and
- * by a signalfd(2). ITIMER_REAL's si_code is a "~" line: weft queues that
+ * by a signalfd(2); a periodic timer whose signal stays pending counts
+ * overruns. ITIMER_REAL's si_code is a "~" line: weft queues that
  * SIGALRM from its own process, which may not send SI_KERNEL (the kernel
  * takes a code >= 0 only from the receiving thread itself, or from the
  * leader for its process: do_rt_tgsigqueueinfo, do_rt_sigqueueinfo,
@@ -114,6 +115,27 @@ int main(void)
 	arm_posix();
 	CHECK("sigwaitinfo(SIGALRM) of timer_create(NULL)", sigwaitinfo(&alrm, &si));
 	show("timer_create(NULL) sigwaitinfo", &si, (long)(intptr_t)posix);
+
+	/* A periodic timer whose signal stays pending counts overruns: the
+	 * signal carries them, and timer_getoverrun(2) reads them after.
+	 * Linux counts them when the signal is dequeued (posixtimer_rearm),
+	 * so this one carries the 20 ms's; weft fills si_overrun when it
+	 * queues the signal, with the expiries missed before that (none
+	 * here), and cannot change a queued siginfo: a "~" line. */
+	sigset_t u1;
+	sigemptyset(&u1);
+	sigaddset(&u1, SIGUSR1);
+	struct itimerspec every = { .it_interval = { .tv_nsec = 1000000 }, .it_value = { .tv_nsec = 1000000 } };
+	CHECK("timer_settime(SIGUSR1 timer) every 1 ms", timer_settime(usr, 0, &every, NULL));
+	struct timespec nap = { 0, 20000000 };
+	nanosleep(&nap, NULL);
+	CHECK("sigwaitinfo(SIGUSR1) after 20 ms", sigwaitinfo(&u1, &si));
+	int over = timer_getoverrun(usr);
+	SAME("periodic timer: code %d value %d, timer_getoverrun reads si_overrun %d", si.si_code, si.si_value.sival_int,
+	     over == si.si_overrun);
+	VIRT("periodic timer: overrun > 0 %d", si.si_overrun > 0);
+	struct itimerspec off = { 0 };
+	CHECK("timer_settime(SIGUSR1 timer) off", timer_settime(usr, 0, &off, NULL));
 
 	int sfd = signalfd(-1, &alrm, 0);
 	CHECK("signalfd(SIGALRM)", sfd);
