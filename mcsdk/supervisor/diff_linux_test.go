@@ -183,6 +183,14 @@ var diffProbes = []struct {
 	// POSIX timers and ITIMER_REAL: the clocks timers may use, and exec
 	// deleting the one and keeping the other (vkernel.SigTimers).
 	{name: "timers"},
+	// A timer's signal as Linux gives it to a handler, sigwaitinfo and a
+	// signalfd: a POSIX timer's SI_TIMER with its id, overrun and
+	// sigev_value; ITIMER_REAL's SIGALRM from pid 0, uid 0, but with
+	// SI_QUEUE where Linux says SI_KERNEL (it_real_fn's SEND_SIG_PRIV),
+	// which only the receiving thread could queue (not done); a periodic
+	// timer's overruns while its signal is pending, which Linux counts at
+	// the dequeue and weft at the queueing (not done).
+	{name: "timersig", weft: []string{"~ ITIMER_REAL handler: code -1", "~ periodic timer: overrun > 0 0"}},
 	// Signal timers are each process's own (fork(2): a child inherits
 	// none; a timer signals the process that armed it; exec keeps a
 	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's
@@ -214,6 +222,10 @@ var diffProbes = []struct {
 	// wait4 and waitid with __WNOTHREAD: a thread's own children only;
 	// an ended thread's pass to another thread of its process (issue 36).
 	{name: "wnothread"},
+	// clone(CLONE_PARENT) from a child: the new process is its caller's
+	// sibling (its parent's child, which waits for it; the caller gets
+	// ECHILD), with its caller's exit signal whatever it asked for.
+	{name: "cloneparent"},
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never

@@ -208,6 +208,7 @@ func (w *World) procEnded(t *task, ws unix.WaitStatus) {
 		}
 		return pidfdSignal(p.pidfd) == unix.ESRCH
 	}
+	w.mark(childrenKey(n, p.v.Parent)) // it is its parent's zombie now, or reaped
 	if n.ptab.Exit(p.vpid, uint32(ws), autoReaped) {
 		_, sig, _ := n.ptab.ExitSignalTo(p.vpid)
 		w.childSignalled(n, parent, sig)

@@ -20,7 +20,7 @@ import (
 // procCloneRefused are the flags of a process clone weft does not model.
 const procCloneRefused = unix.CLONE_PTRACE | unix.CLONE_UNTRACED | unix.CLONE_FILES |
 	unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
-	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_PARENT | unix.CLONE_SIGHAND
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_SIGHAND
 
 // Fork implements fork(2).
 func sysFork(c *call) result { return c.forkProcess(uint64(unix.SIGCHLD), 0, 0) }
@@ -35,7 +35,10 @@ func sysVfork(c *call) result {
 // before its first instruction. The child gets its copy of the
 // descriptor table (the same file descriptions) and a virtual pid, which
 // the parent's fork returns. A vfork parent stays held until the child
-// execs or ends, as the kernel holds it.
+// execs or ends, as the kernel holds it. With CLONE_PARENT the child is
+// the caller's sibling (vkernel.ProcTable.ForkSibling), on the host as in
+// the tree; from a process whose parent is outside the node (the main
+// process, an orphan) it is refused.
 func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	if r, over := c.overTaskBound(); over {
 		return r
@@ -43,10 +46,16 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	if flags&procCloneRefused != 0 {
 		return failf("process clone with flags %#x is not modelled", flags)
 	}
+	sibling := flags&unix.CLONE_PARENT != 0
+	if p := c.t.p; sibling && (p == nil || p.v.Parent == 0) {
+		// Its parent would be the caller's, outside the node (weft, or
+		// whatever adopted an orphan): a process outside the tree.
+		return failf("clone with CLONE_PARENT from process %d, whose parent is outside the node, is not modelled", c.n.vpid())
+	}
 	switch sig := flags & unix.CSIGNAL; {
 	case sig > 64:
 		return errno(unix.EINVAL) // not a signal (valid_signal)
-	case sig >= vkernel.SIGRTMIN:
+	case sig >= vkernel.SIGRTMIN && !sibling: // CLONE_PARENT's child takes its caller's exit signal (ForkSibling)
 		// The kernel sends the exit signal with the child's host pid when
 		// weft reaps it; weft queues its own with the virtual pid first,
 		// which makes the kernel's a duplicate dropped only for a
@@ -99,7 +108,13 @@ func (c *call) forkProcess(flags, ptid, ctid uint64) result {
 	cp.limits = c.limits().Clone()
 	cp.vclock.known = true        // the image it inherits is off (vdsoOff above)
 	cp.trapTSC = *n.trapTSCOf(pt) // PR_SET_TSC is inherited
-	cp.v = n.ptab.ForkBy(parent.vpid, pt.vtid(), cp.vpid, int(flags&unix.CSIGNAL))
+	if sibling {
+		// The kernel made it the caller's parent's child, on the host
+		// too: weft's for a checkpoint's copy (adopted), as the caller is.
+		cp.v, cp.adopted = n.ptab.ForkSibling(parent.vpid, cp.vpid), parent.adopted
+	} else {
+		cp.v = n.ptab.ForkBy(parent.vpid, pt.vtid(), cp.vpid, int(flags&unix.CSIGNAL))
+	}
 	if flags&unix.CLONE_VM != 0 {
 		cp.space = parent.space // a vfork child runs in its parent's memory until it execs
 		cp.vdso = 0             // and reads its clocks by syscall there: the image stays the parent's, off
@@ -368,11 +383,13 @@ func (n *node) procTable() *vkernel.ProcTable {
 // WUNTRACED and WCONTINUED report nothing more.
 func sysWait4(c *call) result {
 	n := c.n
-	a := n.procTable().Wait4(c.t.waiter(), int64(int32(c.arg(0))), c.arg(2))
+	me := c.t.waiter()
+	a := n.procTable().Wait4(me, int64(int32(c.arg(0))), c.arg(2))
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
 	case a.Park:
+		c.waitChildren(me.Pid, c.arg(2))
 		return park()
 	case a.Child == nil:
 		return ret(0)
@@ -389,6 +406,16 @@ func sysWait4(c *call) result {
 		}
 	}
 	return ret(a.Child.Pid)
+}
+
+// waitChildren declares, while a wait of process pid parks, that it
+// waits on the process's children (childrenKey). With __WNOTHREAD it
+// declares nothing: which children are the thread's own follows the ends
+// of its process's other threads (vkernel.Waiter), which mark no key.
+func (c *call) waitChildren(pid int64, options uint64) {
+	if options&unix.WNOTHREAD == 0 {
+		c.waitOn(childrenKey(c.n, pid))
+	}
 }
 
 // waiter is thread t as a caller of the wait family (vkernel.Waiter):
@@ -430,11 +457,15 @@ func sysWaitid(c *call) result {
 		}
 		id = int64(pid)
 	}
-	a := n.procTable().Waitid(c.t.waiter(), idtype, id, opts)
+	me := c.t.waiter()
+	a := n.procTable().Waitid(me, idtype, id, opts)
 	switch {
 	case a.Err != 0:
 		return errno(unix.Errno(a.Err))
 	case a.Park:
+		if idtype != vkernel.PPidfd { // resolved again at each retry: a close ends it (pidfdChild)
+			c.waitChildren(me.Pid, opts)
+		}
 		return park()
 	}
 	if infop != 0 {

@@ -74,6 +74,7 @@ func sysSetsid(c *call) result {
 	if e != 0 {
 		return sessErr(e)
 	}
+	c.groupChanged(c.n.vpid())
 	return ret(s)
 }
 
@@ -83,7 +84,21 @@ func sysSetpgid(c *call) result {
 	if e := c.n.sessions().Setpgid(c.n.vpid(), pid, pgid); e != 0 {
 		return sessErr(e)
 	}
+	if pid == 0 {
+		pid = c.n.vpid()
+	}
+	c.groupChanged(pid)
 	return ret(0)
+}
+
+// groupChanged marks, after process pid's group may have changed, the
+// children of its parent, whose wait4(0) or wait4(-pgid) selects by its
+// group, and its own, whose wait4(0) selects by its group (childrenKey).
+func (c *call) groupChanged(pid int64) {
+	c.w.mark(childrenKey(c.n, pid))
+	if p := c.n.sessions().Process(pid); p != nil && p.Parent != 0 {
+		c.w.mark(childrenKey(c.n, p.Parent))
+	}
 }
 
 // killGroup implements kill(2) for a pid that names a group: 0 the

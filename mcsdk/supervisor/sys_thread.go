@@ -52,6 +52,9 @@ func sysClone3(c *call) result {
 			return failf("clone3 with set_tid is not modelled")
 		}
 	}
+	if u(0)&unix.CLONE_PARENT != 0 && u(4) != 0 {
+		return errno(unix.EINVAL) // its exit signal is its caller's (clone3_args_valid)
+	}
 	return c.cloneThread(u(0)|u(4)&unix.CSIGNAL, u(3), u(2)) // exit_signal as clone's flags carry it
 }
 

@@ -48,7 +48,8 @@ import (
 // Declared so far: a futex wait that has queued itself and pause wait for
 // their own events alone; a sleep waits for the clock too (timeKey,
 // marked wherever the world's time is set); rt_sigsuspend waits for the
-// node's signals (signalsKey).
+// node's signals (signalsKey); wait4 and waitid wait for the calling
+// process's children (childrenKey).
 //
 // A call that waits on descriptors (a blocking read, recv, accept or
 // send, an inet connect, poll, select and their kin, an epoll wait)
@@ -71,24 +72,25 @@ import (
 // the change count's rule, and so do
 // the calls whose wait depends on another object than their descriptor's
 // (an AF_UNIX connect, a send on an AF_UNIX datagram socket). Waits on
-// another thread's exit, and on a child's end (wait4, waitid: their
-// answer follows the process table, which forks, ends, reaps, setpgid
-// and the caller's own threads change), do not declare yet.
+// another thread's exit do not declare yet, nor do a wait with
+// __WNOTHREAD (which children are the thread's own follows its process's
+// threads' ends) and a waitid(P_PIDFD) (weft resolves the pidfd at each
+// retry).
 
 // waitKey names one object parked calls may wait on.
 type waitKey struct {
 	kind waitKind
-	node int // the node the object belongs to; -1 for the world's
-	// An object kind with many instances (a pipe, a socket) adds which
-	// one here when it comes to declare its waits.
+	node int   // the node the object belongs to; -1 for the world's
+	id   int64 // which one of the node's, for a kind with many (a process's virtual pid)
 }
 
 // waitKind is the kind of object a waitKey names.
 type waitKind uint8
 
 const (
-	waitTime    waitKind = iota + 1 // the world's clock (timeKey)
-	waitSignals                     // the signals queued for a node's processes (signalsKey)
+	waitTime     waitKind = iota + 1 // the world's clock (timeKey)
+	waitSignals                      // the signals queued for a node's processes (signalsKey)
+	waitChildren                     // a process's children, as a wait sees them (childrenKey)
 )
 
 // timeKey is the world's clock: marked whenever virtual time is set.
@@ -100,6 +102,21 @@ var timeKey = waitKey{kind: waitTime, node: -1}
 // whose children asked for a death signal (PR_SET_PDEATHSIG), which the
 // kernel sends: procEnded; a kill that ends a process: killOther).
 func signalsKey(n *node) waitKey { return waitKey{kind: waitSignals, node: n.id} }
+
+// childrenKey is the children of node n's process vpid as its waits
+// (wait4, waitid) see them: which are alive, zombies or reaped, and which
+// their pid argument selects. A parked wait has a child it waits for and
+// no zombie to report, so a fork (a new live child) cannot end it; what
+// can is marked: a child's end, which makes it a zombie or reaps it
+// (procEnded), and a process group's change (setpgid, setsid) for the
+// process moved, whose parent's wait4(0) or wait4(-pgid) may select it no
+// more, and for its own waits of that kind (groupChanged). A reap by
+// another wait takes a zombie, which a parked wait has not selected, so
+// it changes no parked wait's answer; a dead node's children, gone with
+// it (reapOrphans), leave no parked call behind.
+func childrenKey(n *node, vpid int64) waitKey {
+	return waitKey{kind: waitChildren, node: n.id, id: vpid}
+}
 
 // changed records that something a parked call may wait for changed.
 func (w *World) changed() { w.wakeGen++ }

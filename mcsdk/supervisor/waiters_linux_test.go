@@ -83,15 +83,17 @@ func TestSettleSparesDeclaredWaits(t *testing.T) {
 	t.Logf("%d retries spared by declared waits, %d skipped in all, in %d steps", w.spared, w.skipped, steps)
 }
 
-// TestSettleSparesDescriptorWaits runs the waiters probe: eight threads
+// TestSettleSparesDescriptorWaits runs the waiters probe: nine threads
 // of one node park on their own objects (a read on a pipe, a recv on an
 // AF_UNIX stream socket, an accept on an AF_UNIX listener, a read on an
 // eventfd, an epoll wait on a pipe and an eventfd, a poll and a select on
-// pipes, an rt_sigsuspend for SIGUSR1) while the main thread sleeps 1 ms
+// pipes, an rt_sigsuspend for SIGUSR1, a wait4 for a child it forked,
+// which reads a pipe) while the main thread sleeps 1 ms
 // at a time, each wake-up of which would retry them all. Their waits are
 // declared (waiters_linux.go), so settle must spare those retries, each
 // kind at least once per sleep; then the main thread wakes each waiter by
-// writing to its object (the sigsuspend by pthread_kill), and
+// writing to its object (the sigsuspend by pthread_kill, the wait4 by
+// writing to its child's pipe), and
 // each must wake and report what it got (a spared retry that should have
 // completed leaves its thread parked for ever: the run ends with the node
 // blocked, not exited). go test -tags weftverify dispatches every spared
@@ -114,7 +116,7 @@ func TestSettleSparesDescriptorWaits(t *testing.T) {
 	if f := w.Failure(); f != nil {
 		t.Fatal(f)
 	}
-	want := "pipe read 1\nunix recv 1\nunix accept 1\neventfd read 1\nepoll events 2\npoll 1\nselect 1\nsigsuspend 1\ndone\n"
+	want := "pipe read 1\nunix recv 1\nunix accept 1\neventfd read 1\nepoll events 2\npoll 1\nselect 1\nsigsuspend 1\nwait4 7\ndone\n"
 	if got := string(w.Output(0)); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
@@ -122,14 +124,14 @@ func TestSettleSparesDescriptorWaits(t *testing.T) {
 		t.Errorf("status %+v, want exit 0", st)
 	}
 	t.Logf("%d retries spared by declared waits (%v), %d skipped in all, in %d steps", w.spared, w.sparedBy, w.skipped, steps)
-	for _, names := range [][]string{{"read"}, {"recvfrom"}, {"accept", "accept4"}, {"epoll_wait", "epoll_pwait"}, {"poll", "ppoll"}, {"select", "pselect6"}, {"rt_sigsuspend"}} {
+	for _, names := range [][]string{{"read"}, {"recvfrom"}, {"accept", "accept4"}, {"epoll_wait", "epoll_pwait"}, {"poll", "ppoll"}, {"select", "pselect6"}, {"rt_sigsuspend"}, {"wait4"}} {
 		n := 0
 		for _, name := range names {
 			n += w.sparedBy[name]
 		}
 		want := sleeps * 9 / 10 // a waiter may park after the first sleeps began
 		if names[0] == "read" {
-			want *= 2 // the pipe's reader and the eventfd's
+			want *= 3 // the pipe's reader, the eventfd's and the wait4's child
 		}
 		if n < want {
 			t.Errorf("settle spared %d retries of %v, want at least %d (about one per sleep of each waiter)", n, names, want)

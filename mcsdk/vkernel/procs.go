@@ -71,8 +71,7 @@ func (t *ProcTable) All() []*Process { return slices.Clone(t.procs) }
 // Fork records child, made by parent's fork, vfork or clone without
 // CLONE_THREAD, with exit signal sig (clone's CSIGNAL bits: SIGCHLD for
 // fork and vfork, possibly 0 or another signal for clone). Its parent is
-// the caller's process (CLONE_PARENT, which would make it the caller's
-// sibling, is refused at the edge). It is in its parent's process group
+// the caller's process (with CLONE_PARENT, ForkSibling). It is in its parent's process group
 // and session. It has no signal timers (fork(2): "The child does not
 // inherit timers from its parent"). The forking thread is the parent's
 // leader (its main thread, whose tid is its pid); ForkBy names another.
@@ -88,6 +87,25 @@ func (t *ProcTable) ForkBy(parent, tid, child int64, sig int) *Process {
 	if pp := t.member(parent); pp != nil {
 		p.Pgid, p.Sid = pp.Pgid, pp.Sid
 	}
+	t.procs = append(t.procs, p)
+	return p
+}
+
+// ForkSibling records child, made by process caller's clone with
+// CLONE_PARENT: its caller's sibling, as copy_process makes it. Its
+// parent is the caller's parent (the kernel's real_parent, a thread:
+// the one that forked the caller, Thread), its exit signal the caller's
+// (its leader's exit_signal; the CSIGNAL bits asked are ignored), its
+// process group and session the caller's, and it has no signal timers.
+// It returns nil, recording nothing, for a caller whose parent is not in
+// the node (the main process, an orphan): its child would be a process
+// outside the tree.
+func (t *ProcTable) ForkSibling(caller, child int64) *Process {
+	c := t.member(caller)
+	if c == nil || c.Parent == 0 {
+		return nil
+	}
+	p := &Process{Pid: child, Parent: c.Parent, Thread: c.Thread, ExitSignal: c.ExitSignal, Pgid: c.Pgid, Sid: c.Sid}
 	t.procs = append(t.procs, p)
 	return p
 }

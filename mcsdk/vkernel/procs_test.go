@@ -416,3 +416,42 @@ func TestWaitNoThread(t *testing.T) {
 		})
 	}
 }
+
+// TestForkSibling follows copy_process for CLONE_PARENT: the child's
+// parent is its caller's parent (and the thread that forked the caller),
+// its exit signal its caller's, its group and session its caller's; a
+// caller whose parent is outside the node (the main process, an orphan)
+// records nothing.
+func TestForkSibling(t *testing.T) {
+	tab := NewProcTable(100)
+	tab.ForkBy(100, 105, 1001, SIGUSR1) // forked by thread 105 of the main process, exit signal SIGUSR1
+	if e := tab.Setpgid(1001, 1001, 0); e != 0 {
+		t.Fatal(e)
+	}
+	s := tab.ForkSibling(1001, 1002)
+	if s == nil {
+		t.Fatal("ForkSibling(1001): nil")
+	}
+	want := Process{Pid: 1002, Parent: 100, Thread: 105, ExitSignal: SIGUSR1, Pgid: 1001, Sid: Session}
+	if s.Pid != want.Pid || s.Parent != want.Parent || s.Thread != want.Thread || s.ExitSignal != want.ExitSignal ||
+		s.Pgid != want.Pgid || s.Sid != want.Sid || s.State != Alive {
+		t.Errorf("sibling %+v, want %+v", *s, want)
+	}
+	if got := tab.Getppid(1002); got != 100 {
+		t.Errorf("getppid of the sibling %d, want 100", got)
+	}
+	// The main process waits for it (with __WCLONE: its exit signal is
+	// not SIGCHLD); its caller has no child.
+	tab.Exit(1002, ExitedStatus(4), func() bool { return false })
+	if a := tab.Wait4(Leader(1001), 1002, 0); a.Err != ECHILD {
+		t.Errorf("the caller's wait4(sibling): %+v, want ECHILD", a)
+	}
+	if a := tab.Wait4(Waiter{Pid: 100, Tid: 105, Threads: []int64{100, 105}}, 1002, WCLONE); a.Child == nil || a.Child.Pid != 1002 {
+		t.Errorf("the parent's wait4(sibling, __WCLONE): %+v, want the sibling", a)
+	}
+	for _, caller := range []int64{100, 999} { // the main process; no such process
+		if p := tab.ForkSibling(caller, 3000); p != nil || tab.Process(3000) != nil {
+			t.Errorf("ForkSibling(%d): %+v, want nil and nothing recorded", caller, p)
+		}
+	}
+}

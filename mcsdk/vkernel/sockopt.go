@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -400,6 +401,34 @@ func timeoutOpt(val []byte) ([]byte, Errno) {
 		binary.LittleEndian.PutUint64(val, ^uint64(0))
 	}
 	return val, 0
+}
+
+// RoundTimeout rounds socket id's SO_RCVTIMEO or SO_SNDTIMEO (opt), as
+// Set stored it, to the ticks of a kernel of hz ticks a second, as
+// Linux keeps it (sock_set_timeout: tv_sec·HZ plus tv_usec rounded up to
+// a tick; a tv_sec of MAX_SCHEDULE_TIMEOUT/HZ-1 or more, like {0, 0}, is
+// no timeout) and reads it back (sock_get_timeout: the ticks as seconds
+// and microseconds, rounded down). Blocking calls wait for the rounded
+// timeout (Timeout), as Linux's wait that many ticks. A timeout of zero
+// (a negative tv_sec) stays as it is; hz 0 or less rounds nothing.
+func (o InetOptValues) RoundTimeout(id int, opt SockOpt, hz int64) {
+	spec, ok := inetOptions[opt]
+	val := o[InetOptKey{id, opt}]
+	if !ok || spec.Kind != OptTimeval || len(val) < 16 || hz <= 0 {
+		return
+	}
+	sec := int64(binary.LittleEndian.Uint64(val))
+	usec := int64(binary.LittleEndian.Uint64(val[8:]))
+	if sec < 0 {
+		return
+	}
+	ticks := int64(0) // none
+	if (sec != 0 || usec != 0) && sec < math.MaxInt64/hz-1 {
+		per := 1_000_000 / hz
+		ticks = sec*hz + (usec+per-1)/per
+	}
+	binary.LittleEndian.PutUint64(val, uint64(ticks/hz))
+	binary.LittleEndian.PutUint64(val[8:], uint64(ticks%hz*1_000_000/hz))
 }
 
 // Timeout is SO_RCVTIMEO (snd false) or SO_SNDTIMEO of socket id in

@@ -3,6 +3,7 @@ package vkernel
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 )
@@ -429,5 +430,51 @@ func TestHashQueued(t *testing.T) {
 	o.HashSocket(2, func(v uint64) { own = append(own, v) })
 	if len(w) != 1+len(own) || w[1]>>63 != 1 || w[1]>>62&1 != 0 {
 		t.Errorf("wrote %x after the place word; the socket's own options hash as %x", w, own)
+	}
+}
+
+// TestRoundTimeout checks that a timeout is kept in ticks and read back
+// as Linux does (net/core/sock.c: sock_set_timeout takes tv_sec·HZ +
+// DIV_ROUND_UP(tv_usec, USEC_PER_SEC/HZ) ticks, a tv_sec of
+// MAX_SCHEDULE_TIMEOUT/HZ-1 or more none; sock_get_timeout reads ticks/HZ
+// seconds and (ticks%HZ)·USEC_PER_SEC/HZ microseconds). The expected
+// values are those formulas worked by hand for HZ 250, 1000 and 300.
+func TestRoundTimeout(t *testing.T) {
+	tv := func(sec, usec int64) []byte {
+		return append(binary.LittleEndian.AppendUint64(nil, uint64(sec)), binary.LittleEndian.AppendUint64(nil, uint64(usec))...)
+	}
+	huge := int64(math.MaxInt64/250 - 1)
+	for _, tc := range []struct {
+		hz, sec, usec int64
+		read          []byte
+		timeout       int64
+	}{
+		{250, 0, 1, tv(0, 4000), 4e6},
+		{250, 0, 1234, tv(0, 4000), 4e6},
+		{250, 0, 4000, tv(0, 4000), 4e6},
+		{250, 2, 999999, tv(3, 0), 3e9},
+		{250, 7, 500001, tv(7, 504000), 7_504_000_000},
+		{1000, 0, 1234, tv(0, 2000), 2e6},
+		{1000, 1, 1000, tv(1, 1000), 1_001_000_000},
+		{300, 0, 1, tv(0, 3333), 3_333_000},    // one tick: 1·1e6/300
+		{300, 0, 3334, tv(0, 6666), 6_666_000}, // DIV_ROUND_UP(3334, 3333) = 2 ticks
+		{250, 0, 0, tv(0, 0), 0},
+		{250, -3, 0, tv(0, 0), -1},           // a timeout of zero stays one
+		{250, huge, 0, tv(0, 0), 0},          // past MAX_SCHEDULE_TIMEOUT: none
+		{0, 0, 1234, tv(0, 1234), 1_234_000}, // no tick rate: as set
+	} {
+		var o InetOptValues
+		s := udp4
+		opt := SockOpt{SolSocket, SoRcvtimeo}
+		if e := o.Set(1, &s, opt, tv(tc.sec, tc.usec), nil); e != 0 {
+			t.Fatal(e)
+		}
+		o.RoundTimeout(1, opt, tc.hz)
+		if got, e := o.Get(1, &s, opt); e != 0 || !bytes.Equal(got, tc.read) {
+			t.Errorf("HZ %d {%d,%d}: getsockopt %v %v, want %v", tc.hz, tc.sec, tc.usec, got, e, tc.read)
+		}
+		if got := o.Timeout(1, false); got != tc.timeout {
+			t.Errorf("HZ %d {%d,%d}: Timeout %d, want %d", tc.hz, tc.sec, tc.usec, got, tc.timeout)
+		}
 	}
 }

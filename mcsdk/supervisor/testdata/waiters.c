@@ -4,14 +4,16 @@
  *
  *   waiters N
  *
- * Eight threads each wait on their own object: read(2) on a pipe, recv(2)
+ * Nine threads each wait on their own object: read(2) on a pipe, recv(2)
  * on an AF_UNIX stream socket, accept(2) on a listening AF_UNIX socket,
  * read(2) on an eventfd, epoll_wait(2) on an instance watching a pipe and
- * an eventfd, poll(2) on a pipe, select(2) on a pipe, and sigsuspend(2)
- * for SIGUSR1, which every thread blocks otherwise. The main thread
+ * an eventfd, poll(2) on a pipe, select(2) on a pipe, sigsuspend(2)
+ * for SIGUSR1, which every thread blocks otherwise, and wait4(2) for a
+ * child process it forked, which reads a pipe and exits. The main thread
  * then sleeps N times for 1 ms (each wake-up runs it, so every parked call
  * would be retried after it), and only then wakes each waiter in turn by
- * writing to its object (the last by pthread_kill), waiting (by a reply
+ * writing to its object (the sigsuspend by pthread_kill, the wait4 by
+ * writing to its child's pipe), waiting (by a reply
  * pipe) for the waiter to say what it got before it wakes the next one.
  * Each waiter prints one line.
  */
@@ -28,11 +30,12 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static int reply[2];
-static int piperd[2], pipeep[2], pipepoll[2], pipesel[2];
+static int piperd[2], pipeep[2], pipepoll[2], pipesel[2], pipekid[2];
 static int upair[2], lsock, efd, efdep, ep;
 static struct sockaddr_un lname = { .sun_family = AF_UNIX, .sun_path = "\0weft-waiters" };
 #define LNAME_LEN (offsetof(struct sockaddr_un, sun_path) + 13)
@@ -136,6 +139,19 @@ static void *suspender(void *arg)
 	return arg;
 }
 
+static void *reaper(void *arg)
+{
+	pid_t kid = fork();
+	if (kid == 0) {
+		char b;
+		_exit(read(pipekid[0], &b, 1) == 1 ? 7 : 1);
+	}
+	int st = 0;
+	pid_t r = waitpid(kid, &st, 0);
+	say("wait4", r == kid && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return arg;
+}
+
 /* wake writes one byte to fd and waits for the woken waiter's reply. */
 static void wake(int fd)
 {
@@ -149,7 +165,7 @@ static void wake(int fd)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 50;
-	if (pipe(reply) || pipe(piperd) || pipe(pipeep) || pipe(pipepoll) || pipe(pipesel) ||
+	if (pipe(reply) || pipe(piperd) || pipe(pipeep) || pipe(pipepoll) || pipe(pipesel) || pipe(pipekid) ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, upair))
 		return 2;
 	lsock = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -169,9 +185,9 @@ int main(int argc, char **argv)
 	sigaddset(&usr, SIGUSR1);
 	if (sigaction(SIGUSR1, &sa, NULL) || pthread_sigmask(SIG_BLOCK, &usr, NULL))
 		return 2;
-	void *(*fns[])(void *) = { piper, recver, accepter, eventer, epoller, poller, selecter, suspender };
-	pthread_t ts[8];
-	for (int i = 0; i < 8; i++)
+	void *(*fns[])(void *) = { piper, recver, accepter, eventer, epoller, poller, selecter, suspender, reaper };
+	pthread_t ts[9];
+	for (int i = 0; i < 9; i++)
 		if (pthread_create(&ts[i], NULL, fns[i], NULL))
 			return 2;
 	struct timespec ms = { 0, 1000000 };
@@ -195,7 +211,8 @@ int main(int argc, char **argv)
 	wake(pipesel[1]);
 	if (pthread_kill(ts[7], SIGUSR1) || read(reply[0], &k, 1) != 1)
 		return 5;
-	for (int i = 0; i < 8; i++)
+	wake(pipekid[1]);
+	for (int i = 0; i < 9; i++)
 		pthread_join(ts[i], NULL);
 	printf("done\n");
 	return 0;

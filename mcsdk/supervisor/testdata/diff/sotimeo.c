@@ -6,7 +6,9 @@
  * virtual network and on AF_UNIX stream and datagram sockets, where a
  * zero SO_SNDTIMEO also fails a send to a full queue at once, and an
  * AF_UNIX listener's SO_RCVTIMEO bounds accept as its SO_SNDTIMEO does a
- * connect to a full backlog (unix_accept, unix_stream_connect).
+ * connect to a full backlog (unix_accept, unix_stream_connect). A
+ * timeout is kept in the kernel's ticks, its tv_usec rounded up to one,
+ * and getsockopt reads the ticks back (sock_get_timeout).
  */
 #include "probe.h"
 #include <netinet/in.h>
@@ -40,6 +42,22 @@ static void probe(const char *what, int fd)
 	CHECK("get SO_RCVTIMEO", getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &got, &len));
 	SAME("%s: SO_RCVTIMEO reads {%ld,%ld}", what, (long)got.tv_sec, (long)got.tv_usec);
 	CHECK("recv with a negative timeout", recv(fd, buf, sizeof buf, 0));
+	/* Kept in ticks (sock_set_timeout rounds tv_usec up to one) and read
+	 * back as the ticks' time (sock_get_timeout). */
+	static const struct timeval odd[] = { { 0, 1 }, { 0, 1234 }, { 2, 999999 }, { 7, 500001 } };
+	for (unsigned i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+		struct timeval r, s;
+		socklen_t rl = sizeof r, sl = sizeof s;
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &odd[i], sizeof odd[i]);
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &odd[i], sizeof odd[i]);
+		getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &r, &rl);
+		getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &s, &sl);
+		SAME("%s: {%ld,%ld} reads back as SO_RCVTIMEO {%ld,%ld} SO_SNDTIMEO {%ld,%ld}", what, (long)odd[i].tv_sec,
+		     (long)odd[i].tv_usec, (long)r.tv_sec, (long)r.tv_usec, (long)s.tv_sec, (long)s.tv_usec);
+	}
+	struct timeval none = { 0, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
 }
 
 /* fill queues stream or datagram writes on fd until it would block. */
