@@ -265,7 +265,8 @@ func (cp *Checkpoint) freezeMember(n *node, m member) (*frozenProc, error) {
 // checkpointable says why the world cannot be checkpointed, or lists
 // each live node's host files (hostFiles); a node shared (sharePending)
 // is its checkpoint's, which was checked there and has not run since:
-// only what weft may have changed of it is checked again (checkShared).
+// only what weft may have changed of it is checked again
+// (sharedCheckpointable).
 func (w *World) checkpointable(shared []bool) (map[int][]hostFile, error) {
 	switch {
 	case w.failure != nil:

@@ -125,11 +125,6 @@ func (w *World) prepareHash(mode HashMode) error {
 	return nil
 }
 
-// noShare, a test hook, makes a checkpoint of a restored world give each
-// of its nodes not given processes yet its processes and freeze them
-// again, as before sharePending, for the comparison tests.
-var noShare bool
-
 // sharePending decides which of w's nodes not given their processes yet
 // a checkpoint of w shares with w's checkpoint (shared, per node), and
 // gives the others their processes (materialise), as a checkpoint of a
@@ -147,7 +142,7 @@ func (w *World) sharePending() ([]bool, error) {
 		if !l.pending[i] {
 			continue
 		}
-		if !noShare && w.shareable(n) {
+		if w.shareable(n) {
 			shared[i], some = true, true
 			continue
 		}
