@@ -110,6 +110,11 @@ type frozenProc struct {
 	fk      int           // the forker's index in threads
 	sysIP   uint64        // the forker's syscall instruction, where calls are injected
 	tracer  *launcher
+	// holders counts the checkpoints holding the process: the one that
+	// froze it and those of its restored worlds that took it for a node
+	// still unforked (sharePending, lazy_linux.go). The last one's shut
+	// kills it.
+	holders int
 }
 
 // descState is what a file description shared between copies holds that
@@ -140,22 +145,24 @@ func noCheckpoint(format string, a ...any) error {
 // ErrNoCheckpoint says why this world cannot be copied (nothing changed);
 // any other error is a tool failure after which the world is unusable.
 func (w *World) Checkpoint() (*Checkpoint, error) {
-	// A node still to be given its processes is given them: the frozen
-	// processes are forks of live ones (lazy_linux.go).
-	if err := w.materialiseAll(); err != nil {
+	// A node still to be given its processes keeps its checkpoint's
+	// frozen processes, which the new checkpoint shares, or is given them
+	// (lazy_linux.go).
+	shared, err := w.sharePending()
+	if err != nil {
 		return nil, err
 	}
-	files, err := w.checkpointable()
+	files, err := w.checkpointable(shared)
 	if err != nil {
 		return nil, err
 	}
 	cp := &Checkpoint{frozen: make([]*frozenProc, len(w.nodes)), kids: map[int][]*frozenProc{}, flags: map[procKey]map[int]descState{}, files: files, mem: make([]*memSlot, len(w.nodes)), bases: make([]*memBase, len(w.nodes)), roots: &rootPool{}, procs: make([]*procSlot, len(w.nodes))}
-	if err := cp.freeze(w); err != nil {
+	if err := cp.freeze(w, shared); err != nil {
 		cp.Close()
 		w.failSignalMet(err)
 		return nil, err
 	}
-	cp.recordHash(w)
+	cp.recordHash(w, shared)
 	cw, err := w.copyState()
 	if err != nil {
 		cp.Close()
@@ -185,10 +192,15 @@ func (w *World) Checkpoint() (*Checkpoint, error) {
 }
 
 // freeze records the descriptions of each live process of each live
-// node and forks it into a frozen process.
-func (cp *Checkpoint) freeze(w *World) error {
+// node and forks it into a frozen process; a node shared keeps the
+// frozen processes of its world's checkpoint (shareNode).
+func (cp *Checkpoint) freeze(w *World, shared []bool) error {
 	for i, n := range w.nodes {
 		if n.exited {
+			continue
+		}
+		if shared[i] {
+			cp.shareNode(w.lazy.cp, i)
 			continue
 		}
 		if len(n.procs) > 0 {
@@ -243,12 +255,19 @@ func (cp *Checkpoint) freezeMember(n *node, m member) (*frozenProc, error) {
 	if cp.flags[procKey{n.id, m.idx}], err = recordDescs(n); err != nil {
 		return nil, noCheckpoint("node %d: %v", n.id, err)
 	}
-	return freeze(n, m.tasks, m.idx > 0)
+	fp, err := freeze(n, m.tasks, m.idx > 0)
+	if fp != nil {
+		fp.holders = 1
+	}
+	return fp, err
 }
 
 // checkpointable says why the world cannot be checkpointed, or lists
-// each live node's host files (hostFiles).
-func (w *World) checkpointable() (map[int][]hostFile, error) {
+// each live node's host files (hostFiles); a node shared (sharePending)
+// is its checkpoint's, which was checked there and has not run since:
+// only what weft may have changed of it is checked again
+// (sharedCheckpointable).
+func (w *World) checkpointable(shared []bool) (map[int][]hostFile, error) {
 	switch {
 	case w.failure != nil:
 		return nil, noCheckpoint("the run failed")
@@ -262,6 +281,13 @@ func (w *World) checkpointable() (map[int][]hostFile, error) {
 	files := map[int][]hostFile{}
 	for _, n := range w.nodes {
 		if n.exited {
+			continue
+		}
+		if shared[n.id] {
+			if err := n.sharedCheckpointable(); err != nil {
+				return nil, noCheckpoint("node %d %v", n.id, err)
+			}
+			files[n.id] = w.sharedFiles(n)
 			continue
 		}
 		if err := n.checkpointable(); err != nil {
@@ -280,6 +306,20 @@ func (n *node) checkpointable() error {
 	if n.exited {
 		return nil
 	}
+	if err := n.checkShared(); err != nil {
+		return err
+	}
+	for _, m := range n.members() {
+		if err := n.memberCheckpointable(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkShared says why n cannot be copied by what weft keeps of it (not
+// its host processes).
+func (n *node) checkShared() error {
 	switch {
 	case !n.traced:
 		return errors.New("is not traced")
@@ -292,15 +332,7 @@ func (n *node) checkpointable() error {
 	case n.sendHoldsRights():
 		return errors.New("has a sendmsg waiting with the descriptors it took (SCM_RIGHTS)")
 	}
-	if err := n.treeCheckpointable(); err != nil {
-		return err
-	}
-	for _, m := range n.members() {
-		if err := n.memberCheckpointable(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return n.treeCheckpointable()
 }
 
 // recordDescs reads the state of the node's served descriptors' shared
@@ -365,6 +397,11 @@ func rebound(t reflect.Type) bool {
 // copyState deep-copies the world's Go state; the copy's host resources
 // (pids, descriptors) are still the original's and must be replaced.
 func (w *World) copyState() (*World, error) {
+	// The copy's nodes are all given processes by the caller (their
+	// frozen ones, or forks of them): none is a restore's pending node.
+	l := w.lazy
+	w.lazy = nil
+	defer func() { w.lazy = l }()
 	var cw *World
 	err := func() (err error) {
 		defer func() {
@@ -704,16 +741,19 @@ func (n *node) setPid(pid int) {
 // Private_Dirty), which closing the checkpoint gives back. Pages a
 // frozen process still shares with a live node or another copy are not
 // counted; its share grows as they move on. A process that cannot be
-// read counts 0.
+// read counts 0. A frozen process several checkpoints hold
+// (frozenProc.holders) counts its share in each, so that the sum over
+// live checkpoints counts it once (sched's fitMemory).
 func (cp *Checkpoint) Memory() int64 {
 	var total int64
 	for _, fp := range cp.frozenAll() {
-		total += privateDirty(fp.pid)
+		total += privateDirty(fp.pid) / int64(max(fp.holders, 1))
 	}
 	return total
 }
 
-// frozenAll lists every frozen process of the checkpoint.
+// frozenAll lists every frozen process of the checkpoint, shared ones
+// included.
 func (cp *Checkpoint) frozenAll() []*frozenProc {
 	var out []*frozenProc
 	for i, fp := range cp.frozen {
@@ -746,6 +786,18 @@ func privateDirty(pid int) int64 {
 	return 0
 }
 
+// drop lets go of one holder's hold on the frozen process, and kills and
+// reaps it if that was the last; it reports whether it did.
+func (fp *frozenProc) drop() bool {
+	fp.holders--
+	if fp.holders > 0 {
+		return false
+	}
+	unix.Kill(fp.pid, unix.SIGKILL)
+	wait4(fp.pid, 0)
+	return true
+}
+
 // Close kills the frozen processes and reaps them, or, while restored
 // worlds still have nodes to give processes (lazy_linux.go), leaves that
 // to the last of them. Safe to call more than once.
@@ -757,17 +809,21 @@ func (cp *Checkpoint) Close() {
 	cp.shut()
 }
 
-// shut kills the frozen processes and reaps them.
+// shut kills the frozen processes no other checkpoint holds and reaps
+// them, and closes their memory bases.
 func (cp *Checkpoint) shut() {
-	for _, fp := range cp.frozenAll() {
-		unix.Kill(fp.pid, unix.SIGKILL)
-		wait4(fp.pid, 0)
+	for i, fp := range cp.frozen {
+		if fp != nil && fp.drop() {
+			cp.bases[i].close()
+		}
+		for _, k := range cp.kids[i] {
+			if k != nil {
+				k.drop()
+			}
+		}
 	}
 	clear(cp.frozen)
 	clear(cp.kids)
-	for _, b := range cp.bases {
-		b.close()
-	}
 	cp.roots.close()
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {

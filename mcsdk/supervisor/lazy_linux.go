@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
@@ -37,6 +40,15 @@ import (
 //
 // The data directories are copied at the restore as before (one root for
 // the world: datapool_linux.go).
+//
+// A checkpoint of a restored world shares, for each node still not
+// given its processes, the frozen processes of the world's checkpoint
+// (sharePending): they are what a freeze of the node forked from them
+// would fork again, so the new checkpoint takes them, with what its
+// freeze would have read of the node (the descriptions' state, its host
+// files, the hash records, the memory base), from the old one, and
+// counts itself among their holders (frozenProc.holders): the last
+// holder's Close kills them.
 
 // EagerRestore, set before a search, makes restores give every node its
 // processes at once (as before lazy restores), for the comparison tests.
@@ -113,6 +125,134 @@ func (w *World) prepareHash(mode HashMode) error {
 	return nil
 }
 
+// sharePending decides which of w's nodes not given their processes yet
+// a checkpoint of w shares with w's checkpoint (shared, per node), and
+// gives the others their processes (materialise), as a checkpoint of a
+// world with every node forked would (a freeze forks live processes).
+// A node is shared when what its freeze would read is its checkpoint's
+// (shareable). With no node shared it lets go of w's checkpoint.
+func (w *World) sharePending() ([]bool, error) {
+	shared := make([]bool, len(w.nodes))
+	l := w.lazy
+	if l == nil {
+		return shared, nil
+	}
+	some := false
+	for i, n := range w.nodes {
+		if !l.pending[i] {
+			continue
+		}
+		if w.shareable(n) {
+			shared[i], some = true, true
+			continue
+		}
+		if err := w.materialise(n); err != nil {
+			return nil, err
+		}
+	}
+	if !some {
+		w.dropLazy()
+	}
+	return shared, nil
+}
+
+// shareable reports whether a checkpoint of w may take node n's frozen
+// processes from w's checkpoint. A node not given its processes has not
+// run since the restore, so given them now it would be as the restore
+// leaves it: forks of the frozen processes, their threads as recorded,
+// each served description's state the one recorded, its host files
+// opened again at their recorded offsets in w's data directories; its
+// freeze would read those back. It is shareable if each of its
+// processes has its frozen one, each of its served descriptors has its
+// recorded state (none came since), and each of its host files opens
+// in w's data directories as its restore would open it (otherwise
+// giving it its processes fails or refuses as before).
+func (w *World) shareable(n *node) bool {
+	cp := w.lazy.cp
+	for _, m := range n.members() {
+		if m.idx > 0 && (m.idx >= len(cp.kids[n.id]) || cp.kids[n.id][m.idx] == nil) {
+			return false
+		}
+		st := cp.flags[procKey{n.id, m.idx}]
+		restore := n.asMember(m.idx)
+		ok := true
+		for fd, v := range n.fds.All() {
+			if _, rec := st[fd]; v.ours >= 0 && !rec {
+				ok = false
+			}
+		}
+		restore()
+		if !ok {
+			return false
+		}
+	}
+	for _, f := range cp.files[n.id] {
+		fd, err := w.openHostFile(f, cp.w.dataRoot)
+		if err != nil {
+			return false
+		}
+		unix.Close(fd)
+	}
+	return true
+}
+
+// sharedCheckpointable says why node n, shared (sharePending), cannot be
+// copied by what weft keeps of it: its host processes are its
+// checkpoint's, checked when it was taken (memberCheckpointable's
+// shared memory and pending signals).
+func (n *node) sharedCheckpointable() error {
+	if err := n.checkShared(); err != nil {
+		return err
+	}
+	for _, m := range n.members() {
+		restore := n.asMember(m.idx)
+		err := threadsCheckpointable(n, m.tasks)
+		restore()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedFiles are the host files of node n, shared (sharePending): its
+// checkpoint's, those in the checkpoint's data directories pointed at
+// w's, as a restore opens them (openHostFile) and a freeze would read
+// them; the new checkpoint points them at its own (relocate).
+func (w *World) sharedFiles(n *node) []hostFile {
+	cp := w.lazy.cp
+	out := slices.Clone(cp.files[n.id])
+	for k, f := range out {
+		if cp.w.dataRoot != "" && strings.HasPrefix(f.path, cp.w.dataRoot+"/") {
+			out[k].path = w.dataRoot + strings.TrimPrefix(f.path, cp.w.dataRoot)
+		}
+	}
+	return out
+}
+
+// shareNode makes node i's frozen processes, with what the freeze and
+// the hash record of them (descriptions' state, memory base, memory
+// digest and hash records), old's too; the files are sharedFiles.
+func (cp *Checkpoint) shareNode(old *Checkpoint, i int) {
+	fp := old.frozen[i]
+	fp.holders++
+	cp.frozen[i] = fp
+	if ks := old.kids[i]; ks != nil {
+		cp.kids[i] = slices.Clone(ks)
+		for _, k := range ks {
+			if k != nil {
+				k.holders++
+			}
+		}
+	}
+	for k, st := range old.flags {
+		if k.node == i {
+			cp.flags[k] = st // never written after the freeze
+		}
+	}
+	cp.bases[i], cp.mem[i], cp.procs[i] = old.bases[i], old.mem[i], old.procs[i]
+}
+
 // recordHash records, for each node frozen, what a hash in the mode of
 // the world's last hash reads of its processes (procSlot), from the live
 // node just frozen: the frozen processes are forks of it as it is now,
@@ -122,8 +262,9 @@ func (w *World) prepareHash(mode HashMode) error {
 // Checkpoint.freeze keeps it across the freeze). A world never hashed,
 // or a part that cannot be read, leaves the records to the first
 // restore that hashes, as before. With -tags weftverify every restore's
-// hash checks them (hashDone, hashMemory).
-func (cp *Checkpoint) recordHash(w *World) {
+// hash checks them (hashDone, hashMemory). A node shared has its
+// checkpoint's records (shareNode).
+func (cp *Checkpoint) recordHash(w *World, shared []bool) {
 	if !w.hashed {
 		return
 	}
@@ -132,7 +273,7 @@ func (cp *Checkpoint) recordHash(w *World) {
 	defer func() { w.recording = nil }()
 	parts := map[string]bool{}
 	for i, n := range w.nodes {
-		if n.exited || cp.frozen[i] == nil {
+		if n.exited || cp.frozen[i] == nil || shared[i] {
 			continue
 		}
 		w.recording[i] = newProcSlot(mode)
