@@ -405,6 +405,18 @@ func (w *World) traceMapping(t *task) error {
 		if uint32(a0) == 0xffffffff {
 			return t.ptraceCont(0) // a query: nothing changes
 		}
+		if a0&addrNoRandomize == 0 {
+			// Address randomisation stays off (addPersonalityRules): the
+			// call sets the persona asked for with ADDR_NO_RANDOMIZE.
+			regs.Rdi |= addrNoRandomize
+			t.n.onTracer(func() { err = unix.PtraceSetRegs(t.tid, &regs) })
+			if err != nil {
+				return err
+			}
+		}
+		if a0&readImpliesExec == 0 {
+			return t.ptraceCont(0)
+		}
 	default:
 		return fmt.Errorf("%s: unexpected traced syscall %d", t.name(), nr)
 	}
