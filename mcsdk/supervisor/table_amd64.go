@@ -257,7 +257,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_PKEY_FREE:               passed("pkey_free", ownMemory),
 	unix.SYS_MSEAL:                   passed("mseal", ownMemory),
 	unix.SYS_MAP_SHADOW_STACK:        passed("map_shadow_stack", ownMemory),
-	unix.SYS_MEMBARRIER:              passed("membarrier", "single-threaded nodes: orders nothing; the kernel answers from its configuration"),
+	unix.SYS_MEMBARRIER:              servedPartly("membarrier", sysMembarrier, "MEMBARRIER_CMD_QUERY answers the virtual kernel's commands (global, private expedited, sync-core), which run natively; the rseq commands and any other EINVAL"),
 	unix.SYS_MINCORE:                 refused("mincore", unix.ENOSYS, "page residency is host state"),
 	unix.SYS_MBIND:                   refused("mbind", unix.ENOSYS, numa),
 	unix.SYS_SET_MEMPOLICY:           refused("set_mempolicy", unix.ENOSYS, numa),
