@@ -1263,8 +1263,12 @@ static void fdinfo(char **a) {
 	char path[64], buf[4096];
 	const char *h = a[0];
 	int fd = -1;
-	if (!strcmp(h, "ino"))
+	if (!strcmp(h, "ino")) {
+		struct stat st;
 		fd = rc("open(/etc/passwd)", open("/etc/passwd", O_RDONLY));
+		if (fstat(fd, &st) == 0)
+			out("fstat ino %lu\n", (unsigned long)st.st_ino);
+	}
 	else if (!strcmp(h, "pidfd") || !strcmp(h, "pidfdinfo"))
 		fd = rc("pidfd_open(self)", syscall(SYS_pidfd_open, getpid(), 0));
 	if (!strcmp(h, "links")) {
