@@ -174,6 +174,10 @@ func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcS
 	if needs&vkernel.NeedRandom != 0 {
 		c.w.rand.Read(s.Random[:])
 	}
+	if needs&vkernel.NeedAuxv != 0 {
+		b, _ := os.ReadFile(dir + "/auxv")
+		s.Auxv = vkernel.VirtualAuxvFile(b, hostCPUID)
+	}
 	if needs&vkernel.NeedFdinfo != 0 {
 		c.fdinfoSnapshot(s, dir, filepath.Base(own.host))
 	}

@@ -68,6 +68,7 @@ const (
 	NeedLimits                       // Limits
 	NeedRandom                       // Random
 	NeedFdinfo                       // Fdinfo, FdIno, FdPid
+	NeedAuxv                         // Auxv
 )
 
 // ProcSnapshot is what the table's renderers read of the caller and its
@@ -94,6 +95,8 @@ type ProcSnapshot struct {
 	Fdinfo []byte // NeedFdinfo: the kernel's fdinfo file of the descriptor opened (nil: no such descriptor)
 	FdIno  uint64 // NeedFdinfo: the virtual inode number of its file, as stat shows it
 	FdPid  int64  // NeedFdinfo: for a pidfd, the virtual pid of its process (0: none the node sees)
+
+	Auxv []byte // NeedAuxv: the process's auxiliary vector as the kernel keeps it, with VirtualAuxv's values
 }
 
 // ProcFile is one row of the table: a path, how it is served, its
@@ -125,7 +128,7 @@ var procFiles = []ProcFile{
 	{"/proc/self/cmdline", ProcNative, nil, 0, "the node's own arguments"},
 	{"/proc/self/environ", ProcNative, nil, 0, "the node's own environment"},
 	{"/proc/self/comm", ProcNative, nil, 0, "the thread's name, as the node set it; writable, as prctl(PR_SET_NAME) (glibc's pthread_setname_np of another thread)"},
-	{"/proc/self/auxv", ProcNative, nil, 0, "the auxiliary vector weft patched (weft's vDSO, AT_RANDOM from the run)"},
+	{"/proc/self/auxv", ProcVirtual, func(s *ProcSnapshot) []byte { return s.Auxv }, NeedAuxv, "the kernel's copy of the auxiliary vector with the virtual CPU's AT_HWCAP, AT_HWCAP2 and AT_MINSIGSTKSZ (VirtualAuxv), as weft patched them on the stack"},
 	{"/proc/self/limits", ProcVirtual, procLimits, NeedLimits, "its virtual resource limits, as getrlimit reads them (Limits)"},
 	{"/proc/self/fd", ProcNative, nil, 0, "its descriptor numbers"},
 	{"/proc/self/fd/", ProcNative, nil, 0, "its descriptors"},
