@@ -80,6 +80,25 @@ func addPersonalityRules(f *seccomp.ScmpFilter, trace seccomp.ScmpAction, traceE
 	return nil
 }
 
+// addArchPrctlRules allows arch_prctl(2) but ARCH_GET_CPUID and
+// ARCH_SET_CPUID (adjacent codes), and the latter only as weft injects
+// it (cpuidMark: turning cpuid faulting on); the node's own are notified
+// (sysArchPrctl), so it can neither see nor turn off weft's faulting.
+func addArchPrctlRules(f *seccomp.ScmpFilter) error {
+	below, _ := seccomp.MakeCondition(0, seccomp.CompareLess, archGetCPUID)
+	above, _ := seccomp.MakeCondition(0, seccomp.CompareGreater, archSetCPUID)
+	set, _ := seccomp.MakeCondition(0, seccomp.CompareEqual, archSetCPUID)
+	on, _ := seccomp.MakeCondition(1, seccomp.CompareEqual, 0)
+	mark, _ := seccomp.MakeCondition(2, seccomp.CompareEqual, cpuidMark)
+	nr := seccomp.ScmpSyscall(unix.SYS_ARCH_PRCTL)
+	for _, conds := range [][]seccomp.ScmpCondition{{below}, {above}, {set, on, mark}} {
+		if err := f.AddRuleConditional(nr, seccomp.ActAllow, conds); err != nil {
+			return fmt.Errorf("rule for arch_prctl: %w", err)
+		}
+	}
+	return nil
+}
+
 // buildFilterAllowing builds the filter that allows the syscalls allowed
 // and notifies weft of every other; with traceExec, the calls of
 // tracedMappings among them are traced instead where they can make code
@@ -130,6 +149,11 @@ func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, erro
 		}
 		if err := f.AddRule(seccomp.ScmpSyscall(nr), seccomp.ActAllow); err != nil {
 			return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
+		}
+	}
+	if len(allowed) > 0 {
+		if err := addArchPrctlRules(f); err != nil {
+			return nil, err
 		}
 	}
 	marked, _ := seccomp.MakeCondition(1, seccomp.CompareEqual, injectedChdir)

@@ -224,7 +224,7 @@ func launchOne(r launchRequest) launchResult {
 	}
 	pid := res.pid
 	if !r.notifyAll { // there weft itself would have to answer the injected mmap
-		if err := hideVvar(pid, true); err != nil {
+		if err := hideVvar(pid, true, faultsCPUID(r.nativeTSC)); err != nil {
 			return abandon(res, "%v", err)
 		}
 	}

@@ -178,3 +178,18 @@ func sysMembarrier(c *call) result {
 	}
 	return cont()
 }
+
+// ArchPrctl implements arch_prctl(2) for the options the filter notifies
+// (addArchPrctlRules): the virtual CPU has no cpuid faulting, so
+// ARCH_GET_CPUID says cpuid runs (1) and ARCH_SET_CPUID is ENODEV, as on
+// such a CPU; weft's own faulting (faultCPUID) stays on (redteam
+// jit-*-cpuid). Any other option runs natively.
+func sysArchPrctl(c *call) result {
+	switch c.arg(0) {
+	case archGetCPUID:
+		return ret(1)
+	case archSetCPUID:
+		return errno(unix.ENODEV)
+	}
+	return cont()
+}

@@ -273,7 +273,7 @@ var syscallTable = map[int]entry{
 	unix.SYS_FUTEX_REQUEUE:           notModelled("futex_requeue", futex2),
 	unix.SYS_SET_ROBUST_LIST:         passed("set_robust_list", "registers a list in the node's own memory"),
 	unix.SYS_GET_ROBUST_LIST:         servedPartly("get_robust_list", byHostTid(unix.SYS_GET_ROBUST_LIST), tidArg0),
-	unix.SYS_ARCH_PRCTL:              passed("arch_prctl", "the node's own thread-local storage and CPU features"),
+	unix.SYS_ARCH_PRCTL:              servedPartly("arch_prctl", sysArchPrctl, "the node's own thread-local storage and CPU features, passed by the filter (addArchPrctlRules), but ARCH_SET_CPUID: cpuid faulting is weft's (faultCPUID), ARCH_SET_CPUID ENODEV and ARCH_GET_CPUID 1, as on a CPU without faulting"),
 	unix.SYS_SET_THREAD_AREA:         passed("set_thread_area", "the node's own thread-local storage"),
 	unix.SYS_GET_THREAD_AREA:         passed("get_thread_area", "the node's own thread-local storage"),
 	unix.SYS_MODIFY_LDT:              refused("modify_ldt", unix.ENOSYS, "segment descriptors are not modelled"),

@@ -192,7 +192,7 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 		t.end()
 		return nil, fmt.Errorf("the execve's exit: %v", err)
 	}
-	if err := hideVvarUnlessNotifyAll(t.pid, false, r.notifyAll); err != nil {
+	if err := hideVvarUnlessNotifyAll(t.pid, false, faultsCPUID(r.nativeTSC), r.notifyAll); err != nil {
 		t.end()
 		return nil, err
 	}

@@ -477,7 +477,7 @@ func (w *World) patchExec(t *task) error {
 		return nil
 	}
 	var err error
-	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, w.cfg.NotifyAll) })
+	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, faultsCPUID(false), w.cfg.NotifyAll) })
 	if err != nil {
 		return fmt.Errorf("%s: %v", t.name(), err)
 	}

@@ -24,9 +24,10 @@ var vvarNames = map[string]bool{"[vvar]": true, "[vvar_vclock]": true}
 
 // hideVvar covers pid's [vvar] mappings, pid being in its exec event
 // stop (PTRACE_EVENT_EXEC) with atExec, else at its execve's exit stop;
-// it leaves pid at the execve's exit stop, as execve returns. On the
+// with cpuid it also makes the new image's cpuid fault (faultCPUID). It
+// leaves pid at the execve's exit stop, as execve returns. On the
 // tracer.
-func hideVvar(pid int, atExec bool) error {
+func hideVvar(pid int, atExec, cpuid bool) error {
 	maps, err := readMaps(pid)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func hideVvar(pid int, atExec bool) error {
 			vv = append(vv, m)
 		}
 	}
-	if len(vv) == 0 {
+	if len(vv) == 0 && !cpuid {
 		return nil
 	}
 	sys, err := vdsoSyscall(pid)
@@ -65,6 +66,11 @@ func hideVvar(pid int, atExec bool) error {
 	for _, m := range vv {
 		if err := injectMmapNone(pid, sys, saved, m.start, m.end-m.start); err != nil {
 			return fmt.Errorf("hiding %s at %#x: %v", m.name, m.start, err)
+		}
+	}
+	if cpuid {
+		if err := faultCPUID(pid, sys, saved); err != nil {
+			return err
 		}
 	}
 	if err := setSignalMask(pid, mask); err != nil {
@@ -111,9 +117,59 @@ func atSyscall(ws unix.WaitStatus) bool {
 // hideVvarUnlessNotifyAll is hideVvar, except where every syscall
 // notifies weft (Config.NotifyAll, a diagnostic mode): there the injected
 // mmap would wait for an answer nobody gives, and [vvar] stays mapped.
-func hideVvarUnlessNotifyAll(pid int, atExec, notifyAll bool) error {
+func hideVvarUnlessNotifyAll(pid int, atExec, cpuid, notifyAll bool) error {
 	if notifyAll {
 		return nil
 	}
-	return hideVvar(pid, atExec)
+	return hideVvar(pid, atExec, cpuid)
+}
+
+// CPUID faulting. Where the machine can make cpuid fault (CPUIDFaults),
+// weft turns it on in every image at its exec stop (the setting is reset
+// by execve and kept by fork and clone), so that a cpuid in code weft
+// could not patch (a writable and executable mapping, a JIT compiler's
+// code written after weft swept it) faults too, and emulateCPU answers
+// it from the virtual CPU (redteam jit-*-cpuid). A node may not turn it
+// off: the filter lets arch_prctl(ARCH_SET_CPUID) through only as weft
+// injects it (cpuidMark), and sysArchPrctl answers the node's own.
+
+// cpuidMark marks the arch_prctl(ARCH_SET_CPUID, 0) weft injects, in its
+// third argument, which the call does not read; a node that forges it
+// can only turn faulting on, as weft does.
+const cpuidMark = 0x7765_6674_6370_6964 // "weftcpid"
+
+// faultCPUID makes pid, at its execve's exit stop, call
+// arch_prctl(ARCH_SET_CPUID, 0) at the syscall instruction sysIP, from
+// regs.
+func faultCPUID(pid int, sysIP uint64, regs unix.PtraceRegs) error {
+	in := regs
+	in.Rip, in.Rax, in.Orig_rax = sysIP, unix.SYS_ARCH_PRCTL, ^uint64(0)
+	in.Rdi, in.Rsi, in.Rdx = archSetCPUID, 0, cpuidMark
+	if err := unix.PtraceSetRegs(pid, &in); err != nil {
+		return err
+	}
+	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
+		if err := unix.PtraceSyscall(pid, 0); err != nil {
+			return err
+		}
+		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
+			return err
+		}
+	}
+	var out unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &out); err != nil {
+		return err
+	}
+	if out.Rax != 0 {
+		return fmt.Errorf("arch_prctl(ARCH_SET_CPUID, 0): %v", unix.Errno(-int64(out.Rax)))
+	}
+	return nil
+}
+
+// faultsCPUID reports whether nodes run with cpuid faulting: on a
+// machine that can, unless their TSC runs natively (then no tracer would
+// answer the fault).
+func faultsCPUID(nativeTSC bool) bool {
+	ok, _ := CPUIDFaults()
+	return ok && !nativeTSC
 }
