@@ -690,6 +690,13 @@ judge_hoststate() {
 	"$PROBE" --host tz "$(awk '$1 == "tz" { print $2 }' <<<"$before")"
 }
 
+# oracle: the node cannot tell a live host pid (the sleeper's) from one
+# no process has: every call the probe makes on both answers alike.
+judge_oracle() {
+	run_node "$1" "${ARGS[@]}"
+	node_lines | grep '^DIFFERS' >/dev/null && SEEN="a live host pid answers differently from a free one: $(node_lines | grep '^DIFFERS' | tr '\n' ';' | cut -c1-200)"
+}
+
 # shm: a file the host made in /dev/shm (POSIX shared memory and
 # semaphores) is not listed to the node.
 judge_shm() {
@@ -847,7 +854,7 @@ probe native files-sys-devices c hostfiles /sys/class/net/ /sys/block/ /sys/devi
 probe native files-proc-net c hostfiles /proc/net/dev /proc/net/tcp /proc/net/unix /proc/self/net/dev /proc/net/
 probe native files-proc-sys c hostfiles /proc/sys/kernel/ns_last_pid /proc/sys/fs/file-nr /proc/sys/kernel/pid_max /proc/sys/kernel/domainname /proc/sys/kernel/random/entropy_avail /proc/sys/kernel/
 probe native files-proc-host c hostfiles /proc/partitions /proc/mounts /proc/modules /proc/interrupts /proc/diskstats /proc/vmstat /proc/kallsyms /proc/pressure/cpu /proc/sysvipc/shm
-probe native files-proc-self c hostfiles /proc/self/io /proc/self/sched /proc/self/schedstat /proc/self/stack /proc/self/wchan /proc/self/loginuid /proc/self/sessionid /proc/self/mounts /proc/self/ns/ /proc/self/task/ /proc/thread-self/status
+probe native files-proc-self c hostfiles /proc/self/io /proc/self/sched /proc/self/schedstat /proc/self/stack /proc/self/wchan /proc/self/loginuid /proc/self/sessionid /proc/self/mounts /proc/self/ns/ /proc/self/task/ /proc/thread-self/io
 probe native files-proc-init c hostfiles /proc/1/cmdline /proc/1/environ /proc/1/root/ /proc/1/cwd/
 probe native files-dev c hostfiles /dev/ /dev/disk/ /dev/mqueue/ /dev/vsock /dev/kvm
 probe shm files-dev-shm c hostfiles /dev/shm/
@@ -866,6 +873,8 @@ probe native host-machine c machine
 for w in hostname domainname tz cad; do probe hoststate "set-$w" c setname "$w" @M; done
 for k in tcp udp unix abstract; do probe listener "sock-$k" c sock "$k"; done
 for f in packet rawip ping vsock sockdiag audit genl uevent route; do probe native "family-$f" c family "$f"; done
+probe oracle pid-oracle c oracle @P
+for how in xgetbv xcomp; do probe native "xstate-$how" c xstate "$how"; done
 
 }
 

@@ -1237,6 +1237,102 @@ static int p_reach(char **a) {
 	return 0;
 }
 
+// oracle1 runs one call on pid p and returns what a node sees of it: its
+// result, or its errno.
+static long oracle1(int k, pid_t p, const char **name) {
+	static const char *names[] = {"kill(0)", "getpgid", "getsid", "sched_getparam", "getpriority", "ioprio_get",
+				      "sched_getaffinity", "pidfd_open", "prlimit", "capget", "SCM_CREDENTIALS",
+				      "waitid", "cpu clock_getres", "process_vm_readv", "kcmp", "get_robust_list",
+				      "rt_sigqueueinfo(0)", "tgkill(0)", "setpgid", "migrate_pages", "stat /proc/PID",
+				      "sched_getattr", NULL};
+	*name = names[k];
+	if (!names[k])
+		return 0;
+	errno = 0;
+	long r = -1;
+	char buf[256];
+	struct sched_param sp;
+	cpu_set_t cs;
+	struct rlimit rl;
+	struct timespec ts;
+	siginfo_t si = {.si_code = SI_QUEUE};
+	switch (k) {
+	case 0: r = kill(p, 0); break;
+	case 1: r = getpgid(p); break;
+	case 2: r = getsid(p); break;
+	case 3: r = sched_getparam(p, &sp); break;
+	case 4: r = getpriority(PRIO_PROCESS, p); if (errno == 0) r = 0; break;
+	case 5: r = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, p); break;
+	case 6: r = sched_getaffinity(p, sizeof cs, &cs); break;
+	case 7: r = syscall(SYS_pidfd_open, p, 0); if (r >= 0) { close(r); r = 0; } break;
+	case 8: r = prlimit(p, RLIMIT_NOFILE, NULL, &rl); break;
+	case 9: {
+		struct { uint32_t version; int pid; } h = {0x20080522, p};
+		uint32_t d[6];
+		r = syscall(SYS_capget, &h, d);
+		break;
+	}
+	case 10: {
+		int sv[2];
+		socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+		struct ucred cr = {p, getuid(), getgid()};
+		char cb[CMSG_SPACE(sizeof cr)] = {0};
+		struct iovec io = {"x", 1};
+		struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_CREDENTIALS, c->cmsg_len = CMSG_LEN(sizeof cr);
+		memcpy(CMSG_DATA(c), &cr, sizeof cr);
+		r = sendmsg(sv[0], &m, 0);
+		close(sv[0]), close(sv[1]);
+		break;
+	}
+	case 11: r = waitid(P_PID, p, &si, WEXITED | WNOHANG); break;
+	case 12: r = syscall(SYS_clock_getres, cpuclock(p), &ts); break;
+	case 13: {
+		struct iovec l = {buf, 8}, rv = {(void *)0x400000, 8};
+		r = syscall(SYS_process_vm_readv, p, &l, 1, &rv, 1, 0);
+		break;
+	}
+	case 14: r = syscall(SYS_kcmp, getpid(), p, 1, 0, 0); break;
+	case 15: { void *h; size_t n; r = syscall(SYS_get_robust_list, p, &h, &n); break; }
+	case 16: r = syscall(SYS_rt_sigqueueinfo, p, 0, &si); break;
+	case 17: r = syscall(SYS_tgkill, p, p, 0); break;
+	case 18: r = setpgid(0, p); break;
+	case 19: { unsigned long m = 1; r = syscall(SYS_migrate_pages, p, 64, &m, &m); break; }
+	case 20: { struct stat st; snprintf(buf, sizeof buf, "/proc/%d", p); r = stat(buf, &st); break; }
+	case 21: { uint32_t at[14]; r = syscall(SYS_sched_getattr, p, at, 56, 0); break; }
+	}
+	return r < 0 ? -errno : r > 0 ? 1 : 0;
+}
+
+// oracle PID: whether a node can tell a live host pid from a free one:
+// each call on the host process's pid and on a pid no process has
+// (pid_max's last) should answer alike; "DIFFERS" where they do not.
+static int p_oracle(char **a) {
+	pid_t live = atoi(a[0]), none = 4194303;
+	const char *name;
+	for (int k = 0; oracle1(k, live, &name), name; k++) {
+		long x = oracle1(k, live, &name), y = oracle1(k, none, &name);
+		out("%s %s: %ld %ld\n", x == y ? "same" : "DIFFERS", name, x, y);
+	}
+	return 0;
+}
+
+// xstate HOW: the host's XSAVE features: xgetbv (XCR0, an instruction
+// no kernel can trap) or arch_prctl(ARCH_GET_XCOMP_SUPP).
+static int p_xstate(char **a) {
+	if (!strcmp(a[0], "xgetbv")) {
+		uint32_t lo, hi;
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		out("V: xcr0 %x%08x\n", hi, lo);
+	} else {
+		uint64_t m = 0;
+		if (rc("arch_prctl(ARCH_GET_XCOMP_SUPP)", syscall(SYS_arch_prctl, 0x1021, &m)) == 0)
+			out("V: xcomp supp %llx\n", (unsigned long long)m);
+	}
+	return 0;
+}
+
 // hostfiles PATH...: which host files the node can read ("V: readable
 // PATH") and, for a PATH ending in /, which names it lists.
 static int p_hostfiles(char **a) {
@@ -1284,6 +1380,10 @@ static void fdinfo(char **a) {
 			} else
 				out("readlink(%s) = -1 %s\n", ls[i], strerror(errno));
 		}
+		if (slurp("/proc/thread-self/status", buf, sizeof buf) > 0)
+			for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+				if (!strncmp(l, "Pid:", 4) || !strncmp(l, "Tgid:", 5) || !strncmp(l, "NSpid:", 6) || !strncmp(l, "PPid:", 5))
+					out("PID thread-self status %s\n", l);
 		return;
 	}
 	if (!strcmp(h, "pidfdinfo")) {
@@ -1911,6 +2011,7 @@ int main(int argc, char **argv) {
 	    {"reach", p_reach},     {"hostfiles", p_hostfiles}, {"fdinfo", p_fdinfo}, {"auxv", p_auxv},
 	    {"jit", p_jit},         {"memexec", p_memexec},   {"aslr", p_aslr},     {"clocks", p_clocks},
 	    {"machine", p_machine}, {"setname", p_setname},   {"sock", p_sock},     {"family", p_family},
+	    {"oracle", p_oracle},   {"xstate", p_xstate},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
