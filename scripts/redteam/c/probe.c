@@ -1557,10 +1557,12 @@ static int p_machine(char **a) {
 	(void)a;
 	struct sysinfo si;
 	sysinfo(&si);
-	out("V: totalswap %lu\n", si.totalswap * si.mem_unit);
+	if (si.totalswap) // none is what the virtual machine has too: nothing to tell
+		out("V: totalswap %lu\n", si.totalswap * si.mem_unit);
 	struct utsname u;
 	uname(&u);
-	out("V: domainname %s\nV: machine %s\n", u.domainname, u.machine);
+	if (strcmp(u.domainname, "(none)")) // the virtual machine's, and most hosts'
+		out("V: domainname %s\n", u.domainname);
 	struct statfs sf;
 	if (statfs(".", &sf) == 0)
 		out("V: rundir type %lx blocks %lu fsid %x:%x\n", (unsigned long)sf.f_type, (unsigned long)sf.f_blocks, sf.f_fsid.__val[0], sf.f_fsid.__val[1]);
