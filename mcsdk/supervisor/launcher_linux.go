@@ -224,8 +224,12 @@ func launchOne(r launchRequest) launchResult {
 	}
 	pid := res.pid
 	if !r.notifyAll { // there weft itself would have to answer the injected mmap
-		if err := hideVvar(pid, true, faultsCPUID(r.nativeTSC)); err != nil {
+		fault := res.cpuWhy != "" && faultsCPUID(r.nativeTSC)
+		if err := hideVvar(pid, true, fault); err != nil {
 			return abandon(res, "%v", err)
+		}
+		if fault {
+			res.cpuWhy = "" // its unpatched cpuid faults (faultCPUID)
 		}
 	}
 	if r.nativeTSC {

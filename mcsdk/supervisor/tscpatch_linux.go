@@ -446,7 +446,13 @@ func (w *World) traceMapping(t *task) error {
 		return err
 	}
 	if why.cpu != "" {
-		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+		faulted, err := w.faultCPUIDNow(t, regs)
+		if err != nil {
+			return err
+		}
+		if !faulted {
+			w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+		}
 	}
 	if why.tsc != "" && !trapped {
 		if err := w.unpatchedTSC(t, &regs, regs.Rip-2, why.tsc); err != nil {
@@ -476,17 +482,17 @@ func (w *World) patchExec(t *task) error {
 	if w.cfg.NativeTSC {
 		return nil
 	}
-	var err error
-	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, faultsCPUID(false), w.cfg.NotifyAll) })
-	if err != nil {
-		return fmt.Errorf("%s: %v", t.name(), err)
-	}
 	trapped := *t.n.trapTSCOf(t)
 	why, err := patchCode(t.tid, 0, ^uint64(0), false, !trapped, w.cannotTrapTSC())
 	if err != nil {
 		return err
 	}
-	if why.cpu != "" {
+	fault := why.cpu != "" && faultsCPUID(false) && !w.cfg.NotifyAll
+	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, fault, w.cfg.NotifyAll) })
+	if err != nil {
+		return fmt.Errorf("%s: %v", t.name(), err)
+	}
+	if why.cpu != "" && !fault {
 		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
 	}
 	if why.tsc == "" || trapped {

@@ -125,13 +125,20 @@ func hideVvarUnlessNotifyAll(pid int, atExec, cpuid, notifyAll bool) error {
 }
 
 // CPUID faulting. Where the machine can make cpuid fault (CPUIDFaults),
-// weft turns it on in every image at its exec stop (the setting is reset
-// by execve and kept by fork and clone), so that a cpuid in code weft
-// could not patch (a writable and executable mapping, a JIT compiler's
-// code written after weft swept it) faults too, and emulateCPU answers
-// it from the virtual CPU (redteam jit-*-cpuid). A node may not turn it
-// off: the filter lets arch_prctl(ARCH_SET_CPUID) through only as weft
-// injects it (cpuidMark), and sysArchPrctl answers the node's own.
+// weft turns it on in a process whose code it cannot all patch (a
+// writable and executable mapping, a JIT compiler's code written after
+// weft swept it, bytes it cannot decode), so that a cpuid there faults
+// too and emulateCPU answers it from the virtual CPU (redteam
+// jit-*-cpuid): at the exec stop (hideVvar) or at the traced call that
+// mapped the code (faultCPUIDNow). Not in every process: the kernel then
+// switches a machine register at each of the process's context switches,
+// which on a virtual machine doubled the cost of an intercepted syscall
+// (5000 getppid: 0.117 s to 0.232 s). The setting is reset by execve and
+// kept by fork and clone, and is per thread: a process with more threads
+// at that point keeps its cpuid native, named in the run's refusals
+// (warnCPU). A node may not turn it off: the filter lets
+// arch_prctl(ARCH_SET_CPUID) through only as weft injects it
+// (cpuidMark), and sysArchPrctl answers the node's own.
 
 // cpuidMark marks the arch_prctl(ARCH_SET_CPUID, 0) weft injects, in its
 // third argument, which the call does not read; a node that forges it
@@ -166,10 +173,34 @@ func faultCPUID(pid int, sysIP uint64, regs unix.PtraceRegs) error {
 	return nil
 }
 
-// faultsCPUID reports whether nodes run with cpuid faulting: on a
-// machine that can, unless their TSC runs natively (then no tracer would
+// faultsCPUID reports whether weft can make a node's cpuid fault: on a
+// machine that can, unless its TSC runs natively (then no tracer would
 // answer the fault).
 func faultsCPUID(nativeTSC bool) bool {
 	ok, _ := CPUIDFaults()
 	return ok && !nativeTSC
+}
+
+// faultCPUIDNow turns cpuid faulting on in t's process, t being at the
+// exit stop of a traced call with regs, if the machine can and t is the
+// process's only thread; it reports whether it did.
+func (w *World) faultCPUIDNow(t *task, regs unix.PtraceRegs) (bool, error) {
+	if !faultsCPUID(w.cfg.NativeTSC) || w.cfg.NotifyAll {
+		return false, nil
+	}
+	for _, o := range t.n.tasks {
+		if !o.exited && o.p == t.p && o != t {
+			return false, nil
+		}
+	}
+	var err error
+	t.n.onTracer(func() {
+		if err = faultCPUID(t.tid, regs.Rip-2, regs); err == nil {
+			err = unix.PtraceSetRegs(t.tid, &regs)
+		}
+	})
+	if err != nil {
+		return false, fmt.Errorf("%s: cpuid faulting: %v", t.name(), err)
+	}
+	return true, nil
 }
