@@ -607,6 +607,105 @@ judge_sysv() {
 	[[ $SEEN ]] || contains "$MARK"
 }
 
+# hostpid: no host pid or tid of the node's processes reaches the node.
+# The probe prints "PID ..." lines, then "holding" and spins: the script
+# collects the host ids of every task running the probe binaries while
+# it runs, and ends the run once it has seen them after the holding line.
+HOSTPIDS="" HPSEEN=""
+poll_hostpid() {
+	local p
+	for p in $(find /proc -mindepth 2 -maxdepth 2 -name exe \( -lname "$PROBE" -o -lname "$GOPROBE" \) -printf '%h/task\n' 2>/dev/null |
+		xargs -r -I{} find {} -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null); do
+		[[ " $HOSTPIDS " == *" $p "* ]] || HOSTPIDS+=" $p"
+	done
+	if [[ $HPSEEN && -n $HOSTPIDS ]]; then
+		kill -TERM "$WPID" 2>/dev/null
+	elif node_lines | grep '^holding' >/dev/null; then
+		HPSEEN=1
+	fi
+}
+judge_hostpid() {
+	local p
+	HOSTPIDS="" HPSEEN=""
+	POLL=poll_hostpid run_node "$1" "${ARGS[@]}"
+	[[ $HPSEEN ]] || { SEEN="not judged: the node never said it was holding"; return; }
+	[[ -n $HOSTPIDS ]] || { SEEN="not judged: no host task of the node was seen"; return; }
+	for p in $HOSTPIDS $WPID; do
+		if node_lines | grep '^PID' | grep -w -- "$p" >/dev/null; then
+			SEEN="a host pid of the node ($p) in its output: $(node_lines | grep '^PID' | grep -w -- "$p" | head -n 1)"
+			return
+		fi
+	done
+}
+
+# listener: a host listener (probe --host listen: TCP or UDP on
+# 127.0.0.1, a unix socket at a host path, an abstract name) gets no
+# connection, datagram or byte from the node.
+judge_listener() {
+	local kind=${ARGS[1]} addr log=$T/listen-$PN lp i
+	case $kind in
+	tcp | udp) addr=$((20000 + W * 1000 + RANDOM % 1000)) ;;
+	unix) addr=$D/sock ;;
+	abstract) addr=weft-redteam-$MARK ;;
+	esac
+	"$PROBE" --host listen "$kind" "$addr" "$log" &
+	lp=$!
+	for i in $(seq 100); do
+		grep -q '^listening' "$log" 2>/dev/null && break
+		sleep 0.05
+	done
+	if ! grep -q '^listening' "$log" 2>/dev/null; then
+		kill "$lp" 2>/dev/null
+		wait "$lp" 2>/dev/null
+		SEEN="not judged: the host listener ($kind $addr) did not start"
+		return
+	fi
+	run_node "$1" sock "$kind" "$addr" "$MARK"
+	sleep 0.3
+	kill "$lp" 2>/dev/null
+	wait "$lp" 2>/dev/null
+	grep -q '^got' "$log" && SEEN="the host listener ($kind) was reached: $(grep -v '^listening' "$log" | tr '\n' ' ' | cut -c1-160)"
+	rm -f "$log"
+}
+
+# hoststate: host-wide settings (host and domain names, the kernel's
+# timezone, Ctrl-Alt-Del's action) are as they were; a changed one is
+# put back at once.
+host_state() {
+	echo "hostname $(cat /proc/sys/kernel/hostname)"
+	echo "domainname $(cat /proc/sys/kernel/domainname)"
+	echo "cad $(cat /proc/sys/kernel/ctrl-alt-del)"
+	"$PROBE" --host tz
+}
+judge_hoststate() {
+	local before after
+	before=$(host_state)
+	run_node "$1" "${ARGS[@]}"
+	after=$(host_state)
+	[[ $before == "$after" ]] && return
+	SEEN="host setting changed: $(diff <(echo "$before") <(echo "$after") | grep '^>' | cut -c3- | tr '\n' ';')"
+	awk '$1 == "hostname" { print $2 }' <<<"$before" >/proc/sys/kernel/hostname
+	awk '$1 == "domainname" { print $2 }' <<<"$before" >/proc/sys/kernel/domainname
+	awk '$1 == "cad" { print $2 }' <<<"$before" >/proc/sys/kernel/ctrl-alt-del
+	"$PROBE" --host tz "$(awk '$1 == "tz" { print $2 }' <<<"$before")"
+}
+
+# oracle: the node cannot tell a live host pid (the sleeper's) from one
+# no process has: every call the probe makes on both answers alike.
+judge_oracle() {
+	run_node "$1" "${ARGS[@]}"
+	node_lines | grep '^DIFFERS' >/dev/null && SEEN="a live host pid answers differently from a free one: $(node_lines | grep '^DIFFERS' | tr '\n' ';' | cut -c1-200)"
+}
+
+# shm: a file the host made in /dev/shm (POSIX shared memory and
+# semaphores) is not listed to the node.
+judge_shm() {
+	touch "/dev/shm/weft-redteam-mark-$MARK"
+	run_node "$1" "${ARGS[@]}"
+	rm -f "/dev/shm/weft-redteam-mark-$MARK"
+	contains "weft-redteam-mark-$MARK"
+}
+
 # --- the probes -------------------------------------------------------------
 # Parameters: @D the outside directory, @V a host file in it, @VD a host
 # directory in it; @P the sleeper's pid, @A an address in its stack, @E
@@ -736,6 +835,46 @@ for how in fd-open fd-dup fd-pipe mem mem-child; do BOUNDS='memory = "256MiB"' p
 for use in write open nanosleep connect iov; do probe bounded "uffd-dev-$use" c uffd dev "$use"; done
 probe bounded uffd-sys-write c uffd sys write
 probe bounded fifo-host-open c fifo @D/fifo
+
+# Round 20: calls the table refuses, made with arguments harmless
+# natively (a missing path, a no-op, a read), so that the script's native
+# run prints the line a call let through would print; calls on a host
+# process (the sleeper) that would read it; host files and listings; host
+# pids in what /proc and pidfds say; code made at run time; host
+# listeners; host-wide settings; sockets that see the host.
+for w in keyring addkey perf bpf klogsize iopl ioperm swapoff acct quotactl umount chroot pivotroot unshare reboot fanotify mq membarrier; do
+	probe native "reach-$w" c reach "$w"
+done
+for w in adjtimex clockadj; do probe clock "reach-$w" c reach "$w"; done
+for w in robustlist movepages migratepages kcmp pidfdopen getattr getsid getpgid prlimitget cpuclock schedcore; do
+	probe native "reach-$w" c reach "$w" @P @A
+done
+probe native files-sys-dmi c hostfiles /sys/class/dmi/id/product_uuid /sys/class/dmi/id/product_name /sys/class/dmi/id/board_serial /sys/firmware/
+probe native files-sys-devices c hostfiles /sys/class/net/ /sys/block/ /sys/devices/system/cpu/ /sys/devices/system/cpu/cpu0/topology/core_id /sys/class/net/lo/address
+probe native files-proc-net c hostfiles /proc/net/dev /proc/net/tcp /proc/net/unix /proc/self/net/dev /proc/net/
+probe native files-proc-sys c hostfiles /proc/sys/kernel/ns_last_pid /proc/sys/fs/file-nr /proc/sys/kernel/pid_max /proc/sys/kernel/domainname /proc/sys/kernel/random/entropy_avail /proc/sys/kernel/
+probe native files-proc-host c hostfiles /proc/partitions /proc/mounts /proc/modules /proc/interrupts /proc/diskstats /proc/vmstat /proc/kallsyms /proc/pressure/cpu /proc/sysvipc/shm
+probe native files-proc-self c hostfiles /proc/self/io /proc/self/sched /proc/self/schedstat /proc/self/stack /proc/self/wchan /proc/self/loginuid /proc/self/sessionid /proc/self/mounts /proc/self/ns/ /proc/self/task/ /proc/thread-self/io
+probe native files-proc-init c hostfiles /proc/1/cmdline /proc/1/environ /proc/1/root/ /proc/1/cwd/
+probe native files-dev c hostfiles /dev/ /dev/disk/ /dev/mqueue/ /dev/vsock /dev/kvm
+probe shm files-dev-shm c hostfiles /dev/shm/
+probe native fdinfo-ino c fdinfo ino
+for w in pidfd pidfdinfo links; do probe hostpid "fdinfo-$w" c fdinfo "$w" hold; done
+for w in getauxval proc prctl; do probe native "auxv-$w" c auxv "$w"; done
+for how in rwx mprotect dualmap; do
+	probe twice "jit-$how-tsc" c jit "$how" tsc
+	probe native "jit-$how-cpuid" c jit "$how" cpuid
+done
+probe twice jit-rwx-tscenable c jit rwx tscenable
+probe twice memexec-rdtsc c memexec
+probe twice aslr-personality c aslr exec
+probe twice clocks-all c clocks
+probe native host-machine c machine
+for w in hostname domainname tz cad; do probe hoststate "set-$w" c setname "$w" @M; done
+for k in tcp udp unix abstract; do probe listener "sock-$k" c sock "$k"; done
+for f in packet rawip ping vsock sockdiag audit genl uevent route; do probe native "family-$f" c family "$f"; done
+probe oracle pid-oracle c oracle @P
+for how in xgetbv xcomp; do probe native "xstate-$how" c xstate "$how"; done
 
 }
 

@@ -24,7 +24,8 @@ func buildFilter() ([]unix.SockFilter, error) { return buildFilterAllowing(passe
 // ptrace stops (SECCOMP_RET_TRACE) so that weft patches the new code —
 // mmap, mprotect and pkey_mprotect only when their prot has PROT_EXEC,
 // personality only when it sets READ_IMPLIES_EXEC (which would make later
-// PROT_READ mappings executable), mremap and remap_file_pages always.
+// PROT_READ mappings executable; addPersonalityRules), mremap and
+// remap_file_pages always.
 var tracedMappings = map[int]struct {
 	arg uint   // the argument tested
 	bit uint64 // the bit that must be set; 0: always traced
@@ -44,6 +45,59 @@ const injectedChdir = 0x7765_6674_6364_6972 // "weftcdir"
 
 // readImpliesExec is personality(2)'s READ_IMPLIES_EXEC.
 const readImpliesExec = 0x0400000
+
+// addPersonalityRules allows personality(2) when it keeps
+// ADDR_NO_RANDOMIZE set, and traces it otherwise: weft keeps address
+// randomisation off (traceMapping sets the bit again), since a process
+// that cleared it and exec'd would lay out its memory from the host's
+// randomness (redteam aslr-personality). With traceExec it traces
+// READ_IMPLIES_EXEC too (tracedMappings).
+func addPersonalityRules(f *seccomp.ScmpFilter, trace seccomp.ScmpAction, traceExec bool) error {
+	mask := uint64(addrNoRandomize)
+	if traceExec {
+		mask |= readImpliesExec
+	}
+	rule := func(act seccomp.ScmpAction, v uint64) error {
+		c, err := seccomp.MakeCondition(0, seccomp.CompareMaskedEqual, mask, v)
+		if err == nil {
+			err = f.AddRuleConditional(seccomp.ScmpSyscall(unix.SYS_PERSONALITY), act, []seccomp.ScmpCondition{c})
+		}
+		if err != nil {
+			return fmt.Errorf("rule for personality: %w", err)
+		}
+		return nil
+	}
+	if err := rule(seccomp.ActAllow, addrNoRandomize); err != nil {
+		return err
+	}
+	for _, v := range []uint64{0, readImpliesExec, readImpliesExec | addrNoRandomize} {
+		if v&^mask == 0 && v != addrNoRandomize {
+			if err := rule(trace, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addArchPrctlRules allows arch_prctl(2) but ARCH_GET_CPUID and
+// ARCH_SET_CPUID (adjacent codes), and the latter only as weft injects
+// it (cpuidMark: turning cpuid faulting on); the node's own are notified
+// (sysArchPrctl), so it can neither see nor turn off weft's faulting.
+func addArchPrctlRules(f *seccomp.ScmpFilter) error {
+	below, _ := seccomp.MakeCondition(0, seccomp.CompareLess, archGetCPUID)
+	above, _ := seccomp.MakeCondition(0, seccomp.CompareGreater, archSetCPUID)
+	set, _ := seccomp.MakeCondition(0, seccomp.CompareEqual, archSetCPUID)
+	on, _ := seccomp.MakeCondition(1, seccomp.CompareEqual, 0)
+	mark, _ := seccomp.MakeCondition(2, seccomp.CompareEqual, cpuidMark)
+	nr := seccomp.ScmpSyscall(unix.SYS_ARCH_PRCTL)
+	for _, conds := range [][]seccomp.ScmpCondition{{below}, {above}, {set, on, mark}} {
+		if err := f.AddRuleConditional(nr, seccomp.ActAllow, conds); err != nil {
+			return fmt.Errorf("rule for arch_prctl: %w", err)
+		}
+	}
+	return nil
+}
 
 // buildFilterAllowing builds the filter that allows the syscalls allowed
 // and notifies weft of every other; with traceExec, the calls of
@@ -68,6 +122,12 @@ func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, erro
 	}
 	trace := seccomp.ActTrace.SetReturnCode(0)
 	for _, nr := range allowed {
+		if nr == unix.SYS_PERSONALITY {
+			if err := addPersonalityRules(f, trace, traceExec); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if tr, ok := tracedMappings[nr]; ok && traceExec {
 			var err error
 			if tr.bit != 0 {
@@ -89,6 +149,11 @@ func buildFilterAllowing(allowed []int, traceExec bool) ([]unix.SockFilter, erro
 		}
 		if err := f.AddRule(seccomp.ScmpSyscall(nr), seccomp.ActAllow); err != nil {
 			return nil, fmt.Errorf("rule for %s: %w", sysName(nr), err)
+		}
+	}
+	if len(allowed) > 0 {
+		if err := addArchPrctlRules(f); err != nil {
+			return nil, err
 		}
 	}
 	marked, _ := seccomp.MakeCondition(1, seccomp.CompareEqual, injectedChdir)

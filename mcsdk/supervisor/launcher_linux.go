@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -223,8 +224,12 @@ func launchOne(r launchRequest) launchResult {
 	}
 	pid := res.pid
 	if !r.notifyAll { // there weft itself would have to answer the injected mmap
-		if err := hideVvar(pid, true); err != nil {
+		fault := res.cpuWhy != "" && faultsCPUID(r.nativeTSC)
+		if err := hideVvar(pid, true, fault); err != nil {
 			return abandon(res, "%v", err)
+		}
+		if fault {
+			res.cpuWhy = "" // its unpatched cpuid faults (faultCPUID)
 		}
 	}
 	if r.nativeTSC {
@@ -541,8 +546,9 @@ const (
 // does not fit, AT_SYSINFO_EHDR becomes AT_IGNORE, so libc finds no vDSO
 // and makes real (intercepted) syscalls for time. The 16 AT_RANDOM bytes
 // (stack protector, pointer guard) are replaced by the scheduler's, so
-// memory is a function of the run's choices. It also returns where those
-// bytes are.
+// memory is a function of the run's choices; the entries that describe
+// the host's processor get the virtual CPU's values (vkernel.VirtualAuxv).
+// It also returns where those bytes are.
 func patchAuxv(pid int, random [16]byte, useVDSO bool, tc Toolchain) (vdsoClock, randomAt, execfnAt uintptr, err error) {
 	var regs unix.PtraceRegs
 	if err := unix.PtraceGetRegs(pid, &regs); err != nil {
@@ -587,6 +593,15 @@ func patchAuxv(pid int, random [16]byte, useVDSO bool, tc Toolchain) (vdsoClock,
 			var w [8]byte
 			binary.LittleEndian.PutUint64(w[:], atIgnore)
 			if _, err := writeMem(pid, sp+uintptr(8*i), w[:]); err != nil {
+				return 0, 0, 0, err
+			}
+		case vkernel.AtHwcap, vkernel.AtHwcap2, vkernel.AtMinSigStkSz:
+			// The host's processor, as the kernel describes it
+			// (redteam auxv-getauxval): the virtual CPU's instead.
+			v, _ := vkernel.VirtualAuxv(typ, word(i+1), hostCPUID)
+			var w [8]byte
+			binary.LittleEndian.PutUint64(w[:], v)
+			if _, err := writeMem(pid, sp+uintptr(8*(i+1)), w[:]); err != nil {
 				return 0, 0, 0, err
 			}
 		case atRandom:

@@ -507,17 +507,3 @@ func (c *call) pidfdChild(fd int) (int32, result) {
 	}
 	return 0, errno(unix.ECHILD)
 }
-
-// Prctl implements prctl(2): PR_SET_CHILD_SUBREAPER is refused (EINVAL),
-// since a node's orphans leave its tree as if reparented to pid 1; every
-// other option runs natively on the calling process (a parent-death
-// signal is noted: nodeSignals.pdeath).
-func sysPrctl(c *call) result {
-	switch {
-	case c.arg(0) == unix.PR_SET_CHILD_SUBREAPER:
-		return errno(unix.EINVAL)
-	case c.arg(0) == unix.PR_SET_PDEATHSIG && c.arg(1) != 0:
-		c.n.sig.pdeath = true // tied to host parentage: checkpoints refuse it
-	}
-	return cont()
-}

@@ -153,3 +153,43 @@ func sysSchedSetaffinity(c *call) result {
 	}
 	return ret(0)
 }
+
+// membarrierCommands is the virtual kernel's answer to
+// MEMBARRIER_CMD_QUERY (linux/membarrier.h): the global, private
+// expedited and sync-core commands, which run natively. The rseq
+// commands are absent (rseq is refused), and so is
+// MEMBARRIER_CMD_GET_REGISTRATIONS (Linux 6.3; weft's kernel is 6.1).
+const membarrierCommands = 1 | 2 | 4 | 8 | 16 | 32 | 64
+
+// Membarrier implements membarrier(2): MEMBARRIER_CMD_QUERY answers the
+// virtual kernel's commands rather than the host's, whose set tells its
+// version and configuration (redteam reach-membarrier); those commands
+// run natively, any other is EINVAL, as a kernel without it answers.
+func sysMembarrier(c *call) result {
+	cmd := c.arg(0)
+	switch {
+	case cmd == 0:
+		if c.arg(1) != 0 {
+			return errno(unix.EINVAL)
+		}
+		return ret(membarrierCommands)
+	case cmd&membarrierCommands != cmd || cmd&(cmd-1) != 0:
+		return errno(unix.EINVAL)
+	}
+	return cont()
+}
+
+// ArchPrctl implements arch_prctl(2) for the options the filter notifies
+// (addArchPrctlRules): the virtual CPU has no cpuid faulting, so
+// ARCH_GET_CPUID says cpuid runs (1) and ARCH_SET_CPUID is ENODEV, as on
+// such a CPU; weft's own faulting (faultCPUID) stays on (redteam
+// jit-*-cpuid). Any other option runs natively.
+func sysArchPrctl(c *call) result {
+	switch c.arg(0) {
+	case archGetCPUID:
+		return ret(1)
+	case archSetCPUID:
+		return errno(unix.ENODEV)
+	}
+	return cont()
+}

@@ -106,7 +106,11 @@ func (c *call) openProcFile(path string, oflags uint64) (result, bool) {
 	case vkernel.ProcRandom:
 		return c.installRandom(key, oflags), true
 	case vkernel.ProcVirtual:
-		return c.installFile(f.Render(c.procSnapshot(f.Needs, own)), oflags), true
+		snap := c.procSnapshot(f.Needs, own)
+		if f.Needs&vkernel.NeedFdinfo != 0 && snap.Fdinfo == nil {
+			return errno(unix.ENOENT), true // no such descriptor
+		}
+		return c.installFile(f.Render(snap), oflags), true
 	}
 	if openWrites(oflags) && key != "/proc/self/comm" && !c.mayWrite(own.host, true, true) {
 		// A descriptor reopened for writing: only one of the run
@@ -170,7 +174,56 @@ func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcS
 	if needs&vkernel.NeedRandom != 0 {
 		c.w.rand.Read(s.Random[:])
 	}
+	if needs&vkernel.NeedAuxv != 0 {
+		b, _ := os.ReadFile(dir + "/auxv")
+		s.Auxv = vkernel.VirtualAuxvFile(b, hostCPUID)
+	}
+	if needs&vkernel.NeedFdinfo != 0 {
+		c.fdinfoSnapshot(s, dir, filepath.Base(own.host))
+	}
 	return s
+}
+
+// fdinfoSnapshot reads the kernel's fdinfo of the caller's descriptor
+// fd (a number, in the process or thread directory dir) into s, with its
+// file's virtual inode number and, for a pidfd, its process's virtual
+// pid (redteam fdinfo-ino, fdinfo-pidfd: the kernel's lines hold host
+// ones).
+func (c *call) fdinfoSnapshot(s *vkernel.ProcSnapshot, dir, fd string) {
+	b, err := os.ReadFile(dir + "/fdinfo/" + fd)
+	if err != nil {
+		return
+	}
+	s.Fdinfo = b
+	sp := statPlace{host: dir + "/fd/" + fd, follow: true, fd: true}
+	var st unix.Stat_t
+	if unix.Stat(sp.host, &st) == nil {
+		s.FdIno = c.virtualIno(sp, st.Dev, st.Ino, nil)
+	}
+	if _, rest, ok := strings.Cut(string(b), "\nPid:\t"); ok {
+		var host int
+		fmt.Sscan(rest, &host)
+		s.FdPid = c.virtualPidOf(host)
+	}
+}
+
+// virtualPidOf is the virtual pid of the node's live process whose host
+// pid is host, 0 if the node has none (-1, an ended pidfd's, stays).
+func (c *call) virtualPidOf(host int) int64 {
+	if host < 0 {
+		return int64(host)
+	}
+	for _, p := range c.n.procs {
+		if p.pid == host && !p.gone() {
+			return p.vpid
+		}
+	}
+	for _, t := range c.n.tasks {
+		if !t.exited && t.p == nil && t.tid == host {
+			return virtualPidBase + int64(c.n.id)
+		}
+	}
+	return 0
 }
 
 // vppid is the caller's virtual parent pid: its parent in the node's

@@ -109,8 +109,48 @@ func testFilter(t *testing.T, traceExec bool) {
 		}
 		return uint32(got)
 	}
+	traceIf := func(yes bool) uint32 {
+		if yes {
+			return retTrace
+		}
+		return retAllow
+	}
+	// Rows the filter decides by argument beyond the table's decision
+	// (addPersonalityRules, addArchPrctlRules): each case's answer.
+	byArgs := map[int][]struct {
+		args []uint64
+		want uint32
+	}{
+		unix.SYS_PERSONALITY: {
+			{[]uint64{addrNoRandomize}, retAllow},
+			{[]uint64{addrNoRandomize | 8}, retAllow},
+			{[]uint64{0}, retTrace}, // would turn address randomisation back on
+			{[]uint64{8}, retTrace},
+			{[]uint64{addrNoRandomize | readImpliesExec}, traceIf(traceExec)},
+			{[]uint64{0xffffffff}, traceIf(traceExec)}, // a query
+		},
+		unix.SYS_ARCH_PRCTL: {
+			{[]uint64{0x1002, 0x7000}, retAllow}, // ARCH_SET_FS
+			{[]uint64{0x1021}, retAllow},         // ARCH_GET_XCOMP_SUPP
+			{[]uint64{archGetCPUID}, retUserNotif},
+			{[]uint64{archSetCPUID, 1}, retUserNotif},
+			{[]uint64{archSetCPUID, 0}, retUserNotif},
+			{[]uint64{archSetCPUID, 1, cpuidMark}, retUserNotif},
+			{[]uint64{archSetCPUID, 0, cpuidMark}, retAllow}, // weft's own (faultCPUID)
+		},
+	}
+	for nr, cases := range byArgs {
+		for _, c := range cases {
+			if got := run(uint32(nr), unix.AUDIT_ARCH_X86_64, c.args...); got != c.want {
+				t.Errorf("%s with %#x: filter answers %#x, want %#x", sysName(nr), c.args, got, c.want)
+			}
+		}
+	}
 	traced := 0
 	for nr := 0; nr <= maxSyscall+64; nr++ {
+		if _, ok := byArgs[nr]; ok && !(traceExec && nr == unix.SYS_PERSONALITY) {
+			continue
+		}
 		want := uint32(retUserNotif)
 		if lookup(nr).decision == passthrough {
 			want = retAllow

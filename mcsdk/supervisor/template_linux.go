@@ -192,9 +192,13 @@ func makeTemplate(r launchRequest, key string) (*nodeTemplate, error) {
 		t.end()
 		return nil, fmt.Errorf("the execve's exit: %v", err)
 	}
-	if err := hideVvarUnlessNotifyAll(t.pid, false, r.notifyAll); err != nil {
+	fault := t.cpuWhy != "" && faultsCPUID(r.nativeTSC) && !r.notifyAll
+	if err := hideVvarUnlessNotifyAll(t.pid, false, fault, r.notifyAll); err != nil {
 		t.end()
 		return nil, err
+	}
+	if fault {
+		t.cpuWhy = "" // its unpatched cpuid faults (faultCPUID)
 	}
 	if err := unix.PtraceGetRegs(t.pid, &t.regs); err != nil {
 		t.end()

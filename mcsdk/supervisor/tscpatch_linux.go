@@ -405,6 +405,18 @@ func (w *World) traceMapping(t *task) error {
 		if uint32(a0) == 0xffffffff {
 			return t.ptraceCont(0) // a query: nothing changes
 		}
+		if a0&addrNoRandomize == 0 {
+			// Address randomisation stays off (addPersonalityRules): the
+			// call sets the persona asked for with ADDR_NO_RANDOMIZE.
+			regs.Rdi |= addrNoRandomize
+			t.n.onTracer(func() { err = unix.PtraceSetRegs(t.tid, &regs) })
+			if err != nil {
+				return err
+			}
+		}
+		if a0&readImpliesExec == 0 {
+			return t.ptraceCont(0)
+		}
 	default:
 		return fmt.Errorf("%s: unexpected traced syscall %d", t.name(), nr)
 	}
@@ -434,7 +446,13 @@ func (w *World) traceMapping(t *task) error {
 		return err
 	}
 	if why.cpu != "" {
-		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+		faulted, err := w.faultCPUIDNow(t, regs)
+		if err != nil {
+			return err
+		}
+		if !faulted {
+			w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
+		}
 	}
 	if why.tsc != "" && !trapped {
 		if err := w.unpatchedTSC(t, &regs, regs.Rip-2, why.tsc); err != nil {
@@ -464,17 +482,17 @@ func (w *World) patchExec(t *task) error {
 	if w.cfg.NativeTSC {
 		return nil
 	}
-	var err error
-	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, w.cfg.NotifyAll) })
-	if err != nil {
-		return fmt.Errorf("%s: %v", t.name(), err)
-	}
 	trapped := *t.n.trapTSCOf(t)
 	why, err := patchCode(t.tid, 0, ^uint64(0), false, !trapped, w.cannotTrapTSC())
 	if err != nil {
 		return err
 	}
-	if why.cpu != "" {
+	fault := why.cpu != "" && faultsCPUID(false) && !w.cfg.NotifyAll
+	t.n.onTracer(func() { err = hideVvarUnlessNotifyAll(t.tid, true, fault, w.cfg.NotifyAll) })
+	if err != nil {
+		return fmt.Errorf("%s: %v", t.name(), err)
+	}
+	if why.cpu != "" && !fault {
 		w.warnCPU(t.n.id, fmt.Sprintf("%s: its code cannot be patched for a virtual CPU (%s)", t.name(), why.cpu))
 	}
 	if why.tsc == "" || trapped {

@@ -24,9 +24,10 @@ var vvarNames = map[string]bool{"[vvar]": true, "[vvar_vclock]": true}
 
 // hideVvar covers pid's [vvar] mappings, pid being in its exec event
 // stop (PTRACE_EVENT_EXEC) with atExec, else at its execve's exit stop;
-// it leaves pid at the execve's exit stop, as execve returns. On the
+// with cpuid it also makes the new image's cpuid fault (faultCPUID). It
+// leaves pid at the execve's exit stop, as execve returns. On the
 // tracer.
-func hideVvar(pid int, atExec bool) error {
+func hideVvar(pid int, atExec, cpuid bool) error {
 	maps, err := readMaps(pid)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func hideVvar(pid int, atExec bool) error {
 			vv = append(vv, m)
 		}
 	}
-	if len(vv) == 0 {
+	if len(vv) == 0 && !cpuid {
 		return nil
 	}
 	sys, err := vdsoSyscall(pid)
@@ -65,6 +66,11 @@ func hideVvar(pid int, atExec bool) error {
 	for _, m := range vv {
 		if err := injectMmapNone(pid, sys, saved, m.start, m.end-m.start); err != nil {
 			return fmt.Errorf("hiding %s at %#x: %v", m.name, m.start, err)
+		}
+	}
+	if cpuid {
+		if err := faultCPUID(pid, sys, saved); err != nil {
+			return err
 		}
 	}
 	if err := setSignalMask(pid, mask); err != nil {
@@ -111,9 +117,90 @@ func atSyscall(ws unix.WaitStatus) bool {
 // hideVvarUnlessNotifyAll is hideVvar, except where every syscall
 // notifies weft (Config.NotifyAll, a diagnostic mode): there the injected
 // mmap would wait for an answer nobody gives, and [vvar] stays mapped.
-func hideVvarUnlessNotifyAll(pid int, atExec, notifyAll bool) error {
+func hideVvarUnlessNotifyAll(pid int, atExec, cpuid, notifyAll bool) error {
 	if notifyAll {
 		return nil
 	}
-	return hideVvar(pid, atExec)
+	return hideVvar(pid, atExec, cpuid)
+}
+
+// CPUID faulting. Where the machine can make cpuid fault (CPUIDFaults),
+// weft turns it on in a process whose code it cannot all patch (a
+// writable and executable mapping, a JIT compiler's code written after
+// weft swept it, bytes it cannot decode), so that a cpuid there faults
+// too and emulateCPU answers it from the virtual CPU (redteam
+// jit-*-cpuid): at the exec stop (hideVvar) or at the traced call that
+// mapped the code (faultCPUIDNow). Not in every process: the kernel then
+// switches a machine register at each of the process's context switches,
+// which on a virtual machine doubled the cost of an intercepted syscall
+// (5000 getppid: 0.117 s to 0.232 s). The setting is reset by execve and
+// kept by fork and clone, and is per thread: a process with more threads
+// at that point keeps its cpuid native, named in the run's refusals
+// (warnCPU). A node may not turn it off: the filter lets
+// arch_prctl(ARCH_SET_CPUID) through only as weft injects it
+// (cpuidMark), and sysArchPrctl answers the node's own.
+
+// cpuidMark marks the arch_prctl(ARCH_SET_CPUID, 0) weft injects, in its
+// third argument, which the call does not read; a node that forges it
+// can only turn faulting on, as weft does.
+const cpuidMark = 0x7765_6674_6370_6964 // "weftcpid"
+
+// faultCPUID makes pid, at its execve's exit stop, call
+// arch_prctl(ARCH_SET_CPUID, 0) at the syscall instruction sysIP, from
+// regs.
+func faultCPUID(pid int, sysIP uint64, regs unix.PtraceRegs) error {
+	in := regs
+	in.Rip, in.Rax, in.Orig_rax = sysIP, unix.SYS_ARCH_PRCTL, ^uint64(0)
+	in.Rdi, in.Rsi, in.Rdx = archSetCPUID, 0, cpuidMark
+	if err := unix.PtraceSetRegs(pid, &in); err != nil {
+		return err
+	}
+	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
+		if err := unix.PtraceSyscall(pid, 0); err != nil {
+			return err
+		}
+		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
+			return err
+		}
+	}
+	var out unix.PtraceRegs
+	if err := unix.PtraceGetRegs(pid, &out); err != nil {
+		return err
+	}
+	if out.Rax != 0 {
+		return fmt.Errorf("arch_prctl(ARCH_SET_CPUID, 0): %v", unix.Errno(-int64(out.Rax)))
+	}
+	return nil
+}
+
+// faultsCPUID reports whether weft can make a node's cpuid fault: on a
+// machine that can, unless its TSC runs natively (then no tracer would
+// answer the fault).
+func faultsCPUID(nativeTSC bool) bool {
+	ok, _ := CPUIDFaults()
+	return ok && !nativeTSC
+}
+
+// faultCPUIDNow turns cpuid faulting on in t's process, t being at the
+// exit stop of a traced call with regs, if the machine can and t is the
+// process's only thread; it reports whether it did.
+func (w *World) faultCPUIDNow(t *task, regs unix.PtraceRegs) (bool, error) {
+	if !faultsCPUID(w.cfg.NativeTSC) || w.cfg.NotifyAll {
+		return false, nil
+	}
+	for _, o := range t.n.tasks {
+		if !o.exited && o.p == t.p && o != t {
+			return false, nil
+		}
+	}
+	var err error
+	t.n.onTracer(func() {
+		if err = faultCPUID(t.tid, regs.Rip-2, regs); err == nil {
+			err = unix.PtraceSetRegs(t.tid, &regs)
+		}
+	})
+	if err != nil {
+		return false, fmt.Errorf("%s: cpuid faulting: %v", t.name(), err)
+	}
+	return true, nil
 }

@@ -67,6 +67,8 @@ const (
 	NeedMaps                         // Maps
 	NeedLimits                       // Limits
 	NeedRandom                       // Random
+	NeedFdinfo                       // Fdinfo, FdIno, FdPid
+	NeedAuxv                         // Auxv
 )
 
 // ProcSnapshot is what the table's renderers read of the caller and its
@@ -89,6 +91,12 @@ type ProcSnapshot struct {
 	Maps         []Mapping // NeedMaps: the process's mappings, named as its view names them
 	Limits       *Limits   // NeedLimits: the process's virtual resource limits
 	Random       [16]byte  // NeedRandom: 16 fresh bytes of the run's seeded stream
+
+	Fdinfo []byte // NeedFdinfo: the kernel's fdinfo file of the descriptor opened (nil: no such descriptor)
+	FdIno  uint64 // NeedFdinfo: the virtual inode number of its file, as stat shows it
+	FdPid  int64  // NeedFdinfo: for a pidfd, the virtual pid of its process (0: none the node sees)
+
+	Auxv []byte // NeedAuxv: the process's auxiliary vector as the kernel keeps it, with VirtualAuxv's values
 }
 
 // ProcFile is one row of the table: a path, how it is served, its
@@ -120,11 +128,11 @@ var procFiles = []ProcFile{
 	{"/proc/self/cmdline", ProcNative, nil, 0, "the node's own arguments"},
 	{"/proc/self/environ", ProcNative, nil, 0, "the node's own environment"},
 	{"/proc/self/comm", ProcNative, nil, 0, "the thread's name, as the node set it; writable, as prctl(PR_SET_NAME) (glibc's pthread_setname_np of another thread)"},
-	{"/proc/self/auxv", ProcNative, nil, 0, "the auxiliary vector weft patched (weft's vDSO, AT_RANDOM from the run)"},
+	{"/proc/self/auxv", ProcVirtual, func(s *ProcSnapshot) []byte { return s.Auxv }, NeedAuxv, "the kernel's copy of the auxiliary vector with the virtual CPU's AT_HWCAP, AT_HWCAP2 and AT_MINSIGSTKSZ (VirtualAuxv), as weft patched them on the stack"},
 	{"/proc/self/limits", ProcVirtual, procLimits, NeedLimits, "its virtual resource limits, as getrlimit reads them (Limits)"},
 	{"/proc/self/fd", ProcNative, nil, 0, "its descriptor numbers"},
 	{"/proc/self/fd/", ProcNative, nil, 0, "its descriptors"},
-	{"/proc/self/fdinfo/", ProcNative, nil, 0, "its descriptors' positions and flags"},
+	{"/proc/self/fdinfo/", ProcVirtual, procFdinfo, NeedFdinfo, "its descriptors' positions and flags and the kernel's own lines of their state (fdinfoLines), with the file's virtual inode, mount 1 (mountinfo's) and a pidfd's virtual pid; lines naming host objects (locks, epoll targets, eventfd ids) left out"},
 	{"/proc/self/cwd", ProcNative, nil, 0, "its working directory, a link read as its view names it (viewName)"},
 	{"/proc/self/cwd/", ProcNative, nil, 0, "files below its working directory"},
 	{"/proc/self/root/", ProcNative, nil, 0, "files below its root"},
@@ -270,6 +278,40 @@ func ProcSelfLink(path string, who ProcCaller) (link string, ok bool) {
 
 // The renderers. Formats are Linux's (proc(5)) unless a row's Holds says
 // otherwise.
+
+// fdinfoLines are the kernel's fdinfo lines (fs/proc/fd.c and the
+// descriptor kinds' show_fdinfo) a node reads, by key: as the kernel
+// prints them ("") or with a virtual value (its ProcSnapshot field). Any
+// other line is left out: a lock's holder (a host pid and device),
+// epoll's and inotify's targets (host device and inode numbers), an
+// eventfd's id (a host-wide counter).
+var fdinfoLines = map[string]string{
+	"pos": "", "flags": "", "mnt_id": "mount", "ino": "ino", "Pid": "pid", "NSpid": "pid",
+	"sigmask": "", "eventfd-count": "", "eventfd-semaphore": "",
+	"clockid": "", "ticks": "", "settime flags": "", "it_value": "", "it_interval": "",
+}
+
+// procFdinfo is /proc/self/fdinfo/N: the kernel's lines of fdinfoLines,
+// host numbers replaced by the node's.
+func procFdinfo(s *ProcSnapshot) []byte {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(string(s.Fdinfo), "\n"), "\n") {
+		key, _, _ := strings.Cut(line, ":")
+		how, ok := fdinfoLines[key]
+		switch {
+		case !ok:
+			continue
+		case how == "mount":
+			line = key + ":\t1"
+		case how == "ino":
+			line = fmt.Sprintf("%s:\t%d", key, s.FdIno)
+		case how == "pid":
+			line = fmt.Sprintf("%s:\t%d", key, s.FdPid)
+		}
+		b.WriteString(line + "\n")
+	}
+	return []byte(b.String())
+}
 
 func constFile(s string) func(*ProcSnapshot) []byte {
 	return func(*ProcSnapshot) []byte { return []byte(s) }

@@ -116,7 +116,7 @@ func TestProcLookup(t *testing.T) {
 		{"/proc/self", "/proc/self", ProcNative},
 		{"/proc/self/fd", "/proc/self/fd", ProcNative},
 		{"/proc/self/fd/3", "/proc/self/fd/", ProcNative},
-		{"/proc/self/fdinfo/3", "/proc/self/fdinfo/", ProcNative},
+		{"/proc/self/fdinfo/3", "/proc/self/fdinfo/", ProcVirtual},
 		{"/proc/self/fdinfo", "/proc/self/", ProcAbsent}, // its listing is not a row
 		{"/proc/self/cwd/a/b", "/proc/self/cwd/", ProcNative},
 		{"/proc/self/root/etc/passwd", "/proc/self/root/", ProcNative},
@@ -553,4 +553,31 @@ func parseMapping(line string) (Mapping, error) {
 		return Mapping{}, fmt.Errorf("mapping %q: bad range", line)
 	}
 	return Mapping{Start: start, End: end, Perms: f[1], Offset: f[2], Name: strings.Join(f[3:], " ")}, nil
+}
+
+// TestProcFdinfo checks /proc/self/fdinfo/N's lines: the kernel's own
+// state kept, host numbers (mount, inode, pid) replaced by the node's,
+// lines naming host objects left out. Inputs are the kernel's formats
+// (Linux 6.18: a regular file with a flock held, a pidfd, an eventfd,
+// an epoll instance's target).
+func TestProcFdinfo(t *testing.T) {
+	for _, tc := range []struct {
+		name, kernel, want string
+	}{
+		{"file", "pos:\t12\nflags:\t0100002\nmnt_id:\t27\nino:\t3342\nlock:\t1: FLOCK  ADVISORY  WRITE 29623 08:01:3342 0 EOF\n",
+			"pos:\t12\nflags:\t0100002\nmnt_id:\t1\nino:\t77\n"},
+		{"pidfd", "pos:\t0\nflags:\t02000002\nmnt_id:\t16\nino:\t1052\nPid:\t29623\nNSpid:\t29623\n",
+			"pos:\t0\nflags:\t02000002\nmnt_id:\t1\nino:\t77\nPid:\t100\nNSpid:\t100\n"},
+		{"eventfd", "pos:\t0\nflags:\t02\nmnt_id:\t16\nino:\t1052\neventfd-count:                0\neventfd-id: 12\neventfd-semaphore: 0\n",
+			"pos:\t0\nflags:\t02\nmnt_id:\t1\nino:\t77\neventfd-count:                0\neventfd-semaphore: 0\n"},
+		{"epoll", "pos:\t0\nflags:\t02\nmnt_id:\t16\nino:\t1052\ntfd:        5 events:       19 data:                5  pos:0 ino:3342 sdev:801\n",
+			"pos:\t0\nflags:\t02\nmnt_id:\t1\nino:\t77\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(procFdinfo(&ProcSnapshot{Fdinfo: []byte(tc.kernel), FdIno: 77, FdPid: 100}))
+			if got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
 }

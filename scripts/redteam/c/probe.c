@@ -16,6 +16,21 @@
 #include <linux/ioprio.h>
 #include <linux/openat2.h>
 #include <linux/userfaultfd.h>
+#include <linux/bpf.h>
+#include <linux/netlink.h>
+#include <linux/perf_event.h>
+#include <linux/rtnetlink.h>
+#include <linux/vm_sockets.h>
+#include <arpa/inet.h>
+#include <net/ethernet.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/quota.h>
+#include <sys/reboot.h>
+#include <sys/swap.h>
+#include <sys/timex.h>
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1100,6 +1115,557 @@ static int p_fifo(char **a) {
 	return 0;
 }
 
+// --- round 20: calls that reach the host kernel, host-pid leaks, JIT code --
+
+// reached prints "V: WHAT reached: DETAIL" when r shows the call ran in
+// the host kernel: it succeeded, or failed with okerr (0: no such
+// errno), an answer only the kernel's own lookup gives (ENOENT for a
+// path that does not exist). The script's native run prints the same
+// line; the node printing it means weft let the call through.
+static void reached(const char *what, long r, int okerr) {
+	if (r >= 0)
+		out("V: %s reached: %ld\n", what, r);
+	else if (okerr && errno == okerr)
+		out("V: %s reached: %s\n", what, strerror(errno));
+	else
+		out("%s = -1 %s\n", what, strerror(errno));
+}
+
+// cpuclock is MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) (linux/posix-timers.h).
+static clockid_t cpuclock(pid_t p) { return (clockid_t)((~(unsigned)p << 3) | 2); }
+
+// reach WHAT [PID]: one call weft's table refuses, with arguments that
+// are harmless natively (a missing path, a no-op, a read).
+static int p_reach(char **a) {
+	const char *h = a[0];
+	pid_t p = atoi(a[1]);
+	char buf[4096];
+	if (!strcmp(h, "keyring"))
+		reached("keyctl(GET_KEYRING_ID, USER)", syscall(SYS_keyctl, 0, -4, 1), 0);
+	else if (!strcmp(h, "addkey"))
+		reached("add_key(user, process keyring)", syscall(SYS_add_key, "user", "weft-redteam", "x", 1, -2), 0);
+	else if (!strcmp(h, "perf")) {
+		struct perf_event_attr pe = {.type = PERF_TYPE_SOFTWARE, .size = sizeof pe, .config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1};
+		reached("perf_event_open(sw cpu-clock)", syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0), 0);
+	} else if (!strcmp(h, "bpf")) {
+		union bpf_attr at = {0};
+		long r = syscall(SYS_bpf, BPF_PROG_GET_NEXT_ID, &at, sizeof at);
+		reached("bpf(PROG_GET_NEXT_ID)", r < 0 ? r : (long)at.next_id, ENOENT);
+	} else if (!strcmp(h, "klogsize"))
+		reached("syslog(SIZE_BUFFER)", klogctl(10, NULL, 0), 0);
+	else if (!strcmp(h, "iopl"))
+		reached("iopl(0)", syscall(SYS_iopl, 0), 0);
+	else if (!strcmp(h, "ioperm"))
+		reached("ioperm(0x80, 1, off)", syscall(SYS_ioperm, 0x80, 1, 0), 0);
+	else if (!strcmp(h, "adjtimex")) {
+		struct timex tx = {0};
+		long r = adjtimex(&tx);
+		if (r >= 0)
+			out("VVAR %ld\n", (long)tx.time.tv_sec);
+		reached("adjtimex(read)", r, 0);
+	} else if (!strcmp(h, "clockadj")) {
+		struct timex tx = {0};
+		long r = syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx);
+		if (r >= 0)
+			out("VVAR %ld\n", (long)tx.time.tv_sec);
+		reached("clock_adjtime(REALTIME, read)", r, 0);
+	} else if (!strcmp(h, "swapoff"))
+		reached("swapoff(missing)", swapoff("/weft-redteam-missing"), ENOENT);
+	else if (!strcmp(h, "acct"))
+		reached("acct(missing)", acct("/weft-redteam-missing/acct"), ENOENT);
+	else if (!strcmp(h, "quotactl"))
+		reached("quotactl(Q_GETFMT, missing)", quotactl(QCMD(Q_GETFMT, USRQUOTA), "/weft-redteam-missing", 0, buf), ENOENT);
+	else if (!strcmp(h, "umount"))
+		reached("umount2(missing)", umount2("/weft-redteam-missing", 0), ENOENT);
+	else if (!strcmp(h, "chroot"))
+		reached("chroot(missing)", chroot("/weft-redteam-missing"), ENOENT);
+	else if (!strcmp(h, "pivotroot"))
+		reached("pivot_root(missing)", syscall(SYS_pivot_root, "/weft-redteam-missing", "/weft-redteam-missing"), ENOENT);
+	else if (!strcmp(h, "unshare"))
+		reached("unshare(CLONE_NEWUTS)", unshare(CLONE_NEWUTS), 0);
+	else if (!strcmp(h, "reboot"))
+		reached("reboot(bad magic)", syscall(SYS_reboot, 0xfee1dead, 0, 0, NULL), EINVAL);
+	else if (!strcmp(h, "fanotify"))
+		reached("fanotify_init", syscall(SYS_fanotify_init, 0, O_RDONLY), 0);
+	else if (!strcmp(h, "mq")) {
+		char n[64];
+		snprintf(n, sizeof n, "/weft-redteam-%d", (int)getpid());
+		long r = syscall(SYS_mq_open, n + 1, O_CREAT | O_RDWR, 0600, NULL);
+		reached("mq_open(O_CREAT)", r, 0);
+		if (r >= 0)
+			syscall(SYS_mq_unlink, n + 1);
+	} else if (!strcmp(h, "robustlist")) {
+		void *head = 0;
+		size_t len = 0;
+		long r = syscall(SYS_get_robust_list, p, &head, &len);
+		reached("get_robust_list(host pid)", r < 0 ? r : (long)head, 0);
+	} else if (!strcmp(h, "movepages")) {
+		void *pg = (void *)strtoull(a[2], 0, 0);
+		int st = -1;
+		long r = syscall(SYS_move_pages, p, 1, &pg, NULL, &st, 0);
+		reached("move_pages(host pid, query)", r < 0 ? r : st, 0);
+	} else if (!strcmp(h, "migratepages")) {
+		unsigned long m = 1;
+		reached("migrate_pages(host pid)", syscall(SYS_migrate_pages, p, 64, &m, &m), 0);
+	} else if (!strcmp(h, "kcmp"))
+		reached("kcmp(self, host pid, KCMP_VM)", syscall(SYS_kcmp, getpid(), p, 1 /*KCMP_VM*/, 0, 0), 0);
+	else if (!strcmp(h, "pidfdopen"))
+		reached("pidfd_open(host pid)", syscall(SYS_pidfd_open, p, 0), 0);
+	else if (!strcmp(h, "getattr")) {
+		uint32_t at[14] = {0};
+		long r = syscall(SYS_sched_getattr, p, at, 56, 0);
+		reached("sched_getattr(host pid) nice", r < 0 ? r : (int32_t)at[4], 0);
+	} else if (!strcmp(h, "getsid"))
+		reached("getsid(host pid)", getsid(p), 0);
+	else if (!strcmp(h, "getpgid"))
+		reached("getpgid(host pid)", getpgid(p), 0);
+	else if (!strcmp(h, "prlimitget")) {
+		struct rlimit r0;
+		long r = prlimit(p, RLIMIT_NOFILE, NULL, &r0);
+		reached("prlimit(host pid, get NOFILE)", r < 0 ? r : (long)r0.rlim_cur, 0);
+	} else if (!strcmp(h, "cpuclock")) {
+		struct timespec ts;
+		reached("clock_gettime(host pid's CPU clock)", syscall(SYS_clock_gettime, cpuclock(p), &ts), 0);
+		reached("clock_getres(host pid's CPU clock)", syscall(SYS_clock_getres, cpuclock(p), &ts), 0);
+	} else if (!strcmp(h, "membarrier"))
+		reached("membarrier(QUERY)", syscall(SYS_membarrier, 0, 0, 0), 0);
+	else if (!strcmp(h, "schedcore")) {
+		uint64_t ck = 0;
+		reached("prctl(PR_SCHED_CORE, GET, host pid)", prctl(62, 0, p, 0, &ck), 0);
+	} else
+		out("unknown reach %s\n", h);
+	return 0;
+}
+
+// oracle1 runs one call on pid p and returns what a node sees of it: its
+// result, or its errno.
+static long oracle1(int k, pid_t p, const char **name) {
+	static const char *names[] = {"kill(0)", "getpgid", "getsid", "sched_getparam", "getpriority", "ioprio_get",
+				      "sched_getaffinity", "pidfd_open", "prlimit", "capget", "SCM_CREDENTIALS",
+				      "waitid", "cpu clock_getres", "process_vm_readv", "kcmp", "get_robust_list",
+				      "rt_sigqueueinfo(0)", "tgkill(0)", "setpgid", "migrate_pages", "stat /proc/PID",
+				      "sched_getattr", NULL};
+	*name = names[k];
+	if (!names[k])
+		return 0;
+	errno = 0;
+	long r = -1;
+	char buf[256];
+	struct sched_param sp;
+	cpu_set_t cs;
+	struct rlimit rl;
+	struct timespec ts;
+	siginfo_t si = {.si_code = SI_QUEUE};
+	switch (k) {
+	case 0: r = kill(p, 0); break;
+	case 1: r = getpgid(p); break;
+	case 2: r = getsid(p); break;
+	case 3: r = sched_getparam(p, &sp); break;
+	case 4: r = getpriority(PRIO_PROCESS, p); if (errno == 0) r = 0; break;
+	case 5: r = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, p); break;
+	case 6: r = sched_getaffinity(p, sizeof cs, &cs); break;
+	case 7: r = syscall(SYS_pidfd_open, p, 0); if (r >= 0) { close(r); r = 0; } break;
+	case 8: r = prlimit(p, RLIMIT_NOFILE, NULL, &rl); break;
+	case 9: {
+		struct { uint32_t version; int pid; } h = {0x20080522, p};
+		uint32_t d[6];
+		r = syscall(SYS_capget, &h, d);
+		break;
+	}
+	case 10: {
+		int sv[2];
+		socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+		struct ucred cr = {p, getuid(), getgid()};
+		char cb[CMSG_SPACE(sizeof cr)] = {0};
+		struct iovec io = {"x", 1};
+		struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_CREDENTIALS, c->cmsg_len = CMSG_LEN(sizeof cr);
+		memcpy(CMSG_DATA(c), &cr, sizeof cr);
+		r = sendmsg(sv[0], &m, 0);
+		close(sv[0]), close(sv[1]);
+		break;
+	}
+	case 11: r = waitid(P_PID, p, &si, WEXITED | WNOHANG); break;
+	case 12: r = syscall(SYS_clock_getres, cpuclock(p), &ts); break;
+	case 13: {
+		struct iovec l = {buf, 8}, rv = {(void *)0x400000, 8};
+		r = syscall(SYS_process_vm_readv, p, &l, 1, &rv, 1, 0);
+		break;
+	}
+	case 14: r = syscall(SYS_kcmp, getpid(), p, 1, 0, 0); break;
+	case 15: { void *h; size_t n; r = syscall(SYS_get_robust_list, p, &h, &n); break; }
+	case 16: r = syscall(SYS_rt_sigqueueinfo, p, 0, &si); break;
+	case 17: r = syscall(SYS_tgkill, p, p, 0); break;
+	case 18: r = setpgid(0, p); break;
+	case 19: { unsigned long m = 1; r = syscall(SYS_migrate_pages, p, 64, &m, &m); break; }
+	case 20: { struct stat st; snprintf(buf, sizeof buf, "/proc/%d", p); r = stat(buf, &st); break; }
+	case 21: { uint32_t at[14]; r = syscall(SYS_sched_getattr, p, at, 56, 0); break; }
+	}
+	return r < 0 ? -errno : r > 0 ? 1 : 0;
+}
+
+// oracle PID: whether a node can tell a live host pid from a free one:
+// each call on the host process's pid and on a pid no process has
+// (pid_max's last) should answer alike; "DIFFERS" where they do not.
+static int p_oracle(char **a) {
+	pid_t live = atoi(a[0]), none = 4194303;
+	const char *name;
+	for (int k = 0; oracle1(k, live, &name), name; k++) {
+		long x = oracle1(k, live, &name), y = oracle1(k, none, &name);
+		out("%s %s: %ld %ld\n", x == y ? "same" : "DIFFERS", name, x, y);
+	}
+	return 0;
+}
+
+// xstate HOW: the host's XSAVE features: xgetbv (XCR0, an instruction
+// no kernel can trap) or arch_prctl(ARCH_GET_XCOMP_SUPP).
+static int p_xstate(char **a) {
+	if (!strcmp(a[0], "xgetbv")) {
+		uint32_t lo, hi;
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		out("V: xcr0 %x%08x\n", hi, lo);
+	} else {
+		uint64_t m = 0;
+		if (rc("arch_prctl(ARCH_GET_XCOMP_SUPP)", syscall(SYS_arch_prctl, 0x1021, &m)) == 0)
+			out("V: xcomp supp %llx\n", (unsigned long long)m);
+	}
+	return 0;
+}
+
+// hostfiles PATH...: which host files the node can read ("V: readable
+// PATH") and, for a PATH ending in /, which names it lists.
+static int p_hostfiles(char **a) {
+	char buf[4096];
+	for (int i = 0; a[i][0]; i++) {
+		size_t n = strlen(a[i]);
+		if (a[i][n - 1] == '/') {
+			DIR *d = opendir(a[i]);
+			struct dirent *e;
+			if (!d)
+				out("opendir(%s) = -1 %s\n", a[i], strerror(errno));
+			while (d && (e = readdir(d)))
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+					out("V: entry %s%s\n", a[i], e->d_name);
+		} else if (slurp(a[i], buf, sizeof buf) > 0)
+			out("V: readable %s\n", a[i]);
+		else
+			out("read(%s) = -1 %s\n", a[i], strerror(errno));
+	}
+	return 0;
+}
+
+static void fdinfo(char **a) {
+	char path[64], buf[4096];
+	const char *h = a[0];
+	int fd = -1;
+	if (!strcmp(h, "ino")) {
+		struct stat st;
+		fd = rc("open(/etc/passwd)", open("/etc/passwd", O_RDONLY));
+		if (fstat(fd, &st) == 0)
+			out("fstat ino %lu\n", (unsigned long)st.st_ino);
+	}
+	else if (!strcmp(h, "pidfd") || !strcmp(h, "pidfdinfo"))
+		fd = rc("pidfd_open(self)", syscall(SYS_pidfd_open, getpid(), 0));
+	if (!strcmp(h, "links")) {
+		const char *ls[] = {"/proc/self", "/proc/thread-self", "/proc/self/ns/pid", "/proc/self/ns/net"};
+		for (int i = 0; i < 4; i++) {
+			ssize_t k = readlink(ls[i], buf, sizeof buf - 1);
+			if (k > 0) {
+				buf[k] = 0;
+				for (char *c = buf; *c; c++)
+					if (*c == '/' || *c == '[' || *c == ']' || *c == ':')
+						*c = ' ';
+				out("PID %s -> %s\n", ls[i], buf);
+			} else
+				out("readlink(%s) = -1 %s\n", ls[i], strerror(errno));
+		}
+		if (slurp("/proc/thread-self/status", buf, sizeof buf) > 0)
+			for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+				if (!strncmp(l, "Pid:", 4) || !strncmp(l, "Tgid:", 5) || !strncmp(l, "NSpid:", 6) || !strncmp(l, "PPid:", 5))
+					out("PID thread-self status %s\n", l);
+		return;
+	}
+	if (!strcmp(h, "pidfdinfo")) {
+		struct {
+			uint64_t mask, cgroupid;
+			uint32_t pid, tgid, ppid, ids[8];
+			int32_t code;
+			uint32_t core, spare;
+		} in = {.mask = 1};
+		unsigned long req = (3ul << 30) | (sizeof in << 16) | (0xFF << 8) | 11;
+		if (rc("ioctl(pidfd, PIDFD_GET_INFO)", ioctl(fd, req, &in)) >= 0)
+			out("PID pid %u tgid %u ppid %u\nV: cgroupid %llu\n", in.pid, in.tgid, in.ppid, (unsigned long long)in.cgroupid);
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	if (slurp(path, buf, sizeof buf) <= 0) {
+		rc("read(fdinfo)", -1);
+		return;
+	}
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strncmp(l, "ino:", 4) || !strncmp(l, "mnt_id:", 7))
+			out("V: fdinfo %s\n", l);
+		if (!strncmp(l, "Pid:", 4) || !strncmp(l, "NSpid:", 6))
+			out("PID fdinfo %s\n", l);
+	}
+}
+
+// fdinfo HOW [hold]: what /proc/self/fdinfo, a pidfd and /proc/self's
+// links say of host identities: "V: fdinfo" lines carry a file's host
+// inode and mount, "PID" lines a pid the script compares with the node's
+// host pids (with hold, the probe then spins while the script looks).
+static int p_fdinfo(char **a) {
+	fdinfo(a);
+	if (!strcmp(a[1], "hold"))
+		spin();
+	return 0;
+}
+
+// auxv HOW: the auxiliary vector's host-CPU values (AT_HWCAP is cpuid
+// leaf 1's EDX; AT_MINSIGSTKSZ follows the host's XSAVE size), read by
+// getauxval, from /proc/self/auxv, or by prctl(PR_GET_AUXV).
+static int p_auxv(char **a) {
+	unsigned long v[128] = {0};
+	long n = 0;
+	if (!strcmp(a[0], "getauxval")) {
+		out("V: AT_HWCAP %lx\nV: AT_HWCAP2 %lx\nV: AT_MINSIGSTKSZ %lu\n", getauxval(AT_HWCAP), getauxval(AT_HWCAP2), getauxval(51));
+		return 0;
+	}
+	if (!strcmp(a[0], "proc")) {
+		int fd = rc("open(/proc/self/auxv)", open("/proc/self/auxv", O_RDONLY));
+		n = fd < 0 ? -1 : read(fd, v, sizeof v);
+	} else
+		n = rc("prctl(PR_GET_AUXV)", prctl(0x41555856, v, sizeof v, 0, 0));
+	for (long i = 0; i + 1 < n / 8 && v[i]; i += 2)
+		if (v[i] == AT_HWCAP || v[i] == AT_HWCAP2 || v[i] == 51)
+			out("V: auxv %lu %lx\n", v[i], v[i + 1]);
+	return 0;
+}
+
+// The JIT probes' code: rdtsc returning the counter, and cpuid leaf 1
+// storing the processor's signature (EAX) at rdi.
+static const unsigned char rdtscCode[] = {0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3};
+static const unsigned char cpuidCode[] = {0x53, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0xa2, 0x89, 0x07, 0x5b, 0xc3};
+
+// jitmap HOW CODE: code put where it runs by HOW: rwx (one writable and
+// executable mapping), mprotect (written, then made executable), dualmap
+// (a memfd mapped executable, then written through a second, writable
+// mapping of it: the W^X scheme JIT compilers use).
+static void *jitmap(const char *how, const unsigned char *code, size_t n) {
+	void *x = MAP_FAILED;
+	if (!strcmp(how, "rwx")) {
+		x = mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (x != MAP_FAILED)
+			memcpy(x, code, n);
+	} else if (!strcmp(how, "mprotect")) {
+		x = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (x != MAP_FAILED) {
+			memcpy(x, code, n);
+			rc("mprotect(RX)", mprotect(x, 4096, PROT_READ | PROT_EXEC));
+		}
+	} else if (!strcmp(how, "dualmap")) {
+		int m = rc("memfd_create", memfd_create("jit", 0));
+		rc("ftruncate", ftruncate(m, 4096));
+		x = mmap(0, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, m, 0);
+		void *w = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+		if (x != MAP_FAILED && w != MAP_FAILED)
+			memcpy(w, code, n);
+	}
+	if (x == MAP_FAILED)
+		rc("mmap", -1);
+	return x == MAP_FAILED ? NULL : x;
+}
+
+// jit HOW WHAT: run rdtsc (WHAT tsc: "rdtsc N", judged twice) or cpuid
+// (WHAT cpuid: "V: signature ...") from code made at run time; WHAT
+// tscenable first asks the kernel to stop trapping the TSC
+// (prctl(PR_SET_TSC, PR_TSC_ENABLE)).
+static int p_jit(char **a) {
+	int cpuid = !strcmp(a[1], "cpuid");
+	void *x = jitmap(a[0], cpuid ? cpuidCode : rdtscCode, cpuid ? sizeof cpuidCode : sizeof rdtscCode);
+	if (!x)
+		return 0;
+	if (!strcmp(a[1], "tscenable"))
+		rc("prctl(PR_SET_TSC, ENABLE)", prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0));
+	if (cpuid) {
+		uint32_t sig = 0;
+		((void (*)(uint32_t *))x)(&sig);
+		out("V: signature %08x\n", sig);
+	} else
+		out("rdtsc %llu\n", (unsigned long long)((uint64_t(*)(void))x)());
+	return 0;
+}
+
+// memexec: copy the probe's own binary into a memfd and execveat it
+// (AT_EMPTY_PATH) as `cpu rdtsc`: code weft never saw on disk.
+static int p_memexec(char **a) {
+	(void)a;
+	int m = rc("memfd_create", memfd_create("probe", MFD_CLOEXEC));
+	int src = rc("open(/proc/self/exe)", open("/proc/self/exe", O_RDONLY));
+	char buf[65536];
+	ssize_t k;
+	while ((k = read(src, buf, sizeof buf)) > 0)
+		write(m, buf, k);
+	char *argv[] = {"probe", ".", "0", "cpu", "rdtsc", NULL};
+	extern char **environ;
+	rc("execveat(memfd)", syscall(SYS_execveat, m, "", argv, environ, AT_EMPTY_PATH));
+	return 0;
+}
+
+// aslr: turn address randomisation back on (personality) and exec the
+// probe again to print where its stack, heap and mappings are.
+static int p_aslr(char **a) {
+	if (!strcmp(a[0], "show")) {
+		int local;
+		void *m = mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		out("addr stack %p heap %p mmap %p\n", (void *)&local, sbrk(0), m);
+		return 0;
+	}
+	rc("personality(PER_LINUX)", personality(PER_LINUX));
+	char *argv[] = {"probe", ".", "0", "aslr", "show", NULL};
+	extern char **environ;
+	rc("execve(/proc/self/exe)", execve("/proc/self/exe", argv, environ));
+	return 0;
+}
+
+// clocks: every clock, by syscall, in nanoseconds: host time or CPU time
+// would differ between two runs of a seed.
+static int p_clocks(char **a) {
+	(void)a;
+	for (int id = 0; id < 12; id++) {
+		struct timespec ts;
+		if (syscall(SYS_clock_gettime, id, &ts) == 0)
+			out("clock %d %ld.%09ld\n", id, (long)ts.tv_sec, ts.tv_nsec);
+		else
+			out("clock %d = -1 %s\n", id, strerror(errno));
+	}
+	char b[4096];
+	slurp("/proc/self/stat", b, sizeof b);
+	char *r = strrchr(b, ')');
+	unsigned long long start = 0;
+	int cpu = -1;
+	if (r)
+		sscanf(r + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu %*u %*d %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d", &start, &cpu);
+	out("stat starttime %llu processor %d\n", start, cpu);
+	return 0;
+}
+
+// machine: host values of the machine not yet probed: swap, domain name,
+// the run directory's file system.
+static int p_machine(char **a) {
+	(void)a;
+	struct sysinfo si;
+	sysinfo(&si);
+	if (si.totalswap) // none is what the virtual machine has too: nothing to tell
+		out("V: totalswap %lu\n", si.totalswap * si.mem_unit);
+	struct utsname u;
+	uname(&u);
+	if (strcmp(u.domainname, "(none)")) // the virtual machine's, and most hosts'
+		out("V: domainname %s\n", u.domainname);
+	struct statfs sf;
+	if (statfs(".", &sf) == 0)
+		out("V: rundir type %lx blocks %lu fsid %x:%x\n", (unsigned long)sf.f_type, (unsigned long)sf.f_blocks, sf.f_fsid.__val[0], sf.f_fsid.__val[1]);
+	int fd = open("/etc/passwd", O_RDONLY);
+	if (fstatfs(fd, &sf) == 0)
+		out("V: etc type %lx blocks %lu fsid %x:%x\n", (unsigned long)sf.f_type, (unsigned long)sf.f_blocks, sf.f_fsid.__val[0], sf.f_fsid.__val[1]);
+	return 0;
+}
+
+// setname WHAT MARK: change host-wide settings to MARK (hostname,
+// domainname), the kernel's timezone (tz) or Ctrl-Alt-Del's action (cad);
+// the script compares the host's before and after, and restores them.
+static int p_setname(char **a) {
+	const char *h = a[0];
+	if (!strcmp(h, "hostname"))
+		rc("sethostname", sethostname(a[1], strlen(a[1])));
+	else if (!strcmp(h, "domainname"))
+		rc("setdomainname", setdomainname(a[1], strlen(a[1])));
+	else if (!strcmp(h, "tz")) {
+		struct timezone tz = {.tz_minuteswest = 421, .tz_dsttime = 0};
+		rc("settimeofday(NULL, tz)", syscall(SYS_settimeofday, NULL, &tz));
+	} else if (!strcmp(h, "cad"))
+		rc("reboot(CAD_ON)", reboot(RB_ENABLE_CAD));
+	return 0;
+}
+
+// sock KIND ADDR MARK: reach a host listener: tcp or udp on 127.0.0.1
+// port ADDR, unix (a path) or abstract (a name), sending MARK.
+static int p_sock(char **a) {
+	const char *k = a[0];
+	int s;
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	if (!strcmp(k, "tcp") || !strcmp(k, "udp")) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(atoi(a[1]));
+		in->sin_addr.s_addr = htonl(0x7f000001);
+		len = sizeof *in;
+		s = socket(AF_INET, k[0] == 't' ? SOCK_STREAM : SOCK_DGRAM, 0);
+	} else {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		un->sun_family = AF_UNIX;
+		int abs = !strcmp(k, "abstract");
+		snprintf(un->sun_path + abs, sizeof un->sun_path - 1, "%s", a[1]);
+		len = offsetof(struct sockaddr_un, sun_path) + abs + strlen(a[1]);
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+	}
+	rc("connect", connect(s, (struct sockaddr *)&ss, len));
+	rc("send", send(s, a[2], strlen(a[2]), MSG_NOSIGNAL));
+	return 0;
+}
+
+// family WHAT: sockets of families that see the host's network, devices
+// or kernel: "V: socket WHAT" when the call made one.
+static int p_family(char **a) {
+	const char *h = a[0];
+	int s = -1;
+	if (!strcmp(h, "packet"))
+		s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	else if (!strcmp(h, "rawip"))
+		s = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	else if (!strcmp(h, "ping"))
+		s = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	else if (!strcmp(h, "vsock"))
+		s = socket(AF_VSOCK, SOCK_STREAM, 0);
+	else if (!strcmp(h, "sockdiag"))
+		s = socket(AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG);
+	else if (!strcmp(h, "audit"))
+		s = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	else if (!strcmp(h, "genl"))
+		s = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	else if (!strcmp(h, "uevent"))
+		s = socket(AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT);
+	else if (!strcmp(h, "route")) {
+		s = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+		struct {
+			struct nlmsghdr h;
+			struct rtmsg r;
+		} q = {{sizeof q, RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, 1, 0}, {.rtm_family = AF_INET}};
+		rc("send(RTM_GETROUTE dump)", send(s, &q, sizeof q, 0));
+		char b[16384];
+		ssize_t k = recv(s, b, sizeof b, MSG_DONTWAIT);
+		struct nlmsghdr *nh = (struct nlmsghdr *)b;
+		if (k > 0 && nh->nlmsg_type == RTM_NEWROUTE)
+			out("V: RTM_GETROUTE answered with routes\n");
+		else
+			out("RTM_GETROUTE: %zd bytes, type %d\n", k, k > 0 ? nh->nlmsg_type : -1);
+		return 0;
+	}
+	if (s >= 0)
+		out("V: socket %s\n", h);
+	else
+		rc("socket", s);
+	if (!strcmp(h, "vsock")) {
+		int d = open("/dev/vsock", O_RDONLY);
+		unsigned cid = 0;
+		if (d >= 0 && ioctl(d, IOCTL_VM_SOCKETS_GET_LOCAL_CID, &cid) == 0)
+			out("V: vsock cid %u\n", cid);
+	}
+	return 0;
+}
+
 // --- the script's native helpers ------------------------------------------
 
 // snap PATH...: one line per file: mode, owner, size, times, inode,
@@ -1244,7 +1810,7 @@ static int h_setlk(char **a) {
 // SysV IPC (issue 37): the node looks for a host object by its key and
 // by its id, reads it and tries to change it and remove it. KIND is shm,
 // msg or sem.
-struct rtmsg {
+struct rtqmsg {
 	long type;
 	char text[64];
 };
@@ -1266,7 +1832,7 @@ static int p_sysv(char **a) {
 		rc("shmctl rmid", shmctl(id, IPC_RMID, NULL));
 	} else if (!strcmp(kind, "msg")) {
 		rc("msgget by key", msgget(key, 0));
-		struct rtmsg m = {0};
+		struct rtqmsg m = {0};
 		if (rc("msgrcv by id", msgrcv(id, &m, sizeof m.text, 0, IPC_NOWAIT)) >= 0)
 			out("READ %.40s\n", m.text);
 		m.type = 1;
@@ -1301,7 +1867,7 @@ static int h_sysv(char **a) {
 			shmdt(p);
 		} else if (!strcmp(kind, "msg")) {
 			id = msgget(key, IPC_CREAT | IPC_EXCL | 0666);
-			struct rtmsg m = {.type = 1};
+			struct rtqmsg m = {.type = 1};
 			snprintf(m.text, sizeof m.text, "%s", a[3]);
 			if (id < 0 || msgsnd(id, &m, strlen(m.text), 0) < 0)
 				return 1;
@@ -1342,6 +1908,63 @@ static int h_sysv(char **a) {
 	return 0;
 }
 
+// listen KIND ADDR LOG: a host listener for the sock probes (tcp, udp,
+// unix, abstract), run in the background by the script until it is
+// killed: every connection or datagram it gets, and what it read, is a
+// line in LOG.
+static int h_listen(char **a) {
+	const char *k = a[0];
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int s, dgram = !strcmp(k, "udp");
+	if (!strcmp(k, "tcp") || dgram) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(atoi(a[1]));
+		in->sin_addr.s_addr = htonl(0x7f000001);
+		len = sizeof *in;
+		s = socket(AF_INET, dgram ? SOCK_DGRAM : SOCK_STREAM, 0);
+	} else {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		un->sun_family = AF_UNIX;
+		int abs = !strcmp(k, "abstract");
+		snprintf(un->sun_path + abs, sizeof un->sun_path - 1, "%s", a[1]);
+		len = offsetof(struct sockaddr_un, sun_path) + abs + strlen(a[1]);
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+	}
+	int on = 1;
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+	if (bind(s, (struct sockaddr *)&ss, len) < 0 || (!dgram && listen(s, 8) < 0))
+		return perror("listen"), 1;
+	FILE *log = fopen(a[2], "w");
+	fprintf(log, "listening\n");
+	fflush(log);
+	for (;;) {
+		char b[256] = {0};
+		int c = dgram ? s : accept(s, NULL, NULL);
+		if (c < 0)
+			continue;
+		fprintf(log, "got a %s\n", dgram ? "datagram" : "connection");
+		ssize_t n = recv(c, b, sizeof b - 1, 0);
+		fprintf(log, "read %zd: %s\n", n, n > 0 ? b : "");
+		fflush(log);
+		if (!dgram)
+			close(c);
+	}
+}
+
+// tz [MINUTESWEST]: print the kernel's timezone, or set it.
+static int h_tz(char **a) {
+	struct timezone tz = {0};
+	if (a[0]) {
+		tz.tz_minuteswest = atoi(a[0]);
+		return syscall(SYS_settimeofday, NULL, &tz) < 0;
+	}
+	syscall(SYS_gettimeofday, NULL, &tz);
+	printf("tz %d %d\n", tz.tz_minuteswest, tz.tz_dsttime);
+	return 0;
+}
+
 static int helper(int argc, char **argv) {
 	const char *h = argv[2];
 	if (!strcmp(h, "snap"))
@@ -1356,6 +1979,10 @@ static int helper(int argc, char **argv) {
 		return h_setlk(argv + 3);
 	if (!strcmp(h, "sysv"))
 		return h_sysv(argv + 3);
+	if (!strcmp(h, "listen"))
+		return h_listen(argv + 3);
+	if (!strcmp(h, "tz"))
+		return h_tz(argv + 3);
 	fprintf(stderr, "probe: unknown helper %s\n", h);
 	return 2;
 }
@@ -1383,6 +2010,10 @@ int main(int argc, char **argv) {
 	    {"lock", p_lock},       {"inherit", p_inherit},   {"cpu", p_cpu},       {"vvar", p_vvar},
 	    {"clock", p_clock},     {"host", p_host},         {"bomb", p_bomb},     {"uffd", p_uffd},
 	    {"fifo", p_fifo},       {"sysv", p_sysv},         {"dnotify", p_dnotify},
+	    {"reach", p_reach},     {"hostfiles", p_hostfiles}, {"fdinfo", p_fdinfo}, {"auxv", p_auxv},
+	    {"jit", p_jit},         {"memexec", p_memexec},   {"aslr", p_aslr},     {"clocks", p_clocks},
+	    {"machine", p_machine}, {"setname", p_setname},   {"sock", p_sock},     {"family", p_family},
+	    {"oracle", p_oracle},   {"xstate", p_xstate},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
