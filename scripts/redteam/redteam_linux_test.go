@@ -5,6 +5,7 @@ package redteam
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,17 +145,62 @@ func parse(t *testing.T, out string) (map[string]*result, string) {
 	return res, last
 }
 
-// knownSealed reads sealed.txt: one probe name a line, # comments.
+// knownSealed reads sealed.txt for this machine (sealedOn, with the
+// flags of /proc/cpuinfo) and logs the probes it leaves out.
 func knownSealed(t *testing.T) []string {
 	b, err := os.ReadFile("sealed.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line, _, _ = strings.Cut(line, "#"); strings.TrimSpace(line) != "" {
-			names = append(names, strings.TrimSpace(line))
-		}
+	info, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, skipped, err := sealedOn(string(b), cpuFlags(string(info)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range skipped {
+		t.Logf("not required here: %s", s)
 	}
 	return names
+}
+
+// sealedOn parses sealed.txt: one probe name a line, # comments, and
+// `NAME when FLAG` for a probe sealed only on a machine whose CPU flags
+// hold FLAG. It returns the probes that must be sealed on a machine with
+// flags, and the others with their flag.
+func sealedOn(text string, flags map[string]bool) (names, skipped []string, err error) {
+	for i, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case len(f) == 1:
+			names = append(names, f[0])
+		case len(f) == 3 && f[1] == "when":
+			if flags[f[2]] {
+				names = append(names, f[0])
+			} else {
+				skipped = append(skipped, f[0]+" (no "+f[2]+")")
+			}
+		default:
+			return nil, nil, fmt.Errorf("sealed.txt:%d: %q: want NAME or NAME when FLAG", i+1, line)
+		}
+	}
+	return names, skipped, nil
+}
+
+// cpuFlags are the flags of /proc/cpuinfo's first processor.
+func cpuFlags(cpuinfo string) map[string]bool {
+	flags := map[string]bool{}
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			for _, f := range strings.Fields(v) {
+				flags[f] = true
+			}
+			break
+		}
+	}
+	return flags
 }
