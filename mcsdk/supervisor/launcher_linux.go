@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/weft-mc/weft/mcsdk/vkernel"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
