@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -77,7 +78,7 @@ func (p *rootPool) take(pristine string) *lentRoot {
 	if l == nil {
 		return nil
 	}
-	files := map[fileKey]bool{}
+	files := map[fileKey]string{}
 	if mark, err := markTree(l.root, pristine, files); err != nil || !bytes.Equal(mark, l.mark) || lockedAny(files) {
 		removeDataRoot(l.root)
 		return nil
@@ -86,26 +87,65 @@ func (p *rootPool) take(pristine string) *lentRoot {
 }
 
 // lockedAny reports whether a host process holds a lock on any of files
-// (/proc/locks), or the locks cannot be read. A frozen process of a
-// checkpoint taken in the restore that held the root shares its node's
-// open descriptions, and so the flock locks the node took in its run
-// directory: they outlive the restore, which a fresh copy's files would
-// not see.
-func lockedAny(files map[fileKey]bool) bool {
-	b, err := os.ReadFile("/proc/locks")
-	if err != nil {
-		return true
-	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		for _, f := range bytes.Fields(line) {
-			var major, minor uint32
-			var ino uint64
-			if n, _ := fmt.Sscanf(string(f), "%x:%x:%d", &major, &minor, &ino); n == 3 && files[fileKey{unix.Mkdev(major, minor), ino}] {
-				return true
-			}
+// (keyed by device and inode, a path to each), or it cannot tell. A
+// frozen process of a checkpoint taken in the restore that held the root
+// shares its node's open descriptions, and so the flock and record locks
+// the node took in its run directory: they outlive the restore, which a
+// fresh copy's files would not see. Each regular file and directory is
+// opened and asked (lockedFile); a symbolic link cannot be locked. It
+// does not read /proc/locks, whose every read waits for an RCU grace
+// period (locks_start takes the lock list's per-CPU semaphore for
+// writing): milliseconds, at every reuse of a root.
+func lockedAny(files map[fileKey]string) bool {
+	for key, path := range files {
+		if lockedFile(key, path) {
+			return true
 		}
 	}
 	return false
+}
+
+// lockedFile reports whether another open file description or process
+// than weft's own new one holds a lock on the file at path, or it cannot
+// tell (the path is not the file key names, or a call fails). A record
+// lock (POSIX or OFD) conflicts with the write lock F_OFD_GETLK tests,
+// whoever holds it (an OFD lock's owner is the new description); a flock
+// lock, shared or exclusive, makes the new description's non-blocking
+// exclusive flock fail, which is then let go at once (nobody waits on a
+// kept root: no node has it, and the frozen processes that share its
+// descriptions are stopped). Leases are weft's (sys_lease.go), never the
+// kernel's. Opening a file changes no time it shows.
+func lockedFile(key fileKey, path string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return true
+	}
+	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return false
+	case unix.S_IFDIR:
+		flags |= unix.O_DIRECTORY
+	case unix.S_IFREG:
+	default:
+		return true // markTree allows no other kind
+	}
+	fd, err := unix.Open(path, flags, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	if err := unix.Fstat(fd, &st); err != nil || (fileKey{st.Dev, st.Ino}) != key {
+		return true
+	}
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_OFD_GETLK, &lk); err != nil || lk.Type != unix.F_UNLCK {
+		return true
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return true
+	}
+	return unix.Flock(fd, unix.LOCK_UN) != nil
 }
 
 // close removes the kept roots; roots given back later are removed too.
@@ -135,8 +175,9 @@ var errTreeChanged = errors.New("a file's content changed")
 // raw listing (names, types, inode numbers and offsets, in order). With
 // pristine set, each regular file's content is compared with the file of
 // the same name there (errTreeChanged if it differs); the lock file is
-// not compared. Each entry's key is added to files, if not nil.
-func markTree(root, pristine string, files map[fileKey]bool) ([]byte, error) {
+// not compared. Each entry's key is added to files with its path, if
+// files is not nil.
+func markTree(root, pristine string, files map[fileKey]string) ([]byte, error) {
 	var out bytes.Buffer
 	if err := markEntry(&out, root, ".", pristine, files); err != nil {
 		return nil, err
@@ -144,7 +185,7 @@ func markTree(root, pristine string, files map[fileKey]bool) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func markEntry(out *bytes.Buffer, root, rel, pristine string, files map[fileKey]bool) error {
+func markEntry(out *bytes.Buffer, root, rel, pristine string, files map[fileKey]string) error {
 	path := filepath.Join(root, rel)
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
@@ -155,7 +196,7 @@ func markEntry(out *bytes.Buffer, root, rel, pristine string, files map[fileKey]
 		return err
 	}
 	if files != nil && rel != dataLockName { // weft's own lock
-		files[fileKey{st.Dev, st.Ino}] = true
+		files[fileKey{st.Dev, st.Ino}] = path
 	}
 	out.WriteString(rel)
 	out.WriteByte(0)

@@ -19,7 +19,7 @@ import (
 // a restore's tree on the host as a node's own calls would make it, the
 // next restore's tree (listing order, modes, link counts, sizes,
 // contents) and hash are the checkpoint's, and none of its files is
-// locked (a frozen process of a checkpoint taken in the sibling shares
+// locked, by flock or a record lock (a frozen process of a checkpoint taken in the sibling shares
 // its node's descriptions, flock locks included). A restore that changed
 // nothing does hand its root on, so the reuse is exercised. On paxos,
 // whose nodes keep their acceptor file open (reopened in each copy).
@@ -147,6 +147,17 @@ func TestDataRootsSiblingWrites(t *testing.T) {
 			held = fd
 			return unix.Flock(fd, unix.LOCK_EX)
 		}},
+		{"record lock held past the restore", func(dir string) error {
+			fd, err := unix.Open(filepath.Join(dir, "acceptor"), unix.O_RDWR|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return err
+			}
+			held = fd
+			// An OFD lock: a POSIX lock of this process would go with the
+			// first descriptor of the file weft closes (markTree reads it).
+			lk := unix.Flock_t{Type: unix.F_RDLCK, Whence: 0, Start: 1, Len: 1}
+			return unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLK, &lk)
+		}},
 		{"another node's directory", func(dir string) error {
 			return os.WriteFile(filepath.Join(filepath.Dir(dir), "node1", "new"), []byte("sibling"), 0o644)
 		}},
@@ -183,6 +194,10 @@ func TestDataRootsSiblingWrites(t *testing.T) {
 					}
 					if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 						t.Errorf("node %d's %s in a restore: flock: %v (a sibling's lock)", i, e.Name(), err)
+					}
+					lk := unix.Flock_t{Type: unix.F_WRLCK}
+					if err := unix.FcntlFlock(uintptr(fd), unix.F_OFD_GETLK, &lk); err != nil || lk.Type != unix.F_UNLCK {
+						t.Errorf("node %d's %s in a restore: a record lock (type %d, %v): a sibling's", i, e.Name(), lk.Type, err)
 					}
 					unix.Close(fd)
 				}
