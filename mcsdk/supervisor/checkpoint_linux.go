@@ -824,6 +824,7 @@ func (cp *Checkpoint) shut() {
 	}
 	clear(cp.frozen)
 	clear(cp.kids)
+	lingering.retry() // the node cgroups the frozen processes were left in (memCgroup.remove)
 	cp.roots.close()
 	if cp.w != nil {
 		for _, n := range cp.w.nodes {

@@ -46,10 +46,10 @@ import (
 //     memory cgroup can be made (no v1 memory controller, not root), the
 //     run says so in its refusals (rule ruleMemory); it is never silently
 //     unbounded. A checkpoint's processes are forks of the node's and stay
-//     in its cgroup until the world closes; they then move to weft's own
-//     cgroup (held, stopped, and counted by the explorer's checkpoint
-//     budget), and a node restored from one gets a cgroup of its own
-//     (rebindBounds). Pages a checkpoint shares with the node stay charged
+//     in its cgroup until the checkpoint closes (held, stopped, and
+//     counted by the explorer's checkpoint budget; the cgroup outlives
+//     its world until then: memCgroup.remove), and a node restored from
+//     one gets a cgroup of its own (rebindBounds). Pages a checkpoint shares with the node stay charged
 //     where they were first written.
 
 // DefaultMaxFDs is Config.MaxFDs's default: the open descriptors of one
@@ -144,8 +144,8 @@ func checkFDLimit(pid int, lim unix.Rlimit) error {
 func (w *World) rebindBounds(n *node, pid int) error { return w.applyBounds(n, pid) }
 
 // releaseBounds removes the node's memory cgroup once none of its
-// processes is left; a checkpoint's processes still in it (a checkpoint
-// outlives the world it was taken from) move to weft's own cgroup first.
+// processes is left, or leaves it to lingering while a checkpoint's
+// processes are still in it (memCgroup.remove).
 func (n *node) releaseBounds() {
 	if n.memcg != nil {
 		n.memcg.remove()
@@ -350,24 +350,25 @@ func (g *memCgroup) oomKills() int {
 	return 0
 }
 
-// remove removes the cgroup, first moving the processes left in it
-// (a checkpoint's) to its parent.
+// remove removes the cgroup, or leaves it to lingering while processes
+// are left in it: a checkpoint's frozen processes (a checkpoint outlives
+// the world it was taken from), which stay there until the checkpoint
+// closes (Checkpoint.shut retries lingering). They never run again, so
+// they charge it nothing more (their pages stay charged where they were
+// first written, whichever cgroup holds them), and moving them out would
+// take a migration: every write to a cgroup.procs waits for an RCU grace
+// period (the kernel's thread-group semaphore, taken for writing),
+// milliseconds off the CPU at every close of a restored world.
 func (g *memCgroup) remove() {
-	if unix.Rmdir(g.dir) != unix.EBUSY {
-		return
-	}
-	b, _ := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
-	for _, pid := range strings.Fields(string(b)) {
-		_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(pid), 0)
-	}
 	if unix.Rmdir(g.dir) == unix.EBUSY {
 		lingering.add(g.dir)
 	}
 }
 
 // lingering holds this process's node cgroups that could not be removed
-// when their world closed: a killed process still dying is still charged
-// to it. Each new node cgroup first retries them, so that a long search
+// when their world closed: a killed process still dying is in it, or a
+// checkpoint's frozen processes are. Each new node cgroup first retries
+// them, and so does a checkpoint's close, so that a long search
 // in one weft process (worlds restored from checkpoints by the thousand)
 // does not pile up empty cgroups; sweepMemCgroups removes those of weft
 // processes that have ended. It is process-wide because cgroups are: a

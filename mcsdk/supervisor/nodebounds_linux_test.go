@@ -5,6 +5,7 @@ package supervisor
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -150,5 +151,52 @@ func TestMemoryBound(t *testing.T) {
 				t.Errorf("its memory cgroup %s outlived the world", g.dir)
 			}
 		})
+	}
+}
+
+// TestMemCgroupKeepsFrozen: a world's node cgroups outlive the world while
+// a checkpoint's frozen processes are in them (they are not moved out, a
+// migration that waits for an RCU grace period, memCgroup.remove), and go
+// when the checkpoint closes.
+func TestMemCgroupKeepsFrozen(t *testing.T) {
+	if _, err := ownMemCgroup(); err != nil {
+		t.Fatalf("no memory cgroup here, so no memory bound: %v", err)
+	}
+	tc := checkpointTargets[0]
+	w, err := Start(checkpointConfig(t, tc.src, tc.nodes, tc.client, tc.dataDirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Apply(w.Enabled()[0]); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := w.Checkpoint()
+	if err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	var dirs []string
+	for _, n := range w.nodes {
+		if n.memcg == nil {
+			t.Fatalf("node %d has no memory cgroup", n.id)
+		}
+		dirs = append(dirs, n.memcg.dir)
+	}
+	w.Close()
+	for i, fp := range cp.frozen {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", fp.pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), filepath.Base(dirs[i])+"\n") {
+			t.Errorf("node %d's frozen process left its cgroup %s: %s", i, dirs[i], b)
+		}
+	}
+	cp.Close()
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("cgroup %s outlived its checkpoint", d)
+		}
 	}
 }
