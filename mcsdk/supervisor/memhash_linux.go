@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -525,28 +526,42 @@ type memSlot struct {
 }
 
 // cpuTime is the CPU time, in nanoseconds, that the live threads of n's
-// main process have used (each thread's /proc/PID/task/TID/schedstat),
-// plus their count; 0 if one cannot be read.
+// main process have used (each thread's /proc/PID/task/TID/schedstat,
+// read through schedstatFiles), plus their count; 0 if one cannot be
+// read.
 func (n *node) cpuTime() uint64 {
 	var total uint64
-	buf := make([]byte, 64)
+	schedstatFiles.Lock()
+	defer schedstatFiles.Unlock()
 	for _, t := range n.tasks {
 		if t.exited || t.p != nil {
 			continue
 		}
-		f, err := os.Open(fmt.Sprintf("/proc/%d/task/%d/schedstat", n.memPid(), t.tid))
+		b, err := schedstatFiles.read(n.memPid(), t.tid)
 		if err != nil {
 			return 0
 		}
-		k, _ := f.Read(buf)
-		f.Close()
-		var ns uint64
-		if _, err := fmt.Sscan(string(buf[:k]), &ns); err != nil {
+		ns, ok := leadingUint(b)
+		if !ok {
 			return 0
 		}
 		total += ns + 1
 	}
 	return total
+}
+
+// leadingUint parses the decimal number b starts with, ended by a space
+// or newline (schedstat's first field).
+func leadingUint(b []byte) (uint64, bool) {
+	i := bytes.IndexAny(b, " \n")
+	if i <= 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:i]), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 // forgetMemory drops n's kept memory digest and its link to a
