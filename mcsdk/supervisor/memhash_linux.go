@@ -349,9 +349,22 @@ func (b *memBase) seed(ps *pageSums) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.sums) == 0 { // sized at once: a base is seeded with hundreds of sums
+		b.sums = make(map[uint64]pageSum, len(ps.at))
+	}
 	for i, a := range ps.at {
 		b.sums[a] = ps.sums[i]
 	}
+}
+
+// size is how many page sums the base has; 0 for nil.
+func (b *memBase) size() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.sums)
 }
 
 // entries reads the base's pagemap entries of k pages from page number
@@ -466,6 +479,9 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 	var pages *pageSums
 	if main {
 		pages = &pageSums{}
+		if k := n.memo.base.size(); k > 0 { // about as many as the base has: sized at once
+			pages.at, pages.sums = make([]uint64, 0, k), make([]pageSum, 0, k)
+		}
 	}
 	d := sha256.New()
 	if _, err = memoryDigest(d, pid, sps, w.cfg.NativeTSC, true, base, pages); err != nil {
