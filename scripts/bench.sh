@@ -413,13 +413,30 @@ done <<<"$cpchecks"
 #   - hashSegments allocates its 64 KiB buffer only for segments.
 #   - deepCopier copies a struct's bytes at once, then only its
 #     pointer-holding fields (copyState 0.52 -> 0.47 s of samples).
-# All together, paired A/B alternated, /usr/bin/time user+sys of weft
-# and its nodes, redis depth 6, load 2.7-4.9:
+#   - a base's page sums map and a digest's page sums sized at once,
+#     and memoryDigest's maps lines split without Split, Fields and
+#     Sscanf: a depth 6 search allocates 1102 -> ~850 MB.
+# The first five together, paired A/B alternated, /usr/bin/time
+# user+sys of weft and its nodes, redis depth 6, load 2.7-4.9:
 #   -j 2 before 13.61 / 13.47 / 13.66 s CPU, 74.7 / 84.0 / 96.9 st/s
 #        after  12.81 / 12.16 / 11.54 s CPU, 89.0 / 104.9 / 110.3 st/s
 #        (-6 / -10 / -16 % CPU)
 #   -j 1 before 14.22 / 13.36 s CPU, 55.9 / 68.0 st/s
 #        after  12.83 / 11.82 s CPU, 60.8 / 77.7 st/s (-10 / -12 %)
+# All seven, the same way, load 3.2-4.4:
+#   -j 2 before 13.22 / 12.13 / 12.04 s CPU, 71.7 / 73.0 / 83.7 st/s
+#        after  11.04 / 10.66 / 11.28 s CPU, 81.9 / 85.2 / 101.5 st/s
+#        (-16 / -12 / -6 % CPU)
+#   -j 1 before 12.83 / 12.83 s CPU, 57.6 / 62.9 st/s
+#        after  11.46 / 11.38 s CPU, 64.1 / 65.7 st/s (-11 / -11 %)
+# 120 st/s at -j 2 is not reached on this shared machine (other
+# helpers' builds and tests ran throughout; the best run 110 st/s).
+# GOGC=400 for weft check, as campaigns have it (cmd/weft/campaign.go),
+# measured and not done: redis depth 6 -j 2, two pairs, 11.86 / 11.29 s
+# -> 10.97 / 10.55 s CPU (-7 %), peak RSS 53 -> 72 MB; a search keeps
+# its visited states alive, so a large one's heap would grow five times
+# its live size before a collection: a memory policy for check to
+# decide, not a CPU change.
 # Checked and not done: Checkpoint.Memory's re-reads. A frozen process's
 # Private_Dirty moves without it running: a page is private while its
 # map count is 1, and the count changes whenever a process sharing the
