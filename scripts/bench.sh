@@ -413,9 +413,12 @@ done <<<"$cpchecks"
 #   - hashSegments allocates its 64 KiB buffer only for segments.
 #   - deepCopier copies a struct's bytes at once, then only its
 #     pointer-holding fields (copyState 0.52 -> 0.47 s of samples).
-#   - a base's page sums map and a digest's page sums sized at once,
-#     and memoryDigest's maps lines split without Split, Fields and
-#     Sscanf: a depth 6 search allocates 1102 -> ~850 MB.
+#   - a base's page sums map and a digest's page sums sized at once
+#     (allocation profile, depth 6 -j 1: 1102 -> 940 MB a search), and
+#     memoryDigest's maps lines split without Split, Fields and Sscanf
+#     (its commit's estimate of 90 MB was wrong: strings.Fields 34 ->
+#     19 MB, fmt's scan state 8 -> 6.5 MB; 957 MB in all, one sampled
+#     profile each, within their noise).
 # The first five together, paired A/B alternated, /usr/bin/time
 # user+sys of weft and its nodes, redis depth 6, load 2.7-4.9:
 #   -j 2 before 13.61 / 13.47 / 13.66 s CPU, 74.7 / 84.0 / 96.9 st/s
