@@ -419,6 +419,82 @@ done <<<"$cpchecks"
 #                      2.02, after 1.62 / 1.62 (-27/-20 %)
 # The issue's 120 st/s at -j 2 could not be measured here: the machine
 # was never idle during this change (load 4-11).
+# Where redis depth 6 (-j 2, checkpoints) spends its CPU, 2026-12-06
+# (perf20b, main at 8b2395b, idle but for other helpers' builds): 1251
+# states, 1677 executions, 1668-1671 restores, 602 checkpoints, 10.8 s
+# wall, 10.6 s CPU. perf record -a, weft and redis's processes only:
+# weft 73 % (its kernel side 39 %, its own code 34 %), redis 27 % (the
+# kernel 22 %: forks of frozen processes, copy_page_range, anon_vma;
+# its own code 5 %, the dynamic loader 2 % of it). weft's kernel time:
+# irqentry_exit_to_user_mode and finish_task_switch (ptrace and seccomp
+# round trips), ext4's inode allocation (recently_deleted,
+# find_get_block: data roots and copies made and removed), smaps_rollup.
+# pprof of weft (6.8 s of samples): World.Hash 19 % (the memory digest
+# 11 %, hashSignals' status reads 3 %), World.Apply 18 % (of which
+# awaitEvent 10 %: a served clone's wait for its ptrace event, looking
+# up to 5000 times at once), World.Checkpoint 13 %, Checkpoint.Restore
+# 9 %, copyDataDirs 8 % (newDataRoot 4 %), copyState's deep copy 6 %,
+# GC about 8 %, Checkpoint.Memory (smaps_rollup) 4 %, newMemCgroup 3 %
+# (a memory cgroup made for each forked restored node), cpuTime 3 %.
+# Cut, each exact (same --json but times at redis depth 5 and 6, -j 1,
+# and quorum depth 8; -j 2 the same states, executions and checkpoints)
+# and committed alone (perf20b):
+#   - awaitEvent looks 20 times, then sleeps in poll on the listener and
+#     the stop waiter's eventfd (sys_thread.go). At -j 1, 300 clones:
+#     445k looks and 340 ms waiting before, 4.2k looks and 141 ms after
+#     (load 5-10). BenchmarkThreadClone, alternated, 20 clones each:
+#     supervised clone+join 859 / 853 / 477 us -> 620 / 566 / 317 us,
+#     the process's CPU 1.47 / 1.56 / 1.42 s -> 1.23 / 1.33 / 1.24 s.
+#   - data roots given back are emptied and kept, and given again under
+#     a fresh name (datadirs_linux.go; a reused path changed the search:
+#     World.view keeps a view by its run directory's path). Micro-
+#     benchmark, root and two node directories made and given back:
+#     235-468 us -> 126-329 us CPU a cycle.
+#   - cpuTime reads schedstat through kept descriptors (statusfiles).
+#   - hashSegments allocates its 64 KiB buffer only for segments.
+#   - deepCopier copies a struct's bytes at once, then only its
+#     pointer-holding fields (copyState 0.52 -> 0.47 s of samples).
+#   - a base's page sums map and a digest's page sums sized at once
+#     (allocation profile, depth 6 -j 1: 1102 -> 940 MB a search), and
+#     memoryDigest's maps lines split without Split, Fields and Sscanf
+#     (its commit's estimate of 90 MB was wrong: strings.Fields 34 ->
+#     19 MB, fmt's scan state 8 -> 6.5 MB; 957 MB in all, one sampled
+#     profile each, within their noise).
+# The first five together, paired A/B alternated, /usr/bin/time
+# user+sys of weft and its nodes, redis depth 6, load 2.7-4.9:
+#   -j 2 before 13.61 / 13.47 / 13.66 s CPU, 74.7 / 84.0 / 96.9 st/s
+#        after  12.81 / 12.16 / 11.54 s CPU, 89.0 / 104.9 / 110.3 st/s
+#        (-6 / -10 / -16 % CPU)
+#   -j 1 before 14.22 / 13.36 s CPU, 55.9 / 68.0 st/s
+#        after  12.83 / 11.82 s CPU, 60.8 / 77.7 st/s (-10 / -12 %)
+# All seven, the same way, load 3.2-4.4:
+#   -j 2 before 13.22 / 12.13 / 12.04 s CPU, 71.7 / 73.0 / 83.7 st/s
+#        after  11.04 / 10.66 / 11.28 s CPU, 81.9 / 85.2 / 101.5 st/s
+#        (-16 / -12 / -6 % CPU)
+#   -j 1 before 12.83 / 12.83 s CPU, 57.6 / 62.9 st/s
+#        after  11.46 / 11.38 s CPU, 64.1 / 65.7 st/s (-11 / -11 %)
+# 120 st/s at -j 2 is not reached on this shared machine (other
+# helpers' builds and tests ran throughout; the best run 110 st/s).
+# GOGC=400 for weft check, as campaigns have it (cmd/weft/campaign.go),
+# measured and not done: redis depth 6 -j 2, two pairs, 11.86 / 11.29 s
+# -> 10.97 / 10.55 s CPU (-7 %), peak RSS 53 -> 72 MB; a search keeps
+# its visited states alive, so a large one's heap would grow five times
+# its live size before a collection: a memory policy for check to
+# decide, not a CPU change.
+# Checked and not done: Checkpoint.Memory's re-reads. A frozen process's
+# Private_Dirty moves without it running: a page is private while its
+# map count is 1, and the count changes whenever a process sharing the
+# page (its restored copies, later checkpoints' frozen forks of those,
+# the live node it was forked from) forks, writes it (copy on write) or
+# ends; every execution between two checkpoints does one of these
+# (a restored node closed unrun ends too), and PeakMem in --json is the
+# figures' sum, so every figure must be read again at each checkpoint.
+# Not done either, for a later change: the memory cgroup made and
+# removed for each forked restored node (3 %; a cgroup kept for reuse
+# keeps charges and counters a fresh one has not), the kernel signal
+# state of nodes that did not run (a signal can be queued to a thread
+# that did not run: weft's own, a child's SIGCHLD), and sys_fork.go's
+# exec wait, which still looks 5000 times at once (not on redis's path).
 echo
 # A sixth field JOBS runs both with weft check -j JOBS (1 by default):
 # redis depth 6 at 2 workers is the issue's 120 st/s row (2026-12-06,

@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -131,7 +132,12 @@ func (c *deepCopier) into(dst, src reflect.Value) {
 			tmp.Set(src)
 			src = tmp
 		}
-		for i := 0; i < src.NumField(); i++ {
+		// The struct's bytes first: its fields that hold no pointers
+		// and its strings (immutable) are copied so; then each field
+		// that holds pointers, functions or channels is copied deeply
+		// over its shallow copy (deepFields).
+		open(dst).Set(src)
+		for _, i := range deepFields(src.Type()) {
 			open(dst.Field(i)).Set(c.copy(open(src.Field(i))))
 		}
 	case reflect.Array:
@@ -147,9 +153,47 @@ func (c *deepCopier) into(dst, src reflect.Value) {
 	}
 }
 
+// deepFields lists the fields of struct type t that into copies deeply:
+// every field but those whose values copy is the identity for (plain
+// ones, strings, unsafe pointers). Remembered per type (typePlans): a
+// checkpoint and each restore copy the same types' values thousands of
+// times a search, and walking every field of each value through reflect
+// was most of copyState's CPU.
+func deepFields(t reflect.Type) []int {
+	if f, ok := typePlans.fields.Load(t); ok {
+		return f.([]int)
+	}
+	var idx []int
+	for i := 0; i < t.NumField(); i++ {
+		switch ft := t.Field(i).Type; {
+		case ft.Kind() == reflect.String, ft.Kind() == reflect.UnsafePointer, plain(ft):
+		default:
+			idx = append(idx, i)
+		}
+	}
+	typePlans.fields.Store(t, idx)
+	return idx
+}
+
+// typePlans remembers, per type, deepFields and plain: functions of the
+// type alone.
+var typePlans struct {
+	fields sync.Map // reflect.Type → []int
+	plain  sync.Map // reflect.Type → bool
+}
+
 // plain reports whether values of t hold no pointers, so copying their
 // bytes copies them.
 func plain(t reflect.Type) bool {
+	if p, ok := typePlans.plain.Load(t); ok {
+		return p.(bool)
+	}
+	p := plainType(t)
+	typePlans.plain.Store(t, p)
+	return p
+}
+
+func plainType(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Memory hashing (HashMemory) writes a node's writable memory to the
@@ -348,9 +350,22 @@ func (b *memBase) seed(ps *pageSums) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.sums) == 0 { // sized at once: a base is seeded with hundreds of sums
+		b.sums = make(map[uint64]pageSum, len(ps.at))
+	}
 	for i, a := range ps.at {
 		b.sums[a] = ps.sums[i]
 	}
+}
+
+// size is how many page sums the base has; 0 for nil.
+func (b *memBase) size() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.sums)
 }
 
 // entries reads the base's pagemap entries of k pages from page number
@@ -416,6 +431,51 @@ func anonymousMapping(f []string) bool {
 	return len(f) >= 5 && f[4] == "0" && (len(f) < 6 || strings.HasPrefix(f[5], "["))
 }
 
+// mapsFields appends the fields of line, a line of /proc/PID/maps, to f,
+// as strings.Fields splits them (memoryDigest reads every line of each
+// digested process's maps: Fields, Split and Sscanf allocated for each).
+// A line with a byte outside ASCII is split by strings.Fields itself
+// (its Unicode spaces).
+func mapsFields(line string, f []string) []string {
+	for i := 0; i < len(line); i++ {
+		if line[i] >= utf8.RuneSelf {
+			return append(f, strings.Fields(line)...)
+		}
+	}
+	for i := 0; i < len(line); {
+		for i < len(line) && asciiSpace(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !asciiSpace(line[j]) {
+			j++
+		}
+		if j > i {
+			f = append(f, line[i:j])
+		}
+		i = j
+	}
+	return f
+}
+
+// asciiSpace reports whether b is an ASCII space as unicode.IsSpace
+// has them.
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
+}
+
+// mapsRange parses a maps line's address range, "lo-hi" in hex as the
+// kernel prints it (%08lx-%08lx).
+func mapsRange(s string) (lo, hi uint64, ok bool) {
+	a, b, found := strings.Cut(s, "-")
+	if !found {
+		return 0, 0, false
+	}
+	lo, err1 := strconv.ParseUint(a, 16, 64)
+	hi, err2 := strconv.ParseUint(b, 16, 64)
+	return lo, hi, err1 == nil && err2 == nil
+}
+
 // hashMemory writes the sparse digest (above) of node n's writable
 // memory to h, as the SHA-256 of the digest. With ASLR off and AT_RANDOM
 // seeded, equal histories give equal bytes.
@@ -465,6 +525,9 @@ func (w *World) hashMemory(n *node, h io.Writer) error {
 	var pages *pageSums
 	if main {
 		pages = &pageSums{}
+		if k := n.memo.base.size(); k > 0 { // about as many as the base has: sized at once
+			pages.at, pages.sums = make([]uint64, 0, k), make([]pageSum, 0, k)
+		}
 	}
 	d := sha256.New()
 	if _, err = memoryDigest(d, pid, sps, w.cfg.NativeTSC, true, base, pages); err != nil {
@@ -525,28 +588,42 @@ type memSlot struct {
 }
 
 // cpuTime is the CPU time, in nanoseconds, that the live threads of n's
-// main process have used (each thread's /proc/PID/task/TID/schedstat),
-// plus their count; 0 if one cannot be read.
+// main process have used (each thread's /proc/PID/task/TID/schedstat,
+// read through schedstatFiles), plus their count; 0 if one cannot be
+// read.
 func (n *node) cpuTime() uint64 {
 	var total uint64
-	buf := make([]byte, 64)
+	schedstatFiles.Lock()
+	defer schedstatFiles.Unlock()
 	for _, t := range n.tasks {
 		if t.exited || t.p != nil {
 			continue
 		}
-		f, err := os.Open(fmt.Sprintf("/proc/%d/task/%d/schedstat", n.memPid(), t.tid))
+		b, err := schedstatFiles.read(n.memPid(), t.tid)
 		if err != nil {
 			return 0
 		}
-		k, _ := f.Read(buf)
-		f.Close()
-		var ns uint64
-		if _, err := fmt.Sscan(string(buf[:k]), &ns); err != nil {
+		ns, ok := leadingUint(b)
+		if !ok {
 			return 0
 		}
 		total += ns + 1
 	}
 	return total
+}
+
+// leadingUint parses the decimal number b starts with, ended by a space
+// or newline (schedstat's first field).
+func leadingUint(b []byte) (uint64, bool) {
+	i := bytes.IndexAny(b, " \n")
+	if i <= 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:i]), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 // forgetMemory drops n's kept memory digest and its link to a
@@ -581,8 +658,15 @@ func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool, 
 		}
 	}
 	var kind []uint8
-	for _, line := range strings.Split(string(maps), "\n") {
-		f := strings.Fields(line)
+	var f []string
+	for rest := string(maps); rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		f = mapsFields(line, f[:0])
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
 			continue
 		}
@@ -591,8 +675,8 @@ func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool, 
 		if skipLoader && len(f) >= 6 && strings.Contains(f[5], "/ld-linux") {
 			continue
 		}
-		var lo, hi uint64
-		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil || hi <= lo {
+		lo, hi, ok := mapsRange(f[0])
+		if !ok || hi <= lo {
 			continue
 		}
 		lo = liveFrom(lo, hi, sps) // skip dead stack (deadstack_linux.go)

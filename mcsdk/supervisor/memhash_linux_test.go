@@ -5,9 +5,11 @@ package supervisor
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -404,5 +406,41 @@ func TestMemoryDigestBase(t *testing.T) {
 			}
 			t.Logf("%d of %d digests read fewer pages with their base", fewer, digests)
 		})
+	}
+}
+
+// TestMapsFields checks memoryDigest's parse of maps lines against what
+// it replaced: mapsFields splits as strings.Fields (this process's maps,
+// spaces of every kind, paths with spaces and non-ASCII bytes), and
+// mapsRange reads each real line's range as fmt.Sscanf's "%x-%x".
+func TestMapsFields(t *testing.T) {
+	real, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(real), "\n")
+	lines = append(lines,
+		"", " ", "a", "  lead and trail  ",
+		"7f00-7f10 rw-p 00000000 00:00 0 \t [stack]",
+		"7f00-7f10 rw-p 00000000 08:01 42   /tmp/with space/x (deleted)",
+		"7f00-7f10\vrw-p\f0\r0",
+		"7f00-7f10 rw-p 00000000 08:01 42 /tmp/caf\u00e9\u00a0x\u2003y",
+		"7f00-7f10 rw-p 00000000 08:01 42 /tmp/bad\xffbyte",
+	)
+	var f []string
+	for _, line := range lines {
+		f = mapsFields(line, f[:0])
+		if want := strings.Fields(line); !slices.Equal(f, want) {
+			t.Errorf("mapsFields(%q) = %q, want %q", line, f, want)
+		}
+		if len(f) == 0 {
+			continue
+		}
+		var lo, hi uint64
+		_, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi)
+		glo, ghi, ok := mapsRange(f[0])
+		if ok != (err == nil) || ok && (glo != lo || ghi != hi) {
+			t.Errorf("mapsRange(%q) = %x, %x, %v; Sscanf %x, %x, %v", f[0], glo, ghi, ok, lo, hi, err)
+		}
 	}
 }

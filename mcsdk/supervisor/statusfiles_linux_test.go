@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
@@ -73,5 +74,83 @@ func TestSigLines(t *testing.T) {
 				t.Fatalf("sigLines of the real file starts %q", sigLines(tt.status)[:10])
 			}
 		})
+	}
+}
+
+// TestSchedstatFilesFollowTheThread checks that a kept schedstat
+// descriptor (node.cpuTime's) reads a busy thread's CPU time as it grows,
+// not the first read's, and fails once the thread is gone.
+func TestSchedstatFilesFollowTheThread(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	ran := func() (uint64, error) {
+		schedstatFiles.Lock()
+		defer schedstatFiles.Unlock()
+		b, err := schedstatFiles.read(pid, pid)
+		if err != nil {
+			return 0, err
+		}
+		ns, ok := leadingUint(b)
+		if !ok {
+			t.Fatalf("schedstat %q does not start with a number", b)
+		}
+		return ns, nil
+	}
+	first, err := ran()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schedstatFiles.Lock()
+	_, kept := schedstatFiles.fds[[2]int{pid, pid}]
+	schedstatFiles.Unlock()
+	if !kept {
+		t.Fatalf("no descriptor kept for pid %d", pid)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		now, err := ran()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now > first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a busy thread's CPU time read through the kept descriptor stayed %d ns for 10 s", first)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := ran(); err == nil {
+		t.Fatalf("schedstat of reaped pid %d read without error (stale descriptor)", pid)
+	}
+}
+
+// TestLeadingUint checks the parse of schedstat's first field.
+func TestLeadingUint(t *testing.T) {
+	tests := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"123 456 7\n", 123, true},
+		{"0 0 0\n", 0, true},
+		{"18446744073709551615\n", 1<<64 - 1, true},
+		{"18446744073709551616 1 1\n", 0, false},
+		{"", 0, false},
+		{" 12 3\n", 0, false},
+		{"12", 0, false},
+		{"1x2 3\n", 0, false},
+	}
+	for _, tt := range tests {
+		if got, ok := leadingUint([]byte(tt.in)); got != tt.want || ok != tt.ok {
+			t.Errorf("leadingUint(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
 	}
 }

@@ -221,6 +221,9 @@ func (st *sysvState) hashSegments(put func(uint64), write func([]byte)) {
 		put(a.size)
 		put(uint64(a.id))
 	}
+	if len(ids) == 0 {
+		return // no buffer: every node is hashed at every state, most without segments
+	}
 	buf := make([]byte, 64<<10)
 	for _, id := range ids {
 		put(uint64(id))

@@ -221,11 +221,18 @@ func (s *stopNotifier) loop() {
 	}
 }
 
+// theStops is the launcher's stop waiter, reached through a variable set
+// at init: syscall handlers wait with it (awaitEvent), and the launcher
+// refers to the syscall table, a cycle package initialisation refuses.
+var theStops func() *stopNotifier
+
+func init() { theStops = func() *stopNotifier { return &getLauncher().stops } }
+
 // stopFD returns the world's eventfd for stop wakeups, registering it on
 // first use.
 func (w *World) stopFD() (int, error) {
 	if w.stops < 0 {
-		fd, err := getLauncher().stops.register()
+		fd, err := theStops().register()
 		if err != nil {
 			return -1, err
 		}
