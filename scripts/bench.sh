@@ -495,6 +495,30 @@ done <<<"$cpchecks"
 # state of nodes that did not run (a signal can be queued to a thread
 # that did not run: weft's own, a child's SIGCHLD), and sys_fork.go's
 # exec wait, which still looks 5000 times at once (not on redis's path).
+# Off the CPU, 2026-12-06 (mine, after perf20a and red20): with -j 2
+# weft and its nodes used about one core of two (CPU/wall 1.0; -j 1
+# 0.6), so the waits matter as much as the CPU. Sampling the kernel
+# stacks of weft's threads in state D every millisecond (redis depth 5,
+# -j 1) found 1037 samples in synchronize_rcu under locks_start: every
+# read of /proc/locks (rootPool.take's lockedAny, at each reuse of a
+# kept data root) takes the lock list's per-CPU semaphore for writing and
+# waits for an RCU grace period; 244 under cgroup.procs writes (the
+# thread-group semaphore, the same wait) and 378 in cgroup mkdir/rmdir
+# waiting for the cgroup mutex those writes hold. lockedAny now asks each
+# file (F_OFD_GETLK and a non-blocking flock let go at once), and a
+# closing world no longer moves its checkpoints' frozen processes out of
+# its node cgroups (they stay until the checkpoint closes): after both,
+# 109 samples under cgroup.procs (the restored nodes' moves into their
+# own cgroups) and 47 in rmdir, then ext4's discards at rmdir (110).
+# Redis depth 6 -j 2, alternated, load 1-4 from other helpers' tests:
+# before 12.00 / 11.92 / 12.99 s wall, after lockedAny 10.72 / 10.92 /
+# 11.19 (CPU alike: this is wait). With perf20b merged too, load 1-1.7,
+# nothing else running: 8.90-9.30 s wall (134-141 st/s), ~10.1 s CPU;
+# -j 1 11.3 s wall (110 st/s), 9.1 s CPU. red20's cpuid faulting in
+# redis's processes (they trap the TSC, so weft does not patch their
+# libraries' cpuid) costs about 1.5 s of system CPU here (a register
+# switch at each context switch): the price of redis no longer reading
+# the host's processor.
 echo
 # A sixth field JOBS runs both with weft check -j JOBS (1 by default):
 # redis depth 6 at 2 workers is the issue's 120 st/s row (2026-12-06,
