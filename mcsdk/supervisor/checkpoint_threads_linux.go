@@ -467,19 +467,7 @@ func injectCall(tid int, sysIP uint64, nr uint64, args ...uint64) (uint64, error
 	if err := setCallRegs(tid, sysIP, nr, args); err != nil {
 		return 0, err
 	}
-	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
-		if err := unix.PtraceSyscall(tid, 0); err != nil {
-			return 0, err
-		}
-		if _, err := awaitSyscallStop(tid, syscallStop); err != nil {
-			return 0, err
-		}
-	}
-	var regs unix.PtraceRegs
-	if err := unix.PtraceGetRegs(tid, &regs); err != nil {
-		return 0, err
-	}
-	return regs.Rax, nil
+	return runCall(tid, syscallStop)
 }
 
 // ptraceRaw is a ptrace request the x/sys wrappers do not offer.

@@ -90,22 +90,33 @@ func injectMmapNone(pid int, sysIP uint64, regs unix.PtraceRegs, addr, length ui
 	if err := unix.PtraceSetRegs(pid, &in); err != nil {
 		return err
 	}
+	rax, err := runCall(pid, atSyscall)
+	if err != nil {
+		return err
+	}
+	if rax != addr {
+		return fmt.Errorf("mmap returned %#x", rax)
+	}
+	return nil
+}
+
+// runCall runs the call thread tid's registers are set to, from a
+// ptrace stop, to its exit stop (isStop tells a syscall stop), and
+// returns its result.
+func runCall(tid int, isStop func(unix.WaitStatus) bool) (uint64, error) {
 	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
-		if err := unix.PtraceSyscall(pid, 0); err != nil {
-			return err
+		if err := unix.PtraceSyscall(tid, 0); err != nil {
+			return 0, err
 		}
-		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
-			return err
+		if _, err := awaitSyscallStop(tid, isStop); err != nil {
+			return 0, err
 		}
 	}
 	var out unix.PtraceRegs
-	if err := unix.PtraceGetRegs(pid, &out); err != nil {
-		return err
+	if err := unix.PtraceGetRegs(tid, &out); err != nil {
+		return 0, err
 	}
-	if out.Rax != addr {
-		return fmt.Errorf("mmap returned %#x", out.Rax)
-	}
-	return nil
+	return out.Rax, nil
 }
 
 // atSyscall accepts a syscall stop, with or without
@@ -155,20 +166,12 @@ func faultCPUID(pid int, sysIP uint64, regs unix.PtraceRegs) error {
 	if err := unix.PtraceSetRegs(pid, &in); err != nil {
 		return err
 	}
-	for stop := 0; stop < 2; stop++ { // the call's entry, then its exit
-		if err := unix.PtraceSyscall(pid, 0); err != nil {
-			return err
-		}
-		if _, err := awaitSyscallStop(pid, atSyscall); err != nil {
-			return err
-		}
-	}
-	var out unix.PtraceRegs
-	if err := unix.PtraceGetRegs(pid, &out); err != nil {
+	rax, err := runCall(pid, atSyscall)
+	if err != nil {
 		return err
 	}
-	if out.Rax != 0 {
-		return fmt.Errorf("arch_prctl(ARCH_SET_CPUID, 0): %v", unix.Errno(-int64(out.Rax)))
+	if rax != 0 {
+		return fmt.Errorf("arch_prctl(ARCH_SET_CPUID, 0): %v", unix.Errno(-int64(rax)))
 	}
 	return nil
 }
