@@ -369,7 +369,8 @@ func (g *memCgroup) remove() {
 // lingering holds this process's node cgroups that could not be removed
 // when their world closed: a killed process still dying is in it, or a
 // checkpoint's frozen processes are. Each new node cgroup first retries
-// them, and so does a checkpoint's close, so that a long search
+// them, and so does a checkpoint's close and weft's end (ReleaseHost,
+// which waits for the dying, boundedly), so that a long search
 // in one weft process (worlds restored from checkpoints by the thousand)
 // does not pile up empty cgroups; sweepMemCgroups removes those of weft
 // processes that have ended. It is process-wide because cgroups are: a
