@@ -21,6 +21,7 @@ import (
 
 	"github.com/weft-mc/weft/mcsdk/gocheck"
 	"github.com/weft-mc/weft/mcsdk/model"
+	"github.com/weft-mc/weft/mcsdk/supervisor"
 )
 
 // Exit codes shared by every command (ARCHITECTURE.md, CLI contract).
@@ -64,6 +65,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func main() {
 	code := profiled(func() int { return runMain(os.Args[1:], os.Stdout, os.Stderr) })
 	gocheck.Shutdown() // compiled checks' helpers end with weft
+	if err := supervisor.ReleaseHost(); err != nil {
+		fmt.Fprintf(os.Stderr, "weft: %v\n", err) // what its worlds left on the host
+	}
 	os.Exit(code)
 }
 

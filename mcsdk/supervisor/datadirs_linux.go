@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -201,6 +202,24 @@ func dropDataRoot(root string) {
 	if f, ok := dataLocks.LoadAndDelete(root); ok {
 		f.(*os.File).Close()
 	}
+}
+
+// releaseDataRoots removes the spare roots and lists the roots still in
+// use (ReleaseHost).
+func releaseDataRoots() []string {
+	roots.Lock()
+	flush := roots.spare
+	roots.spare = nil
+	var used []string
+	for root := range roots.inUse {
+		used = append(used, root)
+	}
+	roots.Unlock()
+	for _, s := range flush {
+		dropDataRoot(s.root)
+	}
+	slices.Sort(used)
+	return used
 }
 
 // spareDataRoots is how many emptied roots are kept (for tests).

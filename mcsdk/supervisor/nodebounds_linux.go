@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -368,7 +369,8 @@ func (g *memCgroup) remove() {
 // lingering holds this process's node cgroups that could not be removed
 // when their world closed: a killed process still dying is in it, or a
 // checkpoint's frozen processes are. Each new node cgroup first retries
-// them, and so does a checkpoint's close, so that a long search
+// them, and so does a checkpoint's close and weft's end (ReleaseHost,
+// which waits for the dying, boundedly), so that a long search
 // in one weft process (worlds restored from checkpoints by the thousand)
 // does not pile up empty cgroups; sweepMemCgroups removes those of weft
 // processes that have ended. It is process-wide because cgroups are: a
@@ -397,4 +399,46 @@ func (l *lingeringCgroups) retry() {
 		}
 	}
 	l.dirs = kept
+}
+
+// lingeringWait bounds how long ReleaseHost waits for the processes still
+// dying in lingering cgroups: a killed process leaves its cgroup when its
+// exit is done, which takes milliseconds (its address space torn down);
+// one that takes longer is reported, never waited for forever.
+const lingeringWait = 2 * time.Second
+
+// ReleaseHost removes what this process's worlds left on the host once
+// every world and checkpoint is closed (weft calls it before it exits;
+// so may a test or program that runs worlds): the lingering node
+// cgroups, retried while their killed processes finish dying (at most
+// lingeringWait), and the spare data roots. It returns an error naming
+// what is left: a cgroup still holding processes, a data root still in
+// use (a world or checkpoint not closed).
+func ReleaseHost() error {
+	deadline := time.Now().Add(lingeringWait)
+	for {
+		lingering.retry()
+		if lingering.left() == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var errs []error
+	lingering.mu.Lock()
+	for _, dir := range lingering.dirs {
+		procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		errs = append(errs, fmt.Errorf("memory cgroup %s is left, its processes (%s) still in it", dir, strings.Join(strings.Fields(string(procs)), " ")))
+	}
+	lingering.mu.Unlock()
+	for _, root := range releaseDataRoots() {
+		errs = append(errs, fmt.Errorf("data root %s is left, still in use", root))
+	}
+	return errors.Join(errs...)
+}
+
+// left is how many cgroups linger.
+func (l *lingeringCgroups) left() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.dirs)
 }

@@ -5,9 +5,12 @@ package supervisor
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weft-mc/weft/mcsdk/sched"
 )
@@ -198,5 +201,59 @@ func TestMemCgroupKeepsFrozen(t *testing.T) {
 		if _, err := os.Stat(d); err == nil {
 			t.Errorf("cgroup %s outlived its checkpoint", d)
 		}
+	}
+}
+
+// TestReleaseHost: weft's last call removes a lingering node cgroup
+// whose process is still running when it starts (killed a moment later,
+// as a killed process still dying), and names one whose process does
+// not end instead of waiting for it.
+func TestReleaseHost(t *testing.T) {
+	if _, err := ownMemCgroup(); err != nil {
+		t.Fatalf("no memory cgroup here, so no memory bound: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		ends bool // the process is killed while ReleaseHost waits
+	}{{"dying", true}, {"stuck", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := newMemCgroup(0, 64<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sleep", "60")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			defer func() {
+				cmd.Process.Kill()
+				<-done
+				lingering.retry()
+			}()
+			if err := g.add(cmd.Process.Pid); err != nil {
+				t.Fatal(err)
+			}
+			g.remove()
+			if _, err := os.Stat(g.dir); err != nil {
+				t.Fatalf("the cgroup went with its process in it: %v", err)
+			}
+			go func() {
+				if tc.ends {
+					time.Sleep(100 * time.Millisecond)
+					cmd.Process.Kill()
+				}
+				cmd.Wait()
+				close(done)
+			}()
+			err = ReleaseHost()
+			_, statErr := os.Stat(g.dir)
+			if tc.ends && (statErr == nil || err != nil && strings.Contains(err.Error(), g.dir)) {
+				t.Errorf("cgroup %s left (stat: %v), ReleaseHost: %v", g.dir, statErr, err)
+			}
+			if !tc.ends && (statErr != nil || err == nil || !strings.Contains(err.Error(), g.dir) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid))) {
+				t.Errorf("cgroup %s (stat: %v) not reported with its process %d: %v", g.dir, statErr, cmd.Process.Pid, err)
+			}
+		})
 	}
 }

@@ -765,7 +765,10 @@ func (w *World) Apply(a sched.Action) error {
 		if !old.exited {
 			return fmt.Errorf("supervisor: node %d is running", a.Node)
 		}
-		n := &node{id: old.id, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1}
+		// Its memory cgroup is kept over the restart (applyBounds): the
+		// new node struct must not drop it, or nothing removes it.
+		n := &node{id: old.id, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1,
+			memcg: old.memcg, memUnbounded: old.memUnbounded}
 		w.nodes[a.Node] = n
 		if err := w.launch(n); err != nil {
 			w.fail(n, "", err.Error())
