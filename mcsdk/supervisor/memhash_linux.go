@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // Memory hashing (HashMemory) writes a node's writable memory to the
@@ -431,39 +430,6 @@ func anonymousMapping(f []string) bool {
 	return len(f) >= 5 && f[4] == "0" && (len(f) < 6 || strings.HasPrefix(f[5], "["))
 }
 
-// mapsFields appends the fields of line, a line of /proc/PID/maps, to f,
-// as strings.Fields splits them (memoryDigest reads every line of each
-// digested process's maps: Fields, Split and Sscanf allocated for each).
-// A line with a byte outside ASCII is split by strings.Fields itself
-// (its Unicode spaces).
-func mapsFields(line string, f []string) []string {
-	for i := 0; i < len(line); i++ {
-		if line[i] >= utf8.RuneSelf {
-			return append(f, strings.Fields(line)...)
-		}
-	}
-	for i := 0; i < len(line); {
-		for i < len(line) && asciiSpace(line[i]) {
-			i++
-		}
-		j := i
-		for j < len(line) && !asciiSpace(line[j]) {
-			j++
-		}
-		if j > i {
-			f = append(f, line[i:j])
-		}
-		i = j
-	}
-	return f
-}
-
-// asciiSpace reports whether b is an ASCII space as unicode.IsSpace
-// has them.
-func asciiSpace(b byte) bool {
-	return b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
-}
-
 // mapsRange parses a maps line's address range, "lo-hi" in hex as the
 // kernel prints it (%08lx-%08lx).
 func mapsRange(s string) (lo, hi uint64, ok bool) {
@@ -658,15 +624,8 @@ func memoryDigest(h io.Writer, pid int, sps []uint64, skipLoader, pagemap bool, 
 		}
 	}
 	var kind []uint8
-	var f []string
-	for rest := string(maps); rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		f = mapsFields(line, f[:0])
+	for line := range strings.Lines(string(maps)) {
+		f := strings.Fields(line)
 		if len(f) < 2 || len(f[1]) < 4 || f[1][1] != 'w' || f[1][3] != 'p' {
 			continue
 		}
