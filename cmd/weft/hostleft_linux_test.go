@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestCheckLeavesNoHostState: a checkpointed check, run to its end or
@@ -39,16 +39,34 @@ func TestCheckLeavesNoHostState(t *testing.T) {
 			cmd := exec.Command(weftBin, args...)
 			cmd.Dir = "../.."
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-			var out, errs bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errs
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			if tc.interrupt {
-				time.Sleep(3 * time.Second) // well into the search, which takes minutes
-				cmd.Process.Signal(syscall.SIGINT)
+			// Progress lines come every two seconds; the search (minutes
+			// to its depth) is interrupted at the first that counts a
+			// second execution, which a restore began, however slow the
+			// machine.
+			var errs strings.Builder
+			sent := false
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				errs.WriteString(sc.Text() + "\n")
+				var states, execs int
+				if _, err := fmt.Sscanf(sc.Text(), "weft check: %d distinct states, %d executions", &states, &execs); tc.interrupt && !sent && err == nil && execs >= 2 {
+					sent = cmd.Process.Signal(syscall.SIGINT) == nil
+				}
 			}
-			if err := cmd.Wait(); err != nil && !(tc.interrupt && cmd.ProcessState.ExitCode() == exitInterrupted) {
+			err = cmd.Wait()
+			if tc.interrupt && !sent {
+				t.Fatalf("weft %s ended before it was interrupted: %v\n%s", strings.Join(args, " "), err, errs.String())
+			}
+			if err != nil && !(sent && cmd.ProcessState.ExitCode() == exitInterrupted) {
 				t.Fatalf("weft %s: %v\n%s\n%s", strings.Join(args, " "), err, out.String(), errs.String())
 			}
 			if strings.Contains(errs.String(), " is left") {
