@@ -61,6 +61,27 @@ class WeftGoKernelTests(jkt.KernelTests):
 
     code_clear_output = "display.ClearOutput(false)"
 
+    # The suite's execute_helper waits 0.1 s for each iopub message after
+    # the execute_reply (1 s for busy): on a machine loaded by other jobs
+    # the idle status, sent right after the reply, can take longer to
+    # come through the kernel's relay. Within it the waits are at least
+    # IOPUB_WAIT; nothing else changes (it ends at the idle status, not at
+    # a timeout, and flush_channels keeps its own).
+    IOPUB_WAIT = 10
+
+    def execute_helper(self, *args, **kwargs):
+        channel = self.kc.iopub_channel
+        get = channel.get_msg
+
+        def patient(*a, timeout=None, **kw):
+            return get(*a, timeout=max(timeout or 0, self.IOPUB_WAIT), **kw)
+
+        channel.get_msg = patient
+        try:
+            return super().execute_helper(*args, **kwargs)
+        finally:
+            channel.get_msg = get
+
     # weft's own checks of what the suite leaves loose.
 
     def test_inspect_doc(self):
