@@ -238,25 +238,8 @@ func (r *CheckResult) StatesPerSecond() float64 {
 // shortest one (unless FirstFound). An error is returned only for problems with the model or the
 // tool; a target's misbehaviour is a verdict.
 func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
-	if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
+	if err := opts.normalize(m); err != nil {
 		return nil, err
-	}
-	if opts.Registry != nil {
-		if err := m.Bind(opts.Registry); err != nil {
-			return nil, err
-		}
-	}
-	if opts.Abstraction == "" {
-		opts.Abstraction = Memory
-	}
-	if opts.Abstraction != Memory && opts.Abstraction != Globals {
-		return nil, fmt.Errorf("unknown abstraction %q (memory, globals)", opts.Abstraction)
-	}
-	if opts.Reduction == "" {
-		opts.Reduction = string(sched.DPOR)
-	}
-	if r := sched.Reduction(opts.Reduction); r != sched.DPOR && r != sched.NoReduction {
-		return nil, fmt.Errorf("unknown reduction %q (dpor, none)", opts.Reduction)
 	}
 	threads, err := threadSchedule(opts.Threads)
 	if err != nil {
@@ -277,9 +260,7 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	sp := specsOf(m)
 	if strategy == sched.Guided {
 		res := &CheckResult{Model: m.Path, Variant: v.Name, Abstraction: opts.Abstraction}
-		for _, inv := range m.Invariants {
-			res.Invariants = append(res.Invariants, inv.Name)
-		}
+		res.Invariants = invariantNames(m)
 		res.describeStrategy(opts)
 		return checkGuided(m, opts, res)
 	}
@@ -293,78 +274,151 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 	t.cfg.LoseUnsynced = sp.faults.LoseUnsynced
 	t.cfg.Threads = threads
 	res := &CheckResult{Model: m.Path, Variant: v.Name, Binary: t.bin, Depth: depth, Abstraction: opts.Abstraction, Reduction: opts.Reduction, Workers: opts.Workers,
-		Threads: threadsName(threads)}
+		Threads: threadsName(threads), Deepened: opts.Deepen, Final: sp.campaign.Check == "final"}
 	res.PerfectClocks = sp.clock.Any()
-	for _, inv := range m.Invariants {
-		res.Invariants = append(res.Invariants, inv.Name)
+	res.Invariants = invariantNames(m)
+	res.describeStrategy(opts)
+	c := &checkRun{m: m, t: t, opts: opts, strategy: strategy, res: res, found: map[string]*Violation{}}
+	c.x = t.explorer(sp, opts, depth)
+	c.configure()
+	start := time.Now()
+	out, err := c.search()
+	if err == nil {
+		if out, err = c.canonical(out); err != nil {
+			return res, err
+		}
 	}
-	x := t.explorer(sp, opts, depth)
+	res.Duration = time.Since(start)
+	return c.conclude(out, err)
+}
+
+// normalize checks the options a model does not decide and fills in
+// their defaults: the model's checks bound, the abstraction and the
+// reduction.
+func (opts *CheckOptions) normalize(m *model.Model) error {
+	if err := withChecks(m, opts.Host, &opts.Registry, &opts.Preconditions); err != nil {
+		return err
+	}
+	if opts.Registry != nil {
+		if err := m.Bind(opts.Registry); err != nil {
+			return err
+		}
+	}
+	if opts.Abstraction == "" {
+		opts.Abstraction = Memory
+	}
+	if opts.Abstraction != Memory && opts.Abstraction != Globals {
+		return fmt.Errorf("unknown abstraction %q (memory, globals)", opts.Abstraction)
+	}
+	if opts.Reduction == "" {
+		opts.Reduction = string(sched.DPOR)
+	}
+	if r := sched.Reduction(opts.Reduction); r != sched.DPOR && r != sched.NoReduction {
+		return fmt.Errorf("unknown reduction %q (dpor, none)", opts.Reduction)
+	}
+	return nil
+}
+
+// invariantNames are the model's invariants' names, in its order.
+func invariantNames(m *model.Model) []string {
+	var names []string
+	for _, inv := range m.Invariants {
+		names = append(names, inv.Name)
+	}
+	return names
+}
+
+// checkRun is one exhaustive or PCT check: its explorer, run once or
+// more (the search for a shorter violation, the canonical path), and
+// what those runs judged.
+type checkRun struct {
+	m        *model.Model
+	t        *target
+	opts     CheckOptions
+	strategy sched.Strategy
+	res      *CheckResult
+	x        *sched.Explorer
+	cps      sched.CheckpointStats
+	ranAt    int // the bound the reported path was found with
+	// found holds each violation judged, by its path: with -j N, or a
+	// search run again, several are judged, and the one reported is the
+	// one of the path reported (violationAt).
+	mu    sync.Mutex
+	found map[string]*Violation
+}
+
+// configure sets the explorer from the options and installs the judge
+// of every state it reaches.
+func (c *checkRun) configure() {
+	x, opts := c.x, c.opts
 	x.Stop = stopWith(opts.Context, opts.Stop)
 	x.Reduction = sched.Reduction(opts.Reduction)
 	x.Workers = opts.Workers
 	x.Checkpoints, x.CheckpointMem = opts.Checkpoints, opts.CheckpointMem
 	x.Deepen = opts.Deepen
-	res.Deepened = opts.Deepen
-	x.Strategy, x.Seed, x.PCTDepth, x.Runs = strategy, opts.Seed, opts.PCTDepth, opts.Runs
-	res.describeStrategy(opts)
+	x.Strategy, x.Seed, x.PCTDepth, x.Runs = c.strategy, opts.Seed, opts.PCTDepth, opts.Runs
 	if opts.Deepened != nil {
 		x.Deepened = func(covered int, r sched.Result) { opts.Deepened(covered, r.States, r.Executions) }
 	}
-	// found holds each violation judged, by its path: with -j N, or a
-	// search run again, several are judged, and the one reported is the
-	// one of the path reported (violationAt).
-	found := map[string]*Violation{}
-	var mu sync.Mutex
-	res.Final = sp.campaign.Check == "final"
-	x.Check = func(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
-		if opts.Visit != nil {
-			st := ob.Data.(observation).state.Summary(m)
-			mu.Lock()
-			opts.Visit(st, runEnds(w))
-			mu.Unlock()
-		}
-		if res.Final && !runEnds(w) {
-			return false, nil
-		}
-		v, err := t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
-		mu.Lock()
-		if res.Final {
-			res.FinalStates++
-		}
-		if v != nil {
-			found[pathKey(path)] = v
-		}
-		mu.Unlock()
-		return v != nil, err
+	x.Check = c.judge
+}
+
+// judge checks the invariants at a state the search reached (with a
+// final check, only where the run ends), keeping the violation by path.
+func (c *checkRun) judge(w sched.World, ob sched.Observation, path []sched.Action) (bool, error) {
+	res := c.res
+	if c.opts.Visit != nil {
+		st := ob.Data.(observation).state.Summary(c.m)
+		c.mu.Lock()
+		c.opts.Visit(st, runEnds(w))
+		c.mu.Unlock()
 	}
-	start := time.Now()
-	var cps sched.CheckpointStats
-	run := func() (sched.Result, error) {
-		mu.Lock()
-		res.FinalStates = 0 // the count of the last search
-		mu.Unlock()
-		r, err := x.Run()
-		cps.Add(r.Checkpoint)
-		return r, err
+	if res.Final && !runEnds(w) {
+		return false, nil
 	}
-	out, err := run()
-	ranAt := x.Depth
+	v, err := c.t.checkInvariants(w.(checkWorld).World, ob.Data.(observation))
+	c.mu.Lock()
+	if res.Final {
+		res.FinalStates++
+	}
+	if v != nil {
+		c.found[pathKey(path)] = v
+	}
+	c.mu.Unlock()
+	return v != nil, err
+}
+
+// run runs the explorer once with its current bound and workers.
+func (c *checkRun) run() (sched.Result, error) {
+	c.mu.Lock()
+	c.res.FinalStates = 0 // the count of the last search
+	c.mu.Unlock()
+	r, err := c.x.Run()
+	c.cps.Add(r.Checkpoint)
+	return r, err
+}
+
+// search runs the check, then, with depth-first search, again below the
+// first violation's length until none is found, so that the reported
+// path is a shortest one within the abstraction. It records the bound
+// the reported path was found with (c.ranAt).
+func (c *checkRun) search() (sched.Result, error) {
+	res, x, opts := c.res, c.x, c.opts
+	out, err := c.run()
+	c.ranAt = x.Depth
 	x.Deepen = false
 	if opts.Deepen {
 		// Deepening found the violation with the bound at its length,
 		// none being within one action less: a shortest one.
-		ranAt, res.Shortest = len(out.Path), out.Violated
+		c.ranAt, res.Shortest = len(out.Path), out.Violated
 	}
-	// The first violation found may lie deeper than it needs to: search
-	// again below its length until none is found, so that the reported
-	// path is a shortest one within the abstraction.
-	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && strategy == sched.DFS && len(out.Path) > 1 {
+	for err == nil && out.Violated && !out.Stopped && !opts.FirstFound && !opts.Deepen && c.strategy == sched.DFS && len(out.Path) > 1 {
 		res.Researches++
 		x.Depth = len(out.Path) - 1
 		if opts.Researching != nil {
 			opts.Researching(x.Depth)
 		}
-		shorter, e := run()
+		shorter, e := c.run()
 		if e != nil || !shorter.Violated || shorter.Stopped {
 			// No shorter one: the path is a shortest one, unless the
 			// search for one was stopped (interrupt, --time) before it
@@ -376,49 +430,60 @@ func Check(m *model.Model, opts CheckOptions) (*CheckResult, error) {
 			}
 			break
 		}
-		out, ranAt = shorter, x.Depth
+		out, c.ranAt = shorter, x.Depth
 	}
-	// Which violating path of the shortest length is reported must not
-	// depend on the bound the search ran with nor on the workers'
-	// timing: it is the first one in the sequential depth-first order
-	// with the bound at that length.
-	if err == nil && out.Violated && !out.Stopped && !res.Interrupted && !opts.FirstFound && strategy == sched.DFS && (opts.Workers > 1 || ranAt != len(out.Path)) {
-		x.Workers, x.Depth = 1, len(out.Path)
-		canon, e := run()
-		switch {
-		case e == nil && canon.Violated && !canon.Stopped:
-			out.Path = canon.Path
-		case e == nil && !canon.Stopped:
-			// The sequential search is complete within the violating
-			// path's length: missing it is weft's defect, not the model's.
-			return res, fmt.Errorf("check: the sequential search with the bound at %d found no violation, where the search with %d workers and the bound at %d found one (%s)", len(out.Path), opts.Workers, ranAt, pathKey(out.Path))
-		}
+	return out, err
+}
+
+// canonical makes the reported violating path independent of the bound
+// the search ran with and of the workers' timing: it is the first one
+// in the sequential depth-first order with the bound at its length.
+func (c *checkRun) canonical(out sched.Result) (sched.Result, error) {
+	opts, x := c.opts, c.x
+	if !out.Violated || out.Stopped || c.res.Interrupted || opts.FirstFound || c.strategy != sched.DFS || (opts.Workers <= 1 && c.ranAt == len(out.Path)) {
+		return out, nil
 	}
+	x.Workers, x.Depth = 1, len(out.Path)
+	canon, e := c.run()
+	switch {
+	case e == nil && canon.Violated && !canon.Stopped:
+		out.Path = canon.Path
+	case e == nil && !canon.Stopped:
+		// The sequential search is complete within the violating
+		// path's length: missing it is weft's defect, not the model's.
+		return out, fmt.Errorf("check: the sequential search with the bound at %d found no violation, where the search with %d workers and the bound at %d found one (%s)", len(out.Path), opts.Workers, c.ranAt, pathKey(out.Path))
+	}
+	return out, nil
+}
+
+// conclude fills the result's counts and its verdict from the last
+// search's outcome.
+func (c *checkRun) conclude(out sched.Result, err error) (*CheckResult, error) {
+	res := c.res
 	if out.Violated && len(out.Path) <= 1 {
 		res.Shortest = true
 	}
-	res.Duration = time.Since(start)
 	res.States, res.Executions, res.Replays, res.ByDepth, res.Expansions = out.States, out.Executions, out.Replays, out.ByDepth, out.Expansions
 	res.SleepBlocked, res.Fallbacks = out.SleepBlocked, out.Fallbacks
-	res.Checkpoints, res.ReplayedSteps = cps, out.ReplayedSteps
+	res.Checkpoints, res.ReplayedSteps = c.cps, out.ReplayedSteps
 	res.Covered, res.Reached = out.Covered, out.Reached
-	res.strategyCounts(out, strategy)
+	res.strategyCounts(out, c.strategy)
 	var f *supervisor.Failure
 	switch {
 	case out.Violated:
-		v := found[pathKey(out.Path)]
+		v := c.found[pathKey(out.Path)]
 		if v == nil {
 			return res, fmt.Errorf("check: no violation was judged at the path the search reports (%s)", pathKey(out.Path))
 		}
-		res.Verdict, res.Violation = Violated, t.explain(v, out.Path)
+		res.Verdict, res.Violation = Violated, c.t.explain(v, out.Path)
 	case errors.As(err, &f):
 		res.Verdict, res.Failure = Error, f.Error()
 	case err != nil:
 		return res, err
 	case out.Stopped:
 		res.Interrupted = true // no verdict: the bound was not covered
-		res.StoppedBy = stoppedBy(opts.Context)
-	case strategy == sched.PCT || strategy == sched.Guided:
+		res.StoppedBy = stoppedBy(c.opts.Context)
+	case c.strategy == sched.PCT || c.strategy == sched.Guided:
 		res.Interrupted, res.StoppedBy = true, "runs" // no verdict: random executions claim no coverage
 	default:
 		res.Verdict = Holds
