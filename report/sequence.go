@@ -45,18 +45,7 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 	if from > 0 {
 		s.Note = fmt.Sprintf("steps %d–%d of the recording; earlier steps are not drawn (weft trace lists them)", from, last)
 	}
-	down := map[int]bool{}
-	for _, e := range rec.Events {
-		if e.Step >= from {
-			break
-		}
-		switch e.Kind {
-		case "crash":
-			down[e.Node] = true
-		case "restart":
-			down[e.Node] = false
-		}
-	}
+	down := downBefore(rec.Events, from)
 	for i := range len(s.Nodes) {
 		if down[i] {
 			s.Down = append(s.Down, name(i))
@@ -103,22 +92,9 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			s.Messages = append(s.Messages, m)
 			continue
 		}
-		mk := charts.Mark{Node: name(e.Node), AtUS: int(e.T), Step: e.Step}
-		switch e.Kind {
-		case "crash":
-			mk.Kind = charts.MarkCrash
-		case "restart":
-			mk.Kind = charts.MarkRestart
-		case "notice":
-			mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", name(e.Peer))
-		case "state":
-			mk.Kind, mk.Label = charts.MarkState, e.Var+" = "+e.Value
-		case "expire":
-			mk.Node, mk.Kind, mk.Label = clientLifeline, charts.MarkState, e.Var+" gave up: "+e.Value
-		default:
-			continue
+		if mk, ok := eventMark(e, name); ok {
+			s.Marks = append(s.Marks, mk)
 		}
-		s.Marks = append(s.Marks, mk)
 	}
 	if stop >= 0 {
 		at := 0
@@ -131,6 +107,46 @@ func SequenceOf(rec *weftlog.Recording, steps int) charts.Sequence {
 			Label: ViolationText(rec.Verdict)})
 	}
 	return s
+}
+
+// downBefore is which nodes are down (crashed, not restarted) when step
+// from begins.
+func downBefore(events []weftlog.Event, from int) map[int]bool {
+	down := map[int]bool{}
+	for _, e := range events {
+		if e.Step >= from {
+			break
+		}
+		switch e.Kind {
+		case "crash":
+			down[e.Node] = true
+		case "restart":
+			down[e.Node] = false
+		}
+	}
+	return down
+}
+
+// eventMark is the mark a node's event draws on its lifeline (a crash, a
+// restart, a failure notice, a [state] value, a client call given up), if
+// it draws one.
+func eventMark(e weftlog.Event, name func(int) string) (charts.Mark, bool) {
+	mk := charts.Mark{Node: name(e.Node), AtUS: int(e.T), Step: e.Step}
+	switch e.Kind {
+	case "crash":
+		mk.Kind = charts.MarkCrash
+	case "restart":
+		mk.Kind = charts.MarkRestart
+	case "notice":
+		mk.Kind, mk.Label = charts.MarkNotice, fmt.Sprintf("told %s died", name(e.Peer))
+	case "state":
+		mk.Kind, mk.Label = charts.MarkState, e.Var+" = "+e.Value
+	case "expire":
+		mk.Node, mk.Kind, mk.Label = clientLifeline, charts.MarkState, e.Var+" gave up: "+e.Value
+	default:
+		return charts.Mark{}, false
+	}
+	return mk, true
 }
 
 // sequenceWindow is the steps SequenceOf(rec, steps) draws, from and last
