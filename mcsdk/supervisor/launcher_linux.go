@@ -256,35 +256,66 @@ func launchOne(r launchRequest) launchResult {
 // PTRACE_O_EXITKILL only. randomAt is where its AT_RANDOM bytes are (0
 // none). On error nothing is left.
 func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
-	exe, argv, extra, err := launcherCommand(r)
-	if err != nil {
-		return launchResult{err: err}, randomAt
-	}
-	pr, pw, err := os.Pipe()
+	pid, pr, err := startLauncher(r)
 	if err != nil {
 		return launchResult{err: err}, randomAt
 	}
 	defer pr.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		pw.Close()
-		return launchResult{err: err}, randomAt
+	res.pid, res.pidfd, res.listener = pid, -1, -1
+	defer func() {
+		if res.err != nil {
+			res = abandon(res, "%w", res.err) // %w: an execError stays one
+		}
+	}()
+	id, err := res.attach(r, pr)
+	if err == nil {
+		err = res.runExec(r, id)
 	}
-	defer null.Close()
-	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if exe, extra, err = asUser(r, exe, extra); err != nil {
-		pw.Close()
+	if err == nil {
+		randomAt, err = res.patchImage(r)
+	}
+	res.err = err
+	return res, randomAt
+}
+
+// startLauncher starts weft's launcher for r, with /dev/null for its
+// standard descriptors and the write end of the pipe it reports on
+// (fd 3), and returns its pid and that pipe's read end.
+func startLauncher(r launchRequest) (int, *os.File, error) {
+	exe, argv, extra, err := launcherCommand(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	closeExtra := func() {
 		for _, f := range extra {
 			f.Close()
 		}
-		return launchResult{err: err}, randomAt
 	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		closeExtra()
+		return 0, nil, err
+	}
+	defer pw.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		closeExtra()
+		pr.Close()
+		return 0, nil, err
+	}
+	defer null.Close()
+	if exe, extra, err = asUser(r, exe, extra); err != nil {
+		closeExtra()
+		pr.Close()
+		return 0, nil, err
+	}
+	defer closeExtra()
 	files := append([]*os.File{null, null, null, pw}, extra...)
 	if bin, ok := r.execByFD(len(files)); ok {
 		f, err := os.OpenFile(filepath.Dir(r.path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			pw.Close()
-			return launchResult{err: err}, randomAt
+			pr.Close()
+			return 0, nil, err
 		}
 		defer f.Close()
 		files = append(files, f)
@@ -294,115 +325,137 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 		Dir:   r.dir,
 		Env:   r.env,
 		Files: files,
-		Sys:   sys,
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
 	}
 	p, err := os.StartProcess(exe, argv, attr)
-	pw.Close()
-	for _, f := range extra {
-		f.Close()
-	}
 	if err != nil {
-		return launchResult{err: err}, randomAt
+		pr.Close()
+		return 0, nil, err
 	}
 	pid := p.Pid
 	p.Release()
-	res.pid, res.pidfd, res.listener = pid, -1, -1
-	defer func() {
-		if res.err != nil {
-			res = abandon(res, "%w", res.err) // %w: an execError stays one
-		}
-	}()
+	return pid, pr, nil
+}
+
+// attach waits for the launcher to load its filter, takes its seccomp
+// listener, and seizes it at its execve, whose notification it returns.
+func (res *launchResult) attach(r launchRequest, pr *os.File) (uint64, error) {
 	var b [1]byte
 	if n, _ := pr.Read(b[:]); n != 1 {
-		return fail(res, "launcher for %s died before loading its filter", r.path), randomAt
+		return 0, fmt.Errorf("launcher for %s died before loading its filter", r.path)
 	}
 	if why := launcherFailure(r, b[0]); why != "" {
-		return fail(res, "%s", why), randomAt
+		return 0, errors.New(why)
 	}
-	if res.pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
-		return fail(res, "pidfd_open: %v", err), randomAt
+	var err error
+	if res.pidfd, err = unix.PidfdOpen(res.pid, 0); err != nil {
+		return 0, fmt.Errorf("pidfd_open: %v", err)
 	}
-	if res.listener, err = fetchListener(pid, res.pidfd); err != nil {
-		return fail(res, "%v", err), randomAt
+	if res.listener, err = fetchListener(res.pid, res.pidfd); err != nil {
+		return 0, err
 	}
 	if err := setSyncWakeUp(res.listener); err != nil {
-		return fail(res, "SET_FLAGS: %v", err), randomAt
+		return 0, fmt.Errorf("SET_FLAGS: %v", err)
 	}
 	var n notif
 	if err := firstNotif(res.listener, res.pidfd, &n); err != nil {
-		return fail(res, "first notification: %v", err), randomAt
+		return 0, fmt.Errorf("first notification: %v", err)
 	}
 	if n.Data.Nr != unix.SYS_EXECVE {
-		return fail(res, "launcher made syscall %d before execve", n.Data.Nr), randomAt
+		return 0, fmt.Errorf("launcher made syscall %d before execve", n.Data.Nr)
 	}
 	// Seize before letting execve through, so the exec stop is ours.
 	opts := uintptr(unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL)
-	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, opts, 0, 0); e != 0 {
-		return fail(res, "ptrace seize: %v", e), randomAt
+	if _, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(res.pid), 0, opts, 0, 0); e != 0 {
+		return 0, fmt.Errorf("ptrace seize: %v", e)
 	}
+	return n.ID, nil
+}
+
+// runExec lets the launcher's execve (notification id) through and
+// waits for its exec stop. An exec that fails is an execError saying
+// why.
+func (res *launchResult) runExec(r launchRequest, id uint64) error {
 	watch, err := watchExec(res.listener, res.pidfd)
 	if err != nil {
-		return fail(res, "%v", err), randomAt
+		return err
 	}
-	if err := sendResp(res.listener, &notifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
-		watch.end()
-		return fail(res, "continue execve: %v", err), randomAt
+	ws, err := res.execStop(id)
+	why := watch.end()
+	switch {
+	case err != nil:
+		return err
+	case !ws.Exited() && !ws.Signaled():
+		return nil
+	case why != "":
+		return &execError{path: r.path, why: why}
+	}
+	return fmt.Errorf("cannot execute %s (launcher %v)", r.path, describeWait(ws))
+}
+
+// execStop answers the launcher's execve (notification id) with
+// "continue" and waits for its exec stop or its end, passing on any
+// other stop's signal.
+func (res *launchResult) execStop(id uint64) (unix.WaitStatus, error) {
+	if err := sendResp(res.listener, &notifResp{ID: id, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}); err != nil {
+		return 0, fmt.Errorf("continue execve: %v", err)
 	}
 	for {
 		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != nil {
+		if _, err := unix.Wait4(res.pid, &ws, unix.WALL, nil); err != nil {
 			if err == unix.EINTR {
 				continue
 			}
-			watch.end()
-			return fail(res, "wait4: %v", err), randomAt
+			return 0, fmt.Errorf("wait4: %v", err)
 		}
 		if ws.Exited() || ws.Signaled() {
-			if why := watch.end(); why != "" {
-				res.err = &execError{path: r.path, why: why}
-				return res, randomAt
-			}
-			return fail(res, "cannot execute %s (launcher %v)", r.path, describeWait(ws)), randomAt
+			return ws, nil
 		}
 		if !ws.Stopped() {
 			continue
 		}
 		if ws.StopSignal() == unix.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_EXEC {
-			watch.end()
-			break
+			return ws, nil
 		}
 		sig := 0
 		if ws.TrapCause() == 0 && ws.StopSignal() != unix.SIGTRAP {
 			sig = int(ws.StopSignal())
 		}
-		unix.PtraceCont(pid, sig)
+		unix.PtraceCont(res.pid, sig)
 	}
+}
+
+// patchImage patches the new image at its exec stop: its auxiliary
+// vector (weft's vDSO, AT_RANDOM, the name it was executed by) and its
+// TSC reads. randomAt is where its AT_RANDOM bytes are.
+func (res *launchResult) patchImage(r launchRequest) (randomAt uintptr, err error) {
 	var execfnAt uintptr
-	if res.vdso, randomAt, execfnAt, err = patchAuxv(pid, r.random, !r.noVDSO, r.toolchain); err != nil {
-		return fail(res, "patching auxv: %v", err), randomAt
+	if res.vdso, randomAt, execfnAt, err = patchAuxv(res.pid, r.random, !r.noVDSO, r.toolchain); err != nil {
+		return randomAt, fmt.Errorf("patching auxv: %v", err)
 	}
 	if _, ok := r.execByFD(0); ok {
-		if err := r.showExecName(pid, execfnAt); err != nil {
-			return fail(res, "%v", err), randomAt
+		if err := r.showExecName(res.pid, execfnAt); err != nil {
+			return randomAt, err
 		}
 	}
-	if !r.nativeTSC {
-		why, err := patchCode(pid, 0, ^uint64(0), false, r.patchTSC, r.patchEvery)
-		if err == nil && r.patchTSC && why.tsc != "" && !r.patchEvery {
-			err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", why.tsc)
-		}
-		if err != nil {
-			return fail(res, "patching the TSC reads of %s: %v", r.path, err), randomAt
-		}
-		res.patched, res.cpuWhy = r.patchTSC, why.cpu
-		if r.patchTSC {
-			res.tscWhy = why.tsc
-		}
-		if !r.patchTSC && why.cpu == "" {
-			res.cpuWhy = "it traps the TSC, so weft does not follow the code it maps after its start (its libraries)"
-		}
+	if r.nativeTSC {
+		return randomAt, nil
 	}
-	return res, randomAt
+	why, err := patchCode(res.pid, 0, ^uint64(0), false, r.patchTSC, r.patchEvery)
+	if err == nil && r.patchTSC && why.tsc != "" && !r.patchEvery {
+		err = fmt.Errorf("%s (WEFT_TSC=trap traps the TSC instead)", why.tsc)
+	}
+	if err != nil {
+		return randomAt, fmt.Errorf("patching the TSC reads of %s: %v", r.path, err)
+	}
+	res.patched, res.cpuWhy = r.patchTSC, why.cpu
+	if r.patchTSC {
+		res.tscWhy = why.tsc
+	}
+	if !r.patchTSC && why.cpu == "" {
+		res.cpuWhy = "it traps the TSC, so weft does not follow the code it maps after its start (its libraries)"
+	}
+	return randomAt, nil
 }
 
 // execError is a node's execve that failed after the launcher loaded
