@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,10 +18,9 @@ import (
 // whole line inside a fenced block of commands (sh, console). Other
 // fenced blocks (a model's TOML) are examples, their names made up.
 type readmeLine struct {
-	n      int // 1-based
-	text   string
-	spans  []string
-	fenced bool
+	n     int // 1-based
+	text  string
+	spans []string
 }
 
 // readmeLines splits a Markdown document into lines with their code.
@@ -33,7 +33,7 @@ func readmeLines(doc string) []readmeLine {
 			shell = fenced && (info == "sh" || info == "console" || info == "bash")
 			continue
 		}
-		l := readmeLine{n: i + 1, text: text, fenced: fenced}
+		l := readmeLine{n: i + 1, text: text}
 		if shell {
 			l.spans = []string{text}
 		} else if !fenced {
@@ -72,12 +72,14 @@ var (
 // TestReadmeNames checks that every name README.md shows exists: each Go
 // test it names is a func in some _test.go file (for Parent/sub, the
 // parent); each repository path (scripts/..., mcsdk/..., targets/...,
-// *.go, *.model...) is a file or directory; each flag shown after weft
-// COMMAND (in code, or anywhere in a row of the Commands table) is in
-// that command's --help; each constant-like NAME in code (environment
-// variables, kernel constants) appears in some source file. A mismatch
-// is reported as README.md:LINE and the name, so the README cannot name
-// what was renamed or removed.
+// *.go, *.model...) is a file or directory; each weft COMMAND is one, and
+// each flag shown after it (in code, or anywhere in a row of the Commands
+// table) is in that command's --help, a flag alone in prose in some
+// command's; each constant-like NAME in code (environment variables,
+// kernel constants) appears in some source file. A mismatch is reported
+// as README.md:LINE and the name, so the README cannot name what was
+// renamed or removed. It needs Go to build weft (or WEFT_TEST_BIN), no
+// seccomp.
 func TestReadmeNames(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -100,6 +102,8 @@ func TestReadmeNames(t *testing.T) {
 		{"`weft check MODEL --no-such-flag`", "README.md:1: weft check --help has no flag no-such-flag"},
 		{"```sh\nbin/weft run --seed 1 --nosuch -- prog --its-own\n```", "README.md:2: weft run --help has no flag nosuch"},
 		{"| `weft stats DATASET` | rates (`--jsonx`) | 0 |", "README.md:1: weft stats --help has no flag jsonx"},
+		{"`--threads fixed`", ""},
+		{"`--threadz fixed`", "README.md:1: no weft command has a flag threadz"},
 		{"`weft frobnicate`", `README.md:1: weft has no command "frobnicate"`},
 		{"`WEFT_NO_VDSO=1`, `WEFT_TSC=trap`", ""},
 		{"`WEFT_NO_SUCH_VAR=1`", "README.md:1: WEFT_NO_SUCH_VAR is not named in any source file"},
@@ -111,11 +115,10 @@ func TestReadmeNames(t *testing.T) {
 	}
 }
 
-// sources is what the repository holds: test funcs, file paths and the
-// text of its source files.
+// sources is what the repository holds: its test funcs, its files' names
+// and the words of its source files.
 type sources struct {
 	tests     map[string]bool
-	paths     []string // slash-separated, relative to the root
 	basenames map[string]bool
 	words     map[string]bool // the words of every source file, and their parts after each _
 }
@@ -139,7 +142,6 @@ func loadSources(t *testing.T, root string) *sources {
 			}
 		}
 		if rel != "." {
-			s.paths = append(s.paths, rel)
 			s.basenames[d.Name()] = true
 		}
 		if d.IsDir() {
@@ -209,8 +211,12 @@ func weftHelp(t *testing.T) map[string]string {
 }
 
 // hasFlag reports whether a command's help shows the flag name: as
-// Go's flag package lists it (-name) or in its usage (--name).
+// Go's flag package lists it (-name) or in its usage (--name); --help is
+// every command's.
 func hasFlag(help, name string) bool {
+	if name == "help" { // every command's, from the flag package
+		return true
+	}
 	return regexp.MustCompile(`(?:^|[\s\[|(])--?` + regexp.QuoteMeta(name) + `\b`).MatchString(help)
 }
 
@@ -258,6 +264,14 @@ func checkFlags(l readmeLine, span, rowCmd string, help map[string]string, bad f
 	if !strings.Contains(span, "weft ") {
 		cmd = rowCmd
 	}
+	if m := flagToken.FindStringSubmatch(span); m != nil && cmd == "" && !strings.Contains(span, "weft ") {
+		// A flag on its own in prose (`--threads fixed`): some
+		// command's.
+		if !slices.ContainsFunc(slices.Collect(maps.Values(help)), func(h string) bool { return hasFlag(h, m[1]) }) {
+			bad(l, "no weft command has a flag %s", m[1])
+		}
+		return
+	}
 	for _, w := range strings.Fields(span) {
 		if w == "--" { // what follows is the program's
 			cmd = ""
@@ -285,7 +299,7 @@ func checkFlags(l readmeLine, span, rowCmd string, help map[string]string, bad f
 		}
 	}
 	for _, m := range weftCommand.FindAllStringSubmatch(span, -1) {
-		if _, ok := help[m[1]]; !ok && !slices.Contains([]string{"s"}, m[1]) {
+		if _, ok := help[m[1]]; !ok {
 			bad(l, "weft has no command %q", m[1])
 		}
 	}
