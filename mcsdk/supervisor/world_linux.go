@@ -675,106 +675,8 @@ func (w *World) Apply(a sched.Action) error {
 	w.steps++
 	w.traceAction(a)
 	sent := w.queryInputs(a)
-	switch a.Kind {
-	case sched.Deliver:
-		// A seeded run has advanced the clock to the arrival time already
-		// (the scheduler owns it); an exhaustive check has no latency.
-		if _, _, err := w.net.Deliver(netsim.Delivery{Chan: a.Chan, Index: a.Index}); err != nil {
-			return err
-		}
-	case sched.Client:
-		if a.Req < 0 || a.Req >= len(w.cfg.Client) || w.clientSent[a.Req] {
-			return fmt.Errorf("supervisor: client request %d is not enabled", a.Req)
-		}
-		w.clientSent[a.Req] = true
-		r := w.cfg.Client[a.Req]
-		port := uint16(w.cfg.BasePort + r.Node)
-		if r.Port != 0 {
-			port = r.Port
-		}
-		env, e := w.net.ConnectEnv(port)
-		if e != netsim.OK {
-			w.replies = append(w.replies, Reply{Node: r.Node, Req: a.Req, Err: e.String(), Step: w.steps})
-			break
-		}
-		w.envNode[env.ID] = r.Node
-		w.envReq[env.ID] = a.Req + 1
-		w.net.InjectEnv(env, r.Data)
-	case sched.Partition, sched.Heal:
-		// The network's reachability is the scheduler's business: it stops
-		// choosing deliveries across the cut. Nothing changes in the world.
-	case sched.Notice:
-		if w.cfg.Notice == "" || a.Node < 0 || a.Node >= len(w.nodes) {
-			return fmt.Errorf("supervisor: no death notices configured for %v", a)
-		}
-		if w.nodes[a.Node].exited {
-			break // a dead node hears nothing
-		}
-		env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + a.Node))
-		if e != netsim.OK {
-			break
-		}
-		w.envNode[env.ID] = a.Node
-		w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
-		w.net.CloseEnv(env)
-	case sched.Timer:
-		if w.fireStart(a) { // a deferred start (start_linux.go)
-			break
-		}
-		if a.Task < 0 { // a signal timer (sys_itimer.go)
-			if a.Node >= 0 && a.Node < len(w.nodes) && !w.need(w.nodes[a.Node]) {
-				break
-			}
-			if err := w.fireSigTimer(a); err != nil {
-				return err
-			}
-			break
-		}
-		c := w.pendingCall(a.Node, a.Task)
-		if c == nil || c.deadline < 0 {
-			return fmt.Errorf("supervisor: thread n%d/t%d has no pending timer", a.Node, a.Task)
-		}
-		if c.deadline > w.now {
-			w.setNow(c.deadline)
-		}
-		c.timedOut = true
-	case sched.Run:
-		t := w.task(a.Node, a.Task)
-		if t == nil || !t.ready || w.nodes[a.Node].cur != nil {
-			return fmt.Errorf("supervisor: thread n%d/t%d is not ready to run", a.Node, a.Task)
-		}
-		w.resume(t)
-	case sched.Crash:
-		n := w.nodes[a.Node]
-		if n.exited {
-			return fmt.Errorf("supervisor: node %d is not running", a.Node)
-		}
-		if err := w.materialise(n); err != nil { // its end is its processes' (status)
-			return err
-		}
-		w.kill(n)
-		w.net.CloseNode(n.id, true)
-		if w.cfg.LoseUnsynced && w.dataRoot != "" {
-			w.loseUnsynced(n.id)
-		}
-	case sched.Restart:
-		old := w.nodes[a.Node]
-		if old.waiting {
-			break // not started yet: it starts when its condition holds
-		}
-		if !old.exited {
-			return fmt.Errorf("supervisor: node %d is running", a.Node)
-		}
-		// Its memory cgroup is kept over the restart (applyBounds): the
-		// new node struct must not drop it, or nothing removes it.
-		n := &node{id: old.id, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1,
-			memcg: old.memcg, memUnbounded: old.memUnbounded}
-		w.nodes[a.Node] = n
-		if err := w.launch(n); err != nil {
-			w.fail(n, "", err.Error())
-		}
-	default:
-		return fmt.Errorf("supervisor: unknown action %v", a)
+	if err := w.applyKind(a); err != nil {
+		return err
 	}
 	w.settle()
 	w.traceTasks()
@@ -782,6 +684,146 @@ func (w *World) Apply(a sched.Action) error {
 	w.runQueries()
 	if w.failure != nil {
 		return w.failure
+	}
+	return nil
+}
+
+// applyKind makes the change action a names, by its kind; Apply then
+// lets the world settle.
+func (w *World) applyKind(a sched.Action) error {
+	switch a.Kind {
+	case sched.Deliver:
+		// A seeded run has advanced the clock to the arrival time already
+		// (the scheduler owns it); an exhaustive check has no latency.
+		_, _, err := w.net.Deliver(netsim.Delivery{Chan: a.Chan, Index: a.Index})
+		return err
+	case sched.Client:
+		return w.applyClient(a)
+	case sched.Partition, sched.Heal:
+		// The network's reachability is the scheduler's business: it stops
+		// choosing deliveries across the cut. Nothing changes in the world.
+		return nil
+	case sched.Notice:
+		return w.applyNotice(a)
+	case sched.Timer:
+		return w.applyTimer(a)
+	case sched.Run:
+		t := w.task(a.Node, a.Task)
+		if t == nil || !t.ready || w.nodes[a.Node].cur != nil {
+			return fmt.Errorf("supervisor: thread n%d/t%d is not ready to run", a.Node, a.Task)
+		}
+		w.resume(t)
+		return nil
+	case sched.Crash:
+		return w.applyCrash(a)
+	case sched.Restart:
+		return w.applyRestart(a)
+	}
+	return fmt.Errorf("supervisor: unknown action %v", a)
+}
+
+// applyClient sends the client request a names to its node, or records
+// the refusal as its reply.
+func (w *World) applyClient(a sched.Action) error {
+	if a.Req < 0 || a.Req >= len(w.cfg.Client) || w.clientSent[a.Req] {
+		return fmt.Errorf("supervisor: client request %d is not enabled", a.Req)
+	}
+	w.clientSent[a.Req] = true
+	r := w.cfg.Client[a.Req]
+	port := uint16(w.cfg.BasePort + r.Node)
+	if r.Port != 0 {
+		port = r.Port
+	}
+	env, e := w.net.ConnectEnv(port)
+	if e != netsim.OK {
+		w.replies = append(w.replies, Reply{Node: r.Node, Req: a.Req, Err: e.String(), Step: w.steps})
+		return nil
+	}
+	w.envNode[env.ID] = r.Node
+	w.envReq[env.ID] = a.Req + 1
+	w.net.InjectEnv(env, r.Data)
+	return nil
+}
+
+// applyNotice tells node a.Node that node a.Req died (the model's
+// notice message), unless it is dead itself or not listening.
+func (w *World) applyNotice(a sched.Action) error {
+	if w.cfg.Notice == "" || a.Node < 0 || a.Node >= len(w.nodes) {
+		return fmt.Errorf("supervisor: no death notices configured for %v", a)
+	}
+	if w.nodes[a.Node].exited {
+		return nil // a dead node hears nothing
+	}
+	env, e := w.net.ConnectEnv(uint16(w.cfg.BasePort + a.Node))
+	if e != netsim.OK {
+		return nil
+	}
+	w.envNode[env.ID] = a.Node
+	w.net.InjectEnv(env, []byte(strings.ReplaceAll(w.cfg.Notice, "{node}", fmt.Sprint(a.Req))))
+	w.net.CloseEnv(env)
+	return nil
+}
+
+// applyTimer fires a timer: a deferred start (start_linux.go), a signal
+// timer (sys_itimer.go), or a parked call's timeout, the clock moving to
+// its deadline.
+func (w *World) applyTimer(a sched.Action) error {
+	if w.fireStart(a) {
+		return nil
+	}
+	if a.Task < 0 {
+		if a.Node >= 0 && a.Node < len(w.nodes) && !w.need(w.nodes[a.Node]) {
+			return nil
+		}
+		return w.fireSigTimer(a)
+	}
+	c := w.pendingCall(a.Node, a.Task)
+	if c == nil || c.deadline < 0 {
+		return fmt.Errorf("supervisor: thread n%d/t%d has no pending timer", a.Node, a.Task)
+	}
+	if c.deadline > w.now {
+		w.setNow(c.deadline)
+	}
+	c.timedOut = true
+	return nil
+}
+
+// applyCrash kills node a.Node's processes and closes its connections;
+// with the model's lose_unsynced, its data directory loses what it did
+// not sync.
+func (w *World) applyCrash(a sched.Action) error {
+	n := w.nodes[a.Node]
+	if n.exited {
+		return fmt.Errorf("supervisor: node %d is not running", a.Node)
+	}
+	if err := w.materialise(n); err != nil { // its end is its processes' (status)
+		return err
+	}
+	w.kill(n)
+	w.net.CloseNode(n.id, true)
+	if w.cfg.LoseUnsynced && w.dataRoot != "" {
+		w.loseUnsynced(n.id)
+	}
+	return nil
+}
+
+// applyRestart launches crashed node a.Node again; one not yet started
+// starts when its condition holds instead.
+func (w *World) applyRestart(a sched.Action) error {
+	old := w.nodes[a.Node]
+	if old.waiting {
+		return nil
+	}
+	if !old.exited {
+		return fmt.Errorf("supervisor: node %d is running", a.Node)
+	}
+	// Its memory cgroup is kept over the restart (applyBounds): the
+	// new node struct must not drop it, or nothing removes it.
+	n := &node{id: old.id, fds: newFDTable(), pid: -1, listener: -1, pidfd: -1, restarts: old.restarts + 1,
+		memcg: old.memcg, memUnbounded: old.memUnbounded}
+	w.nodes[a.Node] = n
+	if err := w.launch(n); err != nil {
+		w.fail(n, "", err.Error())
 	}
 	return nil
 }
