@@ -100,3 +100,42 @@ func TestChildSignalfdAdopted(t *testing.T) {
 		})
 	}
 }
+
+// TestKernelFormSignalsTwice runs the probes whose signals weft queues in
+// the kernel's own form (testdata/diff/chldinfo.c, timersig.c) twice
+// under each of the first-action and last-action schedules: the output
+// and every state's hash must repeat (the injected call and the parked
+// call issued again leave nothing that differs), and every reader gets
+// the kernel's form under both schedules.
+func TestKernelFormSignalsTwice(t *testing.T) {
+	cases := []struct {
+		probe string
+		want  []string
+	}{
+		{"chldinfo", []string{
+			"= signalfd e: signo 17 errno 0 code 1 pid is the child's 1 uid is mine 1 status 3 int 0\n",
+			"= sigwaitinfo e: signo 17 errno 0 code 1 pid is the child's 1 uid is mine 1 status 4\n",
+			"= signalfd k: signo 17 errno 0 code 2 pid is the child's 1 uid is mine 1 status 9 int 0\n",
+			"= sigwaitinfo k: signo 17 errno 0 code 2 pid is the child's 1 uid is mine 1 status 9\n",
+		}},
+		{"timersig", []string{
+			"= ITIMER_REAL handler: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL unblocked handler: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL sigwaitinfo: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL signalfd: signo 14 errno 0 code 128 pid 0 uid 0 ptr 0\n",
+		}},
+	}
+	for _, tc := range cases {
+		bin := buildC(t, fmt.Sprintf("testdata/diff/%s.c", tc.probe))
+		for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
+			t.Run(fmt.Sprintf("%s/%d", tc.probe, i), func(t *testing.T) {
+				out := runTwiceHashed(t, tc.probe, Config{Nodes: []NodeSpec{{Path: bin}}}, HashMemory, pick, nil)
+				for _, s := range tc.want {
+					if !strings.Contains(out, s) {
+						t.Errorf("output lacks %q:\n%s", s, out)
+					}
+				}
+			})
+		}
+	}
+}
