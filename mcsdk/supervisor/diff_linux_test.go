@@ -185,12 +185,17 @@ var diffProbes = []struct {
 	{name: "timers"},
 	// A timer's signal as Linux gives it to a handler, sigwaitinfo and a
 	// signalfd: a POSIX timer's SI_TIMER with its id, overrun and
-	// sigev_value; ITIMER_REAL's SIGALRM from pid 0, uid 0, but with
-	// SI_QUEUE where Linux says SI_KERNEL (it_real_fn's SEND_SIG_PRIV),
-	// which only the receiving thread could queue (not done); a periodic
-	// timer's overruns while its signal is pending, which Linux counts at
-	// the dequeue and weft at the queueing (not done).
-	{name: "timersig", weft: []string{"~ ITIMER_REAL handler: code -1", "~ periodic timer: overrun > 0 0"}},
+	// sigev_value; ITIMER_REAL's SIGALRM, SI_KERNEL from pid 0, uid 0
+	// (it_real_fn's SEND_SIG_PRIV), which weft has the receiving thread
+	// queue itself (sys_sigkernel.go) or gives a handler at its delivery;
+	// a periodic timer's overruns while its signal is pending, which
+	// Linux counts at the dequeue and weft at the queueing (not done).
+	{name: "timersig", weft: []string{"~ periodic timer: overrun > 0 0"}},
+	// A child's end as its parent reads it with SIGCHLD blocked, from a
+	// signalfd and from sigwaitinfo: the kernel's own SIGCHLD (CLD_EXITED
+	// or CLD_KILLED, the status in si_status, ssi_int 0), which weft has
+	// the parent's leader queue itself (sys_sigkernel.go).
+	{name: "chldinfo"},
 	// Signal timers are each process's own (fork(2): a child inherits
 	// none; a timer signals the process that armed it; exec keeps a
 	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's

@@ -17,34 +17,41 @@ import (
 // kernel's form (CLD_EXITED or CLD_KILLED, the status) with the child's
 // virtual pid and zero CPU times, and a signalfd reads the node's own
 // signals and its children's ends (in poll, epoll, non-blocking, after a
-// mask update, and parked in a blocking read) with virtual pids.
+// mask update, and parked in a blocking read) with virtual pids. A
+// child's end reads as the kernel's (CLD_EXITED, the status in
+// ssi_status) when the parent's leader could queue it itself
+// (queueKernelForm), and SI_QUEUE with the status in ssi_int when the
+// parent was still held at its fork as the child ended (the last-action
+// schedule runs the first child to its end first).
 func TestChildSignalInfo(t *testing.T) {
 	bin := buildProbe(t, "sigfd", "-O1", "-Wall")
 	uid := os.Getuid()
+	kernelChld := fmt.Sprintf("chld: signo 17 code 1 pid other(1001) uid %d status 3 int 0 utime 0 stime 0\n", uid)
+	queuedChld := fmt.Sprintf("chld: signo 17 code -1 pid other(1001) uid %d status 0 int 3 utime 0 stime 0\n", uid)
 	cases := []struct {
-		mode string
-		want []string
+		mode   string
+		want   []string
+		byPick [2][]string // more lines wanted under first, last
 	}{
 		{"chldinfo", []string{
 			fmt.Sprintf("chldinfo: got 1 code 1 pid child status 5 uid %d utime 0 stime 0\n", uid),
 			"chldinfo: got 2 code 2 pid child status 11\n",
-		}},
+		}, [2][]string{}},
 		{"signalfd", []string{
 			"empty: read -1 EAGAIN\n", "poll before: 0\n", "poll after kill: 1 revents 0x1\n",
 			fmt.Sprintf("kill: signo 10 code -1 pid self(100) uid %d status 0 int 0", uid),
 			fmt.Sprintf("sigqueue: signo 10 code -1 pid self(100) uid %d status 0 int 42", uid),
 			fmt.Sprintf("tgkill: signo 10 code -1 pid self(100) uid %d", uid),
 			"chld not in mask: read -1 EAGAIN\n", "update: 1\n", "epoll: 1 data 7\n",
-			fmt.Sprintf("chld: signo 17 code -1 pid other(1001) uid %d status 0 int 3 utime 0 stime 0\n", uid),
 			"child was 1001\n",
-			fmt.Sprintf("blocking chld: signo 17 code -1 pid other(1002) uid %d status 0 int 4 utime 0 stime 0\n", uid),
-		}},
+			fmt.Sprintf("blocking chld: signo 17 code 1 pid other(1002) uid %d status 4 int 0 utime 0 stime 0\n", uid),
+		}, [2][]string{{kernelChld}, {queuedChld}}},
 	}
 	for _, tc := range cases {
 		for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 			t.Run(fmt.Sprintf("%s/%d", tc.mode, i), func(t *testing.T) {
 				out := runTwice(t, tc.mode, Config{Nodes: []NodeSpec{{Path: bin, Args: []string{tc.mode}}}}, pick)
-				for _, s := range tc.want {
+				for _, s := range append(tc.want, tc.byPick[i]...) {
 					if !strings.Contains(out, s) {
 						t.Errorf("output lacks %q:\n%s", s, out)
 					}
@@ -91,5 +98,44 @@ func TestChildSignalfdAdopted(t *testing.T) {
 				t.Errorf("output:\n%s\nwant:\n%s", out, want.String())
 			}
 		})
+	}
+}
+
+// TestKernelFormSignalsTwice runs the probes whose signals weft queues in
+// the kernel's own form (testdata/diff/chldinfo.c, timersig.c) twice
+// under each of the first-action and last-action schedules: the output
+// and every state's hash must repeat (the injected call and the parked
+// call issued again leave nothing that differs), and every reader gets
+// the kernel's form under both schedules.
+func TestKernelFormSignalsTwice(t *testing.T) {
+	cases := []struct {
+		probe string
+		want  []string
+	}{
+		{"chldinfo", []string{
+			"= signalfd e: signo 17 errno 0 code 1 pid is the child's 1 uid is mine 1 status 3 int 0\n",
+			"= sigwaitinfo e: signo 17 errno 0 code 1 pid is the child's 1 uid is mine 1 status 4\n",
+			"= signalfd k: signo 17 errno 0 code 2 pid is the child's 1 uid is mine 1 status 9 int 0\n",
+			"= sigwaitinfo k: signo 17 errno 0 code 2 pid is the child's 1 uid is mine 1 status 9\n",
+		}},
+		{"timersig", []string{
+			"= ITIMER_REAL handler: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL unblocked handler: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL sigwaitinfo: code 128 pid 0 uid 0\n",
+			"= ITIMER_REAL signalfd: signo 14 errno 0 code 128 pid 0 uid 0 ptr 0\n",
+		}},
+	}
+	for _, tc := range cases {
+		bin := buildC(t, fmt.Sprintf("testdata/diff/%s.c", tc.probe))
+		for i, pick := range []func([]sched.Action, int) sched.Action{first, last} {
+			t.Run(fmt.Sprintf("%s/%d", tc.probe, i), func(t *testing.T) {
+				out := runTwiceHashed(t, tc.probe, Config{Nodes: []NodeSpec{{Path: bin}}}, HashMemory, pick, nil)
+				for _, s := range tc.want {
+					if !strings.Contains(out, s) {
+						t.Errorf("output lacks %q:\n%s", s, out)
+					}
+				}
+			})
+		}
 	}
 }

@@ -233,3 +233,40 @@ func TestThreadProbesTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestOneShotHandlerHashed: two states that differ only in whether a
+// SA_RESETHAND handler has fired (testdata/oneshot.c, "fire" or "hold",
+// then asleep in the same call) have different futures (a second
+// SIGUSR1 kills the one and runs the handler in the other), so their
+// world hashes must differ in both modes: the kernel resets the action
+// to SIG_DFL at delivery, and weft's recorded actions, which every mode
+// hashes, follow it (World.oneShot). Each run ends as the probe checks
+// the action it reads back.
+func TestOneShotHandlerHashed(t *testing.T) {
+	bin := buildProbe(t, "oneshot", "-O1", "-Wall")
+	for _, mode := range []HashMode{HashGlobals, HashMemory} {
+		var hashes [2][32]byte
+		for i, arg := range []string{"fire", "hold"} {
+			w, err := Start(Config{Nodes: []NodeSpec{{Path: bin, Args: []string{arg}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hashes[i], err = w.Hash(mode, nil); err != nil {
+				t.Fatal(err)
+			}
+			for step := 0; step < 100 && w.Failure() == nil; step++ {
+				acts := w.Enabled()
+				if len(acts) == 0 || w.Apply(acts[0]) != nil {
+					break
+				}
+			}
+			if st := w.Status(0); w.Failure() != nil || !st.Exited || st.ExitCode != 0 {
+				t.Errorf("%s: failure %v, status %+v", arg, w.Failure(), st)
+			}
+			w.Close()
+		}
+		if hashes[0] == hashes[1] {
+			t.Errorf("hash mode %d: a fired one-shot handler and an unfired one hash alike", mode)
+		}
+	}
+}

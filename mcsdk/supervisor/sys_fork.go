@@ -358,7 +358,7 @@ func sysExitGroup(c *call) result {
 			return failf("process %d has no leader thread", p.vpid)
 		}
 	}
-	ws, err := collectProc(leader, others)
+	ws, err := collectProc(c.w, leader, others)
 	if err != nil {
 		return failf("collecting process %d: %v", p.vpid, err)
 	}

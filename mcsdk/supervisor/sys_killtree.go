@@ -119,7 +119,7 @@ func (c *call) awaitKilled(p *proc, sig int) result {
 			return failf("%v", err)
 		}
 	}
-	ws, err := collectProc(leader, others)
+	ws, err := collectProc(c.w, leader, others)
 	if err != nil {
 		return failf("collecting process %d: %v", p.vpid, err)
 	}
@@ -170,13 +170,13 @@ func (w *World) awaitSignalStop(p *proc, takers []*task, sig int) error {
 // collectProc waits for the end of a dying process's threads, the others
 // first (the kernel reports a leader only after them), and returns the
 // leader's status.
-func collectProc(leader *task, others []*task) (unix.WaitStatus, error) {
+func collectProc(w *World, leader *task, others []*task) (unix.WaitStatus, error) {
 	for _, t := range others {
 		wait4(t.tid, 0)
 		t.exited, t.call = true, nil
 	}
 	if leader.p != nil {
-		notifyParent(leader.n, leader.p, true)
+		notifyParent(w, leader.n, leader.p, true)
 	}
 	_, ws, err := wait4(leader.tid, 0)
 	leader.exited, leader.call = true, nil

@@ -19,16 +19,18 @@ import (
 // leader, and its siginfo holds the child's host pid and host CPU times.
 // So just before reaping, weft queues its own SIGCHLD for the parent
 // (process-directed): the kernel's then finds one pending and is dropped,
-// as Linux never queues a standard signal twice (legacy_queue). weft may
-// only send SI_QUEUE; its siginfo carries the child's virtual pid, the
-// user's uid, and the wait status where si_status lies (si_int), with
-// the kernel's code (CLD_EXITED, CLD_KILLED, CLD_DUMPED) marked in the
-// high half of si_ptr (vkernel.ChildSiginfo). At the parent's delivery
-// stop weft rewrites it to the kernel's form (sigchldDelivered,
-// vkernel.ChildSiginfoForHandler): a handler sees si_code CLD_*, si_pid
-// virtual, si_status, si_utime and si_stime zero. A signalfd read
-// dequeues it without a stop, so it reads ssi_code SI_QUEUE, ssi_pid
-// virtual, ssi_uid, and the status in ssi_int (ssi_status stays 0).
+// as Linux never queues a standard signal twice (legacy_queue). Its
+// siginfo is the kernel's form (si_code CLD_EXITED, CLD_KILLED or
+// CLD_DUMPED, the child's virtual pid, the user's uid, si_status,
+// si_utime and si_stime zero), which the parent's leader queues itself
+// when it can (queueKernelForm: parked in a call, blocking SIGCHLD, as a
+// signalfd's or sigwaitinfo's reader is). Otherwise weft queues SI_QUEUE
+// with the status where si_status lies (si_int) and the code marked
+// (vkernel.ChildSiginfo), rewritten to the kernel's form at the parent's
+// delivery stop (kernelFormDelivered): a handler sees the kernel's form
+// all the same; a signalfd read that dequeues that one reads ssi_code
+// SI_QUEUE, ssi_pid virtual, ssi_uid, and the status in ssi_int
+// (ssi_status 0).
 // A clone child given another standard exit signal (clone(..., SIGUSR1))
 // is told of the same way, with that signal; a real-time one, which the
 // kernel would queue a second time with the host pid, is refused.
@@ -70,7 +72,7 @@ func exitSiginfo(tid int, hang bool) ([]byte, bool) {
 // exit signal, which the kernel would queue beside weft's, is refused at
 // the clone (forkProcess). A parent that ignores the signal has the
 // kernel discard it.
-func notifyParent(n *node, p *proc, hang bool) {
+func notifyParent(w *World, n *node, p *proc, hang bool) {
 	_, sig, ok := n.ptab.ExitSignalTo(p.vpid)
 	if p.notified || !ok || sig >= vkernel.SIGRTMIN {
 		return
@@ -82,23 +84,21 @@ func notifyParent(n *node, p *proc, hang bool) {
 	}
 	p.notified = true
 	info := vkernel.ChildSiginfo(sig, uint32(p.vpid), uint32(os.Getuid()), kinfo)
+	// Only while nothing of the node runs natively (the child that ended
+	// ran last, or nothing did) can the parent's leader take a call.
+	if n.cur == nil || n.cur.p == p {
+		restore := n.asProc(pp)
+		queued, err := w.queueKernelForm(n, nil, sig, info)
+		restore()
+		if err != nil {
+			w.fail(n, "", fmt.Sprintf("the exit signal of process %d: %v", p.vpid, err))
+			return
+		}
+		if queued {
+			return
+		}
+	}
 	pidfdSendSiginfo(pp.pidfd, sig, info) // an ignored signal is discarded: then so is the kernel's
-}
-
-// sigchldDelivered gives a handler weft's exit signal (SIGCHLD or a
-// clone child's other one) in the kernel's form: at t's delivery stop for
-// it, a siginfo weft marked gets its CLD_* code back and zero CPU times.
-func (t *task) sigchldDelivered() {
-	t.n.onTracer(func() {
-		info := make([]byte, siginfoSize)
-		if ptraceSiginfo(unix.PTRACE_GETSIGINFO, t.tid, info) != nil {
-			return
-		}
-		if !vkernel.ChildSiginfoForHandler(info, uint32(os.Getuid())) {
-			return
-		}
-		ptraceSiginfo(unix.PTRACE_SETSIGINFO, t.tid, info)
-	})
 }
 
 // ptraceSiginfo gets or sets a stopped tracee's siginfo.

@@ -220,8 +220,10 @@ func (c *call) sigsetArg(i, j int) (vkernel.SigSet, bool) {
 
 // raise generates sig for node n: for thread t, or, with t nil, for the
 // whole process. info is the 128-byte siginfo to deliver (nil: SI_QUEUE
-// from the node's own virtual pid). It queues the signal in the kernel
-// and interrupts the receiving thread's parked call if the signal is
+// from the node's own virtual pid; one weft marked with the kernel's own
+// code is queued in the kernel's form by the receiving thread when it
+// can, queueKernelForm). It queues the signal in the kernel and
+// interrupts the receiving thread's parked call if the signal is
 // deliverable there. A stop signal with its default action is refused.
 func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if n.exited || n.pidfd < 0 {
@@ -242,8 +244,16 @@ func (w *World) raise(n *node, t *task, sig int, info []byte) error {
 	if t == nil {
 		t = w.sigTarget(n, sig)
 	}
-	if err := n.queueSignal(t, sig, info); err != nil {
-		return err
+	queued := false
+	if n.cur == nil { // nothing runs natively: a thread can take an injected call (sys_sigkernel.go)
+		if queued, err = w.queueKernelForm(n, t, sig, info); err != nil {
+			return err
+		}
+	}
+	if !queued {
+		if err := n.queueSignal(t, sig, info); err != nil {
+			return err
+		}
 	}
 	w.traceSignal("G", t, sig)
 	n.sig.unsettle(t)

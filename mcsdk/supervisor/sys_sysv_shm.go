@@ -321,7 +321,8 @@ func injectOne(tid, listener int, regs unix.PtraceRegs, sysIP uint64, k injected
 	if err := unix.PtraceSyscall(tid, 0); err != nil {
 		return 0, err
 	}
-	if k.nr == unix.SYS_CLOSE || k.nr == unix.SYS_PPOLL { // the calls injected that the filter notifies
+	switch k.nr {
+	case unix.SYS_CLOSE, unix.SYS_PPOLL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO: // the calls injected that the filter notifies
 		nf, err := awaitNotif(tid, listener)
 		if err != nil {
 			return 0, err

@@ -210,7 +210,7 @@ func sysExit(c *call) result {
 				}
 				others = []*task{t}
 			}
-			ws, err := collectProc(leader, others)
+			ws, err := collectProc(c.w, leader, others)
 			if err != nil {
 				return failf("collecting process %d: %v", t.p.vpid, err)
 			}

@@ -391,8 +391,11 @@ func (w *World) passStop(t *task, ws unix.WaitStatus) error {
 	if ws.TrapCause() == unix.PTRACE_EVENT_STOP {
 		sig = 0
 	}
-	if sig != 0 && sig < vkernel.SIGRTMIN { // SIGCHLD, or a clone child's other exit signal
-		t.sigchldDelivered()
+	if sig != 0 && sig < vkernel.SIGRTMIN { // SIGCHLD, a clone child's other exit signal, SIGALRM
+		t.kernelFormDelivered()
+	}
+	if sig != 0 {
+		w.oneShot(t, sig)
 	}
 	return t.ptraceCont(sig)
 }
@@ -418,7 +421,7 @@ func (w *World) pollThreads(n *node) (bool, error) {
 			// stop is collected by a wait that cannot reap: a leader that
 			// ends between the two waits is left for the next poll.
 			if _, ended := exitSiginfo(t.tid, false); ended {
-				notifyParent(n, t.p, true)
+				notifyParent(w, n, t.p, true)
 				got, ws, err = wait4(t.tid, 0)
 			} else {
 				got, ws, err = waitStop(t.tid)

@@ -407,16 +407,24 @@ func SiginfoPid(info []byte) uint32 { return binary.LittleEndian.Uint32(info[SiP
 // SiginfoStatus is si_status (si_int).
 func SiginfoStatus(info []byte) uint32 { return binary.LittleEndian.Uint32(info[SiStatusOff:]) }
 
-// A child's SIGCHLD, with virtual values. weft may only send SI_QUEUE;
-// the one it queues for a parent carries the child's virtual pid, the
-// uid, the wait status where si_status lies (si_int) and the kernel's
-// CLD_* code marked in the high half of si_ptr (padding in _sigchld).
-// At the handler's delivery stop the supervisor rewrites it to the
-// kernel's form (ChildSiginfoForHandler); a signalfd read takes it as it
-// is (ssi_code SI_QUEUE, the status in ssi_int).
+// Signals the kernel sends in its own form. A process may queue only
+// SI_QUEUE (and other negative codes but SI_TKILL) for another
+// (KernelCode); the kernel's own codes it takes only from the receiving
+// thread itself. So weft has the receiving thread queue the kernel's
+// form when it can (the supervisor's queueKernelForm), and otherwise
+// queues SI_QUEUE with the kernel's code marked in the high half of
+// si_ptr (padding in _sigchld and in SI_KERNEL's siginfo); at a
+// handler's delivery stop the supervisor rewrites it to the kernel's
+// form (KernelForm). A signalfd read or sigwaitinfo takes a marked one as
+// it is (si_code SI_QUEUE, the mark in the high half of ssi_ptr). Two
+// siginfos are so marked:
+//   - a child's SIGCHLD (ChildSiginfo): the child's virtual pid, the uid,
+//     the wait status where si_status lies (si_int), the CLD_* code;
+//   - ITIMER_REAL's SIGALRM (RealSiginfo): SI_KERNEL from pid and uid 0,
+//     as it_real_fn sends it (SEND_SIG_PRIV).
 
-// childMark is added to the CLD_* code in the high half of si_ptr:
-// "\x00few".
+// childMark is added to the kernel's code in the high half of si_ptr:
+// "\x00few" (the CLD_* codes, SI_KERNEL 0x80).
 const childMark = 0x77656600
 
 // siMarkOff is the high half of si_ptr.
@@ -432,17 +440,31 @@ func ChildSiginfo(sig int, vpid, uid uint32, kernel []byte) []byte {
 	return info
 }
 
-// ChildSiginfoForHandler rewrites a siginfo ChildSiginfo made into the
-// kernel's form, as a SIGCHLD handler expects it (si_code CLD_*, si_pid
-// virtual, si_uid uid, si_status, si_utime and si_stime zero), and
-// reports whether it was one; another siginfo is left as it is.
-func ChildSiginfoForHandler(info []byte, uid uint32) bool {
+// RealSiginfo is the siginfo of ITIMER_REAL's SIGALRM as weft queues it
+// when the receiving thread cannot: SI_QUEUE from pid and uid 0, marked
+// SI_KERNEL, Linux's code (KernelForm).
+func RealSiginfo() []byte {
+	info := NewSiginfo(SIGALRM, SIQueue, 0, 0)
+	binary.LittleEndian.PutUint32(info[siMarkOff:], childMark+SIKernel)
+	return info
+}
+
+// KernelForm rewrites a siginfo weft marked (ChildSiginfo, RealSiginfo)
+// into the kernel's form and reports whether it was one; another siginfo
+// is left as it is. A child's end gets si_code CLD_*, si_pid virtual,
+// si_uid uid, si_status, si_utime and si_stime zero; ITIMER_REAL's
+// SIGALRM gets SI_KERNEL with si_pid and si_uid 0.
+func KernelForm(info []byte, uid uint32) bool {
 	mark := binary.LittleEndian.Uint32(info[siMarkOff:])
-	if Code(info) != SIQueue || mark < childMark+CLDExited || mark > childMark+CLDDumped {
+	if Code(info) != SIQueue || mark != childMark+SIKernel && (mark < childMark+CLDExited || mark > childMark+CLDDumped) {
 		return false
 	}
 	SetCode(info, int32(mark-childMark))
 	binary.LittleEndian.PutUint32(info[siMarkOff:], 0)
+	if mark == childMark+SIKernel {
+		binary.LittleEndian.PutUint64(info[SiPidOff:], 0) // si_pid, si_uid
+		return true
+	}
 	binary.LittleEndian.PutUint64(info[SiUtimeOff:], 0)
 	binary.LittleEndian.PutUint64(info[SiStimeOff:], 0)
 	binary.LittleEndian.PutUint32(info[SiUIDOff:], uid)

@@ -308,7 +308,7 @@ func TestChildSiginfo(t *testing.T) {
 		binary.LittleEndian.Uint32(info[0:]) != SIGCHLD || binary.LittleEndian.Uint64(info[SiUtimeOff:]) != 0 {
 		t.Errorf("queued % x", info[:48])
 	}
-	if !ChildSiginfoForHandler(info, 1001) {
+	if !KernelForm(info, 1001) {
 		t.Fatal("weft's SIGCHLD not recognised")
 	}
 	if Code(info) != CLDKilled || SiginfoPid(info) != 102 || SiginfoStatus(info) != SIGTERM ||
@@ -317,13 +317,36 @@ func TestChildSiginfo(t *testing.T) {
 	}
 	// A clone child's other exit signal carries the same virtual form.
 	usr := ChildSiginfo(SIGUSR1, 103, 1000, kernel)
-	if binary.LittleEndian.Uint32(usr[0:]) != SIGUSR1 || SiginfoPid(usr) != 103 || !ChildSiginfoForHandler(usr, 1000) || Code(usr) != CLDKilled {
+	if binary.LittleEndian.Uint32(usr[0:]) != SIGUSR1 || SiginfoPid(usr) != 103 || !KernelForm(usr, 1000) || Code(usr) != CLDKilled {
 		t.Errorf("SIGUSR1 exit signal % x", usr[:48])
 	}
 	other := NewSiginfo(SIGCHLD, SIQueue, 5, 6)
 	before := slices.Clone(other)
-	if ChildSiginfoForHandler(other, 1001) || !bytes.Equal(other, before) {
+	if KernelForm(other, 1001) || !bytes.Equal(other, before) {
 		t.Errorf("an unmarked siginfo was rewritten: % x", other[:32])
+	}
+}
+
+// TestRealSiginfo checks ITIMER_REAL's SIGALRM round trip: queued as
+// SI_QUEUE from pid 0 with SI_KERNEL marked, rewritten to Linux's form
+// (SI_KERNEL, si_pid and si_uid 0, nothing after: it_real_fn's
+// SEND_SIG_PRIV) and then not rewritten again.
+func TestRealSiginfo(t *testing.T) {
+	info := RealSiginfo()
+	if Code(info) != SIQueue || binary.LittleEndian.Uint32(info[0:]) != SIGALRM || SiginfoPid(info) != 0 {
+		t.Errorf("queued % x", info[:32])
+	}
+	if !KernelForm(info, 1000) {
+		t.Fatal("weft's SIGALRM not recognised")
+	}
+	want := make([]byte, SiginfoSize)
+	SetSigno(want, SIGALRM)
+	SetCode(want, SIKernel)
+	if !bytes.Equal(info, want) {
+		t.Errorf("kernel form % x, want % x", info[:32], want[:32])
+	}
+	if KernelForm(info, 1000) {
+		t.Error("the kernel's form was rewritten again")
 	}
 }
 

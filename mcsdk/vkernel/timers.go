@@ -325,10 +325,6 @@ func (t *SigTimer) Fired(k int64, pending bool) bool {
 	return true
 }
 
-// RealSiginfo is the siginfo of ITIMER_REAL's SIGALRM. Linux says
-// SI_KERNEL; weft says SI_QUEUE, which no process may send either.
-func RealSiginfo() []byte { return NewSiginfo(SIGALRM, SIQueue, 0, 0) }
-
 // Hash writes the timers for the world hash: ITIMER_REAL, then the
 // number of POSIX ids and each timer (0 for a deleted one).
 func (s *SigTimers) Hash(put func(uint64)) {
