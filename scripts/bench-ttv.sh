@@ -10,6 +10,8 @@
 #   scripts/bench.sh search-ttv
 #   WEFT_TTV_CASES="MODEL VARIANT DEPTH" lines (DEPTH 0: the model's)
 #   WEFT_TTV_SEEDS=10  WEFT_TTV_TIME=120s  WEFT_TTV_RANDOM_SEEDS=300
+#   WEFT_TTV_RUNS=300 (pct, guided: a budget of runs instead of time)
+#   WEFT_TTV_FIRST_SEED=1 (pct, guided: seeds FIRST..FIRST+SEEDS-1)
 #   WEFT_TTV_STRATEGIES="dfs pct guided random"  WEFT_TTV_APPEND=1
 #   WEFT_TTV_BIN=path/to/weft (A/B: an earlier build; default: build bin/weft)
 #   WEFT_TTV_DIR=build/ttv (results.txt and the campaigns; one per concurrent run)
@@ -81,7 +83,12 @@ out=$dir0/results.txt
 [ -n "${WEFT_TTV_APPEND:-}" ] || : >"$out" # WEFT_TTV_APPEND=1 adds to an earlier run's results
 # one MODEL VARIANT DEPTH STRATEGY SEED: a line "model variant strategy seed found executions seconds".
 check_one() {
-  local flags=(--strategy "$4" --time "$budget" --json --save /dev/null)
+  local flags=(--strategy "$4" --json --save /dev/null)
+  if [ -n "${WEFT_TTV_RUNS:-}" ] && [ "$4" != dfs ]; then
+    flags+=(--runs "$WEFT_TTV_RUNS") # a count of runs: the same executions whatever the load
+  else
+    flags+=(--time "$budget")
+  fi
   [ "$3" != 0 ] && flags+=(--depth "$3")
   [ "$4" != dfs ] && flags+=(--seed "$5")
   # weft check exits 1 on a violation: pipefail must not take that for a failure
@@ -96,7 +103,8 @@ while read -r model variant depth; do
     case $s in
     dfs) echo "$name $variant dfs - $(check_one "$model" "$variant" "$depth" dfs 0)" >>"$out" ;;
     pct | guided)
-      for k in $(seq 1 "$seeds"); do
+      first=${WEFT_TTV_FIRST_SEED:-1}
+      for k in $(seq "$first" $((first + seeds - 1))); do
         echo "$name $variant $s $k $(check_one "$model" "$variant" "$depth" "$s" "$k")" >>"$out"
       done ;;
     random)
