@@ -92,7 +92,6 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 		until = prep.sp.campaign.Duration
 	}
 	g.SetFaultWindow(prep.sp.faults.From, until)
-	g.SetFaultKinds(faultKinds(prep.sp))
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for i := 1; opts.Runs <= 0 || i <= opts.Runs; i++ {
@@ -105,11 +104,7 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 		for _, f := range l.Faults {
 			given = append(given, FaultEvent(f))
 		}
-		if l.Swarm.NoCrashes {
-			given = []FaultEvent{}
-		}
-		run, err := Run(m, RunOptions{Variant: res.Variant, Seed: l.Seed, Faults: given, Omit: swarmOmit(l.Swarm, prep.sp, m.Nodes),
-			Preconditions: opts.Preconditions, Watchdog: opts.Watchdog,
+		run, err := Run(m, RunOptions{Variant: res.Variant, Seed: l.Seed, Faults: given, Preconditions: opts.Preconditions, Watchdog: opts.Watchdog,
 			Host: opts.Host, Build: &bin, prep: prep, guide: &guidedRun{l: l, g: g}})
 		if run != nil {
 			used := make([]sched.FaultEvent, 0, len(run.Faults))
@@ -155,50 +150,6 @@ func checkGuided(m *model.Model, opts CheckOptions, res *CheckResult) (*CheckRes
 	return res, nil
 }
 
-// faultKinds are the kinds of fault sp's seeded runs have, among which
-// the guided strategy's swarm configurations choose (sched.DrawSwarm).
-func faultKinds(sp *specs) sched.FaultKinds {
-	return sched.FaultKinds{
-		Crashes:    sp.faults.Crashes > 0 && len(sp.faults.Nodes) > 0,
-		Partitions: seededPartitions(sp) > 0,
-		Drops:      sp.net.Drop > 0 || sp.net.Duplicate > 0,
-		Clocks:     sp.clock.Any(),
-	}
-}
-
-// seededPartitions is the number of sp's partitions a seeded run
-// schedules (Plan.Partitions; the others are exhaustive checks' only).
-func seededPartitions(sp *specs) int {
-	n := 0
-	for _, ps := range sp.faults.Partition {
-		if ps.Until != 0 || ps.Duration != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// swarmOmit is what a swarm configuration leaves out of a seeded run of
-// a model of nodes nodes, as shrinking's omissions: every seeded
-// partition, the drops and duplicates, every node's clock fault. (Its
-// crashes go as an empty given schedule.) The run records it, so that
-// weft replay re-executes the run as it was.
-func swarmOmit(s sched.Swarm, sp *specs, nodes int) sched.Omit {
-	var o sched.Omit
-	if s.NoPartitions {
-		for k := range seededPartitions(sp) {
-			o.Partitions = append(o.Partitions, k)
-		}
-	}
-	o.NoDrops = s.NoDrops
-	if s.NoClocks {
-		for n := range nodes {
-			o.Clocks = append(o.Clocks, n)
-		}
-	}
-	return o
-}
-
 // DescribeLineage says which seeded run an execution of the guided
 // strategy is: its seed and where its draws forked.
 func DescribeLineage(l sched.Lineage) string {
@@ -208,9 +159,6 @@ func DescribeLineage(l sched.Lineage) string {
 		for _, f := range l.Faults {
 			s += fmt.Sprintf(" %s", FaultEvent(f))
 		}
-	}
-	if !l.Swarm.IsZero() {
-		s += ", swarm: " + l.Swarm.String()
 	}
 	for _, f := range l.Forks {
 		s += fmt.Sprintf(", reseeded %d after %d actions", f.Seed, f.Step)

@@ -343,9 +343,6 @@ func (r *runner) run() error {
 	r.s = sched.NewSeeded(r.plan())
 	r.partSeen = map[int]int{}
 	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
-	if g := r.opts.guide; g != nil && !g.l.Swarm.IsZero() {
-		r.res.Params = append(r.res.Params, Param{"swarm", g.l.Swarm.String()}) // the guided strategy's configuration
-	}
 	for _, f := range r.s.Faults() {
 		r.faultsAppend(FaultEvent(f))
 	}

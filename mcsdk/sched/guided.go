@@ -24,16 +24,10 @@ type Fork struct {
 // swapped (Mallory-style fault-schedule mutation). The streams stay
 // those of the seed, so the run is the entry's up to the first fault
 // that changed.
-//
-// Swarm is the execution's fault configuration: the kinds of fault it
-// leaves out (the zero Swarm: none). The caller applies it: an empty
-// fault schedule for NoCrashes, the partitions, drops and clock faults
-// omitted (as shrinking omits them, Plan.Omit) for the others.
 type Lineage struct {
 	Seed   uint64
 	Forks  []Fork
 	Faults []FaultEvent
-	Swarm  Swarm `json:",omitzero"`
 }
 
 // At is the seed to reseed with once step actions are applied, if any.
@@ -57,22 +51,16 @@ func (l Lineage) At(step int) (uint64, bool) {
 // times they reached them and the fault schedule they ran.
 //
 // Each execution (Next) is, half the time or while the corpus is
-// empty, a fresh seeded run of a seed drawn from the stream, with a
-// swarm configuration drawn for it (DrawSwarm over the model's fault
-// kinds, SetFaultKinds: some of them left out); else it picks a corpus
-// entry (weight (log(2+new states it found)+new states found by the
-// executions derived from it)/(1+picks): AFL-style energy) and, a
-// quarter of the time when the model has two kinds of fault or more,
-// runs it again under another swarm configuration; else, half the time
-// when the entry has faults, runs it again with its
+// empty, a fresh seeded run of a seed drawn from the stream; else it
+// picks a corpus entry (weight (log(2+new states it found)+new states
+// found by the executions derived from it)/(1+picks): AFL-style energy)
+// and, half the time when the entry has faults, runs it again with its
 // fault schedule mutated (mutateFaults: mostly a crash moved to just
 // after a moment the entry reached a new abstract state); else it cuts
 // the entry at its last new abstract state, or half the time at a point
 // drawn uniformly between its start and that state, and replays the
 // entry up to the cut (the same seed, forks and faults: the same draws)
-// before continuing with a fresh seed drawn from the stream. A derived
-// execution keeps its entry's swarm configuration unless it redraws it.
-// Everything
+// before continuing with a fresh seed drawn from the stream. Everything
 // is drawn from one stream of the guide's seed, so the executions are a
 // function of the model and the seed; the first is the seeded run of
 // the seed itself.
@@ -90,7 +78,6 @@ type SeededGuide struct {
 	cur    seededEntry
 	from   int64 // the fault window [from, until] µs (SetFaultWindow)
 	until  int64
-	kinds  FaultKinds // the model's fault kinds (SetFaultKinds)
 }
 
 // seededEntry is a corpus entry: an execution, the number of actions up
@@ -132,26 +119,19 @@ func (g *SeededGuide) Next() Lineage {
 		l = Lineage{Seed: g.seed}
 	case g.Plain || len(g.corpus) == 0 || g.r.IntN(2) == 0:
 		l = Lineage{Seed: g.r.Uint64()}
-		if !g.Plain {
-			l.Swarm = DrawSwarm(g.r, g.kinds)
-		}
 	default:
 		e := g.choose()
 		e.picks++
 		parent = e
-		if g.kinds.count() >= 2 && g.r.IntN(4) == 0 {
-			l = Lineage{Seed: e.l.Seed, Forks: e.l.Forks, Faults: e.l.Faults, Swarm: g.otherSwarm(e.l.Swarm)}
-			break
-		}
 		if len(e.faults) > 0 && g.r.IntN(2) == 0 {
-			l = Lineage{Seed: e.l.Seed, Forks: e.l.Forks, Faults: g.mutateFaults(e.faults, e.times, e.changed), Swarm: e.l.Swarm}
+			l = Lineage{Seed: e.l.Seed, Forks: e.l.Forks, Faults: g.mutateFaults(e.faults, e.times, e.changed)}
 			break
 		}
 		cut := e.last // continue from its last new abstract state
 		if g.r.IntN(2) == 0 {
 			cut = g.r.IntN(e.last + 1)
 		}
-		l.Seed, l.Faults, l.Swarm = e.l.Seed, e.l.Faults, e.l.Swarm
+		l.Seed, l.Faults = e.l.Seed, e.l.Faults
 		for _, f := range e.l.Forks {
 			if f.Step < cut {
 				l.Forks = append(l.Forks, f)
@@ -245,21 +225,6 @@ func (g *SeededGuide) mutateFaults(in []FaultEvent, times []int64, changed map[i
 	sort.SliceStable(f, func(i, j int) bool { return f[i].AtUS < f[j].AtUS })
 	return f
 }
-
-// otherSwarm draws a swarm configuration other than s (the model has
-// two kinds of fault or more: three configurations at least).
-func (g *SeededGuide) otherSwarm(s Swarm) Swarm {
-	for {
-		if o := DrawSwarm(g.r, g.kinds); o != s {
-			return o
-		}
-	}
-}
-
-// SetFaultKinds tells the guide which kinds of fault the model's seeded
-// runs have, among which fresh executions draw their swarm
-// configurations (none: every execution is the seed's configuration).
-func (g *SeededGuide) SetFaultKinds(k FaultKinds) { g.kinds = k }
 
 // SetFaultWindow tells the guide the model's fault window, [from, until]
 // µs, within which mutations move crashes.
