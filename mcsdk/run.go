@@ -342,21 +342,7 @@ const DefaultClientWindowUS = 100_000
 func (r *runner) run() error {
 	r.s = sched.NewSeeded(r.plan())
 	r.partSeen = map[int]int{}
-	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
-	for _, f := range r.s.Faults() {
-		r.faultsAppend(FaultEvent(f))
-	}
-	for k, win := range r.s.Windows() {
-		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", r.partitionGroups(k), float64(win.Start-supervisor.Epoch)/1e6, float64(win.End-supervisor.Epoch)/1e6)})
-	}
-	times, held := r.s.ClientTimes()
-	for i, at := range times {
-		if held[i] {
-			r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms after the nodes are up", i, float64(at)/1e6)})
-			continue
-		}
-		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
-	}
+	r.planParams()
 	r.t.cfg.Clocks = r.s.Clocks()
 	r.clockParams(r.t.cfg.Clocks)
 	r.replay = r.opts.Replay
@@ -386,23 +372,9 @@ func (r *runner) run() error {
 		if r.res.Steps >= r.sp.campaign.MaxSteps {
 			return fmt.Errorf("run exceeded %d steps (max_steps)", r.sp.campaign.MaxSteps)
 		}
-		var a sched.Action
-		var at int64
-		var ok bool
-		if r.opts.Replay != nil {
-			a, at, ok, err = r.nextReplayed()
-			if err != nil {
-				return err
-			}
-		} else {
-			var pre []sched.Action
-			r.fork()
-			pre, a, at, ok = r.s.Next(r.ew)
-			for _, p := range pre {
-				if err := r.applyNetwork(p); err != nil {
-					return err
-				}
-			}
+		a, at, ok, err := r.next()
+		if err != nil {
+			return err
 		}
 		if !ok || (bounded && at > end) {
 			break
@@ -422,6 +394,51 @@ func (r *runner) run() error {
 	if bounded && w.Now() < end {
 		w.AdvanceTo(end)
 	}
+	r.wrapUp()
+	return nil
+}
+
+// planParams writes the seeded plan into the result's parameters: the
+// latency and order, the faults, partitions and client times drawn.
+func (r *runner) planParams() {
+	r.res.Params = append(r.res.Params, Param{"latency", r.sp.latency.String()}, Param{"order", orDefault(r.sp.net.Order, "fifo")})
+	for _, f := range r.s.Faults() {
+		r.faultsAppend(FaultEvent(f))
+	}
+	for k, win := range r.s.Windows() {
+		r.res.Params = append(r.res.Params, Param{"partition", fmt.Sprintf("%v from %.3fms to %.3fms", r.partitionGroups(k), float64(win.Start-supervisor.Epoch)/1e6, float64(win.End-supervisor.Epoch)/1e6)})
+	}
+	times, held := r.s.ClientTimes()
+	for i, at := range times {
+		if held[i] {
+			r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms after the nodes are up", i, float64(at)/1e6)})
+			continue
+		}
+		r.res.Params = append(r.res.Params, Param{"client", fmt.Sprintf("request %d at %.3fms", i, float64(at-supervisor.Epoch)/1e6)})
+	}
+}
+
+// next is the run's next action and its time: the recording's, when
+// replaying, else the seeded scheduler's, after applying the network
+// faults it drew before it. ok is false when there is none.
+func (r *runner) next() (a sched.Action, at int64, ok bool, err error) {
+	if r.opts.Replay != nil {
+		return r.nextReplayed()
+	}
+	r.fork()
+	pre, a, at, ok := r.s.Next(r.ew)
+	for _, p := range pre {
+		if err := r.applyNetwork(p); err != nil {
+			return a, at, false, err
+		}
+	}
+	return a, at, ok, nil
+}
+
+// wrapUp ends the run at the world's time: the last partition and clock
+// events, counts, the summary, and, with no verdict yet, the final one.
+func (r *runner) wrapUp() {
+	w := r.w
 	r.partitionEvents(w.Now())
 	r.jumpEvents(w.Now())
 	for i := 0; i < r.t.m.Nodes; i++ {
@@ -436,10 +453,9 @@ func (r *runner) run() error {
 	r.unmatched()
 	r.threadsParam()
 	if r.res.Verdict != "" {
-		return nil
+		return
 	}
 	r.finish()
-	return nil
 }
 
 // partitionEvents records the partitions that began or healed up to
