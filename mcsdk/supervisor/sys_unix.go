@@ -388,8 +388,9 @@ func unixShutdown(c *call, v *vfd) result { return unixAnswer(sockOf(v).Shutdown
 
 // unixGetsockopt serves the options whose answer the placeholder would
 // get wrong: the peer's credentials (the node's virtual pid and the
-// user's ids), whether the socket listens, its pending error; every other
-// option is read from the placeholder.
+// user's ids), whether the socket listens, its pending error, its
+// timeouts (weft's, in virtual ticks); every other option is read from
+// the placeholder.
 func unixGetsockopt(c *call, v *vfd) result {
 	s := sockOf(v)
 	if c.arg(1) != unix.SOL_SOCKET {
@@ -413,6 +414,8 @@ func unixGetsockopt(c *call, v *vfd) result {
 		val = binary.LittleEndian.AppendUint32(nil, uint32(s.TakeError()))
 	case unix.SO_PEERPIDFD, unix.SO_PEERSEC, unix.SO_PEERGROUPS:
 		return errno(unix.ENOPROTOOPT)
+	case unix.SO_RCVTIMEO, unix.SO_SNDTIMEO, unix.SO_RCVTIMEO_NEW, unix.SO_SNDTIMEO_NEW:
+		return c.putOption(s.Timeout(sndTimeoutOpt(c.arg(2))).Timeval()) // sock_get_timeout: cut to *optlen
 	default:
 		return cont()
 	}
@@ -427,12 +430,11 @@ func unixGetsockopt(c *call, v *vfd) result {
 }
 
 // unixSetsockopt keeps options on the placeholder, where getsockopt
-// reads them, but for a valid SO_RCVTIMEO or SO_SNDTIMEO, which weft sets
-// there itself to note whether its tv_sec was negative: Linux takes that
-// as a timeout of zero, which the placeholder cannot tell from none
-// (vkernel.UnixSocket.SetZeroTimeout). A value the kernel would refuse
-// (optlen below a timeval, an unreadable one) goes to the placeholder,
-// which refuses it.
+// reads them, but for a valid SO_RCVTIMEO or SO_SNDTIMEO, which weft
+// keeps itself in ticks of the virtual HZ (vkernel.ParseSockTimeout,
+// UnixSocket.SetTimeout): the placeholder's kernel would round it to the
+// host's tick. A value the kernel would refuse (optlen below a timeval,
+// an unreadable one) goes to the placeholder, which refuses it.
 func unixSetsockopt(c *call, v *vfd) result {
 	opt := c.arg(2)
 	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[opt] || int32(c.arg(4)) < sizeofTimeval {
@@ -442,13 +444,17 @@ func unixSetsockopt(c *call, v *vfd) result {
 	if err != nil {
 		return cont()
 	}
-	if err := unix.SetsockoptString(v.ours, unix.SOL_SOCKET, int(opt), string(tv)); err != nil {
-		return errno(errnoOf(err)) // EDOM: a tv_usec outside 0..999999
+	t, e := vkernel.ParseSockTimeout(tv)
+	if e != 0 {
+		return errno(unix.Errno(e)) // EDOM: a tv_usec outside 0..999999
 	}
-	snd := opt == unix.SO_SNDTIMEO || opt == unix.SO_SNDTIMEO_NEW
-	sockOf(v).SetZeroTimeout(snd, int64(binary.LittleEndian.Uint64(tv)) < 0)
+	sockOf(v).SetTimeout(sndTimeoutOpt(opt), t)
 	return ret(0)
 }
+
+// sndTimeoutOpt reports whether a SOL_SOCKET timeout option is
+// SO_SNDTIMEO (either form), not SO_RCVTIMEO.
+func sndTimeoutOpt(opt uint64) bool { return opt == unix.SO_SNDTIMEO || opt == unix.SO_SNDTIMEO_NEW }
 
 // sockTimeoutOpts are the SOL_SOCKET timeout options; on amd64 the _OLD
 // and _NEW forms both take a 64-bit struct timeval (sock_set_timeout).
