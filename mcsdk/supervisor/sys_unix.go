@@ -430,14 +430,31 @@ func unixGetsockopt(c *call, v *vfd) result {
 }
 
 // unixSetsockopt keeps options on the placeholder, where getsockopt
-// reads them, but for a valid SO_RCVTIMEO or SO_SNDTIMEO, which weft
-// keeps itself in ticks of the virtual HZ (vkernel.ParseSockTimeout,
-// UnixSocket.SetTimeout): the placeholder's kernel would round it to the
-// host's tick. A value the kernel would refuse (optlen below a timeval,
-// an unreadable one) goes to the placeholder, which refuses it.
+// reads them, but for SO_RCVTIMEO and SO_SNDTIMEO, which weft keeps
+// itself (setTimeout, vkernel.UnixSocket.SetTimeout).
 func unixSetsockopt(c *call, v *vfd) result {
-	opt := c.arg(2)
-	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[opt] || int32(c.arg(4)) < sizeofTimeval {
+	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[c.arg(2)] {
+		return cont()
+	}
+	return c.setTimeout(sockOf(v))
+}
+
+// timeoutSock is a socket whose SO_RCVTIMEO (snd false) and SO_SNDTIMEO
+// weft keeps, in ticks of the virtual HZ: AF_UNIX and netlink (an inet
+// socket's are vkernel.InetOptValues').
+type timeoutSock interface {
+	Timeout(snd bool) vkernel.SockTimeout
+	SetTimeout(snd bool, t vkernel.SockTimeout)
+}
+
+// setTimeout serves setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO or SO_SNDTIMEO,
+// ...) on s: a valid timeval is kept in virtual ticks
+// (vkernel.ParseSockTimeout), never on the placeholder, whose kernel
+// would round it to the host's tick; tv_usec outside 0..999999 is EDOM.
+// A value the kernel would refuse otherwise (optlen below a timeval, an
+// unreadable one) goes to the placeholder, which refuses it.
+func (c *call) setTimeout(s timeoutSock) result {
+	if int32(c.arg(4)) < sizeofTimeval {
 		return cont()
 	}
 	tv, err := c.read(c.arg(3), sizeofTimeval)
@@ -446,9 +463,9 @@ func unixSetsockopt(c *call, v *vfd) result {
 	}
 	t, e := vkernel.ParseSockTimeout(tv)
 	if e != 0 {
-		return errno(unix.Errno(e)) // EDOM: a tv_usec outside 0..999999
+		return errno(unix.Errno(e))
 	}
-	sockOf(v).SetTimeout(sndTimeoutOpt(opt), t)
+	s.SetTimeout(sndTimeoutOpt(c.arg(2)), t)
 	return ret(0)
 }
 

@@ -179,18 +179,16 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (vkernel.UnixRead, result,
 
 // unixNonblock reports whether a call that would block answers EAGAIN:
 // a non-blocking description, MSG_DONTWAIT, or its timeout (opt,
-// SO_RCVTIMEO or SO_SNDTIMEO) ran out or is zero (an AF_UNIX socket's,
-// vkernel.UnixSocket.Timeout).
+// SO_RCVTIMEO or SO_SNDTIMEO: timeoutSock) ran out or is zero.
 func (c *call) unixNonblock(v *vfd, flags uint64, opt int) bool {
-	s, ok := v.obj.(unixSock)
+	s, ok := v.obj.(timeoutSock)
 	zero := ok && s.Timeout(opt == unix.SO_SNDTIMEO) < 0
 	return flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut || zero
 }
 
 // unixErr answers a socket's error: vkernel.ErrBlock parks the call
-// until the world changes or its timeout (option opt) runs out, in
-// virtual time: an AF_UNIX socket's is weft's (vkernel.UnixSocket.Timeout,
-// in virtual ticks); a netlink socket's is read from its placeholder.
+// until the world changes or its timeout (option opt, weft's in virtual
+// ticks: timeoutSock) runs out in virtual time.
 func (c *call) unixErr(v *vfd, err error, opt int) result {
 	if err != vkernel.ErrBlock {
 		return vkAnswer(err)
@@ -198,10 +196,8 @@ func (c *call) unixErr(v *vfd, err error, opt int) result {
 	if !c.started {
 		c.started = true
 		c.deadline = -1
-		if s, ok := v.obj.(unixSock); ok {
+		if s, ok := v.obj.(timeoutSock); ok {
 			c.deadline = c.sockDeadline(s.Timeout(opt == unix.SO_SNDTIMEO).Nanos())
-		} else if tv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, opt); err == nil {
-			c.deadline = c.sockDeadline(vkernel.Ktime(tv.Sec, tv.Usec*1e3)) // as the kernel reports it: valid
 		}
 	}
 	return park()
