@@ -467,9 +467,9 @@ func (s *UnixSocket) Connect(t *UnixSocket, nonblock bool) error {
 // SetTimeout keeps the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO,
 // in ticks of the virtual HZ (ParseSockTimeout): weft, not the host
 // kernel of its placeholder, keeps it, so getsockopt reads back the
-// virtual tick's rounding (Timeout.Timeval) and a blocking call waits it
-// in virtual time (Timeout.Nanos). A socket starts with none, an accepted
-// one too (unix_stream_connect makes the server's end afresh).
+// virtual tick's rounding (SockTimeout.Timeval) and a blocking call waits
+// it in virtual time (SockTimeout.Nanos). A socket starts with none, an
+// accepted one too (unix_stream_connect makes the server's end afresh).
 func (s *UnixSocket) SetTimeout(snd bool, t SockTimeout) { s.timeo[boolIndex(snd)] = t }
 
 // Timeout is the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO
