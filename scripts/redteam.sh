@@ -875,6 +875,9 @@ for k in tcp udp unix abstract; do probe listener "sock-$k" c sock "$k"; done
 for f in packet rawip ping vsock sockdiag audit genl uevent route; do probe native "family-$f" c family "$f"; done
 probe oracle pid-oracle c oracle @P
 for how in xgetbv xcomp; do probe native "xstate-$how" c xstate "$how"; done
+# The kernel's tick rate, which socket timeouts are kept in: weft's
+# virtual HZ (vkernel.HZ, 250) on every socket, whatever the host's.
+VIRTUAL="V: tick in us inet 4000/4000 unix-stream 4000/4000 unix-dgram 4000/4000 netlink 4000/4000" probe native host-hz c hz
 
 }
 

@@ -15,6 +15,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weft-mc/weft/mcsdk/vkernel"
 )
 
 // buildC compiles one C file of testdata into the test's temporary
@@ -100,6 +104,10 @@ var diffProbes = []struct {
 	name string
 	args []string
 	weft []string
+	// hz: the probe's "~" lines show the kernel's tick rate and nothing
+	// else weft virtualises; on a host whose CONFIG_HZ is weft's virtual
+	// one (vkernel.HZ) they must read as natively too.
+	hz bool
 }{
 	{name: "time", weft: []string{
 		"~ realtime 1767225600000000000", "~ monotonic 1000000000000", "~ slept 10000000 ns",
@@ -152,8 +160,11 @@ var diffProbes = []struct {
 	// them: tv_usec out of range is EDOM; a negative tv_sec is a timeout
 	// of zero (a blocking recv fails at once), read back as {0, 0}; on
 	// UDP and on AF_UNIX stream and datagram sockets, where they also
-	// bound send, accept and connect.
-	{name: "sotimeo"},
+	// bound send, accept and connect. A timeout is kept in ticks of
+	// weft's virtual HZ (250, vkernel.HZ), never the host's, and read back
+	// so: the "~" lines are the virtual answer, which only a host of HZ
+	// 250 gives natively.
+	{name: "sotimeo", hz: true, weft: soTimeoLines()},
 	// A socket call a caught SA_RESTART signal interrupts is restarted
 	// without a timeout and ends with EINTR with one, on inet and unix
 	// sockets alike (sock_intr_errno).
@@ -231,6 +242,50 @@ var diffProbes = []struct {
 	// sibling (its parent's child, which waits for it; the caller gets
 	// ECHILD), with its caller's exit signal whatever it asked for.
 	{name: "cloneparent"},
+}
+
+// soTimeoLines are what the sotimeo probe reads back of its odd
+// timeouts on each of its sockets: tv_usec rounded up to a tick of 4 ms
+// (vkernel.HZ 250; sock_set_timeout, sock_get_timeout).
+func soTimeoLines() []string {
+	var lines []string
+	for _, sock := range []string{"udp", "unix stream", "unix dgram"} {
+		for _, r := range [][2]string{{"{0,1}", "{0,4000}"}, {"{0,1234}", "{0,4000}"}, {"{2,999999}", "{3,0}"}, {"{7,500001}", "{7,504000}"}} {
+			lines = append(lines, fmt.Sprintf("~ %s: %s reads back as SO_RCVTIMEO %s SO_SNDTIMEO %s\n", sock, r[0], r[1], r[1]))
+		}
+	}
+	return lines
+}
+
+// virtLines returns the "~ " lines of a probe's output.
+func virtLines(out []byte) []string {
+	var keep []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "~ ") {
+			keep = append(keep, l)
+		}
+	}
+	return keep
+}
+
+// hostHZ is the host kernel's tick rate (CONFIG_HZ) as a socket's
+// SO_RCVTIMEO shows it: a timeout of 1 µs is kept as one tick, read back
+// as 1e6/HZ µs rounded down.
+func hostHZ(t *testing.T) int64 {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+	if err != nil || tv.Sec != 0 || tv.Usec <= 0 {
+		t.Fatalf("SO_RCVTIMEO of 1 µs reads %v, %v", tv, err)
+	}
+	return (1_000_000 + tv.Usec/2) / tv.Usec
 }
 
 // nativeLimit bounds a probe's native run: a probe whose peer never
@@ -329,6 +384,16 @@ func TestDifferential(t *testing.T) {
 			for _, want := range p.weft {
 				if !bytes.Contains(first, []byte(want)) {
 					t.Errorf("weft output lacks %q:\n%s", want, first)
+				}
+			}
+			if p.hz {
+				nv, wv := virtLines(native), virtLines(first)
+				switch hz := hostHZ(t); {
+				case hz != vkernel.HZ:
+					t.Logf("the host's HZ is %d, not weft's %d: its tick-rate lines are judged by the virtual answer alone", hz, vkernel.HZ)
+				case strings.Join(nv, "\n") != strings.Join(wv, "\n"):
+					t.Errorf("on a host of HZ %d the tick-rate lines differ from the native run:\nnative:\n%s\nweft:\n%s",
+						hz, strings.Join(nv, "\n"), strings.Join(wv, "\n"))
 				}
 			}
 		})

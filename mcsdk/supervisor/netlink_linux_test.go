@@ -20,7 +20,9 @@ import (
 // lo and eth0 (no host interface, MAC or address), and a raw
 // NETLINK_ROUTE socket binds, names itself, answers an address dump
 // (MSG_PEEK|MSG_TRUNC sizes it, a short peek is truncated) and refuses a
-// new address with EPERM, which the run's notes name.
+// new address with EPERM, which the run's notes name; a blocking recv
+// waits its SO_RCVTIMEO, kept in ticks of the virtual HZ, in node time,
+// and fails at once under a timeout of zero.
 func TestNetlinkC(t *testing.T) {
 	bin := buildProbe(t, "netlink", "-O1", "-Wall")
 	want := `ifaddr lo family 17 flags 0x10049 addr 00:00:00:00:00:00
@@ -42,6 +44,8 @@ short peek 1 trunc 1 name pid 0
 dump: 3 messages, done 1
 send newaddr 24
 newaddr answered: error -1 seq 6
+SO_RCVTIMEO {0,1234} reads {0,4000}: recv -1 Resource temporarily unavailable after 4000000 ns
+SO_RCVTIMEO {-1,0} reads {0,0}: recv -1 Resource temporarily unavailable after 0 ns
 `
 	for _, pick := range []func([]sched.Action, int) sched.Action{first, last} {
 		out := runTwiceHashed(t, "netlink", Config{Nodes: []NodeSpec{{Path: bin}}}, HashMemory, pick, func(w *World) {
@@ -108,7 +112,7 @@ index 7: route ip+net: no such network interface
 
 // TestNetlinkStateHash changes one piece of a NETLINK_ROUTE socket's state
 // at a time and requires the world hash to change: its port id, groups,
-// flags, type, queued replies and wake-up counts are all covered, and
+// flags, type, queued replies, wake-up counts and timeouts are all covered, and
 // building the same state twice hashes the same.
 func TestNetlinkStateHash(t *testing.T) {
 	build := func() *node {
@@ -131,6 +135,9 @@ func TestNetlinkStateHash(t *testing.T) {
 		{"reply read", func(n *node) { sock(n).route.Queue = sock(n).route.Queue[1:] }},
 		{"wake-ups", func(n *node) { sock(n).genIn++ }},
 		{"reads", func(n *node) { sock(n).genOut++ }},
+		{"receive timeout", func(n *node) { sock(n).SetTimeout(false, 1) }},
+		{"send timeout", func(n *node) { sock(n).SetTimeout(true, 1) }},
+		{"zero receive timeout", func(n *node) { sock(n).SetTimeout(false, -1) }},
 	}
 	base := fileHash(build())
 	if fileHash(build()) != base {

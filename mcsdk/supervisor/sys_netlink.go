@@ -30,8 +30,9 @@ type netlinkSock struct {
 	typ    int    // SOCK_RAW or SOCK_DGRAM
 	groups uint32 // multicast groups joined by bind (nothing is ever announced: the interfaces never change)
 	opts   [netlinkOptMax + 1]uint32
-	genIn  uint64 // replies queued
-	genOut uint64 // datagrams read
+	timeo  [2]vkernel.SockTimeout // SO_RCVTIMEO, SO_SNDTIMEO in virtual ticks (netlinkSetsockopt)
+	genIn  uint64                 // replies queued
+	genOut uint64                 // datagrams read
 }
 
 // SOL_NETLINK options (linux/netlink.h) accepted; netlinkOptMax is the
@@ -133,6 +134,12 @@ func (s *netlinkSock) Hash(h *vkernel.FileHasher) {
 	for _, o := range s.opts {
 		put(uint64(o))
 	}
+	for i, t := range s.timeo {
+		if t != 0 { // a word with the top bit set, which no queue length is
+			put(1<<63 | uint64(i))
+			put(uint64(t))
+		}
+	}
 	put(uint64(len(s.route.Queue)))
 	for _, d := range s.route.Queue {
 		vkernel.PutBytes(put, d)
@@ -142,6 +149,12 @@ func (s *netlinkSock) Hash(h *vkernel.FileHasher) {
 }
 
 func (s *netlinkSock) Release(vkernel.FileWorld) {}
+
+// Timeout is the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
+func (s *netlinkSock) Timeout(snd bool) vkernel.SockTimeout { return s.timeo[boolBits(snd)] }
+
+// SetTimeout keeps the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
+func (s *netlinkSock) SetTimeout(snd bool, t vkernel.SockTimeout) { s.timeo[boolBits(snd)] = t }
 
 // netlinkPort picks an unbound socket's port id as Linux does: the
 // process's (virtual) pid for its first socket, then ids counting down
@@ -392,15 +405,19 @@ func netlinkRecvmsg(c *call, v *vfd) result {
 }
 
 // netlinkSetsockopt: SOL_SOCKET options run on the placeholder (buffer
-// sizes, timeouts, read back from it), but a socket filter, which would
-// filter nothing there, is refused; the SOL_NETLINK flags and group
-// memberships are kept; other levels are ENOPROTOOPT, as in Linux.
+// sizes, read back from it), but a socket filter, which would filter
+// nothing there, is refused, and SO_RCVTIMEO and SO_SNDTIMEO weft keeps in
+// virtual ticks, as an AF_UNIX socket's (unixSetsockopt); the SOL_NETLINK
+// flags and group memberships are kept; other levels are ENOPROTOOPT, as
+// in Linux.
 func netlinkSetsockopt(c *call, v *vfd) result {
 	s := v.obj.(*netlinkSock)
 	level, opt := c.arg(1), c.arg(2)
 	switch {
 	case level == unix.SOL_SOCKET && (opt == unix.SO_ATTACH_FILTER || opt == unix.SO_ATTACH_BPF):
 		return failf("a socket filter on a netlink socket is not modelled")
+	case level == unix.SOL_SOCKET && sockTimeoutOpts[opt]:
+		return c.setTimeout(s)
 	case level == unix.SOL_SOCKET:
 		return cont()
 	case level != solNetlink:
@@ -421,8 +438,8 @@ func netlinkSetsockopt(c *call, v *vfd) result {
 }
 
 // netlinkGetsockopt answers what the placeholder would get wrong (its
-// domain, protocol and type) and the SOL_NETLINK flags; the other
-// SOL_SOCKET options are read from the placeholder.
+// domain, protocol and type, its timeouts) and the SOL_NETLINK flags; the
+// other SOL_SOCKET options are read from the placeholder.
 func netlinkGetsockopt(c *call, v *vfd) result {
 	s := v.obj.(*netlinkSock)
 	level, opt := c.arg(1), c.arg(2)
@@ -442,6 +459,8 @@ func netlinkGetsockopt(c *call, v *vfd) result {
 		return errno(unix.ENOPROTOOPT)
 	case level == unix.SOL_SOCKET && (opt == unix.SO_PEERGROUPS || opt == unix.SO_PEERPIDFD):
 		return errno(unix.ENODATA)
+	case level == unix.SOL_SOCKET && sockTimeoutOpts[opt]:
+		val = s.Timeout(sndTimeoutOpt(opt)).Timeval()
 	case level == unix.SOL_SOCKET:
 		return cont()
 	case level == solNetlink && netlinkFlagOpts[opt]:

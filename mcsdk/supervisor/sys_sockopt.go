@@ -3,8 +3,6 @@
 package supervisor
 
 import (
-	"sync"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/weft-mc/weft/mcsdk/netsim"
@@ -31,31 +29,8 @@ func inetSetsockopt(c *call, v *vfd) result {
 	if e := c.n.opts.Set(s.ID, s, opt, val, c.netPrivileged); e != 0 {
 		return errno(unix.Errno(e))
 	}
-	c.n.opts.RoundTimeout(s.ID, opt, hostHZ())
 	return ret(0)
 }
-
-// hostHZ is the host kernel's tick rate (CONFIG_HZ), to which Linux
-// rounds SO_RCVTIMEO and SO_SNDTIMEO (vkernel.InetOptValues.RoundTimeout):
-// the kernel's own rounding of a timeout of 1 µs on a socket of weft's
-// reads back as one tick. An AF_UNIX socket's timeouts live on its
-// placeholder, rounded by the same kernel, so a node's inet and unix
-// sockets agree. 0 (nothing rounded) if the kernel cannot be asked.
-var hostHZ = sync.OnceValue(func() int64 {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return 0
-	}
-	defer unix.Close(fd)
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 1}); err != nil {
-		return 0
-	}
-	tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
-	if err != nil || tv.Sec != 0 || tv.Usec <= 0 {
-		return 0
-	}
-	return (1_000_000 + tv.Usec/2) / tv.Usec // 1e6/HZ µs a tick, rounded down by the kernel
-})
 
 // CAP_NET_ADMIN's and CAP_NET_RAW's bits in a capability set.
 const capNetAdmin, capNetRaw = 12, 13

@@ -388,8 +388,9 @@ func unixShutdown(c *call, v *vfd) result { return unixAnswer(sockOf(v).Shutdown
 
 // unixGetsockopt serves the options whose answer the placeholder would
 // get wrong: the peer's credentials (the node's virtual pid and the
-// user's ids), whether the socket listens, its pending error; every other
-// option is read from the placeholder.
+// user's ids), whether the socket listens, its pending error, its
+// timeouts (weft's, in virtual ticks); every other option is read from
+// the placeholder.
 func unixGetsockopt(c *call, v *vfd) result {
 	s := sockOf(v)
 	if c.arg(1) != unix.SOL_SOCKET {
@@ -413,6 +414,8 @@ func unixGetsockopt(c *call, v *vfd) result {
 		val = binary.LittleEndian.AppendUint32(nil, uint32(s.TakeError()))
 	case unix.SO_PEERPIDFD, unix.SO_PEERSEC, unix.SO_PEERGROUPS:
 		return errno(unix.ENOPROTOOPT)
+	case unix.SO_RCVTIMEO, unix.SO_SNDTIMEO, unix.SO_RCVTIMEO_NEW, unix.SO_SNDTIMEO_NEW:
+		return c.putOption(s.Timeout(sndTimeoutOpt(c.arg(2))).Timeval()) // sock_get_timeout: cut to *optlen
 	default:
 		return cont()
 	}
@@ -427,28 +430,48 @@ func unixGetsockopt(c *call, v *vfd) result {
 }
 
 // unixSetsockopt keeps options on the placeholder, where getsockopt
-// reads them, but for a valid SO_RCVTIMEO or SO_SNDTIMEO, which weft sets
-// there itself to note whether its tv_sec was negative: Linux takes that
-// as a timeout of zero, which the placeholder cannot tell from none
-// (vkernel.UnixSocket.SetZeroTimeout). A value the kernel would refuse
-// (optlen below a timeval, an unreadable one) goes to the placeholder,
-// which refuses it.
+// reads them, but for SO_RCVTIMEO and SO_SNDTIMEO, which weft keeps
+// itself (setTimeout, vkernel.UnixSocket.SetTimeout).
 func unixSetsockopt(c *call, v *vfd) result {
-	opt := c.arg(2)
-	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[opt] || int32(c.arg(4)) < sizeofTimeval {
+	if c.arg(1) != unix.SOL_SOCKET || !sockTimeoutOpts[c.arg(2)] {
+		return cont()
+	}
+	return c.setTimeout(sockOf(v))
+}
+
+// timeoutSock is a socket whose SO_RCVTIMEO (snd false) and SO_SNDTIMEO
+// weft keeps, in ticks of the virtual HZ: AF_UNIX and netlink (an inet
+// socket's are vkernel.InetOptValues').
+type timeoutSock interface {
+	Timeout(snd bool) vkernel.SockTimeout
+	SetTimeout(snd bool, t vkernel.SockTimeout)
+}
+
+// setTimeout serves setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO or SO_SNDTIMEO,
+// ...) on s: a valid timeval is kept in virtual ticks
+// (vkernel.ParseSockTimeout), never on the placeholder, whose kernel
+// would round it to the host's tick; tv_usec outside 0..999999 is EDOM.
+// A value the kernel would refuse otherwise (optlen below a timeval, an
+// unreadable one) goes to the placeholder, which refuses it.
+func (c *call) setTimeout(s timeoutSock) result {
+	if int32(c.arg(4)) < sizeofTimeval {
 		return cont()
 	}
 	tv, err := c.read(c.arg(3), sizeofTimeval)
 	if err != nil {
 		return cont()
 	}
-	if err := unix.SetsockoptString(v.ours, unix.SOL_SOCKET, int(opt), string(tv)); err != nil {
-		return errno(errnoOf(err)) // EDOM: a tv_usec outside 0..999999
+	t, e := vkernel.ParseSockTimeout(tv)
+	if e != 0 {
+		return errno(unix.Errno(e))
 	}
-	snd := opt == unix.SO_SNDTIMEO || opt == unix.SO_SNDTIMEO_NEW
-	sockOf(v).SetZeroTimeout(snd, int64(binary.LittleEndian.Uint64(tv)) < 0)
+	s.SetTimeout(sndTimeoutOpt(c.arg(2)), t)
 	return ret(0)
 }
+
+// sndTimeoutOpt reports whether a SOL_SOCKET timeout option is
+// SO_SNDTIMEO (either form), not SO_RCVTIMEO.
+func sndTimeoutOpt(opt uint64) bool { return opt == unix.SO_SNDTIMEO || opt == unix.SO_SNDTIMEO_NEW }
 
 // sockTimeoutOpts are the SOL_SOCKET timeout options; on amd64 the _OLD
 // and _NEW forms both take a 64-bit struct timeval (sock_set_timeout).

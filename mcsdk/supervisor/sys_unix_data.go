@@ -179,17 +179,16 @@ func unixTake(c *call, v *vfd, max int, flags uint64) (vkernel.UnixRead, result,
 
 // unixNonblock reports whether a call that would block answers EAGAIN:
 // a non-blocking description, MSG_DONTWAIT, or its timeout (opt,
-// SO_RCVTIMEO or SO_SNDTIMEO) ran out or is zero (an AF_UNIX socket's,
-// vkernel.UnixSocket.ZeroTimeout).
+// SO_RCVTIMEO or SO_SNDTIMEO: timeoutSock) ran out or is zero.
 func (c *call) unixNonblock(v *vfd, flags uint64, opt int) bool {
-	s, ok := v.obj.(unixSock)
-	zero := ok && s.ZeroTimeout(opt == unix.SO_SNDTIMEO)
+	s, ok := v.obj.(timeoutSock)
+	zero := ok && s.Timeout(opt == unix.SO_SNDTIMEO) < 0
 	return flags&unix.MSG_DONTWAIT != 0 || v.nonblocking() || c.timedOut || zero
 }
 
 // unixErr answers a socket's error: vkernel.ErrBlock parks the call
-// until the world changes or its timeout (option opt, read from the
-// placeholder) runs out.
+// until the world changes or its timeout (option opt, weft's in virtual
+// ticks: timeoutSock) runs out in virtual time.
 func (c *call) unixErr(v *vfd, err error, opt int) result {
 	if err != vkernel.ErrBlock {
 		return vkAnswer(err)
@@ -197,8 +196,8 @@ func (c *call) unixErr(v *vfd, err error, opt int) result {
 	if !c.started {
 		c.started = true
 		c.deadline = -1
-		if tv, err := unix.GetsockoptTimeval(v.ours, unix.SOL_SOCKET, opt); err == nil {
-			c.deadline = c.sockDeadline(vkernel.Ktime(tv.Sec, tv.Usec*1e3)) // as the kernel reports it: valid
+		if s, ok := v.obj.(timeoutSock); ok {
+			c.deadline = c.sockDeadline(s.Timeout(opt == unix.SO_SNDTIMEO).Nanos())
 		}
 	}
 	return park()
@@ -253,7 +252,7 @@ func unixSend(c *call, v *vfd, data []byte, addr, addrlen, flags uint64, rs *rig
 }
 
 // unixBlock answers a call that would block: EAGAIN if non-blocking (or
-// its SO_RCVTIMEO/SO_SNDTIMEO, read from the placeholder, ran out), else
+// its SO_RCVTIMEO/SO_SNDTIMEO ran out), else
 // park (netlink sockets share it).
 func (c *call) unixBlock(v *vfd, flags uint64, opt int) result {
 	if c.unixNonblock(v, flags, opt) {

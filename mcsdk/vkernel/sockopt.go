@@ -251,9 +251,10 @@ type InetOptValues map[InetOptKey][]byte
 // it asks for the default, IP_TOS keeps its low byte, the buffer
 // sizes and IPV6_V6ONLY go to the socket (IPV6_V6ONLY only before bind,
 // EINVAL after, ipv6(7)), a timeval or linger shorter than its struct is
-// EINVAL, a timeval's tv_usec outside 0..999999 EDOM (timeoutOpt). privileged reports whether the caller has CAP_NET_ADMIN or
-// CAP_NET_RAW, which SO_PRIORITY outside 0..6 needs (EPERM without); it
-// is asked only then, and nil is neither.
+// EINVAL, a timeval's tv_usec outside 0..999999 EDOM and a valid one
+// kept in ticks of HZ (ParseSockTimeout). privileged reports whether the
+// caller has CAP_NET_ADMIN or CAP_NET_RAW, which SO_PRIORITY outside 0..6
+// needs (EPERM without); it is asked only then, and nil is neither.
 func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privileged func() bool) Errno {
 	spec, ok := inetOptions[opt]
 	if !ok {
@@ -297,10 +298,11 @@ func (o *InetOptValues) Set(id int, s InetSocket, opt SockOpt, val []byte, privi
 			return EINVAL
 		}
 		if spec.Kind == OptTimeval {
-			var e Errno
-			if val, e = timeoutOpt(val); e != 0 {
+			t, e := ParseSockTimeout(val)
+			if e != 0 {
 				return e
 			}
+			val = t.stored()
 		}
 	}
 	if *o == nil {
@@ -385,50 +387,75 @@ func (o InetOptValues) Inherit(l, id int) {
 	}
 }
 
-// timeoutOpt checks an SO_RCVTIMEO or SO_SNDTIMEO timeval as Linux's
-// sock_set_timeout does: tv_usec outside 0..999999 is EDOM; a negative
-// tv_sec is a timeout of zero, kept as {-1, 0} (every negative value
-// acts alike), under which a blocking call fails at once as a
-// non-blocking one would and which getsockopt reads as {0, 0}.
-func timeoutOpt(val []byte) ([]byte, Errno) {
-	sec := int64(binary.LittleEndian.Uint64(val))
-	usec := int64(binary.LittleEndian.Uint64(val[8:]))
-	if usec < 0 || usec >= 1e6 {
-		return nil, EDOM
+// HZ is the virtual kernel's tick rate (CONFIG_HZ): Linux keeps a
+// socket's SO_RCVTIMEO and SO_SNDTIMEO in ticks, so what getsockopt reads
+// back, and how long a blocking call waits, show the kernel's HZ. weft
+// rounds every socket timeout to this rate, never the host's, so that a
+// node cannot learn the host's CONFIG_HZ from a read-back and a seed
+// gives the same waits on every machine. 250 is Debian's default
+// (CONFIG_HZ_250 in its amd64 and arm64 kernels), the kernel weft's
+// virtual machine reports and its set-up targets; it also divides a
+// second exactly (4 ms a tick), so every tick is a whole number of
+// microseconds and nanoseconds.
+const HZ = 250
+
+// SockTimeout is an SO_RCVTIMEO or SO_SNDTIMEO as Linux's sock_set_timeout
+// keeps it: a number of ticks of HZ; 0 is none (Linux's
+// MAX_SCHEDULE_TIMEOUT) and a negative value a timeout of zero, under
+// which a call that would block fails at once as a non-blocking one does.
+type SockTimeout int64
+
+// ParseSockTimeout takes an SO_RCVTIMEO or SO_SNDTIMEO struct timeval
+// (16 bytes, tv_sec then tv_usec) as Linux's sock_set_timeout does:
+// tv_usec outside 0..999999 is EDOM; a negative tv_sec is a timeout of
+// zero (every negative value acts alike); {0, 0}, or a tv_sec of
+// MAX_SCHEDULE_TIMEOUT/HZ-1 or more, is none; otherwise tv_sec·HZ ticks
+// plus tv_usec rounded up to a tick.
+func ParseSockTimeout(tv []byte) (SockTimeout, Errno) {
+	sec := int64(binary.LittleEndian.Uint64(tv))
+	usec := int64(binary.LittleEndian.Uint64(tv[8:]))
+	switch {
+	case usec < 0 || usec >= 1e6:
+		return 0, EDOM
+	case sec < 0:
+		return -1, 0
+	case sec == 0 && usec == 0, sec >= math.MaxInt64/HZ-1:
+		return 0, 0
 	}
-	if sec < 0 {
-		val = make([]byte, 16)
-		binary.LittleEndian.PutUint64(val, ^uint64(0))
-	}
-	return val, 0
+	const per = 1_000_000 / HZ // µs a tick
+	return SockTimeout(sec*HZ + (usec+per-1)/per), 0
 }
 
-// RoundTimeout rounds socket id's SO_RCVTIMEO or SO_SNDTIMEO (opt), as
-// Set stored it, to the ticks of a kernel of hz ticks a second, as
-// Linux keeps it (sock_set_timeout: tv_sec·HZ plus tv_usec rounded up to
-// a tick; a tv_sec of MAX_SCHEDULE_TIMEOUT/HZ-1 or more, like {0, 0}, is
-// no timeout) and reads it back (sock_get_timeout: the ticks as seconds
-// and microseconds, rounded down). Blocking calls wait for the rounded
-// timeout (Timeout), as Linux's wait that many ticks. A timeout of zero
-// (a negative tv_sec) stays as it is; hz 0 or less rounds nothing.
-func (o InetOptValues) RoundTimeout(id int, opt SockOpt, hz int64) {
-	spec, ok := inetOptions[opt]
-	val := o[InetOptKey{id, opt}]
-	if !ok || spec.Kind != OptTimeval || len(val) < 16 || hz <= 0 {
-		return
+// Timeval is what getsockopt reports (sock_get_timeout): the ticks as
+// seconds and microseconds, rounded down; none and a timeout of zero
+// both read {0, 0}.
+func (t SockTimeout) Timeval() []byte {
+	t = max(t, 0)
+	tv := binary.LittleEndian.AppendUint64(nil, uint64(t/HZ))
+	return binary.LittleEndian.AppendUint64(tv, uint64(t%HZ*1_000_000/HZ))
+}
+
+// stored is the value InetOptValues keeps: the read-back (Timeval), but
+// {-1, 0} for a timeout of zero, which Get reads as {0, 0}.
+func (t SockTimeout) stored() []byte {
+	if t < 0 {
+		return append(binary.LittleEndian.AppendUint64(nil, ^uint64(0)), make([]byte, 8)...)
 	}
-	sec := int64(binary.LittleEndian.Uint64(val))
-	usec := int64(binary.LittleEndian.Uint64(val[8:]))
-	if sec < 0 {
-		return
+	return t.Timeval()
+}
+
+// Nanos is the timeout in nanoseconds of virtual time, as the blocking
+// call waits it: 0 for none, negative for a timeout of zero, KtimeMax
+// past the clock's range (a wait without end: After).
+func (t SockTimeout) Nanos() int64 {
+	const per = 1_000_000_000 / HZ // ns a tick
+	switch {
+	case t < 0:
+		return -1
+	case int64(t) > KtimeMax/per:
+		return KtimeMax
 	}
-	ticks := int64(0) // none
-	if (sec != 0 || usec != 0) && sec < math.MaxInt64/hz-1 {
-		per := 1_000_000 / hz
-		ticks = sec*hz + (usec+per-1)/per
-	}
-	binary.LittleEndian.PutUint64(val, uint64(ticks/hz))
-	binary.LittleEndian.PutUint64(val[8:], uint64(ticks%hz*1_000_000/hz))
+	return int64(t) * per
 }
 
 // Timeout is SO_RCVTIMEO (snd false) or SO_SNDTIMEO of socket id in
@@ -445,11 +472,11 @@ func (o InetOptValues) Timeout(id int, snd bool) int64 {
 		return 0
 	}
 	sec := int64(binary.LittleEndian.Uint64(b))
-	usec := int64(binary.LittleEndian.Uint64(b[8:]))
 	if sec < 0 {
 		return -1
 	}
-	return Ktime(sec, usec*1e3) // past the clock's range: a wait without end (After)
+	t, _ := ParseSockTimeout(b) // as Set kept it: whole ticks, valid
+	return t.Nanos()
 }
 
 // HashSocket writes socket id's option values for the world hash, in

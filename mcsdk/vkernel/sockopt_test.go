@@ -239,15 +239,15 @@ func TestGetReadOnly(t *testing.T) {
 	}
 }
 
-// TestTimeout checks SO_RCVTIMEO and SO_SNDTIMEO in nanoseconds.
+// TestTimeout checks SO_RCVTIMEO and SO_SNDTIMEO in nanoseconds, each
+// socket's its own: {1, 250000} is 312.5 ticks of HZ 250, rounded up.
 func TestTimeout(t *testing.T) {
 	var o InetOptValues
 	s := tcp4
-	tv := append(binary.LittleEndian.AppendUint64(nil, 1), binary.LittleEndian.AppendUint64(nil, 250000)...)
-	if e := o.Set(5, &s, SockOpt{SolSocket, SoSndtimeo}, tv, nil); e != 0 {
+	if e := o.Set(5, &s, SockOpt{SolSocket, SoSndtimeo}, tv(1, 250000), nil); e != 0 {
 		t.Fatal(e)
 	}
-	if got := o.Timeout(5, true); got != 1_250_000_000 {
+	if got := o.Timeout(5, true); got != 1_252_000_000 {
 		t.Errorf("SO_SNDTIMEO %d ns", got)
 	}
 	if got := o.Timeout(5, false); got != 0 {
@@ -262,9 +262,6 @@ func TestTimeout(t *testing.T) {
 // 0..999999 is EDOM and changes nothing; a negative tv_sec is a timeout
 // of zero (Timeout negative), which getsockopt reads as {0, 0}.
 func TestTimevalRules(t *testing.T) {
-	tv := func(sec, usec int64) []byte {
-		return append(binary.LittleEndian.AppendUint64(nil, uint64(sec)), binary.LittleEndian.AppendUint64(nil, uint64(usec))...)
-	}
 	for _, tc := range []struct {
 		sec, usec int64
 		e         Errno
@@ -274,7 +271,8 @@ func TestTimevalRules(t *testing.T) {
 		{1, 1000000, EDOM, 2e9, tv(2, 0)},
 		{1, -1, EDOM, 2e9, tv(2, 0)},
 		{-1, -1, EDOM, 2e9, tv(2, 0)},
-		{0, 999999, 0, 999999000, tv(0, 999999)},
+		{0, 999999, 0, 1e9, tv(1, 0)}, // 249.99975 ticks, rounded up to 250
+
 		{-5, 0, 0, -1, tv(0, 0)},
 		{-1, 999999, 0, -1, tv(0, 0)},
 		{0, 0, 0, 0, tv(0, 0)},
@@ -433,48 +431,101 @@ func TestHashQueued(t *testing.T) {
 	}
 }
 
-// TestRoundTimeout checks that a timeout is kept in ticks and read back
-// as Linux does (net/core/sock.c: sock_set_timeout takes tv_sec·HZ +
-// DIV_ROUND_UP(tv_usec, USEC_PER_SEC/HZ) ticks, a tv_sec of
-// MAX_SCHEDULE_TIMEOUT/HZ-1 or more none; sock_get_timeout reads ticks/HZ
-// seconds and (ticks%HZ)·USEC_PER_SEC/HZ microseconds). The expected
-// values are those formulas worked by hand for HZ 250, 1000 and 300.
-func TestRoundTimeout(t *testing.T) {
-	tv := func(sec, usec int64) []byte {
-		return append(binary.LittleEndian.AppendUint64(nil, uint64(sec)), binary.LittleEndian.AppendUint64(nil, uint64(usec))...)
+// tv is a struct timeval as setsockopt takes it.
+func tv(sec, usec int64) []byte {
+	return append(binary.LittleEndian.AppendUint64(nil, uint64(sec)), binary.LittleEndian.AppendUint64(nil, uint64(usec))...)
+}
+
+// sockTimeouts are SO_RCVTIMEO/SO_SNDTIMEO values with what Linux makes
+// of them at HZ 250 (net/core/sock.c: sock_set_timeout takes tv_sec·HZ +
+// DIV_ROUND_UP(tv_usec, USEC_PER_SEC/HZ) ticks, {0, 0} or a tv_sec of
+// MAX_SCHEDULE_TIMEOUT/HZ-1 or more none, a negative tv_sec a timeout of
+// zero; sock_get_timeout reads ticks/HZ seconds and
+// (ticks%HZ)·USEC_PER_SEC/HZ microseconds). The expected values are those
+// formulas worked by hand for HZ 250 (4000 µs a tick); the lines up to
+// {7, 500001} are also what a Debian host of CONFIG_HZ=250 answered
+// natively (testdata/diff/sotimeo.c in mcsdk/supervisor).
+var sockTimeouts = []struct {
+	name      string
+	sec, usec int64
+	ticks     SockTimeout
+	read      []byte
+	wait      int64 // ns; 0 none, -1 zero
+	err       Errno
+}{
+	{"1 µs, below a tick: one tick", 0, 1, 1, tv(0, 4000), 4e6, 0},
+	{"1234 µs: one tick", 0, 1234, 1, tv(0, 4000), 4e6, 0},
+	{"exactly one tick", 0, 4000, 1, tv(0, 4000), 4e6, 0},
+	{"one tick and 1 µs: two", 0, 4001, 2, tv(0, 8000), 8e6, 0},
+	{"exactly 249 ticks", 0, 996000, 249, tv(0, 996000), 996e6, 0},
+	{"999999 µs: a second", 2, 999999, 750, tv(3, 0), 3e9, 0},
+	{"7 s and 500001 µs", 7, 500001, 1876, tv(7, 504000), 7_504_000_000, 0},
+	{"one second", 1, 0, 250, tv(1, 0), 1e9, 0},
+	{"a day", 86400, 0, 86400 * 250, tv(86400, 0), 86400e9, 0},
+	{"2^40 s: past the clock's range", 1 << 40, 0, 250 << 40, tv(1<<40, 0), KtimeMax, 0},
+	{"MAX_SCHEDULE_TIMEOUT/HZ-2 s", math.MaxInt64/250 - 2, 0, (math.MaxInt64/250 - 2) * 250, tv(math.MaxInt64/250-2, 0), KtimeMax, 0},
+	{"MAX_SCHEDULE_TIMEOUT/HZ-1 s: none", math.MaxInt64/250 - 1, 0, 0, tv(0, 0), 0, 0},
+	{"{0, 0}: none", 0, 0, 0, tv(0, 0), 0, 0},
+	{"negative tv_sec: zero", -3, 0, -1, tv(0, 0), -1, 0},
+	{"{-1, 999999}: zero", -1, 999999, -1, tv(0, 0), -1, 0},
+	{"tv_usec 1000000: EDOM", 1, 1000000, 0, nil, 0, EDOM},
+	{"tv_usec -1: EDOM", 0, -1, 0, nil, 0, EDOM},
+	{"negative tv_sec, bad tv_usec: EDOM first", -1, -1, 0, nil, 0, EDOM},
+}
+
+// TestSockTimeout checks that a timeout is kept in ticks of the virtual
+// HZ, read back and waited so (sockTimeouts), whatever the host's tick.
+func TestSockTimeout(t *testing.T) {
+	if HZ != 250 {
+		t.Fatalf("HZ %d: the table is worked for 250", HZ)
 	}
-	huge := int64(math.MaxInt64/250 - 1)
-	for _, tc := range []struct {
-		hz, sec, usec int64
-		read          []byte
-		timeout       int64
-	}{
-		{250, 0, 1, tv(0, 4000), 4e6},
-		{250, 0, 1234, tv(0, 4000), 4e6},
-		{250, 0, 4000, tv(0, 4000), 4e6},
-		{250, 2, 999999, tv(3, 0), 3e9},
-		{250, 7, 500001, tv(7, 504000), 7_504_000_000},
-		{1000, 0, 1234, tv(0, 2000), 2e6},
-		{1000, 1, 1000, tv(1, 1000), 1_001_000_000},
-		{300, 0, 1, tv(0, 3333), 3_333_000},    // one tick: 1·1e6/300
-		{300, 0, 3334, tv(0, 6666), 6_666_000}, // DIV_ROUND_UP(3334, 3333) = 2 ticks
-		{250, 0, 0, tv(0, 0), 0},
-		{250, -3, 0, tv(0, 0), -1},           // a timeout of zero stays one
-		{250, huge, 0, tv(0, 0), 0},          // past MAX_SCHEDULE_TIMEOUT: none
-		{0, 0, 1234, tv(0, 1234), 1_234_000}, // no tick rate: as set
-	} {
-		var o InetOptValues
-		s := udp4
-		opt := SockOpt{SolSocket, SoRcvtimeo}
-		if e := o.Set(1, &s, opt, tv(tc.sec, tc.usec), nil); e != 0 {
-			t.Fatal(e)
-		}
-		o.RoundTimeout(1, opt, tc.hz)
-		if got, e := o.Get(1, &s, opt); e != 0 || !bytes.Equal(got, tc.read) {
-			t.Errorf("HZ %d {%d,%d}: getsockopt %v %v, want %v", tc.hz, tc.sec, tc.usec, got, e, tc.read)
-		}
-		if got := o.Timeout(1, false); got != tc.timeout {
-			t.Errorf("HZ %d {%d,%d}: Timeout %d, want %d", tc.hz, tc.sec, tc.usec, got, tc.timeout)
+	for _, tc := range sockTimeouts {
+		t.Run(tc.name, func(t *testing.T) {
+			got, e := ParseSockTimeout(tv(tc.sec, tc.usec))
+			if e != tc.err || got != tc.ticks {
+				t.Fatalf("ParseSockTimeout {%d, %d} = %d ticks, %v; want %d, %v", tc.sec, tc.usec, got, e, tc.ticks, tc.err)
+			}
+			if e != 0 {
+				return
+			}
+			if r := got.Timeval(); !bytes.Equal(r, tc.read) {
+				t.Errorf("Timeval %v, want %v", r, tc.read)
+			}
+			if n := got.Nanos(); n != tc.wait {
+				t.Errorf("Nanos %d, want %d", n, tc.wait)
+			}
+		})
+	}
+}
+
+// TestInetTimeout checks the inet options' SO_RCVTIMEO and SO_SNDTIMEO
+// against sockTimeouts: setsockopt's answer, getsockopt's read-back and
+// the wait a blocking call takes (InetOptValues.Timeout).
+func TestInetTimeout(t *testing.T) {
+	for _, tc := range sockTimeouts {
+		for _, name := range []uint64{SoRcvtimeo, SoSndtimeo} {
+			var o InetOptValues
+			s := udp4
+			opt := SockOpt{SolSocket, name}
+			if e := o.Set(1, &s, opt, tv(tc.sec, tc.usec), nil); e != tc.err {
+				t.Errorf("%s, option %d: setsockopt %v, want %v", tc.name, name, e, tc.err)
+				continue
+			}
+			if tc.err != 0 {
+				if _, ok := o[InetOptKey{1, opt}]; ok {
+					t.Errorf("%s: a refused value was kept", tc.name)
+				}
+				continue
+			}
+			if got, e := o.Get(1, &s, opt); e != 0 || !bytes.Equal(got, tc.read) {
+				t.Errorf("%s, option %d: getsockopt %v %v, want %v", tc.name, name, got, e, tc.read)
+			}
+			if got := o.Timeout(1, name == SoSndtimeo); got != tc.wait {
+				t.Errorf("%s, option %d: Timeout %d, want %d", tc.name, name, got, tc.wait)
+			}
+			if got := o.Timeout(1, name != SoSndtimeo); got != 0 {
+				t.Errorf("%s, option %d: the other option's Timeout %d, want 0", tc.name, name, got)
+			}
 		}
 	}
 }

@@ -99,8 +99,8 @@ type UnixSocket struct {
 	shut      uint8         // ShutRcv, ShutSend
 	err       Errno         // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
 	closed    bool
-	creds     bool    // the peer's credentials are known (socketpair, a stream or seqpacket connection)
-	zeroTimeo [2]bool // SO_RCVTIMEO, SO_SNDTIMEO set with a negative tv_sec (SetZeroTimeout)
+	creds     bool           // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	timeo     [2]SockTimeout // SO_RCVTIMEO, SO_SNDTIMEO (SetTimeout)
 	genIn     uint64
 	genOut    uint64
 }
@@ -464,17 +464,17 @@ func (s *UnixSocket) Connect(t *UnixSocket, nonblock bool) error {
 	return nil
 }
 
-// SetZeroTimeout records whether the SO_RCVTIMEO (snd false) or
-// SO_SNDTIMEO value the socket took last had a negative tv_sec, which
-// Linux's sock_set_timeout keeps as a timeout of zero: a call that would
-// block fails at once, as a non-blocking one does. The value itself is
-// kept on weft's placeholder, which reads such a timeout back as {0, 0}
-// as Linux does, and so cannot tell it from none.
-func (s *UnixSocket) SetZeroTimeout(snd, zero bool) { s.zeroTimeo[boolIndex(snd)] = zero }
+// SetTimeout keeps the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO,
+// in ticks of the virtual HZ (ParseSockTimeout): weft, not the host
+// kernel of its placeholder, keeps it, so getsockopt reads back the
+// virtual tick's rounding (SockTimeout.Timeval) and a blocking call waits
+// it in virtual time (SockTimeout.Nanos). A socket starts with none, an
+// accepted one too (unix_stream_connect makes the server's end afresh).
+func (s *UnixSocket) SetTimeout(snd bool, t SockTimeout) { s.timeo[boolIndex(snd)] = t }
 
-// ZeroTimeout reports whether the socket's SO_RCVTIMEO (snd false) or
-// SO_SNDTIMEO is a timeout of zero (SetZeroTimeout).
-func (s *UnixSocket) ZeroTimeout(snd bool) bool { return s.zeroTimeo[boolIndex(snd)] }
+// Timeout is the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO
+// (SetTimeout).
+func (s *UnixSocket) Timeout(snd bool) SockTimeout { return s.timeo[boolIndex(snd)] }
 
 func boolIndex(b bool) int {
 	if b {
@@ -903,12 +903,20 @@ type UnixHasher struct {
 // Hash writes the socket's state for the world hash and, once each
 // (numbered by h.Ref), the sockets it reaches: its peer and its waiting
 // connections. The namespace key is not written: it holds the host's
-// inode number, and the name covers it.
+// inode number, and the name covers it. The timeouts, which change how
+// long later calls wait, are: whether each is zero or positive in the
+// flags word, then the ticks of each positive one.
 func (s *UnixSocket) Hash(h UnixHasher) {
 	put := h.Put
 	put(uint64(s.typ))
 	PutBytes(put, s.name)
-	put(flagBits(s.listening, s.connected, s.closed, s.creds, s.zeroTimeo[0], s.zeroTimeo[1]) | uint64(s.shut)<<8 | uint64(s.err)<<16)
+	put(flagBits(s.listening, s.connected, s.closed, s.creds, s.timeo[0] < 0, s.timeo[1] < 0, s.timeo[0] > 0, s.timeo[1] > 0) |
+		uint64(s.shut)<<8 | uint64(s.err)<<16)
+	for _, t := range s.timeo {
+		if t > 0 { // flagged above: a socket without timeouts writes nothing more
+			put(uint64(t))
+		}
+	}
 	put(uint64(s.maxQueue))
 	put(s.genIn)
 	put(s.genOut)

@@ -604,6 +604,12 @@ func TestUnixHash(t *testing.T) {
 		{"waiting connections", func(s []*UnixSocket) { s[2].backlog = nil }},
 		{"peer", func(s []*UnixSocket) { s[3].peer = nil }},
 		{"datagram destination", func(s []*UnixSocket) { s[4].peer = s[2] }},
+		{"receive timeout", func(s []*UnixSocket) { s[0].SetTimeout(false, 1) }},
+		{"longer receive timeout", func(s []*UnixSocket) { s[0].SetTimeout(false, 2) }},
+		{"send timeout", func(s []*UnixSocket) { s[0].SetTimeout(true, 1) }},
+		{"zero receive timeout", func(s []*UnixSocket) { s[0].SetTimeout(false, -1) }},
+		{"zero send timeout", func(s []*UnixSocket) { s[0].SetTimeout(true, -1) }},
+		{"peer's receive timeout", func(s []*UnixSocket) { s[1].SetTimeout(false, 1) }},
 	}
 	base := unixHash(build()...)
 	if again := unixHash(build()...); again != base {

@@ -1666,6 +1666,37 @@ static int p_family(char **a) {
 	return 0;
 }
 
+// hz: the kernel's tick rate (CONFIG_HZ), which a socket timeout shows:
+// Linux keeps SO_RCVTIMEO and SO_SNDTIMEO in ticks (sock_set_timeout), so
+// 1 µs reads back as one tick's microseconds. One line for inet, unix
+// and netlink sockets; a node must read weft's virtual tick, never the
+// host's.
+static int p_hz(char **a) {
+	(void)a;
+	static const struct {
+		const char *name;
+		int family, type, proto;
+	} socks[] = {
+	    {"inet", AF_INET, SOCK_DGRAM, 0},
+	    {"unix-stream", AF_UNIX, SOCK_STREAM, 0},
+	    {"unix-dgram", AF_UNIX, SOCK_DGRAM, 0},
+	    {"netlink", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE},
+	};
+	char line[256] = "V: tick in us";
+	for (size_t i = 0; i < sizeof socks / sizeof socks[0]; i++) {
+		int s = socket(socks[i].family, socks[i].type, socks[i].proto);
+		struct timeval one = {0, 1}, r = {-1, -1}, w = {-1, -1};
+		socklen_t rl = sizeof r, wl = sizeof w;
+		if (s < 0 || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &one, sizeof one) || setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &one, sizeof one) ||
+		    getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &r, &rl) || getsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &w, &wl))
+			rc(socks[i].name, -1);
+		snprintf(line + strlen(line), sizeof line - strlen(line), " %s %ld/%ld", socks[i].name, (long)r.tv_usec, (long)w.tv_usec);
+		close(s);
+	}
+	out("%s\n", line);
+	return 0;
+}
+
 // --- the script's native helpers ------------------------------------------
 
 // snap PATH...: one line per file: mode, owner, size, times, inode,
@@ -2013,7 +2044,7 @@ int main(int argc, char **argv) {
 	    {"reach", p_reach},     {"hostfiles", p_hostfiles}, {"fdinfo", p_fdinfo}, {"auxv", p_auxv},
 	    {"jit", p_jit},         {"memexec", p_memexec},   {"aslr", p_aslr},     {"clocks", p_clocks},
 	    {"machine", p_machine}, {"setname", p_setname},   {"sock", p_sock},     {"family", p_family},
-	    {"oracle", p_oracle},   {"xstate", p_xstate},
+	    {"oracle", p_oracle},   {"xstate", p_xstate},     {"hz", p_hz},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
