@@ -292,7 +292,9 @@ func sysStatx(c *call) result {
 // Statfs implements statfs(2): the file system's type and limits are the
 // host's, a disk file system's size and free counts fixed (they change
 // with the host's use); a pseudo file system (pipes, sockets, /proc) has
-// none, as on Linux.
+// none, as on Linux. A disk file system, or one the host mounts relatime,
+// says ST_NOATIME and not ST_RELATIME: its files' access times are
+// virtual and behave as noatime (virtualTimes).
 func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
 
 // Fstatfs implements fstatfs(2).
@@ -304,8 +306,13 @@ func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
 // NAME_MAX, ST_VALID.
 var anonInodeStatfs = unix.Statfs_t{Type: 0x09041934, Bsize: 4096, Namelen: 255, Frsize: 4096, Flags: stValid}
 
-// stValid is statfs's ST_VALID flag: f_flags is filled in.
-const stValid = 0x20
+// Flags of statfs's f_flags (statfs(2)): ST_VALID (f_flags is filled
+// in), ST_NOATIME, ST_RELATIME.
+const (
+	stValid    = 0x20
+	stNoatime  = 0x400
+	stRelatime = 0x1000
+)
 
 func statfsAt(c *call, a fsArg, buf uint64) result {
 	sp, err := c.statTarget(a)
@@ -322,6 +329,9 @@ func statfsAt(c *call, a fsArg, buf uint64) result {
 	var st unix.Statfs_t
 	if err := unix.Statfs(sp.host, &st); err != nil {
 		return errno(sp.errno(err))
+	}
+	if st.Blocks != 0 || st.Flags&stRelatime != 0 {
+		st.Flags = st.Flags&^stRelatime | stNoatime
 	}
 	if st.Blocks != 0 {
 		st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
