@@ -331,8 +331,8 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 // keyed by, or the first stat of a restored node would take the copy's
 // making for a change (new virtual times where the branch replayed to
 // the same state keeps those the node saw or set) and a file made at a
-// removed copy's inode for the copy. Every directory is read before any
-// file is stated, so reading them does not move the times recorded.
+// removed copy's inode for the copy. (The access time is recorded, never
+// used: virtualTimes.)
 func treeStamps(root string) (map[fileKey][nTimes]int64, error) {
 	var paths []string
 	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
@@ -383,8 +383,9 @@ const unseen = -1
 // copyData copies the regular file from to the new file to, whose size
 // is size: only the ranges that hold data (SEEK_DATA, SEEK_HOLE), so that
 // a hole stays a hole and the copy's st_blocks are the original's. The
-// original is read without moving its access time (O_NOATIME, where the
-// file is weft's own), which the world it belongs to sees through stat.
+// original is read without moving its host access time (O_NOATIME, where
+// the file is weft's own): no world reads that time (virtualTimes), but
+// a copy then leaves the host's tree as it was.
 func copyData(from, to string, size int64) error {
 	src, err := unix.Open(from, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOATIME, 0)
 	if err == unix.EPERM {

@@ -189,7 +189,6 @@ func virtualStat(content []byte) unix.Stat_t {
 		Blocks: (int64(len(content)) + 511) / 512, Atim: ts, Mtim: ts, Ctim: ts}
 }
 
-func tsNs(t unix.Timespec) int64        { return t.Sec*1e9 + t.Nsec }
 func nsTs(ns int64) unix.Timespec       { return unix.Timespec{Sec: ns / 1e9, Nsec: ns % 1e9} }
 func stxNs(t unix.StatxTimestamp) int64 { return t.Sec*1e9 + int64(t.Nsec) }
 func nsStx(ns int64) unix.StatxTimestamp {
