@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-// TestAccessTimes runs testdata/atime.c, which reads, writes, maps and
-// lists files a virtual second apart and sets their times every way
-// Linux offers, and checks each time it prints against the noatime rule
-// (sys_stat.go, virtualTimes): an access time is the virtual time the
-// file was made or what the node set, never moved by a read, a write,
-// getdents or mmap (on this host's relatime mount each of those moves
-// the host's); statvfs and /proc/self/mountinfo say noatime. Two runs
-// print the same bytes.
+// TestAccessTimes runs testdata/atime.c, which reads, writes, maps,
+// lists and executes files a virtual second apart and sets their times
+// every way Linux offers, and checks each time it prints against the
+// noatime rule (sys_stat.go, virtualTimes): an access time is the
+// virtual time the file was made or what the node set, never moved by a
+// read, a write, getdents, mmap or exec (on this host's relatime mount
+// each of those moves the host's); statvfs and /proc/self/mountinfo say
+// noatime. Two runs print the same bytes.
 func TestAccessTimes(t *testing.T) {
 	bin := buildProbe(t, "atime", "-O1", "-Wall")
 	var outs [2][]byte
@@ -47,8 +47,11 @@ func TestAccessTimes(t *testing.T) {
 		"utimes 500.000003, 600.000004: f " + times("500.000003000", "600.000004000", at(9)),
 		"utime 700, 800: f " + times("700.000000000", "800.000000000", at(10)),
 		"utimensat UTIME_OMIT, UTIME_OMIT: f " + times("700.000000000", "800.000000000", at(10)),
-		"made later: g " + times(at(12), at(12), at(12)),
-		"read later: g " + times(at(12), at(12), at(12)),
+		"copied: x " + times(at(12), at(12), at(12)),
+		"executed: status 0",
+		"executed: x " + times(at(12), at(12), at(12)),
+		"made later: g " + times(at(14), at(14), at(14)),
+		"read later: g " + times(at(14), at(14), at(14)),
 		"statvfs: noatime 1 relatime 0",
 		"mountinfo: 1 0 0:1 / / rw,noatime - weft weft rw",
 	}

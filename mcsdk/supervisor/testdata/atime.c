@@ -3,7 +3,7 @@
  * virtualTimes): as on a noatime mount, a file's access time is set when
  * it is made and when the node sets it (utimensat, futimens, utimes,
  * utime; UTIME_NOW and UTIME_OMIT as utimensat(2) says), and never by a
- * read, a write, getdents or mmap. The virtual clock moves a second
+ * read, a write, getdents, mmap or exec. The virtual clock moves a second
  * between steps, so each time printed names the step that set it.
  * statvfs and /proc/self/mountinfo say noatime.
  * For the supervisor's tests (atime_linux_test.go).
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -53,8 +54,24 @@ static void utimens(const char *what, long as, long ans, long ms, long mns)
 	show(what, "f");
 }
 
-int main(void)
+/* copy copies file from to the new executable to. */
+static int copy(const char *from, const char *to)
 {
+	char b[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	long n;
+	while (in >= 0 && out >= 0 && (n = read(in, b, sizeof b)) > 0)
+		if (write(out, b, n) != n)
+			return -1;
+	close(in);
+	close(out);
+	return in >= 0 && out >= 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		return 0; /* run as the executed copy */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (mkdir("d", 0755) != 0)
 		return 2;
@@ -120,6 +137,21 @@ int main(void)
 
 	sleep(1);
 	utimens("utimensat UTIME_OMIT, UTIME_OMIT", 0, UTIME_OMIT, 0, UTIME_OMIT);
+
+	sleep(1);
+	if (copy("/proc/self/exe", "x") != 0)
+		return 2;
+	show("copied", "x");
+	sleep(1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("./x", "x", "child", (char *)NULL);
+		_exit(127);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	printf("executed: status %d\n", status);
+	show("executed", "x");
 
 	sleep(1);
 	close(open("g", O_WRONLY | O_CREAT, 0644));
