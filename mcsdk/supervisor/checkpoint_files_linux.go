@@ -264,11 +264,11 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 			return err
 		}
 		cw.dataRoot = root
-		inodes := map[fileKey]fileKey{}
-		if err := copyTree(src.dataRoot, root, inodes); err != nil {
+		inodes, times := map[fileKey]fileKey{}, map[fileKey][nTimes]int64{}
+		if err := copyTree(src.dataRoot, root, inodes, times); err != nil {
 			return err
 		}
-		l = &lentRoot{root: root, inodes: inodes}
+		l = &lentRoot{root: root, inodes: inodes, times: times}
 		if pool != nil {
 			if mark, err := markTree(root, "", nil); err == nil {
 				l.pool, l.mark = pool, mark // else not lent: removed when cw closes
@@ -308,14 +308,17 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 	clocks := map[fileKey]*fileClock{}
 	for k, v := range cw.fileClocks {
 		if to, ok := inodes[k]; ok {
-			clocks[to] = v.rebased(stamps[to])
+			if c := v.rebased(l.times[k], stamps[to]); c != nil {
+				clocks[to] = c
+			}
 		}
 	}
 	cw.fileClocks = clocks
 	if cw.inodes != nil {
-		moves := map[vkernel.HostIno]vkernel.HostFile{}
+		moves := map[vkernel.HostIno]vkernel.Move{}
 		for from, to := range inodes {
-			moves[vkernel.HostIno{Dev: from.dev, Ino: from.ino}] = vkernel.HostFile{HostIno: vkernel.HostIno{Dev: to.dev, Ino: to.ino}, Birth: stamps[to][btime]}
+			moves[vkernel.HostIno{Dev: from.dev, Ino: from.ino}] = vkernel.Move{Birth: l.times[from][btime],
+				To: vkernel.HostFile{HostIno: vkernel.HostIno{Dev: to.dev, Ino: to.ino}, Birth: stamps[to][btime]}}
 		}
 		cw.inodes.Moved(moves)
 	}
@@ -328,8 +331,8 @@ func (cw *World) copyDataDirs(src *World, pool *rootPool) error {
 // keyed by, or the first stat of a restored node would take the copy's
 // making for a change (new virtual times where the branch replayed to
 // the same state keeps those the node saw or set) and a file made at a
-// removed copy's inode for the copy. Every directory is read before any
-// file is stated, so reading them does not move the times recorded.
+// removed copy's inode for the copy. (The access time is recorded, never
+// used: virtualTimes.)
 func treeStamps(root string) (map[fileKey][nTimes]int64, error) {
 	var paths []string
 	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
@@ -341,37 +344,48 @@ func treeStamps(root string) (map[fileKey][nTimes]int64, error) {
 	}
 	out := make(map[fileKey][nTimes]int64, len(paths))
 	for _, p := range paths {
-		var stx unix.Statx_t
-		if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS|unix.STATX_BTIME, &stx); err != nil {
+		k, t, err := hostTimes(p, unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
 			return nil, err
 		}
-		t := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), 0}
-		if stx.Mask&unix.STATX_BTIME != 0 {
-			t[btime] = stxNs(stx.Btime)
-		}
-		out[fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}] = t
+		out[k] = t
 	}
 	return out, nil
 }
 
-// rebased is fc for a copy of its file whose host times are host
-// (treeStamps): the virtual times stay, and the copy's host times are
-// what a later change is told by.
-func (fc *fileClock) rebased(host [nTimes]int64) *fileClock {
+// rebased is fc for a copy of its file: orig are the original's host
+// times when it was copied, copy the copy's (treeStamps). The virtual
+// times stay, and the copy's host times are what a later change is told
+// by; a change the original had that no stat saw yet (orig's time is
+// not the one fc last saw) stays one the copy's next stat sees, as the
+// original's would, whatever the host clock's tick made of the copy's
+// times. nil if the original is no longer the file fc was made for (a
+// new birth time at its inode): its first stat makes a new clock.
+func (fc *fileClock) rebased(orig, copy [nTimes]int64) *fileClock {
+	if orig[btime] != fc.host[btime] {
+		return nil
+	}
 	c := *fc
-	for i := range nTimes {
-		if c.seen[i] && (i != btime || c.host[i] != 0) { // stat, not statx, records no birth
-			c.host[i] = host[i]
+	c.host = copy
+	c.host[atime] = 0 // never read (noatime: virtualTimes)
+	for _, i := range [...]int{mtime, ctime} {
+		if orig[i] != fc.host[i] {
+			c.host[i] = unseen
 		}
 	}
 	return &c
 }
 
+// unseen is a fileClock's host time for a change no stat saw: no host
+// time is negative, so the next stat takes the virtual clock.
+const unseen = -1
+
 // copyData copies the regular file from to the new file to, whose size
 // is size: only the ranges that hold data (SEEK_DATA, SEEK_HOLE), so that
 // a hole stays a hole and the copy's st_blocks are the original's. The
-// original is read without moving its access time (O_NOATIME, where the
-// file is weft's own), which the world it belongs to sees through stat.
+// original is read without moving its host access time (O_NOATIME, where
+// the file is weft's own): no world reads that time (virtualTimes), but
+// a copy then leaves the host's tree as it was.
 func copyData(from, to string, size int64) error {
 	src, err := unix.Open(from, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOATIME, 0)
 	if err == unix.EPERM {
@@ -466,8 +480,8 @@ func growDir(dir string, size int64) error {
 //   - a file's holes stay holes (copyData) and a directory is as large
 //     as its original (growDir), so st_blocks, a directory's st_size
 //     and an indexed directory's offsets read the same.
-func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
-	c := treeCopy{inodes: inodes, links: map[fileKey]string{}}
+func copyTree(src, dst string, inodes map[fileKey]fileKey, times map[fileKey][nTimes]int64) error {
+	c := treeCopy{inodes: inodes, times: times, links: map[fileKey]string{}}
 	if err := c.dir(src, dst, true); err != nil {
 		return err
 	}
@@ -478,6 +492,7 @@ func copyTree(src, dst string, inodes map[fileKey]fileKey) error {
 // each file with several names met so far.
 type treeCopy struct {
 	inodes map[fileKey]fileKey
+	times  map[fileKey][nTimes]int64 // each original's host times (hostTimes)
 	links  map[fileKey]string
 }
 
@@ -564,6 +579,9 @@ func (c treeCopy) attrs(from, to string) error {
 	}
 	if unix.Lstat(to, &b) == nil {
 		c.inodes[fileKey{a.Dev, a.Ino}] = fileKey{b.Dev, b.Ino}
+	}
+	if _, t, err := hostTimes(from, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+		c.times[fileKey{a.Dev, a.Ino}] = t
 	}
 	return nil
 }

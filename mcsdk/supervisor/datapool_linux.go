@@ -43,8 +43,9 @@ type rootPool struct {
 type lentRoot struct {
 	pool   *rootPool
 	root   string
-	inodes map[fileKey]fileKey // the checkpoint's entries' keys → the root's
-	mark   []byte              // markTree when first copied
+	inodes map[fileKey]fileKey       // the checkpoint's entries' keys → the root's
+	times  map[fileKey][nTimes]int64 // the checkpoint's entries' host times when copied (hostTimes)
+	mark   []byte                    // markTree when first copied
 }
 
 // lent maps a root a restore holds to its lentRoot: releaseDataRoot gives

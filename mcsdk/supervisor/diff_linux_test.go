@@ -116,6 +116,8 @@ var diffProbes = []struct {
 	{name: "stat", weft: []string{
 		"~ /: mtime 1767139200.000000000 ctime 1767139200 atime 1767139200",
 		"~ f: mtime 1767225600.000000000",
+		// noatime (sys_stat.go), where the host's relatime moves it.
+		"~ f after a read: atime 100",
 	}},
 	{name: "sysinfo", weft: []string{
 		"~ nodename node0 release 6.1.0-weft", "~ sysinfo uptime 1000 totalram 4294967296 procs 1",

@@ -66,7 +66,7 @@ func TestProcfsProbe(t *testing.T) {
 		"00000000-0000-4000-8000-000000000000\n", "== /proc/sys/net/core/somaxconn: 5 bytes\n4096\n",
 		"== /proc/sys/vm/overcommit_memory: 2 bytes\n0\n", "always [madvise] never\n", "2097152\n",
 		"== /sys/devices/system/clocksource/clocksource0/current_clocksource: 4 bytes\ntsc\n",
-		"== /proc/self/cgroup: 5 bytes\n0::/\n", "== /proc/self/mountinfo: 39 bytes\n1 0 0:1 / / rw,relatime - weft weft rw\n", "== /proc/self/io: errno 2\n",
+		"== /proc/self/cgroup: 5 bytes\n0::/\n", "== /proc/self/mountinfo: 38 bytes\n1 0 0:1 / / rw,noatime - weft weft rw\n", "== /proc/self/io: errno 2\n",
 		"== /proc/self/task: errno 2\n", "== /proc/1/status: errno 2\n", "== /proc/mounts: errno 2\n",
 		"== /proc/version: errno 2\n", "== /sys/class/net: errno 2\n",
 		"== /proc/100/status: ", "== /proc/1001/status: ", "== /proc/1001/cmdline: ",

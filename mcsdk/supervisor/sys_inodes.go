@@ -56,21 +56,16 @@ func (c *call) virtualIno(sp statPlace, dev, ino uint64, birth *int64) uint64 {
 	return c.w.inodeTable().Ino(f, c.statName(sp))
 }
 
-// virtualizeStat gives st, the host's stat of sp's file, its virtual
-// device and inode numbers.
-func (c *call) virtualizeStat(st *unix.Stat_t, sp statPlace) {
-	st.Dev, st.Ino = vkernel.Dev, c.virtualIno(sp, st.Dev, st.Ino, nil)
+// virtualizeStat gives st, the host's stat of sp's file (whose birth
+// time is birth: hostTimes), its virtual device and inode numbers.
+func (c *call) virtualizeStat(st *unix.Stat_t, sp statPlace, birth int64) {
+	st.Dev, st.Ino = vkernel.Dev, c.virtualIno(sp, st.Dev, st.Ino, &birth)
 }
 
-// virtualizeStatx gives stx, the host's statx of sp's file, its virtual
-// device and inode numbers, and no mount id.
-func (c *call) virtualizeStatx(stx *unix.Statx_t, sp statPlace) {
-	var birth *int64
-	if stx.Mask&unix.STATX_BTIME != 0 {
-		b := stxNs(stx.Btime)
-		birth = &b
-	}
-	stx.Ino = c.virtualIno(sp, unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino, birth)
+// virtualizeStatx gives stx, the host's statx of sp's file (whose birth
+// time is birth), its virtual device and inode numbers, and no mount id.
+func (c *call) virtualizeStatx(stx *unix.Statx_t, sp statPlace, birth int64) {
+	stx.Ino = c.virtualIno(sp, unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino, &birth)
 	stx.Dev_major, stx.Dev_minor = vkernel.DevMajor, vkernel.DevMinor
 	stx.Mnt_id = 0
 	stx.Mask &^= unix.STATX_MNT_ID | statxMntIDUnique

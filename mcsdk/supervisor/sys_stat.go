@@ -17,10 +17,29 @@ import (
 // node sees it. A file outside the node's run directory, which no node
 // can change, always reads fileEpoch: its host times (changed by the
 // host, not by the run) never show. A file in the run directory reads
-// the virtual clock at the first stat that saw its current host time (or
-// what utimensat asked for): its virtual times change exactly when the
-// node changes it, so "has this file changed" still works, and a run is
-// still a function of its choices.
+// the virtual clock at the first stat that saw its current host
+// modification or change time (or what utimensat asked for): its virtual
+// times change exactly when the node changes it, so "has this file
+// changed" still works, and a run is still a function of its choices.
+//
+// Access times behave as on a noatime mount (mount(8)), which is what
+// the node's /proc/self/mountinfo and statfs's f_flags say: a file's
+// access time is the virtual time weft first met it (its first stat,
+// when its modification and change times take theirs too), or a new
+// file's at the same host inode (a new birth time), and then changes
+// only when the node sets it (utimensat, futimens, utimes, futimesat,
+// utime); reads, writes, getdents, exec and mmap never move it. The
+// host's access time is never read: it moves by the host's mount
+// options (relatime) and by its clock's tick, so a restored copy of a
+// data directory, whose host times are the copy's, would read a new
+// access time where the branch replayed to the same state does not.
+// relatime computed on virtual times was the alternative; it would need
+// every read of a file (read, pread, mmap faults, sendfile, exec) to be
+// seen and matched to an inode, which weft does not do for a mapped
+// file's pages, and would still be a rule of this host's configuration.
+// A file system that records no birth time (statx without STATX_BTIME)
+// cannot tell a file made at a reused inode from the old one: it keeps
+// the old one's access time.
 //
 // Inode and device numbers are virtual (sys_inodes.go).
 
@@ -40,29 +59,57 @@ const (
 	nTimes
 )
 
-// fileClock maps one file's host times to virtual ones.
+// fileClock maps one file's host times to virtual ones: host is what
+// virtualTimes last saw of its modification, change and birth times
+// (host[atime] is unused: 0), virt the times the node reads.
 type fileClock struct {
 	host, virt [nTimes]int64
-	seen       [nTimes]bool
 }
 
-// virtualTimes returns the virtual times for a file's host times (ns);
-// inside says whether the file is in the node's run directory.
+// virtualTimes returns the virtual times for a file's host times (ns;
+// host[atime] is not used, host[btime] is its birth time, 0 if the host
+// records none); inside says whether the file is in the node's run
+// directory. A file met for the first time, or a new file at its inode
+// (another birth time), takes the virtual clock for every time; after
+// that its modification and change times take the clock when their host
+// times change, and its access time never does (noatime).
 func (w *World) virtualTimes(k fileKey, host [nTimes]int64, inside bool) [nTimes]int64 {
 	if !inside {
 		return [nTimes]int64{fileEpoch, fileEpoch, fileEpoch, fileEpoch}
 	}
 	fc := w.fileClocks[k]
-	if fc == nil {
-		fc = &fileClock{}
+	if fc == nil || fc.host[btime] != host[btime] {
+		fc = &fileClock{host: host, virt: [nTimes]int64{w.now, w.now, w.now, w.now}}
+		fc.host[atime] = 0
 		w.fileClocks[k] = fc
+		return fc.virt
 	}
-	for i, h := range host {
-		if !fc.seen[i] || fc.host[i] != h {
-			fc.seen[i], fc.host[i], fc.virt[i] = true, h, w.now
+	for _, i := range [...]int{mtime, ctime} {
+		if fc.host[i] != host[i] {
+			fc.host[i], fc.virt[i] = host[i], w.now
 		}
 	}
 	return fc.virt
+}
+
+// hostTimes are the host identity and times of file path
+// (AT_SYMLINK_NOFOLLOW in flags: of a symlink itself), with its birth
+// time, 0 where the host records none, for virtualTimes.
+func hostTimes(path string, flags int) (fileKey, [nTimes]int64, error) {
+	var stx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, flags, unix.STATX_BASIC_STATS|unix.STATX_BTIME, &stx); err != nil {
+		return fileKey{}, [nTimes]int64{}, err
+	}
+	return fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, statxTimes(&stx), nil
+}
+
+// statxTimes are stx's times, the birth time 0 where stx has none.
+func statxTimes(stx *unix.Statx_t) [nTimes]int64 {
+	t := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), 0}
+	if stx.Mask&unix.STATX_BTIME != 0 {
+		t[btime] = stxNs(stx.Btime)
+	}
+	return t
 }
 
 // statPlace is where a stat-like call looks: the host name weft stats
@@ -142,7 +189,6 @@ func virtualStat(content []byte) unix.Stat_t {
 		Blocks: (int64(len(content)) + 511) / 512, Atim: ts, Mtim: ts, Ctim: ts}
 }
 
-func tsNs(t unix.Timespec) int64        { return t.Sec*1e9 + t.Nsec }
 func nsTs(ns int64) unix.Timespec       { return unix.Timespec{Sec: ns / 1e9, Nsec: ns % 1e9} }
 func stxNs(t unix.StatxTimestamp) int64 { return t.Sec*1e9 + int64(t.Nsec) }
 func nsStx(ns int64) unix.StatxTimestamp {
@@ -178,9 +224,13 @@ func statAt(c *call, a fsArg, buf uint64) result {
 		if err := unix.Fstatat(unix.AT_FDCWD, sp.host, &st, sp.atFlags()); err != nil {
 			return errno(sp.errno(err))
 		}
-		v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, sp.inside)
+		_, host, err := hostTimes(sp.host, sp.atFlags()) // with the birth time stat lacks
+		if err != nil {
+			return errno(sp.errno(err))
+		}
+		v := c.w.virtualTimes(fileKey{st.Dev, st.Ino}, host, sp.inside)
 		st.Atim, st.Mtim, st.Ctim = nsTs(v[atime]), nsTs(v[mtime]), nsTs(v[ctime])
-		c.virtualizeStat(&st, sp)
+		c.virtualizeStat(&st, sp, host[btime])
 	}
 	return errno(errnoOf(c.write(buf, structBytes(&st))))
 }
@@ -218,13 +268,20 @@ func sysStatx(c *call) result {
 		return errno(errnoOf(c.write(c.arg(4), structBytes(&stx))))
 	}
 	flags := int(c.arg(2))&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW) | sp.atFlags()
-	if err := unix.Statx(unix.AT_FDCWD, sp.host, flags, int(c.arg(3)), &stx); err != nil {
+	mask := int(c.arg(3))
+	// The birth time, which virtualTimes needs, is asked for always and
+	// shown only when the node asked (a file system fills it only then).
+	if err := unix.Statx(unix.AT_FDCWD, sp.host, flags, mask|unix.STATX_BTIME, &stx); err != nil {
 		return errno(sp.errno(err))
 	}
-	host4 := [nTimes]int64{stxNs(stx.Atime), stxNs(stx.Mtime), stxNs(stx.Ctime), stxNs(stx.Btime)}
-	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host4, sp.inside)
+	host := statxTimes(&stx)
+	if mask&unix.STATX_BTIME == 0 {
+		stx.Mask &^= unix.STATX_BTIME
+		stx.Btime = unix.StatxTimestamp{}
+	}
+	v := c.w.virtualTimes(fileKey{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}, host, sp.inside)
 	stx.Atime, stx.Mtime, stx.Ctime = nsStx(v[atime]), nsStx(v[mtime]), nsStx(v[ctime])
-	c.virtualizeStatx(&stx, sp)
+	c.virtualizeStatx(&stx, sp, host[btime])
 	if stx.Mask&unix.STATX_BTIME != 0 {
 		stx.Btime = nsStx(v[btime])
 	}
@@ -234,7 +291,9 @@ func sysStatx(c *call) result {
 // Statfs implements statfs(2): the file system's type and limits are the
 // host's, a disk file system's size and free counts fixed (they change
 // with the host's use); a pseudo file system (pipes, sockets, /proc) has
-// none, as on Linux.
+// none, as on Linux. A disk file system, or one the host mounts relatime,
+// says ST_NOATIME and not ST_RELATIME: its files' access times are
+// virtual and behave as noatime (virtualTimes).
 func sysStatfs(c *call) result { return statfsAt(c, fsPath(0, true), c.arg(1)) }
 
 // Fstatfs implements fstatfs(2).
@@ -246,8 +305,13 @@ func sysFstatfs(c *call) result { return statfsAt(c, fsFD(0), c.arg(1)) }
 // NAME_MAX, ST_VALID.
 var anonInodeStatfs = unix.Statfs_t{Type: 0x09041934, Bsize: 4096, Namelen: 255, Frsize: 4096, Flags: stValid}
 
-// stValid is statfs's ST_VALID flag: f_flags is filled in.
-const stValid = 0x20
+// Flags of statfs's f_flags (statfs(2)): ST_VALID (f_flags is filled
+// in), ST_NOATIME, ST_RELATIME.
+const (
+	stValid    = 0x20
+	stNoatime  = 0x400
+	stRelatime = 0x1000
+)
 
 func statfsAt(c *call, a fsArg, buf uint64) result {
 	sp, err := c.statTarget(a)
@@ -264,6 +328,9 @@ func statfsAt(c *call, a fsArg, buf uint64) result {
 	var st unix.Statfs_t
 	if err := unix.Statfs(sp.host, &st); err != nil {
 		return errno(sp.errno(err))
+	}
+	if st.Blocks != 0 || st.Flags&stRelatime != 0 {
+		st.Flags = st.Flags&^stRelatime | stNoatime
 	}
 	if st.Blocks != 0 {
 		st.Blocks, st.Bfree, st.Bavail = 1<<24, 1<<23, 1<<23
@@ -343,9 +410,10 @@ func sysUtime(c *call) result {
 
 // setTimes sets a file's access and modification times to virtual times
 // (nil: now; -utimeNow: now; -utimeOmit: unchanged). weft sets the host
-// times to the host's now and remembers the virtual ones against them, so
-// later stats show what the node asked for. Refused outside the run
-// directory, like every other write.
+// times to the host's now (so the host's change time moves exactly when
+// Linux's would) and remembers the virtual ones against them, so later
+// stats show what the node asked for. Refused outside the run directory,
+// like every other write.
 func setTimes(c *call, a fsArg, times *[2]int64) result {
 	var host string
 	flags := unix.AT_SYMLINK_NOFOLLOW
@@ -379,12 +447,11 @@ func setTimes(c *call, a fsArg, times *[2]int64) result {
 	if err := unix.UtimesNanoAt(unix.AT_FDCWD, host, hostTs, flags); err != nil {
 		return errno(statPlace{fd: flags == 0}.errno(err))
 	}
-	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, host, &st, flags); err != nil {
+	k, t, err := hostTimes(host, flags)
+	if err != nil {
 		return errno(errnoOf(err))
 	}
-	k := fileKey{st.Dev, st.Ino}
-	c.w.virtualTimes(k, [nTimes]int64{tsNs(st.Atim), tsNs(st.Mtim), tsNs(st.Ctim), 0}, true)
+	c.w.virtualTimes(k, t, true)
 	fc := c.w.fileClocks[k]
 	for i, t := range want {
 		if t >= 0 {

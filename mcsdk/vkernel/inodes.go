@@ -114,23 +114,33 @@ func (t *Inodes) add(f HostFile, key string) uint64 {
 	return n
 }
 
+// Move is one host file of a copy (Moved): the birth time its original
+// had when it was copied, and the copy.
+type Move struct {
+	Birth int64
+	To    HostFile
+}
+
 // Moved tells the table that host files were copied (a checkpoint's copy
 // of the run directories): each file of moves now lives at its new host
 // inode, with the number it had. The new file's birth time is the copy's
 // (0: unknown, then the first one met is taken), so that a file made at
 // the copy's inode after the copy was removed, before anyone met the
-// copy, gets a number of its own.
-func (t *Inodes) Moved(moves map[HostIno]HostFile) {
+// copy, gets a number of its own. An original whose birth time is not
+// the one its number was given to is a new file at a reused inode that
+// no one met yet: its copy gets a number of its own when met, as the
+// original would.
+func (t *Inodes) Moved(moves map[HostIno]Move) {
 	next := make(map[HostIno]inode, len(t.byHost))
 	for k, e := range t.byHost {
 		if _, ok := moves[k]; !ok {
 			next[k] = e
 		}
 	}
-	for from, to := range moves {
-		if e, ok := t.byHost[from]; ok {
-			e.birth, e.birthKnow = to.Birth, to.Birth != 0
-			next[to.HostIno] = e
+	for from, m := range moves {
+		if e, ok := t.byHost[from]; ok && (!e.birthKnow || e.birth == m.Birth) {
+			e.birth, e.birthKnow = m.To.Birth, m.To.Birth != 0
+			next[m.To.HostIno] = e
 		}
 	}
 	t.byHost = next

@@ -55,14 +55,18 @@ func TestInodes(t *testing.T) {
 // TestInodesMoved: a file copied to a new host inode (a checkpoint's
 // copy) keeps its number; a copy whose birth time is unknown takes the
 // first one met as its own, and one whose birth time is known tells a
-// new file at its inode (the copy removed, the inode reused) from itself.
+// new file at its inode (the copy removed, the inode reused) from itself;
+// the copy of a new file at a numbered file's inode (another birth time),
+// met by no one before the copy, is a new file.
 func TestInodesMoved(t *testing.T) {
 	tab := NewInodes()
 	a := tab.Ino(HostFile{HostIno{1, 10}, 100}, "/run/weft/n0/a")
 	b := tab.Ino(HostFile{HostIno{1, 11}, 100}, "/run/weft/n0/b")
 	c := tab.Ino(HostFile{HostIno{1, 12}, 100}, "/run/weft/n0/c")
 	v := tab.Virtual("/etc/hostname")
-	tab.Moved(map[HostIno]HostFile{{1, 10}: {HostIno{1, 20}, 0}, {1, 11}: {HostIno{1, 10}, 0}, {1, 12}: {HostIno{1, 30}, 300}})
+	f := tab.Ino(HostFile{HostIno{1, 13}, 100}, "/run/weft/n0/f")
+	tab.Moved(map[HostIno]Move{{1, 10}: {100, HostFile{HostIno{1, 20}, 0}}, {1, 11}: {100, HostFile{HostIno{1, 10}, 0}},
+		{1, 12}: {100, HostFile{HostIno{1, 30}, 300}}, {1, 13}: {150, HostFile{HostIno{1, 40}, 400}}})
 	if got := tab.Ino(HostFile{HostIno{1, 20}, 500}, ""); got != a {
 		t.Errorf("a after the copy: %d, want %d", got, a)
 	}
@@ -74,6 +78,9 @@ func TestInodesMoved(t *testing.T) {
 	}
 	if got := tab.Ino(HostFile{HostIno{1, 30}, 700}, "/run/weft/n0/e"); got == c {
 		t.Errorf("a new file at c's copy's inode, met before the copy, shows c's number %d", got)
+	}
+	if got := tab.Ino(HostFile{HostIno{1, 40}, 400}, "/run/weft/n0/g"); got == f {
+		t.Errorf("the copy of a new file at f's inode, which no one met before the copy, shows f's number %d", got)
 	}
 	if got := tab.Virtual("/etc/hostname"); got != v || v == a || v == b {
 		t.Errorf("virtual file: %d then %d (a %d, b %d)", v, got, a, b)
