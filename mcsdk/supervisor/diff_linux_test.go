@@ -214,6 +214,9 @@ var diffProbes = []struct {
 	// forked child's ITIMER_REAL and deletes its POSIX timers; a process's
 	// timers end with it).
 	{name: "timerfork"},
+	// The state /proc shows of a thread parked in a call (S) and of the
+	// thread reading it (R).
+	{name: "procstate"},
 	// Which descriptors exec closes (the table's close-on-exec flags), for
 	// every served kind and every way the flag is set or cleared, in the
 	// main process and a forked child; the kept ones work in the new

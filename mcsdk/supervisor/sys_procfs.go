@@ -152,6 +152,7 @@ func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcS
 		Uptime:   c.w.uptime(c.n),
 		Realtime: real,
 	}
+	s.Sleeping = c.shownSleeping(own)
 	dir := own.dir
 	if dir == "" {
 		dir = fmt.Sprintf("/proc/%d", c.n.memPid())
@@ -182,6 +183,20 @@ func (c *call) procSnapshot(needs vkernel.ProcNeeds, own procOwn) *vkernel.ProcS
 		c.fdinfoSnapshot(s, dir, filepath.Base(own.host))
 	}
 	return s
+}
+
+// shownSleeping reports whether the thread a stat or status file shows
+// (own's thread, else the caller's process's main thread) waits in a
+// parked call: not the caller, which runs, nor one ready to run or held
+// at a clone.
+func (c *call) shownSleeping(own procOwn) bool {
+	var t *task
+	if own.tid != 0 {
+		t = c.n.taskByVtid(own.tid)
+	} else if ts := c.n.procTasks(c.n.procOf(c.t)); len(ts) > 0 {
+		t = ts[0]
+	}
+	return t != nil && t != c.t && !t.exited && t.call != nil && !t.ready && !t.held
 }
 
 // fdinfoSnapshot reads the kernel's fdinfo of the caller's descriptor

@@ -82,6 +82,7 @@ type ProcSnapshot struct {
 	Pid, PPid, Pgrp int64 // the caller's process's virtual pid, parent's pid and process group
 	Tid             int64 // the thread whose directory the path names (ProcOwn.Tid); 0 for the process's
 	Threads         int   // its live threads (at least 1 is shown)
+	Sleeping        bool  // the thread shown (Tid's, else the process's main thread) waits in a call: state S, else R
 	Start           int64 // when the node was launched, by its monotonic clock (ns)
 	Uptime          int64 // the node's CLOCK_BOOTTIME now (ns)
 	Realtime        int64 // the node's CLOCK_REALTIME now (ns since the Unix epoch)
@@ -389,7 +390,8 @@ func procUUID(s *ProcSnapshot) []byte {
 }
 
 // procStat is /proc/self/stat (proc(5)) for the node as the virtual
-// machine sees it: virtual pids, its thread count, no CPU time, no
+// machine sees it: virtual pids, its state (S while the thread shown
+// waits in a call, else R), its thread count, no CPU time, no
 // memory, started when the node was launched. A thread's directory
 // (/proc/PID/task/TID, /proc/thread-self) gives the thread's id first,
 // as Linux does.
@@ -399,10 +401,20 @@ func procStat(s *ProcSnapshot) []byte {
 	// cmajflt utime stime cutime cstime priority nice threads itrealvalue
 	// starttime vsize rss rsslim, then 28 fields of addresses, signal masks
 	// and scheduling, all zero but exit_signal (SIGCHLD).
-	b := fmt.Appendf(nil, "%d (%s) R %d %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 %d 0 0 18446744073709551615",
-		s.shownTid(), s.Comm, s.PPid, s.Pgrp, max(s.Threads, 1), start)
+	b := fmt.Appendf(nil, "%d (%s) %c %d %d 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 %d 0 0 18446744073709551615",
+		s.shownTid(), s.Comm, s.state()[0], s.PPid, s.Pgrp, max(s.Threads, 1), start)
 	b = append(b, strings.Repeat(" 0", 12)+" 17"+strings.Repeat(" 0", 14)+"\n"...)
 	return b
+}
+
+// state is the shown thread's state as status says it: sleeping while
+// it waits in a call (weft holds it parked), else running (it runs, or
+// may run when the scheduler picks it).
+func (s *ProcSnapshot) state() string {
+	if s.Sleeping {
+		return "S (sleeping)"
+	}
+	return "R (running)"
 }
 
 // shownTid is the id a stat or status file shows as its task's: the
@@ -421,7 +433,7 @@ func (s *ProcSnapshot) shownTid() int64 {
 // In a thread's directory Pid and NSpid are the thread's id, Tgid and
 // NStgid its process's, as on Linux.
 var statusFields = []struct{ key, value string }{
-	{"Name", ""}, {"Umask", ""}, {"State", "R (running)"},
+	{"Name", ""}, {"Umask", ""}, {"State", "$state"},
 	{"Tgid", "$pid"}, {"Ngid", "0"}, {"Pid", "$tid"}, {"PPid", "$ppid"}, {"TracerPid", "0"},
 	{"Uid", ""}, {"Gid", ""}, {"FDSize", ""}, {"Groups", ""},
 	{"NStgid", "$pid"}, {"NSpid", "$tid"}, {"NSpgid", "$pgrp"}, {"NSsid", "1"},
@@ -463,7 +475,7 @@ func procStatus(s *ProcSnapshot) []byte {
 	}
 	vars := strings.NewReplacer("$pid", strconv.FormatInt(s.Pid, 10), "$tid", strconv.FormatInt(s.shownTid(), 10),
 		"$ppid", strconv.FormatInt(s.PPid, 10), "$pgrp", strconv.FormatInt(s.Pgrp, 10),
-		"$cpumask", strconv.FormatUint(CPUMask(s.CPUs), 16), "$cpulist", CPUList(s.CPUs))
+		"$cpumask", strconv.FormatUint(CPUMask(s.CPUs), 16), "$cpulist", CPUList(s.CPUs), "$state", s.state())
 	var out bytes.Buffer
 	for _, f := range statusFields {
 		v := vars.Replace(f.value)

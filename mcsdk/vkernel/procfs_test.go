@@ -394,7 +394,7 @@ nonvoluntary_ctxt_switches:	34
 
 // TestProcfsScripts runs testdata/procfs/*.txt:
 //
-//	snapshot [node=N] [nodes=N] [cpus=N] [pid=N] [tid=N] [ppid=N] [pgrp=N] [threads=N]
+//	snapshot [node=N] [nodes=N] [cpus=N] [pid=N] [tid=N] [ppid=N] [pgrp=N] [threads=N] [sleeping=0|1]
 //	         [start=NS] [uptime=NS] [realtime=NS] [comm=NAME] [nproc=N] [random=HEX]
 //	    a fresh snapshot (unset parts zero; nproc: NewLimits(nproc))
 //	maps           the snapshot's mappings, "START-END PERMS OFFSET [NAME]" a line
@@ -526,6 +526,8 @@ func setSnapshot(s *ProcSnapshot, args []datadriven.CmdArg) error {
 			s.Pgrp = n
 		case "threads":
 			s.Threads = int(n)
+		case "sleeping":
+			s.Sleeping = n != 0
 		case "start":
 			s.Start = n
 		case "uptime":
