@@ -24,7 +24,6 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
-#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,38 +47,12 @@ static void pause20(void)
 	nanosleep(&d, NULL);
 }
 
-/* blocked returns once the main thread sleeps in its wait (S in its
- * stat, as weft shows a parked call too): natively, on a loaded machine,
- * it may reach its call more than 20 ms after it started this thread,
- * and a signal or wake sent before would be lost, the wait then lasting
- * for ever. At most 2 s. */
-static void blocked(void)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)maintid);
-	for (int i = 0; i < 2000; i++) {
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			return;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			return;
-		buf[n] = 0;
-		char *p = strrchr(buf, ')');
-		if (!p || (p[1] == ' ' && p[2] == 'S'))
-			return;
-		struct timespec d = { .tv_nsec = 1000000 };
-		nanosleep(&d, NULL);
-	}
-}
-
 /* after waits 20 ms and until the main thread sleeps in its call, then
  * ends the main thread's wait its own way. */
 static void *after(void *arg)
 {
 	pause20();
-	blocked();
+	await_sleeping(maintid);
 	switch ((int)(intptr_t)arg) {
 	case 0:
 		pthread_kill(mainth, SIGUSR1);

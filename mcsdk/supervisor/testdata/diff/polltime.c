@@ -30,10 +30,14 @@
 
 static void on(int sig) { (void)sig; }
 
+static pid_t maintid;
+
+/* raiser signals the main thread 50 ms in, once it sleeps in its call. */
 static void *raiser(void *arg)
 {
 	struct timespec d = { .tv_nsec = 50000000 };
 	nanosleep(&d, NULL);
+	await_sleeping(maintid);
 	pthread_kill(*(pthread_t *)arg, SIGUSR1);
 	return NULL;
 }
@@ -347,6 +351,7 @@ static void timerwait(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	maintid = gettid();
 	struct sigaction sa = { .sa_handler = on };
 	sigaction(SIGUSR1, &sa, NULL);
 	int empty[2], full[2];

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 static pthread_t mainth;
+static pid_t maintid;
 static volatile int caught;
 static int peer = -1;         /* where the helper sends a byte, or -1 */
 static struct sockaddr_un at; /* where the helper connects, if peer is -1 */
@@ -30,11 +31,12 @@ static void pause20(void)
 	nanosleep(&d, NULL);
 }
 
-/* after signals the main thread 20 ms in, then 20 ms later ends its
- * wait if it was restarted. */
+/* after signals the main thread 20 ms in, once it sleeps in its call,
+ * then 20 ms later ends its wait if it was restarted. */
 static void *after(void *arg)
 {
 	pause20();
+	await_sleeping(maintid);
 	pthread_kill(mainth, SIGUSR1);
 	pause20();
 	if (peer >= 0) {
@@ -74,6 +76,7 @@ static void recvcase(const char *what, int s, int other, long sec)
 int main(void)
 {
 	mainth = pthread_self();
+	maintid = gettid();
 	struct sigaction sa = { .sa_handler = on, .sa_flags = SA_RESTART };
 	sigaction(SIGUSR1, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
