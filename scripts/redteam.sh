@@ -876,6 +876,35 @@ for f in packet rawip ping vsock sockdiag audit genl uevent route; do probe nati
 probe oracle pid-oracle c oracle @P
 for how in xgetbv xcomp; do probe native "xstate-$how" c xstate "$how"; done
 
+# Round 21: a second task rewrites a path between weft's judgement and the
+# kernel's use of it (setxattr: judged, then run by the kernel from the
+# node's memory; creat: resolved by weft), from a thread (yielding,
+# spinning, reading clocks through weft's vDSO), a child sharing the page
+# (MAP_SHARED, a memfd) or writing it (process_vm_writev, /proc/PID/mem).
+for how in thread-yield thread-spin thread-vdso fork memfd pvm procmem; do probe files "race-$how-setxattr" c race "$how" setxattr @V; done
+for how in thread-yield fork; do probe files "race-$how-creat" c race "$how" creat @D/f; done
+# Hangs, floods and leftovers: a verdict within the bound, nothing left.
+for h in stdout udpflood timers epoll timer1ns iovcount gather gatherpipe argv argv-big deeptree sigterm doublefork vfork vforkpause; do
+	probe bounded "hang-$h" c hang "$h"
+done
+# Core dumps: a host working directory (chdir, fchdir) where a
+# core_pattern of "core" has the kernel write the core, and the run
+# directory.
+probe files core-outdir c core outdir @D
+probe files core-fchdir c core fchdir @D
+probe bounded core-rundir c core rundir
+# The node's own ptrace, seccomp, io_uring, user namespaces, LDT, cpuid
+# faulting; a filter of its own that voids the prctl and arch_prctl weft
+# injects to trap the TSC or make cpuid fault; map_files; #! scripts; the
+# zero-copy calls and /proc/self/fd into a host file.
+for w in traceme seize notif iouring userns modifyldt setcpuid pmadvise; do probe native "own-$w" c own "$w"; done
+probe bounded own-trace c own trace
+probe twice jitfilter-tsc c jitfilter rwx tsc
+probe native jitfilter-cpuid c jitfilter rwx cpuid
+probe hostpath host-mapfiles c mapfiles
+for how in memfd args; do probe files "script-$how" c script "$how" @V; done
+for how in cfr sendfile splice procfd; do probe files "copy-$how" c copy "$how" @V; done
+
 }
 
 # The whole script is read before it runs (main is called on the last
