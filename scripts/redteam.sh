@@ -896,9 +896,10 @@ for how in xgetbv xcomp; do probe native "xstate-$how" c xstate "$how"; done
 # Round 21: a second task rewrites a path between weft's judgement and the
 # kernel's use of it (setxattr: judged, then run by the kernel from the
 # node's memory; creat: resolved by weft), from a thread (yielding,
-# spinning, reading clocks through weft's vDSO), a child sharing the page
-# (MAP_SHARED, a memfd) or writing it (process_vm_writev, /proc/PID/mem).
-for how in thread-yield thread-spin thread-vdso fork memfd pvm procmem; do probe files "race-$how-setxattr" c race "$how" setxattr @V; done
+# spinning, reading clocks through weft's vDSO, writing /proc/self/mem), a
+# child sharing the page (MAP_SHARED, a memfd) or writing it
+# (process_vm_writev, /proc/PID/mem).
+for how in thread-yield thread-spin thread-vdso thread-mem fork memfd pvm procmem; do probe files "race-$how-setxattr" c race "$how" setxattr @V; done
 for how in thread-yield fork; do probe files "race-$how-creat" c race "$how" creat @D/f; done
 # Hangs, floods and leftovers: a verdict within the bound, nothing left.
 for h in timers epoll iovcount argv argv-big deeptree sigterm doublefork vfork vforkpause; do

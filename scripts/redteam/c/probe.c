@@ -1990,11 +1990,22 @@ static void flipone(char *p, long i) {
 }
 
 // flipper is the racing thread: HOW yield (sched_yield after each
-// flip), spin (no system call), vdso (a clock read after each).
+// flip), spin (no system call), vdso (a clock read after each), mem
+// (each flip a write through /proc/self/mem).
 static void *flipper(void *x) {
 	const char *how = x;
 	struct timespec ts;
+	int mem = -1;
+	if (!strcmp(how, "mem") && (mem = rc("open(/proc/self/mem)", open("/proc/self/mem", O_RDWR))) < 0)
+		return 0;
+	char src[4200];
 	for (long i = 0; !*flipstop; i++) {
+		if (mem >= 0) {
+			flipone(src, i);
+			if (pwrite(mem, src, strlen(src) + 1, (off_t)(uintptr_t)flipbuf) < 0 && i == 0)
+				rc("pwrite(/proc/self/mem)", -1);
+			continue;
+		}
 		flipone(flipbuf, i);
 		if (!strcmp(how, "yield"))
 			sched_yield();
@@ -2024,7 +2035,8 @@ static long raceop(const char *op, const char *p) {
 
 // race HOW OP OUTPATH: OP, a few thousand times, on a path a second task
 // rewrites between "mine" and OUTPATH: HOW thread-yield, thread-spin,
-// thread-vdso (a thread of the process), fork (a child sharing the page,
+// thread-vdso, thread-mem (a thread of the process; -mem writes through
+// /proc/self/mem), fork (a child sharing the page,
 // MAP_SHARED anonymous), memfd (a child mapping the same memfd), pvm (a
 // child writing it with process_vm_writev), procmem (a child writing it
 // through /proc/PID/mem). The host file changed means the kernel ran the
@@ -2063,8 +2075,8 @@ static int p_race(char **a) {
 				} else {
 					flipone(src, i);
 					size_t n = strlen(src) + 1;
-					if (mem >= 0) {
-						if (pwrite(mem, src, n, (off_t)(uintptr_t)flipbuf) < 0 && i == 0)
+					if (!strcmp(how, "procmem")) {
+						if (mem >= 0 && pwrite(mem, src, n, (off_t)(uintptr_t)flipbuf) < 0 && i == 0)
 							rc("pwrite(/proc/parent/mem)", -1);
 					} else {
 						struct iovec l = {src, n}, r = {flipbuf, n};
