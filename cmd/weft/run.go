@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -366,17 +367,28 @@ func newLinePrinter(out *os.File, nodes int) *linePrinter {
 	return &linePrinter{out: out, partial: make([][]byte, nodes)}
 }
 
+// maxLine bounds the part of a line of node output weft holds: a longer
+// line is printed in pieces of maxLine bytes, each prefixed as a line. A
+// node writing gigabytes without a newline had weft hold them all and
+// copy them again at each write, for minutes (redteam hang-stdout).
+const maxLine = 64 << 10
+
 func (p *linePrinter) write(node int, data []byte) {
 	buf := append(p.partial[node], data...)
 	for {
-		i := strings.IndexByte(string(buf), '\n')
+		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
-			break
+			if len(buf) < maxLine {
+				break
+			}
+			fmt.Fprintf(p.out, "n%d| %s\n", node, buf[:maxLine])
+			buf = buf[maxLine:]
+			continue
 		}
 		fmt.Fprintf(p.out, "n%d| %s\n", node, buf[:i])
 		buf = buf[i+1:]
 	}
-	p.partial[node] = buf
+	p.partial[node] = append([]byte(nil), buf...) // not the whole write's array
 }
 
 func (p *linePrinter) flush() {

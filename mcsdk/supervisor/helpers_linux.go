@@ -236,11 +236,23 @@ func (c *call) readIovecs(addr, count uint64) ([]iovec, error) {
 	return v, nil
 }
 
-// gather reads the bytes an iovec array describes.
+// maxGather bounds the bytes one vectored write takes (weft copies them
+// into its own memory): 64 MiB, as call.read bounds one buffer and the
+// plain writes take at most (a short write, which Linux makes too past
+// MAX_RW_COUNT). Without it 1024 iovecs each naming the same 64 MiB had
+// weft allocate 64 GiB for one writev (redteam hang-gather).
+const maxGather = 64 << 20
+
+// gather reads the bytes an iovec array describes, up to maxGather: the
+// rest is left unwritten.
 func (c *call) gather(v []iovec) ([]byte, error) {
 	var out []byte
 	for _, e := range v {
-		b, err := c.read(e.base, int(e.len))
+		n := min(e.len, uint64(maxGather-len(out)))
+		if n == 0 && e.len != 0 {
+			break
+		}
+		b, err := c.read(e.base, int(n))
 		if err != nil {
 			return nil, err
 		}

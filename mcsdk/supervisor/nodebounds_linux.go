@@ -82,9 +82,9 @@ func (w *World) maxMemory() int64 {
 }
 
 // applyBounds puts the node's new main process, pid, under its bounds:
-// its host descriptor limit and its memory cgroup, made at the node's
-// first start and kept over restarts. A process the node forks inherits
-// both.
+// its host descriptor limit, no core dumps (noCores) and its memory
+// cgroup, made at the node's first start and kept over restarts. A
+// process the node forks inherits them.
 func (w *World) applyBounds(n *node, pid int) error {
 	lim := unix.Rlimit{Cur: uint64(w.maxFDs()), Max: uint64(w.maxFDs())}
 	var err error
@@ -99,6 +99,9 @@ func (w *World) applyBounds(n *node, pid int) error {
 	}
 	if err != nil {
 		return fmt.Errorf("node %d: cannot bound its descriptors at %d (Config.MaxFDs): %v", n.id, lim.Max, err)
+	}
+	if err := noCores(pid); err != nil && w.cfg.Nodes[n.id].User == nil {
+		return fmt.Errorf("node %d: cannot stop its core dumps: %v", n.id, err)
 	}
 	if n.memcg == nil && !n.memUnbounded {
 		g, err := newMemCgroup(n.id, w.maxMemory())
@@ -441,4 +444,21 @@ func (l *lingeringCgroups) left() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.dirs)
+}
+
+// noCores sets the host RLIMIT_CORE of the node's process pid to one
+// byte, soft and hard: the kernel then writes no core file (a core is at
+// least a page), and with a core_pattern that pipes to a host program
+// (apport, systemd-coredump) it aborts the dump rather than run the
+// program (the limit 1 is its own guard against a crashing helper). A
+// node's crash would otherwise have the kernel write a core into its
+// working directory, which may be a host directory it may only read
+// (redteam core-outdir), or start a host program. The node's own limit is
+// virtual (sys_rlimit.go) and never reaches the host's: its core is not
+// modelled. Another user's process (Config.Nodes[i].User) is set where
+// weft may (CAP_SYS_RESOURCE): a container without it leaves that node's
+// cores to the kernel, a gap README names.
+func noCores(pid int) error {
+	one := unix.Rlimit{Cur: 1, Max: 1}
+	return unix.Prlimit(pid, unix.RLIMIT_CORE, &one, nil)
 }

@@ -21,9 +21,13 @@ import (
 // hostEnforced are the resources whose lowering weft also applies to the
 // node's host process; the others (NPROC, CPU, RTTIME, ...) count host
 // users or host time, and weft bounds them itself (Config.MaxTasks).
+// CORE is not among them: the host's stays at one byte (noCores), since
+// lowerHostLimit raises a soft limit up to the host's hard one, and a
+// raised one let a crashing node have the kernel write a core into a host
+// directory (redteam core-outdir); a node's cores are not modelled.
 var hostEnforced = map[vkernel.Resource]bool{
 	vkernel.RlimitNOFILE: true, vkernel.RlimitFSIZE: true, vkernel.RlimitDATA: true, vkernel.RlimitSTACK: true,
-	vkernel.RlimitAS: true, vkernel.RlimitCORE: true, vkernel.RlimitMEMLOCK: true,
+	vkernel.RlimitAS: true, vkernel.RlimitMEMLOCK: true,
 }
 
 // A node's resource limits are each process's own, as Linux keeps them

