@@ -102,3 +102,38 @@ func TestReplayReportsImpossibleChoice(t *testing.T) {
 		t.Fatalf("divergence = %+v, want step 2 naming the impossible delivery", div)
 	}
 }
+
+// TestMaxStepsIsAVerdict checks that a run that reaches [campaign]
+// max_steps before its end ends with verdict error naming the bound (weft
+// always returns a verdict: redteam hang-timer1ns reached the default
+// million steps), the same for the same seed, and that its recording
+// replays to it.
+func TestMaxStepsIsAVerdict(t *testing.T) {
+	m := loadTarget(t, "election/election.model")
+	m.Campaign.MaxSteps = 5
+	var recs [2][]byte
+	for i := range recs {
+		r, err := mcsdk.Run(m, mcsdk.RunOptions{Seed: 1})
+		if err != nil {
+			t.Fatalf("run %d: %v (want verdict error, not a failure of the run)", i, err)
+		}
+		if r.Verdict != mcsdk.Error || !strings.Contains(r.Detail, "max_steps = 5") {
+			t.Fatalf("run %d: verdict %q, %q; want error naming max_steps = 5", i, r.Verdict, r.Detail)
+		}
+		recs[i], _ = r.Recording(m).Bytes()
+	}
+	if !bytes.Equal(recs[0], recs[1]) {
+		t.Fatal("two runs of the same seed gave different recordings")
+	}
+	rec, err := weftlog.Decode(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, div, err := mcsdk.Replay(m, rec, mcsdk.RunOptions{})
+	if err != nil || div != nil {
+		t.Fatalf("replay: %v %v", err, div)
+	}
+	if res.Verdict != mcsdk.Error {
+		t.Fatalf("replayed verdict %q, want error", res.Verdict)
+	}
+}

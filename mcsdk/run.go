@@ -184,11 +184,27 @@ func Run(m *model.Model, opts RunOptions) (*RunResult, error) {
 	err = r.run()
 	r.res.Wall = time.Since(r.start)
 	var f *supervisor.Failure
-	if errors.As(err, &f) {
-		r.res.Verdict, r.res.Detail = Error, f.Error()
-		err = nil
+	var b *stepBound
+	switch {
+	case errors.As(err, &f):
+		r.res.Verdict, r.res.Detail, err = Error, f.Error(), nil
+	case errors.As(err, &b):
+		r.res.Verdict, r.res.Detail, err = Error, b.Error(), nil
 	}
 	return r.res, err
+}
+
+// stepBound ends a run that reached the model's bound on its actions
+// ([campaign] max_steps) before its end: a node that keeps the scheduler
+// busy without end (a timer of 1 ns) gets verdict error, as a node that
+// outgrows its other bounds does, not a failure of weft.
+type stepBound struct {
+	max int
+	at  int64 // virtual ns since the epoch
+}
+
+func (b *stepBound) Error() string {
+	return fmt.Sprintf("the run reached [campaign] max_steps = %d at %.3f ms of virtual time, before its end", b.max, float64(b.at)/1e6)
 }
 
 // prepared is what every run of a campaign shares: the model's fault and
@@ -370,7 +386,7 @@ func (r *runner) run() error {
 			return f
 		}
 		if r.res.Steps >= r.sp.campaign.MaxSteps {
-			return fmt.Errorf("run exceeded %d steps (max_steps)", r.sp.campaign.MaxSteps)
+			return &stepBound{max: r.sp.campaign.MaxSteps, at: w.Now() - supervisor.Epoch}
 		}
 		a, at, ok, err := r.next()
 		if err != nil {
