@@ -507,11 +507,15 @@ poll_weftmem() {
 	local kb
 	kb=$(awk '/^VmRSS:/ { print $2 }' /proc/$WPID/status 2>/dev/null)
 	((${kb:-0} > PEAKWEFT)) && PEAKWEFT=${kb:-0}
+	# A shared machine's safety net: an open probe (hang-udpflood) is
+	# stopped once weft passes 768 MiB rather than let it take gigabytes.
+	((PEAKWEFT > 768 * 1024)) && kill -KILL "$WPID" 2>/dev/null
+	return 0
 }
 judge_weftmem() {
 	PEAKWEFT=0
 	BPOLL=poll_weftmem judge_bounded "$1"
-	if [[ -z $SEEN ]] && ((PEAKWEFT > 512 * 1024)); then SEEN="weft held $((PEAKWEFT / 1024)) MiB of host memory"; fi
+	if ((PEAKWEFT > 512 * 1024)); then SEEN="weft held $((PEAKWEFT / 1024)) MiB of host memory"; fi
 }
 
 # bound: a bomb of descriptors or memory ends with a verdict naming the
