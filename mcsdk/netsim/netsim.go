@@ -522,7 +522,8 @@ func (n *Network) Accept(l *Socket) (s *Socket, ok bool) {
 // Send queues data from s, as send(2) on a connected socket or sendto(2)
 // with dst (dst nil means the connected peer). It returns the byte count,
 // which for a stream is at most the room left (Room); EAGAIN means no room
-// at all, or a connect still in progress.
+// at all (for a datagram: its sender's charge has reached SO_SNDBUF), or
+// a connect still in progress.
 func (n *Network) Send(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	if s.Kind == Dgram {
 		return n.sendDgram(s, data, dst)
@@ -568,6 +569,14 @@ func (n *Network) sendDgram(s *Socket, data []byte, dst *Addr) (int, Errno) {
 	}
 	if !s.bound {
 		n.Bind(s, 0)
+	}
+	if s.Outgoing() >= s.sndBuf {
+		// sock_alloc_send_pskb: a datagram is charged to its sender until
+		// it arrives, and a sender whose charge has reached SO_SNDBUF
+		// waits (EAGAIN when it may not), as on Linux; so a node that
+		// floods a port nobody reads holds at most its send buffer in
+		// flight, not all it sent.
+		return 0, EAGAIN
 	}
 	c := s.dgramOut[to.Port]
 	if c == nil {
@@ -747,12 +756,33 @@ func (s *Socket) RdHup() bool {
 // or would fail at once (a refused connect, a reset connection).
 func (s *Socket) Writable() bool {
 	if s.Kind == Dgram {
-		return true
+		return s.Outgoing() < s.sndBuf/2 // sock_writeable
 	}
 	if s.refused || s.reset || s.soError != OK {
 		return true
 	}
 	return s.connected && !s.wrShut && s.room() > 0
+}
+
+// Outgoing is how many bytes s has sent that are still in flight: a
+// datagram socket's charge against its send buffer (Send), a stream's
+// bytes its peer has not yet received.
+func (s *Socket) Outgoing() int {
+	k := 0
+	if s.Kind == Stream {
+		if s.out != nil {
+			for _, m := range s.out.Msgs {
+				k += len(m.Data)
+			}
+		}
+		return k
+	}
+	for _, c := range s.dgramOut {
+		for _, m := range c.Msgs {
+			k += len(m.Data)
+		}
+	}
+	return k
 }
 
 // Listening reports whether s accepts connections.

@@ -140,6 +140,65 @@ func TestDatagrams(t *testing.T) {
 	}
 }
 
+// TestDatagramSendBuffer checks that a datagram is charged to its sender
+// until it arrives (or is dropped): a send whose sender's charge has
+// reached SO_SNDBUF is EAGAIN, whatever the receiver does, and POLLOUT
+// holds below half of it (sock_writeable), so a node flooding a port
+// nobody reads holds at most its send buffer in flight.
+func TestDatagramSendBuffer(t *testing.T) {
+	to := &Addr{IP: Loopback, Port: 9000}
+	for _, tc := range []struct {
+		name    string
+		sndbuf  int // SetBuf's argument (doubled), 0: the default
+		size    int
+		queued  int // datagrams queued before EAGAIN
+		deliver int // then delivered (or dropped: no reader)
+		again   int // sends allowed after that
+	}{
+		{name: "default, 64 KiB datagrams", size: 65000, queued: 4, deliver: 1, again: 1},
+		{name: "default, a large one past the buffer", size: 300000, queued: 1, deliver: 1, again: 1},
+		{name: "4608 bytes, 1000-byte datagrams", sndbuf: 1, size: 1000, queued: 5, deliver: 2, again: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := New()
+			s := n.NewSocket(0, Dgram)
+			if tc.sndbuf > 0 {
+				s.SetBuf(true, tc.sndbuf)
+			}
+			queued := 0
+			for ; queued < 1000; queued++ {
+				if !s.Writable() && s.Outgoing() < s.SndBuf()/2 {
+					t.Fatalf("not writable with %d of %d bytes in flight", s.Outgoing(), s.SndBuf())
+				}
+				if k, e := n.Send(s, make([]byte, tc.size), to); e == EAGAIN {
+					break
+				} else if e != OK || k != tc.size {
+					t.Fatalf("send %d: %d, %v", queued, k, e)
+				}
+			}
+			if queued != tc.queued || s.Writable() {
+				t.Fatalf("queued %d before EAGAIN (writable %v), want %d", queued, s.Writable(), tc.queued)
+			}
+			for i := 0; i < tc.deliver; i++ {
+				if i%2 == 0 {
+					n.Deliver(n.Deliverable(true)[0]) // to nobody: dropped there
+				} else {
+					n.Drop(n.Deliverable(true)[0])
+				}
+			}
+			again := 0
+			for ; again < 1000; again++ {
+				if _, e := n.Send(s, make([]byte, tc.size), to); e == EAGAIN {
+					break
+				}
+			}
+			if again != tc.again {
+				t.Fatalf("%d sends after %d left the network, want %d", again, tc.deliver, tc.again)
+			}
+		})
+	}
+}
+
 func TestBindErrors(t *testing.T) {
 	n := New()
 	a, b := n.NewSocket(0, Stream), n.NewSocket(1, Stream)

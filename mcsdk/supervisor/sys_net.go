@@ -157,6 +157,8 @@ func (c *call) send(v *vfd, data []byte, addr, addrlen uint64) result {
 // sendFlags is the one send path (send, sendto, sendmsg, write, writev): a
 // datagram socket honours an explicit destination (sockaddr at addr),
 // a stream socket ignores it, as Linux does for connected TCP sockets. A
+// datagram send waits while its sender's send buffer is full (netsim's
+// Send; EAGAIN when non-blocking or past SO_SNDTIMEO). A
 // stream send takes what the buffers have room for: a non-blocking one
 // returns that count (EAGAIN if none), a blocking one parks until all is
 // queued (call.progress counts what was), or SO_SNDTIMEO passes (then it
@@ -171,11 +173,14 @@ func (c *call) sendFlags(v *vfd, data []byte, addr, addrlen, flags uint64) resul
 		}
 		dst = &a
 	}
+	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut || c.n.sndTimeout(v) < 0
 	if v.sock().Kind == netsim.Dgram {
 		n, e := c.w.net.Send(v.sock(), data, dst)
+		if e == netsim.EAGAIN && !nonblock {
+			return c.parkSending(v) // its send buffer is full: until a datagram of it arrives
+		}
 		return netResult(e, int64(n))
 	}
-	nonblock := flags&msgDontwait != 0 || v.nonblocking() || c.timedOut || c.n.sndTimeout(v) < 0
 	done := c.progress
 	n, e := c.w.net.Send(v.sock(), data[min(done, len(data)):], nil)
 	c.progress += n

@@ -59,7 +59,7 @@ import (
 // each entry, what its file reports and its wake key. The objects count
 // their changes themselves (a pipe's, an AF_UNIX socket's and an
 // eventfd's wake counters, which edge-triggered epoll already relies on;
-// an inet socket's readiness and bytes pending, which the virtual
+// an inet socket's readiness, bytes pending and bytes in flight, which the virtual
 // network's deliveries, closes and shutdowns change; an epoll instance's
 // Changes), so these counts are the marks: settle compares them with
 // what the call saw (watchUnchanged) rather than each writer marking a
@@ -194,7 +194,7 @@ func (c *call) fdState(fd int, v *vfd) fdWatch {
 	case *eventFD:
 		s.wake[0], s.wake[1] = o.Gens()
 	case *inetSock:
-		s.wake[0] = uint64(o.Pending())
+		s.wake[0], s.wake[1] = uint64(o.Pending()), uint64(o.Outgoing())
 	case *vtimer:
 		s.wake = o.Wake(c.files(), nil)
 		s.next = o.NextTimer(c.files())
