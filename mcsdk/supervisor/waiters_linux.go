@@ -59,7 +59,8 @@ import (
 // each entry, what its file reports and its wake key. The objects count
 // their changes themselves (a pipe's, an AF_UNIX socket's and an
 // eventfd's wake counters, which edge-triggered epoll already relies on;
-// an inet socket's readiness, bytes pending and bytes in flight, which the virtual
+// an inet socket's readiness and bytes pending (and, for a blocking send,
+// its bytes in flight), which the virtual
 // network's deliveries, closes and shutdowns change; an epoll instance's
 // Changes), so these counts are the marks: settle compares them with
 // what the call saw (watchUnchanged) rather than each writer marking a
@@ -156,6 +157,7 @@ type fdWatch struct {
 	events uint32
 	wake   [2]uint64
 	next   int64 // a timerfd's next expiry (NextTimer)
+	send   bool  // a blocking send's wait: an inet socket's bytes in flight count too
 }
 
 // epEntryWatch is one entry of the epoll instance a parked wait waits
@@ -183,9 +185,10 @@ func watchable(v *vfd) bool {
 }
 
 // fdState is what a wait on descriptor fd, open as v (watchable), sees
-// now.
-func (c *call) fdState(fd int, v *vfd) fdWatch {
-	s := fdWatch{fd: fd, v: v, flags: v.file.Flags(), events: v.obj.Events(c.files())}
+// now; send says the wait is a blocking send's, which an inet datagram's
+// arrival can end (its sender's send buffer: netsim's Send).
+func (c *call) fdState(fd int, v *vfd, send bool) fdWatch {
+	s := fdWatch{fd: fd, v: v, flags: v.file.Flags(), events: v.obj.Events(c.files()), send: send}
 	switch o := v.obj.(type) {
 	case *pipeEnd:
 		s.wake[0], s.wake[1] = o.p.Gens()
@@ -194,7 +197,10 @@ func (c *call) fdState(fd int, v *vfd) fdWatch {
 	case *eventFD:
 		s.wake[0], s.wake[1] = o.Gens()
 	case *inetSock:
-		s.wake[0], s.wake[1] = uint64(o.Pending()), uint64(o.Outgoing())
+		s.wake[0] = uint64(o.Pending())
+		if send {
+			s.wake[1] = uint64(o.Outgoing())
+		}
 	case *vtimer:
 		s.wake = o.Wake(c.files(), nil)
 		s.next = o.NextTimer(c.files())
@@ -207,7 +213,10 @@ func (c *call) fdState(fd int, v *vfd) fdWatch {
 // their state now; it declares nothing if one is not open as a watchable
 // kind (a kernel descriptor, a timerfd, ...): the call keeps the change
 // count's rule.
-func (c *call) watchFDs(fds ...int) {
+func (c *call) watchFDs(fds ...int) { c.watchFDsOf(false, fds...) }
+
+// watchFDsOf is watchFDs for a blocking send (send) or any other wait.
+func (c *call) watchFDsOf(send bool, fds ...int) {
 	start := len(c.watched)
 	timed := false
 	for _, fd := range fds {
@@ -218,7 +227,7 @@ func (c *call) watchFDs(fds ...int) {
 		}
 		_, isTimer := v.obj.(*vtimer)
 		timed = timed || isTimer
-		c.watched = append(c.watched, c.fdState(fd, v))
+		c.watched = append(c.watched, c.fdState(fd, v, send))
 	}
 	if timed {
 		c.waitOn(timeKey)
@@ -274,17 +283,19 @@ func (c *call) watchCallFD() {
 	if !watchable(v) {
 		return
 	}
+	send := false
 	switch nr {
 	case unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDTO, unix.SYS_SENDMSG:
 		if s, ok := v.obj.(unixSock); ok && !s.Stream() {
 			return
 		}
+		send = true
 	case unix.SYS_CONNECT:
 		if _, ok := v.obj.(*inetSock); !ok {
 			return
 		}
 	}
-	c.watchFDs(fd)
+	c.watchFDsOf(send, fd)
 }
 
 // watchUnchanged reports whether every descriptor and epoll entry c
@@ -306,7 +317,7 @@ func (w *World) watchUnchanged(c *call) bool {
 		if _, ok := s.v.obj.(*vepoll); ok {
 			continue // its entries follow
 		}
-		if c.fdState(s.fd, v) != s {
+		if c.fdState(s.fd, v, s.send) != s {
 			return false
 		}
 	}
