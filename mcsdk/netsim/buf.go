@@ -57,9 +57,5 @@ func (s *Socket) room() int {
 	if s.peer.Node == EnvNode {
 		return 1 << 30
 	}
-	used := len(s.peer.rbuf)
-	for _, m := range s.out.Msgs {
-		used += len(m.Data)
-	}
-	return max(0, s.sndBuf+s.peer.rcvBuf-used)
+	return max(0, s.sndBuf+s.peer.rcvBuf-len(s.peer.rbuf)-s.Outgoing())
 }

@@ -768,16 +768,21 @@ func (s *Socket) Writable() bool {
 // datagram socket's charge against its send buffer (Send), a stream's
 // bytes its peer has not yet received.
 func (s *Socket) Outgoing() int {
-	k := 0
 	if s.Kind == Stream {
-		if s.out != nil {
-			for _, m := range s.out.Msgs {
-				k += len(m.Data)
-			}
-		}
-		return k
+		return s.out.bytes()
 	}
+	k := 0
 	for _, c := range s.dgramOut {
+		k += c.bytes()
+	}
+	return k
+}
+
+// bytes is how many bytes the messages in flight on c hold (0 for no
+// channel).
+func (c *Channel) bytes() int {
+	k := 0
+	if c != nil {
 		for _, m := range c.Msgs {
 			k += len(m.Data)
 		}
