@@ -26,13 +26,13 @@ const socketNote = "AF_INET and AF_INET6 on the virtual network (sys_net.go); AF
 
 // netlinkSock is one NETLINK_ROUTE socket.
 type netlinkSock struct {
-	route  vkernel.RouteSocket
-	typ    int    // SOCK_RAW or SOCK_DGRAM
-	groups uint32 // multicast groups joined by bind (nothing is ever announced: the interfaces never change)
-	opts   [netlinkOptMax + 1]uint32
-	timeo  [2]vkernel.SockTimeout // SO_RCVTIMEO, SO_SNDTIMEO in virtual ticks (netlinkSetsockopt)
-	genIn  uint64                 // replies queued
-	genOut uint64                 // datagrams read
+	route                vkernel.RouteSocket
+	typ                  int    // SOCK_RAW or SOCK_DGRAM
+	groups               uint32 // multicast groups joined by bind (nothing is ever announced: the interfaces never change)
+	opts                 [netlinkOptMax + 1]uint32
+	vkernel.SockTimeouts        // SO_RCVTIMEO, SO_SNDTIMEO in virtual ticks (netlinkSetsockopt)
+	genIn                uint64 // replies queued
+	genOut               uint64 // datagrams read
 }
 
 // SOL_NETLINK options (linux/netlink.h) accepted; netlinkOptMax is the
@@ -134,7 +134,7 @@ func (s *netlinkSock) Hash(h *vkernel.FileHasher) {
 	for _, o := range s.opts {
 		put(uint64(o))
 	}
-	for i, t := range s.timeo {
+	for i, t := range s.SockTimeouts {
 		if t != 0 { // a word with the top bit set, which no queue length is
 			put(1<<63 | uint64(i))
 			put(uint64(t))
@@ -149,12 +149,6 @@ func (s *netlinkSock) Hash(h *vkernel.FileHasher) {
 }
 
 func (s *netlinkSock) Release(vkernel.FileWorld) {}
-
-// Timeout is the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
-func (s *netlinkSock) Timeout(snd bool) vkernel.SockTimeout { return s.timeo[boolBits(snd)] }
-
-// SetTimeout keeps the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
-func (s *netlinkSock) SetTimeout(snd bool, t vkernel.SockTimeout) { s.timeo[boolBits(snd)] = t }
 
 // netlinkPort picks an unbound socket's port id as Linux does: the
 // process's (virtual) pid for its first socket, then ids counting down

@@ -444,6 +444,22 @@ func (t SockTimeout) stored() []byte {
 	return t.Timeval()
 }
 
+// SockTimeouts are a socket's SO_RCVTIMEO and SO_SNDTIMEO as weft keeps
+// them itself, in ticks of the virtual HZ (AF_UNIX and netlink sockets;
+// an inet socket's are InetOptValues'): weft, not the host kernel of a
+// placeholder, keeps them, so getsockopt reads back the virtual tick's
+// rounding (SockTimeout.Timeval) and a blocking call waits them in
+// virtual time (SockTimeout.Nanos). A socket starts with none, an
+// accepted AF_UNIX one too (unix_stream_connect makes the server's end
+// afresh).
+type SockTimeouts [2]SockTimeout
+
+// Timeout is SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
+func (t *SockTimeouts) Timeout(snd bool) SockTimeout { return t[boolIndex(snd)] }
+
+// SetTimeout keeps SO_RCVTIMEO (snd false) or SO_SNDTIMEO.
+func (t *SockTimeouts) SetTimeout(snd bool, v SockTimeout) { t[boolIndex(snd)] = v }
+
 // Nanos is the timeout in nanoseconds of virtual time, as the blocking
 // call waits it: 0 for none, negative for a timeout of zero, KtimeMax
 // past the clock's range (a wait without end: After).

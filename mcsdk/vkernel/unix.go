@@ -86,23 +86,23 @@ type unixMsg struct {
 
 // UnixSocket is one AF_UNIX socket.
 type UnixSocket struct {
-	typ       int
-	name      []byte // bound address as getsockname reports it (family first); nil unbound
-	key       string // its key in the namespace, "" if none
-	listening bool
-	backlog   []*UnixSocket // connections waiting for accept (their server ends)
-	maxQueue  int           // listen backlog
-	peer      *UnixSocket   // the other end (stream, seqpacket) or the default destination (datagram)
-	connected bool          // stream or seqpacket: has (had) a peer
-	queue     []unixMsg     // received, unread
-	queued    int           // bytes in queue
-	shut      uint8         // ShutRcv, ShutSend
-	err       Errno         // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
-	closed    bool
-	creds     bool           // the peer's credentials are known (socketpair, a stream or seqpacket connection)
-	timeo     [2]SockTimeout // SO_RCVTIMEO, SO_SNDTIMEO (SetTimeout)
-	genIn     uint64
-	genOut    uint64
+	typ          int
+	name         []byte // bound address as getsockname reports it (family first); nil unbound
+	key          string // its key in the namespace, "" if none
+	listening    bool
+	backlog      []*UnixSocket // connections waiting for accept (their server ends)
+	maxQueue     int           // listen backlog
+	peer         *UnixSocket   // the other end (stream, seqpacket) or the default destination (datagram)
+	connected    bool          // stream or seqpacket: has (had) a peer
+	queue        []unixMsg     // received, unread
+	queued       int           // bytes in queue
+	shut         uint8         // ShutRcv, ShutSend
+	err          Errno         // a pending error (SO_ERROR): ECONNRESET when the peer closed with unread data
+	closed       bool
+	creds        bool // the peer's credentials are known (socketpair, a stream or seqpacket connection)
+	SockTimeouts      // SO_RCVTIMEO, SO_SNDTIMEO (SetTimeout)
+	genIn        uint64
+	genOut       uint64
 }
 
 // UnixType is a socket type argument without its flags (SOCK_NONBLOCK,
@@ -463,18 +463,6 @@ func (s *UnixSocket) Connect(t *UnixSocket, nonblock bool) error {
 	s.genOut++
 	return nil
 }
-
-// SetTimeout keeps the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO,
-// in ticks of the virtual HZ (ParseSockTimeout): weft, not the host
-// kernel of its placeholder, keeps it, so getsockopt reads back the
-// virtual tick's rounding (SockTimeout.Timeval) and a blocking call waits
-// it in virtual time (SockTimeout.Nanos). A socket starts with none, an
-// accepted one too (unix_stream_connect makes the server's end afresh).
-func (s *UnixSocket) SetTimeout(snd bool, t SockTimeout) { s.timeo[boolIndex(snd)] = t }
-
-// Timeout is the socket's SO_RCVTIMEO (snd false) or SO_SNDTIMEO
-// (SetTimeout).
-func (s *UnixSocket) Timeout(snd bool) SockTimeout { return s.timeo[boolIndex(snd)] }
 
 func boolIndex(b bool) int {
 	if b {
@@ -910,9 +898,9 @@ func (s *UnixSocket) Hash(h UnixHasher) {
 	put := h.Put
 	put(uint64(s.typ))
 	PutBytes(put, s.name)
-	put(flagBits(s.listening, s.connected, s.closed, s.creds, s.timeo[0] < 0, s.timeo[1] < 0, s.timeo[0] > 0, s.timeo[1] > 0) |
+	put(flagBits(s.listening, s.connected, s.closed, s.creds, s.SockTimeouts[0] < 0, s.SockTimeouts[1] < 0, s.SockTimeouts[0] > 0, s.SockTimeouts[1] > 0) |
 		uint64(s.shut)<<8 | uint64(s.err)<<16)
-	for _, t := range s.timeo {
+	for _, t := range s.SockTimeouts {
 		if t > 0 { // flagged above: a socket without timeouts writes nothing more
 			put(uint64(t))
 		}
