@@ -281,40 +281,38 @@ func launchImage(r launchRequest) (res launchResult, randomAt uintptr) {
 // startLauncher starts weft's launcher for r, with /dev/null for its
 // standard descriptors and the write end of the pipe it reports on
 // (fd 3), and returns its pid and that pipe's read end.
-func startLauncher(r launchRequest) (int, *os.File, error) {
+func startLauncher(r launchRequest) (pid int, pr *os.File, err error) {
 	exe, argv, extra, err := launcherCommand(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	closeExtra := func() {
+	defer func() { // the child has its copies
 		for _, f := range extra {
 			f.Close()
 		}
-	}
+	}()
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		closeExtra()
 		return 0, nil, err
 	}
 	defer pw.Close()
+	defer func() {
+		if err != nil {
+			pr.Close()
+		}
+	}()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		closeExtra()
-		pr.Close()
 		return 0, nil, err
 	}
 	defer null.Close()
 	if exe, extra, err = asUser(r, exe, extra); err != nil {
-		closeExtra()
-		pr.Close()
 		return 0, nil, err
 	}
-	defer closeExtra()
 	files := append([]*os.File{null, null, null, pw}, extra...)
 	if bin, ok := r.execByFD(len(files)); ok {
 		f, err := os.OpenFile(filepath.Dir(r.path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			pr.Close()
 			return 0, nil, err
 		}
 		defer f.Close()
@@ -329,10 +327,9 @@ func startLauncher(r launchRequest) (int, *os.File, error) {
 	}
 	p, err := os.StartProcess(exe, argv, attr)
 	if err != nil {
-		pr.Close()
 		return 0, nil, err
 	}
-	pid := p.Pid
+	pid = p.Pid
 	p.Release()
 	return pid, pr, nil
 }
