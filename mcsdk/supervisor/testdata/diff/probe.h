@@ -27,7 +27,7 @@
 	} while (0)
 
 /* await_sleeping returns once thread tid of this process sleeps in a call
- * (S in its /proc stat, as weft shows a parked call too), or after 2 s.
+ * (S in its /proc stat, as weft shows a parked call too), or after 10 s.
  * A thread that interrupts another's wait after a delay calls it first:
  * natively, on a loaded machine, the other may reach its call later than
  * the delay, and the interruption would come before it. */
@@ -35,7 +35,7 @@ static inline void await_sleeping(pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 10000; i++) {
 		int fd = open(path, O_RDONLY);
 		if (fd < 0)
 			return;

@@ -3,14 +3,10 @@
  * read of an empty pipe): S (sleeping) in its stat and status, natively
  * and under weft, where the thread is parked; the reading thread itself
  * is R (running). Natively the other thread may reach its read late on a
- * loaded machine, so the probe looks again (at most 2 s) until it sleeps.
+ * loaded machine, so the probe first awaits its sleep (await_sleeping).
  */
 #include "probe.h"
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 static int fds[2], started[2];
 static pid_t reader;
@@ -56,12 +52,8 @@ int main(void)
 	char stat[64], status[64];
 	snprintf(stat, sizeof stat, "/proc/self/task/%d/stat", (int)reader);
 	snprintf(status, sizeof status, "/proc/self/task/%d/status", (int)reader);
-	char s = 0;
-	for (int i = 0; i < 2000 && (s = field(stat, 0)) != 'S'; i++) {
-		struct timespec d = { .tv_nsec = 1000000 };
-		nanosleep(&d, NULL);
-	}
-	SAME("a thread waiting in read: stat %c, status %c", s, field(status, 1));
+	await_sleeping(reader);
+	SAME("a thread waiting in read: stat %c, status %c", field(stat, 0), field(status, 1));
 	SAME("the reading thread: stat %c, status %c", field("/proc/thread-self/stat", 0),
 	     field("/proc/thread-self/status", 1));
 	SAME("the process, read by its main thread: stat %c", field("/proc/self/stat", 0));
