@@ -38,26 +38,17 @@ func sysRtSigaction(c *call) result {
 }
 
 // oneShot follows, in the recorded actions, what the kernel does as it
-// delivers sig to thread t (its delivery stop, passed on): an action
-// with SA_RESETHAND gets SIG_DFL back as its handler runs (get_signal;
-// the flags and mask stay), so the world hash tells a state whose
-// one-shot handler fired from one where it has not. The record is the
-// main process's (hashSignals hashes it); a child process's own actions
-// are not recorded apart, so its delivery changes nothing here.
+// delivers sig to thread t (its delivery stop, passed on: a one-shot
+// handler's action is reset, vkernel.SigActions.Delivered), so the world
+// hash tells a state whose one-shot handler fired from one where it has
+// not. The record is the main process's (hashSignals hashes it); a child
+// process's own actions are not recorded apart, so its delivery changes
+// nothing here.
 func (w *World) oneShot(t *task, sig int) {
-	a, ok := t.n.sig.actions[sig]
-	if t.p != nil || !ok || a.Flags&vkernel.SAResethand == 0 || a.Handler == sigDfl || a.Handler == sigIgn {
-		return
+	if t.p == nil {
+		t.n.sig.actions.Delivered(sig)
 	}
-	a.Handler = sigDfl
-	t.n.sig.actions[sig] = a
 }
-
-// The handler values SIG_DFL and SIG_IGN.
-const (
-	sigDfl = 0
-	sigIgn = 1
-)
 
 // Sigaltstack implements sigaltstack(2): weft applies the kernel's rules
 // (vkernel.AltStack.Set: EPERM while running on the stack, EINVAL for

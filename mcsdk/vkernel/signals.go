@@ -508,6 +508,24 @@ func (a SigAction) Restarts() bool { return a.Flags&SARestart != 0 }
 // SigActions are the actions a node's calls installed, by signal.
 type SigActions map[int]SigAction
 
+// The handler values SIG_DFL and SIG_IGN.
+const (
+	SigDfl = 0
+	SigIgn = 1
+)
+
+// Delivered follows what the kernel does to the actions as it delivers
+// sig to a handler (get_signal): one installed with SA_RESETHAND gets
+// SIG_DFL back as its handler runs, its flags and mask kept.
+func (s SigActions) Delivered(sig int) {
+	a, ok := s[sig]
+	if !ok || a.Flags&SAResethand == 0 || a.Handler == SigDfl || a.Handler == SigIgn {
+		return
+	}
+	a.Handler = SigDfl
+	s[sig] = a
+}
+
 // Hash writes the actions for the world hash in signal order: the
 // signal, then the handler, flags, restorer and mask.
 func (s SigActions) Hash(put func(uint64)) {

@@ -432,3 +432,26 @@ func TestSigAction(t *testing.T) {
 		t.Errorf("hash input %v, want %v", got, w)
 	}
 }
+
+// TestSigActionsDelivered checks the kernel's reset of a one-shot action
+// at delivery: SA_RESETHAND's handler becomes SIG_DFL, flags and mask
+// kept; any other action, and an ignored or default one, stay.
+func TestSigActionsDelivered(t *testing.T) {
+	const h = 0x401000
+	for _, tc := range []struct {
+		name string
+		in   SigAction
+		want SigAction
+	}{
+		{"one-shot", SigAction{Handler: h, Flags: SAResethand | SASiginfo, Mask: 4}, SigAction{Handler: SigDfl, Flags: SAResethand | SASiginfo, Mask: 4}},
+		{"kept", SigAction{Handler: h, Flags: SASiginfo}, SigAction{Handler: h, Flags: SASiginfo}},
+		{"ignored one-shot", SigAction{Handler: SigIgn, Flags: SAResethand}, SigAction{Handler: SigIgn, Flags: SAResethand}},
+	} {
+		s := SigActions{SIGUSR1: tc.in}
+		s.Delivered(SIGUSR1)
+		s.Delivered(SIGUSR2) // none installed: nothing added
+		if got := s[SIGUSR1]; got != tc.want || len(s) != 1 {
+			t.Errorf("%s: %+v (%d actions), want %+v", tc.name, got, len(s), tc.want)
+		}
+	}
+}
